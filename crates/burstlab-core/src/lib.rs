@@ -1,0 +1,15 @@
+//! burstlab-core: traces, loss models, links and TCP over lossy, bursty links.
+//!
+//! Pure Rust, no Python. Conventions (see `docs/architecture.md`):
+//! - bits: 1 = delivered (good), 0 = lost (bad);
+//! - time: integer nanoseconds ([`time::Nanos`]);
+//! - randomness: one seeded stream per component ([`rng::stream`]), so every run is
+//!   reproducible from its seed and adding a component never changes another's draws.
+
+pub mod error;
+pub mod loss;
+pub mod rng;
+pub mod time;
+pub mod trace;
+
+pub use error::{Error, Result};

@@ -1,0 +1,10 @@
+//! Packet-reception traces: packed bits (1 = delivered, 0 = lost) and their statistics
+//! (seed 000 §5.2-5.3, §6.2, §8; seed 001 §IV).
+pub mod bits;
+pub mod convergence;
+pub mod runs;
+pub mod stats;
+
+pub use bits::BitTrace;
+pub use runs::RunHistogram;
+pub use stats::{Transitions, TraceStats};

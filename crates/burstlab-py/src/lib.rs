@@ -1,0 +1,14 @@
+//! burstlab._core: thin PyO3 wrappers over burstlab-core. Errors become Python
+//! exceptions; no panic crosses the boundary.
+use pyo3::prelude::*;
+
+mod errors;
+mod trace;
+
+#[pymodule]
+fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    errors::register(m)?;
+    trace::register(m)?;
+    Ok(())
+}
