@@ -3,6 +3,7 @@
 use pyo3::prelude::*;
 
 mod errors;
+mod loss;
 mod trace;
 
 #[pymodule]
@@ -10,5 +11,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     errors::register(m)?;
     trace::register(m)?;
+    loss::register(m)?;
     Ok(())
 }
