@@ -18,8 +18,9 @@ def cli() -> None:
 
 def _register() -> None:
     from burstlab.cli import stats as _stats
+    from burstlab.cli import study as _study
 
-    for mod in (_stats,):
+    for mod in (_stats, _study):
         for cmd in mod.COMMANDS:
             cli.add_command(cmd)
 
