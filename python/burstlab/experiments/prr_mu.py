@@ -514,8 +514,10 @@ def run_study(
         todo = pending_tasks(tasks, store.keys())
         n_todo = sum(len(t.items) for t in todo)
         say(f"{len(links)} links, {len(keys)} simulations: {len(keys) - n_todo} already in {store_path}, {n_todo} to run")
-        for _task, rows in run_tasks(run_link, todo, workers=workers, cluster=cluster, progress=progress, description=f"prr-mu {cfg.dataset}"):
+        for k, (task, rows) in enumerate(run_tasks(run_link, todo, workers=workers, cluster=cluster, progress=progress, description=f"prr-mu {cfg.dataset}"), 1):
             store.insert_many(rows)  # one transaction per finished link
+            if not progress:
+                say(f"finished {task.link_id} ({k}/{len(todo)} links)")
         runs = _fetch(store, keys)
         from burstlab.experiments.prr_mu_report import write_outputs
 
