@@ -39,11 +39,12 @@ def _floats(s: str | None, name: str) -> tuple[float, ...] | None:
 @click.option("--noise", "rutgers_noise", default=None, help="Rutgers: comma-separated noise levels (e.g. dbm0,dbm-5).")
 @click.option("--signal-dbm", default=None, help="TOSSIM: comma-separated signal strengths in dBm (default: solved for --targets).")
 @click.option("--targets", default=None, help="TOSSIM: comma-separated expected PRRs the signal strengths are solved for.")
+@click.option("--segment", type=int, default=98_304, show_default=True, help="TOSSIM: noise samples per derived link (0: the whole file).")
 @click.option("--no-progress", is_flag=True, help="No progress bar.")
 def prr_mu_cmd(dataset: str | None, traces_dir: str | None, fmt: str | None, out: str | None, workers: int | None, cluster: str | None,
                replicates: int, seed: int, profile: str | None, ack_path: str, prr_range: tuple[float, float], fit_range: tuple[float, float],
                folds: int, n_links: int, n_slots: int, max_links: int | None, rutgers_noise: str | None, signal_dbm: str | None,
-               targets: str | None, no_progress: bool) -> None:
+               targets: str | None, segment: int, no_progress: bool) -> None:
     """Seed 000's method on every link: PRR, μ, TCP NewReno over the trace, over independent and
     Gilbert-Elliott links with the same PRR (and μ), the differences, μ convergence, the L1 fits
     (PRR only, second order, 15 terms); writes a results store, figures and a report."""
@@ -69,6 +70,7 @@ def prr_mu_cmd(dataset: str | None, traces_dir: str | None, fmt: str | None, out
         rutgers_noise=tuple(x.strip() for x in rutgers_noise.split(",")) if rutgers_noise else None,
         tossim_targets=_floats(targets, "--targets"),
         tossim_signal_dbm=_floats(signal_dbm, "--signal-dbm"),
+        tossim_segment=segment or None,
     )
     out_dir = out or f"results/prr-mu-{ds}"
     res = run_study(cfg, out_dir, workers=workers, cluster=cluster, progress=not no_progress, log=lambda s: click.echo(s, err=True))
