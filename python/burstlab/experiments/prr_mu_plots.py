@@ -83,10 +83,10 @@ def fig_fit(actual: np.ndarray, estimate: np.ndarray, label: str, title: str) ->
     """Figs. 11/12: a fit's estimate (x) against the observed throughput (y), with x = y."""
     fig, ax = plt.subplots(figsize=(4.8, 4.4))
     ax.scatter(estimate, actual, s=16)
-    lim = [0.0, float(np.nanmax(np.concatenate([actual, estimate, [1.0]]))) * 1.05]
-    ax.plot(lim, lim, "k--", lw=0.8, label="x = y")
-    ax.set_xlim(lim)
-    ax.set_ylim(lim)
+    top = float(np.nanmax(np.concatenate([actual, estimate, [1.0]]))) * 1.05
+    ax.plot([0.0, top], [0.0, top], "k--", lw=0.8, label="x = y")
+    ax.set_xlim(0.0, top)
+    ax.set_ylim(0.0, top)
     ax.set_xlabel("estimated TCP throughput (packets/s)")
     ax.set_ylabel("simulated TCP throughput (packets/s)")
     ax.set_title(f"{title} ({label})", fontsize=10)
