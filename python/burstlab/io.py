@@ -82,10 +82,12 @@ def detect_format(path: str | os.PathLike[str], head: bytes | None = None) -> st
     """The format of ``path``: by extension (``EXTENSIONS``), then the Parquet magic, then
     by content (first 64 KiB, up to 200 non-comment lines):
 
-    - a first line naming ``seq``/``time``/``received``/``lost`` with commas → ``csv``;
-    - every line a single ``0`` or ``1`` → ``bits``;
-    - lines of ``0``/``1`` characters, some longer than one → ``string``;
-    - lines whose first field is a non-negative integer → ``seqlist``.
+    - a first line that is a comma-separated header of ``seq``/``time``/``received``/``lost`` → ``csv``;
+    - most lines a single ``0`` or ``1``, with repeats → ``bits``;
+    - most lines made of ``0``/``1`` characters, some longer than one → ``string``;
+    - otherwise, a first line whose first field is a non-negative integer → ``seqlist``.
+
+    The parser then reports any line that does not fit the format chosen.
 
     ``ttem`` looks exactly like ``bits`` and is only chosen by extension or by ``--format``.
     """
@@ -112,13 +114,18 @@ def detect_format(path: str | os.PathLike[str], head: bytes | None = None) -> st
         raise _core.EmptyInputError(f"{p}: empty file: no trace entries")
     first = lines[0].lower()
     names = {c.strip().strip(b'"') for c in first.split(b",")}
-    if b"," in first and names & {b"seq", b"time", b"received", b"lost"}:
+    if names and names <= {b"seq", b"time", b"received", b"lost"}:
         return "csv"
-    if all(s in (b"0", b"1") for s in lines):
+    n = len(lines)
+    n_bit = sum(1 for s in lines if s in (b"0", b"1"))
+    n_str = sum(1 for s in lines if len(s) > 1 and not s.translate(None, b"01 \t\r"))
+    # Mostly single 0/1 lines, with repeats (a received-sequence list has each number
+    # once): bits. A stray malformed line is then reported by the parser, with its line.
+    if n_bit * 2 > n and (n_bit > 2 or n_bit == n):
         return "bits"
-    if all(not s.translate(None, b"01 \t\r") for s in lines):
+    if n_str and (n_str + n_bit) * 2 > n:
         return "string"
-    if all(s.split()[0].isdigit() for s in lines):
+    if lines[0].split()[0].isdigit():
         return "seqlist"
     raise _core.TraceFormatError(
         f"{p}: cannot tell the trace format from the content (first entry {lines[0][:60].decode('utf-8', 'replace')!r}); "
@@ -185,14 +192,14 @@ def read_trace(
     _check_interval(interval)
     p = Path(path)
     label = name or str(p)
-    if fmt == "parquet" or (fmt is None and detect_format(p) == "parquet"):
-        return _read_table(_read_parquet(p), label, expected=expected, interval=interval, fmt="parquet")
     data = p.read_bytes()
     if fmt is None:
-        if not data.strip() and expected is not None:
+        if not data.strip() and expected is not None and p.suffix.lower() not in EXTENSIONS:
             fmt = "seqlist"  # nothing received out of `expected` sent
         else:
             fmt = detect_format(p, data[:_SNIFF_BYTES])
+    if fmt == "parquet":
+        return _read_table(_read_parquet(p), label, expected=expected, interval=interval, fmt="parquet")
     if fmt == "csv":
         return _read_csv(data, label, expected=expected, interval=interval)
     return parse_trace(
