@@ -216,3 +216,10 @@ def test_detection_lets_the_parser_name_a_bad_line(tmp_path: Path) -> None:
         read_trace(p)
     # a received-sequence list without extra fields (each seq once) is still a seqlist
     assert detect_format(write(tmp_path, "q", "0\n1\n5\n9\n")) == "seqlist"
+
+
+def test_seq_rssi_lines_with_zero_rssi_are_a_seqlist(tmp_path: Path) -> None:
+    # A Rutgers file whose first lines have rssi 0 (dbm-5 node1-2 → 7-4 starts "0 0", "1 0").
+    p = write(tmp_path, "sdec7-4", "0 0\n1 0\n6 1\n")
+    assert detect_format(p) == "seqlist"
+    assert detect_format(write(tmp_path, "s2", "0 1 1 0\n11\n")) == "string"

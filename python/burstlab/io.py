@@ -111,14 +111,22 @@ def detect_format(path: str | os.PathLike[str], head: bytes | None = None) -> st
             if len(lines) >= _SNIFF_LINES:
                 break
     if not lines:
-        raise _core.EmptyInputError(f"{p}: empty file: no trace entries")
+        raise _core.EmptyInputError(
+            f"{p}: empty file: no trace entries (if it lists received packets, give --expected N: nothing was received)"
+        )
     first = lines[0].lower()
     names = {c.strip().strip(b'"') for c in first.split(b",")}
     if names and names <= {b"seq", b"time", b"received", b"lost"}:
         return "csv"
     n = len(lines)
     n_bit = sum(1 for s in lines if s in (b"0", b"1"))
-    n_str = sum(1 for s in lines if len(s) > 1 and not s.translate(None, b"01 \t\r"))
+    # A 0/1 string line: only 0, 1 and blanks, and a token longer than one character or
+    # at least three tokens ("0 0" is more likely `seq rssi` than a string).
+    n_str = sum(
+        1
+        for s in lines
+        if len(s) > 1 and not s.translate(None, b"01 \t\r") and (len(s.split()) > 2 or max(map(len, s.split())) > 1)
+    )
     # Mostly single 0/1 lines, with repeats (a received-sequence list has each number
     # once): bits. A stray malformed line is then reported by the parser, with its line.
     if n_bit * 2 > n and (n_bit > 2 or n_bit == n):

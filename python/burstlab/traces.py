@@ -128,7 +128,7 @@ class Trace:
             return False
         if (self.timestamps is None) != (other.timestamps is None):
             return False
-        return self.timestamps is None or bool(np.array_equal(self.timestamps, other.timestamps))
+        return self.timestamps is None or (other.timestamps is not None and bool(np.array_equal(self.timestamps, other.timestamps)))
 
     __hash__ = None  # type: ignore[assignment]
 

@@ -6,6 +6,7 @@ import csv
 import io
 import json
 import math
+import os
 import sys
 import warnings
 from typing import Any
@@ -49,18 +50,50 @@ def _fmt(v: Any, spec: str) -> str:
     return format(v, spec)
 
 
+def _short_names(stats: list[TraceStats]) -> tuple[list[str], str | None]:
+    """Names relative to the folder they share (the folder is shown in the title)."""
+    names = [s.name or "-" for s in stats]
+    if len(names) < 2 or not all(os.path.isabs(n) or os.sep in n for n in names):
+        return names, None
+    try:
+        common = os.path.commonpath(names)
+    except ValueError:
+        return names, None
+    if not common or common in names:
+        return names, None
+    return [os.path.relpath(n, common) for n in names], common
+
+
 def _print_table(stats: list[TraceStats], chunk: int) -> None:
     from rich.console import Console
     from rich.table import Table
 
-    table = Table(title=f"trace statistics (RMS Δμ over chunks of {chunk})", show_lines=False)
+    names, common = _short_names(stats)
+    title = f"trace statistics (RMS Δμ over chunks of {chunk}; 'undefined' where a trace has no full chunk or μ is undefined)"
+    if common:
+        title += f"\nin {common}"
+    table = Table(title=title, show_lines=False)
     table.add_column("trace", overflow="fold")
     for _, head, _spec in _TABLE_COLUMNS:
         table.add_column(head, justify="right")
-    for s in stats:
+    for name, s in zip(names, stats):
         d = s.to_dict(runs=False)
-        table.add_row(s.name or "-", *(_fmt(d[k], spec) for k, _, spec in _TABLE_COLUMNS))
-    Console(width=max(160, 0)).print(table)
+        table.add_row(name, *(_fmt(d[k], spec) for k, _, spec in _TABLE_COLUMNS))
+    Console(width=None if sys.stdout.isatty() else 200, soft_wrap=False).print(table)
+
+
+def _report_warnings(caught: list[warnings.WarningMessage], stats: list[TraceStats]) -> None:
+    """One line per undefined μ, or a summary when there are many."""
+    if len(caught) <= 5:
+        for w in caught:
+            click.echo(f"warning: {w.message}", err=True)
+        return
+    reasons: dict[str, int] = {}
+    for s in stats:
+        if s.mu_undefined:
+            reasons[s.mu_undefined] = reasons.get(s.mu_undefined, 0) + 1
+    detail = ", ".join(f"{n} where {r}" for r, n in sorted(reasons.items(), key=lambda x: -x[1]))
+    click.echo(f"warning: μ is undefined for {len(caught)} of {len(stats)} traces ({detail})", err=True)
 
 
 def _load(files: tuple[str, ...], fmt: str | None, one_means: str, expected: int | None, interval: float | None, drop_beyond: bool) -> list[Trace]:
@@ -130,8 +163,7 @@ def stats_cmd(
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", UndefinedMuWarning)
         stats = [trace_stats(t, chunk=chunk) for t in traces]
-    for w in caught:
-        click.echo(f"warning: {w.message}", err=True)
+    _report_warnings(caught, stats)
     if as_json:
         click.echo(json.dumps([s.to_dict(runs=True) for s in stats], indent=1, allow_nan=False))
     elif as_csv:
