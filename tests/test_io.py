@@ -173,7 +173,7 @@ def test_round_trip_every_format(tmp_path_factory: pytest.TempPathFactory, t: Tr
     write_trace(t, p, fmt, one_means=one_means)  # type: ignore[arg-type]
     back = read_trace(p, fmt, one_means=one_means)  # type: ignore[arg-type]
     assert np.array_equal(back.to_numpy(), t.to_numpy())
-    if fmt in ("csv", "parquet"):
+    if fmt == "parquet" or (fmt == "csv" and len(t) > 1):  # one CSV time value cannot say the step
         assert back.interval == t.interval
     assert not [f for f in d.iterdir() if f.name.startswith(".")]  # no temp file left
 
