@@ -152,6 +152,8 @@ def test_detection_rules(tmp_path: Path) -> None:
     assert detect_format(write(tmp_path, "a", "0\n1\n")) == "bits"
     assert detect_format(write(tmp_path, "b", "011\n")) == "string"
     assert detect_format(write(tmp_path, "c", "5 -60\n7 -61\n")) == "seqlist"
+    assert detect_format(write(tmp_path, "c2", "5,-60\n7,-61\n")) == "seqlist"
+    assert read_trace(tmp_path / "c2").to_numpy().tolist() == [0, 0, 0, 0, 0, 1, 0, 1]
     assert detect_format(write(tmp_path, "d", "seq,received\n0,1\n")) == "csv"
     assert detect_format(write(tmp_path, "e.ttem", "0\n")) == "ttem"
     assert detect_format(write(tmp_path, "f.pq", b"PAR1")) == "parquet"

@@ -133,7 +133,7 @@ def detect_format(path: str | os.PathLike[str], head: bytes | None = None) -> st
         return "bits"
     if n_str and (n_str + n_bit) * 2 > n:
         return "string"
-    if lines[0].split()[0].isdigit():
+    if re.split(rb"[\s,]+", lines[0])[0].isdigit():
         return "seqlist"
     raise _core.TraceFormatError(
         f"{p}: cannot tell the trace format from the content (first entry {lines[0][:60].decode('utf-8', 'replace')!r}); "
