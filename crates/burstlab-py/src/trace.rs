@@ -2,7 +2,7 @@
 use crate::errors::IntoPyResult;
 use burstlab_core::trace::{bits::BitTrace, convergence, parse, runs, stats};
 use numpy::ndarray::ArrayView1;
-use numpy::{IntoPyArray, PyArray1, PyArrayMethods, PyReadonlyArray1};
+use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1};
 use pyo3::exceptions::{PyIndexError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{IntoPyDict, PyBytes};

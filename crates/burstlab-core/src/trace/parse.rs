@@ -286,7 +286,7 @@ mod tests {
     #[test]
     fn long_lines_are_shortened_in_errors() {
         let mut data = b"1\n".to_vec();
-        data.extend(std::iter::repeat(b'z').take(500));
+        data.extend_from_slice(&[b'z'; 500]);
         let e = parse_bits(&data, "long", false).unwrap_err();
         let (_, line, text) = parse_error_parts(e);
         assert_eq!(line, Some(2));
