@@ -8,13 +8,13 @@ import numpy.typing as npt
 __version__: str
 __all__ = [
     "BitTrace",
+    "parse_text",
     "LossModel",
     "BurstlabError",
     "EmptyInputError",
     "ParameterError",
     "TraceFormatError",
     "__version__",
-    "parse_text",
 ]
 
 class BurstlabError(ValueError): ...
@@ -51,6 +51,16 @@ class BitTrace:
     def slice(self, start: int, end: int) -> BitTrace: ...
     def inverted(self) -> BitTrace: ...
 
+# -- text trace parsing (crates/burstlab-py/src/trace.rs); burstlab.io wraps it ----------
+def parse_text(
+    data: bytes,
+    format: str,
+    file: str = "<input>",
+    one_means_lost: bool = False,
+    expected: int | None = None,
+    drop_beyond: bool = False,
+) -> tuple[BitTrace, int, int, int, int | None]: ...
+
 @final
 class LossModel:
     @staticmethod
@@ -63,12 +73,3 @@ class LossModel:
     def name(self) -> str: ...
     def mean_loss(self) -> float | None: ...
     def sample(self, n: int, seed: int) -> BitTrace: ...
-
-def parse_text(
-    data: bytes,
-    format: str,
-    file: str = "<input>",
-    one_means_lost: bool = False,
-    expected: int | None = None,
-    drop_beyond: bool = False,
-) -> tuple[BitTrace, int, int, int, int | None]: ...
