@@ -184,3 +184,31 @@ def test_closed_forms_match_long_ge_traces(prr: float, mu: float, seed: int) -> 
     gc, bc = s.ge_closed_form  # type: ignore[misc]
     assert gc == pytest.approx(s.g, abs=0.02) and bc == pytest.approx(s.b, abs=0.02)
     assert s.p_two_successes == pytest.approx(s.p_two_successes_ge, abs=0.02)
+
+
+def _naive_mu(bits: list[int]) -> float | None:
+    pairs = list(zip(bits, bits[1:]))
+    c = {p: pairs.count(p) for p in ((0, 0), (0, 1), (1, 0), (1, 1))}
+    if not (c[0, 1] + c[0, 0]) or not (c[1, 0] + c[1, 1]):
+        return None
+    return 1 - c[0, 1] / (c[0, 1] + c[0, 0]) - c[1, 0] / (c[1, 0] + c[1, 1])
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.integers(0, 1), min_size=0, max_size=300), st.integers(1, 80), st.integers(1, 30))
+def test_convergence_matches_naive(bits: list[int], chunk: int, points: int) -> None:
+    """Prefix μ, per-chunk μ and their RMS deviation (seed 000 §8) against plain Python."""
+    s = trace_stats(Trace(np.array(bits, dtype=np.uint8)), chunk=chunk, convergence_points=points, warn=False)
+    for length, m in zip(s.prefix_lengths.tolist(), s.prefix_mu.tolist()):
+        want = _naive_mu(bits[:length])
+        assert (want is None and math.isnan(m)) or m == pytest.approx(want, abs=1e-12)
+    chunks = [_naive_mu(bits[k * chunk : (k + 1) * chunk]) for k in range(len(bits) // chunk)]
+    assert len(s.chunk_mu) == len(chunks)
+    for got, want in zip(s.chunk_mu.tolist(), chunks):
+        assert (want is None and math.isnan(got)) or got == pytest.approx(want, abs=1e-12)
+    whole = _naive_mu(bits)
+    defined = [c for c in chunks if c is not None]
+    if whole is None or not defined:
+        assert s.chunk_rms is None
+    else:
+        assert s.chunk_rms == pytest.approx(math.sqrt(sum((c - whole) ** 2 for c in defined) / len(defined)), abs=1e-12)
