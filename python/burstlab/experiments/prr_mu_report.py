@@ -269,7 +269,7 @@ def _representative(links: Sequence[dict[str, Any]], k: int = 5) -> list[dict[st
 
 def write_outputs(cfg: Any, out: Path, store: ResultStore, study_links: Sequence[Any], runs: Sequence[dict[str, Any]], excluded: dict[str, int]) -> tuple[list[dict[str, Any]], list[dict[str, Any]], dict[str, Path], Path, Path]:
     """Write every table, figure and the report; returns (links, fig13, figures, md, html)."""
-    from burstlab.experiments import prr_mu_plots as P
+    from burstlab import plot as P
     from burstlab.experiments.prr_mu import link_table, write_json
 
     label = "synthetic testbed" if cfg.dataset == "synthetic" else {"rutgers": "Rutgers 802.11", "tossim": "TOSSIM-noise-derived", "traces": f"traces in {cfg.traces_dir}"}[cfg.dataset]
@@ -297,25 +297,25 @@ def write_outputs(cfg: Any, out: Path, store: ResultStore, study_links: Sequence
 
     figdir = out / "figures"
     figs: dict[str, Path] = {}
-    figs["fig03"] = P.save(P.fig03_throughput_vs_prr(links, label), figdir, "fig03-throughput-vs-prr")
+    figs["fig03"] = P.save_figure(P.fig03_throughput_vs_prr(links, label), figdir, "fig03-throughput-vs-prr")
     pair = _fig4_pair(cfg, study_links, links)
     if pair:
-        figs["fig04"] = P.save(P.fig04_burst_cdf(pair, label), figdir, "fig04-loss-burst-cdf")
-    figs["fig06"] = P.save(P.fig06_diff_vs_mu(links, label, f"Difference vs μ, PRR {cfg.prr_range[0]:g}-{cfg.prr_range[1]:g}"), figdir, "fig06-diff-vs-mu-all")
-    figs["fig08"] = P.save(P.fig06_diff_vs_mu([r for r in links if r["intermediate"]], label, f"Difference vs μ, PRR {lo:g}-{hi:g}"), figdir, "fig08-diff-vs-mu-intermediate")
+        figs["fig04"] = P.save_figure(P.fig04_burst_cdf(pair, label), figdir, "fig04-loss-burst-cdf")
+    figs["fig06"] = P.save_figure(P.fig06_diff_vs_mu(links, label, f"Difference vs μ, PRR {cfg.prr_range[0]:g}-{cfg.prr_range[1]:g}"), figdir, "fig06-diff-vs-mu-all")
+    figs["fig08"] = P.save_figure(P.fig06_diff_vs_mu([r for r in links if r["intermediate"]], label, f"Difference vs μ, PRR {lo:g}-{hi:g}"), figdir, "fig08-diff-vs-mu-intermediate")
     for g, f in fitted.items():
         act = f["actual"]
-        figs[f"fig11-{g}"] = P.save(P.fig_fit(act, f["predicted"]["prr"], f"{label}, {g}", "Best PRR-only fit"), figdir, f"fig11-fit-prr-{g}")
-        figs[f"fig12-{g}"] = P.save(P.fig_fit(act, f["predicted"]["second_order"], f"{label}, {g}", "Best 2nd-order fit in PRR and μ"), figdir, f"fig12-fit-2nd-order-{g}")
-    figs["fig16"] = P.save(P.fig16_chunk_rms(links, cfg.chunk, label), figdir, "fig16-chunk-rms-mu")
+        figs[f"fig11-{g}"] = P.save_figure(P.fig_fit(act, f["predicted"]["prr"], f"{label}, {g}", "Best PRR-only fit"), figdir, f"fig11-fit-prr-{g}")
+        figs[f"fig12-{g}"] = P.save_figure(P.fig_fit(act, f["predicted"]["second_order"], f"{label}, {g}", "Best 2nd-order fit in PRR and μ"), figdir, f"fig12-fit-2nd-order-{g}")
+    figs["fig16"] = P.save_figure(P.fig16_chunk_rms(links, cfg.chunk, label), figdir, "fig16-chunk-rms-mu")
     by_id = {lk.link_id: lk for lk in study_links}
     curves = []
     for r in _representative(links):
         st = by_id[r["link_id"]].stats
         curves.append((f"{r['link_id']} (PRR {r['prr']:.2f})", st.prefix_lengths.astype(float), st.prefix_mu))
-    figs["fig17"] = P.save(P.fig17_convergence(curves, label), figdir, "fig17-mu-convergence")
-    figs["fig19"] = P.save(P.fig19_ge_vs_empirical(links, cfg.prof.link_pps, label), figdir, "fig19-ge-vs-empirical")
-    figs["fig20"] = P.save(P.fig20_longest_runs(links, label), figdir, "fig20-longest-success-runs")
+    figs["fig17"] = P.save_figure(P.fig17_convergence(curves, label), figdir, "fig17-mu-convergence")
+    figs["fig19"] = P.save_figure(P.fig19_ge_vs_empirical(links, cfg.prof.link_pps, label), figdir, "fig19-ge-vs-empirical")
+    figs["fig20"] = P.save_figure(P.fig20_longest_runs(links, label), figdir, "fig20-longest-success-runs")
 
     summary = summarise(cfg, links)
     write_json(out / "summary.json", {"config": cfg.to_dict(), "burstlab_version": __version__, "excluded": excluded, "summary": {k: _clean(v) for k, v in summary.items()}, "fig13": [{k: _clean(v) for k, v in r.items()} for r in fig13], "fit_notes": fit_notes})
