@@ -175,3 +175,15 @@ def test_cli_errors_are_clean(tmp_path: Path) -> None:
     assert r.returncode == 2 and "error:" in r.stderr and "Traceback" not in r.stderr
     r = subprocess.run([*cmd, "--seeds", "0", "--out", str(tmp_path / "o")], capture_output=True, text=True)
     assert r.returncode == 2 and "seeds" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_real_datasets_small(shared: Path, tmp_path: Path) -> None:
+    """The study runs on the Rutgers and TOSSIM-derived links (a few links each) and says what
+    the data can and cannot support."""
+    r = run_study(StudyConfig(dataset="rutgers", max_links=12, replicates=1), tmp_path / "rutgers", workers=1, progress=False)
+    md = r.report_md.read_text()
+    assert "too short for μ to converge" in md and "No fit:" in md  # 12 links cannot carry a 16-coefficient fit
+    assert all(row["length"] == 301 for row in r.runs) and r.links[0]["link_pps"] == 500.0
+    t = run_study(StudyConfig(dataset="tossim", max_links=3, replicates=1, tossim_targets=(0.3, 0.5)), tmp_path / "tossim", workers=1, progress=False)
+    assert len(t.links) == 3 and all(row["subgroup"] in ("meyer-heavy", "casino-lab") for row in t.links)
+    assert "TOSSIM" in t.report_md.read_text()
