@@ -272,7 +272,7 @@ def write_outputs(cfg: Any, out: Path, store: ResultStore, study_links: Sequence
     from burstlab import plot as P
     from burstlab.experiments.prr_mu import link_table, write_json
 
-    label = "synthetic testbed" if cfg.dataset == "synthetic" else {"rutgers": "Rutgers 802.11", "tossim": "TOSSIM-noise-derived", "traces": f"traces in {cfg.traces_dir}"}[cfg.dataset]
+    label = "synthetic testbed" if cfg.dataset == "synthetic" else {"rutgers": "Rutgers 802.11 links", "tossim": "TOSSIM-noise-derived links", "traces": f"traces in {cfg.traces_dir}"}[cfg.dataset]
     links = link_table(cfg, study_links, runs)
     link_cols = list(links[0].keys())
     res_cols = ["group", "link_id", "subgroup", "synthetic", "prr", "mu", "throughput_pps", "link_pps", "independent_pps", "ge_pps", "diff_pct"]
@@ -286,7 +286,14 @@ def write_outputs(cfg: Any, out: Path, store: ResultStore, study_links: Sequence
     # fits per group (seed 000 §7): only groups with more links than the 15-term fit has terms
     fitted: dict[str, dict[str, Any]] = {}
     fit_notes: list[str] = []
-    for g in sorted({r["group"] for r in results}):
+    try:
+        import burstlab.fits  # noqa: F401
+    except ImportError:
+        have_fits = False
+        fit_notes.append("this burstlab build has no `burstlab.fits` (the least-L1 fits of seed 000 §7), so there is no Fig. 11-13")
+    else:
+        have_fits = True
+    for g in sorted({r["group"] for r in results}) if have_fits else []:
         rows = [r for r in results if r["group"] == g]
         if len(rows) < 2 * cfg.folds or len(rows) <= 16:
             fit_notes.append(f"group {g}: only {len(rows)} links in the fit range {lo:g}-{hi:g}; fits need more than 16 (the 15-term fit has 16 coefficients) and at least {2 * cfg.folds} for {cfg.folds}-fold CV")
@@ -320,7 +327,7 @@ def write_outputs(cfg: Any, out: Path, store: ResultStore, study_links: Sequence
     summary = summarise(cfg, links)
     write_json(out / "summary.json", {"config": cfg.to_dict(), "burstlab_version": __version__, "excluded": excluded, "summary": {k: _clean(v) for k, v in summary.items()}, "fig13": [{k: _clean(v) for k, v in r.items()} for r in fig13], "fit_notes": fit_notes})
 
-    blocks = build_report(cfg, label, links, runs, excluded, summary, fig13, fit_notes, figs, out)
+    blocks = build_report(cfg, label, links, runs, excluded, summary, fig13, fit_notes, figs, out, dataset_notes(cfg, study_links))
     md = out / "report.md"
     html = out / "report.html"
     _write_text(md, render_md(blocks))
@@ -328,7 +335,37 @@ def write_outputs(cfg: Any, out: Path, store: ResultStore, study_links: Sequence
     return links, fig13, figs, md, html
 
 
-def build_report(cfg: Any, label: str, links: Sequence[dict[str, Any]], runs: Sequence[dict[str, Any]], excluded: dict[str, int], s: dict[str, Any], fig13: Sequence[dict[str, Any]], fit_notes: Sequence[str], figs: dict[str, Path], out: Path) -> list[Block]:
+def dataset_notes(cfg: Any, study_links: Sequence[Any]) -> list[str]:
+    """What the report must say about where the links came from."""
+    notes: list[str] = []
+    if cfg.dataset == "tossim":
+        sig = [float(lk.trace.meta["signal_dbm"]) for lk in study_links if "signal_dbm" in lk.trace.meta]
+        clean = sorted({str(lk.trace.meta.get("cleaning")) for lk in study_links if lk.trace.meta.get("cleaning")})
+        notes.append(
+            "Links derived from the TOSSIM noise traces (`burstlab.datasets.tossim`): each noise sample n becomes one slot, received with "
+            "probability PRR(S − n) from the CC2420 curve of TinyOS's CPM model (`tos/lib/tossim/CpmModelC.nc`, `prr_estimate_from_snr`: "
+            "(1 − ½·erfc(1.3687·√(|10^(SNR/10) − 0.9187|/2)))^46), drawn with a seeded RNG; the signal strength S of each link is solved so that its "
+            f"expected PRR hits a target (S from {min(sig):.2f} to {max(sig):.2f} dBm)." if sig else "Links derived from the TOSSIM noise traces."
+        )
+        notes.extend(f"Noise file cleaning: {c}." for c in clean)
+    elif cfg.dataset == "rutgers":
+        notes.append("Rutgers ORBIT 802.11 links (CRAWDAD rutgers/noise, DOI 10.15783/C7B59W; `burstlab.datasets.rutgers`): one trace per directed link and injected-noise level, 301 frames (seq 0..300); the files record no timing, so the slot is the profile's.")
+    elif cfg.dataset == "traces":
+        notes.append(f"Traces read from `{cfg.traces_dir}`" + (f" as `{cfg.fmt}`." if cfg.fmt else " (format auto-detected)."))
+    return notes
+
+
+def subgroup_rows(links: Sequence[dict[str, Any]]) -> list[list[str]]:
+    """Per subgroup (synthetic link kind, noise file, noise level): medians of the link table."""
+    out = []
+    for sg in sorted({r["subgroup"] for r in links}):
+        rs = [r for r in links if r["subgroup"] == sg]
+        med = lambda k: float(np.nanmedian(_f(rs, k))) if np.isfinite(_f(rs, k)).any() else None  # noqa: E731
+        out.append([sg or "–", str(len(rs)), _fmt(med("prr"), 2), _fmt(med("mu"), 2), _fmt(med("throughput_pps"), 3), _fmt(med("independent_pps"), 3), _fmt(med("diff_pct"), 1), _fmt(med("ge_pps"), 3), _fmt(med("max_success_run"), 0), _fmt(med("ge_max_success_run"), 0)])
+    return out
+
+
+def build_report(cfg: Any, label: str, links: Sequence[dict[str, Any]], runs: Sequence[dict[str, Any]], excluded: dict[str, int], s: dict[str, Any], fig13: Sequence[dict[str, Any]], fit_notes: Sequence[str], figs: dict[str, Path], out: Path, notes: Sequence[str] = ()) -> list[Block]:
     prof = cfg.prof
     b: list[Block] = [("h1", f"PRR is not enough: the PRR/μ study on the {label}")]
     if cfg.dataset == "synthetic":
@@ -343,6 +380,8 @@ def build_report(cfg: Any, label: str, links: Sequence[dict[str, Any]], runs: Se
         "left out: " + (", ".join(f"{v} ({k})" for k, v in sorted(excluded.items())) or "none"),
         f"{len(runs)} simulations, study seed {cfg.seed}; results store [`store.duckdb`](store.duckdb) (table `runs`, one row per link × condition × replicate, keyed by the hash of its full configuration), per-link table [`links.csv`](links.csv), fit input [`results.csv`](results.csv) (`burstlab fit-throughput results.csv`), [`summary.json`](summary.json)",
     ]))
+    for n in notes:
+        b.append(("p", n))
     if cfg.dataset == "rutgers":
         b.append(("p", f"**Caveat: these traces are far too short for μ to converge.** Each Rutgers link has about 301 packets; seed 000 §8 finds that even 6000 packets are not enough (μ levels off only after 10,000-40,000 packets), and it omits its own 3000-packet Roofnet traces for that reason. Every μ here, and every fit that uses μ, carries that uncertainty; the chunk-μ RMS (Fig. 16) cannot even be computed with {cfg.chunk}-packet chunks."))
 
@@ -350,6 +389,8 @@ def build_report(cfg: Any, label: str, links: Sequence[dict[str, Any]], runs: Se
     b.append(("p", f"Median throughput difference of the link against its independent counterpart: {_fmt(s['median_diff_pct'], 1)} % over all simulated links, "
                    f"{_fmt(s['median_diff_pct_intermediate'], 1)} % over intermediate links. Spearman correlation of that difference with μ: "
                    f"{_fmt(s['spearman_diff_mu'], 2)} (all), {_fmt(s['spearman_diff_mu_intermediate'], 2)} (intermediate); seed 000 §6 reports that throughput rises with μ."))
+    b.append(("p", "Medians per kind of link (throughput in packets/s; runs in packets):"))
+    b.append(("table", (["kind", "links", "PRR", "μ", "link", "independent", "difference %", "GE", "longest run", "longest GE run"], subgroup_rows(links))))
     for k, alt in (("fig03", "Fig. 3: throughput vs PRR"), ("fig04", "Fig. 4: loss bursts of two links with the same PRR"), ("fig06", "Fig. 6: throughput difference vs μ"), ("fig08", "Fig. 8: throughput difference vs μ, intermediate links")):
         if k in figs:
             b.append(("img", (str(figs[k].relative_to(out)), alt)))
