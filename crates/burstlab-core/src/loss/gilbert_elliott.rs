@@ -5,7 +5,9 @@
 //! or `h_loss` in B. Seed 000 uses `k_loss = 0`, `h_loss = 1`, where μ = 1 − g − b.
 //! netem's `loss gemodel p r 1-h 1-k` maps as p = b, r = g, 1-h = h_loss, 1-k = k_loss.
 use super::{check_prob, LossModel};
+use super::fill::{geometric_failures, BitWriter};
 use crate::rng::{uniform, Rng};
+use crate::trace::BitTrace;
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct GilbertElliott {
@@ -98,13 +100,45 @@ impl LossModel for GilbertElliott {
     fn clone_box(&self) -> Box<dyn LossModel> {
         Box::new(self.clone())
     }
+
+    /// Run-level: the state's sojourn (in packets) is geometric, so draw it at once and
+    /// fill it with a Bernoulli block of that state's loss probability.
+    fn sample_into(&mut self, n: usize, rng: &mut Rng, out: &mut BitTrace) {
+        if n == 0 {
+            return;
+        }
+        let mut w = BitWriter::new(out);
+        // State of the first packet, exactly as `lost_packet` would draw it.
+        let mut bad = match self.bad {
+            None => self.initial_bad.unwrap_or_else(|| uniform(rng) < self.stationary_bad().unwrap_or(0.0)),
+            Some(true) => uniform(rng) >= self.g,
+            Some(false) => uniform(rng) < self.b,
+        };
+        let ln_stay_bad = (-self.g).ln_1p();
+        let ln_stay_good = (-self.b).ln_1p();
+        let mut left = n as u64;
+        loop {
+            // Packets in this state including the current one: 1 + failures before leaving.
+            let extra = geometric_failures(rng, if bad { ln_stay_bad } else { ln_stay_good });
+            let run = extra.saturating_add(1).min(left);
+            w.push_bernoulli(if bad { self.h_loss } else { self.k_loss }, run, rng);
+            left -= run;
+            if left == 0 {
+                break;
+            }
+            bad = !bad;
+        }
+        w.finish();
+        // The chain is memoryless, so the last packet's state is all a continuation needs.
+        self.bad = Some(bad);
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::rng::from_seed;
-    use crate::trace::{stats::transitions, BitTrace};
+    use crate::trace::stats::transitions;
 
     #[test]
     fn from_prr_mu_recovers_prr_and_mu() {
@@ -123,5 +157,58 @@ mod tests {
     fn rejects_impossible_parameters() {
         assert!(GilbertElliott::new(1.5, 0.1, 1.0, 0.0).unwrap_err().to_string().contains("b ="));
         assert!(GilbertElliott::from_prr_mu(0.5, -1.5).unwrap_err().to_string().contains("mu ="));
+    }
+
+    /// The run-level sampler and the per-packet path agree with the analytic mean loss,
+    /// mean burst 1/g and mean gap 1/b (full four-parameter form uses only the mean).
+    #[test]
+    fn fast_and_slow_samplers_match_analytic_values() {
+        let n = 400_000usize;
+        let (b, g) = (0.02, 0.25);
+        let mut fast = GilbertElliott::new(b, g, 1.0, 0.0).unwrap();
+        let mut r = from_seed(5);
+        let mut t = BitTrace::new();
+        fast.sample_into(n, &mut r, &mut t);
+        let mut slow = GilbertElliott::new(b, g, 1.0, 0.0).unwrap();
+        let mut t2 = BitTrace::new();
+        for _ in 0..n {
+            t2.push(!slow.lost_packet(&mut r));
+        }
+        let pb = b / (b + g);
+        for tr in [&t, &t2] {
+            let loss = 1.0 - tr.count_ones() as f64 / n as f64;
+            // Correlated samples: the variance of the mean of a two-state chain is
+            // pb(1-pb)/n · (1+μ)/(1-μ) with μ = 1-b-g.
+            let mu = 1.0 - b - g;
+            let se = (pb * (1.0 - pb) / n as f64 * (1.0 + mu) / (1.0 - mu)).sqrt();
+            assert!((loss - pb).abs() < 5.0 * se, "{loss} vs {pb}");
+            let (zeros, ones) = crate::trace::runs::run_histograms(tr);
+            let mb = zeros.mean().unwrap();
+            let mg = ones.mean().unwrap();
+            // Geometric run means: sd of a mean of m runs is sqrt(1-q)/q/sqrt(m).
+            let sb = (1.0 - g).sqrt() / g / (zeros.count() as f64).sqrt();
+            let sg = (1.0 - b).sqrt() / b / (ones.count() as f64).sqrt();
+            assert!((mb - 1.0 / g).abs() < 5.0 * sb, "burst {mb}");
+            assert!((mg - 1.0 / b).abs() < 5.0 * sg, "gap {mg}");
+        }
+        // Four-parameter form: losses in both states.
+        let mut m = GilbertElliott::new(0.05, 0.2, 0.7, 0.01).unwrap();
+        let want = m.mean_loss().unwrap();
+        assert!((want - (0.2 * 0.7 + 0.8 * 0.01)).abs() < 1e-12);
+        let mut t3 = BitTrace::new();
+        m.sample_into(n, &mut r, &mut t3);
+        let loss = 1.0 - t3.count_ones() as f64 / n as f64;
+        assert!((loss - want).abs() < 0.01, "{loss} vs {want}");
+    }
+
+    #[test]
+    fn sampler_continues_from_its_state() {
+        // A chain that never leaves the bad state stays lossy across calls.
+        let mut m = GilbertElliott::new(0.5, 0.0, 1.0, 0.0).unwrap().with_initial_state(true);
+        let mut r = from_seed(1);
+        let mut t = BitTrace::new();
+        m.sample_into(100, &mut r, &mut t);
+        assert_eq!(t.count_ones(), 0);
+        assert!(m.lost_packet(&mut r));
     }
 }
