@@ -105,11 +105,12 @@ def plot_ccdfs(ref: FidelityRow, rows: list[FidelityRow], out_dir: str | os.Path
     paths = []
     for what, label in (("loss_bursts", "loss burst length"), ("success_runs", "success run (error gap) length")):
         fig, ax = plt.subplots(figsize=(7, 5))
-        for r in [ref, *rows]:
+        colors = [plt.get_cmap("tab20")(j) for j in range(20)]
+        for i, r in enumerate([ref, *rows]):
             d: RunDistribution = getattr(r.stats, what)
             if d.n_runs == 0:
                 continue
-            style = dict(color="black", lw=2.5) if r is ref else dict(lw=1.2)
+            style: dict[str, Any] = dict(color="black", lw=2.5) if r is ref else dict(color=colors[(i - 1) % len(colors)], lw=1.2)
             ax.step(d.lengths, d.ccdf(), where="post", label=r.model, **style)
         ax.set_xscale("log")
         ax.set_yscale("log")

@@ -85,6 +85,13 @@ def _pos(name: str, x: float | None) -> float | None:
     return float(x)
 
 
+def _posf(name: str, x: float) -> float:
+    v = _pos(name, x)
+    if v is None:
+        raise _core.ParameterError(f"invalid parameter {name} = None: expected a positive finite number")
+    return v
+
+
 def _seed(random_state: int | np.random.Generator | None) -> int:
     if random_state is None:
         return int(np.random.default_rng().integers(2**63))
@@ -125,12 +132,12 @@ def _categorical_score(trans: npt.ArrayLike, start: npt.ArrayLike, loss: npt.Arr
     """Log-likelihood of a 0/1 loss sequence (1 = lost) under a discrete HMM, via hmmlearn."""
     from hmmlearn.hmm import CategoricalHMM
 
-    loss = np.clip(np.asarray(loss, dtype=float), 1e-300, 1 - 1e-16)
-    k = len(loss)
+    lp = np.clip(np.asarray(loss, dtype=float), 1e-300, 1 - 1e-16)
+    k = int(lp.size)
     m = CategoricalHMM(n_components=k, n_features=2, init_params="", params="")
     m.startprob_ = np.asarray(start, dtype=float)
     m.transmat_ = np.asarray(trans, dtype=float)
-    m.emissionprob_ = np.column_stack([1 - loss, loss])
+    m.emissionprob_ = np.column_stack([1 - lp, lp])
     return float(m.score(lost.reshape(-1, 1)))
 
 
@@ -364,9 +371,9 @@ class GilbertElliottModel(LossModelBase):
             self.g_, self.b_ = 1.0 / st.loss_bursts.mean, 1.0 / st.success_runs.mean
             self.h_loss_, self.k_loss_ = 1.0, 0.0
         elif self.method == "counts":
-            self.g_, self.b_ = st.g, st.b
-            if self.g_ is None or self.b_ is None:
+            if st.g is None or st.b is None:
                 raise _core.ParameterError("invalid parameter trace: g or b is undefined for it (too short)")
+            self.g_, self.b_ = st.g, st.b
             self.h_loss_, self.k_loss_ = 1.0, 0.0
         else:
             hm = _fit_hmm(trace, 2, self.n_iter, self.random_state)
@@ -563,8 +570,8 @@ class SemiMarkovModel(_TimeModel):
         _check_trace(trace, need_loss=True, need_success=True)
         t = self._fit_interval(trace)
         self.interval_ = t
-        self.good_ = _fit_family(self.family, _run_lengths(trace, True) * t)
-        self.bad_ = _fit_family(self.family, _run_lengths(trace, False) * t)
+        self.good_ = _fit_family(self.family, _run_lengths(trace, True).astype(np.float64) * t)
+        self.bad_ = _fit_family(self.family, _run_lengths(trace, False).astype(np.float64) * t)
         return self
 
     def to_core(self) -> _core.LossModel:
@@ -604,8 +611,8 @@ class VDDPModel(_TimeModel):
         self.mean_b = _pos("mean_b", mean_b)
         self.drop_a = _prob("drop_a", drop_a)
         self.drop_b = _prob("drop_b", drop_b)
-        self.cycle_a = _pos("cycle_a", cycle_a)
-        self.cycle_b = _pos("cycle_b", cycle_b)
+        self.cycle_a = _posf("cycle_a", cycle_a)
+        self.cycle_b = _posf("cycle_b", cycle_b)
         self.packet_interval = _pos("packet_interval", packet_interval)
         self.random_state = int(random_state)
 
@@ -631,8 +638,9 @@ class VDDPModel(_TimeModel):
             starts = np.flatnonzero(np.diff(np.concatenate([[0], lost])) == 1)
             n_burst = int(mask[starts].sum()) if starts.size else 0
             out[f"cycle_{name}"] = (n / n_burst if n_burst else max(n, 1)) * t
-        for k, v in out.items():
-            setattr(self, k + "_", float(v))
+        self.mean_a_, self.mean_b_ = float(out["mean_a"]), float(out["mean_b"])
+        self.drop_a_, self.drop_b_ = float(out["drop_a"]), float(out["drop_b"])
+        self.cycle_a_, self.cycle_b_ = float(out["cycle_a"]), float(out["cycle_b"])
         return self
 
     def to_core(self) -> _core.LossModel:
