@@ -37,6 +37,25 @@ impl<'a> BitWriter<'a> {
         self.flush_full();
     }
 
+    /// Append the low `k` ≤ 64 bits of `bits`, LSB first.
+    #[inline]
+    pub fn push_bits(&mut self, bits: u64, k: usize) {
+        debug_assert!(k <= 64);
+        if k == 0 {
+            return;
+        }
+        let bits = if k == 64 { bits } else { bits & ((1u64 << k) - 1) };
+        let room = 64 - self.n; // n < 64 between calls
+        self.cur |= bits << self.n;
+        if k >= room {
+            self.out.push_word(self.cur, 64);
+            self.cur = if room == 64 { 0 } else { bits >> room };
+            self.n = k - room;
+        } else {
+            self.n += k;
+        }
+    }
+
     /// Append `len` copies of `delivered`.
     pub fn push_run(&mut self, delivered: bool, mut len: u64) {
         while len > 0 {
@@ -163,6 +182,26 @@ mod tests {
         want.extend(vec![1u8; 131]);
         want.extend(vec![0u8; 2]);
         assert_eq!(t.to_bytes(), want);
+    }
+
+    #[test]
+    fn push_bits_matches_single_pushes() {
+        let mut a = BitTrace::new();
+        let mut b = BitTrace::new();
+        let mut wa = BitWriter::new(&mut a);
+        let mut wb = BitWriter::new(&mut b);
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        for k in [3usize, 64, 61, 64, 1, 0, 64, 17, 50] {
+            x = x.rotate_left(13).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            wa.push_bits(x, k);
+            for j in 0..k {
+                wb.push((x >> j) & 1 == 1);
+            }
+        }
+        wa.finish();
+        wb.finish();
+        assert_eq!(a, b);
+        assert_eq!(a.len(), 3 + 64 + 61 + 64 + 1 + 64 + 17 + 50);
     }
 
     #[test]

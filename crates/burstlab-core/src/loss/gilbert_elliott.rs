@@ -6,7 +6,7 @@
 //! netem's `loss gemodel p r 1-h 1-k` maps as p = b, r = g, 1-h = h_loss, 1-k = k_loss.
 use super::{check_prob, LossModel};
 use super::fill::{geometric_failures, BitWriter};
-use crate::rng::{uniform, Rng};
+use crate::rng::{uniform, Rng, RngExt};
 use crate::trace::BitTrace;
 
 #[derive(Clone, Debug, PartialEq)]
@@ -69,6 +69,43 @@ impl GilbertElliott {
     }
 }
 
+impl GilbertElliott {
+    /// Per-packet chain steps, 64 per word: a u64 draw below P(leave)·2^64 flips the state
+    /// (G→B with b, B→G with g); the loss draw (skipped when h_loss = 1 and k_loss = 0)
+    /// compares a second u64 with the state's loss threshold. `bad` is the first packet's
+    /// state; returns the last packet's.
+    fn sample_per_packet(&self, mut bad: bool, n: usize, rng: &mut Rng, w: &mut BitWriter<'_>) -> bool {
+        let thr = |p: f64| if p >= 1.0 { u64::MAX } else { (p * 18446744073709551616.0) as u64 };
+        let (tb, tg) = (thr(self.b), thr(self.g));
+        let pure = self.h_loss == 1.0 && self.k_loss == 0.0;
+        let (th, tk) = (thr(self.h_loss), thr(self.k_loss));
+        let emit = |bad: bool, rng: &mut Rng| -> bool {
+            if pure {
+                !bad
+            } else {
+                let (t, p) = if bad { (th, self.h_loss) } else { (tk, self.k_loss) };
+                // lost iff draw < p·2^64 (p = 1: always lost).
+                !(p >= 1.0 || (p > 0.0 && rng.random::<u64>() < t))
+            }
+        };
+        let mut left = n;
+        w.push(emit(bad, rng));
+        left -= 1;
+        while left > 0 {
+            let k = left.min(64);
+            let mut word = 0u64;
+            for j in 0..k {
+                let t = if bad { tg } else { tb };
+                bad ^= rng.random::<u64>() < t;
+                word |= (emit(bad, rng) as u64) << j;
+            }
+            w.push_bits(word, k);
+            left -= k;
+        }
+        bad
+    }
+}
+
 impl LossModel for GilbertElliott {
     fn name(&self) -> &'static str {
         "gilbert-elliott"
@@ -101,8 +138,10 @@ impl LossModel for GilbertElliott {
         Box::new(self.clone())
     }
 
-    /// Run-level: the state's sojourn (in packets) is geometric, so draw it at once and
-    /// fill it with a Bernoulli block of that state's loss probability.
+    /// Run-level when runs are long: the state's sojourn (in packets) is geometric, so
+    /// draw it at once and fill it with a Bernoulli block of that state's loss
+    /// probability. When the mean cycle 1/b + 1/g is short (< 16 packets) a run costs more
+    /// than its packets, so step the chain per packet, branch-free, 64 packets per word.
     fn sample_into(&mut self, n: usize, rng: &mut Rng, out: &mut BitTrace) {
         if n == 0 {
             return;
@@ -114,19 +153,24 @@ impl LossModel for GilbertElliott {
             Some(true) => uniform(rng) >= self.g,
             Some(false) => uniform(rng) < self.b,
         };
-        let ln_stay_bad = (-self.g).ln_1p();
-        let ln_stay_good = (-self.b).ln_1p();
-        let mut left = n as u64;
-        loop {
-            // Packets in this state including the current one: 1 + failures before leaving.
-            let extra = geometric_failures(rng, if bad { ln_stay_bad } else { ln_stay_good });
-            let run = extra.saturating_add(1).min(left);
-            w.push_bernoulli(if bad { self.h_loss } else { self.k_loss }, run, rng);
-            left -= run;
-            if left == 0 {
-                break;
+        let short_cycle = self.b > 0.0 && self.g > 0.0 && 1.0 / self.b + 1.0 / self.g < 16.0;
+        if short_cycle {
+            bad = self.sample_per_packet(bad, n, rng, &mut w);
+        } else {
+            let ln_stay_bad = (-self.g).ln_1p();
+            let ln_stay_good = (-self.b).ln_1p();
+            let mut left = n as u64;
+            loop {
+                // Packets in this state including the current one: 1 + failures before leaving.
+                let extra = geometric_failures(rng, if bad { ln_stay_bad } else { ln_stay_good });
+                let run = extra.saturating_add(1).min(left);
+                w.push_bernoulli(if bad { self.h_loss } else { self.k_loss }, run, rng);
+                left -= run;
+                if left == 0 {
+                    break;
+                }
+                bad = !bad;
             }
-            bad = !bad;
         }
         w.finish();
         // The chain is memoryless, so the last packet's state is all a continuation needs.
@@ -199,6 +243,27 @@ mod tests {
         m.sample_into(n, &mut r, &mut t3);
         let loss = 1.0 - t3.count_ones() as f64 / n as f64;
         assert!((loss - want).abs() < 0.01, "{loss} vs {want}");
+    }
+
+    /// The per-packet word path (short cycles) against the analytic values, both for the
+    /// bistable and the four-parameter form.
+    #[test]
+    fn short_cycle_path_matches_analytic_values() {
+        let n = 400_000usize;
+        let mut r = from_seed(8);
+        for (b, g, h, k) in [(0.4, 0.4, 1.0, 0.0), (0.3, 0.5, 0.8, 0.05)] {
+            let mut m = GilbertElliott::new(b, g, h, k).unwrap();
+            let mut t = BitTrace::new();
+            m.sample_into(n, &mut r, &mut t);
+            assert_eq!(t.len(), n);
+            let want = m.mean_loss().unwrap();
+            let loss = 1.0 - t.count_ones() as f64 / n as f64;
+            assert!((loss - want).abs() < 0.006, "{loss} vs {want}");
+            if h == 1.0 && k == 0.0 {
+                let tr = transitions(&t);
+                assert!((tr.b().unwrap() - b).abs() < 0.006 && (tr.g().unwrap() - g).abs() < 0.006, "{tr:?}");
+            }
+        }
     }
 
     #[test]
