@@ -91,7 +91,7 @@ impl<'a> BitWriter<'a> {
         if p >= 1.0 {
             return self.push_run(false, len);
         }
-        if p < GEOMETRIC_BELOW || p > 1.0 - GEOMETRIC_BELOW {
+        if !(GEOMETRIC_BELOW..=1.0 - GEOMETRIC_BELOW).contains(&p) {
             // The rarer outcome is `rare`; gaps of the common one between them are
             // geometric (number of failures before the first success).
             let (rare_delivered, q) = if p < 0.5 { (false, p) } else { (true, 1.0 - p) };

@@ -101,3 +101,16 @@ pub(crate) fn check_prob(name: &str, p: f64) -> crate::Result<f64> {
         Err(crate::Error::param(name, p, "a probability in [0, 1]"))
     }
 }
+
+/// Test helper: a tolerance for the mean of correlated 0/1 samples, from batch means —
+/// `z` standard errors, where the standard error is the spread of 100 batch means over
+/// √100 (valid when batches are much longer than the correlation time).
+#[cfg(test)]
+pub(crate) fn batch_tolerance(xs: &[bool], z: f64) -> f64 {
+    let k = 100;
+    let m = xs.len() / k;
+    let means: Vec<f64> = (0..k).map(|i| xs[i * m..(i + 1) * m].iter().filter(|&&x| x).count() as f64 / m as f64).collect();
+    let mu = means.iter().sum::<f64>() / k as f64;
+    let var = means.iter().map(|x| (x - mu).powi(2)).sum::<f64>() / (k - 1) as f64;
+    z * (var / k as f64).sqrt()
+}

@@ -93,6 +93,33 @@ impl Replay {
     }
 }
 
+impl Replay {
+    /// Are entries first..=last all good (after the end as chosen)? Counts whole words.
+    fn all_good(&self, first: u64, last: u64) -> bool {
+        let len = self.bits.len() as u64;
+        let ones_in = |a: u64, b: u64| self.bits.count_ones_range(a as usize, b as usize) == b - a; // [a, b)
+        if last < len {
+            return ones_in(first, last + 1);
+        }
+        match self.end {
+            EndBehavior::Wrap => {
+                if last - first + 1 >= len {
+                    return self.bits.count_ones() == len;
+                }
+                let (a, b) = (first % len, last % len);
+                if a <= b {
+                    ones_in(a, b + 1)
+                } else {
+                    ones_in(a, len) && ones_in(0, b + 1)
+                }
+            }
+            EndBehavior::Deliver => first >= len || ones_in(first, len),
+            EndBehavior::Drop => false,
+            EndBehavior::HoldLast => (first >= len || ones_in(first, len)) && self.bits.get(len as usize - 1),
+        }
+    }
+}
+
 impl LossModel for Replay {
     fn name(&self) -> &'static str {
         if self.slot.is_some() {
@@ -115,11 +142,7 @@ impl LossModel for Replay {
         let first = start / slot;
         // Slots overlapping [start, end): first ..= (end − 1) / slot.
         let last = if end > start { (end - 1) / slot } else { first };
-        let len = self.bits.len() as u64;
-        if last - first >= len && self.end == EndBehavior::Wrap {
-            return self.bits.count_ones() < len; // spans a whole period
-        }
-        (first..=last).any(|i| !self.good(i))
+        !self.all_good(first, last)
     }
 
     fn reset(&mut self) {
@@ -217,6 +240,19 @@ mod tests {
         let mut w = Replay::new(tr(), Some(5 * ms), EndBehavior::Wrap).unwrap();
         assert!(w.lost_in_transit(60 * ms, 61 * ms, &mut r)); // slot 12 = slot 2
         assert!(w.lost_in_transit(0, 1000 * ms, &mut r));
+        // Every span against the slot-by-slot definition, for every end behaviour.
+        for end in [EndBehavior::Wrap, EndBehavior::Deliver, EndBehavior::Drop, EndBehavior::HoldLast] {
+            let mut m = Replay::new(BitTrace::from_str01("1110111111011").unwrap(), Some(ms), end).unwrap();
+            for a in 0..40u64 {
+                for len in 0..30u64 {
+                    let (s, e) = (a * ms + 3, a * ms + 3 + len * ms / 2);
+                    let last = if e > s { (e - 1) / ms } else { s / ms };
+                    let naive = (s / ms..=last).any(|i| !m.good(i));
+                    assert_eq!(m.all_good(s / ms, last), !naive, "{end:?} {a} {len}");
+                }
+            }
+            m.reset();
+        }
         assert_eq!(w.mean_loss(), Some(0.3));
     }
 

@@ -142,12 +142,15 @@ impl Vddp {
 
     /// Cover [start, end) and forget periods ending at or before `start`.
     fn cover(&mut self, start: Nanos, end: Nanos, rng: &mut Rng) {
-        while self.periods.back().is_none_or(|p| p.1 <= end.max(start)) {
+        loop {
+            while self.periods.len() > 1 && self.periods.front().expect("non-empty").1 <= start {
+                self.periods.pop_front();
+            }
+            if self.periods.back().is_some_and(|p| p.1 > end.max(start)) {
+                break;
+            }
             let p = self.next_period(rng);
             self.periods.push_back(p);
-        }
-        while self.periods.len() > 1 && self.periods.front().expect("non-empty").1 <= start {
-            self.periods.pop_front();
         }
     }
 
@@ -314,9 +317,10 @@ mod tests {
         let mut r = from_seed(12);
         // Zero-length probes every 50 ms over 1e5 s (5000 main cycles).
         let n = 2_000_000u64;
-        let on = (0..n).filter(|i| m.lost_in_transit(i * 50 * NS_PER_MS, i * 50 * NS_PER_MS, &mut r)).count();
-        let frac = on as f64 / n as f64;
-        assert!((frac - want).abs() < 0.005, "{frac}");
+        let v: Vec<bool> = (0..n).map(|i| m.lost_in_transit(i * 50 * NS_PER_MS, i * 50 * NS_PER_MS, &mut r)).collect();
+        let frac = v.iter().filter(|&&x| x).count() as f64 / n as f64;
+        let tol = crate::loss::batch_tolerance(&v, 5.0);
+        assert!((frac - want).abs() < tol, "{frac} ± {tol}");
     }
 
     #[test]
