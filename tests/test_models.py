@@ -200,6 +200,15 @@ def test_semi_markov_fit_lognormal() -> None:
     assert abs(math.exp(m.bad_["mu"]) - 0.02) < 0.002
 
 
+def test_vddp_fit_reproduces_packet_loss_rate() -> None:
+    # A heuristic fit (docs/loss-models.md): it must at least keep the loss rate.
+    t = ge_trace(0.02, 0.25, n=40_000, seed=6)
+    m = VDDPModel().fit(t)
+    want = 1 - t.bits.count_ones() / len(t)
+    got = 1 - np.mean([m.sample(len(t), random_state=i).bits.count_ones() / len(t) for i in range(5)])
+    assert abs(got - want) < 0.1 * want, (got, want, m.fitted_params())
+
+
 # ---------------------------------------------------------------- JSON, specs, errors
 @pytest.mark.parametrize("name", sorted(ALL_MODELS) + ["list", "replay", "ge-counts"])
 def test_json_round_trip_gives_identical_samples(name: str, tmp_path: Path) -> None:

@@ -460,8 +460,9 @@ class MarkovCTModel(_TimeModel):
     Fit (losses 0 in good, 1 in bad), packet interval T: rate mode samples the chain at
     packet starts, which is exactly a discrete chain with b + g = 1 − e^(−sT),
     π_B = b/(b+g), s = 1/m_G + 1/m_B; with the trace's transition counts this gives
-    m_G = 1/(π_B·s), m_B = 1/(π_G·s) when μ = 1 − b − g > 0. Otherwise (and in temporal
-    mode) by moments: m_B = (mean burst − [temporal]) · T, m_G = (mean gap + [temporal]) · T.
+    m_G = 1/(π_B·s), m_B = 1/(π_G·s), exact when μ = 1 − b − g > 0 (μ ≤ 0 is clipped to
+    10⁻⁶: the nearest chain, same loss rate). Temporal mode by moments:
+    m_B = (mean burst − 1) · T, m_G = (mean gap + 1) · T.
     """
 
     kind = "markov-ct"
@@ -490,8 +491,10 @@ class MarkovCTModel(_TimeModel):
         self.interval_ = t
         self.loss_good_, self.loss_bad_ = (0.0, 1.0)
         mu = st.mu
-        if not self.temporal and mu is not None and mu > 0 and st.g and st.b:
-            s = -math.log(mu) / t
+        if not self.temporal and mu is not None and st.g and st.b:
+            # μ ≤ 0 has no embedding; μ → 0⁺ (sojourns much shorter than T) is the closest
+            # chain: it keeps the loss rate π_B and gives near-independent packets.
+            s = -math.log(max(mu, 1e-6)) / t
             pb = st.b / (st.b + st.g)
             self.mean_good_ = 1.0 / (pb * s)
             self.mean_bad_ = 1.0 / ((1 - pb) * s)
@@ -589,8 +592,9 @@ class VDDPModel(_TimeModel):
 
     ``fit`` (a heuristic; seed 003 gives no estimator): a two-state HMM (hmmlearn) splits
     the trace into main states by Viterbi; the lossier one is B. Main means are the mean
-    segment lengths, ``drop_X`` the loss share inside X, ``cycle_X`` = time in X / number
-    of loss bursts in X.
+    segment lengths, ``cycle_X`` = time in X / number of loss bursts in X, and
+    ``drop_X`` = (lost − bursts) / packets in X: in packet mode an ON period of length x
+    loses about x/T + 1 packets, so this ON share reproduces X's packet loss rate.
     """
 
     kind = "vddp"
@@ -632,12 +636,15 @@ class VDDPModel(_TimeModel):
             edges = np.diff(np.concatenate([[0], mask.astype(np.int8), [0]]))
             n_seg = int((edges == 1).sum())
             out[f"mean_{name}"] = (n / n_seg if n_seg else len(trace)) * t
-            lx = lost[mask]
-            out[f"drop_{name}"] = float(lx.mean()) if n else 0.0
             # Loss bursts starting inside this state.
             starts = np.flatnonzero(np.diff(np.concatenate([[0], lost])) == 1)
             n_burst = int(mask[starts].sum()) if starts.size else 0
+            n_lost = int(lost[mask].sum())
             out[f"cycle_{name}"] = (n / n_burst if n_burst else max(n, 1)) * t
+            # In packet mode a packet occupies [nT, (n+1)T), so an ON period of length x
+            # loses about x/T + 1 packets: an ON share of (lost − bursts)/n reproduces
+            # the packet loss rate (the same shift as the ON/OFF fit).
+            out[f"drop_{name}"] = min(max((n_lost - n_burst) / n, 0.0), 1.0) if n else 0.0
         self.mean_a_, self.mean_b_ = float(out["mean_a"]), float(out["mean_b"])
         self.drop_a_, self.drop_b_ = float(out["drop_a"]), float(out["drop_b"])
         self.cycle_a_, self.cycle_b_ = float(out["cycle_a"]), float(out["cycle_b"])
