@@ -290,6 +290,8 @@ def test_python_constructors_and_fit_errors() -> None:
         GilbertElliottModel().fit(Trace([1, 1, 1]))
     with pytest.raises(NotFittedError):
         HMMModel().sample(10)
+    with pytest.raises(ParameterError, match="drops = -1"):
+        DeterministicListModel(drops=[3, -1])
     with pytest.raises(ParameterError, match="random_state"):
         BernoulliModel(p=0.1).sample(10, random_state=-1)
     with pytest.raises(ParameterError, match="fitted.bogus_"):

@@ -67,7 +67,11 @@ def _nan(x: float) -> float | None:
 
 def fidelity(trace: Trace, models: list[str] | None = None, seed: int = 1) -> tuple[FidelityRow, list[FidelityRow], dict[str, LossModelBase]]:
     """(the trace's own row, one row per model, the fitted models)."""
-    names = list(ALL_MODELS) if not models or models == ["all"] else models
+    names: list[str] = []
+    for n in models or ["all"]:
+        for one in list(ALL_MODELS) if n == "all" else [n]:
+            if one not in names:
+                names.append(one)
     fitted = {n: make_model(n) for n in names}  # validates every name before any work
     ref = trace.stats(warn=False)
     ref_row = FidelityRow("trace", ref, 0.0, 0.0)

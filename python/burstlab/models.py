@@ -412,6 +412,12 @@ class DeterministicListModel(LossModelBase):
     _fitted_names = ("drops_", "period_")
 
     def __init__(self, drops: list[int] | None = None, period: int | None = None) -> None:
+        if drops is not None:
+            bad = [d for d in drops if not (isinstance(d, (int, np.integer)) and d >= 1)]
+            if bad:
+                raise _core.ParameterError(f"invalid parameter drops = {bad[0]!r}: expected packet numbers counted from 1")
+        if period is not None and not (isinstance(period, (int, np.integer)) and period >= 1):
+            raise _core.ParameterError(f"invalid parameter period = {period!r}: expected a positive number of packets")
         self.drops = None if drops is None else [int(d) for d in drops]
         self.period = None if period is None else int(period)
 
