@@ -157,6 +157,15 @@ def test_markov_ct_fit_recovers_sojourn_means() -> None:
     assert abs(m.mean_good_ - 0.2) < 0.02 and abs(m.mean_bad_ - 0.05) < 0.005, (m.mean_good_, m.mean_bad_)
 
 
+def test_on_off_fit_recovers_sojourn_means() -> None:
+    # Moment fit (a bad period of length x touches ≈ x/T + 1 packets); short good periods
+    # (< T) merge bursts, a bias of order 1 − e^(−T/m_G) ≈ 2.5 % here.
+    truth = MarkovCTModel(0.2, 0.05, temporal=True, packet_interval=0.005)
+    t = truth.sample(400_000, random_state=9)
+    m = MarkovCTModel(temporal=True).fit(t)
+    assert abs(m.mean_good_ - 0.2) < 0.06 * 0.2 and abs(m.mean_bad_ - 0.05) < 0.06 * 0.05, m.fitted_params()
+
+
 def test_hmm_bic_chooses_k() -> None:
     t2 = ge_trace(0.02, 0.2, h=0.9, k=0.01, n=30_000, seed=4)
     m2 = HMMModel(max_states=3).fit(t2)
