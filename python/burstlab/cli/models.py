@@ -5,13 +5,11 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from pathlib import Path
 
 import click
 import numpy as np
 
-from burstlab import _core
 
 
 def _fmt(x: object) -> str:
@@ -63,37 +61,26 @@ def fit_cmd(trace_file: str, models: str, fmt: str | None, as_json: bool, plot_d
 @click.command("gen")
 @click.argument("model", metavar="MODEL")
 @click.option("-n", "n", required=True, type=click.IntRange(min=0), help="Number of packets.")
-@click.option("-o", "out", required=True, type=click.Path(dir_okay=False), help="Output trace (one 0/1 per line, 1 = delivered).")
-@click.option("--seed", default=1, show_default=True, type=int)
-def gen_cmd(model: str, n: int, out: str, seed: int) -> None:
+@click.option("-o", "out", required=True, type=click.Path(dir_okay=False), help="Output trace (format from --format or the extension; default one 0/1 per line).")
+@click.option("--format", "fmt", default=None, help="Output format (see `burstlab convert`).")
+@click.option("--seed", default=1, show_default=True, type=click.IntRange(min=0))
+def gen_cmd(model: str, n: int, out: str, fmt: str | None, seed: int) -> None:
     """Write a synthetic trace of N packets from MODEL: a saved model (.json from
     `burstlab fit --save` or `Model.save`) or a loss spec such as ge:prr=0.9,mu=0.6."""
+    from burstlab.io import write_trace
     from burstlab.lossspec import parse_loss_spec
+    from burstlab.models import load_model
+    from burstlab.traces import Trace
 
-    if seed < 0:
-        raise _core.ParameterError(f"invalid parameter seed = {seed}: expected a non-negative integer")
-    spec = model if model.startswith("@") or not os.path.exists(model) else "@" + model
-    core = parse_loss_spec(spec)
-    if core is None:
-        bits = np.ones(n, dtype=np.uint8)
+    path = model[1:] if model.startswith("@") else model
+    if model.startswith("@") or os.path.exists(path):
+        trace = load_model(path).sample(n, random_state=seed)
     else:
-        bits = core.sample(n, seed).to_numpy()
-    p = Path(out)
-    p.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=p.parent, prefix=f".{p.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            if n:
-                # One '0'/'1' and a newline per entry.
-                buf = np.empty(2 * n, dtype=np.uint8)
-                buf[0::2] = bits + ord("0")
-                buf[1::2] = ord("\n")
-                f.write(buf.tobytes())
-        os.replace(tmp, p)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-    click.echo(f"wrote {n} entries to {p} ({int(n - bits.sum())} lost)")
+        core = parse_loss_spec(model)
+        trace = Trace(np.ones(n, dtype=np.uint8) if core is None else core.sample(n, seed))
+    trace.name = Path(out).name
+    write_trace(trace, out, fmt)
+    click.echo(f"wrote {n} entries to {out} ({n - trace.bits.count_ones()} lost)")
 
 
 COMMANDS = [fit_cmd, gen_cmd]
