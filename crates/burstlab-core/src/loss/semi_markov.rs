@@ -275,6 +275,24 @@ mod tests {
         assert!((lost - pb).abs() < tol, "{lost} vs {pb} ± {tol}");
     }
 
+    /// The trajectory is lazy: only periods overlapping the current query are kept, even
+    /// after a long jump ahead (≈ 10^6 periods generated and dropped).
+    #[test]
+    fn trajectory_keeps_only_the_live_periods() {
+        let mut m = SemiMarkov::new(Sojourn::exponential(0.001).unwrap(), Sojourn::exponential(0.001).unwrap(), 0.0, 1.0, TimeMode::Temporal, NS_PER_MS).unwrap();
+        let mut r = from_seed(5);
+        m.lost_in_transit(0, NS_PER_MS, &mut r);
+        m.lost_in_transit(1000 * NS_PER_S, 1000 * NS_PER_S + 5 * NS_PER_MS, &mut r);
+        assert!(m.traj.periods.len() < 40, "{}", m.traj.periods.len());
+        let &(a, b, _) = m.traj.periods.front().unwrap();
+        assert!(a <= 1000 * NS_PER_S && b > 1000 * NS_PER_S);
+        // Periods are contiguous and alternate.
+        for w in m.traj.periods.iter().collect::<Vec<_>>().windows(2) {
+            assert_eq!(w[0].1, w[1].0);
+            assert_ne!(w[0].2, w[1].2);
+        }
+    }
+
     #[test]
     fn temporal_mode_demands_all_or_nothing() {
         let e = SemiMarkov::new(Sojourn::exponential(1.0).unwrap(), Sojourn::exponential(1.0).unwrap(), 0.0, 0.5, TimeMode::Temporal, 1).unwrap_err();
