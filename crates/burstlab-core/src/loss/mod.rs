@@ -10,9 +10,11 @@ use crate::trace::BitTrace;
 
 pub mod bernoulli;
 pub mod gilbert_elliott;
+pub mod list;
 
 pub use bernoulli::Bernoulli;
 pub use gilbert_elliott::GilbertElliott;
+pub use list::DropList;
 
 pub trait LossModel: Send + std::fmt::Debug {
     /// Short name, e.g. "bernoulli".
