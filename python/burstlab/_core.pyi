@@ -1,6 +1,6 @@
 # Hand-written stub of the compiled module burstlab._core; tests/test_stubs.py keeps it
 # in sync with the extension via mypy.stubtest.
-from typing import final
+from typing import Any, final
 
 import numpy as np
 import numpy.typing as npt
@@ -14,6 +14,8 @@ __all__ = [
     "ParameterError",
     "TraceFormatError",
     "__version__",
+    "simulate",
+    "simulate_trace",
 ]
 
 class BurstlabError(ValueError): ...
@@ -56,3 +58,9 @@ class LossModel:
     def name(self) -> str: ...
     def mean_loss(self) -> float | None: ...
     def sample(self, n: int, seed: int) -> BitTrace: ...
+
+# -- simulator (crates/burstlab-py/src/sim.rs); burstlab.sim wraps these --------------
+def simulate(
+    config: dict[str, Any], forward_loss: LossModel | None = None, reverse_loss: LossModel | None = None
+) -> dict[str, Any]: ...
+def simulate_trace(trace: BitTrace, config: dict[str, Any]) -> dict[str, Any]: ...
