@@ -31,6 +31,8 @@ pub enum Timing {
 
 #[derive(Clone, Copy, Debug)]
 pub struct InFlight<P: Copy> {
+    /// When the packet entered the link.
+    pub entered: Nanos,
     /// Serialisation start.
     pub start: Nanos,
     /// Arrival at the far end.
@@ -116,7 +118,7 @@ impl<P: Copy> Pipe<P> {
                 (now, t)
             }
         };
-        self.ring.push_back(InFlight { start, arrive, seq, decided: false, lost: false, pkt });
+        self.ring.push_back(InFlight { entered: now, start, arrive, seq, decided: false, lost: false, pkt });
         Some(self.ring.len() - 1)
     }
 

@@ -21,8 +21,8 @@ use crate::Result;
 pub enum LogRec {
     /// Sender handed segment `seg` to the link (`retx`: a retransmission).
     Sent { t: Nanos, seg: u64, retx: bool },
-    /// A copy of `seg` was lost (channel or full buffer).
-    Lost { t: Nanos, seg: u64 },
+    /// A copy of `seg`, sent at `sent`, was lost (channel or full buffer).
+    Lost { sent: Nanos, seg: u64 },
     /// A copy of `seg` reached the receiver.
     Arrived { t: Nanos, seg: u64 },
     /// The receiver delivered segments [from, to) to the application.
@@ -256,7 +256,7 @@ impl Engine {
                 }
                 None => {
                     if let Some(log) = &mut self.log {
-                        log.push(LogRec::Lost { t: self.now, seg: tx.seg });
+                        log.push(LogRec::Lost { sent: self.now, seg: tx.seg });
                     }
                 }
             }
@@ -360,7 +360,7 @@ impl Engine {
                     if e.lost {
                         self.channel_losses += 1;
                         if let Some(log) = &mut self.log {
-                            log.push(LogRec::Lost { t: e.start, seg: e.pkt.seg });
+                            log.push(LogRec::Lost { sent: e.entered, seg: e.pkt.seg });
                         }
                     } else if self.on_data(e.pkt) {
                         break;

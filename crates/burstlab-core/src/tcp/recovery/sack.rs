@@ -24,10 +24,11 @@ impl LossRecovery for Sack {
         tcb.ssthresh = ssthresh;
         tcb.cwnd = ssthresh;
         tcb.state = CaState::Recovery;
-        self.high_rxt = tcb.snd_una;
-        // §5 step 4.3: the first presumed-lost segment is retransmitted by the send loop
-        // (NextSeg picks it), so nothing to force here.
-        Action::default()
+        // §5 step 4.3: retransmit the first segment presumed dropped (HighACK + 1) whatever
+        // the pipe, and set HighRxt to it; step 4.4 (send while cwnd − pipe ≥ SMSS)
+        // follows in the sender's loop.
+        self.high_rxt = tcb.snd_una + 1;
+        Action { retransmit_una: true, ..Action::default() }
     }
 
     fn on_ack(&mut self, tcb: &mut Tcb, _acked: u64) -> Action {
@@ -54,7 +55,7 @@ mod tests {
         let mut t = test_tcb(10_000, 5, 15);
         let mut s = Sack::default();
         { let h = t.half_flight(); s.enter(&mut t, h) };
-        assert_eq!((t.cwnd, t.ssthresh, t.recover, s.high_rxt), (5000, 5000, 15, 5));
+        assert_eq!((t.cwnd, t.ssthresh, t.recover, s.high_rxt), (5000, 5000, 15, 6));
         t.snd_una = 8;
         assert!(!s.on_ack(&mut t, 3000).exit);
         t.snd_una = 15;
