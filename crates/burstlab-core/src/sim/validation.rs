@@ -202,6 +202,7 @@ fn invariants_hold_on_random_scenarios() {
     use crate::loss::GilbertElliott;
     use crate::rng::{stream, uniform, RngExt};
     let mut g = stream(2024, 1);
+    let (mut lost, mut delivered, mut timeouts, mut frs) = (0, 0, 0, 0);
     for case in 0..120 {
         let variant = [Variant::Tahoe, Variant::Reno, Variant::NewReno, Variant::Sack][g.random_range(0..4)];
         let rate = [1_000_000u64, 10_000_000, 100_000_000][g.random_range(0..3)];
@@ -236,7 +237,14 @@ fn invariants_hold_on_random_scenarios() {
         let rto_max = sc.tcp.rto_max;
         let (r, log) = engine::run_logged(sc).unwrap();
         check_log(&r, &log, rate, rto_max, &what);
+        lost += r.counters.packets_lost;
+        delivered += r.counters.delivered_segments;
+        timeouts += r.counters.timeouts;
+        frs += r.counters.fast_retransmits;
     }
+    // The cases exercised loss, delivery, timeouts and fast retransmits.
+    eprintln!("random scenarios: {lost} lost, {delivered} delivered, {timeouts} timeouts, {frs} fast retransmits");
+    assert!(lost > 1000 && delivered > 20_000 && timeouts > 100 && frs > 100);
 }
 
 fn check_log(r: &SimResult, log: &[LogRec], rate: u64, rto_max: u64, what: &str) {
