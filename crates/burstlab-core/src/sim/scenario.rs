@@ -264,6 +264,15 @@ impl Scenario {
         if t.dupack_threshold == 0 {
             return Err(Error::param("dupack_threshold", 0, "at least 1"));
         }
+        if let Some(s) = &self.slotted {
+            if s.slot == 0 {
+                return Err(Error::param("slot", 0, "a positive time"));
+            }
+            if s.trace.is_empty() {
+                return Err(Error::Empty("run_trace: the trace is empty".into()));
+            }
+            return Ok(());
+        }
         let w = &self.workload;
         match (w.duration, w.size) {
             (Some(0), _) => return Err(Error::param("duration", 0, "a positive time")),
@@ -273,15 +282,6 @@ impl Scenario {
         }
         if w.warmup >= w.end() {
             return Err(Error::param("warmup", w.warmup as f64 / 1e9, "shorter than the duration"));
-        }
-        if let Some(s) = &self.slotted {
-            if s.slot == 0 {
-                return Err(Error::param("slot", 0, "a positive time"));
-            }
-            if s.trace.is_empty() {
-                return Err(Error::Empty("run_trace: the trace is empty".into()));
-            }
-            return Ok(());
         }
         for (name, l) in [("forward", Some(&self.forward)), ("reverse", self.reverse.as_ref())] {
             let Some(l) = l else { continue };
