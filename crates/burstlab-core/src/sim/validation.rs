@@ -31,6 +31,7 @@ fn lossless_goodput_at_least_95_percent_of_capacity() {
             Variant::NewReno | Variant::Sack => 0.95,
             _ => 0.98 * 1000.0 / 1040.0,
         };
+        eprintln!("lossless {v:?}: goodput {:.4} Mb/s = {:.4} of capacity", r.goodput_bps / 1e6, frac);
         assert!(frac >= need, "{v:?}: goodput {:.4} of capacity", frac);
         // And never above the payload share of the capacity.
         assert!(r.goodput_bps <= 10e6 * 1000.0 / 1040.0, "{v:?}: {}", r.goodput_bps);
@@ -165,6 +166,12 @@ fn bernoulli_against_mathis_and_padhye() {
             g += run(sc).unwrap().goodput_pps / 2.0;
         }
         let pad = g / padhye_pps(p, rtt, 0.3, 2.0);
+        eprintln!(
+            "bernoulli p = {p}: {g:.1} pkt/s; Mathis {:.1} ({:.3}×), Padhye {:.1} ({pad:.3}×)",
+            mathis_pps(p, rtt, 2.0),
+            g / mathis_pps(p, rtt, 2.0),
+            padhye_pps(p, rtt, 0.3, 2.0)
+        );
         let band = if check_mathis { 0.85..=1.15 } else { 0.8..=1.2 };
         assert!(band.contains(&pad), "p = {p}: simulated {g:.1} pkt/s, {pad:.3} × Padhye");
         if check_mathis {
