@@ -34,7 +34,11 @@ class TcpConfig:
 
     ``header_bytes`` (40) is added to every data segment on the link and ``ack_bytes``
     (40) is an ACK's size; ``limited_transmit`` turns on RFC 3042; ``clock_granularity``
-    is RFC 6298's G.
+    is RFC 6298's G. Two choices where implementations differ (defaults follow the
+    RFCs): ``ssthresh_rule`` ``"flightsize"`` halves RFC 5681's FlightSize on a loss,
+    ``"pipe"`` halves FlightSize less the segments duplicate ACKs show have left (as ns-3
+    does without SACK); ``grow_on_loss_exit=False`` leaves cwnd alone on the ACK that ends
+    the post-timeout Loss state (as ns-3 does).
     """
 
     variant: str = "newreno"
@@ -53,6 +57,8 @@ class TcpConfig:
     ack_bytes: int = 40
     limited_transmit: bool = False
     clock_granularity: float = 0.0
+    ssthresh_rule: Literal["flightsize", "pipe"] = "flightsize"
+    grow_on_loss_exit: bool = True
 
 
 @dataclass(frozen=True)

@@ -8,6 +8,7 @@ use crate::trace::PyBitTrace;
 use burstlab_core::link::{BufferUnit, LossMode};
 use burstlab_core::results::SimResult;
 use burstlab_core::sim::{self, AckLoss, AckPath, LinkConfig, Scenario, TcpConfig, Variant, Workload};
+use burstlab_core::tcp::SsthreshRule;
 use burstlab_core::time::Nanos;
 use burstlab_core::Error;
 use numpy::IntoPyArray;
@@ -44,6 +45,12 @@ fn count(name: &str, x: i64) -> PyResult<u64> {
 fn tcp_config(d: &Bound<'_, PyDict>) -> PyResult<TcpConfig> {
     let dft = TcpConfig::default();
     let variant: String = req(d, "variant", "newreno".to_string())?;
+    let rule: String = req(d, "ssthresh_rule", "flightsize".to_string())?;
+    let ssthresh_rule = match rule.as_str() {
+        "flightsize" => SsthreshRule::FlightSize,
+        "pipe" => SsthreshRule::Pipe,
+        _ => return Err(crate::errors::to_py(Error::param("ssthresh_rule", rule, "flightsize or pipe"))),
+    };
     Ok(TcpConfig {
         variant: Variant::parse(&variant).py()?,
         mss: count("mss", req(d, "mss", dft.mss as i64)?)?,
@@ -61,6 +68,8 @@ fn tcp_config(d: &Bound<'_, PyDict>) -> PyResult<TcpConfig> {
         clock_granularity: secs("clock_granularity", req(d, "clock_granularity", 0.0)?)?,
         dupack_threshold: count("dupack_threshold", req(d, "dupack_threshold", 3)?)?.min(u32::MAX as u64) as u32,
         limited_transmit: req(d, "limited_transmit", false)?,
+        ssthresh_rule,
+        grow_on_loss_exit: req(d, "grow_on_loss_exit", true)?,
     })
 }
 

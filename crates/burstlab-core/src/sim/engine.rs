@@ -104,6 +104,8 @@ impl Engine {
                 rto_initial: t.rto_initial,
                 granularity: t.clock_granularity,
             },
+            ssthresh_rule: t.ssthresh_rule,
+            grow_on_loss_exit: t.grow_on_loss_exit,
             total_bytes: sc.workload.size,
         };
         let sender = Sender::new(scfg, Cc::Reno(RenoCc), rec);

@@ -61,6 +61,10 @@ pub struct TcpConfig {
     pub dupack_threshold: u32,
     /// RFC 3042 limited transmit.
     pub limited_transmit: bool,
+    /// What a loss halves (RFC 5681 FlightSize by default; `Pipe` as ns-3 without SACK).
+    pub ssthresh_rule: crate::tcp::SsthreshRule,
+    /// Whether the ACK ending the post-timeout Loss state grows cwnd (RFC 5681: yes).
+    pub grow_on_loss_exit: bool,
 }
 
 impl Default for TcpConfig {
@@ -82,6 +86,8 @@ impl Default for TcpConfig {
             clock_granularity: 0,
             dupack_threshold: 3,
             limited_transmit: false,
+            ssthresh_rule: crate::tcp::SsthreshRule::FlightSize,
+            grow_on_loss_exit: true,
         }
     }
 }

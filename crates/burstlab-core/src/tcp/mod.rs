@@ -56,6 +56,21 @@ pub struct Tcb {
     /// Current retransmission timeout, backoff included.
     pub rto: Nanos,
     pub min_rtt: Option<Nanos>,
+    /// Loss response basis: FlightSize (RFC 5681 eq. 4) or FlightSize less the segments
+    /// duplicate ACKs show have left the network (ns-3's BytesInFlight without SACK).
+    pub ssthresh_rule: SsthreshRule,
+    /// Whether the ACK that ends the Loss state (after a timeout) also grows cwnd
+    /// (RFC 5681: every ACK of new data in slow start does; ns-3 does not).
+    pub grow_on_loss_exit: bool,
+}
+
+/// What ssthresh halves on a loss.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SsthreshRule {
+    /// RFC 5681 §3.1 eq. (4): FlightSize = highest sent − snd_una.
+    FlightSize,
+    /// FlightSize − dupacks·SMSS (a pipe estimate, as ns-3 uses without SACK).
+    Pipe,
 }
 
 impl Tcb {
@@ -65,10 +80,19 @@ impl Tcb {
         (self.high_tx - self.snd_una) * self.mss
     }
 
-    /// RFC 5681 §3.1 equation (4): max(FlightSize / 2, 2·SMSS).
+    /// The amount a loss response halves: FlightSize, or its pipe estimate.
+    #[inline]
+    pub fn loss_flight(&self) -> u64 {
+        match self.ssthresh_rule {
+            SsthreshRule::FlightSize => self.flight_size(),
+            SsthreshRule::Pipe => self.flight_size().saturating_sub(self.dupacks as u64 * self.mss),
+        }
+    }
+
+    /// RFC 5681 §3.1 equation (4): max(FlightSize / 2, 2·SMSS) (or the pipe estimate).
     #[inline]
     pub fn half_flight(&self) -> u64 {
-        (self.flight_size() / 2).max(2 * self.mss)
+        (self.loss_flight() / 2).max(2 * self.mss)
     }
 }
 

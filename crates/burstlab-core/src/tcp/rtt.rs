@@ -55,7 +55,7 @@ mod tests {
         Tcb {
             mss: 1000, cwnd: 2000, ssthresh: u64::MAX, max_cwnd: u64::MAX, snd_una: 0, snd_nxt: 0,
             high_tx: 0, recover: 0, dupacks: 0, dupack_threshold: 3, state: CaState::Open, srtt: None,
-            rttvar: 0, rto: 0, min_rtt: None,
+            rttvar: 0, rto: 0, min_rtt: None, ssthresh_rule: crate::tcp::SsthreshRule::FlightSize, grow_on_loss_exit: true,
         }
     }
 

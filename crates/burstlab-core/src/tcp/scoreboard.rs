@@ -62,20 +62,21 @@ impl Scoreboard {
         seg.checked_sub(self.base).and_then(|i| self.segs.get_mut(i as usize))
     }
 
-    /// Cumulative ACK up to `ack` (exclusive): forget those segments.
+    /// Cumulative ACK up to `ack` (exclusive): forget those segments. Returns whether
+    /// any of them had been retransmitted.
     #[inline]
-    pub fn advance(&mut self, ack: u64) {
+    pub fn advance(&mut self, ack: u64) -> bool {
+        let mut retx = false;
         while self.base < ack {
-            match self.segs.pop_front() {
-                Some(s) => {
-                    if s.sacked {
-                        self.sacked -= 1;
-                    }
+            if let Some(s) = self.segs.pop_front() {
+                if s.sacked {
+                    self.sacked -= 1;
                 }
-                None => {}
+                retx |= s.retransmitted;
             }
             self.base += 1;
         }
+        retx
     }
 
     /// Mark [start, end) SACKed (RFC 2018 block); returns how many segments were newly SACKed.

@@ -23,6 +23,8 @@ pub struct SenderConfig {
     /// RFC 3042 limited transmit on the first DupThresh−1 duplicate ACKs.
     pub limited_transmit: bool,
     pub rtt: RttConfig,
+    pub ssthresh_rule: super::SsthreshRule,
+    pub grow_on_loss_exit: bool,
     /// Payload bytes to send in all (None = unlimited, bulk).
     pub total_bytes: Option<u64>,
 }
@@ -84,6 +86,8 @@ impl Sender {
             rttvar: 0,
             rto: 0,
             min_rtt: None,
+            ssthresh_rule: cfg.ssthresh_rule,
+            grow_on_loss_exit: cfg.grow_on_loss_exit,
         };
         rtt::init(&mut tcb, &cfg.rtt);
         Sender {
@@ -149,11 +153,13 @@ impl Sender {
             let una = self.tcb.snd_una;
             let acked_segs = a.ack - una;
             let acked_bytes = self.bytes_below(a.ack) - self.bytes_below(una);
-            // Karn's rule (RFC 6298 §3): sample only from a segment never retransmitted;
-            // the sample is taken from the highest segment this ACK covers.
-            let rtt_sample =
-                self.board.get(a.ack - 1).filter(|s| !s.retransmitted).map(|s| now.saturating_sub(s.sent_at));
-            self.board.advance(a.ack);
+            // Karn's rule (RFC 6298 §3): no sample from an ACK that covers a retransmitted
+            // segment (it may acknowledge the retransmission, and a later segment's wait
+            // would include the timeout); otherwise the sample is taken from the highest
+            // segment this ACK covers.
+            let newest = self.board.get(a.ack - 1).map(|s| s.sent_at);
+            let covers_retx = self.board.advance(a.ack);
+            let rtt_sample = newest.filter(|_| !covers_retx).map(|t| now.saturating_sub(t));
             self.tcb.snd_una = a.ack;
             if self.tcb.snd_nxt < a.ack {
                 self.tcb.snd_nxt = a.ack;

@@ -18,6 +18,9 @@ impl CongestionControl for Reno {
         if ack.acked_bytes == 0 || ack.state_before == CaState::Recovery {
             return;
         }
+        if ack.state_before == CaState::Loss && tcb.state != CaState::Loss && !tcb.grow_on_loss_exit {
+            return; // the ACK ending the Loss state leaves cwnd alone (ns-3's behaviour)
+        }
         if tcb.cwnd < tcb.ssthresh {
             // RFC 5681 §3.1 equation (2): cwnd += min(N, SMSS) per ACK.
             tcb.cwnd += ack.acked_bytes.min(tcb.mss);
@@ -36,7 +39,7 @@ mod tests {
     fn tcb(cwnd: u64, ssthresh: u64) -> Tcb {
         Tcb {
             mss: 1000, cwnd, ssthresh, max_cwnd: 5000, snd_una: 0, snd_nxt: 0, high_tx: 0, recover: 0,
-            dupacks: 0, dupack_threshold: 3, state: CaState::Open, srtt: None, rttvar: 0, rto: 0, min_rtt: None,
+            dupacks: 0, dupack_threshold: 3, state: CaState::Open, srtt: None, rttvar: 0, rto: 0, min_rtt: None, ssthresh_rule: crate::tcp::SsthreshRule::FlightSize, grow_on_loss_exit: true,
         }
     }
 
@@ -59,5 +62,39 @@ mod tests {
             r.on_ack(&mut t, &ack(1000, CaState::Open));
         }
         assert_eq!(t.cwnd, 5000);
+    }
+
+    #[test]
+    fn loss_exit_growth_is_a_choice() {
+        let mut r = Reno;
+        // The ACK that ends the Loss state (state already Open when cc sees it).
+        let mut t = tcb(1000, 4000);
+        r.on_ack(&mut t, &ack(1000, CaState::Loss));
+        assert_eq!(t.cwnd, 2000); // RFC 5681: slow start on every ACK of new data
+        let mut t = tcb(1000, 4000);
+        t.grow_on_loss_exit = false;
+        r.on_ack(&mut t, &ack(1000, CaState::Loss));
+        assert_eq!(t.cwnd, 1000); // ns-3's behaviour
+        t.state = CaState::Loss; // still in Loss: grows either way
+        r.on_ack(&mut t, &ack(1000, CaState::Loss));
+        assert_eq!(t.cwnd, 2000);
+    }
+
+    #[test]
+    fn ssthresh_rules() {
+        let mut t = tcb(10_000, u64::MAX);
+        t.snd_una = 10;
+        t.high_tx = 22; // FlightSize 12 segments
+        t.dupacks = 3;
+        assert_eq!(r_ss(&t), 6000);
+        t.ssthresh_rule = crate::tcp::SsthreshRule::Pipe;
+        assert_eq!(r_ss(&t), 4500); // (12 − 3) / 2
+        t.high_tx = 14;
+        assert_eq!(r_ss(&t), 2000); // floor of 2·SMSS
+    }
+
+    fn r_ss(t: &Tcb) -> u64 {
+        use crate::tcp::cc::CongestionControl;
+        Reno.ssthresh_on_loss(t)
     }
 }

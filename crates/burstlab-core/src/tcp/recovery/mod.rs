@@ -89,6 +89,6 @@ pub(crate) fn test_tcb(cwnd: u64, una: u64, high: u64) -> Tcb {
     Tcb {
         mss: 1000, cwnd, ssthresh: u64::MAX, max_cwnd: u64::MAX, snd_una: una, snd_nxt: high, high_tx: high,
         recover: 0, dupacks: 3, dupack_threshold: 3, state: super::CaState::Disorder, srtt: None, rttvar: 0,
-        rto: 0, min_rtt: None,
+        rto: 0, min_rtt: None, ssthresh_rule: crate::tcp::SsthreshRule::FlightSize, grow_on_loss_exit: true,
     }
 }
