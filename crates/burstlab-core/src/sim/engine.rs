@@ -21,8 +21,9 @@ use crate::Result;
 pub enum LogRec {
     /// Sender handed segment `seg` to the link (`retx`: a retransmission).
     Sent { t: Nanos, seg: u64, retx: bool },
-    /// A copy of `seg`, sent at `sent`, was lost (channel or full buffer).
-    Lost { sent: Nanos, seg: u64 },
+    /// A copy of `seg`, sent at `sent`, was lost: by the channel, or dropped by the full
+    /// buffer (`dropped`).
+    Lost { sent: Nanos, seg: u64, dropped: bool },
     /// A copy of `seg` reached the receiver.
     Arrived { t: Nanos, seg: u64 },
     /// The receiver delivered segments [from, to) to the application.
@@ -258,7 +259,7 @@ impl Engine {
                 }
                 None => {
                     if let Some(log) = &mut self.log {
-                        log.push(LogRec::Lost { sent: self.now, seg: tx.seg });
+                        log.push(LogRec::Lost { sent: self.now, seg: tx.seg, dropped: true });
                     }
                 }
             }
@@ -362,7 +363,7 @@ impl Engine {
                     if e.lost {
                         self.channel_losses += 1;
                         if let Some(log) = &mut self.log {
-                            log.push(LogRec::Lost { sent: e.entered, seg: e.pkt.seg });
+                            log.push(LogRec::Lost { sent: e.entered, seg: e.pkt.seg, dropped: false });
                         }
                     } else if self.on_data(e.pkt) {
                         break;
