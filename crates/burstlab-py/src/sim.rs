@@ -31,7 +31,7 @@ fn req<'py, T: FromPyObject<'py>>(d: &Bound<'py, PyDict>, key: &str, default: T)
 
 /// Seconds → ns, rejecting negatives and non-finite values with the parameter's name.
 fn secs(name: &str, s: f64) -> PyResult<Nanos> {
-    if s.is_finite() && s >= 0.0 && s < 1.0e9 {
+    if (0.0..1.0e9).contains(&s) {
         Ok(burstlab_core::time::from_secs_f64(s))
     } else {
         Err(crate::errors::to_py(Error::param(name, s, "a non-negative, finite number of seconds")))

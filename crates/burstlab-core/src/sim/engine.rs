@@ -489,6 +489,6 @@ trait NoneOrGt {
 impl NoneOrGt for Option<Nanos> {
     #[inline]
     fn is_none_or_gt(&self, d: Nanos) -> bool {
-        self.map_or(true, |s| s > d)
+        !matches!(self, Some(s) if *s <= d)
     }
 }

@@ -297,7 +297,7 @@ impl Scenario {
         }
         if self.ack_loss != AckLoss::None
             && self.forward.loss.is_none()
-            && self.reverse.as_ref().map_or(true, |r| r.loss.is_none())
+            && !matches!(&self.reverse, Some(r) if r.loss.is_some())
         {
             return Err(Error::param(
                 "ack_loss",
