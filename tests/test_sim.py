@@ -220,3 +220,18 @@ def test_cli_errors(args: list[str], needle: str, tmp_path, capsys) -> None:  # 
     err = capsys.readouterr().err
     assert rc == 2 and err.startswith("error:") and needle in err and "Traceback" not in err
     assert not out.exists() and not list(tmp_path.iterdir())
+
+
+def test_buffer_in_bytes_matches_packets_for_full_segments() -> None:
+    # 1040-byte data packets: a 10,400-byte buffer holds exactly 10 of them.
+    def res(buffer: int, unit: str) -> dict:
+        r = run(Scenario(forward=Link(buffer=buffer, buffer_unit=unit), workload=Workload(duration=20.0)))  # type: ignore[arg-type]
+        d = r.to_dict()
+        d.pop("config")
+        d.pop("config_hash")
+        return d
+
+    pk, by = res(10, "packets"), res(10_400, "bytes")
+    assert pk["queue_drops"] > 0
+    assert pk == by
+    assert res(10_399, "bytes") != pk
