@@ -295,14 +295,18 @@ impl Scenario {
                 return Err(Error::param(&format!("{name}.rate"), 0, "a positive rate in bits/s"));
             }
         }
-        if self.ack_loss != AckLoss::None
-            && self.forward.loss.is_none()
-            && !matches!(&self.reverse, Some(r) if r.loss.is_some())
-        {
+        let no_model = match self.ack_loss {
+            AckLoss::None => false,
+            AckLoss::Independent => {
+                self.forward.loss.is_none() && !matches!(&self.reverse, Some(r) if r.loss.is_some())
+            }
+            AckLoss::Sync => self.forward.loss.is_none(),
+        };
+        if no_model {
             return Err(Error::param(
                 "ack_loss",
                 format!("{:?}", self.ack_loss).to_lowercase(),
-                "'none' when the forward link has no loss model",
+                "'none' when there is no loss model to share or copy (sync needs a forward loss model)",
             ));
         }
         Ok(())
