@@ -235,3 +235,21 @@ def test_buffer_in_bytes_matches_packets_for_full_segments() -> None:
     assert pk["queue_drops"] > 0
     assert pk == by
     assert res(10_399, "bytes") != pk
+
+
+def test_cli_slotted_trace(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+    rng = np.random.default_rng(3)
+    bits = (rng.random(3000) > 0.1).astype(np.uint8)
+    f = tmp_path / "link.txt"
+    f.write_text("\n".join(map(str, bits)) + "\n")
+    rc = main(["sim", "--trace", str(f), "--slot", "10ms", "--rto-min", "1s", "--rto-max", "60s", "--ack-timeout", "300ms",
+               "--max-cwnd", "130", "--json"])  # fmt: skip
+    assert rc == 0
+    d = json.loads(capsys.readouterr().out)
+    api = run_trace(bits, slot=0.01, tcp=TcpConfig(rto_min=1.0, rto_max=60.0, ack_timeout=0.3, max_cwnd=130, rto_initial=1.0))
+    assert d["duration"] == pytest.approx(30.0)
+    assert d["goodput_pps"] == api.goodput_pps and d["packets_sent"] == api.packets_sent
+    f.write_text("1\n0\n2\n")
+    rc = main(["sim", "--trace", str(f)])
+    err = capsys.readouterr().err
+    assert rc == 2 and "link.txt:3" in err
