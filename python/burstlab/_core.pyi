@@ -1,6 +1,6 @@
 # Hand-written stub of the compiled module burstlab._core; tests/test_stubs.py keeps it
 # in sync with the extension via mypy.stubtest.
-from typing import Any, final
+from typing import final
 
 import numpy as np
 import numpy.typing as npt
@@ -61,6 +61,6 @@ class LossModel:
 
 # -- simulator (crates/burstlab-py/src/sim.rs); burstlab.sim wraps these --------------
 def simulate(
-    config: dict[str, Any], forward_loss: LossModel | None = None, reverse_loss: LossModel | None = None
-) -> dict[str, Any]: ...
-def simulate_trace(trace: BitTrace, config: dict[str, Any]) -> dict[str, Any]: ...
+    config: dict[str, object], forward_loss: LossModel | None = None, reverse_loss: LossModel | None = None
+) -> dict[str, object]: ...
+def simulate_trace(trace: BitTrace, config: dict[str, object]) -> dict[str, object]: ...
