@@ -63,7 +63,13 @@ def test_outputs_exist(small: Any) -> None:
         png = small.figures[name]
         assert png.stat().st_size > 1000 and png.with_suffix(".pdf").stat().st_size > 1000
         assert str(png.relative_to(out)) in md  # the report links every figure
-    assert any(k.startswith("fig11") for k in small.figures) and any(k.startswith("fig12") for k in small.figures)
+    has_fits = any(k.startswith("fig11") for k in small.figures) and any(k.startswith("fig12") for k in small.figures)
+    try:
+        import burstlab.fits  # noqa: F401
+    except ImportError:
+        assert not has_fits and "no `burstlab.fits`" in md
+    else:
+        assert has_fits
     for f in ("store.duckdb", "links.csv", "results.csv", "fig13.csv", "summary.json"):
         assert (out / f).exists()
     # one row per link × condition × replicate
@@ -104,7 +110,7 @@ def test_numbers_equal_direct_api_calls(small: Any) -> None:
 
 
 def test_fit_table_equals_fits_api(small: Any) -> None:
-    from burstlab import fits
+    fits = pytest.importorskip("burstlab.fits", reason="the fits (burstlab.fits) are not in this build")
 
     res = _csv(small.out / "results.csv")
     assert res and all(0.2 <= float(r["prr"]) <= 0.6 for r in res)
