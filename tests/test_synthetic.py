@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from burstlab import ParameterError
-from burstlab.datasets.synthetic import heavy_tailed_bits, synthetic_testbed, link_models
+from burstlab.datasets.synthetic import heavy_tailed_model, synthetic_testbed, link_models
 from burstlab.stats import trace_stats
 
 
@@ -28,16 +28,14 @@ def test_population_mix() -> None:
 
 
 def test_heavy_tailed_links_have_long_success_runs() -> None:
-    n = 100_000
-    bits = heavy_tailed_bits(n, 0.4, 1.4, 2.0, seed=5)
-    assert bits.shape == (n,) and set(np.unique(bits)) <= {0, 1}
-    from burstlab.traces import Trace
     from burstlab._core import LossModel
+    from burstlab.traces import Trace
 
-    st = trace_stats(Trace(bits), warn=False)
+    n = 100_000
+    st = trace_stats(Trace(heavy_tailed_model(0.4, 1.4, 2.0).sample(n, 5)), warn=False)
     assert st.prr == pytest.approx(0.4, abs=0.08)
     ge = trace_stats(Trace(LossModel.gilbert_elliott_prr_mu(st.prr, st.mu).sample(n, 5)), warn=False)
     # the point of these links (seed 000 §9.2): runs far longer than a GE chain with the same PRR and μ makes
     assert st.success_runs.max > 3 * ge.success_runs.max
     with pytest.raises(ParameterError, match="alpha"):
-        heavy_tailed_bits(10, 0.5, 0.9, 1.0, 1)
+        heavy_tailed_model(0.5, 0.9, 1.0)

@@ -11,12 +11,12 @@ The population mimics what seed 000 §3.3 and §9 describe for real testbeds:
   links whose success runs are heavy-tailed, the "rare very long bursts of successes"
   Gilbert-Elliott cannot produce (seed 000 §9.2, Fig. 20).
 
-The heavy-tailed links are an alternating renewal process: success runs
-⌈x_m·U^(−1/α)⌉ (discrete Pareto, α uniform in 1.3-1.9, x_m uniform in 1-4) alternating
-with geometric loss bursts whose mean makes the expected PRR the target,
-E[L] = E[S]·(1 − PRR)/PRR. Run lengths are drawn and expanded with vectorised numpy (no
-per-packet Python loop). With α < 2 the success-run variance is infinite, so a link's
-measured PRR scatters around its target; the study always uses the measured values.
+The heavy-tailed links are the loss models' run-length model (``LossModel.run_length``, an
+alternating renewal process sampled in Rust): success runs ⌊Pareto(x_m, α)⌋ (α uniform in
+1.3-1.9, x_m uniform in 1-4) alternating with geometric loss bursts whose mean makes the
+expected PRR the target, E[L] = E[S]·(1 − PRR)/PRR. With α < 2 the success-run variance is
+infinite, so a link's measured PRR scatters around its target; the study always uses the
+measured values.
 
 Default mix (fractions of links): 20 % Bernoulli, 45 % Gilbert-Elliott, 35 % heavy-tailed.
 """
@@ -27,7 +27,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-import numpy.typing as npt
 
 from burstlab._core import LossModel, ParameterError
 from burstlab.sweep import task_seed
@@ -53,33 +52,19 @@ class SyntheticLink:
         return f"synthetic/{self.index:03d}-{self.kind}"
 
 
-def heavy_tailed_bits(n: int, prr: float, alpha: float, xm: float, seed: int) -> npt.NDArray[np.uint8]:
-    """Alternating renewal: Pareto(α, x_m) success runs (rounded up) and geometric loss bursts
-    with mean E[S]·(1 − prr)/prr (at least 1); ``n`` entries, starting with a success run."""
+def heavy_tailed_model(prr: float, alpha: float, xm: float) -> LossModel:
+    """The loss models' run-length (alternating renewal) model: success runs ⌊Pareto(x_m, α)⌋
+    and geometric loss bursts with mean E[S]·(1 − prr)/prr (at least 1), so that the
+    expected PRR is ``prr`` (``LossModel.run_length``, sampled in Rust)."""
     if not 0.0 < prr < 1.0:
         raise ParameterError(f"invalid parameter prr = {prr}: expected a value in (0, 1)")
     if not alpha > 1.0:
         raise ParameterError(f"invalid parameter alpha = {alpha}: expected > 1 (finite mean success run)")
     if not xm >= 1.0:
         raise ParameterError(f"invalid parameter xm = {xm}: expected >= 1")
-    rng = np.random.Generator(np.random.PCG64(seed))
-    mean_s = xm * alpha / (alpha - 1.0) + 0.5  # ⌈·⌉ adds about half a packet
+    mean_s = max(1.0, xm * alpha / (alpha - 1.0) - 0.5)  # ⌊·⌋ removes about half a packet
     mean_l = max(1.0, mean_s * (1.0 - prr) / prr)
-    parts: list[npt.NDArray[np.int64]] = []
-    total = 0
-    while total < n:  # one pass almost always; each pass draws a whole block of runs
-        k = int((n - total) / (mean_s + mean_l) * 1.2) + 64
-        s = np.ceil(xm * (1.0 - rng.random(k)) ** (-1.0 / alpha))
-        s = np.minimum(s, n).astype(np.int64)
-        g = rng.geometric(1.0 / mean_l, k).astype(np.int64)
-        runs = np.empty(2 * k, dtype=np.int64)
-        runs[0::2] = s
-        runs[1::2] = g
-        parts.append(runs)
-        total += int(runs.sum())
-    lengths = np.concatenate(parts)
-    values = np.tile(np.array([1, 0], dtype=np.uint8), lengths.size // 2)
-    return np.repeat(values, lengths)[:n]
+    return LossModel.run_length({"kind": "pareto", "scale": xm, "shape": alpha}, {"kind": "geometric", "mean": mean_l})
 
 
 def link_models(n_links: int = 60, seed: int = DEFAULT_SEED, mix: tuple[float, float, float] = DEFAULT_MIX) -> list[SyntheticLink]:
@@ -116,7 +101,7 @@ def generate(link: SyntheticLink, n_slots: int, seed: int, interval: float = 0.0
     elif link.kind == "ge":
         bits = LossModel.gilbert_elliott_prr_mu(link.params["prr"], link.params["mu"]).sample(n_slots, s)
     elif link.kind == "heavy":
-        bits = heavy_tailed_bits(n_slots, link.target_prr, link.params["alpha"], link.params["xm"], s)
+        bits = heavy_tailed_model(link.target_prr, link.params["alpha"], link.params["xm"]).sample(n_slots, s)
     else:
         raise ParameterError(f"invalid parameter kind = {link.kind!r}: expected one of {KINDS}")
     meta = {"dataset": "synthetic", "synthetic": True, "kind": link.kind, "target_prr": link.target_prr, **link.params, "testbed_seed": seed}
