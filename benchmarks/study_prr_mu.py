@@ -1,9 +1,9 @@
 """Benchmark: the default PRR/μ study (built-in synthetic testbed, 60 links × 100,000 slots,
-3 seeds per synthetic condition) from scratch on N local workers.
+5 seeds per synthetic condition) from scratch on N local workers.
 
 Target (issue 6): the study itself in under 2 minutes on 2 cores.
 
-    python benchmarks/study_prr_mu.py [--workers 2] [--links 60] [--slots 100000] [--seeds 3]
+    python benchmarks/study_prr_mu.py [--workers 2] [--links 60] [--slots 100000] [--seeds 5]
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ def main() -> None:
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--links", type=int, default=60)
     ap.add_argument("--slots", type=int, default=100_000)
-    ap.add_argument("--seeds", type=int, default=3)
+    ap.add_argument("--seeds", type=int, default=5)
     a = ap.parse_args()
     cfg = StudyConfig(dataset="synthetic", n_links=a.links, n_slots=a.slots, replicates=a.seeds)
     with tempfile.TemporaryDirectory() as d:

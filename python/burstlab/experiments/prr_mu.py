@@ -107,7 +107,7 @@ class StudyConfig:
     traces_dir: str | None = None
     fmt: str | None = None
     profile: str | None = None  # None: DEFAULT_PROFILE[dataset]
-    replicates: int = 3  # seeds per synthetic condition (b) and (c)
+    replicates: int = 5  # seeds per synthetic condition (b) and (c)
     seed: int = 0  # the study seed (synthetic conditions, simulator)
     ack_path: str = "lossless"
     prr_range: tuple[float, float] = (0.1, 0.9)  # links simulated (seed 000 Fig. 6)
