@@ -134,7 +134,7 @@ def _f(rows: Sequence[dict[str, Any]], key: str) -> np.ndarray:
     return np.array([np.nan if r.get(key) is None else float(r[key]) for r in rows], dtype=float)
 
 
-def summarise(cfg: Any, links: Sequence[dict[str, Any]]) -> dict[str, Any]:
+def summarise(cfg: Any, links: Sequence[dict[str, Any]], sims: Sequence[dict[str, Any]] = ()) -> dict[str, Any]:
     """The study's headline numbers (all computed from the link table)."""
     inter = [r for r in links if r["intermediate"]]
     d = _f(links, "diff_pct")
@@ -147,7 +147,11 @@ def summarise(cfg: Any, links: Sequence[dict[str, Any]]) -> dict[str, Any]:
     ge_longest = float(np.nanmax(ge_runs)) if np.isfinite(ge_runs).any() else None
     beyond = float(np.mean(runs[np.isfinite(runs)] > ge_longest)) if ge_longest is not None else None
     lengths = _f(links, "length")
+    emp = [r for r in sims if r["condition"] == "empirical"]
+    tmo = _f(emp, "timeouts")
+    dur = _f(emp, "sim_duration")
     return {
+        "median_timeouts_per_100s": float(np.nanmedian(100.0 * tmo / dur)) if np.isfinite(tmo).any() else None,
         "n_links": len(links),
         "n_intermediate": len(inter),
         "median_length": float(np.median(lengths)) if len(lengths) else None,
@@ -324,7 +328,7 @@ def write_outputs(cfg: Any, out: Path, store: ResultStore, study_links: Sequence
     figs["fig19"] = P.save_figure(P.fig19_ge_vs_empirical(links, cfg.prof.link_pps, label), figdir, "fig19-ge-vs-empirical")
     figs["fig20"] = P.save_figure(P.fig20_longest_runs(links, label), figdir, "fig20-longest-success-runs")
 
-    summary = summarise(cfg, links)
+    summary = summarise(cfg, links, runs)
     write_json(out / "summary.json", {"config": cfg.to_dict(), "burstlab_version": __version__, "excluded": excluded, "summary": {k: _clean(v) for k, v in summary.items()}, "fig13": [{k: _clean(v) for k, v in r.items()} for r in fig13], "fit_notes": fit_notes})
 
     blocks = build_report(cfg, label, links, runs, excluded, summary, fig13, fit_notes, figs, out, dataset_notes(cfg, study_links))
@@ -389,6 +393,10 @@ def build_report(cfg: Any, label: str, links: Sequence[dict[str, Any]], runs: Se
     b.append(("p", f"Median throughput difference of the link against its independent counterpart: {_fmt(s['median_diff_pct'], 1)} % over all simulated links, "
                    f"{_fmt(s['median_diff_pct_intermediate'], 1)} % over intermediate links. Spearman correlation of that difference with μ: "
                    f"{_fmt(s['spearman_diff_mu'], 2)} (all), {_fmt(s['spearman_diff_mu_intermediate'], 2)} (intermediate); seed 000 §6 reports that throughput rises with μ."))
+    b.append(("p", f"Retransmission timeouts on the links themselves: median {_fmt(s['median_timeouts_per_100s'], 1)} per 100 s of simulated time. "
+                   "With RFC 6298's exponential backoff and Karn's rule (no RTT sample from an ACK covering a retransmission), a link that loses a "
+                   "segment of almost every small window never gets a valid sample, so its RTO climbs to the upper bound and throughput collapses "
+                   "(see `docs/study.md`)."))
     b.append(("p", "Medians per kind of link (throughput in packets/s; runs in packets):"))
     b.append(("table", (["kind", "links", "PRR", "μ", "link", "independent", "difference %", "GE", "longest run", "longest GE run"], subgroup_rows(links))))
     for k, alt in (("fig03", "Fig. 3: throughput vs PRR"), ("fig04", "Fig. 4: loss bursts of two links with the same PRR"), ("fig06", "Fig. 6: throughput difference vs μ"), ("fig08", "Fig. 8: throughput difference vs μ, intermediate links")):
