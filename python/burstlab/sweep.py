@@ -28,10 +28,16 @@ from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wai
 from contextlib import nullcontext
 from typing import Any, TypeVar
 
-from burstlab._core import ParameterError
+from burstlab._core import BurstlabError, ParameterError
 
 T = TypeVar("T")
 R = TypeVar("R")
+
+
+class ClusterError(BurstlabError):
+    """A task failed on the Dask cluster (the message names the scheduler, the task and the
+    cause; the original exception is chained). The usual cause is a scheduler or worker
+    whose Python cannot import burstlab (Dask needs the same software everywhere)."""
 
 
 def task_seed(study_seed: int, *parts: object) -> int:
@@ -145,7 +151,11 @@ def _run_dask(fn: Callable[[T], R], tasks: list[T], address: str, advance: Calla
         try:
             for f in ac:
                 t = futs.pop(f)
-                r = f.result()
+                try:
+                    r = f.result()
+                except Exception as e:
+                    raise ClusterError(f"a task failed on the Dask cluster at {address}: {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''} "
+                                       "(the scheduler and every worker must run a Python that can import burstlab)") from e
                 f.release()
                 advance()
                 yield t, r
