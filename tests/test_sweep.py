@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from burstlab import ParameterError
-from burstlab.sweep import run_tasks, task_seed
+from burstlab.sweep import ClusterError, run_tasks, task_seed
 
 sys.path.insert(0, str(Path(__file__).parent))
 from _sweep_tasks import fail_on, ge_stats  # noqa: E402
@@ -54,6 +54,9 @@ def test_dask_cluster_on_loopback() -> None:
     with distributed.LocalCluster(host="127.0.0.1", n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
         assert cluster.scheduler_address.startswith("tcp://127.0.0.1:")
         pairs = list(run_tasks(ge_stats, TASKS, cluster=cluster.scheduler_address, progress=False))
+        with pytest.raises(ClusterError, match="task 3 fails") as err:
+            list(run_tasks(fail_on, list(range(6)), cluster=cluster.scheduler_address, progress=False))
+        assert isinstance(err.value, ValueError) and cluster.scheduler_address in str(err.value)
     assert sorted(t for t, _ in pairs) == sorted(TASKS)
     assert os.getpid() not in {r["pid"] for _, r in pairs}
     serial = list(run_tasks(ge_stats, TASKS, workers=1, progress=False))
