@@ -17,9 +17,10 @@ def cli() -> None:
 
 
 def _register() -> None:
+    from burstlab.cli import analytic as _analytic
     from burstlab.cli import stats as _stats
 
-    for mod in (_stats,):
+    for mod in (_stats, _analytic):
         for cmd in mod.COMMANDS:
             cli.add_command(cmd)
 
