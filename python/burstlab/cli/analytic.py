@@ -83,7 +83,7 @@ def predict_cmd(
     if prr is not None:
         if not 0.0 < prr < 1.0:
             raise ParameterError(f"invalid prr = {prr!r}: expected a reception ratio in (0, 1)")
-        p = 1.0 - prr
+        p = float(f"{1.0 - prr:.12g}")  # 1 - 0.98 is 0.020000000000000018 in binary; p = 0.02 is meant
     else:
         assert p_loss is not None
         p = p_loss
@@ -100,7 +100,12 @@ def predict_cmd(
     if as_json:
         click.echo(json.dumps({"p": p, "rtt": rtt, "mss": mss, "models": [e.to_dict() for e in ests], "gilbert_elliott": ge.to_dict() if ge else None}, indent=2))
         return
+    pp = ests[1].params
     click.echo(f"p = {p:.6g} (PRR = {1 - p:.6g}), RTT = {rtt * 1000:g} ms, MSS = {mss} bytes")
+    click.echo(
+        f"Padhye: b = {pp['b']:g} packets/ACK, T0 = {pp['t0']:g} s, "
+        f"Wmax = {'none' if pp['wmax'] is None else format(pp['wmax'], 'g') + ' packets'}; Mathis C = {ests[0].params['c']:g}"
+    )
     click.echo(f"{'model':18} {'pkts/s':>11} {'bits/s':>13}  {'regime':14} notes")
     for e in ests:
         notes = "; ".join(e.outside) if e.outside else "in regime"
