@@ -15,14 +15,14 @@ from burstlab.analytic import padhye
 from burstlab.experiments.padhye import PadhyeSetup, format_table, measure, summarise, write_outputs
 
 
-def _result(send_pps: float, goodput_pps: float, sent: int, lost: int, srtt: list[float], rto: list[float]) -> SimpleNamespace:
-    """An object with the SimResult attributes ``measure`` reads (bookkeeping test only)."""
+def _result(send_pps: float, goodput_pps: float, lost: int, srtt: list[float], rto: list[float]) -> SimpleNamespace:
+    """An object with the SimResult attributes ``measure`` reads (bookkeeping test only),
+    100 measured seconds."""
     n = len(srtt)
     return SimpleNamespace(
         duration=100.0,
-        throughput_bps=send_pps * 8 * 1000,
         goodput_pps=goodput_pps,
-        packets_sent=sent,
+        packets_sent=round(send_pps * 100),
         packets_lost=lost,
         timeouts=3,
         fast_retransmits=7,
@@ -32,7 +32,7 @@ def _result(send_pps: float, goodput_pps: float, sent: int, lost: int, srtt: lis
 
 def test_measure_reads_rates_and_steady_state_series() -> None:
     # Samples at t = 0, 25, 50, 75, 100; warmup 30 s keeps the last three.
-    res = _result(60.0, 57.0, 6000, 120, [9.0, 9.0, 0.1, 0.2, 0.3], [3.0, 3.0, 1.0, 1.0, 2.0])
+    res = _result(60.0, 57.0, 120, [9.0, 9.0, 0.1, 0.2, 0.3], [3.0, 3.0, 1.0, 1.0, 2.0])
     m = measure(res, "reno", 0.02, 1, warmup=30.0, mss=1000)
     assert m.send_pps == pytest.approx(60.0)
     assert m.loss_rate == pytest.approx(0.02)  # 120 / 6000
@@ -45,12 +45,12 @@ def test_measure_reads_rates_and_steady_state_series() -> None:
 def test_summarise_compares_median_with_model_at_mean_parameters() -> None:
     st = PadhyeSetup(ps=(0.02,), seeds=3)
     runs = [
-        measure(_result(s, s * 0.97, 10_000, lost, [0.1, 0.1, 0.1], [1.0, 1.0, 1.0]), "reno", 0.02, k, 0.0, 1000)
-        for k, (s, lost) in enumerate([(50.0, 190), (40.0, 200), (45.0, 210)])
+        measure(_result(s, s * 0.97, lost, [0.1, 0.1, 0.1], [1.0, 1.0, 1.0]), "reno", 0.02, k, 0.0, 1000)
+        for k, (s, lost) in enumerate([(50.0, 100), (40.0, 80), (45.0, 90)])
     ]
     row = summarise(runs, st)
     assert row.send_pps == 45.0 and (row.send_pps_min, row.send_pps_max) == (40.0, 50.0)
-    assert row.loss_rate == pytest.approx(0.02)  # mean of 0.019, 0.020, 0.021
+    assert row.loss_rate == pytest.approx(0.02)  # 100/5000, 80/4000, 90/4500
     model = padhye(0.02, 0.1, 1.0, 2).pps
     assert row.padhye_pps == pytest.approx(model)
     assert row.ratio == pytest.approx(45.0 / model)
@@ -61,7 +61,7 @@ def test_summarise_compares_median_with_model_at_mean_parameters() -> None:
 def test_write_outputs(tmp_path: Path) -> None:
     st = PadhyeSetup(ps=(0.02, 0.05), seeds=1)
     rows = [
-        summarise([measure(_result(r, r, 1000, int(1000 * p), [0.1], [1.0]), v, p, 1, 0.0, 1000)], st)
+        summarise([measure(_result(r, r, int(r * 100 * p), [0.1], [1.0]), v, p, 1, 0.0, 1000)], st)
         for v in ("reno", "newreno")
         for p, r in ((0.02, 40.0), (0.05, 20.0))
     ]

@@ -131,13 +131,15 @@ class PadhyeRow:
         return d
 
 
-def measure(res: Any, variant: str, p: float, seed: int, warmup: float, mss: int) -> RunMeasure:
+def measure(res: Any, variant: str, p: float, seed: int, warmup: float, mss: int = 1000) -> RunMeasure:
     """Extract the comparison's inputs from one ``burstlab.sim.SimResult``."""
     dur = float(res.duration)
     if not dur > 0:
         raise ParameterError(f"simulation of {variant} p={p} seed={seed} measured no time (duration={dur})")
-    send_pps = float(res.throughput_bps) / (8.0 * mss)
+    # Counters and rates cover the measured period (after the warm-up); packets_sent counts
+    # every data segment put on the link, retransmissions included: Padhye's send rate.
     sent = int(res.packets_sent)
+    send_pps = sent / dur
     loss_rate = int(res.packets_lost) / sent if sent else math.nan
     s = res.series or {}
     rtt = t0 = math.nan
