@@ -353,7 +353,7 @@ def plot(rows: Sequence[PadhyeRow], setup: PadhyeSetup, path: str) -> None:
         if i == 0:
             ax.plot(x, [r.padhye_pps for r in rs], "k-", label="Padhye full model (measured RTT, T0, p)")
             ax.plot(x, [r.padhye_approx_pps for r in rs], "k--", label="Padhye approximation")
-            ax.plot(x, [r.mathis_pps for r in rs], "k:", label="Mathis √(3/(2b))·/(RTT√p)")
+            ax.plot(x, [r.mathis_pps for r in rs], "k:", label="Mathis √(3/(2b))/(RTT√p)")
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_ylabel("send rate (segments/s)")
