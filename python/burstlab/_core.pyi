@@ -15,6 +15,8 @@ __all__ = [
     "ParameterError",
     "TraceFormatError",
     "__version__",
+    "simulate",
+    "simulate_trace",
 ]
 
 class BurstlabError(ValueError): ...
@@ -110,3 +112,9 @@ class LossModel:
     def lost_in_transit_many(
         self, starts: npt.NDArray[np.float64], ends: npt.NDArray[np.float64], seed: int
     ) -> npt.NDArray[np.bool_]: ...
+
+# -- simulator (crates/burstlab-py/src/sim.rs); burstlab.sim wraps these --------------
+def simulate(
+    config: dict[str, object], forward_loss: LossModel | None = None, reverse_loss: LossModel | None = None
+) -> dict[str, object]: ...
+def simulate_trace(trace: BitTrace, config: dict[str, object]) -> dict[str, object]: ...
