@@ -79,3 +79,24 @@ def test_setup_validation() -> None:
     with pytest.raises(ParameterError, match="warmup"):
         PadhyeSetup(duration=10.0, warmup=10.0).validate()
     assert PadhyeSetup(delayed_ack=False).b == 1 and PadhyeSetup().b == 2
+
+
+def test_simulated_reno_and_newreno_follow_padhye() -> None:
+    """burstlab's own simulator (short runs: 2 seeds × 300 s) against the full model at
+    p = 1 % and 5 %. docs/analytic.md documents the band of the full comparison
+    (``burstlab validate padhye``): ratio 0.80-1.04 over 0.5 %-10 %."""
+    from burstlab.experiments.padhye import run_comparison
+
+    st = PadhyeSetup(ps=(0.01, 0.05), seeds=2, duration=300.0, warmup=50.0)
+    rows = run_comparison(st)
+    assert [(r.variant, r.p) for r in rows] == [("reno", 0.01), ("reno", 0.05), ("newreno", 0.01), ("newreno", 0.05)]
+    for r in rows:
+        assert 0.75 <= r.ratio <= 1.15, (r.variant, r.p, r.ratio)
+        assert r.loss_rate == pytest.approx(r.p, rel=0.25)  # the channel drops what it was told to
+        assert 0.100 < r.rtt < 0.13  # 100 ms propagation, an empty queue, delayed-ACK waits
+        assert r.t0 == pytest.approx(1.0, abs=0.05)  # the 1 s RTO floor
+    # More loss, less rate; more timeouts at 5 % than at 1 %.
+    for v in ("reno", "newreno"):
+        lo, hi = (r for r in rows if r.variant == v)
+        assert hi.send_pps < 0.5 * lo.send_pps
+        assert hi.timeouts_per_run > lo.timeouts_per_run

@@ -205,7 +205,10 @@ def validate_group() -> None:
 @click.option("--seeds", type=int, default=5, show_default=True, help="Runs per point.")
 @click.option("--duration", type=DURATION, default=600.0, show_default=True, help="Simulated seconds per run.")
 @click.option("--warmup", type=DURATION, default=100.0, show_default=True, help="Seconds discarded at the start of each run.")
+@click.option("--first-seed", type=int, default=1, show_default=True, help="Seed of the first run (then +1 per run).")
 @click.option("--rtt", type=DURATION, default=0.1, show_default=True, help="Propagation RTT (two one-way delays).")
+@click.option("--rate", type=float, default=10e6, show_default=True, help="Link rate in bits/s.")
+@click.option("--delayed-ack/--no-delayed-ack", default=True, show_default=True, help="Delayed ACKs (b = 2) or one ACK per segment (b = 1).")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 def validate_padhye_cmd(
     plot_dir: str | None,
@@ -214,7 +217,10 @@ def validate_padhye_cmd(
     seeds: int,
     duration: float,
     warmup: float,
+    first_seed: int,
     rtt: float,
+    rate: float,
+    delayed_ack: bool,
     as_json: bool,
 ) -> None:
     """Reno and NewReno over Bernoulli loss against Padhye's full model (seed 001 §V)."""
@@ -226,6 +232,9 @@ def validate_padhye_cmd(
         "duration": duration,
         "warmup": warmup,
         "delay": rtt / 2.0,
+        "rate": rate,
+        "delayed_ack": delayed_ack,
+        "first_seed": first_seed,
     }
     if ps is not None:
         try:

@@ -72,6 +72,11 @@ class PadhyeSetup:
         for p in self.ps:
             if not 0.0 < p < 1.0:
                 raise ParameterError(f"invalid p = {p!r}: expected a loss probability in (0, 1)")
+        if not (self.rate > 0 and self.delay > 0 and self.buffer >= 1 and self.mss >= 1):
+            raise ParameterError(
+                f"invalid link: rate = {self.rate!r}, delay = {self.delay!r}, buffer = {self.buffer!r}, "
+                f"mss = {self.mss!r}: expected positive values"
+            )
         if self.seeds < 1:
             raise ParameterError(f"invalid seeds = {self.seeds!r}: expected at least 1")
         if not (self.duration > 0 and 0 <= self.warmup < self.duration):
