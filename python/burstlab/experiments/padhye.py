@@ -300,6 +300,9 @@ def _atomic_write(path: str, write: Callable[[str], None]) -> None:
     os.close(fd)
     try:
         write(tmp)
+        um = os.umask(0)
+        os.umask(um)
+        os.chmod(tmp, 0o666 & ~um)  # mkstemp creates 0600; give the file the usual mode
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):
