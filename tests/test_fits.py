@@ -194,6 +194,11 @@ def test_fig13_table_groups_and_normaliser() -> None:
         assert np.isfinite(r.cv_error["fifteen"])
     text = format_fig13(rows)
     assert "PRR only" in text and "15 term" in text and "2nd order" in text and "roofnet" in text
+    assert rows[0].underdetermined() == []
+    tiny = fig13_table(prr[:5], mu[:5], y[:5], folds=2)
+    assert tiny[0].underdetermined() == ["fifteen", "second_order"]  # 16 and 6 coefficients ≥ 5 links
+    assert tiny[0].error["fifteen"] == pytest.approx(0.0, abs=1e-9)
+    assert "interpolate" in format_fig13(tiny)
     with pytest.raises(ParameterError, match="not constant"):
         fig13_table(prr, mu, y, groups, [100.0] * 99 + [500.0])
 

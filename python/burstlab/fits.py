@@ -263,6 +263,11 @@ class Fig13Row:
     cv_error: dict[str, float]
     coef: dict[str, list[float]]
 
+    def underdetermined(self) -> list[str]:
+        """The feature sets with at least as many coefficients as this group has links: their
+        in-sample error is (close to) zero by construction and says nothing."""
+        return [fs for fs in self.error if n_coef(fs) >= self.n]
+
     def improvement(self, fs: str, cv: bool = False) -> float:
         e = self.cv_error if cv else self.error
         base = e["prr"]
@@ -282,6 +287,7 @@ class Fig13Row:
             "improvement_pct": {f: self.improvement(f) for f in fss},
             "cv_improvement_pct": {f: self.improvement(f, cv=True) for f in fss},
             "coef": {k: list(v) for k, v in self.coef.items()},
+            "underdetermined": self.underdetermined(),
         }
 
 
@@ -376,6 +382,15 @@ def format_fig13(rows: Sequence[Fig13Row]) -> str:
     out.append(head2)
     out += [line(r, True) for r in rows]
     out.append("")
+    for r in rows:
+        und = r.underdetermined()
+        if und:
+            out.append(
+                f"note: {r.group}: {r.n} links, no more than the coefficients of {', '.join(_LABEL[f] for f in und)}: "
+                "those fits interpolate the data, their in-sample error is 0 by construction"
+            )
+        if not all(math.isfinite(v) for v in r.cv_error.values()):
+            out.append(f"note: {r.group}: cross-validated error NaN where a training split has fewer links than coefficients")
     out.append("error = mean |throughput - fit| / link-layer packets per second (seed 000 §7); fits are least-L1 (HiGHS LP).")
     out.append("The in-sample error flatters the larger fits; the cross-validated error is each held-out fold predicted by a fit on the rest.")
     return "\n".join(out)
