@@ -124,17 +124,21 @@ def predict_cmd(
 
 
 @click.command("fit-throughput")
-@click.argument("results", type=click.Path(exists=True, dir_okay=False))
+@click.argument("results", required=False, type=click.Path(exists=True, dir_okay=False))
+@click.option("--demo", is_flag=True, help="Fit 100 synthetic Gilbert-Elliott links run through burstlab's simulator instead of a file.")
+@click.option("--demo-links", type=int, default=100, show_default=True, help="Links of the --demo population.")
 @click.option("--link-pps", type=float, default=None, help="Link-layer packets/s normaliser [default: the link_pps column, else 100 (Mirage); Roofnet: 500].")
 @click.option("--folds", type=int, default=5, show_default=True, help="k of the k-fold cross-validation.")
-@click.option("--seed", type=int, default=0, show_default=True, help="Shuffle seed of the folds.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Shuffle seed of the folds (and seed of the --demo population).")
 @click.option("--prr-min", type=float, default=0.0, show_default=True, help="Keep links with PRR ≥ this (seed 000 §7 uses 0.2).")
 @click.option("--prr-max", type=float, default=1.0, show_default=True, help="Keep links with PRR ≤ this (seed 000 §7 uses 0.6).")
 @click.option("--no-const-15", is_flag=True, help="Fit the literal 15-term expression without a constant.")
 @click.option("--coef", "show_coef", is_flag=True, help="Print the fitted coefficients too.")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 def fit_throughput_cmd(
-    results: str,
+    results: str | None,
+    demo: bool,
+    demo_links: int,
     link_pps: float | None,
     folds: int,
     seed: int,
@@ -148,10 +152,21 @@ def fit_throughput_cmd(
 
     RESULTS is a CSV, Parquet or DuckDB file (table ``results``) with columns prr, mu,
     throughput_pps, and optionally group (one row of the table per group) and link_pps.
-    Links with PRR = 1 or an undefined μ (NaN) are left out and counted."""
+    Links with PRR = 1 or an undefined μ (NaN) are left out and counted. ``--demo`` fits a
+    synthetic population of Gilbert-Elliott links (PRR 0.6-0.95, μ 0-0.8) that burstlab's
+    simulator runs NewReno over (seed 000 §3.1 Mirage settings)."""
     from burstlab import fits
 
-    cols = fits.read_results(results)
+    if demo == (results is not None):
+        raise click.UsageError("give a RESULTS file or --demo (not both)")
+    if demo:
+        from burstlab.experiments.fit_demo import simulate_ge_links
+
+        cols = simulate_ge_links(n_links=demo_links, seed=seed)
+        results = f"(demo: {demo_links} synthetic Gilbert-Elliott links, simulated)"
+    else:
+        assert results is not None
+        cols = fits.read_results(results)
     prr, mu, y = cols["prr"], cols["mu"], cols["throughput_pps"]
     groups = cols.get("group")
     if link_pps is not None:
