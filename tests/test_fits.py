@@ -302,3 +302,16 @@ def test_fits_on_links_simulated_by_burstlab(capsys: pytest.CaptureFixture[str])
     assert main(["fit-throughput", "--demo", "--demo-links", "30", "--json"]) == 0
     d = json.loads(capsys.readouterr().out)
     assert d["rows"][0]["n"] == 30 and d["rows"][0]["group"] == "synthetic-ge"
+
+
+def test_cli_json_has_null_not_nan(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # 7 links in 3 folds: the 15-term fit cannot be cross-validated (NaN), which strict JSON
+    # cannot carry: it must come out as null.
+    f = tmp_path / "tiny.csv"
+    f.write_text("prr,mu,throughput_pps\n" + "".join(f"{0.2 + 0.05 * i},{0.1 * i},{i + 1}\n" for i in range(7)))
+    assert main(["fit-throughput", str(f), "--folds", "3", "--json"]) == 0
+    out = capsys.readouterr().out
+    assert "NaN" not in out
+    d = json.loads(out)
+    assert d["rows"][0]["cv_error"]["fifteen"] is None
+    assert d["rows"][0]["underdetermined"] == ["fifteen"]

@@ -294,6 +294,20 @@ def format_table(rows: Sequence[PadhyeRow]) -> str:
     return "\n".join(lines)
 
 
+def _json_safe(x: Any) -> Any:
+    """JSON without NaN/Infinity (not JSON): non-finite floats become null."""
+    if isinstance(x, dict):
+        return {k: _json_safe(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [_json_safe(v) for v in x]
+    if isinstance(x, (float, np.floating)):
+        v = float(x)
+        return v if math.isfinite(v) else None
+    if isinstance(x, np.integer):
+        return int(x)
+    return x
+
+
 def _atomic_write(path: str, write: Callable[[str], None]) -> None:
     d = os.path.dirname(os.path.abspath(path))
     fd, tmp = tempfile.mkstemp(dir=d, prefix=".tmp-", suffix=os.path.splitext(path)[1])
@@ -330,7 +344,7 @@ def write_outputs(rows: Sequence[PadhyeRow], setup: PadhyeSetup, outdir: str) ->
 
     def w_json(tmp: str) -> None:
         with open(tmp, "w") as fh:
-            json.dump({"setup": asdict(setup), "rows": [r.to_dict(runs=True) for r in rows]}, fh, indent=2)
+            json.dump(_json_safe({"setup": asdict(setup), "rows": [r.to_dict(runs=True) for r in rows]}), fh, indent=2, allow_nan=False)
 
     _atomic_write(json_path, w_json)
     paths.append(json_path)
