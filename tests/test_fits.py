@@ -315,3 +315,16 @@ def test_cli_json_has_null_not_nan(tmp_path: Path, capsys: pytest.CaptureFixture
     d = json.loads(out)
     assert d["rows"][0]["cv_error"]["fifteen"] is None
     assert d["rows"][0]["underdetermined"] == ["fifteen"]
+
+
+def test_l1_fit_agrees_with_scikit_learn_median_regression() -> None:
+    # An independent formulation of the same problem: scikit-learn's QuantileRegressor at
+    # the median with no penalty minimises Σ|y − Xβ| too. Objectives must agree.
+    from sklearn.linear_model import QuantileRegressor
+
+    prr, mu, y = _synthetic_links(70, 9, noise=2.0)
+    X, _ = features(prr, mu, "second_order")
+    ours = l1_fit(X, y)
+    qr = QuantileRegressor(quantile=0.5, alpha=0.0, fit_intercept=False, solver="highs").fit(X, y)
+    theirs = float(np.abs(y - X @ qr.coef_).sum())
+    assert ours.objective == pytest.approx(theirs, rel=1e-7)
