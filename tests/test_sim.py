@@ -250,6 +250,6 @@ def test_cli_slotted_trace(tmp_path, capsys) -> None:  # type: ignore[no-untyped
     assert d["duration"] == pytest.approx(30.0)
     assert d["goodput_pps"] == api.goodput_pps and d["packets_sent"] == api.packets_sent
     f.write_text("1\n0\n2\n")
-    rc = main(["sim", "--trace", str(f)])
+    rc = main(["sim", "--trace", str(f), "--format", "bits"])
     err = capsys.readouterr().err
     assert rc == 2 and "link.txt:3" in err

@@ -14,6 +14,7 @@ import click
 import numpy as np
 
 from burstlab import _core
+from burstlab.io import FORMATS
 
 _RATE_UNITS = {"": 1.0, "bit": 1.0, "bps": 1.0, "b": 1.0, "k": 1e3, "kbit": 1e3, "kbps": 1e3, "m": 1e6, "mbit": 1e6,
                "mbps": 1e6, "g": 1e9, "gbit": 1e9, "gbps": 1e9}  # fmt: skip
@@ -91,6 +92,8 @@ def _write_series(path: str, series: dict[str, Any]) -> None:
 @click.option("--rto-max", default="60s", show_default=True)
 @click.option("--trace", "trace_file", default=None, type=click.Path(exists=True, dir_okay=False),
               help="Slotted trace-driven mode (seed 000 §3.1): this reception trace decides each slot.")  # fmt: skip
+@click.option("--format", "trace_format", default=None, type=click.Choice(list(FORMATS)),
+              help="Format of the --trace file (default: detected, see docs/traces.md).")  # fmt: skip
 @click.option("--slot", default="10ms", show_default=True, help="Slot length with --trace.")
 @click.option("--ack-path", default="lossless", show_default=True, type=click.Choice(["lossless", "trace"]))
 @click.option("--seed", default=1, show_default=True, type=int)
@@ -117,7 +120,7 @@ def sim_cmd(**kw: Any) -> None:
     if kw["trace_file"] is not None:
         from burstlab.io import read_trace
 
-        trace = read_trace(kw["trace_file"])
+        trace = read_trace(kw["trace_file"], kw["trace_format"])
         res = run_trace(trace, slot=parse_time(kw["slot"], "slot"), tcp=tcp, ack_path=kw["ack_path"], seed=kw["seed"], series=series)
     else:
         size = None if kw["size"] is None else parse_size(kw["size"], "size")
