@@ -82,7 +82,7 @@ def test_numbers_equal_direct_api_calls(small: Any) -> None:
     traces = {t.name: t for t in synthetic_testbed(SMALL.n_links, SMALL.n_slots, SMALL.testbed_seed, prof.slot)}
     links = {r["link_id"]: r for r in _csv(small.out / "links.csv")}
     runs = {(r["link_id"], r["condition"], r["replicate"]): r for r in small.runs}
-    tcp = sim.TcpConfig(**prof.tcp())
+    tcp = sim.TcpConfig(**SMALL.tcp())
     for lid in sorted(links)[:4]:
         row = links[lid]
         st = trace_stats(traces[lid], warn=False)

@@ -379,7 +379,7 @@ def build_report(cfg: Any, label: str, links: Sequence[dict[str, Any]], runs: Se
     b.append(("p", f"burstlab {__version__}; method of seed 000 (\"PRR is not enough\"): TCP NewReno in slotted trace-driven mode over each link's "
                    f"trace (a), over {cfg.replicates} independent links with the same PRR and length (b) and over {cfg.replicates} Gilbert-Elliott links with the same PRR and μ (c)."))
     b.append(("ul", [
-        f"profile `{prof.name}` (seed 000 §3.1-3.2): {prof.slot * 1000:g} ms slots ({prof.link_pps:g} link packets/s), RTO {prof.rto_min:g}-{prof.rto_max:g} s, ACK timeout {prof.ack_timeout * 1000:g} ms, max window {prof.max_cwnd} packets; ACK path: {cfg.ack_path}",
+        f"profile `{prof.name}` (seed 000 §3.1-3.2): {prof.slot * 1000:g} ms slots ({prof.link_pps:g} link packets/s), RTO {prof.rto_min:g}-{prof.rto_max:g} s, ACK timeout {prof.ack_timeout * 1000:g} ms, max window {prof.max_cwnd} packets; ACK path: {cfg.ack_path}; backed-off RTO reset: {cfg.rto_backoff_reset}",
         f"links simulated: {s['n_links']} with PRR in {cfg.prr_range[0]:g}-{cfg.prr_range[1]:g} and μ defined; {s['n_intermediate']} intermediate (PRR {cfg.fit_range[0]:g}-{cfg.fit_range[1]:g}) go into the fits; median trace length {_fmt(s['median_length'], 0)} packets",
         "left out: " + (", ".join(f"{v} ({k})" for k, v in sorted(excluded.items())) or "none"),
         f"{len(runs)} simulations, study seed {cfg.seed}; results store [`store.duckdb`](store.duckdb) (table `runs`, one row per link × condition × replicate, keyed by the hash of its full configuration), per-link table [`links.csv`](links.csv), fit input [`results.csv`](results.csv) (`burstlab fit-throughput results.csv`), [`summary.json`](summary.json)",
@@ -394,9 +394,10 @@ def build_report(cfg: Any, label: str, links: Sequence[dict[str, Any]], runs: Se
                    f"{_fmt(s['median_diff_pct_intermediate'], 1)} % over intermediate links. Spearman correlation of that difference with μ: "
                    f"{_fmt(s['spearman_diff_mu'], 2)} (all), {_fmt(s['spearman_diff_mu_intermediate'], 2)} (intermediate); seed 000 §6 reports that throughput rises with μ."))
     b.append(("p", f"Retransmission timeouts on the links themselves: median {_fmt(s['median_timeouts_per_100s'], 1)} per 100 s of simulated time. "
-                   "With RFC 6298's exponential backoff and Karn's rule (no RTT sample from an ACK covering a retransmission), a link that loses a "
-                   "segment of almost every small window never gets a valid sample, so its RTO climbs to the upper bound and throughput collapses "
-                   "(see `docs/study.md`)."))
+                   + ("With RFC 6298's exponential backoff and Karn's rule (no RTT sample from an ACK covering a retransmission), a link that loses a "
+                    "segment of almost every small window never gets a valid sample, so its RTO climbs to the upper bound and throughput collapses "
+                    "(see `docs/study.md`; `--rto-backoff-reset new_ack` resets it on any new ACK, as ns-3 and Linux do)."
+                    if cfg.rto_backoff_reset == "sample" else "The backed-off RTO is recomputed on any ACK of new data (ns-3/Linux behaviour).")))
     b.append(("p", "Medians per kind of link (throughput in packets/s; runs in packets):"))
     b.append(("table", (["kind", "links", "PRR", "μ", "link", "independent", "difference %", "GE", "longest run", "longest GE run"], subgroup_rows(links))))
     for k, alt in (("fig03", "Fig. 3: throughput vs PRR"), ("fig04", "Fig. 4: loss bursts of two links with the same PRR"), ("fig06", "Fig. 6: throughput difference vs μ"), ("fig08", "Fig. 8: throughput difference vs μ, intermediate links")):
@@ -438,7 +439,7 @@ def _cli_args(cfg: Any) -> list[str]:
         a += ["--traces", str(cfg.traces_dir)] + (["--format", cfg.fmt] if cfg.fmt else [])
     else:
         a += ["--dataset", cfg.dataset]
-    a += ["--profile", cfg.profile_name, "--seeds", str(cfg.replicates), "--seed", str(cfg.seed)]
+    a += ["--profile", cfg.profile_name, "--seeds", str(cfg.replicates), "--seed", str(cfg.seed), "--rto-backoff-reset", cfg.rto_backoff_reset]
     if cfg.dataset == "synthetic":
         a += ["--links", str(cfg.n_links), "--slots", str(cfg.n_slots)]
     if cfg.max_links:
