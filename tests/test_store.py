@@ -86,3 +86,10 @@ def test_rows_committed_before_a_kill_survive(tmp_path: Path) -> None:
         # exactly the keys k0..k{n-1}: no gap, no half row
         assert st.keys() == {f"k{i}" for i in range(n)}
         assert all(r["n"] == int(r["key"][1:]) for r in st.rows())
+
+
+def test_a_locked_or_foreign_file_is_a_clean_error(tmp_path: Path) -> None:
+    bad = tmp_path / "not-a-db.duckdb"
+    bad.write_text("hello, I am not a database\n" * 100)
+    with pytest.raises(OSError, match="cannot open the results store"):
+        ResultStore(bad, "runs", SCHEMA)

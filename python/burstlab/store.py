@@ -85,7 +85,10 @@ class ResultStore:
             Path(self.path).parent.mkdir(parents=True, exist_ok=True)
         self.table = table
         self.columns = ["key", *schema]
-        self._con = duckdb.connect(self.path)
+        try:
+            self._con = duckdb.connect(self.path)
+        except duckdb.Error as e:  # locked by another process, not a DuckDB file, …
+            raise OSError(f"{self.path}: cannot open the results store: {str(e).splitlines()[0]}") from e
         cols = ", ".join(f'"{c}" {t}' for c, t in schema.items())
         self._con.execute(f'CREATE TABLE IF NOT EXISTS "{table}" ("key" VARCHAR PRIMARY KEY, {cols})')
         have = [r[0] for r in self._con.execute("SELECT column_name FROM information_schema.columns WHERE table_name = ? ORDER BY ordinal_position", [table]).fetchall()]

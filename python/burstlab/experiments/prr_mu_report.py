@@ -442,6 +442,25 @@ def _cli_args(cfg: Any) -> list[str]:
     a += ["--profile", cfg.profile_name, "--seeds", str(cfg.replicates), "--seed", str(cfg.seed), "--rto-backoff-reset", cfg.rto_backoff_reset]
     if cfg.dataset == "synthetic":
         a += ["--links", str(cfg.n_links), "--slots", str(cfg.n_slots)]
+    if cfg.dataset == "tossim":
+        from burstlab.datasets.tossim import DEFAULT_SEGMENT
+
+        if cfg.tossim_signal_dbm:
+            a += ["--signal-dbm", ",".join(f"{x:g}" for x in cfg.tossim_signal_dbm)]
+        elif cfg.tossim_targets:
+            a += ["--targets", ",".join(f"{x:g}" for x in cfg.tossim_targets)]
+        if cfg.tossim_segment != DEFAULT_SEGMENT:
+            a += ["--segment", str(cfg.tossim_segment or 0)]
+    if cfg.dataset == "rutgers" and cfg.rutgers_noise:
+        a += ["--noise", ",".join(cfg.rutgers_noise)]
+    if tuple(cfg.prr_range) != (0.1, 0.9):
+        a += ["--prr-range", f"{cfg.prr_range[0]:g}", f"{cfg.prr_range[1]:g}"]
+    if tuple(cfg.fit_range) != (0.2, 0.6):
+        a += ["--fit-range", f"{cfg.fit_range[0]:g}", f"{cfg.fit_range[1]:g}"]
+    if cfg.folds != 5:
+        a += ["--folds", str(cfg.folds)]
+    if cfg.ack_path != "lossless":
+        a += ["--ack-path", cfg.ack_path]
     if cfg.max_links:
         a += ["--max-links", str(cfg.max_links)]
     return a
