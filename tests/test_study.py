@@ -124,6 +124,11 @@ def test_fit_table_equals_fits_api(small: Any) -> None:
         assert float(row["cv_" + col]) == pytest.approx(direct.cv_error[fs], rel=1e-9)
     md = small.report_md.read_text()
     assert f"{100 * direct.error['prr']:.2f}" in md and f"{100 * direct.error['second_order']:.2f}" in md
+    # the store's `results` table is what `burstlab fit-throughput STORE` reads: the same rows
+    for src in (small.out / "store.duckdb", small.out / "results.csv"):
+        data = fits.read_results(src)
+        assert sorted(np.asarray(data["throughput_pps"], dtype=float)) == pytest.approx(sorted(thr))
+        assert set(np.asarray(data["group"]).astype(str)) == {"synthetic"}
     summary = json.loads((small.out / "summary.json").read_text())
     assert summary["fig13"][0]["err_15"] == pytest.approx(direct.error["fifteen"], rel=1e-9)
 
