@@ -168,6 +168,8 @@ def test_killed_study_resumes_to_the_same_table(tmp_path: Path) -> None:
     finally:
         os.kill(p.pid, signal.SIGKILL)
         p.wait()
+        if p.stderr is not None:
+            p.stderr.close()
     assert finished >= 3, "the study did not report finished links before the kill"
     partial = _runs_table(tmp_path / "killed")
     assert 0 < len(partial) < 16 * 5
