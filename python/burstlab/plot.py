@@ -143,7 +143,7 @@ def fig04_burst_cdf(pair: Sequence[tuple[str, float, float, npt.NDArray[np.float
     fig, ax = plt.subplots(figsize=(5.5, 4))
     for name, prr, thr, lengths, counts in pair:
         cdf = np.cumsum(counts) / max(1, counts.sum())
-        ax.step(np.concatenate([[0], lengths]), np.concatenate([[0], cdf]), where="post", label=f"{name}: PRR {prr:.2f}, {thr:.1f} pkt/s")
+        ax.step(np.concatenate([[0], lengths]), np.concatenate([[0], cdf]), where="post", label=f"{name}: PRR {prr:.2f}, {thr:.3g} pkt/s")
     ax.set_xlim(0, xmax)
     ax.set_ylim(0, 1.02)
     ax.set_xlabel("loss burst length (packets)")
