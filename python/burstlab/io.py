@@ -25,6 +25,7 @@ renames it, so a failed write never leaves a half-written trace.
 from __future__ import annotations
 
 import csv as _csv
+import errno
 import io as _io
 import os
 import re
@@ -379,19 +380,52 @@ def _read_table(
 # -- writers --------------------------------------------------------------------------
 
 
-def _atomic_write(path: Path, write: Any) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+def check_output_path(path: str | os.PathLike[str]) -> Path:
+    """Check, before any work is done, that ``path`` can be written as a file: not a
+    directory, and its folder either exists (and is a folder) or can be made. Raises
+    ``OSError`` naming ``path``."""
+    p = Path(path)
+    if p.is_dir():
+        raise IsADirectoryError(errno.EISDIR, "is a directory, expected a file path", str(p))
+    parent = p.parent
+    for anc in (parent, *parent.parents):
+        if anc.exists():
+            if not anc.is_dir():
+                raise NotADirectoryError(errno.ENOTDIR, f"cannot write there: {anc} is not a directory", str(p))
+            if not os.access(anc, os.W_OK | os.X_OK):
+                raise PermissionError(errno.EACCES, f"cannot write there: {anc} is not writable", str(p))
+            break
+    return p
+
+
+def atomic_write(path: str | os.PathLike[str], write: Any) -> None:
+    """Write ``path`` through ``write(tmp)`` on a temporary file beside it, then rename:
+    a failed write never leaves a half-written file, and an ``OSError`` names ``path``
+    (not the temporary file)."""
+    p = check_output_path(path)
+    try:
+        p.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent)
+    except OSError as e:
+        raise type(e)(e.errno, f"cannot write: {e.strerror}", str(p)) from None
     os.close(fd)
     try:
         write(tmp)
-        os.replace(tmp, path)
-    except BaseException:
+        um = os.umask(0)
+        os.umask(um)
+        os.chmod(tmp, 0o666 & ~um)  # mkstemp makes 0600; give the file the usual mode
+        os.replace(tmp, p)
+    except BaseException as e:
         try:
             os.unlink(tmp)
         except FileNotFoundError:
             pass
+        if isinstance(e, OSError) and e.strerror:
+            raise type(e)(e.errno, f"cannot write: {e.strerror}", str(p)) from None
         raise
+
+
+_atomic_write = atomic_write
 
 
 def _bits_text(bits: npt.NDArray[np.uint8], sep: bool) -> bytes:

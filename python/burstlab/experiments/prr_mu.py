@@ -601,9 +601,10 @@ def link_table(cfg: StudyConfig, links: Sequence[StudyLink], runs: Sequence[dict
 
 def write_json(path: Path, obj: Any) -> None:
     """Write JSON atomically (temp file + rename)."""
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(obj, indent=2, default=_json_default, allow_nan=False))
-    os.replace(tmp, path)
+    from burstlab.io import atomic_write
+
+    text = json.dumps(obj, indent=2, default=_json_default, allow_nan=False)
+    atomic_write(path, lambda tmp: Path(tmp).write_text(text))
 
 
 def _json_default(o: Any) -> Any:
