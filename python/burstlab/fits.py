@@ -456,9 +456,33 @@ def read_results(path: str | os.PathLike[str]) -> dict[str, npt.NDArray[Any]]:
                     raise ParameterError(f"{p}: row {i + 1}: column {c} = {v!r} is not a number") from None
             raise
         out[c] = a
+    _check_values(p, kind, out)
     if "group" in cols:
         out["group"] = np.asarray([str(v) for v in table.column("group").to_pylist()], dtype=object)
     return out
+
+
+#: Domain of each results column; NaN is allowed where a value can be undefined (μ of a
+#: trace without loss or success, seed 000 §5.3) and such rows are left out of the fit.
+_DOMAINS = {
+    "prr": (0.0, 1.0, False, "a reception ratio in [0, 1]"),
+    "mu": (-1.0, 1.0, True, "μ in [-1, 1] (or empty/NaN where undefined)"),
+    "throughput_pps": (0.0, math.inf, False, "a non-negative finite packet rate"),
+    "link_pps": (0.0, math.inf, False, "a positive finite packet rate"),
+}
+
+
+def _check_values(path: str, kind: str, cols: dict[str, npt.NDArray[Any]]) -> None:
+    """A value outside its column's domain is an error naming the row (the CSV line)."""
+    for c, a in cols.items():
+        lo, hi, nan_ok, what = _DOMAINS[c]
+        bad = ~((a >= lo) & (a <= hi) & np.isfinite(a)) & ~(nan_ok & np.isnan(a))
+        if c == "link_pps":
+            bad |= a == 0
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            where = f"{path}:{i + 2}" if kind == "csv" else f"{path}: row {i + 1}"
+            raise ParameterError(f"{where}: {c} = {float(a[i])!r}: expected {what}")
 
 
 def _sniff(path: str) -> str:
