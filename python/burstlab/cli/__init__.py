@@ -44,7 +44,8 @@ def error_message(e: BaseException) -> str:
     if isinstance(e, MemoryError):
         return f"out of memory{': ' + str(e) if str(e) else ''} (ask for less: a shorter trace, fewer packets, fewer links)"
     text = str(e) or type(e).__name__
-    return " ".join(text.split()) if "\n" in text else text
+    text = " ".join(text.splitlines())  # one line, whatever the message (or a binary file's bytes) held
+    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text)
 
 
 def main(argv: list[str] | None = None) -> int:
