@@ -45,7 +45,8 @@ FILES = {
     "badnum.csv": b"prr,mu,throughput_pps\n0.5,abc,3\n0.6,0.2,4\n",
     "emptyres.csv": b"prr,mu,throughput_pps\n",
     "prrrange.csv": b"prr,mu,throughput_pps\n0.5,0.1,3\n1.5,0.1,3\n",
-    "negthr.csv": b"prr,mu,throughput_pps\n0.5,0.1,3\n0.6,0.2,-4\n",
+    "nanthr.csv": b"prr,mu,throughput_pps\n0.5,0.1,3\n0.6,0.2,nan\n",
+    "murange.csv": b"prr,mu,throughput_pps\n0.5,0.1,3\n0.6,-1.5,3\n",
     "bad.duckdb": b"not a duckdb file at all, not at all, nope",
     "goodres.csv": b"prr,mu,throughput_pps\n" + b"".join(f"{0.2 + 0.03 * i:.2f},{0.05 * i:.2f},{2 + 0.1 * i:.2f}\n".encode() for i in range(12)),
 }
@@ -211,7 +212,8 @@ CASES: list[tuple[str, list[str]]] = [
     ("fit-throughput FX/badnum.csv", ["FX/badnum.csv", "mu = 'abc'"]),
     ("fit-throughput FX/emptyres.csv", ["FX/emptyres.csv", "no rows"]),
     ("fit-throughput FX/prrrange.csv", ["FX/prrrange.csv:3", "prr = 1.5"]),
-    ("fit-throughput FX/negthr.csv", ["FX/negthr.csv:3", "throughput_pps = -4"]),
+    ("fit-throughput FX/nanthr.csv", ["FX/nanthr.csv:3", "throughput_pps = nan"]),
+    ("fit-throughput FX/murange.csv", ["FX/murange.csv:3", "mu = -1.5"]),
     ("fit-throughput FX/goodres.csv --folds 1", ["folds = 1"]),
     ("fit-throughput FX/goodres.csv --link-pps 0", ["link-pps = 0"]),
     ("fit-throughput FX/goodres.csv --prr-min nan", ["prr-min = nan"]),
@@ -321,7 +323,7 @@ API_CASES = [
     ("run_trace empty", lambda fx: burstlab.sim.run_trace(np.zeros(0, np.uint8)), burstlab.EmptyInputError, "empty"),
     ("run_trace slot", lambda fx: burstlab.sim.run_trace(np.ones(3, np.uint8), slot=-1), burstlab.ParameterError, "slot = -1"),
     ("loss spec", lambda fx: burstlab.lossspec.parse_loss_spec("ge:prr=2,mu=0.5"), burstlab.ParameterError, "prr = 2"),
-    ("read_results", lambda fx: burstlab.fits.read_results(fx / "negthr.csv"), burstlab.ParameterError, "negthr.csv:3: throughput_pps = -4"),
+    ("read_results", lambda fx: burstlab.fits.read_results(fx / "prrrange.csv"), burstlab.ParameterError, "prrrange.csv:3: prr = 1.5"),
 ]
 
 
