@@ -94,7 +94,7 @@ CASES: list[tuple[str, list[str]]] = [
     ("stats FX/blank.txt", ["FX/blank.txt", "empty file"]),
     ("stats FX/malformed.txt", ["FX/malformed.txt:3", '"x"']),
     ("stats FX/badval.txt", ["FX/badval.txt:3", '"2"']),
-    ("stats FX/garbage.bin", ["FX/garbage.bin", "cannot tell the trace format"]),
+    ("stats FX/garbage.bin", ["FX/garbage.bin", "binary content", "offset 0"]),
     ("stats FX/notraces", ["no trace file found", "FX/notraces"]),
     ("stats FX/bad.csv", ["FX/bad.csv:4", "received", "2,x"]),
     ("stats FX/headeronly.csv", ["FX/headeronly.csv", "empty file"]),
@@ -349,3 +349,12 @@ def test_gen_good_model_still_works(fx: Path, out: Path, capsys: pytest.CaptureF
     rc, err = _run(["gen", str(out / "ge.json"), "-n", "100", "-o", str(out / "g.txt")], capsys)
     assert rc == 0, err
     assert len((out / "g.txt").read_text().split()) == 100
+
+
+def test_output_folder_fails_early_and_is_removed(fx: Path, out: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """fit --plot/--save under a file fails before fitting; a folder made for a command
+    that then fails is removed again (burstlab.io.output_dir)."""
+    rc, err = _run(["fit", str(fx / "good.txt"), "--models", "bernoulli-fer", "--save", str(fx / "good.txt" / "m")], capsys)
+    assert rc == 2 and err.startswith(f"error: {fx / 'good.txt' / 'm'}: ")
+    rc, err = _run(["fit", str(fx / "good.txt"), "--models", "bernoulli-fer", "--seed", "-1", "--save", str(out / "m")], capsys)
+    assert rc == 2 and "random_state = -1" in err and _left(out) == []

@@ -24,6 +24,7 @@ renames it, so a failed write never leaves a half-written trace.
 
 from __future__ import annotations
 
+import contextlib
 import csv as _csv
 import errno
 import io as _io
@@ -101,6 +102,11 @@ def detect_format(path: str | os.PathLike[str], head: bytes | None = None) -> st
             head = f.read(_SNIFF_BYTES)
     if head[:4] == b"PAR1":
         return "parquet"
+    nul = head.find(b"\0")
+    if nul >= 0:  # no text trace format has NUL bytes: say so instead of quoting the bytes
+        raise _core.TraceFormatError(
+            f"{p}: binary content (a NUL byte at offset {nul}), not a text trace; give --format if it is one of {', '.join(FORMATS)}"
+        )
     lines: list[bytes] = []
     raw = head.split(b"\n")
     if len(head) == _SNIFF_BYTES and len(raw) > 1:
@@ -396,6 +402,34 @@ def check_output_path(path: str | os.PathLike[str]) -> Path:
                 raise PermissionError(errno.EACCES, f"cannot write there: {anc} is not writable", str(p))
             break
     return p
+
+
+@contextlib.contextmanager
+def output_dir(path: str | os.PathLike[str] | None) -> Iterator[Path | None]:
+    """Make the output folder ``path`` now, before long work, so that an unwritable place
+    fails at once (naming ``path``); if the work then fails and the folder was made here
+    and is still empty, remove it again. ``None`` passes through."""
+    if path is None:
+        yield None
+        return
+    p = Path(path)
+    existed = p.exists()
+    if existed and not p.is_dir():
+        raise NotADirectoryError(errno.ENOTDIR, "is a file, expected a folder", str(p))
+    if not existed:
+        try:
+            p.mkdir(parents=True)
+        except OSError as e:
+            raise type(e)(e.errno, f"cannot make the folder: {e.strerror}", str(p)) from None
+    try:
+        yield p
+    except BaseException:
+        if not existed:
+            try:
+                p.rmdir()  # only when empty
+            except OSError:
+                pass
+        raise
 
 
 def atomic_write(path: str | os.PathLike[str], write: Any) -> None:

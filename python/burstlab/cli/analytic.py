@@ -276,14 +276,17 @@ def validate_padhye_cmd(
             raise ParameterError(f"invalid --p = {ps!r}: expected at least one loss probability")
     setup = ex.PadhyeSetup(**kw)
     setup.validate()
-    rows = ex.run_comparison(setup, progress=None if as_json else lambda s: click.echo(s, err=True))
-    if as_json:
-        click.echo(json.dumps(_json_safe([r.to_dict() for r in rows]), indent=2, allow_nan=False))
-    else:
-        click.echo(ex.format_table(rows))
-    if plot_dir:
-        for path in ex.write_outputs(rows, setup, plot_dir):
-            click.echo(f"wrote {path}", err=True)
+    from burstlab.io import output_dir
+
+    with output_dir(plot_dir):  # an unwritable --plot fails before the simulations
+        rows = ex.run_comparison(setup, progress=None if as_json else lambda s: click.echo(s, err=True))
+        if as_json:
+            click.echo(json.dumps(_json_safe([r.to_dict() for r in rows]), indent=2, allow_nan=False))
+        else:
+            click.echo(ex.format_table(rows))
+        if plot_dir:
+            for path in ex.write_outputs(rows, setup, plot_dir):
+                click.echo(f"wrote {path}", err=True)
 
 
 COMMANDS = [predict_cmd, fit_throughput_cmd, validate_group]

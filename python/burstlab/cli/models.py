@@ -32,17 +32,18 @@ def fit_cmd(trace_file: str, models: str, fmt: str | None, as_json: bool, plot_d
     """Fit loss models to TRACE, sample an equal-length trace from each and compare them
     side by side (PRR, μ, mean/max loss burst and success run, KS distances)."""
     from burstlab.fidelity import fidelity, plot_ccdfs
-    from burstlab.io import read_trace
+    from burstlab.io import output_dir, read_trace
 
     names = [m.strip() for m in models.split(",") if m.strip()]
     if not names:
         raise click.BadParameter(f"expected 'all' or comma-separated model names, got {models!r}", param_hint="--models")
     trace = read_trace(trace_file, fmt) if fmt else read_trace(trace_file)
-    ref, rows, fitted = fidelity(trace, names, seed=seed)
-    plots = plot_ccdfs(ref, rows, plot_dir, stem=Path(trace_file).name) if plot_dir else []
-    if save_dir:
-        for name, m in fitted.items():
-            m.save(Path(save_dir) / f"{name}.json")
+    with output_dir(plot_dir), output_dir(save_dir):  # unwritable folders fail before the fits
+        ref, rows, fitted = fidelity(trace, names, seed=seed)
+        plots = plot_ccdfs(ref, rows, plot_dir, stem=Path(trace_file).name) if plot_dir else []
+        if save_dir:
+            for name, m in fitted.items():
+                m.save(Path(save_dir) / f"{name}.json")
     if as_json:
         out = {"trace": trace_file, "length": len(trace), "reference": ref.to_dict(), "models": [r.to_dict() for r in rows]}
         out["plots"] = [str(p) for p in plots]
