@@ -358,3 +358,9 @@ def test_output_folder_fails_early_and_is_removed(fx: Path, out: Path, capsys: p
     assert rc == 2 and err.startswith(f"error: {fx / 'good.txt' / 'm'}: ")
     rc, err = _run(["fit", str(fx / "good.txt"), "--models", "bernoulli-fer", "--seed", "-1", "--save", str(out / "m")], capsys)
     assert rc == 2 and "random_state = -1" in err and _left(out) == []
+
+
+@pytest.mark.parametrize("name", sorted(burstlab.models.ALL_MODELS) + sorted(burstlab.models._EXTRA_MODELS))
+def test_every_model_fit_on_empty_trace(name: str) -> None:
+    with pytest.raises(burstlab.EmptyInputError, match="empty trace"):
+        burstlab.models.make_model(name).fit(_empty())
