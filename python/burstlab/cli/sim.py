@@ -123,7 +123,7 @@ def _check_series_path(path: str) -> None:
               help="Format of the --trace file (default: detected, see docs/traces.md).")  # fmt: skip
 @click.option("--slot", default="10ms", show_default=True, help="Slot length with --trace.")
 @click.option("--ack-path", default="lossless", show_default=True, type=click.Choice(["lossless", "trace"]))
-@click.option("--seed", default=1, show_default=True, type=int)
+@click.option("--seed", default=1, show_default=True, type=click.IntRange(0, 2**64 - 1))
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 @click.option("--series", "series_out", default=None, help="Write cwnd/ssthresh/srtt/rto/sequence series to OUT (.npz or .csv).")
 @click.pass_context
