@@ -427,8 +427,18 @@ def read_results(path: str | os.PathLike[str]) -> dict[str, npt.NDArray[Any]]:
         else:
             import pyarrow.csv as pcsv
 
-            table = pcsv.read_csv(p)
-    except ParameterError:
+            with open(p, "rb") as fh:
+                raw = fh.read()
+            if not raw.strip():
+                raise EmptyInputError(f"{p}: empty file: expected a CSV header naming {', '.join(REQUIRED_COLUMNS)} and rows")
+            if b"\0" in raw[:65536]:
+                raise ParameterError(f"{p}: binary content (a NUL byte at offset {raw.find(bytes(1))}), not a CSV, Parquet or DuckDB results file")
+            try:
+                table = pcsv.read_csv(p)
+            except Exception:
+                _first_bad_csv_line(p, raw)
+                raise
+    except (ParameterError, EmptyInputError):
         raise
     except (OSError, ValueError) as e:
         raise ParameterError(f"{p}: cannot read as {kind}: {e}") from None
@@ -453,12 +463,67 @@ def read_results(path: str | os.PathLike[str]) -> dict[str, npt.NDArray[Any]]:
                 try:
                     float(v)
                 except (TypeError, ValueError):
-                    raise ParameterError(f"{p}: row {i + 1}: column {c} = {v!r} is not a number") from None
-            raise
+                    raise ParameterError(f"{_where(p, kind, i)}: column {c} = {v!r} is not a number") from None
+            raise ParameterError(f"{p}: column {c} is not numeric ({col.type})") from None
         out[c] = a
+    _check_values(p, kind, out)
     if "group" in cols:
         out["group"] = np.asarray([str(v) for v in table.column("group").to_pylist()], dtype=object)
     return out
+
+
+#: Domain of each results column; NaN is allowed where a value can be undefined (μ of a
+#: trace without loss or success, seed 000 §5.3) and such rows are left out of the fit.
+_DOMAINS = {
+    "prr": (0.0, 1.0, False, "a reception ratio in [0, 1]"),
+    "mu": (-1.0, 1.0, True, "μ in [-1, 1] (or empty/NaN where undefined)"),
+    # finite only: noisy synthetic populations (tests, demos) may dip below zero
+    "throughput_pps": (-math.inf, math.inf, False, "a finite packet rate"),
+    "link_pps": (0.0, math.inf, False, "a positive finite packet rate"),
+}
+
+
+def _check_values(path: str, kind: str, cols: dict[str, npt.NDArray[Any]]) -> None:
+    """A value outside its column's domain is an error naming the row (the CSV line)."""
+    for c, a in cols.items():
+        lo, hi, nan_ok, what = _DOMAINS[c]
+        bad = ~((a >= lo) & (a <= hi) & np.isfinite(a)) & ~(nan_ok & np.isnan(a))
+        if c == "link_pps":
+            bad |= a == 0
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            raise ParameterError(f"{_where(path, kind, i)}: {c} = {float(a[i])!r}: expected {what}")
+
+
+def _where(path: str, kind: str, i: int) -> str:
+    """``FILE:LINE`` of data row ``i`` of a CSV (blank lines skipped, as pyarrow does), else
+    ``FILE: row N`` (1-based)."""
+    if kind == "csv":
+        try:
+            with open(path, "rb") as fh:
+                lines = [n for n, ln in enumerate(fh.read().split(b"\n"), 1) if ln.strip()]
+            return f"{path}:{lines[i + 1]}"
+        except (OSError, IndexError):
+            pass
+    return f"{path}: row {i + 1}"
+
+
+def _first_bad_csv_line(path: str, raw: bytes) -> None:
+    """Report the first CSV line whose field count differs from the header's."""
+    import csv as _csv
+    import io as _io
+
+    rows = _csv.reader(_io.StringIO(raw.decode("utf-8", "replace")))
+    try:
+        header = next(rows, None)
+        for row in rows:
+            if header is not None and row and len(row) != len(header):
+                shown = " ".join(",".join(row).splitlines())[:80]
+                raise ParameterError(
+                    f"{path}:{rows.line_num}: expected {len(header)} fields ({','.join(header)[:60]}), got {len(row)}: {shown!r}"
+                )
+    except _csv.Error:
+        return  # not CSV at all: the reader's own message says so
 
 
 def _sniff(path: str) -> str:

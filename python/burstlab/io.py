@@ -24,7 +24,9 @@ renames it, so a failed write never leaves a half-written trace.
 
 from __future__ import annotations
 
+import contextlib
 import csv as _csv
+import errno
 import io as _io
 import os
 import re
@@ -100,6 +102,11 @@ def detect_format(path: str | os.PathLike[str], head: bytes | None = None) -> st
             head = f.read(_SNIFF_BYTES)
     if head[:4] == b"PAR1":
         return "parquet"
+    nul = head.find(b"\0")
+    if nul >= 0:  # no text trace format has NUL bytes: say so instead of quoting the bytes
+        raise _core.TraceFormatError(
+            f"{p}: binary content (a NUL byte at offset {nul}), not a text trace; give --format if it is one of {', '.join(FORMATS)}"
+        )
     lines: list[bytes] = []
     raw = head.split(b"\n")
     if len(head) == _SNIFF_BYTES and len(raw) > 1:
@@ -379,19 +386,80 @@ def _read_table(
 # -- writers --------------------------------------------------------------------------
 
 
-def _atomic_write(path: Path, write: Any) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+def check_output_path(path: str | os.PathLike[str]) -> Path:
+    """Check, before any work is done, that ``path`` can be written as a file: not a
+    directory, and its folder either exists (and is a folder) or can be made. Raises
+    ``OSError`` naming ``path``."""
+    p = Path(path)
+    if p.is_dir():
+        raise IsADirectoryError(errno.EISDIR, "is a directory, expected a file path", str(p))
+    parent = p.parent
+    for anc in (parent, *parent.parents):
+        if anc.exists():
+            if not anc.is_dir():
+                raise NotADirectoryError(errno.ENOTDIR, f"cannot write there: {anc} is not a directory", str(p))
+            if not os.access(anc, os.W_OK | os.X_OK):
+                raise PermissionError(errno.EACCES, f"cannot write there: {anc} is not writable", str(p))
+            break
+    return p
+
+
+@contextlib.contextmanager
+def output_dir(path: str | os.PathLike[str] | None) -> Iterator[Path | None]:
+    """Make the output folder ``path`` now, before long work, so that an unwritable place
+    fails at once (naming ``path``); if the work then fails and the folder was made here
+    and is still empty, remove it again. ``None`` passes through."""
+    if path is None:
+        yield None
+        return
+    p = Path(path)
+    existed = p.exists()
+    if existed and not p.is_dir():
+        raise NotADirectoryError(errno.ENOTDIR, "is a file, expected a folder", str(p))
+    if not existed:
+        try:
+            p.mkdir(parents=True)
+        except OSError as e:
+            raise type(e)(e.errno, f"cannot make the folder: {e.strerror}", str(p)) from None
+    try:
+        yield p
+    except BaseException:
+        if not existed:
+            try:
+                p.rmdir()  # only when empty
+            except OSError:
+                pass
+        raise
+
+
+def atomic_write(path: str | os.PathLike[str], write: Any) -> None:
+    """Write ``path`` through ``write(tmp)`` on a temporary file beside it, then rename:
+    a failed write never leaves a half-written file, and an ``OSError`` names ``path``
+    (not the temporary file)."""
+    p = check_output_path(path)
+    try:
+        p.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent)
+    except OSError as e:
+        raise type(e)(e.errno, f"cannot write: {e.strerror}", str(p)) from None
     os.close(fd)
     try:
         write(tmp)
-        os.replace(tmp, path)
-    except BaseException:
+        um = os.umask(0)
+        os.umask(um)
+        os.chmod(tmp, 0o666 & ~um)  # mkstemp makes 0600; give the file the usual mode
+        os.replace(tmp, p)
+    except BaseException as e:
         try:
             os.unlink(tmp)
         except FileNotFoundError:
             pass
+        if isinstance(e, OSError) and e.strerror:
+            raise type(e)(e.errno, f"cannot write: {e.strerror}", str(p)) from None
         raise
+
+
+_atomic_write = atomic_write
 
 
 def _bits_text(bits: npt.NDArray[np.uint8], sep: bool) -> bytes:

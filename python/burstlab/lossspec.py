@@ -35,6 +35,8 @@ def _params(kind: str, body: str) -> dict[str, str]:
         if "=" not in part:
             raise _core.ParameterError(f"invalid loss spec {kind}:{body}: expected name=value, got {part!r}")
         k, v = part.split("=", 1)
+        if k.strip() in out:
+            raise _core.ParameterError(f"invalid loss spec {kind}:{body}: parameter {k.strip()!r} given twice")
         out[k.strip()] = v.strip()
     return out
 

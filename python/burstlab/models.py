@@ -18,7 +18,6 @@ import inspect
 import json
 import math
 import os
-import tempfile
 import warnings
 from pathlib import Path
 from typing import Any, ClassVar
@@ -209,23 +208,39 @@ class LossModelBase:
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> LossModelBase:
+        """The model ``to_dict`` wrote. A missing key, a key of the wrong type or a value
+        out of its domain is a :class:`burstlab.ParameterError` naming it."""
         if not isinstance(d, dict) or "model" not in d:
             raise _core.ParameterError("invalid parameter model: expected a dict with a 'model' entry (from to_dict)")
         kind = d["model"]
-        klass = LossModelBase._registry.get(kind)
+        klass = LossModelBase._registry.get(kind) if isinstance(kind, str) else None
         if klass is None:
             raise _core.ParameterError(f"invalid parameter model = {kind!r}: expected one of {sorted(LossModelBase._registry)}")
         if cls is not LossModelBase and not issubclass(klass, cls):
             raise _core.ParameterError(f"invalid parameter model = {kind!r}: not a {cls.__name__}")
+        settings, fitted = d.get("settings", {}), d.get("fitted", {})
+        for key, val in (("settings", settings), ("fitted", fitted)):
+            if not isinstance(val, dict):
+                raise _core.ParameterError(f"invalid parameter {key} = {val!r} for {kind}: expected a JSON object of name: value")
         try:
-            obj = klass(**d.get("settings", {}))
+            obj = klass(**settings)
         except TypeError as e:
             raise _core.ParameterError(f"invalid parameter settings for {kind}: {e}") from None
-        for k, v in d.get("fitted", {}).items():
-            if k not in klass._fitted_names:
-                raise _core.ParameterError(f"invalid parameter fitted.{k} for {kind}: expected one of {list(klass._fitted_names)}")
-            setattr(obj, k, obj._decode_fitted(k, v))
-        obj.to_core()  # validate now, naming the parameter, rather than at first use
+        try:
+            for k, v in fitted.items():
+                if k not in klass._fitted_names:
+                    raise _core.ParameterError(f"invalid parameter fitted.{k} for {kind}: expected one of {list(klass._fitted_names)}")
+                setattr(obj, k, obj._decode_fitted(k, v))
+            obj.to_core()  # validate now, naming the parameter, rather than at first use
+        except _core.BurstlabError:
+            raise
+        except AttributeError as e:
+            if e.name in klass._fitted_names:
+                raise _core.ParameterError(f"invalid parameter fitted for {kind}: {e.name} is missing (a fitted {kind} has {list(klass._fitted_names)})") from None
+            raise _core.ParameterError(f"invalid parameter fitted for {kind}: wrong type or shape ({e})") from None
+        except (TypeError, ValueError, KeyError, IndexError) as e:
+            names = {k: fitted[k] for k in fitted} or settings
+            raise _core.ParameterError(f"invalid parameter {'fitted' if fitted else 'settings'} for {kind} = {names!r}: wrong type or shape ({e})") from None
         return obj
 
     def _decode_fitted(self, name: str, value: Any) -> Any:
@@ -237,22 +252,18 @@ class LossModelBase:
 
 
 def _atomic_write_text(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w") as f:
-            f.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    from burstlab.io import atomic_write
+
+    atomic_write(path, lambda tmp: Path(tmp).write_text(text))
 
 
 def load_model(path: str | os.PathLike[str]) -> LossModelBase:
     """A model saved with ``save`` / ``to_dict``."""
     p = Path(path)
-    text = p.read_text()
+    try:
+        text = p.read_bytes().decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise _core.TraceFormatError(f"{p}: not a model JSON: binary content (byte {e.start} is not UTF-8)") from None
     if not text.strip():
         raise _core.EmptyInputError(f"{p}: empty file: expected a model JSON")
     try:

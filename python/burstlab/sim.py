@@ -65,6 +65,14 @@ class TcpConfig:
     rto_backoff_reset: Literal["sample", "new_ack"] = "sample"
 
 
+def _number(name: str, value: Any, kind: type) -> Any:
+    """``kind(value)``, or a ParameterError naming the parameter (not a bare ValueError)."""
+    try:
+        return kind(value)
+    except (TypeError, ValueError, OverflowError):
+        raise _core.ParameterError(f"invalid parameter {name} = {value!r}: expected a number") from None
+
+
 @dataclass(frozen=True)
 class Link:
     """One link direction: capacity (bits/s), one-way delay (s), DropTail buffer and a
@@ -81,9 +89,9 @@ class Link:
 
     def _config(self) -> dict[str, Any]:
         return {
-            "rate": float(self.rate),
-            "delay": float(self.delay),
-            "buffer": int(self.buffer),
+            "rate": _number("rate", self.rate, float),
+            "delay": _number("delay", self.delay, float),
+            "buffer": _number("buffer", self.buffer, int),
             "buffer_unit": self.buffer_unit,
             "loss": None if self.loss is None else repr(self.loss),
             "loss_mode": self.loss_mode,
@@ -104,7 +112,11 @@ class Workload:
 
 def _workload(w: Workload) -> dict[str, Any]:
     duration = 100.0 if w.duration is None and w.size is None else w.duration
-    return {"duration": None if duration is None else float(duration), "size": w.size, "warmup": float(w.warmup)}
+    return {
+        "duration": None if duration is None else _number("duration", duration, float),
+        "size": w.size,
+        "warmup": _number("warmup", w.warmup, float),
+    }
 
 
 @dataclass(frozen=True)

@@ -3,6 +3,7 @@ registered here; every error becomes a one-line message and a non-zero exit."""
 
 from __future__ import annotations
 
+import os
 import sys
 
 import click
@@ -31,8 +32,27 @@ def _register() -> None:
 _register()
 
 
+def error_message(e: BaseException) -> str:
+    """The one-line text of an error (docs/errors.md): burstlab's own messages as they are;
+    an ``OSError`` as ``PATH: reason`` (``PATH -> PATH2: reason`` for a rename) rather than
+    Python's ``[Errno N] reason: 'PATH'``."""
+    if isinstance(e, OSError) and e.strerror and e.filename is not None:
+        where = os.fsdecode(e.filename)
+        if e.filename2 is not None:
+            where += f" -> {os.fsdecode(e.filename2)}"
+        return f"{where}: {e.strerror}"
+    if isinstance(e, MemoryError):
+        return f"out of memory{': ' + str(e) if str(e) else ''} (ask for less: a shorter trace, fewer packets, fewer links)"
+    text = str(e) or type(e).__name__
+    text = " ".join(text.splitlines())  # one line, whatever the message (or a binary file's bytes) held
+    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text)
+
+
 def main(argv: list[str] | None = None) -> int:
-    """Entry point: runs the CLI and maps burstlab and OS errors to a message and exit 2."""
+    """Entry point: runs the CLI and turns every error into one line on stderr and an exit
+    code (docs/errors.md): 2 for bad input (burstlab's errors, ``ValueError``, ``OSError``,
+    ``MemoryError``) and click's usage errors, 130 for Ctrl-C, 3 for an unexpected internal
+    error (a bug: set ``BURSTLAB_DEBUG=1`` to see its traceback)."""
     from burstlab import BurstlabError
 
     try:
@@ -43,9 +63,14 @@ def main(argv: list[str] | None = None) -> int:
     except click.ClickException as e:
         e.show()
         return e.exit_code
-    except (BurstlabError, OSError, ValueError) as e:
-        click.echo(f"error: {e}", err=True)
+    except (BurstlabError, OSError, ValueError, MemoryError) as e:
+        click.echo(f"error: {error_message(e)}", err=True)
         return 2
+    except Exception as e:  # a bug: still one line, never a traceback unless asked for
+        if os.environ.get("BURSTLAB_DEBUG"):
+            raise
+        click.echo(f"error: internal error ({type(e).__name__}: {error_message(e)}); set BURSTLAB_DEBUG=1 for the traceback and please report it", err=True)
+        return 3
     return rv if isinstance(rv, int) else 0
 
 

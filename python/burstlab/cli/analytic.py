@@ -143,7 +143,7 @@ def predict_cmd(
 @click.option("--demo-links", type=int, default=100, show_default=True, help="Links of the --demo population.")
 @click.option("--link-pps", type=float, default=None, help="Link-layer packets/s normaliser [default: the link_pps column, else 100 (Mirage); Roofnet: 500].")
 @click.option("--folds", type=int, default=5, show_default=True, help="k of the k-fold cross-validation.")
-@click.option("--seed", type=int, default=0, show_default=True, help="Shuffle seed of the folds (and seed of the --demo population).")
+@click.option("--seed", type=click.IntRange(0, 2**32 - 1), default=0, show_default=True, help="Shuffle seed of the folds (and seed of the --demo population).")
 @click.option("--prr-min", type=float, default=0.0, show_default=True, help="Keep links with PRR ≥ this (seed 000 §7 uses 0.2).")
 @click.option("--prr-max", type=float, default=1.0, show_default=True, help="Keep links with PRR ≤ this (seed 000 §7 uses 0.6).")
 @click.option("--no-const-15", is_flag=True, help="Fit the literal 15-term expression without a constant.")
@@ -173,6 +173,8 @@ def fit_throughput_cmd(
 
     if demo == (results is not None):
         raise click.UsageError("give a RESULTS file or --demo (not both)")
+    if not (0.0 <= prr_min <= prr_max <= 1.0):  # NaN fails too
+        raise ParameterError(f"invalid --prr-min = {prr_min!r} / --prr-max = {prr_max!r}: expected 0 ≤ prr-min ≤ prr-max ≤ 1")
     if demo:
         from burstlab.experiments.fit_demo import simulate_ge_links
 
@@ -270,16 +272,21 @@ def validate_padhye_cmd(
             kw["ps"] = tuple(float(x) for x in ps.split(",") if x.strip())
         except ValueError:
             raise ParameterError(f"invalid --p = {ps!r}: expected comma-separated numbers") from None
+        if not kw["ps"]:
+            raise ParameterError(f"invalid --p = {ps!r}: expected at least one loss probability")
     setup = ex.PadhyeSetup(**kw)
     setup.validate()
-    rows = ex.run_comparison(setup, progress=None if as_json else lambda s: click.echo(s, err=True))
-    if as_json:
-        click.echo(json.dumps(_json_safe([r.to_dict() for r in rows]), indent=2, allow_nan=False))
-    else:
-        click.echo(ex.format_table(rows))
-    if plot_dir:
-        for path in ex.write_outputs(rows, setup, plot_dir):
-            click.echo(f"wrote {path}", err=True)
+    from burstlab.io import output_dir
+
+    with output_dir(plot_dir):  # an unwritable --plot fails before the simulations
+        rows = ex.run_comparison(setup, progress=None if as_json else lambda s: click.echo(s, err=True))
+        if as_json:
+            click.echo(json.dumps(_json_safe([r.to_dict() for r in rows]), indent=2, allow_nan=False))
+        else:
+            click.echo(ex.format_table(rows))
+        if plot_dir:
+            for path in ex.write_outputs(rows, setup, plot_dir):
+                click.echo(f"wrote {path}", err=True)
 
 
 COMMANDS = [predict_cmd, fit_throughput_cmd, validate_group]

@@ -32,15 +32,18 @@ def fit_cmd(trace_file: str, models: str, fmt: str | None, as_json: bool, plot_d
     """Fit loss models to TRACE, sample an equal-length trace from each and compare them
     side by side (PRR, μ, mean/max loss burst and success run, KS distances)."""
     from burstlab.fidelity import fidelity, plot_ccdfs
-    from burstlab.io import read_trace
+    from burstlab.io import output_dir, read_trace
 
-    trace = read_trace(trace_file, fmt) if fmt else read_trace(trace_file)
     names = [m.strip() for m in models.split(",") if m.strip()]
-    ref, rows, fitted = fidelity(trace, names, seed=seed)
-    plots = plot_ccdfs(ref, rows, plot_dir, stem=Path(trace_file).name) if plot_dir else []
-    if save_dir:
-        for name, m in fitted.items():
-            m.save(Path(save_dir) / f"{name}.json")
+    if not names:
+        raise click.BadParameter(f"expected 'all' or comma-separated model names, got {models!r}", param_hint="--models")
+    trace = read_trace(trace_file, fmt) if fmt else read_trace(trace_file)
+    with output_dir(plot_dir), output_dir(save_dir):  # unwritable folders fail before the fits
+        ref, rows, fitted = fidelity(trace, names, seed=seed)
+        plots = plot_ccdfs(ref, rows, plot_dir, stem=Path(trace_file).name) if plot_dir else []
+        if save_dir:
+            for name, m in fitted.items():
+                m.save(Path(save_dir) / f"{name}.json")
     if as_json:
         out = {"trace": trace_file, "length": len(trace), "reference": ref.to_dict(), "models": [r.to_dict() for r in rows]}
         out["plots"] = [str(p) for p in plots]
@@ -58,22 +61,50 @@ def fit_cmd(trace_file: str, models: str, fmt: str | None, as_json: bool, plot_d
         click.echo(f"wrote {p}")
 
 
+#: Peak memory of ``gen`` per packet: the packed sample (1/8 byte), the unpacked copy
+#: (1 byte) and the text being written (up to 2 bytes for ``bits``).
+_GEN_BYTES_PER_PACKET = 3.2
+
+
+def _check_room(n: int, out: str) -> None:
+    """Refuse, before sampling, an N that cannot fit in memory or on the output's disk
+    (a typo such as -n 100000000000 would otherwise run for minutes and then fail)."""
+    import shutil
+
+    need = n * _GEN_BYTES_PER_PACKET
+    try:
+        with open("/proc/meminfo") as f:
+            avail = next(int(line.split()[1]) * 1024 for line in f if line.startswith("MemAvailable:"))
+    except (OSError, StopIteration, ValueError):
+        avail = None
+    if avail is not None and need > avail:
+        raise click.BadParameter(f"{n} packets need about {need / 1e9:.3g} GB of memory, {avail / 1e9:.3g} GB is available", param_hint="-n")
+    folder = Path(out).parent
+    while not folder.exists() and folder != folder.parent:
+        folder = folder.parent
+    free = shutil.disk_usage(folder).free
+    if 2 * n > free:
+        raise click.BadParameter(f"{n} packets need up to {2 * n / 1e9:.3g} GB in {out}, {free / 1e9:.3g} GB is free there", param_hint="-n")
+
+
 @click.command("gen")
 @click.argument("model", metavar="MODEL")
-@click.option("-n", "n", required=True, type=click.IntRange(min=0), help="Number of packets.")
+@click.option("-n", "n", required=True, type=click.IntRange(min=1), help="Number of packets.")
 @click.option("-o", "out", required=True, type=click.Path(dir_okay=False), help="Output trace (format from --format or the extension; default one 0/1 per line).")
 @click.option("--format", "fmt", default=None, help="Output format (see `burstlab convert`).")
 @click.option("--seed", default=1, show_default=True, type=click.IntRange(min=0))
 def gen_cmd(model: str, n: int, out: str, fmt: str | None, seed: int) -> None:
     """Write a synthetic trace of N packets from MODEL: a saved model (.json from
     `burstlab fit --save` or `Model.save`) or a loss spec such as ge:prr=0.9,mu=0.6."""
-    from burstlab.io import write_trace
+    from burstlab.io import check_output_path, write_trace
     from burstlab.lossspec import parse_loss_spec
     from burstlab.models import load_model
     from burstlab.traces import Trace
 
     path = model[1:] if model.startswith("@") else model
-    if model.startswith("@") or os.path.exists(path):
+    check_output_path(out)
+    _check_room(n, out)
+    if model.startswith("@") or os.path.exists(path) or path.lower().endswith(".json"):
         trace = load_model(path).sample(n, random_state=seed)
     else:
         core = parse_loss_spec(model)

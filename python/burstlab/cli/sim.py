@@ -4,9 +4,7 @@ trace-driven run with ``--trace``)."""
 from __future__ import annotations
 
 import json
-import os
 import re
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -49,25 +47,54 @@ def parse_size(text: str, name: str = "size") -> int:
 
 def _write_series(path: str, series: dict[str, Any]) -> None:
     """Write the series to ``.npz`` (numpy) or ``.csv``, atomically."""
+    from burstlab.io import atomic_write
+
     if not series:
         raise _core.ParameterError("no series recorded")
-    p = Path(path)
-    d = p.parent if str(p.parent) else Path(".")
-    fd, tmp = tempfile.mkstemp(dir=d, prefix=f".{p.name}.", suffix=p.suffix or ".npz")
-    os.close(fd)
-    try:
-        if p.suffix.lower() == ".csv":
+
+    def write(tmp: str) -> None:
+        if Path(path).suffix.lower() == ".csv":
             cols = list(series)
             arr = np.column_stack([np.asarray(series[c], dtype=np.float64) for c in cols])
             np.savetxt(tmp, arr, delimiter=",", header=",".join(cols), comments="", fmt="%.9g")
         else:
             with open(tmp, "wb") as f:
                 np.savez(f, **series)
-        os.replace(tmp, p)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+
+    atomic_write(path, write)
+
+
+#: Options that only mean something without --trace (the link model) and only with it.
+_LINK_ONLY = ("rate", "delay", "buffer", "buffer_unit", "loss", "loss_mode", "ack_loss", "duration", "size", "warmup")
+_TRACE_ONLY = ("trace_format", "slot", "ack_path")
+
+
+def _given(ctx: click.Context, name: str) -> bool:
+    src = ctx.get_parameter_source(name)
+    return src is not None and src not in (click.core.ParameterSource.DEFAULT, click.core.ParameterSource.DEFAULT_MAP)
+
+
+def _opt(name: str) -> str:
+    return "--" + name.replace("_", "-").replace("trace-format", "format")
+
+
+def _check_combination(ctx: click.Context, kw: dict[str, Any]) -> None:
+    """An option the chosen mode ignores is a usage error, not a silent no-op."""
+    trace_mode = kw["trace_file"] is not None
+    wrong = [n for n in (_LINK_ONLY if trace_mode else _TRACE_ONLY) if _given(ctx, n)]
+    if wrong:
+        opts = ", ".join(_opt(n) for n in wrong)
+        why = "the trace decides every slot and the run lasts len(trace) × --slot" if trace_mode else "only a --trace run uses them"
+        raise click.UsageError(f"{opts} {'has' if len(wrong) == 1 else 'have'} no effect {'with --trace' if trace_mode else 'without --trace'} ({why})")
+
+
+def _check_series_path(path: str) -> None:
+    """Check --series before the run: a .npz or .csv file path that can be written."""
+    from burstlab.io import check_output_path
+
+    if Path(path).suffix.lower() not in (".npz", ".csv"):
+        raise click.BadParameter(f"{path!r}: expected a file name ending in .npz or .csv", param_hint="--series")
+    check_output_path(path)
 
 
 @click.command("sim")
@@ -96,13 +123,18 @@ def _write_series(path: str, series: dict[str, Any]) -> None:
               help="Format of the --trace file (default: detected, see docs/traces.md).")  # fmt: skip
 @click.option("--slot", default="10ms", show_default=True, help="Slot length with --trace.")
 @click.option("--ack-path", default="lossless", show_default=True, type=click.Choice(["lossless", "trace"]))
-@click.option("--seed", default=1, show_default=True, type=int)
+@click.option("--seed", default=1, show_default=True, type=click.IntRange(0, 2**64 - 1))
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 @click.option("--series", "series_out", default=None, help="Write cwnd/ssthresh/srtt/rto/sequence series to OUT (.npz or .csv).")
-def sim_cmd(**kw: Any) -> None:
+@click.pass_context
+def sim_cmd(ctx: click.Context, **kw: Any) -> None:
     """Simulate one TCP flow over a lossy link and print goodput and counters."""
     from burstlab.lossspec import parse_loss_spec
     from burstlab.sim import Link, Scenario, TcpConfig, Workload, run, run_trace
+
+    _check_combination(ctx, kw)
+    if kw["series_out"] is not None:
+        _check_series_path(kw["series_out"])
 
     tcp = TcpConfig(
         variant=kw["variant"],

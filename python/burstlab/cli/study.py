@@ -24,10 +24,10 @@ def _floats(s: str | None, name: str) -> tuple[float, ...] | None:
 @click.option("--traces", "traces_dir", type=click.Path(file_okay=False), default=None, help="A folder of trace files instead of a named dataset.")
 @click.option("--format", "fmt", default=None, help="Trace format for --traces (default: auto-detect).")
 @click.option("--out", "out", type=click.Path(file_okay=False), default=None, help="Output folder (default: results/prr-mu-<dataset>).")
-@click.option("--workers", type=int, default=None, help="Local worker processes (default: all cores).")
+@click.option("--workers", type=click.IntRange(min=1), default=None, help="Local worker processes (default: all cores).")
 @click.option("--cluster", default=None, help="Dask scheduler address (tcp://host:port) to run the tasks on.")
 @click.option("--seeds", "replicates", type=int, default=5, show_default=True, help="Seeds per synthetic condition (independent, GE).")
-@click.option("--seed", type=int, default=0, show_default=True, help="Study seed.")
+@click.option("--seed", type=click.IntRange(0, 2**32 - 1), default=0, show_default=True, help="Study seed.")
 @click.option("--profile", type=click.Choice(["mirage", "roofnet"]), default=None, help="Seed 000 timers and slot (default per dataset).")
 @click.option("--ack-path", type=click.Choice(["lossless", "trace"]), default="lossless", show_default=True)
 @click.option("--rto-backoff-reset", type=click.Choice(["sample", "new_ack"]), default="sample", show_default=True,

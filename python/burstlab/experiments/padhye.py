@@ -27,7 +27,6 @@ import csv
 import json
 import math
 import os
-import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -309,19 +308,9 @@ def _json_safe(x: Any) -> Any:
 
 
 def _atomic_write(path: str, write: Callable[[str], None]) -> None:
-    d = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(dir=d, prefix=".tmp-", suffix=os.path.splitext(path)[1])
-    os.close(fd)
-    try:
-        write(tmp)
-        um = os.umask(0)
-        os.umask(um)
-        os.chmod(tmp, 0o666 & ~um)  # mkstemp creates 0600; give the file the usual mode
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    from burstlab.io import atomic_write
+
+    atomic_write(path, write)
 
 
 def write_outputs(rows: Sequence[PadhyeRow], setup: PadhyeSetup, outdir: str) -> list[str]:

@@ -148,6 +148,8 @@ class StudyConfig:
                 raise ParameterError(f"invalid parameter {name} = {(lo, hi)}: expected 0 <= low < high <= 1")
         if self.folds < 2:
             raise ParameterError(f"invalid parameter folds = {self.folds}: expected at least 2")
+        if not 0 <= self.seed < 2**32:
+            raise ParameterError(f"invalid parameter seed = {self.seed}: expected 0 ≤ seed < 2^32")
         if self.max_links is not None and self.max_links < 1:
             raise ParameterError(f"invalid parameter max_links = {self.max_links}: expected at least 1")
 
@@ -512,12 +514,13 @@ def run_study(
     say = log or (lambda s: None)
     t0 = time.perf_counter()
     out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
+    # Bad input (a malformed trace, no eligible link) fails before anything is written.
     traces = load_traces(cfg)
     links, excluded = select_links(cfg, traces)
     if not links:
         raise ParameterError(f"invalid parameter dataset = {cfg.dataset!r}: no link has PRR in {cfg.prr_range} with μ defined ({excluded})")
     tasks = plan(cfg, links)
+    out.mkdir(parents=True, exist_ok=True)
     keys = [i.key for t in tasks for i in t.items]
     store_path = out / "store.duckdb"
     with ResultStore(store_path, "runs", RUN_SCHEMA) as store:
@@ -601,9 +604,10 @@ def link_table(cfg: StudyConfig, links: Sequence[StudyLink], runs: Sequence[dict
 
 def write_json(path: Path, obj: Any) -> None:
     """Write JSON atomically (temp file + rename)."""
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(obj, indent=2, default=_json_default, allow_nan=False))
-    os.replace(tmp, path)
+    from burstlab.io import atomic_write
+
+    text = json.dumps(obj, indent=2, default=_json_default, allow_nan=False)
+    atomic_write(path, lambda tmp: Path(tmp).write_text(text))
 
 
 def _json_default(o: Any) -> Any:

@@ -17,7 +17,6 @@ from __future__ import annotations
 import html as htmlmod
 import json
 import math
-import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -46,15 +45,15 @@ def write_csv(path: Path, rows: Sequence[dict[str, Any]], columns: Sequence[str]
 
     cols = list(columns or (rows[0].keys() if rows else []))
     table = pa.table({c: [_clean(r.get(c)) for r in rows] for c in cols}) if rows else pa.table({c: pa.array([], pa.string()) for c in cols})
-    tmp = path.with_name(path.name + ".tmp")
-    pacsv.write_csv(table, tmp)
-    os.replace(tmp, path)
+    from burstlab.io import atomic_write
+
+    atomic_write(path, lambda tmp: pacsv.write_csv(table, tmp))
 
 
 def _write_text(path: Path, text: str) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text)
-    os.replace(tmp, path)
+    from burstlab.io import atomic_write
+
+    atomic_write(path, lambda tmp: Path(tmp).write_text(text))
 
 
 def _replace_table(store: ResultStore, name: str, rows: Sequence[dict[str, Any]], columns: Sequence[str]) -> None:
