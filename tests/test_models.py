@@ -175,7 +175,19 @@ def test_markov_ct_fit_recovers_sojourn_means() -> None:
     t = truth.sample(400_000, random_state=9)
     m = MarkovCTModel().fit(t)
     assert m.interval_ == 0.01
-    assert abs(m.mean_good_ - 0.2) < 0.02 and abs(m.mean_bad_ - 0.05) < 0.005, (m.mean_good_, m.mean_bad_)
+    # The fit inverts the embedded chain: m_G = −T/(π_B ln μ), m_B = −T/((1 − π_B) ln μ).
+    # Truth: s = 1/0.2 + 1/0.05 = 25/s, μ = e^(−sT), π_B = 0.2, g = (1−μ)(1−π_B),
+    # b = (1−μ)π_B. Standard errors of μ̂ (binomial over N0 losses, N1 successes) and π̂_B
+    # (two-state chain), carried by the delta method (|∂|·sd summed: no correlation assumed).
+    n, T, pb = len(t), 0.01, 0.2
+    mu = math.exp(-25 * T)
+    g, b = (1 - mu) * (1 - pb), (1 - mu) * pb
+    sd_mu = math.sqrt(g * (1 - g) / (n * pb) + b * (1 - b) / (n * (1 - pb)))
+    sd_pb = math.sqrt(pb * (1 - pb) / n * (1 + mu) / (1 - mu))
+    ln = math.log(mu)
+    sd_good = T / (pb * mu * ln**2) * sd_mu + T / (pb**2 * abs(ln)) * sd_pb
+    sd_bad = T / ((1 - pb) * mu * ln**2) * sd_mu + T / ((1 - pb) ** 2 * abs(ln)) * sd_pb
+    assert abs(m.mean_good_ - 0.2) < 5 * sd_good and abs(m.mean_bad_ - 0.05) < 5 * sd_bad, (m.mean_good_, m.mean_bad_, sd_good, sd_bad)
 
 
 def test_on_off_fit_recovers_sojourn_means() -> None:
