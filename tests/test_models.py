@@ -162,10 +162,13 @@ def test_bistable_and_counts_recover_b_g() -> None:
 def test_em_recovers_all_four_parameters() -> None:
     t = ge_trace(0.02, 0.2, h=0.9, k=0.01, n=60_000, seed=3)
     m = GilbertElliottModel(method="em").fit(t)
-    assert abs(m.b_ - 0.02) < 0.005
-    assert abs(m.g_ - 0.2) < 0.04
-    assert abs(m.h_loss_ - 0.9) < 0.03
-    assert abs(m.k_loss_ - 0.01) < 0.005
+    # 5 standard deviations of the estimator at n = 60,000, measured over 20 independent
+    # traces (seeds 100-119): sd(b) 0.0008, sd(g) 0.0079, sd(h) 0.0056, sd(k) 0.00058; the
+    # estimator showed no bias beyond 0.2 sd.
+    assert abs(m.b_ - 0.02) < 5 * 0.0008
+    assert abs(m.g_ - 0.2) < 5 * 0.0079
+    assert abs(m.h_loss_ - 0.9) < 5 * 0.0056
+    assert abs(m.k_loss_ - 0.01) < 5 * 0.00058
     # The fitted model explains the data better than an independent one.
     assert m.score(t) > BernoulliModel().fit(t).score(t)
 
