@@ -214,8 +214,16 @@ def test_hmm_bic_chooses_k() -> None:
     t3 = Trace(three.sample(60_000, 5))
     m3 = HMMModel(max_states=4).fit(t3)
     assert m3.n_states_ == 3, m3.bic_
-    assert np.allclose(m3.loss_, [0.0, 0.5, 1.0], atol=0.06), m3.loss_
-    assert m3.mean_loss() == pytest.approx(three.mean_loss(), abs=0.02)
+    # Tolerances from the estimator's spread at n = 60,000 over 10 independent traces (seeds
+    # 200-209): sd of the middle state's loss probability 0.0048 (5 sd: 0.025); the boundary
+    # states' estimates (sd ≈ 1.3e-4, skewed away from 0 and 1) within 1e-3; the fitted
+    # mean loss has sd 0.0124 (the trace's own sampling noise), 5 sd: 0.062.
+    assert np.all(np.abs(m3.loss_ - np.array([0.0, 0.5, 1.0])) < [1e-3, 0.025, 1e-3]), m3.loss_
+    assert m3.mean_loss() == pytest.approx(three.mean_loss(), abs=5 * 0.0124)
+    # Maximum likelihood reproduces the trace's own loss rate, up to start/end effects of the
+    # order of the slowest state's mean sojourn (50 packets) over n: 2 · 50 / 60,000.
+    emp = 1 - t3.bits.count_ones() / len(t3)
+    assert m3.mean_loss() == pytest.approx(emp, abs=2 * 50 / 60_000)
 
 
 def test_runlength_fit_recovers_pareto_tail() -> None:
