@@ -231,6 +231,9 @@ def test_runlength_fit_recovers_pareto_tail() -> None:
     t = truth.sample(2_000_000, random_state=11)
     m = RunLengthModel(tail="pareto", tail_quantile=0.5).fit(t)
     assert m.success_["tail_scale"] >= 10
+    # The Hill estimate over the k ≈ 33,000 runs above the threshold has sd α/√k ≈ 0.008 for
+    # a continuous Pareto; on whole-packet runs it measured sd 0.015 over seeds 300-304 (no
+    # bias beyond 0.2 sd): 0.1 is about 7 sd.
     assert abs(m.success_["tail_shape"] - 1.5) < 0.1, m.success_
     # Samples from the fit reproduce the run-length distributions closely.
     s = m.sample(len(t), random_state=12).stats(warn=False)
