@@ -158,3 +158,27 @@ def test_readme_opens_with_the_two_commands_and_ci_runs_the_second_verbatim() ->
     assert lines == ["pip install . && burstlab study prr-mu", 'pip install ".[test]" && cargo test -p burstlab-core --release && python -m pytest -q']
     ci = [ln.strip() for ln in (REPO / ".ci" / "run").read_text().splitlines()]
     assert lines[1] in ci
+
+
+def _python_blocks() -> list[tuple[str, str]]:
+    out = []
+    for p in DOCS:
+        if p.exists():
+            for block in re.findall(r"^```python\n(.*?)^```", p.read_text(), flags=re.S | re.M):
+                out.append((p.relative_to(REPO).as_posix(), block))
+    return out
+
+
+# Blocks that are complete programs (the others use names like `prr` that stand for the
+# reader's data): these run as written.
+RUNNABLE = {"docs/traces.md", "docs/simulator.md"}
+
+
+@pytest.mark.parametrize(("doc", "code"), _python_blocks(), ids=[d for d, _ in _python_blocks()])
+def test_python_examples(doc: str, code: str) -> None:
+    """Every Python example imports what exists; the complete ones run as written."""
+    imports = "\n".join(ln for ln in code.splitlines() if re.match(r"(from \S+ )?import ", ln))
+    assert imports, f"{doc}: a Python example without imports"
+    exec(compile(imports, doc, "exec"), {})
+    if doc in RUNNABLE:
+        exec(compile(code, doc, "exec"), {})
