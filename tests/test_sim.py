@@ -267,3 +267,17 @@ def test_cli_slotted_trace(tmp_path, capsys) -> None:  # type: ignore[no-untyped
     rc = main(["sim", "--trace", str(f), "--format", "bits"])
     err = capsys.readouterr().err
     assert rc == 2 and "link.txt:3" in err
+
+
+@pytest.mark.parametrize("window", [dict(rwnd=5), dict(max_cwnd=5), dict(rwnd=8, max_cwnd=5)])
+def test_window_limited_rate_is_window_over_rtt(window: dict) -> None:
+    # A window of 5 segments, far below the bandwidth-delay product (10 Mb/s × 20 ms = 24
+    # packets), so nothing queues: every segment's round trip is its serialisation (1040 B
+    # at 10 Mb/s = 0.832 ms) + 10 ms + the ACK's (40 B = 0.032 ms) + 10 ms = 20.864 ms, and
+    # the flow delivers 5 segments per round trip: 5 · 20 s / 20.864 ms = 4792.9 segments,
+    # less what the start (initial window 2, slow start to 5: ≤ 3 segments) and the last
+    # window still in flight (≤ 5) take.
+    res = run(Scenario(tcp=TcpConfig(delayed_ack=False, **window), workload=Workload(duration=20.0)))
+    want = 5 * 20.0 / (0.000832 + 0.010 + 0.000032 + 0.010)
+    assert want - 8 <= res.delivered_segments <= want
+    assert res.packets_lost == 0 and res.retransmissions == 0
