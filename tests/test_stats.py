@@ -55,7 +55,7 @@ def test_bursty_fixture_and_convergence_curve() -> None:
     assert (s.n00, s.n01, s.n10, s.n11) == (80, 19, 20, 80)
     assert s.mu == pytest.approx(1 - 19 / 99 - 20 / 100)
     assert s.loss_bursts.lengths.tolist() == [5] and s.loss_bursts.n_runs == 20
-    # Every chunk of 10 is 1111100000: g undefined? no — |00|=4, |01|=0 → g=0; b=1/5 → μ=0.8.
+    # Every chunk of 10 is 1111100000: |00| = 4, |01| = 0 → g = 0; |10| = 1, |11| = 4 → b = 1/5; μ = 0.8.
     assert np.allclose(s.chunk_mu, 0.8)
     assert s.chunk_rms == pytest.approx(abs(0.8 - s.mu))
     assert s.prefix_lengths.tolist() == list(range(10, 201, 10))
