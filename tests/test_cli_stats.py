@@ -74,7 +74,12 @@ def test_demo_uses_the_rust_ge_model(capsys: pytest.CaptureFixture[str]) -> None
     assert rc == 0
     (row,) = json.loads(out)
     assert row["length"] == 100_000
-    assert row["mu"] == pytest.approx(1 - 0.02 - 0.3, abs=0.03)
+    # μ̂ = 1 − ĝ − b̂: binomial proportions over the ≈ n·π_B losses and n(1 − π_B) successes
+    # (b = 0.02, g = 0.3, π_B = b/(b+g)); 5 standard errors.
+    n, b, g = 100_000, 0.02, 0.3
+    pb = b / (b + g)
+    se = (g * (1 - g) / (n * pb) + b * (1 - b) / (n * (1 - pb))) ** 0.5
+    assert abs(row["mu"] - (1 - b - g)) < 5 * se
 
 
 @pytest.mark.parametrize(

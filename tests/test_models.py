@@ -43,6 +43,18 @@ def binom_tol(p: float, n: int, z: float = 5.0) -> float:
     return z * math.sqrt(p * (1 - p) / n)
 
 
+def batch_tol(lost: np.ndarray, z: float = 5.0, k: int = 100) -> float:
+    """z standard errors of the mean of a correlated 0/1 sequence, from k batch means (the
+    batches must be much longer than the sequence's memory)."""
+    m = lost.size // k
+    means = np.asarray(lost[: m * k], dtype=float).reshape(k, m).mean(axis=1)
+    return z * float(means.std(ddof=1)) / math.sqrt(k)
+
+
+def lost_mask(t: Trace) -> np.ndarray:
+    return t.to_numpy() == 0
+
+
 # ---------------------------------------------------------------- sampled vs analytic
 def test_bernoulli_sample_matches_p() -> None:
     n = 500_000
@@ -50,10 +62,12 @@ def test_bernoulli_sample_matches_p() -> None:
         t = BernoulliModel(p=p).sample(n, random_state=3)
         loss = 1 - t.bits.count_ones() / n
         assert abs(loss - p) < binom_tol(p, n)
-        # Geometric runs: mean burst 1/(1-p), mean gap 1/p (seed 001 §III).
+        # Geometric runs: mean burst 1/(1-p), mean gap 1/p (seed 001 §III). A geometric run
+        # that ends with probability q has standard deviation √(1−q)/q; 5 standard errors
+        # of the mean of the m runs seen.
         s = t.stats(warn=False)
-        assert abs(s.loss_bursts.mean - 1 / (1 - p)) < 0.03 / (1 - p)
-        assert abs(s.success_runs.mean - 1 / p) < 0.03 / p
+        assert abs(s.loss_bursts.mean - 1 / (1 - p)) < 5 * math.sqrt(p) / (1 - p) / math.sqrt(s.loss_bursts.n_runs)
+        assert abs(s.success_runs.mean - 1 / p) < 5 * math.sqrt(1 - p) / p / math.sqrt(s.success_runs.n_runs)
 
 
 def test_gilbert_elliott_sample_matches_stationary_law_and_run_means() -> None:
@@ -84,9 +98,10 @@ def test_time_models_mean_loss_in_packet_mode() -> None:
     m = MarkovCTModel(8.0, 4.0, 0.01, 0.2, packet_interval=0.01)
     want = m.mean_loss()
     assert want == pytest.approx(8 / 12 * 0.01 + 4 / 12 * 0.2)
-    t = m.sample(3_000_000, random_state=1)  # 30000 s ≈ 2500 cycles
+    t = m.sample(3_000_000, random_state=1)  # 30000 s ≈ 2500 cycles, 25 per batch of 100
     assert t.interval == 0.01
-    assert abs((len(t) - t.bits.count_ones()) / len(t) - want) < 0.05 * want
+    lost = lost_mask(t)
+    assert abs(lost.mean() - want) < batch_tol(lost)
 
 
 def test_run_length_model_mean_loss() -> None:
@@ -98,7 +113,8 @@ def test_run_length_model_mean_loss() -> None:
     mb = (1 * 5 + 3 * 3 + 10 * 2) / 10
     assert want == pytest.approx(mb / (mb + 20))
     t = m.sample(500_000, random_state=2)
-    assert abs((len(t) - t.bits.count_ones()) / len(t) - want) < 0.01
+    lost = lost_mask(t)
+    assert abs(lost.mean() - want) < batch_tol(lost)
 
 
 def test_on_off_time_mode_from_python() -> None:
@@ -106,7 +122,8 @@ def test_on_off_time_mode_from_python() -> None:
     starts = np.arange(200_000) * 0.005  # probes every 5 ms, zero length
     lost = core.lost_in_transit_many(starts, starts, 4)
     assert core.time_loss_fraction() == pytest.approx(0.1)
-    assert abs(lost.mean() - 0.1) < 0.01
+    # 1000 s of 0.1-s cycles: 100 batches of ≈ 100 cycles each.
+    assert abs(lost.mean() - 0.1) < batch_tol(np.asarray(lost, dtype=bool))
     with pytest.raises(ParameterError, match="starts"):
         core.lost_in_transit_many(np.array([1.0, 0.5]), np.array([1.0, 0.5]), 0)
 
@@ -120,10 +137,14 @@ def test_vddp_time_fraction_from_python() -> None:
 
 # ---------------------------------------------------------------- fits recover parameters
 def test_table_i_bernoulli_fits() -> None:
-    t = BernoulliModel(p=0.1).sample(300_000, random_state=5)
+    n, p = 300_000, 0.1
+    t = BernoulliModel(p=p).sample(n, random_state=5)
+    # Standard errors by the delta method: FER √(p(1−p)/n); p = 1 − 1/mean burst over
+    # ≈ np(1−p) geometric bursts: √((1−p)/n); p = 1/mean gap: √(p/n).
+    se = {"fer": math.sqrt(p * (1 - p) / n), "burst": math.sqrt((1 - p) / n), "gap": math.sqrt(p / n)}
     for target in ("fer", "burst", "gap"):
         m = BernoulliModel(target=target).fit(t)
-        assert abs(m.p_ - 0.1) < 0.01, (target, m.p_)
+        assert abs(m.p_ - p) < 5 * se[target], (target, m.p_)
     # On a bursty trace the three targets disagree (seed 001 §IV): burst → high p, gap → low p.
     bursty = ge_trace(0.01, 0.2)
     ps = {tg: BernoulliModel(target=tg).fit(bursty).p_ for tg in ("fer", "burst", "gap")}
@@ -141,10 +162,13 @@ def test_bistable_and_counts_recover_b_g() -> None:
 def test_em_recovers_all_four_parameters() -> None:
     t = ge_trace(0.02, 0.2, h=0.9, k=0.01, n=60_000, seed=3)
     m = GilbertElliottModel(method="em").fit(t)
-    assert abs(m.b_ - 0.02) < 0.005
-    assert abs(m.g_ - 0.2) < 0.04
-    assert abs(m.h_loss_ - 0.9) < 0.03
-    assert abs(m.k_loss_ - 0.01) < 0.005
+    # 5 standard deviations of the estimator at n = 60,000, measured over 20 independent
+    # traces (seeds 100-119): sd(b) 0.0008, sd(g) 0.0079, sd(h) 0.0056, sd(k) 0.00058; the
+    # estimator showed no bias beyond 0.2 sd.
+    assert abs(m.b_ - 0.02) < 5 * 0.0008
+    assert abs(m.g_ - 0.2) < 5 * 0.0079
+    assert abs(m.h_loss_ - 0.9) < 5 * 0.0056
+    assert abs(m.k_loss_ - 0.01) < 5 * 0.00058
     # The fitted model explains the data better than an independent one.
     assert m.score(t) > BernoulliModel().fit(t).score(t)
 
@@ -154,7 +178,19 @@ def test_markov_ct_fit_recovers_sojourn_means() -> None:
     t = truth.sample(400_000, random_state=9)
     m = MarkovCTModel().fit(t)
     assert m.interval_ == 0.01
-    assert abs(m.mean_good_ - 0.2) < 0.02 and abs(m.mean_bad_ - 0.05) < 0.005, (m.mean_good_, m.mean_bad_)
+    # The fit inverts the embedded chain: m_G = −T/(π_B ln μ), m_B = −T/((1 − π_B) ln μ).
+    # Truth: s = 1/0.2 + 1/0.05 = 25/s, μ = e^(−sT), π_B = 0.2, g = (1−μ)(1−π_B),
+    # b = (1−μ)π_B. Standard errors of μ̂ (binomial over N0 losses, N1 successes) and π̂_B
+    # (two-state chain), carried by the delta method (|∂|·sd summed: no correlation assumed).
+    n, T, pb = len(t), 0.01, 0.2
+    mu = math.exp(-25 * T)
+    g, b = (1 - mu) * (1 - pb), (1 - mu) * pb
+    sd_mu = math.sqrt(g * (1 - g) / (n * pb) + b * (1 - b) / (n * (1 - pb)))
+    sd_pb = math.sqrt(pb * (1 - pb) / n * (1 + mu) / (1 - mu))
+    ln = math.log(mu)
+    sd_good = T / (pb * mu * ln**2) * sd_mu + T / (pb**2 * abs(ln)) * sd_pb
+    sd_bad = T / ((1 - pb) * mu * ln**2) * sd_mu + T / ((1 - pb) ** 2 * abs(ln)) * sd_pb
+    assert abs(m.mean_good_ - 0.2) < 5 * sd_good and abs(m.mean_bad_ - 0.05) < 5 * sd_bad, (m.mean_good_, m.mean_bad_, sd_good, sd_bad)
 
 
 def test_on_off_fit_recovers_sojourn_means() -> None:
@@ -163,7 +199,13 @@ def test_on_off_fit_recovers_sojourn_means() -> None:
     truth = MarkovCTModel(0.2, 0.05, temporal=True, packet_interval=0.005)
     t = truth.sample(400_000, random_state=9)
     m = MarkovCTModel(temporal=True).fit(t)
-    assert abs(m.mean_good_ - 0.2) < 0.06 * 0.2 and abs(m.mean_bad_ - 0.05) < 0.06 * 0.05, m.fitted_params()
+    # Relative tolerance: the merging bias (a merge lengthens a good and a bad period at once,
+    # bound 2·(1 − e^(−T/m_G))) plus 5 standard errors of an exponential mean over the
+    # N = n·T/(m_G + m_B) = 8000 cycles (sd m/√N). Measured over seeds 9, 400-405: bias
+    # +3.4 % (good) / +4.0 % (bad), sd 1.1 % / 1.7 %; the former flat 6 % failed seed 405 (bad +7.1 %).
+    T, n_cycles = 0.005, len(t) * 0.005 / 0.25
+    rel = 2 * (1 - math.exp(-T / 0.2)) + 5 / math.sqrt(n_cycles)
+    assert abs(m.mean_good_ / 0.2 - 1) < rel and abs(m.mean_bad_ / 0.05 - 1) < rel, (m.fitted_params(), rel)
 
 
 def test_hmm_bic_chooses_k() -> None:
@@ -178,8 +220,16 @@ def test_hmm_bic_chooses_k() -> None:
     t3 = Trace(three.sample(60_000, 5))
     m3 = HMMModel(max_states=4).fit(t3)
     assert m3.n_states_ == 3, m3.bic_
-    assert np.allclose(m3.loss_, [0.0, 0.5, 1.0], atol=0.06), m3.loss_
-    assert m3.mean_loss() == pytest.approx(three.mean_loss(), abs=0.02)
+    # Tolerances from the estimator's spread at n = 60,000 over 10 independent traces (seeds
+    # 200-209): sd of the middle state's loss probability 0.0048 (5 sd: 0.025); the boundary
+    # states' estimates (sd ≈ 1.3e-4, skewed away from 0 and 1) within 1e-3; the fitted
+    # mean loss has sd 0.0124 (the trace's own sampling noise), 5 sd: 0.062.
+    assert np.all(np.abs(m3.loss_ - np.array([0.0, 0.5, 1.0])) < [1e-3, 0.025, 1e-3]), m3.loss_
+    assert m3.mean_loss() == pytest.approx(three.mean_loss(), abs=5 * 0.0124)
+    # Maximum likelihood reproduces the trace's own loss rate, up to start/end effects of the
+    # order of the slowest state's mean sojourn (50 packets) over n: 2 · 50 / 60,000.
+    emp = 1 - t3.bits.count_ones() / len(t3)
+    assert m3.mean_loss() == pytest.approx(emp, abs=2 * 50 / 60_000)
 
 
 def test_runlength_fit_recovers_pareto_tail() -> None:
@@ -187,6 +237,9 @@ def test_runlength_fit_recovers_pareto_tail() -> None:
     t = truth.sample(2_000_000, random_state=11)
     m = RunLengthModel(tail="pareto", tail_quantile=0.5).fit(t)
     assert m.success_["tail_scale"] >= 10
+    # The Hill estimate over the k ≈ 33,000 runs above the threshold has sd α/√k ≈ 0.008 for
+    # a continuous Pareto; on whole-packet runs it measured sd 0.015 over seeds 300-304 (no
+    # bias beyond 0.2 sd): 0.1 is about 7 sd.
     assert abs(m.success_["tail_shape"] - 1.5) < 0.1, m.success_
     # Samples from the fit reproduce the run-length distributions closely.
     s = m.sample(len(t), random_state=12).stats(warn=False)
@@ -204,18 +257,26 @@ def test_semi_markov_fit_lognormal() -> None:
     )
     t = truth.sample(400_000, random_state=2)
     m = SemiMarkovModel(family="lognormal").fit(t)
-    # Discretisation to whole packets shifts the median by < half a packet.
-    assert abs(math.exp(m.good_["mu"]) - 0.05) < 0.002
-    assert abs(math.exp(m.bad_["mu"]) - 0.02) < 0.002
+    # The median e^μ of N lognormal sojourns has sd ≈ median·σ/√N; N = n·T / (mean cycle),
+    # lognormal means m·e^(σ²/2). Discretisation to whole packets shifts the median by < half
+    # a packet (T/2). Tolerance: 5 sd + T/2 (was a flat 0.002: 11 and 28 sd).
+    T, sigma = 0.001, 0.3
+    n_periods = len(t) * T / ((0.05 + 0.02) * math.exp(sigma**2 / 2))
+    for got, median in ((m.good_["mu"], 0.05), (m.bad_["mu"], 0.02)):
+        assert abs(math.exp(got) - median) < 5 * median * sigma / math.sqrt(n_periods) + T / 2, (got, median)
 
 
 def test_vddp_fit_reproduces_packet_loss_rate() -> None:
-    # A heuristic fit (docs/loss-models.md): it must at least keep the loss rate.
+    # A heuristic fit (docs/loss-models.md) that keeps the loss rate only to first order: on
+    # these traces it overestimates it by 7-11 % (seeds 6, 500-504; for seed 6 +10.9 % on
+    # average over 50 sampled traces), always upwards. The sampled loss rate of 5 × 40,000
+    # packets has sd 2.2 % of it, so the bound is the bias plus 5 sd: 0.11 + 5 · 0.022.
+    # A fit without the bias should tighten this to the sampling noise alone.
     t = ge_trace(0.02, 0.25, n=40_000, seed=6)
     m = VDDPModel().fit(t)
     want = 1 - t.bits.count_ones() / len(t)
     got = 1 - np.mean([m.sample(len(t), random_state=i).bits.count_ones() / len(t) for i in range(5)])
-    assert abs(got - want) < 0.1 * want, (got, want, m.fitted_params())
+    assert 0.0 < (got - want) / want < 0.11 + 5 * 0.022, (got, want, m.fitted_params())
 
 
 # ---------------------------------------------------------------- JSON, specs, errors

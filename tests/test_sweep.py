@@ -7,6 +7,7 @@ import os
 import sys
 from pathlib import Path
 
+import distributed
 import pytest
 
 from burstlab import ParameterError
@@ -50,7 +51,6 @@ def test_task_error_propagates() -> None:
 
 
 def test_dask_cluster_on_loopback() -> None:
-    distributed = pytest.importorskip("distributed")
     with distributed.LocalCluster(host="127.0.0.1", n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
         assert cluster.scheduler_address.startswith("tcp://127.0.0.1:")
         pairs = list(run_tasks(ge_stats, TASKS, cluster=cluster.scheduler_address, progress=False))

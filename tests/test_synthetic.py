@@ -21,6 +21,7 @@ def test_testbed_is_deterministic_and_labelled() -> None:
 def test_population_mix() -> None:
     links = link_models(60)
     kinds = [lk.kind for lk in links]
+    # DEFAULT_MIX (0.20, 0.45, 0.35) of 60 links: 12, 27, 21
     assert (kinds.count("bernoulli"), kinds.count("ge"), kinds.count("heavy")) == (12, 27, 21)
     prr = np.array([lk.target_prr for lk in links])
     assert prr.min() >= 0.1 and prr.max() <= 0.9

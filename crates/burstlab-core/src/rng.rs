@@ -72,7 +72,8 @@ mod tests {
             assert!((0.0..1.0).contains(&u));
             sum += u;
         }
-        assert!((sum / 100_000.0 - 0.5).abs() < 0.005);
+        // U(0,1) has variance 1/12: 5 standard errors of the mean of 10^5 draws.
+        assert!((sum / 100_000.0 - 0.5).abs() < 5.0 * (1.0f64 / 12.0 / 100_000.0).sqrt());
     }
 
     #[test]

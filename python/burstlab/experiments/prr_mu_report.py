@@ -289,14 +289,7 @@ def write_outputs(cfg: Any, out: Path, store: ResultStore, study_links: Sequence
     # fits per group (seed 000 §7): only groups with more links than the 15-term fit has terms
     fitted: dict[str, dict[str, Any]] = {}
     fit_notes: list[str] = []
-    try:
-        import burstlab.fits  # noqa: F401
-    except ImportError:
-        have_fits = False
-        fit_notes.append("this burstlab build has no `burstlab.fits` (the least-L1 fits of seed 000 §7), so there is no Fig. 11-13")
-    else:
-        have_fits = True
-    for g in sorted({r["group"] for r in results}) if have_fits else []:
+    for g in sorted({r["group"] for r in results}):
         rows = [r for r in results if r["group"] == g]
         if len(rows) < 2 * cfg.folds or len(rows) <= 16:
             fit_notes.append(f"group {g}: only {len(rows)} links in the fit range {lo:g}-{hi:g}; fits need more than 16 (the 15-term fit has 16 coefficients) and at least {2 * cfg.folds} for {cfg.folds}-fold CV")

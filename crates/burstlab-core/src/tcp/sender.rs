@@ -335,3 +335,111 @@ impl Sender {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tcp::cc::Reno as RenoCc;
+    use crate::tcp::receiver::MAX_SACK_BLOCKS;
+    use crate::tcp::recovery::NewReno;
+    use crate::tcp::rtt::BackoffReset;
+    use crate::tcp::SsthreshRule;
+    use crate::time::NS_PER_MS;
+
+    fn sender(init_cwnd: u64, max_cwnd: u64, rwnd: u64) -> Sender {
+        let cfg = SenderConfig {
+            mss: 1000,
+            init_cwnd,
+            max_cwnd,
+            rwnd,
+            dupack_threshold: 3,
+            limited_transmit: false,
+            rtt: RttConfig { rto_min: 200 * NS_PER_MS, rto_max: 60_000 * NS_PER_MS, rto_initial: 1000 * NS_PER_MS, granularity: 0, backoff_reset: BackoffReset::Sample },
+            ssthresh_rule: SsthreshRule::FlightSize,
+            grow_on_loss_exit: true,
+            total_bytes: None,
+        };
+        Sender::new(cfg, Cc::Reno(RenoCc), Recovery::NewReno(NewReno::default()))
+    }
+
+    fn ack(n: u64) -> AckPkt {
+        AckPkt { ack: n, sack: [(0, 0); MAX_SACK_BLOCKS], nsack: 0 }
+    }
+
+    fn segs(out: &mut Vec<Tx>) -> Vec<(u64, bool)> {
+        out.drain(..).map(|t| (t.seg, t.retx)).collect()
+    }
+
+    /// Karn's rule (RFC 6298 §3, §5): ACKs that cover a retransmitted segment give no RTT
+    /// sample and keep the backed-off RTO; the first ACK of never-retransmitted data gives
+    /// a sample again. Expected values by hand from RFC 6298 §2 (α = 1/8, β = 1/4, K = 4).
+    #[test]
+    fn karns_rule_across_a_timeout() {
+        let ms = NS_PER_MS;
+        let mut s = sender(2, u64::MAX, u64::MAX);
+        let mut out = Vec::new();
+        s.start(0, &mut out);
+        assert_eq!(segs(&mut out), vec![(0, false), (1, false)]);
+        assert_eq!(s.tcb.rto, 1000 * ms); // RFC 6298 §2.1: initial RTO
+        // ACK 1 after 100 ms: first sample, SRTT 100, RTTVAR 50, RTO 100 + 4·50 = 300 ms.
+        s.on_ack(&ack(1), 100 * ms, &mut out);
+        assert_eq!((s.tcb.srtt, s.tcb.rttvar, s.tcb.rto), (Some(100 * ms), 50 * ms, 300 * ms));
+        // Slow start: cwnd 3 segments, una = 1 → segments 2 and 3 go out.
+        assert_eq!(segs(&mut out), vec![(2, false), (3, false)]);
+        // Timeout: one segment, go back to una, RTO doubled to 600 ms (§5.5).
+        s.on_rto(1000 * ms, &mut out);
+        assert_eq!(segs(&mut out), vec![(1, true)]);
+        assert_eq!((s.tcb.cwnd, s.tcb.rto, s.counters.timeouts), (1000, 600 * ms, 1));
+        // ssthresh = max(FlightSize / 2, 2·SMSS) = max(3000 / 2, 2000) (RFC 5681 eq. 4).
+        assert_eq!(s.tcb.ssthresh, 2000);
+        // ACK 2 covers the retransmitted segment 1: no sample, RTO stays backed off.
+        s.on_ack(&ack(2), 1050 * ms, &mut out);
+        assert_eq!((s.tcb.srtt, s.tcb.rto), (Some(100 * ms), 600 * ms));
+        // Go-back-N resends 2 and 3 (cwnd 2 segments after one slow-start ACK).
+        assert_eq!(segs(&mut out), vec![(2, true), (3, true)]);
+        // ACK 4 covers retransmissions only: still no sample; new data 4 and 5 go out.
+        s.on_ack(&ack(4), 1100 * ms, &mut out);
+        assert_eq!((s.tcb.srtt, s.tcb.rto), (Some(100 * ms), 600 * ms));
+        assert_eq!(segs(&mut out), vec![(4, false), (5, false)]);
+        // ACK 5 covers segment 4, sent once at 1100 ms: sample R = 50 ms.
+        // RTTVAR = 3/4·50 + 1/4·|100 − 50| = 50; SRTT = 7/8·100 + 1/8·50 = 93.75;
+        // RTO = 93.75 + 4·50 = 293.75 ms.
+        s.on_ack(&ack(5), 1150 * ms, &mut out);
+        assert_eq!((s.tcb.srtt, s.tcb.rttvar, s.tcb.rto), (Some(93_750_000), 50 * ms, 293_750_000));
+    }
+
+    /// The receiver window and the maximum window bound the flight (segments in flight =
+    /// min(cwnd, max_cwnd, rwnd)); the timer stops once everything is acknowledged
+    /// (RFC 6298 §5.2).
+    #[test]
+    fn receiver_and_maximum_windows_bound_the_flight() {
+        let mut out = Vec::new();
+        let mut s = sender(10, u64::MAX, 3);
+        s.start(0, &mut out);
+        assert_eq!(out.len(), 3);
+        out.clear();
+        s.on_ack(&ack(1), 10, &mut out);
+        assert_eq!(segs(&mut out), vec![(3, false)]); // una = 1: segments 1..=3 in flight
+        let mut m = sender(10, 4000, u64::MAX);
+        m.start(0, &mut out);
+        assert_eq!(out.len(), 4);
+        out.clear();
+        for a in 1..=4 {
+            m.on_ack(&ack(a), 10 * a, &mut out);
+        }
+        // Slow start would reach 8 segments; max_cwnd keeps 4 in flight: 4..=7 sent.
+        assert_eq!(segs(&mut out).iter().map(|x| x.0).collect::<Vec<_>>(), vec![4, 5, 6, 7]);
+        // A 2-segment transfer: the timer runs while data is outstanding, stops at the end.
+        let mut f = sender(2, u64::MAX, u64::MAX);
+        f.cfg.total_bytes = Some(1500);
+        let mut f = Sender::new(f.cfg, Cc::Reno(RenoCc), Recovery::NewReno(NewReno::default()));
+        f.start(0, &mut out);
+        assert_eq!(out.iter().map(|t| t.len).collect::<Vec<_>>(), vec![1000, 500]);
+        assert_eq!(f.rto_deadline, Some(1000 * NS_PER_MS));
+        f.on_ack(&ack(1), 10, &mut out);
+        assert_eq!(f.rto_deadline, Some(10 + f.tcb.rto)); // restarted (§5.3)
+        f.on_ack(&ack(2), 20, &mut out);
+        assert_eq!(f.rto_deadline, None);
+        assert_eq!(out.len(), 2); // nothing beyond the transfer
+    }
+}

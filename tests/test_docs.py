@@ -1,0 +1,184 @@
+"""Every command quoted in README.md and docs/*.md exists as written: each ``burstlab``
+subcommand and option is one the CLI defines, each ``cargo test`` filter matches a Rust
+test, each ``cargo bench`` names a declared benchmark, and each ``python benchmarks/X.py``
+script exists with the flags the docs give it. (Running the long ones is the docs' job;
+this keeps the text from drifting away from the code.)"""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+import shlex
+from pathlib import Path
+
+import click
+import pytest
+
+from burstlab.cli import cli
+from conftest import REPO
+
+DOCS = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md")), REPO / "benchmarks" / "README.md"]
+STARTS = ("burstlab ", "cargo ", "python ")
+
+
+def _commands(text: str) -> list[str]:
+    """Command lines in fenced blocks (with ``\\`` continuations joined, ``$`` prompts and
+    trailing comments removed) and in inline code spans, split at ``&&``."""
+    found: list[str] = []
+    blocks = re.findall(r"^```[^\n]*\n(.*?)^```", text, flags=re.S | re.M)
+    for block in blocks:
+        for line in block.replace("\\\n", " ").splitlines():
+            found.append(line)
+    prose = re.sub(r"^```[^\n]*\n.*?^```", "", text, flags=re.S | re.M)
+    found += re.findall(r"`([^`\n]+)`", prose)
+    out = []
+    for cmd in found:
+        for part in cmd.split("&&"):
+            part = part.strip()
+            part = part[2:] if part.startswith("$ ") else part
+            part = re.sub(r"\s+#.*$", "", part)
+            if part.startswith(STARTS):
+                out.append(part)
+    return out
+
+
+def _all_commands() -> list[tuple[str, str]]:
+    return [(p.relative_to(REPO).as_posix(), c) for p in DOCS if p.exists() for c in _commands(p.read_text())]
+
+
+COMMANDS = _all_commands()
+
+
+def _flags(cmd: str) -> list[str]:
+    return re.findall(r"(?<![\w-])(--[a-z][a-z0-9-]*|-[a-z])(?![\w-])", cmd)
+
+
+def _check_burstlab(cmd: str) -> None:
+    words = shlex.split(cmd.replace("|", " ").replace("[", " ").replace("]", " "))[1:]
+    node: click.Command = cli
+    path = ["burstlab"]
+    for w in words:
+        if isinstance(node, click.Group) and w in node.commands:
+            node = node.commands[w]
+            path.append(w)
+        elif w.startswith("-") or not isinstance(node, click.Group):
+            break
+        else:
+            raise AssertionError(f"{' '.join(path)} has no subcommand {w!r}")
+    assert not isinstance(node, click.Group), f"{cmd!r} stops at the group {' '.join(path)}"
+    known = {"-h", "--help"}
+    for p in node.params:
+        known.update(getattr(p, "opts", []))
+        known.update(getattr(p, "secondary_opts", []))
+    for f in _flags(cmd):
+        assert f in known, f"{' '.join(path)} has no option {f} (it has {sorted(known)})"
+
+
+def _rust_test_names() -> set[str]:
+    names = set()
+    for f in (REPO / "crates" / "burstlab-core" / "src").rglob("*.rs"):
+        names.update(re.findall(r"#\[test\]\s*(?:#\[[^\]]*\]\s*)*fn\s+(\w+)", f.read_text()))
+    return names
+
+
+def _check_cargo(cmd: str) -> None:
+    words = shlex.split(cmd.replace("[", " ").replace("]", " "))
+    if words[1] == "test":
+        head = words[: words.index("--")] if "--" in words else words
+        filters = [w for w in head[2:] if not w.startswith("-") and w not in ("burstlab-core",)]
+        assert "-p" in head and head[head.index("-p") + 1] == "burstlab-core", cmd
+        names = _rust_test_names()
+        for flt in filters:
+            assert any(flt in n for n in names), f"no Rust test matches the filter {flt!r}"
+    elif words[1] == "bench":
+        name = words[words.index("--bench") + 1]
+        if name.isupper():  # a placeholder (benchmarks/README.md: --bench NAME)
+            return
+        toml = (REPO / "benchmarks" / "rust" / "Cargo.toml").read_text()
+        assert f'name = "{name}"' in toml, f"no [[bench]] {name} in benchmarks/rust/Cargo.toml"
+        assert (REPO / "benchmarks" / "rust" / "benches" / f"{name}.rs").exists()
+    else:
+        raise AssertionError(f"unexpected cargo command {cmd!r}")
+
+
+def _check_python(cmd: str) -> None:
+    words = shlex.split(cmd.replace("[", " ").replace("]", " "))
+    if words[1] == "-m":
+        mod = words[2]
+        if mod == "pytest":
+            return
+        assert importlib.util.find_spec(mod) is not None, f"no module {mod}"
+        return
+    if Path(words[1]).stem.isupper():  # a placeholder (benchmarks/NAME.py)
+        return
+    script = REPO / words[1]
+    assert script.exists(), f"{words[1]} does not exist"
+    src = script.read_text()
+    for f in _flags(cmd):
+        assert f'"{f}"' in src, f"{words[1]} defines no option {f}"
+
+
+def test_docs_quote_commands() -> None:
+    kinds = {c.split()[0] for _, c in COMMANDS}
+    assert {"burstlab", "cargo", "python"} <= kinds, kinds
+    assert ("README.md", "burstlab study prr-mu") in COMMANDS
+
+
+@pytest.mark.parametrize(("doc", "cmd"), COMMANDS, ids=[f"{d}:{c[:60]}" for d, c in COMMANDS])
+def test_quoted_command_exists(doc: str, cmd: str) -> None:
+    if cmd.startswith("burstlab "):
+        _check_burstlab(cmd)
+    elif cmd.startswith("cargo "):
+        _check_cargo(cmd)
+    else:
+        _check_python(cmd)
+
+
+def test_checker_catches_drift() -> None:
+    """The checks above can fail: a misspelt option, subcommand, filter or script is caught."""
+    for bad, check in (
+        ("burstlab sim --tcp reno --bogus-flag", _check_burstlab),
+        ("burstlab simulate --tcp reno", _check_burstlab),
+        ("burstlab study", _check_burstlab),
+        ("cargo test -p burstlab-core --release no_such_test_name", _check_cargo),
+        ("cargo bench -p burstlab-bench --bench nope", _check_cargo),
+        ("python benchmarks/nope.py", _check_python),
+        ("python benchmarks/sim_speed.py --warp", _check_python),
+    ):
+        with pytest.raises(AssertionError):
+            check(bad)
+
+
+def test_readme_opens_with_the_two_commands_and_ci_runs_the_second_verbatim() -> None:
+    """Issue 2: the README's first lines give exactly two commands (install + main job,
+    install + every test); ``.ci/run`` runs the test command verbatim."""
+    first_block = re.search(r"^```[^\n]*\n(.*?)^```", (REPO / "README.md").read_text(), flags=re.S | re.M)
+    assert first_block is not None
+    lines = [ln for ln in first_block.group(1).splitlines() if ln.strip()]
+    assert lines == ["pip install . && burstlab study prr-mu", 'pip install ".[test]" && cargo test -p burstlab-core --release && python -m pytest -q']
+    ci = [ln.strip() for ln in (REPO / ".ci" / "run").read_text().splitlines()]
+    assert lines[1] in ci
+
+
+def _python_blocks() -> list[tuple[str, str]]:
+    out = []
+    for p in DOCS:
+        if p.exists():
+            for block in re.findall(r"^```python\n(.*?)^```", p.read_text(), flags=re.S | re.M):
+                out.append((p.relative_to(REPO).as_posix(), block))
+    return out
+
+
+# Blocks that are complete programs (the others use names like `prr` that stand for the
+# reader's data): these run as written.
+RUNNABLE = {"docs/traces.md", "docs/simulator.md"}
+
+
+@pytest.mark.parametrize(("doc", "code"), _python_blocks(), ids=[d for d, _ in _python_blocks()])
+def test_python_examples(doc: str, code: str) -> None:
+    """Every Python example imports what exists; the complete ones run as written."""
+    imports = "\n".join(ln for ln in code.splitlines() if re.match(r"(from \S+ )?import ", ln))
+    assert imports, f"{doc}: a Python example without imports"
+    exec(compile(imports, doc, "exec"), {})
+    if doc in RUNNABLE:
+        exec(compile(code, doc, "exec"), {})
