@@ -151,6 +151,12 @@ static void OnState(TcpSocket::TcpStates_t, TcpSocket::TcpStates_t to) {
 static void OnCwnd(uint32_t, uint32_t to) {
     if (g_trace) fprintf(stderr, "%.6f cwnd %u\n", Now(), to);
 }
+static void OnSsThresh(uint32_t, uint32_t to) {
+    if (g_trace) fprintf(stderr, "%.6f ssthresh %u\n", Now(), to);
+}
+static void OnInFlight(uint32_t, uint32_t to) {
+    if (g_trace) fprintf(stderr, "%.6f inflight %u\n", Now(), to);
+}
 static void OnChannelDrop(Ptr<const Packet>) {
     g.channel_drops++;
     if (g_trace) fprintf(stderr, "%.6f channel-drop\n", Now());
@@ -169,6 +175,10 @@ static void HookSocket(Ptr<BulkSendApplication> app) {
     ok &= s->TraceConnectWithoutContext("RTO", MakeCallback(&OnRto));
     ok &= s->TraceConnectWithoutContext("State", MakeCallback(&OnState));
     ok &= s->TraceConnectWithoutContext("CongestionWindow", MakeCallback(&OnCwnd));
+    if (g_trace) {
+        ok &= s->TraceConnectWithoutContext("SlowStartThreshold", MakeCallback(&OnSsThresh));
+        ok &= s->TraceConnectWithoutContext("BytesInFlight", MakeCallback(&OnInFlight));
+    }
     NS_ABORT_MSG_IF(!ok, "could not connect a TcpSocketBase trace source");
 }
 
