@@ -73,12 +73,21 @@ def _nan_none(x: float | None) -> float | None:
     return None if x is None or (isinstance(x, float) and math.isnan(x)) else x
 
 
-def link_class(prr: float) -> str:
-    """Seed 000 Fig. 2: very poor < 10% ≤ poor < 20% ≤ intermediate ≤ 60% < good < 100% = perfect."""
+LINK_CLASSES = ("very poor", "poor", "intermediate", "good", "very good", "perfect")
+
+
+def link_class(prr: float, very_good: float | None = None) -> str:
+    """Seed 000 Fig. 2: very poor < 10% ≤ poor < 20% ≤ intermediate ≤ 60% < good < 100% =
+    perfect. The paper names a "very good" class above 60% without giving its lower bound;
+    pass ``very_good`` (e.g. 0.9) to split good links at that PRR (default: no split)."""
+    if not (0.0 <= prr <= 1.0):
+        from burstlab._core import ParameterError
+
+        raise ParameterError(f"invalid parameter prr = {prr}: expected a probability in [0, 1]")
     if prr >= 1.0:
         return "perfect"
     if prr > 0.6:
-        return "good"
+        return "very good" if very_good is not None and prr >= very_good else "good"
     if prr >= 0.2:
         return "intermediate"
     if prr >= 0.1:
@@ -99,7 +108,8 @@ def p_two_successes(prr: float, mu: float) -> float:
 
 @dataclass(frozen=True)
 class TraceStats:
-    """Statistics of one trace. ``mu``, ``g`` and ``b`` are None where undefined."""
+    """Statistics of one trace. ``mu``, ``g`` and ``b`` (and what derives from them) are
+    None where undefined; ``mu_undefined`` then says why."""
 
     name: str | None
     length: int
@@ -114,6 +124,7 @@ class TraceStats:
     chunk_rms: float | None
     prefix_lengths: npt.NDArray[np.uint64] = field(repr=False)
     prefix_mu: npt.NDArray[np.float64] = field(repr=False)
+    chunk_mu: npt.NDArray[np.float64] = field(repr=False, default_factory=lambda: np.zeros(0))
 
     @property
     def prr(self) -> float | None:
@@ -125,31 +136,72 @@ class TraceStats:
 
     @property
     def g(self) -> float | None:
-        """P(success | previous loss) = |01| / (|01| + |00|)."""
+        """P(success | previous loss) = |01| / (|01| + |00|) (seed 000 §5.2)."""
         d = self.n01 + self.n00
         return self.n01 / d if d else None
 
     @property
     def b(self) -> float | None:
-        """P(loss | previous success) = |10| / (|10| + |11|)."""
+        """P(loss | previous success) = |10| / (|10| + |11|) (seed 000 §5.2)."""
         d = self.n10 + self.n11
         return self.n10 / d if d else None
 
     @property
     def mu(self) -> float | None:
-        """μ = 1 − g − b (seed 000 §5.2)."""
+        """μ = 1 − g − b (seed 000 §5.2-5.3)."""
         g, b = self.g, self.b
         return None if g is None or b is None else 1.0 - g - b
 
     @property
+    def mu_undefined(self) -> str | None:
+        """Why μ is undefined (None when it is defined)."""
+        if self.mu is not None:
+            return None
+        if not self.length:
+            return "the trace is empty"
+        if self.length == 1:
+            return "the trace has a single entry"
+        if self.lost == 0:
+            return "the trace has no loss"
+        if self.delivered == 0:
+            return "the trace has no success"
+        return "no loss is followed by another entry" if self.g is None else "no success is followed by another entry"
+
+    @property
     def p_success_after_success(self) -> float | None:
+        """P(1 | previous 1) = 1 − b."""
         b = self.b
         return None if b is None else 1.0 - b
 
     @property
     def p_loss_after_loss(self) -> float | None:
+        """P(0 | previous 0) = 1 − g."""
         g = self.g
         return None if g is None else 1.0 - g
+
+    @property
+    def p_two_successes(self) -> float | None:
+        """Empirical probability that two consecutive entries are both delivered: |11| / (len − 1)."""
+        pairs = self.n00 + self.n01 + self.n10 + self.n11
+        return self.n11 / pairs if pairs else None
+
+    @property
+    def p_two_successes_ge(self) -> float | None:
+        """Seed 000 §6.2 closed form G·(1 − b) with b from PRR and μ."""
+        prr, mu = self.prr, self.mu
+        return None if prr is None or mu is None else p_two_successes(prr, mu)
+
+    @property
+    def p_two_successes_independent(self) -> float | None:
+        """The same for an independent link with this PRR (μ = 0): PRR²."""
+        prr = self.prr
+        return None if prr is None else prr * prr
+
+    @property
+    def ge_closed_form(self) -> tuple[float, float] | None:
+        """Seed 000 §6.2: (g, b) = (PRR·(1−μ), (1−PRR)·(1−μ)), None where μ is undefined."""
+        prr, mu = self.prr, self.mu
+        return None if prr is None or mu is None else ge_from_prr_mu(prr, mu)
 
     @property
     def link_class(self) -> str | None:
@@ -157,10 +209,12 @@ class TraceStats:
         return None if p is None else link_class(p)
 
     def to_dict(self, runs: bool = True) -> dict[str, Any]:
+        cf = self.ge_closed_form
         d: dict[str, Any] = {
             "name": self.name,
             "length": self.length,
             "delivered": self.delivered,
+            "lost": self.lost,
             "prr": self.prr,
             "link_class": self.link_class,
             "n00": self.n00,
@@ -170,10 +224,18 @@ class TraceStats:
             "g": self.g,
             "b": self.b,
             "mu": self.mu,
+            "mu_undefined": self.mu_undefined,
             "p_success_after_success": self.p_success_after_success,
             "p_loss_after_loss": self.p_loss_after_loss,
+            "p_two_successes": self.p_two_successes,
+            "p_two_successes_ge": self.p_two_successes_ge,
+            "p_two_successes_independent": self.p_two_successes_independent,
+            "g_closed_form": None if cf is None else cf[0],
+            "b_closed_form": None if cf is None else cf[1],
+            "n_loss_bursts": self.loss_bursts.n_runs,
             "mean_loss_burst": _nan_none(self.loss_bursts.mean),
             "max_loss_burst": self.loss_bursts.max,
+            "n_success_runs": self.success_runs.n_runs,
             "mean_success_run": _nan_none(self.success_runs.mean),
             "max_success_run": self.success_runs.max,
             "chunk": self.chunk,
@@ -185,13 +247,18 @@ class TraceStats:
             d["convergence"] = {
                 "prefix_lengths": self.prefix_lengths.tolist(),
                 "mu": [None if math.isnan(m) else float(m) for m in self.prefix_mu],
+                "chunk_mu": [None if math.isnan(m) else float(m) for m in self.chunk_mu],
             }
         return d
 
 
 def prefix_grid(length: int, points: int = 100) -> npt.NDArray[np.uint64]:
-    """Prefix lengths for the μ-convergence curve: `points` evenly spaced up to the length
+    """Prefix lengths for the μ-convergence curve: ``points`` evenly spaced up to the length
     (seed 000 §8 uses steps of 1000 up to 100000)."""
+    if points <= 0:
+        from burstlab._core import ParameterError
+
+        raise ParameterError(f"invalid parameter convergence_points = {points}: expected a positive count")
     if length == 0:
         return np.zeros(0, dtype=np.uint64)
     grid = np.unique(np.linspace(0, length, points + 1)[1:].round().astype(np.uint64))
@@ -199,18 +266,20 @@ def prefix_grid(length: int, points: int = 100) -> npt.NDArray[np.uint64]:
 
 
 def trace_stats(trace: Trace, *, chunk: int = DEFAULT_CHUNK, convergence_points: int = 100, warn: bool = True) -> TraceStats:
-    """All statistics of ``trace``; warns :class:`UndefinedMuWarning` where μ is undefined."""
+    """All statistics of ``trace``, computed in Rust on the packed bits.
+
+    ``chunk`` is the chunk size of the RMS μ deviation (seed 000 §8: 6000 packets);
+    ``convergence_points`` the number of prefixes of the μ-convergence curve. Warns
+    :class:`UndefinedMuWarning` where μ is undefined (all delivered, all lost, < 2 entries).
+    """
     if chunk <= 0:
         from burstlab._core import ParameterError
 
         raise ParameterError(f"invalid parameter chunk = {chunk}: expected a positive chunk size")
     bits = trace.bits
     n00, n01, n10, n11 = bits.transitions()
-    zl, zc = bits.run_histogram(False)
-    ol, oc = bits.run_histogram(True)
+    (zl, zc), (ol, oc) = bits.run_histograms()
     grid = prefix_grid(len(bits), convergence_points)
-    pmu = bits.prefix_mu(grid)
-    cm = bits.chunk_mu(chunk)
     st = TraceStats(
         name=trace.name,
         length=len(bits),
@@ -222,18 +291,13 @@ def trace_stats(trace: Trace, *, chunk: int = DEFAULT_CHUNK, convergence_points:
         loss_bursts=RunDistribution(zl, zc),
         success_runs=RunDistribution(ol, oc),
         chunk=chunk,
-        chunk_rms=None,
+        chunk_rms=bits.chunk_rms(chunk),
         prefix_lengths=grid,
-        prefix_mu=pmu,
+        prefix_mu=bits.prefix_mu(grid),
+        chunk_mu=bits.chunk_mu(chunk),
     )
-    mu = st.mu
-    rms = None
-    if mu is not None:
-        ok = cm[~np.isnan(cm)]
-        rms = float(np.sqrt(np.mean((ok - mu) ** 2))) if ok.size else None
-    elif warn:
-        why = "it is empty" if not st.length else "it has a single entry" if st.length == 1 else (
-            "it has no loss" if st.lost == 0 else "it has no success" if st.delivered == 0 else "a state is never left"
+    if st.mu is None and warn:
+        warnings.warn(
+            f"μ is undefined for trace {trace.name or '<unnamed>'}: {st.mu_undefined}", UndefinedMuWarning, stacklevel=2
         )
-        warnings.warn(f"μ is undefined for trace {trace.name or '<unnamed>'}: {why}", UndefinedMuWarning, stacklevel=2)
-    return TraceStats(**{**st.__dict__, "chunk_rms": rms})
+    return st

@@ -49,9 +49,14 @@ class Trace:
             arr = np.asarray(bits)
             if arr.ndim != 1:
                 raise _core.ParameterError(f"invalid parameter bits: expected a 1-D sequence, got shape {arr.shape}")
-            if arr.dtype != np.bool_:
-                if arr.size and not np.isin(arr, (0, 1)).all():
-                    bad = arr[~np.isin(arr, (0, 1))][0]
+            if arr.dtype == np.bool_:
+                arr = arr.view(np.uint8)  # same bytes, no copy
+            elif arr.size:
+                if arr.dtype.kind not in "biuf":
+                    raise _core.ParameterError(f"invalid parameter bits: expected 0/1 numbers, got dtype {arr.dtype}")
+                lo, hi = arr.min(), arr.max()
+                if lo < 0 or hi > 1 or (arr.dtype.kind == "f" and not np.isin(arr, (0, 1)).all()):
+                    bad = arr[(arr != 0) & (arr != 1)][0]
                     raise _core.ParameterError(f"invalid parameter bits: entries must be 0 or 1, got {bad!r}")
             self._bits = _core.BitTrace.from_numpy(np.ascontiguousarray(arr, dtype=np.uint8))
         if interval is not None and timestamps is not None:
@@ -76,9 +81,22 @@ class Trace:
 
     # -- construction -------------------------------------------------------------
     @classmethod
-    def from_packed(cls, words: npt.NDArray[np.uint64], length: int, **kw: Any) -> Trace:
-        """From little-endian packed words (``np.packbits(b, bitorder='little')`` viewed as uint64)."""
-        return cls(_core.BitTrace.from_words(np.ascontiguousarray(words, dtype=np.uint64), length), **kw)
+    def from_packed(cls, words: npt.NDArray[np.uint64] | npt.NDArray[np.uint8], length: int, **kw: Any) -> Trace:
+        """From packed bits, LSB first: uint64 words, or the uint8 output of
+        ``np.packbits(b, bitorder="little")`` (bit i of the trace = bit i % 8 of byte i // 8)."""
+        arr = np.asarray(words)
+        if length < 0:
+            raise _core.ParameterError(f"invalid parameter length = {length}: expected a non-negative number of entries")
+        if arr.dtype == np.uint8:
+            nbytes = -(-length // 8)
+            if arr.shape != (nbytes,):
+                raise _core.ParameterError(
+                    f"invalid parameter words: {arr.size} bytes for {length} bits (expected {nbytes})"
+                )
+            padded = np.zeros(-(-nbytes // 8) * 8, dtype=np.uint8)
+            padded[:nbytes] = arr
+            arr = padded.view("<u8")
+        return cls(_core.BitTrace.from_words(np.ascontiguousarray(arr, dtype=np.uint64), length), **kw)
 
     @classmethod
     def from_string(cls, s: str, **kw: Any) -> Trace:
@@ -96,7 +114,8 @@ class Trace:
         return self._bits.to_numpy()
 
     def packed(self) -> npt.NDArray[np.uint64]:
-        """The packed words, as ``from_packed`` takes them."""
+        """The packed words, as ``from_packed`` takes them: a read-only view of the trace's
+        own memory (no copy)."""
         return self._bits.words()
 
     def __len__(self) -> int:
@@ -109,7 +128,7 @@ class Trace:
             return False
         if (self.timestamps is None) != (other.timestamps is None):
             return False
-        return self.timestamps is None or bool(np.array_equal(self.timestamps, other.timestamps))
+        return self.timestamps is None or (other.timestamps is not None and bool(np.array_equal(self.timestamps, other.timestamps)))
 
     __hash__ = None  # type: ignore[assignment]
 
@@ -124,7 +143,7 @@ class Trace:
         start, stop, _ = key.indices(len(self))
         stop = max(start, stop)
         ts = None if self.timestamps is None else self.timestamps[start:stop]
-        return Trace(self._bits.slice(start, stop), interval=self.interval, timestamps=ts, name=self.name, meta=self.meta)
+        return Trace(self._bits.slice(start, stop), interval=self.interval, timestamps=ts, name=self.name, meta=dict(self.meta))
 
     def times(self) -> npt.NDArray[np.float64] | None:
         """Per-entry times in seconds: the timestamps, or index × interval, or None."""

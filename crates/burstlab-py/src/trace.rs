@@ -1,9 +1,11 @@
 //! `BitTrace`: packed reception bits and their statistics.
 use crate::errors::IntoPyResult;
-use burstlab_core::trace::{bits::BitTrace, convergence, runs, stats};
+use burstlab_core::trace::{bits::BitTrace, convergence, parse, runs, stats};
+use numpy::ndarray::ArrayView1;
 use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1};
-use pyo3::exceptions::PyIndexError;
+use pyo3::exceptions::{PyIndexError, PyValueError};
 use pyo3::prelude::*;
+use pyo3::types::{IntoPyDict, PyBytes};
 
 /// Packed bits, 1 = delivered, 0 = lost; bit i in word i // 64 at position i % 64.
 #[pyclass(name = "BitTrace", module = "burstlab._core", frozen, eq)]
@@ -63,9 +65,16 @@ impl PyBitTrace {
         v.into_pyarray(py)
     }
 
-    /// The packed words (a copy).
-    fn words<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<u64>> {
-        self.inner.words().to_vec().into_pyarray(py)
+    /// The packed words: a read-only view into this trace's memory (no copy); the view
+    /// keeps the trace alive.
+    fn words<'py>(slf: Bound<'py, Self>) -> PyResult<Bound<'py, PyArray1<u64>>> {
+        let py = slf.py();
+        let view = ArrayView1::from(slf.get().inner.words());
+        // SAFETY: the pyclass is frozen and BitTrace is never mutated after construction,
+        // so the words outlive the array, whose base object (`slf`) keeps them alive.
+        let arr = unsafe { PyArray1::borrow_from_array(&view, slf.clone().into_any()) };
+        arr.call_method("setflags", (), Some(&[("write", false)].into_py_dict(py)?))?;
+        Ok(arr)
     }
 
     fn count_ones(&self) -> u64 {
@@ -89,6 +98,26 @@ impl PyBitTrace {
         (l.into_pyarray(py), c.into_pyarray(py))
     }
 
+    /// Both run-length histograms in one pass: ((loss lengths, counts), (success lengths, counts)).
+    #[allow(clippy::type_complexity)]
+    fn run_histograms<'py>(
+        &self,
+        py: Python<'py>,
+    ) -> ((Bound<'py, PyArray1<u64>>, Bound<'py, PyArray1<u64>>), (Bound<'py, PyArray1<u64>>, Bound<'py, PyArray1<u64>>)) {
+        let (zeros, ones) = py.allow_threads(|| runs::run_histograms(&self.inner));
+        let ((zl, zc), (ol, oc)) = (zeros.to_pairs(), ones.to_pairs());
+        ((zl.into_pyarray(py), zc.into_pyarray(py)), (ol.into_pyarray(py), oc.into_pyarray(py)))
+    }
+
+    /// Root-mean-square deviation of the per-chunk μ from the whole-trace μ (seed 000 §8),
+    /// over full chunks whose μ is defined; None where undefined.
+    fn chunk_rms(&self, py: Python<'_>, chunk: usize) -> PyResult<Option<f64>> {
+        if chunk == 0 {
+            return Err(crate::errors::ParameterError::new_err("invalid parameter chunk = 0: expected a positive chunk size"));
+        }
+        Ok(py.allow_threads(|| convergence::chunk_rms_deviation(&self.inner, chunk)))
+    }
+
     /// Lengths of all runs of `value`, in trace order.
     fn run_lengths<'py>(&self, py: Python<'py>, value: bool) -> Bound<'py, PyArray1<u64>> {
         let v = py.allow_threads(|| runs::run_lengths(&self.inner, value));
@@ -101,7 +130,7 @@ impl PyBitTrace {
         let mut prev = 0usize;
         for &l in &ls {
             if l < prev || l > self.inner.len() {
-                return Err(pyo3::exceptions::PyValueError::new_err(format!(
+                return Err(PyValueError::new_err(format!(
                     "prefix lengths must be ascending and at most the trace length {}; got {l} after {prev}",
                     self.inner.len()
                 )));
@@ -139,7 +168,34 @@ impl PyBitTrace {
     }
 }
 
+/// Parse a text trace (`bits`, `string`, `seqlist` or `ttem`) from its bytes; errors name
+/// `file`, the 1-based line and the offending text. Returns the trace (1 = delivered) and,
+/// for `seqlist`, (received, duplicates, dropped, max_seq); zeros and None otherwise.
+#[pyfunction]
+#[pyo3(signature = (data, format, file="<input>", one_means_lost=false, expected=None, drop_beyond=false))]
+fn parse_text(
+    py: Python<'_>,
+    data: &Bound<'_, PyBytes>,
+    format: &str,
+    file: &str,
+    one_means_lost: bool,
+    expected: Option<u64>,
+    drop_beyond: bool,
+) -> PyResult<(PyBitTrace, u64, u64, u64, Option<u64>)> {
+    let bytes = data.as_bytes();
+    let res = py.allow_threads(|| match format {
+        "bits" => parse::parse_bits(bytes, file, one_means_lost).map(|t| (t, parse::SeqListInfo::default())),
+        "string" => parse::parse_string(bytes, file, one_means_lost).map(|t| (t, parse::SeqListInfo::default())),
+        "ttem" => parse::parse_ttem(bytes, file).map(|t| (t, parse::SeqListInfo::default())),
+        "seqlist" => parse::parse_seqlist(bytes, file, expected, drop_beyond),
+        other => Err(burstlab_core::Error::param("format", other, "one of bits, string, seqlist, ttem")),
+    });
+    let (t, info) = res.py()?;
+    Ok((t.into(), info.received, info.duplicates, info.dropped, info.max_seq))
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyBitTrace>()?;
+    m.add_function(wrap_pyfunction!(parse_text, m)?)?;
     Ok(())
 }

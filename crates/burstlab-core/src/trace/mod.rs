@@ -2,6 +2,7 @@
 //! (seed 000 §5.2-5.3, §6.2, §8; seed 001 §IV).
 pub mod bits;
 pub mod convergence;
+pub mod parse;
 pub mod runs;
 pub mod stats;
 
