@@ -260,6 +260,9 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--rto-min", type=float, default=ref.DEFAULTS["rto_min"])
     ap.add_argument("--rto-initial", type=float, default=ref.DEFAULTS["rto_initial"])
     ap.add_argument("--dupack-threshold", type=int, default=ref.DEFAULTS["dupack_threshold"])
+    ap.add_argument("--ssthresh", choices=("pipe", "flightsize"), default=ref.DEFAULTS["ssthresh"],
+                    help="ns-3 side only: its own NewReno (pipe, default) or the diagnostic "
+                    "subclass with RFC 5681's FlightSize / 2 (see ns3_reference.py)")
     return ap
 
 

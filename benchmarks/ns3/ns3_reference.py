@@ -75,6 +75,7 @@ DEFAULTS: dict[str, Any] = {
     "timestamps": False,
     "limited_transmit": False,
     "sock_buf": 64 * 1024 * 1024,  # bytes
+    "ssthresh": "pipe",  # ns-3's own rule; "flightsize" = RFC 5681 eq. (4) (diagnostic)
 }
 
 # Bytes ns-3 puts around each segment on this topology (see the module docstring).
@@ -109,6 +110,31 @@ struct Counters {
     uint64_t queue_drops = 0;     // DropTail drops on node 0 (device queue, MacTxDrop, TcDrop)
     uint64_t established_ns = 0;  // when the sender reached ESTABLISHED
 };
+// Diagnostic variant (--ssthresh flightsize): NewReno whose ssthresh is RFC 5681 eq. (4),
+// max(FlightSize / 2, 2 SMSS) with FlightSize = highest sequence sent - SND.UNA, instead of
+// ns-3's max(BytesInFlight / 2, 2 SMSS) where BytesInFlight is its pipe estimate (which, without
+// SACK, subtracts the duplicate-ACKed and the presumed-lost segments).
+class TcpNewRenoFlightSize : public TcpNewReno {
+  public:
+    static TypeId GetTypeId() {
+        static TypeId tid = TypeId("ns3::TcpNewRenoFlightSize")
+                                .SetParent<TcpNewReno>()
+                                .SetGroupName("Internet")
+                                .AddConstructor<TcpNewRenoFlightSize>();
+        return tid;
+    }
+    TcpNewRenoFlightSize() = default;
+    TcpNewRenoFlightSize(const TcpNewRenoFlightSize& o) : TcpNewReno(o) {}
+    std::string GetName() const override { return "TcpNewRenoFlightSize"; }
+    uint32_t GetSsThresh(Ptr<const TcpSocketState> tcb, uint32_t) override {
+        int32_t flight = tcb->m_highTxMark.Get() - tcb->m_lastAckedSeq;
+        uint32_t half = flight > 0 ? uint32_t(flight) / 2 : 0;
+        return std::max(2 * tcb->m_segmentSize, half);
+    }
+    Ptr<TcpCongestionOps> Fork() override { return CopyObject<TcpNewRenoFlightSize>(this); }
+};
+TypeId FlightSizeTypeId() { return TcpNewRenoFlightSize::GetTypeId(); }
+
 static Counters g;
 static Ptr<ErrorModel> g_em;
 static bool g_trace = false;  // --trace: print TCP events to stderr
@@ -233,7 +259,11 @@ def run_one(p: float, seed: int, params: dict[str, Any], trace: bool = False) ->
     ns.RngSeedManager.SetSeed(1)
     ns.RngSeedManager.SetRun(int(seed))
     sd = ns.Config.SetDefault
-    sd("ns3::TcpL4Protocol::SocketType", ns.TypeIdValue(ns.TcpNewReno.GetTypeId()))
+    if prm["ssthresh"] == "flightsize":
+        cc = ns.cppyy.gbl.burstlab_ns3.FlightSizeTypeId()
+    else:
+        cc = ns.TcpNewReno.GetTypeId()
+    sd("ns3::TcpL4Protocol::SocketType", ns.TypeIdValue(cc))
     sd("ns3::TcpL4Protocol::RecoveryType", ns.TypeIdValue(ns.TcpClassicRecovery.GetTypeId()))
     sd("ns3::TcpSocketBase::Sack", ns.BooleanValue(False))
     sd("ns3::TcpSocketBase::Timestamp", ns.BooleanValue(bool(prm["timestamps"])))
@@ -365,6 +395,10 @@ def build_parser() -> argparse.ArgumentParser:
                     help="RFC 3042 limited transmit; default off")
     ap.add_argument("--sock-buf", type=int, default=DEFAULTS["sock_buf"],
                     help="TCP send/receive buffer, bytes (large = no receiver-window limit)")
+    ap.add_argument("--ssthresh", choices=("pipe", "flightsize"), default=DEFAULTS["ssthresh"],
+                    help="pipe: ns-3's NewReno (ssthresh = BytesInFlight / 2, default); "
+                    "flightsize: a diagnostic NewReno subclass with RFC 5681 eq. (4), "
+                    "ssthresh = (highest sent - SND.UNA) / 2")
     ap.add_argument("--trace", action="store_true",
                     help="print TCP events (cwnd, congestion state, RTO, retransmissions, drops) "
                     "to stderr")
