@@ -183,6 +183,9 @@ static void OnSsThresh(uint32_t, uint32_t to) {
 static void OnInFlight(uint32_t, uint32_t to) {
     if (g_trace) fprintf(stderr, "%.6f inflight %u\n", Now(), to);
 }
+static void OnSrtt(Time, Time to) {
+    if (g_trace) fprintf(stderr, "%.6f srtt %.6f\n", Now(), to.GetSeconds());
+}
 static void OnChannelDrop(Ptr<const Packet>) {
     g.channel_drops++;
     if (g_trace) fprintf(stderr, "%.6f channel-drop\n", Now());
@@ -204,6 +207,7 @@ static void HookSocket(Ptr<BulkSendApplication> app) {
     if (g_trace) {
         ok &= s->TraceConnectWithoutContext("SlowStartThreshold", MakeCallback(&OnSsThresh));
         ok &= s->TraceConnectWithoutContext("BytesInFlight", MakeCallback(&OnInFlight));
+        ok &= s->TraceConnectWithoutContext("RTT", MakeCallback(&OnSrtt));
     }
     NS_ABORT_MSG_IF(!ok, "could not connect a TcpSocketBase trace source");
 }
