@@ -45,8 +45,14 @@ Measured per run: goodput = PacketSink bytes received / ``--duration`` (the flow
 the handshake takes one RTT of that), data segments sent by TCP (``Tx`` trace, payload > 0),
 retransmissions (``Retransmission`` trace), fast retransmits (entries into CA_RECOVERY), RTO
 expiries (each backoff doubles ``RTO``), packets lost on the channel (node 1's ``PhyRxDrop``),
-packets dropped by the DropTail queue (the queue's ``Drop`` trace), and the simulation-loop rate:
-data segments sent per wall-second of ``Simulator::Run()`` alone (import and setup excluded).
+packets dropped by the DropTail queue (with no queue disc, ns-3's traffic-control layer drops a
+packet when the device queue is full: its ``TcDrop`` trace, plus the queue's own ``Drop`` and
+``MacTxDrop``), and the simulation-loop rate: data segments sent per wall-second of
+``Simulator::Run()`` alone (import and setup excluded).
+
+``--ssthresh flightsize`` (diagnostic, not the reference) replaces ns-3's NewReno by a subclass
+compiled here whose only change is RFC 5681 eq. (4): ssthresh = max(FlightSize / 2, 2 SMSS) with
+FlightSize = highest sequence sent - SND.UNA, where ns-3 halves its pipe estimate BytesInFlight.
 """
 
 from __future__ import annotations
@@ -258,6 +264,10 @@ def run_one(p: float, seed: int, params: dict[str, Any], trace: bool = False) ->
     ns = _load_ns()
     hook = ns.cppyy.gbl.burstlab_ns3
     prm = {**DEFAULTS, **params}
+    if prm["ssthresh"] not in ("pipe", "flightsize"):
+        raise ValueError(f"invalid parameter ssthresh = {prm['ssthresh']!r}: expected pipe or flightsize")
+    if not 0.0 <= p <= 1.0:
+        raise ValueError(f"invalid parameter p = {p!r}: expected a probability in [0, 1]")
 
     ns.Config.Reset()
     ns.RngSeedManager.SetSeed(1)
@@ -427,7 +437,7 @@ def main(argv: list[str] | None = None) -> int:
         print("error: --delay must be > 0", file=sys.stderr)
         return 2
     t_import = time.perf_counter()
-    ns = _load_ns()
+    _load_ns()
     import_s = time.perf_counter() - t_import
     print(f"# ns-3 import and hook compilation: {import_s:.1f} s", file=sys.stderr)
     runs = []
@@ -450,7 +460,6 @@ def main(argv: list[str] | None = None) -> int:
         tmp = args.out.with_name(args.out.name + ".tmp")
         tmp.write_text(json.dumps(doc, indent=1) + "\n")
         os.replace(tmp, args.out)
-    del ns
     return 0
 
 
