@@ -1,15 +1,17 @@
-"""burstlab against ns-3 (issue 4), in the optional ns-3 environment only.
+"""burstlab against ns-3 (issue 4): the harness in benchmarks/ns3/.
 
-Skipped unless that environment exists (``bash benchmarks/ns3/setup.sh``, or ``NS3_PYTHON``
-naming an interpreter that can ``import ns``) and ``burstlab.sim`` is built. Runs the quick
-comparison (p = 0, 1, 5, 10 %, seeds 1-3, about a minute) and checks the issue's target: mean
-goodput within +-10 % of ns-3's at each p.
+The comparison itself (``test_quick_comparison_within_band``, marked ``ns3``) runs only where the
+optional ns-3 environment exists (``bash benchmarks/ns3/setup.sh``, or ``NS3_PYTHON`` naming an
+interpreter that can ``import ns``) and ``burstlab.sim`` is built; it runs the quick comparison
+(p = 0, 1, 5, 10 %, seeds 1-3, about a minute) and checks the issue's target: mean goodput
+within +-10 % of ns-3's at each p. The other tests check the harness's own logic without ns-3.
 """
 
 from __future__ import annotations
 
 import importlib.util
 import json
+import math
 import os
 import subprocess
 import sys
@@ -20,7 +22,69 @@ import pytest
 REPO = Path(__file__).resolve().parents[1]
 NS3_DIR = REPO / "benchmarks" / "ns3"
 
-pytestmark = pytest.mark.ns3
+
+def _load(name: str, path: Path):  # type: ignore[no-untyped-def]
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[name] = mod
+    spec.loader.exec_module(mod)
+    return mod
+
+
+# The harness's modules (neither imports ns-3 at import time).
+ns3_reference = _load("ns3_reference", NS3_DIR / "ns3_reference.py")
+compare = _load("burstlab_ns3_compare", NS3_DIR / "compare.py")
+
+HAVE_SIM = importlib.util.find_spec("burstlab.sim") is not None
+
+
+def test_wire_sizes_follow_ns3_headers() -> None:
+    # 20 B TCP + 20 B IPv4 + 2 B PPP; the timestamp option adds 12 (10 padded to 4-byte words).
+    assert ns3_reference.header_bytes(False) == 42
+    assert ns3_reference.header_bytes(True) == 54
+
+
+def test_seed_lists() -> None:
+    assert ns3_reference._parse_seeds("1-3,7") == [1, 2, 3, 7]
+    assert ns3_reference._parse_seeds("4") == [4]
+
+
+def test_summary_ratio_and_band() -> None:
+    def runs(p: float, goodputs: list[float]) -> list[dict[str, float]]:
+        return [{"p": p, "seed": i, "goodput_bps": g, "packets_sent": 10, "retransmissions": 1,
+                 "fast_retransmits": 1, "timeouts": 0} for i, g in enumerate(goodputs)]
+
+    ns3 = runs(0.0, [9e6, 9e6]) + runs(0.01, [2e6, 2.2e6])
+    bl = runs(0.0, [9.5e6, 9.5e6]) + runs(0.01, [2.6e6, 2.8e6])
+    rows = compare.summarize(ns3, bl, [0.0, 0.01])
+    assert rows[0]["ratio"] == pytest.approx(9.5 / 9.0)
+    assert rows[0]["within_10pct"] is True
+    assert rows[1]["ns3_goodput_bps"] == pytest.approx(2.1e6)
+    assert rows[1]["ns3_goodput_sd"] == pytest.approx(math.sqrt(2) * 0.1e6)
+    assert rows[1]["ratio"] == pytest.approx(2.7 / 2.1)
+    assert rows[1]["within_10pct"] is False
+
+
+@pytest.mark.skipif(not HAVE_SIM, reason="burstlab.sim is not built")
+def test_burstlab_side_matches_the_ns3_scenario() -> None:
+    sc = compare.burstlab_scenario(0.05, 7, {})
+    cfg = sc.config()
+    tcp, fwd = cfg["tcp"], cfg["forward"]
+    assert tcp["variant"] == "newreno" and tcp["mss"] == 1000 and tcp["init_cwnd"] == 2
+    assert tcp["delayed_ack"] and tcp["ack_every"] == 2 and tcp["ack_timeout"] == 0.2
+    assert (tcp["rto_min"], tcp["rto_initial"], tcp["rto_max"]) == (1.0, 1.0, 60.0)
+    assert tcp["rwnd"] is None and tcp["max_cwnd"] is None
+    if "header_bytes" in tcp:  # the wire sizes of ns-3's data packets and ACKs
+        assert tcp["header_bytes"] == 42 and tcp["ack_bytes"] == 42
+        assert fwd["rate"] == 10e6
+    else:  # payload-only links: the rate is scaled instead
+        assert fwd["rate"] == pytest.approx(10e6 * 1000 / 1042)
+    assert tcp.get("limited_transmit", False) is False
+    assert (fwd["delay"], fwd["buffer"], fwd["buffer_unit"]) == (0.01, 100, "packets")
+    assert fwd["loss"] is not None and cfg["ack_loss"] == "none" and cfg["reverse"] is None
+    assert cfg["seed"] == 7 and cfg["workload"]["duration"] == 100.0
+    assert compare.burstlab_scenario(0.0, 1, {}).forward.loss is None
 
 
 def _ns3_python() -> Path | None:
@@ -33,7 +97,7 @@ def _ns3_python() -> Path | None:
 
 @pytest.fixture(scope="module")
 def ns3_python() -> Path:
-    if importlib.util.find_spec("burstlab.sim") is None:
+    if not HAVE_SIM:
         pytest.skip("burstlab.sim is not built")
     py = _ns3_python()
     if py is None:
@@ -41,6 +105,7 @@ def ns3_python() -> Path:
     return py
 
 
+@pytest.mark.ns3
 def test_quick_comparison_within_band(ns3_python: Path, tmp_path: Path) -> None:
     out = tmp_path / "results.json"
     proc = subprocess.run(
