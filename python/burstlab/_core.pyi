@@ -1,6 +1,6 @@
 # Hand-written stub of the compiled module burstlab._core; tests/test_stubs.py keeps it
 # in sync with the extension via mypy.stubtest.
-from typing import final
+from typing import Any, final
 
 import numpy as np
 import numpy.typing as npt
@@ -15,6 +15,8 @@ __all__ = [
     "ParameterError",
     "TraceFormatError",
     "__version__",
+    "simulate",
+    "simulate_trace",
 ]
 
 class BurstlabError(ValueError): ...
@@ -73,3 +75,46 @@ class LossModel:
     def name(self) -> str: ...
     def mean_loss(self) -> float | None: ...
     def sample(self, n: int, seed: int) -> BitTrace: ...
+    @staticmethod
+    def deterministic(drops: list[int], period: int | None = None) -> LossModel: ...
+    @staticmethod
+    def markov_ct(
+        mean_good: float, mean_bad: float, loss_good: float = 0.0, loss_bad: float = 1.0, packet_interval: float = 0.001
+    ) -> LossModel: ...
+    @staticmethod
+    def on_off(mean_good: float, mean_bad: float, packet_interval: float = 0.001) -> LossModel: ...
+    @staticmethod
+    def semi_markov(
+        good: dict[str, Any],
+        bad: dict[str, Any],
+        loss_good: float = 0.0,
+        loss_bad: float = 1.0,
+        temporal: bool = False,
+        packet_interval: float = 0.001,
+    ) -> LossModel: ...
+    @staticmethod
+    def vddp(
+        mean_a: float,
+        mean_b: float,
+        drop_a: float,
+        drop_b: float,
+        cycle_a: float,
+        cycle_b: float,
+        packet_interval: float = 0.001,
+    ) -> LossModel: ...
+    @staticmethod
+    def replay(trace: BitTrace, end: str = "wrap", slot: float | None = None) -> LossModel: ...
+    @staticmethod
+    def hmm(transmat: list[list[float]], startprob: list[float], loss: list[float]) -> LossModel: ...
+    @staticmethod
+    def run_length(success: dict[str, Any], burst: dict[str, Any]) -> LossModel: ...
+    def time_loss_fraction(self) -> float | None: ...
+    def lost_in_transit_many(
+        self, starts: npt.NDArray[np.float64], ends: npt.NDArray[np.float64], seed: int
+    ) -> npt.NDArray[np.bool_]: ...
+
+# -- simulator (crates/burstlab-py/src/sim.rs); burstlab.sim wraps these --------------
+def simulate(
+    config: dict[str, object], forward_loss: LossModel | None = None, reverse_loss: LossModel | None = None
+) -> dict[str, object]: ...
+def simulate_trace(trace: BitTrace, config: dict[str, object]) -> dict[str, object]: ...

@@ -7,8 +7,12 @@
 //!   reproducible from its seed and adding a component never changes another's draws.
 
 pub mod error;
+pub mod link;
 pub mod loss;
+pub mod results;
 pub mod rng;
+pub mod sim;
+pub mod tcp;
 pub mod time;
 pub mod trace;
 

@@ -4,6 +4,7 @@ use pyo3::prelude::*;
 
 mod errors;
 mod loss;
+mod sim;
 mod trace;
 
 #[pymodule]
@@ -12,5 +13,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     errors::register(m)?;
     trace::register(m)?;
     loss::register(m)?;
+    sim::register(m)?;
     Ok(())
 }

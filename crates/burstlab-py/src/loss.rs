@@ -2,11 +2,80 @@
 //! simulator (which clones it per link direction).
 use crate::errors::IntoPyResult;
 use crate::trace::PyBitTrace;
-use burstlab_core::loss::{Bernoulli, GilbertElliott, LossModel};
+use burstlab_core::loss::{
+    markov_ct, on_off, Bernoulli, DeterministicList, EndBehavior, GilbertElliott, LossModel, MarkovModulated, Replay, RunLength, SemiMarkov,
+    Sojourn, TimeMode, Vddp,
+};
 use burstlab_core::rng;
+use burstlab_core::time::{self, Nanos};
 use burstlab_core::trace::BitTrace;
+use burstlab_core::Error;
+use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1};
 use pyo3::prelude::*;
+use pyo3::types::PyDict;
 use std::sync::Mutex;
+
+/// Seconds (Python) to nanoseconds, rejecting non-positive or non-finite values by name.
+fn secs(name: &str, s: f64) -> PyResult<Nanos> {
+    if !(s.is_finite() && s > 0.0) || time::from_secs_f64(s) == 0 {
+        return Err(crate::errors::to_py(Error::param(name, s, "a positive number of seconds (≥ 1 ns)")));
+    }
+    Ok(time::from_secs_f64(s))
+}
+
+fn get_f64(d: &Bound<'_, PyDict>, what: &str, key: &str) -> PyResult<f64> {
+    match d.get_item(key)? {
+        Some(v) => v.extract::<f64>(),
+        None => Err(crate::errors::to_py(Error::param(what, format!("{{... no {key:?} ...}}"), &format!("a {key:?} entry")))),
+    }
+}
+
+/// A sojourn / run-length law from a dict: {"kind": "exponential", "mean": m},
+/// {"kind": "deterministic", "value": v}, {"kind": "pareto", "scale": s, "shape": a},
+/// {"kind": "lognormal", "mu": m, "sigma": s}, {"kind": "geometric", "mean": m},
+/// {"kind": "empirical", "values": [...], "weights": [...]?, "tail_prob": p?,
+/// "tail_scale": s?, "tail_shape": a?}. `what` names the argument in errors.
+fn sojourn_from_dict(what: &str, d: &Bound<'_, PyDict>) -> PyResult<Sojourn> {
+    let kind: String = match d.get_item("kind")? {
+        Some(k) => k.extract()?,
+        None => return Err(crate::errors::to_py(Error::param(what, "a dict without \"kind\"", "a \"kind\" entry"))),
+    };
+    let r = match kind.as_str() {
+        "exponential" | "exp" => Sojourn::exponential(get_f64(d, what, "mean")?),
+        "deterministic" | "det" => Sojourn::deterministic(get_f64(d, what, "value")?),
+        "pareto" => Sojourn::pareto(get_f64(d, what, "scale")?, get_f64(d, what, "shape")?),
+        "lognormal" => Sojourn::lognormal(get_f64(d, what, "mu")?, get_f64(d, what, "sigma")?),
+        "geometric" | "geom" => Sojourn::geometric(get_f64(d, what, "mean")?),
+        "empirical" => {
+            let values: Vec<f64> = match d.get_item("values")? {
+                Some(v) => v.extract()?,
+                None => return Err(crate::errors::to_py(Error::param(what, "no \"values\"", "a \"values\" list"))),
+            };
+            let weights: Option<Vec<f64>> = match d.get_item("weights")? {
+                Some(w) if !w.is_none() => Some(w.extract()?),
+                _ => None,
+            };
+            let tail = match d.get_item("tail_prob")? {
+                Some(p) if !p.is_none() && p.extract::<f64>()? > 0.0 => {
+                    Some((p.extract::<f64>()?, get_f64(d, what, "tail_scale")?, get_f64(d, what, "tail_shape")?))
+                }
+                _ => None,
+            };
+            Sojourn::empirical(&values, weights.as_deref(), tail)
+        }
+        other => Err(Error::param(
+            what,
+            format!("kind={other:?}"),
+            "one of exponential, deterministic, pareto, lognormal, geometric, empirical",
+        )),
+    };
+    r.map_err(|e| match e {
+        Error::InvalidParameter { name, value, expected } => {
+            crate::errors::to_py(Error::InvalidParameter { name: format!("{what}.{name}"), value, expected })
+        }
+        other => crate::errors::to_py(other),
+    })
+}
 
 #[pyclass(name = "LossModel", module = "burstlab._core", frozen)]
 pub struct PyLossModel {
@@ -46,6 +115,124 @@ impl PyLossModel {
     #[staticmethod]
     fn gilbert_elliott_prr_mu(prr: f64, mu: f64) -> PyResult<Self> {
         Ok(Self::new(Box::new(GilbertElliott::from_prr_mu(prr, mu).py()?)))
+    }
+
+    /// Deterministic drop list: 1-based packet numbers (seed 003 §2), repeating every
+    /// `period` packets if given.
+    #[staticmethod]
+    #[pyo3(signature = (drops, period=None))]
+    fn deterministic(drops: Vec<u64>, period: Option<u64>) -> PyResult<Self> {
+        Ok(Self::new(Box::new(DeterministicList::new(&drops, period).py()?)))
+    }
+
+    /// Continuous-time two-state Markov chain, rate-based (seed 003 Fig. 1a): mean sojourns
+    /// in seconds and a drop probability per state. Packet mode: one packet every
+    /// `packet_interval` seconds.
+    #[staticmethod]
+    #[pyo3(signature = (mean_good, mean_bad, loss_good=0.0, loss_bad=1.0, packet_interval=0.001))]
+    fn markov_ct(mean_good: f64, mean_bad: f64, loss_good: f64, loss_bad: f64, packet_interval: f64) -> PyResult<Self> {
+        let iv = secs("packet_interval", packet_interval)?;
+        Ok(Self::new(Box::new(markov_ct(mean_good, mean_bad, loss_good, loss_bad, iv).py()?)))
+    }
+
+    /// Temporal ON/OFF (seed 003 §2): exponential periods; every packet in transit during
+    /// a bad period is lost.
+    #[staticmethod]
+    #[pyo3(signature = (mean_good, mean_bad, packet_interval=0.001))]
+    fn on_off(mean_good: f64, mean_bad: f64, packet_interval: f64) -> PyResult<Self> {
+        let iv = secs("packet_interval", packet_interval)?;
+        Ok(Self::new(Box::new(on_off(mean_good, mean_bad, iv).py()?)))
+    }
+
+    /// Two-state semi-Markov channel with arbitrary sojourn laws (dicts, seconds);
+    /// `temporal=True` is the ON/OFF reading (then loss_good = 0, loss_bad = 1).
+    #[staticmethod]
+    #[pyo3(signature = (good, bad, loss_good=0.0, loss_bad=1.0, temporal=false, packet_interval=0.001))]
+    fn semi_markov(
+        good: &Bound<'_, PyDict>,
+        bad: &Bound<'_, PyDict>,
+        loss_good: f64,
+        loss_bad: f64,
+        temporal: bool,
+        packet_interval: f64,
+    ) -> PyResult<Self> {
+        let iv = secs("packet_interval", packet_interval)?;
+        let mode = if temporal { TimeMode::Temporal } else { TimeMode::Rate };
+        let m = SemiMarkov::new(sojourn_from_dict("good", good)?, sojourn_from_dict("bad", bad)?, loss_good, loss_bad, mode, iv).py()?;
+        Ok(Self::new(Box::new(m)))
+    }
+
+    /// VDDP (seed 003 §2, Fig. 1b): exponential main sojourns (seconds), ON share
+    /// (`drop_*`) and mean ON+OFF sub-cycle (`cycle_*`, seconds) per main state.
+    #[staticmethod]
+    #[pyo3(signature = (mean_a, mean_b, drop_a, drop_b, cycle_a, cycle_b, packet_interval=0.001))]
+    #[allow(clippy::too_many_arguments)]
+    fn vddp(mean_a: f64, mean_b: f64, drop_a: f64, drop_b: f64, cycle_a: f64, cycle_b: f64, packet_interval: f64) -> PyResult<Self> {
+        let iv = secs("packet_interval", packet_interval)?;
+        Ok(Self::new(Box::new(Vddp::exponential(mean_a, mean_b, drop_a, drop_b, cycle_a, cycle_b, iv).py()?)))
+    }
+
+    /// Trace replay; `slot` (seconds) makes it time-indexed (Ttem); `end` is one of
+    /// "wrap", "deliver", "drop", "hold".
+    #[staticmethod]
+    #[pyo3(signature = (trace, end="wrap", slot=None))]
+    fn replay(trace: &crate::trace::PyBitTrace, end: &str, slot: Option<f64>) -> PyResult<Self> {
+        let slot = slot.map(|s| secs("slot", s)).transpose()?;
+        let end = EndBehavior::parse(end).py()?;
+        Ok(Self::new(Box::new(Replay::new(trace.inner.clone(), slot, end).py()?)))
+    }
+
+    /// k-state Markov-modulated losses (an HMM with binary emissions): transition matrix,
+    /// initial law and a loss probability per state.
+    #[staticmethod]
+    fn hmm(transmat: Vec<Vec<f64>>, startprob: Vec<f64>, loss: Vec<f64>) -> PyResult<Self> {
+        Ok(Self::new(Box::new(MarkovModulated::new(transmat, startprob, loss).py()?)))
+    }
+
+    /// Run-length model: success runs and loss bursts (packets) from the given laws.
+    #[staticmethod]
+    fn run_length(success: &Bound<'_, PyDict>, burst: &Bound<'_, PyDict>) -> PyResult<Self> {
+        Ok(Self::new(Box::new(RunLength::new(sojourn_from_dict("success", success)?, sojourn_from_dict("burst", burst)?))))
+    }
+
+    /// Long-run fraction of time a zero-length packet would be lost (time models), or None.
+    fn time_loss_fraction(&self) -> Option<f64> {
+        self.inner.lock().expect("loss model lock poisoned").time_loss_fraction()
+    }
+
+    /// Time mode on a fresh copy: for each i, is a packet in transit during
+    /// [starts[i], ends[i]] (seconds, `starts` non-decreasing) lost?
+    fn lost_in_transit_many<'py>(
+        &self,
+        py: Python<'py>,
+        starts: PyReadonlyArray1<'_, f64>,
+        ends: PyReadonlyArray1<'_, f64>,
+        seed: u64,
+    ) -> PyResult<Bound<'py, PyArray1<bool>>> {
+        let s = starts.as_array();
+        let e = ends.as_array();
+        if s.len() != e.len() {
+            return Err(crate::errors::to_py(Error::param("ends", e.len(), &format!("{} entries, as many as starts", s.len()))));
+        }
+        let mut iv = Vec::with_capacity(s.len());
+        let mut prev = 0u64;
+        for (i, (&a, &b)) in s.iter().zip(e.iter()).enumerate() {
+            if !(a.is_finite() && a >= 0.0 && b.is_finite() && b >= a) {
+                return Err(crate::errors::to_py(Error::param("starts", format!("[{a}, {b}] at {i}"), "finite 0 ≤ start ≤ end")));
+            }
+            let (ta, tb) = (time::from_secs_f64(a), time::from_secs_f64(b));
+            if ta < prev {
+                return Err(crate::errors::to_py(Error::param("starts", a, "non-decreasing start times")));
+            }
+            prev = ta;
+            iv.push((ta, tb));
+        }
+        let mut m = self.fresh();
+        let out = py.allow_threads(move || {
+            let mut r = rng::from_seed(seed);
+            iv.into_iter().map(|(a, b)| m.lost_in_transit(a, b, &mut r)).collect::<Vec<bool>>()
+        });
+        Ok(out.into_pyarray(py))
     }
 
     #[getter]

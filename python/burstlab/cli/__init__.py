@@ -17,9 +17,11 @@ def cli() -> None:
 
 
 def _register() -> None:
+    from burstlab.cli import models as _models
+    from burstlab.cli import sim as _sim
     from burstlab.cli import stats as _stats
 
-    for mod in (_stats,):
+    for mod in (_stats, _models, _sim):
         for cmd in mod.COMMANDS:
             cli.add_command(cmd)
 

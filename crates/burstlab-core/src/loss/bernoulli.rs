@@ -48,17 +48,12 @@ impl LossModel for Bernoulli {
         Box::new(self.clone())
     }
 
+    /// Word-level: geometric gaps between losses for small p, 64 comparisons per word
+    /// otherwise ([`super::fill::BitWriter::push_bernoulli`]).
     fn sample_into(&mut self, n: usize, rng: &mut Rng, out: &mut BitTrace) {
-        let mut left = n;
-        while left > 0 {
-            let k = left.min(64);
-            let mut w = 0u64;
-            for j in 0..k {
-                w |= (!self.draw(rng) as u64) << j;
-            }
-            out.push_word(w, k);
-            left -= k;
-        }
+        let mut w = super::fill::BitWriter::new(out);
+        w.push_bernoulli(self.p, n as u64, rng);
+        w.finish();
     }
 }
 

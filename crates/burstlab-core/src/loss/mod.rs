@@ -9,10 +9,27 @@ use crate::time::Nanos;
 use crate::trace::BitTrace;
 
 pub mod bernoulli;
+pub mod fill;
 pub mod gilbert_elliott;
+pub mod hmm;
+pub mod list;
+pub mod markov_ct;
+pub mod replay;
+pub mod runlength;
+pub mod semi_markov;
+pub mod sojourn;
+pub mod vddp;
 
 pub use bernoulli::Bernoulli;
 pub use gilbert_elliott::GilbertElliott;
+pub use hmm::MarkovModulated;
+pub use list::DeterministicList;
+pub use markov_ct::{markov_ct, on_off};
+pub use replay::{EndBehavior, Replay};
+pub use runlength::RunLength;
+pub use semi_markov::{SemiMarkov, TimeMode};
+pub use sojourn::Sojourn;
+pub use vddp::Vddp;
 
 pub trait LossModel: Send + std::fmt::Debug {
     /// Short name, e.g. "bernoulli".
@@ -34,6 +51,12 @@ pub trait LossModel: Send + std::fmt::Debug {
     /// Stationary (long-run) packet loss probability, where the model has one.
     fn mean_loss(&self) -> Option<f64>;
 
+    /// Time models: long-run fraction of time during which a zero-length packet would be
+    /// lost (temporal models: time in a dropping state). None for packet-indexed models.
+    fn time_loss_fraction(&self) -> Option<f64> {
+        None
+    }
+
     fn clone_box(&self) -> Box<dyn LossModel>;
 
     /// Sample `n` packets into a trace (1 = delivered). Models override this with
@@ -52,6 +75,24 @@ impl Clone for Box<dyn LossModel> {
     }
 }
 
+/// A positive, finite parameter (a mean, a duration).
+pub(crate) fn check_pos(name: &str, x: f64) -> crate::Result<f64> {
+    if x.is_finite() && x > 0.0 {
+        Ok(x)
+    } else {
+        Err(crate::Error::param(name, x, "a positive finite number"))
+    }
+}
+
+/// A positive duration in nanoseconds (packet interval, replay slot).
+pub(crate) fn check_pos_ns(name: &str, x: Nanos) -> crate::Result<Nanos> {
+    if x > 0 {
+        Ok(x)
+    } else {
+        Err(crate::Error::param(name, x, "a positive duration in nanoseconds"))
+    }
+}
+
 /// A probability parameter in [0, 1].
 pub(crate) fn check_prob(name: &str, p: f64) -> crate::Result<f64> {
     if p.is_finite() && (0.0..=1.0).contains(&p) {
@@ -59,4 +100,17 @@ pub(crate) fn check_prob(name: &str, p: f64) -> crate::Result<f64> {
     } else {
         Err(crate::Error::param(name, p, "a probability in [0, 1]"))
     }
+}
+
+/// Test helper: a tolerance for the mean of correlated 0/1 samples, from batch means —
+/// `z` standard errors, where the standard error is the spread of 100 batch means over
+/// √100 (valid when batches are much longer than the correlation time).
+#[cfg(test)]
+pub(crate) fn batch_tolerance(xs: &[bool], z: f64) -> f64 {
+    let k = 100;
+    let m = xs.len() / k;
+    let means: Vec<f64> = (0..k).map(|i| xs[i * m..(i + 1) * m].iter().filter(|&&x| x).count() as f64 / m as f64).collect();
+    let mu = means.iter().sum::<f64>() / k as f64;
+    let var = means.iter().map(|x| (x - mu).powi(2)).sum::<f64>() / (k - 1) as f64;
+    z * (var / k as f64).sqrt()
 }

@@ -1,0 +1,69 @@
+//! The event queue: a binary heap ordered by (time, insertion sequence), so events at
+//! the same nanosecond run in the order they were scheduled (SimPy's tie-breaking
+//! counter). It holds the timers; packets in flight live in the link pipes, which the
+//! engine merges with the heap by the same (time, sequence) key.
+use crate::time::Nanos;
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+/// Timer events (small and Copy).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Timer {
+    /// Sender retransmission timer.
+    Rto,
+    /// Receiver delayed-ACK timer.
+    DelAck,
+    /// End of the warm-up: measurement starts.
+    Warmup,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct EventQueue {
+    heap: BinaryHeap<Reverse<(Nanos, u64, Timer)>>,
+}
+
+impl EventQueue {
+    pub fn new() -> Self {
+        EventQueue { heap: BinaryHeap::with_capacity(64) }
+    }
+
+    #[inline]
+    pub fn push(&mut self, t: Nanos, seq: u64, ev: Timer) {
+        self.heap.push(Reverse((t, seq, ev)));
+    }
+
+    /// The earliest (time, sequence, event).
+    #[inline]
+    pub fn peek(&self) -> Option<(Nanos, u64, Timer)> {
+        self.heap.peek().map(|r| r.0)
+    }
+
+    #[inline]
+    pub fn pop(&mut self) -> Option<(Nanos, u64, Timer)> {
+        self.heap.pop().map(|r| r.0)
+    }
+
+    pub fn len(&self) -> usize {
+        self.heap.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.heap.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ordered_by_time_then_insertion() {
+        let mut q = EventQueue::new();
+        q.push(5, 0, Timer::DelAck);
+        q.push(3, 1, Timer::Warmup);
+        q.push(5, 2, Timer::Rto);
+        q.push(3, 3, Timer::Rto);
+        let order: Vec<_> = std::iter::from_fn(|| q.pop()).collect();
+        assert_eq!(order, vec![(3, 1, Timer::Warmup), (3, 3, Timer::Rto), (5, 0, Timer::DelAck), (5, 2, Timer::Rto)]);
+    }
+}

@@ -1,0 +1,314 @@
+//! Scenario description: TCP settings, the two link directions, the ACK-loss coupling,
+//! the workload, the seed; or the slotted trace-driven mode of seed 000 §3.1.
+use crate::link::{BufferUnit, LossMode};
+use crate::loss::LossModel;
+use crate::time::{Nanos, NS_PER_MS, NS_PER_S};
+use crate::trace::BitTrace;
+use crate::{Error, Result};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Variant {
+    Tahoe,
+    Reno,
+    NewReno,
+    Sack,
+}
+
+impl Variant {
+    pub fn parse(s: &str) -> Result<Self> {
+        match s.to_ascii_lowercase().as_str() {
+            "tahoe" => Ok(Variant::Tahoe),
+            "reno" => Ok(Variant::Reno),
+            "newreno" | "new-reno" => Ok(Variant::NewReno),
+            "sack" => Ok(Variant::Sack),
+            _ => Err(Error::param("variant", s, "one of tahoe, reno, newreno, sack")),
+        }
+    }
+
+    pub fn name(&self) -> &'static str {
+        match self {
+            Variant::Tahoe => "tahoe",
+            Variant::Reno => "reno",
+            Variant::NewReno => "newreno",
+            Variant::Sack => "sack",
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct TcpConfig {
+    pub variant: Variant,
+    /// Payload bytes per segment.
+    pub mss: u64,
+    /// Header bytes added to every data segment on the link (TCP 20 + IP 20).
+    pub header_bytes: u64,
+    /// Size of an ACK on the link, bytes.
+    pub ack_bytes: u64,
+    /// Initial window, segments.
+    pub init_cwnd: u64,
+    /// Maximum congestion window, segments (None = unbounded).
+    pub max_cwnd: Option<u64>,
+    /// Receiver window, segments (None = unbounded).
+    pub rwnd: Option<u64>,
+    pub delayed_ack: bool,
+    pub ack_every: u32,
+    pub ack_timeout: Nanos,
+    pub rto_min: Nanos,
+    pub rto_max: Nanos,
+    pub rto_initial: Nanos,
+    /// RFC 6298 clock granularity G.
+    pub clock_granularity: Nanos,
+    pub dupack_threshold: u32,
+    /// RFC 3042 limited transmit.
+    pub limited_transmit: bool,
+    /// What a loss halves (RFC 5681 FlightSize by default; `Pipe` as ns-3 without SACK).
+    pub ssthresh_rule: crate::tcp::SsthreshRule,
+    /// Whether the ACK ending the post-timeout Loss state grows cwnd (RFC 5681: yes).
+    pub grow_on_loss_exit: bool,
+}
+
+impl Default for TcpConfig {
+    fn default() -> Self {
+        TcpConfig {
+            variant: Variant::NewReno,
+            mss: 1000,
+            header_bytes: 40,
+            ack_bytes: 40,
+            init_cwnd: 2,
+            max_cwnd: None,
+            rwnd: None,
+            delayed_ack: true,
+            ack_every: 2,
+            ack_timeout: 200 * NS_PER_MS,
+            rto_min: NS_PER_S,
+            rto_max: 60 * NS_PER_S,
+            rto_initial: NS_PER_S,
+            clock_granularity: 0,
+            dupack_threshold: 3,
+            limited_transmit: false,
+            ssthresh_rule: crate::tcp::SsthreshRule::FlightSize,
+            grow_on_loss_exit: true,
+        }
+    }
+}
+
+#[derive(Debug)]
+pub struct LinkConfig {
+    pub rate_bps: u64,
+    pub delay: Nanos,
+    pub buffer: u64,
+    pub buffer_unit: BufferUnit,
+    pub loss: Option<Box<dyn LossModel>>,
+    pub loss_mode: LossMode,
+}
+
+impl LinkConfig {
+    pub fn new(rate_bps: u64, delay: Nanos, buffer: u64) -> Self {
+        LinkConfig { rate_bps, delay, buffer, buffer_unit: BufferUnit::Packets, loss: None, loss_mode: LossMode::Packet }
+    }
+
+    pub fn with_loss(mut self, m: Box<dyn LossModel>, mode: LossMode) -> Self {
+        self.loss = Some(m);
+        self.loss_mode = mode;
+        self
+    }
+
+    /// Same rate, delay and buffer, no loss.
+    pub fn lossless_twin(&self) -> Self {
+        LinkConfig { loss: None, ..LinkConfig::new(self.rate_bps, self.delay, self.buffer) }
+            .with_unit(self.buffer_unit)
+    }
+
+    pub fn with_unit(mut self, u: BufferUnit) -> Self {
+        self.buffer_unit = u;
+        self
+    }
+}
+
+/// How losses on the ACK path relate to the forward path (seed 003 §3).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AckLoss {
+    /// ACKs are lost only by the reverse link's own model, if it has one (none by default).
+    None,
+    /// A fresh copy of the forward model (or the reverse link's own), its own stream.
+    Independent,
+    /// The forward model instance itself: one channel process for both directions.
+    Sync,
+}
+
+impl AckLoss {
+    pub fn parse(s: &str) -> Result<Self> {
+        match s.to_ascii_lowercase().as_str() {
+            "none" => Ok(AckLoss::None),
+            "independent" | "indep" => Ok(AckLoss::Independent),
+            "sync" | "synchronized" => Ok(AckLoss::Sync),
+            _ => Err(Error::param("ack_loss", s, "one of none, independent, sync")),
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Workload {
+    /// Bulk transfer for this long (or the time limit of a fixed-size transfer).
+    pub duration: Option<Nanos>,
+    /// Fixed-size transfer of this many payload bytes.
+    pub size: Option<u64>,
+    /// Initial period excluded from the measurement.
+    pub warmup: Nanos,
+}
+
+impl Workload {
+    pub fn bulk(duration: Nanos) -> Self {
+        Workload { duration: Some(duration), size: None, warmup: 0 }
+    }
+    pub fn transfer(size: u64) -> Self {
+        Workload { duration: None, size: Some(size), warmup: 0 }
+    }
+    /// Time limit of a fixed-size transfer without a duration: one simulated day.
+    pub const DEFAULT_LIMIT: Nanos = 86_400 * NS_PER_S;
+
+    pub fn end(&self) -> Nanos {
+        self.duration.unwrap_or(Self::DEFAULT_LIMIT)
+    }
+}
+
+/// ACK transport in the slotted mode.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AckPath {
+    /// A lossless reverse path: an ACK arrives at the end of the slot in which it is sent.
+    Lossless,
+    /// ACKs share the slotted channel: they take transmission opportunities and the
+    /// trace bit of their slot decides their fate.
+    Trace,
+}
+
+impl AckPath {
+    pub fn parse(s: &str) -> Result<Self> {
+        match s.to_ascii_lowercase().as_str() {
+            "lossless" => Ok(AckPath::Lossless),
+            "trace" => Ok(AckPath::Trace),
+            _ => Err(Error::param("ack_path", s, "one of lossless, trace")),
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct SlottedConfig {
+    pub trace: BitTrace,
+    pub slot: Nanos,
+    pub ack_path: AckPath,
+}
+
+#[derive(Debug)]
+pub struct Scenario {
+    pub tcp: TcpConfig,
+    pub forward: LinkConfig,
+    /// None = the forward link's rate, delay and buffer, lossless.
+    pub reverse: Option<LinkConfig>,
+    pub ack_loss: AckLoss,
+    pub workload: Workload,
+    pub seed: u64,
+    /// Record the time series (one row per ACK and per timeout).
+    pub series: bool,
+    /// Record a per-packet log (tests, debugging; not exposed to Python).
+    pub log: bool,
+    /// Slotted trace-driven mode: replaces the links.
+    pub slotted: Option<SlottedConfig>,
+}
+
+impl Scenario {
+    pub fn new(tcp: TcpConfig, forward: LinkConfig, workload: Workload) -> Self {
+        Scenario {
+            tcp,
+            forward,
+            reverse: None,
+            ack_loss: AckLoss::None,
+            workload,
+            seed: 1,
+            series: false,
+            log: false,
+            slotted: None,
+        }
+    }
+
+    /// The slotted trace-driven scenario of seed 000 §3.1: the run lasts
+    /// len(trace)·slot.
+    pub fn slotted(tcp: TcpConfig, trace: BitTrace, slot: Nanos, ack_path: AckPath, seed: u64) -> Self {
+        let end = trace.len() as u64 * slot;
+        let mut sc = Scenario::new(tcp, LinkConfig::new(1, 0, u64::MAX), Workload::bulk(end));
+        sc.seed = seed;
+        sc.slotted = Some(SlottedConfig { trace, slot, ack_path });
+        sc
+    }
+
+    pub fn validate(&self) -> Result<()> {
+        let t = &self.tcp;
+        if t.mss == 0 || t.mss > u32::MAX as u64 / 2 {
+            return Err(Error::param("mss", t.mss, "a positive number of bytes"));
+        }
+        if t.init_cwnd == 0 {
+            return Err(Error::param("init_cwnd", t.init_cwnd, "at least 1 segment"));
+        }
+        if t.max_cwnd == Some(0) {
+            return Err(Error::param("max_cwnd", 0, "at least 1 segment or None"));
+        }
+        if t.rwnd == Some(0) {
+            return Err(Error::param("rwnd", 0, "at least 1 segment or None"));
+        }
+        if t.ack_every == 0 {
+            return Err(Error::param("ack_every", 0, "at least 1"));
+        }
+        if t.delayed_ack && t.ack_timeout == 0 {
+            return Err(Error::param("ack_timeout", 0, "a positive time when delayed_ack is on"));
+        }
+        if t.rto_min == 0 || t.rto_min > t.rto_max {
+            return Err(Error::param("rto_min", t.rto_min as f64 / 1e9, "0 < rto_min ≤ rto_max"));
+        }
+        if t.rto_initial == 0 {
+            return Err(Error::param("rto_initial", 0, "a positive time"));
+        }
+        if t.dupack_threshold == 0 {
+            return Err(Error::param("dupack_threshold", 0, "at least 1"));
+        }
+        if let Some(s) = &self.slotted {
+            if s.slot == 0 {
+                return Err(Error::param("slot", 0, "a positive time"));
+            }
+            if s.trace.is_empty() {
+                return Err(Error::Empty("run_trace: the trace is empty".into()));
+            }
+            return Ok(());
+        }
+        let w = &self.workload;
+        match (w.duration, w.size) {
+            (Some(0), _) => return Err(Error::param("duration", 0, "a positive time")),
+            (None, None) => return Err(Error::param("workload", "neither", "a duration or a size")),
+            (_, Some(0)) => return Err(Error::param("size", 0, "a positive number of bytes")),
+            _ => {}
+        }
+        if w.warmup >= w.end() {
+            return Err(Error::param("warmup", w.warmup as f64 / 1e9, "shorter than the duration"));
+        }
+        for (name, l) in [("forward", Some(&self.forward)), ("reverse", self.reverse.as_ref())] {
+            let Some(l) = l else { continue };
+            if l.rate_bps == 0 {
+                return Err(Error::param(&format!("{name}.rate"), 0, "a positive rate in bits/s"));
+            }
+        }
+        let no_model = match self.ack_loss {
+            AckLoss::None => false,
+            AckLoss::Independent => {
+                self.forward.loss.is_none() && !matches!(&self.reverse, Some(r) if r.loss.is_some())
+            }
+            AckLoss::Sync => self.forward.loss.is_none(),
+        };
+        if no_model {
+            return Err(Error::param(
+                "ack_loss",
+                format!("{:?}", self.ack_loss).to_lowercase(),
+                "'none' when there is no loss model to share or copy (sync needs a forward loss model)",
+            ));
+        }
+        Ok(())
+    }
+}

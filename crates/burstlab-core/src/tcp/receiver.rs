@@ -1,0 +1,262 @@
+//! TCP receiver: cumulative ACKs, out-of-order buffering, delayed ACKs (RFC 1122
+//! §4.2.3.2, RFC 5681 §4.2) and SACK blocks (RFC 2018).
+//!
+//! ACK policy (RFC 5681 §4.2): an in-order segment is acknowledged when `ack_every`
+//! segments are unacknowledged or when the ACK timer (started by the first of them)
+//! expires; an out-of-order or duplicate segment, and one that fills (part of) a gap,
+//! is acknowledged at once.
+use crate::time::Nanos;
+use std::collections::VecDeque;
+
+/// Maximum SACK blocks per ACK (RFC 2018 §3: 3 when timestamps are also in use).
+pub const MAX_SACK_BLOCKS: usize = 3;
+
+/// An acknowledgment as it travels on the reverse path.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct AckPkt {
+    /// Next segment expected (cumulative).
+    pub ack: u64,
+    /// SACK blocks [start, end), most recent first (RFC 2018 §4).
+    pub sack: [(u64, u64); MAX_SACK_BLOCKS],
+    pub nsack: u8,
+}
+
+#[derive(Clone, Copy, Debug)]
+pub struct ReceiverConfig {
+    pub delayed_ack: bool,
+    pub ack_every: u32,
+    pub ack_timeout: Nanos,
+    pub sack: bool,
+}
+
+/// What the receiver wants after a segment arrives.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RxAction {
+    /// Send this ACK now.
+    Ack(AckPkt),
+    /// Start (or keep) the delayed-ACK timer, to expire at this time.
+    Delay(Nanos),
+}
+
+#[derive(Clone, Debug)]
+pub struct Receiver {
+    cfg: ReceiverConfig,
+    /// Next in-order segment expected; everything below was delivered to the application.
+    pub rcv_nxt: u64,
+    /// Out-of-order segments held: entry i is segment rcv_nxt + 1 + i.
+    ooo: VecDeque<bool>,
+    ooo_count: u64,
+    /// In-order segments not yet acknowledged.
+    pending: u32,
+    /// Delayed-ACK timer deadline, if running.
+    pub delack_deadline: Option<Nanos>,
+    /// Recently reported SACK blocks, most recent first.
+    recent: [(u64, u64); MAX_SACK_BLOCKS],
+    nrecent: usize,
+    /// Data segments that arrived carrying data already held (duplicates).
+    pub duplicates: u64,
+    /// Data segments that arrived (any).
+    pub arrivals: u64,
+    pub acks_sent: u64,
+}
+
+impl Receiver {
+    pub fn new(cfg: ReceiverConfig) -> Self {
+        Receiver {
+            cfg,
+            rcv_nxt: 0,
+            ooo: VecDeque::with_capacity(256),
+            ooo_count: 0,
+            pending: 0,
+            delack_deadline: None,
+            recent: [(0, 0); MAX_SACK_BLOCKS],
+            nrecent: 0,
+            duplicates: 0,
+            arrivals: 0,
+            acks_sent: 0,
+        }
+    }
+
+    /// Whether segment `seg` is already held (delivered or buffered).
+    #[inline]
+    pub fn holds(&self, seg: u64) -> bool {
+        seg < self.rcv_nxt || (seg > self.rcv_nxt && self.ooo.get((seg - self.rcv_nxt - 1) as usize) == Some(&true))
+    }
+
+    /// Number of out-of-order segments buffered.
+    pub fn buffered(&self) -> u64 {
+        self.ooo_count
+    }
+
+    /// A data segment arrives at `now`.
+    #[inline]
+    pub fn on_segment(&mut self, seg: u64, now: Nanos) -> RxAction {
+        self.arrivals += 1;
+        if self.holds(seg) {
+            // Duplicate: acknowledge at once (RFC 5681 §4.2 out-of-order rule).
+            self.duplicates += 1;
+            return RxAction::Ack(self.make_ack());
+        }
+        if seg == self.rcv_nxt {
+            let filled_gap = self.ooo_count > 0;
+            self.rcv_nxt += 1;
+            // Pull buffered segments that are now in order.
+            while let Some(f) = self.ooo.pop_front() {
+                if f {
+                    self.rcv_nxt += 1;
+                    self.ooo_count -= 1;
+                } else {
+                    break;
+                }
+            }
+            // `ooo` entry 0 must again be rcv_nxt + 1: the pop above removed the entry for
+            // the old rcv_nxt+1 (.. the first hole), which is now rcv_nxt itself.
+            if filled_gap {
+                self.prune_sack();
+                return RxAction::Ack(self.make_ack());
+            }
+            self.pending += 1;
+            if !self.cfg.delayed_ack || self.pending >= self.cfg.ack_every {
+                return RxAction::Ack(self.make_ack());
+            }
+            let d = *self.delack_deadline.get_or_insert(now + self.cfg.ack_timeout);
+            return RxAction::Delay(d);
+        }
+        // Out of order, above rcv_nxt: buffer and send an immediate duplicate ACK.
+        let i = (seg - self.rcv_nxt - 1) as usize;
+        if self.ooo.len() <= i {
+            self.ooo.resize(i + 1, false);
+        }
+        self.ooo[i] = true;
+        self.ooo_count += 1;
+        if self.cfg.sack {
+            self.note_sack(seg);
+        }
+        RxAction::Ack(self.make_ack())
+    }
+
+    /// The delayed-ACK timer fires: the ACK to send, if any is still owed.
+    pub fn on_delack_timer(&mut self) -> Option<AckPkt> {
+        self.delack_deadline = None;
+        (self.pending > 0).then(|| self.make_ack())
+    }
+
+    fn make_ack(&mut self) -> AckPkt {
+        self.pending = 0;
+        self.delack_deadline = None;
+        self.acks_sent += 1;
+        let mut a = AckPkt { ack: self.rcv_nxt, ..AckPkt::default() };
+        if self.cfg.sack {
+            a.nsack = self.nrecent as u8;
+            a.sack[..self.nrecent].copy_from_slice(&self.recent[..self.nrecent]);
+        }
+        a
+    }
+
+    /// The contiguous held block containing out-of-order segment `seg`.
+    fn block_of(&self, seg: u64) -> (u64, u64) {
+        let i = (seg - self.rcv_nxt - 1) as usize;
+        let mut lo = i;
+        while lo > 0 && self.ooo[lo - 1] {
+            lo -= 1;
+        }
+        let mut hi = i + 1;
+        while hi < self.ooo.len() && self.ooo[hi] {
+            hi += 1;
+        }
+        (self.rcv_nxt + 1 + lo as u64, self.rcv_nxt + 1 + hi as u64)
+    }
+
+    /// RFC 2018 §4: the first block reports the block holding the most recent segment;
+    /// the others repeat the most recently reported blocks, dropping any it covers.
+    fn note_sack(&mut self, seg: u64) {
+        let b = self.block_of(seg);
+        let mut out = [(0u64, 0u64); MAX_SACK_BLOCKS];
+        out[0] = b;
+        let mut n = 1;
+        for &(s, e) in &self.recent[..self.nrecent] {
+            if n == MAX_SACK_BLOCKS {
+                break;
+            }
+            if e <= b.0 || s >= b.1 {
+                out[n] = (s, e);
+                n += 1;
+            }
+        }
+        self.recent = out;
+        self.nrecent = n;
+    }
+
+    /// Drop blocks at or below the cumulative ACK.
+    fn prune_sack(&mut self) {
+        let mut n = 0;
+        for k in 0..self.nrecent {
+            let (s, e) = self.recent[k];
+            if e > self.rcv_nxt {
+                self.recent[n] = (s.max(self.rcv_nxt), e);
+                n += 1;
+            }
+        }
+        self.nrecent = n;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rx(delayed: bool, sack: bool) -> Receiver {
+        Receiver::new(ReceiverConfig { delayed_ack: delayed, ack_every: 2, ack_timeout: 100, sack })
+    }
+
+    fn ack_of(a: RxAction) -> AckPkt {
+        match a {
+            RxAction::Ack(a) => a,
+            RxAction::Delay(_) => panic!("expected an ACK, got {a:?}"),
+        }
+    }
+
+    #[test]
+    fn delayed_acks_every_second_segment_or_timer() {
+        let mut r = rx(true, false);
+        assert_eq!(r.on_segment(0, 10), RxAction::Delay(110));
+        assert_eq!(ack_of(r.on_segment(1, 20)).ack, 2);
+        assert_eq!(r.on_segment(2, 30), RxAction::Delay(130));
+        assert_eq!(r.on_delack_timer().unwrap().ack, 3);
+        assert_eq!(r.on_delack_timer(), None);
+    }
+
+    #[test]
+    fn out_of_order_gap_fill_and_duplicates() {
+        let mut r = rx(true, true);
+        r.on_segment(0, 0);
+        // 1 lost; 2, 3, 5 arrive: immediate duplicate ACKs with SACK blocks.
+        let a = ack_of(r.on_segment(2, 1));
+        assert_eq!((a.ack, a.nsack, a.sack[0]), (1, 1, (2, 3)));
+        let a = ack_of(r.on_segment(3, 2));
+        assert_eq!((a.ack, a.nsack, a.sack[0]), (1, 1, (2, 4)));
+        let a = ack_of(r.on_segment(5, 3));
+        assert_eq!((a.ack, a.nsack), (1, 2));
+        assert_eq!(&a.sack[..2], &[(5, 6), (2, 4)]);
+        assert_eq!(r.buffered(), 3);
+        // 1 fills the first gap: immediate ACK up to 4, block (5,6) remains.
+        let a = ack_of(r.on_segment(1, 4));
+        assert_eq!((a.ack, a.nsack, a.sack[0]), (4, 1, (5, 6)));
+        assert!(r.holds(5) && !r.holds(4) && r.holds(0));
+        // A duplicate is counted and acknowledged at once.
+        let a = ack_of(r.on_segment(2, 5));
+        assert_eq!(a.ack, 4);
+        assert_eq!(r.duplicates, 1);
+        let a = ack_of(r.on_segment(4, 6));
+        assert_eq!((a.ack, a.nsack), (6, 0));
+        assert_eq!(r.buffered(), 0);
+    }
+
+    #[test]
+    fn no_delay_acks_every_segment() {
+        let mut r = rx(false, false);
+        for s in 0..5 {
+            assert_eq!(ack_of(r.on_segment(s, s)).ack, s + 1);
+        }
+    }
+}

@@ -1,0 +1,80 @@
+//! NewReno, RFC 6582 §3.2: as Reno on entry and for duplicate ACKs; a partial ACK
+//! (one that does not cover `recover`) retransmits the next unacknowledged segment,
+//! deflates cwnd by the amount acknowledged and adds back one SMSS if at least one SMSS
+//! was acknowledged, staying in recovery; the first partial ACK restarts the timer
+//! ("Impatient" variant). A full ACK sets cwnd = ssthresh (option 2 of step 6).
+use super::{Action, LossRecovery};
+use crate::tcp::{CaState, Tcb};
+
+#[derive(Clone, Debug, Default)]
+pub struct NewReno {
+    partial_acks: u32,
+}
+
+impl LossRecovery for NewReno {
+    fn name(&self) -> &'static str {
+        "newreno"
+    }
+
+    fn enter(&mut self, tcb: &mut Tcb, ssthresh: u64) -> Action {
+        // Steps 2-3 (RFC 6582 §3.2): recover = highest sequence sent.
+        self.partial_acks = 0;
+        tcb.ssthresh = ssthresh;
+        tcb.cwnd = ssthresh + tcb.dupack_threshold as u64 * tcb.mss;
+        tcb.recover = tcb.high_tx;
+        tcb.state = CaState::Recovery;
+        Action { retransmit_una: true, ..Action::default() }
+    }
+
+    fn on_dupack(&mut self, tcb: &mut Tcb) -> Action {
+        // Step 4.
+        tcb.cwnd += tcb.mss;
+        Action::default()
+    }
+
+    fn on_ack(&mut self, tcb: &mut Tcb, acked: u64) -> Action {
+        if tcb.snd_una >= tcb.recover {
+            // Step 6, full acknowledgment: cwnd = ssthresh, exit.
+            tcb.cwnd = tcb.ssthresh;
+            return Action { exit: true, ..Action::default() };
+        }
+        // Step 5, partial acknowledgment.
+        self.partial_acks += 1;
+        tcb.cwnd = tcb.cwnd.saturating_sub(acked);
+        if acked >= tcb.mss {
+            tcb.cwnd += tcb.mss;
+        }
+        tcb.cwnd = tcb.cwnd.max(tcb.mss);
+        Action { retransmit_una: true, restart_timer: self.partial_acks == 1, exit: false }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tcp::recovery::test_tcb;
+
+    #[test]
+    fn partial_then_full_ack() {
+        let mut t = test_tcb(10_000, 5, 15);
+        let mut r = NewReno::default();
+        { let h = t.half_flight(); r.enter(&mut t, h) };
+        assert_eq!((t.ssthresh, t.cwnd, t.recover), (5000, 8000, 15));
+        for _ in 0..4 {
+            r.on_dupack(&mut t);
+        }
+        assert_eq!(t.cwnd, 12_000);
+        t.snd_una = 9; // partial: 4 segments acked
+        let a = r.on_ack(&mut t, 4000);
+        assert_eq!(a, Action { retransmit_una: true, restart_timer: true, exit: false });
+        assert_eq!(t.cwnd, 9000);
+        t.snd_una = 10;
+        let a = r.on_ack(&mut t, 1000);
+        assert!(a.retransmit_una && !a.restart_timer && !a.exit);
+        assert_eq!(t.cwnd, 9000);
+        t.snd_una = 15;
+        let a = r.on_ack(&mut t, 5000);
+        assert!(a.exit);
+        assert_eq!(t.cwnd, 5000);
+    }
+}

@@ -1,0 +1,56 @@
+//! Reno fast retransmit / fast recovery, RFC 5681 §3.2: on the DupThresh-th duplicate
+//! ACK retransmit, ssthresh = max(FlightSize/2, 2·SMSS), cwnd = ssthresh + 3·SMSS;
+//! inflate by SMSS per further duplicate ACK; the first ACK of new data deflates
+//! cwnd to ssthresh and ends recovery (even a partial ACK).
+use super::{Action, LossRecovery};
+use crate::tcp::{CaState, Tcb};
+
+#[derive(Clone, Debug, Default)]
+pub struct Reno;
+
+impl LossRecovery for Reno {
+    fn name(&self) -> &'static str {
+        "reno"
+    }
+
+    fn enter(&mut self, tcb: &mut Tcb, ssthresh: u64) -> Action {
+        // RFC 5681 §3.2 steps 2-3.
+        tcb.ssthresh = ssthresh;
+        tcb.cwnd = ssthresh + tcb.dupack_threshold as u64 * tcb.mss;
+        tcb.recover = tcb.high_tx;
+        tcb.state = CaState::Recovery;
+        Action { retransmit_una: true, ..Action::default() }
+    }
+
+    fn on_dupack(&mut self, tcb: &mut Tcb) -> Action {
+        // Step 4: each further duplicate ACK: cwnd += SMSS.
+        tcb.cwnd += tcb.mss;
+        Action::default()
+    }
+
+    fn on_ack(&mut self, tcb: &mut Tcb, _acked: u64) -> Action {
+        // Step 6: deflate the window.
+        tcb.cwnd = tcb.ssthresh;
+        Action { exit: true, ..Action::default() }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tcp::recovery::test_tcb;
+
+    #[test]
+    fn inflate_then_deflate() {
+        let mut t = test_tcb(10_000, 5, 15);
+        let a = { let h = t.half_flight(); Reno.enter(&mut t, h) };
+        assert!(a.retransmit_una);
+        assert_eq!((t.ssthresh, t.cwnd, t.recover), (5000, 8000, 15));
+        Reno.on_dupack(&mut t);
+        assert_eq!(t.cwnd, 9000);
+        t.snd_una = 7; // a partial ACK still ends Reno's recovery
+        let a = Reno.on_ack(&mut t, 2000);
+        assert!(a.exit);
+        assert_eq!(t.cwnd, 5000);
+    }
+}

@@ -1,0 +1,86 @@
+//! Retransmission timer computation, RFC 6298, with configurable bounds.
+use super::Tcb;
+use crate::time::Nanos;
+
+#[derive(Clone, Copy, Debug)]
+pub struct RttConfig {
+    pub rto_min: Nanos,
+    pub rto_max: Nanos,
+    pub rto_initial: Nanos,
+    /// Clock granularity G of RFC 6298 §2.
+    pub granularity: Nanos,
+}
+
+/// Initial state (RFC 6298 §2.1): RTO = the initial value, no estimate yet.
+pub fn init(tcb: &mut Tcb, c: &RttConfig) {
+    tcb.srtt = None;
+    tcb.rttvar = 0;
+    tcb.rto = c.rto_initial.clamp(c.rto_min, c.rto_max);
+}
+
+/// A new RTT measurement `r` (RFC 6298 §2.2-2.4); also clears any backoff (§5.7 leaves
+/// the backed-off value until a new sample is taken, which is what this does).
+pub fn sample(tcb: &mut Tcb, c: &RttConfig, r: Nanos) {
+    match tcb.srtt {
+        None => {
+            // (2.2) SRTT <- R, RTTVAR <- R/2
+            tcb.srtt = Some(r);
+            tcb.rttvar = r / 2;
+        }
+        Some(srtt) => {
+            // (2.3) RTTVAR <- 3/4 RTTVAR + 1/4 |SRTT - R'|; SRTT <- 7/8 SRTT + 1/8 R'
+            let diff = srtt.abs_diff(r);
+            tcb.rttvar = (3 * tcb.rttvar + diff) / 4;
+            tcb.srtt = Some((7 * srtt + r) / 8);
+        }
+    }
+    tcb.min_rtt = Some(tcb.min_rtt.map_or(r, |m| m.min(r)));
+    // RTO <- SRTT + max(G, K·RTTVAR), K = 4, bounded (2.4, 2.5 and the configured maximum).
+    let rto = tcb.srtt.unwrap() + c.granularity.max(4 * tcb.rttvar);
+    tcb.rto = rto.clamp(c.rto_min, c.rto_max);
+}
+
+/// (5.5) Back off the timer: RTO <- min(2·RTO, max).
+pub fn backoff(tcb: &mut Tcb, c: &RttConfig) {
+    tcb.rto = tcb.rto.saturating_mul(2).min(c.rto_max);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tcp::CaState;
+    use crate::time::NS_PER_MS;
+
+    fn tcb() -> Tcb {
+        Tcb {
+            mss: 1000, cwnd: 2000, ssthresh: u64::MAX, max_cwnd: u64::MAX, snd_una: 0, snd_nxt: 0,
+            high_tx: 0, recover: 0, dupacks: 0, dupack_threshold: 3, state: CaState::Open, srtt: None,
+            rttvar: 0, rto: 0, min_rtt: None, ssthresh_rule: crate::tcp::SsthreshRule::FlightSize, grow_on_loss_exit: true,
+        }
+    }
+
+    #[test]
+    fn rfc6298_known_answers() {
+        let c = RttConfig { rto_min: 200 * NS_PER_MS, rto_max: 12_000 * NS_PER_MS, rto_initial: 1000 * NS_PER_MS, granularity: 0 };
+        let mut t = tcb();
+        init(&mut t, &c);
+        assert_eq!(t.rto, 1000 * NS_PER_MS);
+        sample(&mut t, &c, 100 * NS_PER_MS);
+        // SRTT 100, RTTVAR 50, RTO = 100 + 200 = 300 ms.
+        assert_eq!((t.srtt.unwrap(), t.rttvar, t.rto), (100 * NS_PER_MS, 50 * NS_PER_MS, 300 * NS_PER_MS));
+        sample(&mut t, &c, 20 * NS_PER_MS);
+        // RTTVAR = 3/4·50 + 1/4·80 = 57.5; SRTT = 7/8·100 + 1/8·20 = 90; RTO = 90 + 230 = 320.
+        assert_eq!(t.rttvar, 57_500_000);
+        assert_eq!(t.srtt.unwrap(), 90 * NS_PER_MS);
+        assert_eq!(t.rto, 320 * NS_PER_MS);
+        // Lower bound, then backoff doubling up to the upper bound.
+        for _ in 0..50 {
+            sample(&mut t, &c, NS_PER_MS);
+        }
+        assert_eq!(t.rto, 200 * NS_PER_MS);
+        for _ in 0..10 {
+            backoff(&mut t, &c);
+        }
+        assert_eq!(t.rto, 12_000 * NS_PER_MS);
+    }
+}
