@@ -104,8 +104,12 @@ def _arg(v: Any) -> str:
 
 
 def burstlab_scenario(p: float, seed: int, params: dict[str, Any],
-                      duration: float | None = None) -> Any:
-    """The burstlab Scenario matching ns3_reference.py's run for (p, seed)."""
+                      duration: float | None = None,
+                      extra_tcp: dict[str, Any] | None = None) -> Any:
+    """The burstlab Scenario matching ns3_reference.py's run for (p, seed).
+
+    ``extra_tcp``: further ``TcpConfig`` settings (e.g. ``ssthresh_rule``), for experiments.
+    """
     from burstlab import _core
     from burstlab.sim import Link, Scenario, TcpConfig, Workload
 
@@ -135,6 +139,10 @@ def burstlab_scenario(p: float, seed: int, params: dict[str, Any],
         "clock_granularity": CLOCK_GRANULARITY,
     }
     tcp_kw.update({k: v for k, v in optional.items() if k in tcp_fields})
+    for k, v in (extra_tcp or {}).items():
+        if k not in tcp_fields:
+            raise SystemExit(f"error: this burstlab's TcpConfig has no setting {k!r}")
+        tcp_kw[k] = v
     if "header_bytes" not in tcp_fields:
         # Payload-only links: slow the link so a segment takes as long as ns-3's mss + 42 bytes.
         rate *= prm["mss"] / (prm["mss"] + wire)
@@ -150,13 +158,14 @@ _FIELDS = ("goodput_bps", "packets_sent", "retransmissions", "fast_retransmits",
            "spurious_retransmissions", "channel_losses", "queue_drops")
 
 
-def run_burstlab(losses: list[float], seeds: list[int], params: dict[str, Any]) -> list[dict[str, Any]]:
+def run_burstlab(losses: list[float], seeds: list[int], params: dict[str, Any],
+                 extra_tcp: dict[str, Any] | None = None) -> list[dict[str, Any]]:
     from burstlab.sim import run
 
     runs = []
     for p in losses:
         for seed in seeds:
-            sc = burstlab_scenario(p, seed, params)
+            sc = burstlab_scenario(p, seed, params, extra_tcp=extra_tcp)
             t0 = time.perf_counter()
             res = run(sc)
             wall = time.perf_counter() - t0
@@ -165,6 +174,12 @@ def run_burstlab(losses: list[float], seeds: list[int], params: dict[str, Any]) 
             d["config_hash"] = res.config_hash
             runs.append(d)
     return runs
+
+
+def bl_tcp_config(params: dict[str, Any], extra_tcp: dict[str, Any]) -> dict[str, Any]:
+    """The full TcpConfig burstlab ran with (as plain data)."""
+    tcp: dict[str, Any] = burstlab_scenario(0.0, 1, params, extra_tcp=extra_tcp).config()["tcp"]
+    return tcp
 
 
 def burstlab_speed(params: dict[str, Any], duration: float, repeats: int, p: float = 0.01,
@@ -260,6 +275,14 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--rto-min", type=float, default=ref.DEFAULTS["rto_min"])
     ap.add_argument("--rto-initial", type=float, default=ref.DEFAULTS["rto_initial"])
     ap.add_argument("--dupack-threshold", type=int, default=ref.DEFAULTS["dupack_threshold"])
+    ap.add_argument("--flightsize-discount", type=int,
+                    default=ref.DEFAULTS["flightsize_discount"],
+                    help="ns-3 side, with --ssthresh flightsize: ssthresh = (FlightSize - k) / 2")
+    ap.add_argument("--burstlab-ssthresh-rule", choices=("flightsize", "pipe"), default=None,
+                    help="burstlab side only: TcpConfig.ssthresh_rule (default: burstlab's own)")
+    ap.add_argument("--burstlab-grow-on-loss-exit", type=ref._bool, default=None,
+                    help="burstlab side only: TcpConfig.grow_on_loss_exit, on/off (default: "
+                    "burstlab's own)")
     ap.add_argument("--ssthresh", choices=("pipe", "flightsize"), default=ref.DEFAULTS["ssthresh"],
                     help="ns-3 side only: its own NewReno (pipe, default) or the diagnostic "
                     "subclass with RFC 5681's FlightSize / 2 (see ns3_reference.py)")
@@ -281,6 +304,12 @@ def main(argv: list[str] | None = None) -> int:
         "losses": args.loss,
         "seeds": seeds,
     }
+    extra_tcp: dict[str, Any] = {}
+    if args.burstlab_ssthresh_rule is not None:
+        extra_tcp["ssthresh_rule"] = args.burstlab_ssthresh_rule
+    if args.burstlab_grow_on_loss_exit is not None:
+        extra_tcp["grow_on_loss_exit"] = bool(args.burstlab_grow_on_loss_exit)
+    doc["burstlab_tcp_overrides"] = extra_tcp
     ok = True  # goodput within the band at every p
     if not args.no_goodput:
         t0 = time.perf_counter()
@@ -288,7 +317,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"ns-3: {len(ns3['runs'])} runs in {time.perf_counter() - t0:.1f} s "
               f"(import {ns3['import_s']:.1f} s)", file=sys.stderr)
         t0 = time.perf_counter()
-        bl = run_burstlab(args.loss, seeds, params)
+        bl = run_burstlab(args.loss, seeds, params, extra_tcp)
         print(f"burstlab: {len(bl)} runs in {time.perf_counter() - t0:.2f} s", file=sys.stderr)
         rows = summarize(ns3["runs"], bl, args.loss)
         print(f"\nGoodput, {params['rate'] / 1e6:g} Mb/s, {params['delay'] * 1e3:g} ms, "
@@ -297,7 +326,7 @@ def main(argv: list[str] | None = None) -> int:
         print_table(rows)
         ok &= all(r["within_10pct"] for r in rows)
         doc["ns3"] = {k: ns3[k] for k in ("ns3_version", "import_s", "command", "runs")}
-        doc["burstlab"] = {"runs": bl}
+        doc["burstlab"] = {"runs": bl, "tcp": bl_tcp_config(params, extra_tcp)}
         doc["goodput"] = rows
     if not args.no_speed:
         ns3s = run_ns3(args.ns3_python, [0.01], [1], params, duration=speed_duration)

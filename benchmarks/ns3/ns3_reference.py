@@ -52,7 +52,8 @@ packet when the device queue is full: its ``TcDrop`` trace, plus the queue's own
 
 ``--ssthresh flightsize`` (diagnostic, not the reference) replaces ns-3's NewReno by a subclass
 compiled here whose only change is RFC 5681 eq. (4): ssthresh = max(FlightSize / 2, 2 SMSS) with
-FlightSize = highest sequence sent - SND.UNA, where ns-3 halves its pipe estimate BytesInFlight.
+FlightSize = highest sequence sent - SND.UNA, where ns-3 halves its pipe estimate BytesInFlight
+(``--flightsize-discount k`` subtracts k segments from FlightSize first).
 """
 
 from __future__ import annotations
@@ -82,6 +83,7 @@ DEFAULTS: dict[str, Any] = {
     "limited_transmit": False,
     "sock_buf": 64 * 1024 * 1024,  # bytes
     "ssthresh": "pipe",  # ns-3's own rule; "flightsize" = RFC 5681 eq. (4) (diagnostic)
+    "flightsize_discount": 0,  # segments; with "flightsize": ssthresh = (FlightSize - k)/2
 }
 
 # Bytes ns-3 puts around each segment on this topology (see the module docstring).
@@ -132,14 +134,20 @@ class TcpNewRenoFlightSize : public TcpNewReno {
     TcpNewRenoFlightSize() = default;
     TcpNewRenoFlightSize(const TcpNewRenoFlightSize& o) : TcpNewReno(o) {}
     std::string GetName() const override { return "TcpNewRenoFlightSize"; }
+    static uint32_t s_discount;  // segments subtracted from FlightSize (--flightsize-discount)
     uint32_t GetSsThresh(Ptr<const TcpSocketState> tcb, uint32_t) override {
         int32_t flight = tcb->m_highTxMark.Get() - tcb->m_lastAckedSeq;
+        flight -= int32_t(s_discount * tcb->m_segmentSize);
         uint32_t half = flight > 0 ? uint32_t(flight) / 2 : 0;
         return std::max(2 * tcb->m_segmentSize, half);
     }
     Ptr<TcpCongestionOps> Fork() override { return CopyObject<TcpNewRenoFlightSize>(this); }
 };
-TypeId FlightSizeTypeId() { return TcpNewRenoFlightSize::GetTypeId(); }
+uint32_t TcpNewRenoFlightSize::s_discount = 0;
+TypeId FlightSizeTypeId(uint32_t discount) {
+    TcpNewRenoFlightSize::s_discount = discount;
+    return TcpNewRenoFlightSize::GetTypeId();
+}
 
 static Counters g;
 static Ptr<ErrorModel> g_em;
@@ -274,7 +282,7 @@ def run_one(p: float, seed: int, params: dict[str, Any], trace: bool = False) ->
     ns.RngSeedManager.SetRun(int(seed))
     sd = ns.Config.SetDefault
     if prm["ssthresh"] == "flightsize":
-        cc = ns.cppyy.gbl.burstlab_ns3.FlightSizeTypeId()
+        cc = ns.cppyy.gbl.burstlab_ns3.FlightSizeTypeId(int(prm["flightsize_discount"]))
     else:
         cc = ns.TcpNewReno.GetTypeId()
     sd("ns3::TcpL4Protocol::SocketType", ns.TypeIdValue(cc))
@@ -413,6 +421,9 @@ def build_parser() -> argparse.ArgumentParser:
                     help="pipe: ns-3's NewReno (ssthresh = BytesInFlight / 2, default); "
                     "flightsize: a diagnostic NewReno subclass with RFC 5681 eq. (4), "
                     "ssthresh = (highest sent - SND.UNA) / 2")
+    ap.add_argument("--flightsize-discount", type=int, default=DEFAULTS["flightsize_discount"],
+                    help="with --ssthresh flightsize: ssthresh = max(2 SMSS, (FlightSize - k "
+                    "SMSS) / 2); k = 1 reproduces ns-3's own rule in this scenario")
     ap.add_argument("--trace", action="store_true",
                     help="print TCP events (cwnd, congestion state, RTO, retransmissions, drops) "
                     "to stderr")
