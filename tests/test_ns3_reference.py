@@ -1,10 +1,11 @@
 """burstlab against ns-3 (issue 4): the harness in benchmarks/ns3/.
 
-The comparison itself (``test_quick_comparison_within_band``, marked ``ns3``) runs only where the
-optional ns-3 environment exists (``bash benchmarks/ns3/setup.sh``, or ``NS3_PYTHON`` naming an
-interpreter that can ``import ns``) and ``burstlab.sim`` is built; it runs the quick comparison
-(p = 0, 1, 5, 10 %, seeds 1-3, about a minute) and checks the issue's target: mean goodput
-within +-10 % of ns-3's at each p. The other tests check the harness's own logic without ns-3.
+The comparisons (marked ``ns3``) run only where the optional ns-3 environment exists
+(``bash benchmarks/ns3/setup.sh``, or ``NS3_PYTHON`` naming an interpreter that can
+``import ns``) and ``burstlab.sim`` is built: the quick comparison (p = 0, 1, 5, 10 %, seeds
+1-3), and the 10-seed comparison against the issue's target (mean goodput within +-10 % of
+ns-3's at each p), against stock ns-3 and against ns-3 with RFC 5681's ssthresh; about two
+minutes together. The other tests check the harness's own logic without ns-3.
 """
 
 from __future__ import annotations
@@ -105,23 +106,58 @@ def ns3_python() -> Path:
     return py
 
 
-@pytest.mark.ns3
-def test_quick_comparison_within_band(ns3_python: Path, tmp_path: Path) -> None:
-    out = tmp_path / "results.json"
+def _run_compare(ns3_python: Path, out: Path, *args: str) -> dict:  # type: ignore[type-arg]
     proc = subprocess.run(
-        [sys.executable, str(NS3_DIR / "compare.py"), "--quick", "--no-speed",
-         "--ns3-python", str(ns3_python), "--out", str(out)],
+        [sys.executable, str(NS3_DIR / "compare.py"), "--no-speed",
+         "--ns3-python", str(ns3_python), "--out", str(out), *args],
         capture_output=True, text=True, timeout=900,
     )
     assert proc.returncode == 0, proc.stderr[-3000:]
     doc = json.loads(out.read_text())
-    rows = {r["p"]: r for r in doc["goodput"]}
+    return {r["p"]: r for r in doc["goodput"]}
+
+
+def _ratio_se(r: dict) -> float:  # type: ignore[type-arg]
+    """Standard error of burstlab/ns-3 from the seed-to-seed spread of both means."""
+    n = r["seeds"]
+    rel = [r[f"{k}_goodput_sd"] / (r[f"{k}_goodput_bps"] * math.sqrt(n)) for k in ("ns3", "burstlab")]
+    return float(r["ratio"] * math.hypot(*rel))
+
+
+@pytest.mark.ns3
+def test_quick_comparison(ns3_python: Path, tmp_path: Path) -> None:
+    rows = _run_compare(ns3_python, tmp_path / "results.json", "--quick")
     assert sorted(rows) == [0.0, 0.01, 0.05, 0.1]
     # Sanity of the reference itself: lossless goodput near the wire limit
     # rate * mss / (mss + 42) = 9.597 Mb/s, and goodput falling with p.
     assert 0.9 * 9.597e6 < rows[0.0]["ns3_goodput_bps"] <= 9.597e6
     g = [rows[p]["ns3_goodput_bps"] for p in (0.0, 0.01, 0.05, 0.1)]
     assert g == sorted(g, reverse=True)
-    for p, r in rows.items():
+    # p = 0 has no randomness: the target applies as is.
+    assert abs(rows[0.0]["ratio"] - 1.0) <= 0.10
+    # Three seeds: the means carry sampling noise (about 6 % each at 1 %), so the quick check
+    # allows two standard errors beyond the band; the issue's target is checked on 10 seeds below.
+    for p in (0.01, 0.05, 0.1):
+        r = rows[p]
         assert r["seeds"] == 3
+        assert abs(r["ratio"] - 1.0) <= 0.10 + 2 * _ratio_se(r), (p, r["ratio"], _ratio_se(r))
+
+
+@pytest.mark.ns3
+def test_rfc_ssthresh_on_both_sides_within_band(ns3_python: Path, tmp_path: Path) -> None:
+    # With ns-3's NewReno given RFC 5681's ssthresh (FlightSize / 2, the only change of the
+    # harness's diagnostic subclass), the two models agree within the band at every p.
+    rows = _run_compare(ns3_python, tmp_path / "results.json", "--ssthresh", "flightsize")
+    for p, r in rows.items():
+        assert r["seeds"] == 10
+        assert abs(r["ratio"] - 1.0) <= 0.10, f"p={p}: burstlab/ns-3 goodput ratio {r['ratio']:.3f}"
+
+
+@pytest.mark.ns3
+def test_issue_target_against_stock_ns3(ns3_python: Path, tmp_path: Path) -> None:
+    # Issue 4's target as stated: 10 seeds, stock ns-3 NewReno. Fails at 1 % as of 9fa79fb
+    # (ratio 1.159): ns-3's ssthresh is (FlightSize - 1 SMSS) / 2, see docs/ns3-reference.md.
+    rows = _run_compare(ns3_python, tmp_path / "results.json")
+    for p, r in rows.items():
+        assert r["seeds"] == 10
         assert abs(r["ratio"] - 1.0) <= 0.10, f"p={p}: burstlab/ns-3 goodput ratio {r['ratio']:.3f}"
