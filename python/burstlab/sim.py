@@ -38,7 +38,9 @@ class TcpConfig:
     RFCs): ``ssthresh_rule`` ``"flightsize"`` halves RFC 5681's FlightSize on a loss,
     ``"pipe"`` halves FlightSize less the segments duplicate ACKs show have left (as ns-3
     does without SACK); ``grow_on_loss_exit=False`` leaves cwnd alone on the ACK that ends
-    the post-timeout Loss state (as ns-3 does).
+    the post-timeout Loss state (as ns-3 does). ``rto_backoff_reset`` ``"sample"`` keeps a
+    backed-off RTO until a new RTT sample (RFC 6298 §5, Karn), ``"new_ack"`` recomputes it
+    from SRTT/RTTVAR on any ACK of new data (as ns-3 and Linux do).
     """
 
     variant: str = "newreno"
@@ -59,6 +61,7 @@ class TcpConfig:
     clock_granularity: float = 0.0
     ssthresh_rule: Literal["flightsize", "pipe"] = "flightsize"
     grow_on_loss_exit: bool = True
+    rto_backoff_reset: Literal["sample", "new_ack"] = "sample"
 
 
 @dataclass(frozen=True)

@@ -45,6 +45,12 @@ fn count(name: &str, x: i64) -> PyResult<u64> {
 fn tcp_config(d: &Bound<'_, PyDict>) -> PyResult<TcpConfig> {
     let dft = TcpConfig::default();
     let variant: String = req(d, "variant", "newreno".to_string())?;
+    let reset: String = req(d, "rto_backoff_reset", "sample".to_string())?;
+    let rto_backoff_reset = match reset.as_str() {
+        "sample" => burstlab_core::tcp::rtt::BackoffReset::Sample,
+        "new_ack" => burstlab_core::tcp::rtt::BackoffReset::NewAck,
+        _ => return Err(crate::errors::to_py(Error::param("rto_backoff_reset", reset, "sample or new_ack"))),
+    };
     let rule: String = req(d, "ssthresh_rule", "flightsize".to_string())?;
     let ssthresh_rule = match rule.as_str() {
         "flightsize" => SsthreshRule::FlightSize,
@@ -70,6 +76,7 @@ fn tcp_config(d: &Bound<'_, PyDict>) -> PyResult<TcpConfig> {
         limited_transmit: req(d, "limited_transmit", false)?,
         ssthresh_rule,
         grow_on_loss_exit: req(d, "grow_on_loss_exit", true)?,
+        rto_backoff_reset,
     })
 }
 

@@ -17,11 +17,12 @@ def cli() -> None:
 
 
 def _register() -> None:
+    from burstlab.cli import analytic as _analytic
     from burstlab.cli import models as _models
     from burstlab.cli import sim as _sim
     from burstlab.cli import stats as _stats
 
-    for mod in (_stats, _models, _sim):
+    for mod in (_stats, _models, _sim, _analytic):
         for cmd in mod.COMMANDS:
             cli.add_command(cmd)
 

@@ -104,6 +104,7 @@ impl Engine {
                 rto_max: t.rto_max,
                 rto_initial: t.rto_initial,
                 granularity: t.clock_granularity,
+                backoff_reset: t.rto_backoff_reset,
             },
             ssthresh_rule: t.ssthresh_rule,
             grow_on_loss_exit: t.grow_on_loss_exit,

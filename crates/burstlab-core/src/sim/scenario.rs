@@ -65,6 +65,8 @@ pub struct TcpConfig {
     pub ssthresh_rule: crate::tcp::SsthreshRule,
     /// Whether the ACK ending the post-timeout Loss state grows cwnd (RFC 5681: yes).
     pub grow_on_loss_exit: bool,
+    /// When a backed-off RTO collapses back (RFC 6298: on a new RTT sample).
+    pub rto_backoff_reset: crate::tcp::rtt::BackoffReset,
 }
 
 impl Default for TcpConfig {
@@ -88,6 +90,7 @@ impl Default for TcpConfig {
             limited_transmit: false,
             ssthresh_rule: crate::tcp::SsthreshRule::FlightSize,
             grow_on_loss_exit: true,
+            rto_backoff_reset: crate::tcp::rtt::BackoffReset::Sample,
         }
     }
 }

@@ -9,6 +9,21 @@ pub struct RttConfig {
     pub rto_initial: Nanos,
     /// Clock granularity G of RFC 6298 §2.
     pub granularity: Nanos,
+    /// When a backed-off RTO collapses back (see [`BackoffReset`]).
+    pub backoff_reset: BackoffReset,
+}
+
+/// When the exponential backoff of RFC 6298 §5.5 is undone.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum BackoffReset {
+    /// RFC 6298 §5 (Karn's algorithm): the backed-off RTO is kept until a new RTT
+    /// sample is taken, which only an ACK for never-retransmitted data gives.
+    #[default]
+    Sample,
+    /// Any ACK of new data recomputes RTO from SRTT and RTTVAR, as ns-3's
+    /// `TcpSocketBase` and Linux do. On very lossy links (seed 000's slotted traces) a
+    /// timeout chain otherwise keeps RTO at its upper bound for long stretches.
+    NewAck,
 }
 
 /// Initial state (RFC 6298 §2.1): RTO = the initial value, no estimate yet.
@@ -40,6 +55,19 @@ pub fn sample(tcb: &mut Tcb, c: &RttConfig, r: Nanos) {
     tcb.rto = rto.clamp(c.rto_min, c.rto_max);
 }
 
+/// Undo the backoff on an ACK of new data without an RTT sample, if configured
+/// ([`BackoffReset::NewAck`]): RTO <- SRTT + max(G, 4·RTTVAR), bounded, or the initial
+/// RTO while there is no estimate yet.
+pub fn on_new_ack_without_sample(tcb: &mut Tcb, c: &RttConfig) {
+    if c.backoff_reset != BackoffReset::NewAck {
+        return;
+    }
+    tcb.rto = match tcb.srtt {
+        Some(srtt) => (srtt + c.granularity.max(4 * tcb.rttvar)).clamp(c.rto_min, c.rto_max),
+        None => c.rto_initial.clamp(c.rto_min, c.rto_max),
+    };
+}
+
 /// (5.5) Back off the timer: RTO <- min(2·RTO, max).
 pub fn backoff(tcb: &mut Tcb, c: &RttConfig) {
     tcb.rto = tcb.rto.saturating_mul(2).min(c.rto_max);
@@ -60,8 +88,32 @@ mod tests {
     }
 
     #[test]
+    fn backoff_reset_policies() {
+        let mut c = RttConfig { rto_min: 200 * NS_PER_MS, rto_max: 12_000 * NS_PER_MS, rto_initial: 1000 * NS_PER_MS, granularity: 0, backoff_reset: BackoffReset::Sample };
+        let mut t = tcb();
+        init(&mut t, &c);
+        sample(&mut t, &c, 100 * NS_PER_MS); // RTO 300 ms
+        backoff(&mut t, &c);
+        backoff(&mut t, &c);
+        assert_eq!(t.rto, 1200 * NS_PER_MS);
+        // RFC 6298 (Karn): an ACK without a sample keeps the backed-off value.
+        on_new_ack_without_sample(&mut t, &c);
+        assert_eq!(t.rto, 1200 * NS_PER_MS);
+        // ns-3 style: it collapses back to SRTT + 4·RTTVAR.
+        c.backoff_reset = BackoffReset::NewAck;
+        on_new_ack_without_sample(&mut t, &c);
+        assert_eq!(t.rto, 300 * NS_PER_MS);
+        // Without an estimate: the initial RTO.
+        let mut u = tcb();
+        init(&mut u, &c);
+        backoff(&mut u, &c);
+        on_new_ack_without_sample(&mut u, &c);
+        assert_eq!(u.rto, 1000 * NS_PER_MS);
+    }
+
+    #[test]
     fn rfc6298_known_answers() {
-        let c = RttConfig { rto_min: 200 * NS_PER_MS, rto_max: 12_000 * NS_PER_MS, rto_initial: 1000 * NS_PER_MS, granularity: 0 };
+        let c = RttConfig { rto_min: 200 * NS_PER_MS, rto_max: 12_000 * NS_PER_MS, rto_initial: 1000 * NS_PER_MS, granularity: 0, backoff_reset: BackoffReset::Sample };
         let mut t = tcb();
         init(&mut t, &c);
         assert_eq!(t.rto, 1000 * NS_PER_MS);

@@ -164,8 +164,9 @@ impl Sender {
             if self.tcb.snd_nxt < a.ack {
                 self.tcb.snd_nxt = a.ack;
             }
-            if let Some(r) = rtt_sample {
-                rtt::sample(&mut self.tcb, &self.cfg.rtt, r);
+            match rtt_sample {
+                Some(r) => rtt::sample(&mut self.tcb, &self.cfg.rtt, r),
+                None => rtt::on_new_ack_without_sample(&mut self.tcb, &self.cfg.rtt),
             }
             self.tcb.dupacks = 0;
             self.backoffs = 0;

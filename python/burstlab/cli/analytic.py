@@ -1,0 +1,285 @@
+"""``burstlab predict`` (closed-form throughput), ``burstlab fit-throughput`` (seed 000
+Fig. 13 from a results table) and ``burstlab validate padhye`` (seed 001 §V)."""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from typing import Any
+
+import click
+import numpy as np
+
+from burstlab._core import ParameterError
+
+_UNITS = {"": 1.0, "s": 1.0, "ms": 1e-3, "us": 1e-6, "µs": 1e-6, "ns": 1e-9, "min": 60.0}
+
+
+def parse_duration(text: str, name: str = "duration") -> float:
+    """Seconds from ``100ms``, ``0.1s``, ``0.1`` (seconds), ``250us``, ``2min``."""
+    m = re.fullmatch(r"\s*([0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\s*([a-zµ]*)\s*", str(text))
+    if not m or m.group(2) not in _UNITS:
+        raise ParameterError(f"invalid {name} = {text!r}: expected a duration such as 100ms, 0.1s or 0.1")
+    v = float(m.group(1)) * _UNITS[m.group(2)]
+    if not (math.isfinite(v) and v > 0):
+        raise ParameterError(f"invalid {name} = {text!r}: expected a positive duration")
+    return v
+
+
+class _Duration(click.ParamType):
+    name = "DURATION"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> float:
+        if isinstance(value, float):
+            return value
+        try:
+            return parse_duration(value, param.name if param and param.name else "duration")
+        except ParameterError as e:
+            self.fail(str(e), param, ctx)
+
+
+DURATION = _Duration()
+
+
+def _json_safe(x: Any) -> Any:
+    """JSON without NaN/Infinity (not JSON): non-finite floats become null."""
+    if isinstance(x, dict):
+        return {k: _json_safe(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [_json_safe(v) for v in x]
+    if isinstance(x, (float, np.floating)):
+        v = float(x)
+        return v if math.isfinite(v) else None
+    if isinstance(x, np.integer):
+        return int(x)
+    return x
+
+
+# --------------------------------------------------------------------------- predict
+
+
+@click.command("predict")
+@click.option("--prr", type=float, default=None, help="Packet reception ratio; the loss probability is p = 1 - PRR.")
+@click.option("--p", "p_loss", type=float, default=None, help="Loss probability p (instead of --prr).")
+@click.option("--mu", type=float, default=None, help="Burstiness μ = 1 - g - b (used by the Gilbert-Elliott figures only).")
+@click.option("--rtt", type=DURATION, required=True, help="Round-trip time, e.g. 100ms.")
+@click.option("--mss", type=int, default=1000, show_default=True, help="Segment payload in bytes.")
+@click.option("--t0", type=DURATION, default=None, help="Padhye's initial timeout T0 [default: max(1 s, 4·RTT)].")
+@click.option("--b", "acked", type=float, default=2.0, show_default=True, help="Padhye's b: packets acknowledged per ACK.")
+@click.option("--wmax", type=float, default=None, help="Window limit in packets [default: none].")
+@click.option("--mathis-c", default="1.3", show_default=True, help="Mathis' constant: a number, sqrt(3/2), 1.3 or 1.31.")
+@click.option("--strict", is_flag=True, help="Fail when any model is outside its regime.")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+def predict_cmd(
+    prr: float | None,
+    p_loss: float | None,
+    mu: float | None,
+    rtt: float,
+    mss: int,
+    t0: float | None,
+    acked: float,
+    wmax: float | None,
+    mathis_c: str,
+    strict: bool,
+    as_json: bool,
+) -> None:
+    """Every applicable closed-form TCP throughput for a link.
+
+    Mathis, Padhye and TIBET take the loss probability p only (p = 1 - PRR); μ feeds the
+    Gilbert-Elliott figure of seed 000 §6.2 (two consecutive successes against an
+    independent link with the same PRR). Models outside their regime are printed with the
+    regime named."""
+    from burstlab import analytic as an
+
+    if (prr is None) == (p_loss is None):
+        raise click.UsageError("give exactly one of --prr and --p")
+    if prr is not None:
+        if not 0.0 < prr < 1.0:
+            raise ParameterError(f"invalid prr = {prr!r}: expected a reception ratio in (0, 1)")
+        p = float(f"{1.0 - prr:.12g}")  # 1 - 0.98 is 0.020000000000000018 in binary; p = 0.02 is meant
+    else:
+        assert p_loss is not None
+        p = p_loss
+    ests = [
+        an.mathis(p, rtt, mss, c=mathis_c, wmax=wmax, strict=strict),
+        an.padhye(p, rtt, t0, acked, wmax, mss, strict=strict),
+        an.padhye_approx(p, rtt, t0, acked, wmax, mss, strict=strict),
+        an.tibet_ideal(p, rtt, mss, strict=strict),
+        an.tibet_reno(p, rtt, mss, strict=strict),
+    ]
+    ge = None
+    if mu is not None:
+        ge = an.ge_two_successes(1.0 - p, mu)
+    if as_json:
+        click.echo(json.dumps(_json_safe({"p": p, "rtt": rtt, "mss": mss, "models": [e.to_dict() for e in ests], "gilbert_elliott": ge.to_dict() if ge else None}), indent=2, allow_nan=False))
+        return
+    pp = ests[1].params
+    click.echo(f"p = {p:.6g} (PRR = {1 - p:.6g}), RTT = {rtt * 1000:g} ms, MSS = {mss} bytes")
+    click.echo(
+        f"Padhye: b = {pp['b']:g} packets/ACK, T0 = {pp['t0']:g} s, "
+        f"Wmax = {'none' if pp['wmax'] is None else format(pp['wmax'], 'g') + ' packets'}; Mathis C = {ests[0].params['c']:g}"
+    )
+    click.echo(f"{'model':18} {'pkts/s':>11} {'bits/s':>13}  {'regime':14} notes")
+    for e in ests:
+        notes = "; ".join(e.outside) if e.outside else "in regime"
+        click.echo(f"{e.model:18} {e.pps:>11.4g} {e.bps:>13.4g}  {e.regime:14} {notes}")
+    if ge is not None:
+        click.echo(
+            f"Gilbert-Elliott (seed 000 §6.2), PRR = {ge.prr:g}, μ = {ge.mu:g}: b = {ge.b:.4g}, g = {ge.g:.4g}, "
+            f"P(two consecutive successes) = {ge.bursty:.4g} vs {ge.independent:.4g} independent (×{ge.ratio:.3g}); "
+            f"mean loss burst {1 / ge.g if ge.g > 0 else math.inf:.3g}, mean success run {1 / ge.b if ge.b > 0 else math.inf:.3g} packets"
+        )
+    else:
+        click.echo("(give --mu for the Gilbert-Elliott figures; the closed forms above use p only)")
+
+
+# --------------------------------------------------------------------------- fit-throughput
+
+
+@click.command("fit-throughput")
+@click.argument("results", required=False, type=click.Path(exists=True, dir_okay=False))
+@click.option("--demo", is_flag=True, help="Fit 100 synthetic Gilbert-Elliott links run through burstlab's simulator instead of a file.")
+@click.option("--demo-links", type=int, default=100, show_default=True, help="Links of the --demo population.")
+@click.option("--link-pps", type=float, default=None, help="Link-layer packets/s normaliser [default: the link_pps column, else 100 (Mirage); Roofnet: 500].")
+@click.option("--folds", type=int, default=5, show_default=True, help="k of the k-fold cross-validation.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Shuffle seed of the folds (and seed of the --demo population).")
+@click.option("--prr-min", type=float, default=0.0, show_default=True, help="Keep links with PRR ≥ this (seed 000 §7 uses 0.2).")
+@click.option("--prr-max", type=float, default=1.0, show_default=True, help="Keep links with PRR ≤ this (seed 000 §7 uses 0.6).")
+@click.option("--no-const-15", is_flag=True, help="Fit the literal 15-term expression without a constant.")
+@click.option("--coef", "show_coef", is_flag=True, help="Print the fitted coefficients too.")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+def fit_throughput_cmd(
+    results: str | None,
+    demo: bool,
+    demo_links: int,
+    link_pps: float | None,
+    folds: int,
+    seed: int,
+    prr_min: float,
+    prr_max: float,
+    no_const_15: bool,
+    show_coef: bool,
+    as_json: bool,
+) -> None:
+    """Least-L1 fits of throughput on PRR and μ (seed 000 §7) and the Fig. 13 table.
+
+    RESULTS is a CSV, Parquet or DuckDB file (table ``results``) with columns prr, mu,
+    throughput_pps, and optionally group (one row of the table per group) and link_pps.
+    Links with PRR = 1 or an undefined μ (NaN) are left out and counted. ``--demo`` fits a
+    synthetic population of Gilbert-Elliott links (PRR 0.6-0.95, μ 0-0.8) that burstlab's
+    simulator runs NewReno over (seed 000 §3.1 Mirage settings)."""
+    from burstlab import fits
+
+    if demo == (results is not None):
+        raise click.UsageError("give a RESULTS file or --demo (not both)")
+    if demo:
+        from burstlab.experiments.fit_demo import simulate_ge_links
+
+        cols = simulate_ge_links(n_links=demo_links, seed=seed)
+        results = f"(demo: {demo_links} synthetic Gilbert-Elliott links, simulated)"
+    else:
+        assert results is not None
+        cols = fits.read_results(results)
+    prr, mu, y = cols["prr"], cols["mu"], cols["throughput_pps"]
+    groups = cols.get("group")
+    if link_pps is not None:
+        if not (math.isfinite(link_pps) and link_pps > 0):
+            raise ParameterError(f"invalid --link-pps = {link_pps!r}: expected a positive packet rate")
+        lp: Any = link_pps
+    elif "link_pps" in cols:
+        lp = cols["link_pps"]
+    else:
+        lp = 100.0
+    lp_arr = np.broadcast_to(np.asarray(lp, dtype=np.float64), y.shape)
+    bad_y = np.flatnonzero(~np.isfinite(y))
+    if bad_y.size:
+        i = int(bad_y[0])
+        raise ParameterError(f"{results}: row {i + 1}: throughput_pps = {float(y[i])!r} is not a finite number")
+    undefined = ~np.isfinite(mu) | ~np.isfinite(prr) | (prr >= 1.0) | (mu >= 1.0)
+    keep = ~undefined & (prr >= prr_min) & (prr <= prr_max)
+    n_undef = int(undefined.sum())
+    n_range = int((~undefined & ~keep).sum())
+    if not keep.any():
+        raise ParameterError(f"{results}: no rows left to fit ({n_undef} with PRR = 1 or μ undefined, {n_range} outside PRR range [{prr_min}, {prr_max}])")
+    fsets = ("prr", "fifteen_noconst" if no_const_15 else "fifteen", "second_order")
+    rows = fits.fig13_table(
+        prr[keep], mu[keep], y[keep], None if groups is None else groups[keep], lp_arr[keep], folds, seed, fsets
+    )
+    if as_json:
+        click.echo(json.dumps(_json_safe({"file": results, "excluded_undefined": n_undef, "excluded_prr_range": n_range, "rows": [r.to_dict() for r in rows]}), indent=2, allow_nan=False))
+        return
+    click.echo(fits.format_fig13(rows))
+    if n_undef or n_range:
+        click.echo(f"left out: {n_undef} rows with PRR = 1 or μ undefined/≥ 1, {n_range} outside PRR [{prr_min}, {prr_max}]")
+    if show_coef:
+        for r in rows:
+            for fs, c in r.coef.items():
+                names = fits.features([0.5], [0.5], fs)[1]
+                click.echo(f"{r.group} {fs}: " + " + ".join(f"{v:.5g}*{n}" if n != "1" else f"{v:.5g}" for v, n in zip(c, names, strict=True)))
+
+
+# --------------------------------------------------------------------------- validate
+
+
+@click.group("validate")
+def validate_group() -> None:
+    """Validation of burstlab's simulator against published models."""
+
+
+@validate_group.command("padhye")
+@click.option("--plot", "plot_dir", type=click.Path(file_okay=False), default=None, help="Write padhye.png, padhye.csv and padhye.json here.")
+@click.option("--variants", default="reno,newreno", show_default=True, help="Comma-separated TCP variants.")
+@click.option("--p", "ps", default=None, help="Comma-separated loss probabilities [default: 0.005..0.1, 7 values].")
+@click.option("--seeds", type=int, default=5, show_default=True, help="Runs per point.")
+@click.option("--duration", type=DURATION, default=600.0, show_default=True, help="Simulated seconds per run.")
+@click.option("--warmup", type=DURATION, default=100.0, show_default=True, help="Seconds discarded at the start of each run.")
+@click.option("--first-seed", type=int, default=1, show_default=True, help="Seed of the first run (then +1 per run).")
+@click.option("--rtt", type=DURATION, default=0.1, show_default=True, help="Propagation RTT (two one-way delays).")
+@click.option("--rate", type=float, default=10e6, show_default=True, help="Link rate in bits/s.")
+@click.option("--delayed-ack/--no-delayed-ack", default=True, show_default=True, help="Delayed ACKs (b = 2) or one ACK per segment (b = 1).")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+def validate_padhye_cmd(
+    plot_dir: str | None,
+    variants: str,
+    ps: str | None,
+    seeds: int,
+    duration: float,
+    warmup: float,
+    first_seed: int,
+    rtt: float,
+    rate: float,
+    delayed_ack: bool,
+    as_json: bool,
+) -> None:
+    """Reno and NewReno over Bernoulli loss against Padhye's full model (seed 001 §V)."""
+    from burstlab.experiments import padhye as ex
+
+    kw: dict[str, Any] = {
+        "variants": tuple(v.strip() for v in variants.split(",") if v.strip()),
+        "seeds": seeds,
+        "duration": duration,
+        "warmup": warmup,
+        "delay": rtt / 2.0,
+        "rate": rate,
+        "delayed_ack": delayed_ack,
+        "first_seed": first_seed,
+    }
+    if ps is not None:
+        try:
+            kw["ps"] = tuple(float(x) for x in ps.split(",") if x.strip())
+        except ValueError:
+            raise ParameterError(f"invalid --p = {ps!r}: expected comma-separated numbers") from None
+    setup = ex.PadhyeSetup(**kw)
+    setup.validate()
+    rows = ex.run_comparison(setup, progress=None if as_json else lambda s: click.echo(s, err=True))
+    if as_json:
+        click.echo(json.dumps(_json_safe([r.to_dict() for r in rows]), indent=2, allow_nan=False))
+    else:
+        click.echo(ex.format_table(rows))
+    if plot_dir:
+        for path in ex.write_outputs(rows, setup, plot_dir):
+            click.echo(f"wrote {path}", err=True)
+
+
+COMMANDS = [predict_cmd, fit_throughput_cmd, validate_group]
