@@ -283,6 +283,9 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--burstlab-grow-on-loss-exit", type=ref._bool, default=None,
                     help="burstlab side only: TcpConfig.grow_on_loss_exit, on/off (default: "
                     "burstlab's own)")
+    ap.add_argument("--burstlab-tcp", action="append", default=[], metavar="NAME=VALUE",
+                    help="burstlab side only: any further TcpConfig setting, e.g. "
+                    "rto_backoff_reset=new_ack (value parsed as JSON, else a string); repeatable")
     ap.add_argument("--ssthresh", choices=("pipe", "flightsize"), default=ref.DEFAULTS["ssthresh"],
                     help="ns-3 side only: its own NewReno (pipe, default) or the diagnostic "
                     "subclass with RFC 5681's FlightSize / 2 (see ns3_reference.py)")
@@ -309,7 +312,16 @@ def main(argv: list[str] | None = None) -> int:
         extra_tcp["ssthresh_rule"] = args.burstlab_ssthresh_rule
     if args.burstlab_grow_on_loss_exit is not None:
         extra_tcp["grow_on_loss_exit"] = bool(args.burstlab_grow_on_loss_exit)
+    for item in args.burstlab_tcp:
+        name, sep, text = item.partition("=")
+        if not sep or not name.strip():
+            raise SystemExit(f"error: --burstlab-tcp: expected NAME=VALUE, got {item!r}")
+        try:
+            extra_tcp[name.strip()] = json.loads(text)
+        except json.JSONDecodeError:
+            extra_tcp[name.strip()] = text
     doc["burstlab_tcp_overrides"] = extra_tcp
+    burstlab_scenario(0.0, 1, params, extra_tcp=extra_tcp)  # fail early on a bad setting
     ok = True  # goodput within the band at every p
     if not args.no_goodput:
         t0 = time.perf_counter()
