@@ -155,7 +155,7 @@ def test_rfc_ssthresh_on_both_sides_within_band(ns3_python: Path, tmp_path: Path
 
 @pytest.mark.ns3
 def test_issue_target_against_stock_ns3(ns3_python: Path, tmp_path: Path) -> None:
-    # Issue 4's target as stated: 10 seeds, stock ns-3 NewReno. Fails at 1 % as of 9fa79fb
+    # Issue 4's target as stated: 10 seeds, stock ns-3 NewReno. Fails at 1 % as of cae0392
     # (ratio 1.159): ns-3's ssthresh is (FlightSize - 1 SMSS) / 2, see docs/ns3-reference.md.
     rows = _run_compare(ns3_python, tmp_path / "results.json")
     for p, r in rows.items():
