@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Creates the optional ns-3 reference environment (issue 4): benchmarks/ns3/.venv, with the
 # system site-packages visible (numpy, and burstlab when it is installed there) and the pinned
-# ns3 wheel from requirements.txt. The default test run never needs it.
+# ns3 wheel from requirements.txt. The default test run never needs it. CPyCppyy comes as a
+# source package and is compiled on install (a C++ compiler; about 3-4 minutes on 2 cores).
 #
 #   bash benchmarks/ns3/setup.sh            # create / update the venv
 #   NS3_VENV=/some/dir bash benchmarks/ns3/setup.sh
