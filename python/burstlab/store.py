@@ -1,0 +1,166 @@
+"""The results store: an embedded DuckDB database, one row per finished task, keyed by a
+hash of the full configuration that produced it.
+
+Every row is inserted in its own transaction as soon as its task finishes, so a study that
+is killed loses nothing it had already finished; re-running the same configuration skips
+the keys already present (resume). Only the coordinating process opens the database
+(workers return rows), so there is never more than one writer.
+
+The key is :func:`config_hash` of the row's configuration, which always includes the
+burstlab version: a new version never silently reuses an old version's numbers.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import numpy as np
+
+from burstlab import __version__
+from burstlab._core import ParameterError
+
+#: Column types the store understands (a small, explicit subset of DuckDB's).
+TYPES = ("VARCHAR", "DOUBLE", "BIGINT", "INTEGER", "BOOLEAN", "UBIGINT")
+
+
+def _canonical(obj: Any) -> Any:
+    """JSON-safe, order-independent form of a configuration (dict keys sorted by json.dumps;
+    tuples → lists; numpy scalars → Python; NaN/inf rejected)."""
+    if isinstance(obj, Mapping):
+        return {str(k): _canonical(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_canonical(v) for v in obj]
+    if isinstance(obj, np.generic):
+        return _canonical(obj.item())
+    if isinstance(obj, float) and not math.isfinite(obj):
+        raise ParameterError(f"invalid parameter config: non-finite number {obj} cannot be hashed reproducibly")
+    if obj is None or isinstance(obj, (str, int, float, bool)):
+        return obj
+    raise ParameterError(f"invalid parameter config: {type(obj).__name__} value {obj!r} is not JSON-serialisable")
+
+
+def canonical_json(config: Mapping[str, Any]) -> str:
+    """The canonical JSON text of a configuration (sorted keys, no whitespace)."""
+    return json.dumps(_canonical(config), sort_keys=True, separators=(",", ":"))
+
+
+def config_hash(config: Mapping[str, Any], *, with_version: bool = True) -> str:
+    """SHA-256 (hex) of the canonical JSON of ``config`` plus the burstlab version."""
+    full = dict(config)
+    if with_version:
+        full.setdefault("burstlab_version", __version__)
+    return hashlib.sha256(canonical_json(full).encode()).hexdigest()
+
+
+class ResultStore:
+    """A DuckDB table of results with a primary key ``key``.
+
+    Parameters
+    ----------
+    path:
+        The database file (created with its folder if missing), or ``":memory:"``.
+    table:
+        Table name.
+    schema:
+        Ordered ``{column: type}`` (types from :data:`TYPES`), without ``key`` (always the
+        first column, VARCHAR PRIMARY KEY). An existing table must have exactly these columns.
+    """
+
+    def __init__(self, path: str | Path, table: str, schema: Mapping[str, str]) -> None:
+        if not table.isidentifier():
+            raise ParameterError(f"invalid parameter table = {table!r}: expected an identifier")
+        for col, typ in schema.items():
+            if not col.isidentifier() or col == "key":
+                raise ParameterError(f"invalid parameter schema: column name {col!r}")
+            if typ not in TYPES:
+                raise ParameterError(f"invalid parameter schema: type {typ!r} of column {col!r}, expected one of {TYPES}")
+        self.path = str(path)
+        if self.path != ":memory:":
+            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+        self.table = table
+        self.columns = ["key", *schema]
+        try:
+            self._con = duckdb.connect(self.path)
+        except duckdb.Error as e:  # locked by another process, not a DuckDB file, …
+            raise OSError(f"{self.path}: cannot open the results store: {str(e).splitlines()[0]}") from e
+        cols = ", ".join(f'"{c}" {t}' for c, t in schema.items())
+        self._con.execute(f'CREATE TABLE IF NOT EXISTS "{table}" ("key" VARCHAR PRIMARY KEY, {cols})')
+        have = [r[0] for r in self._con.execute("SELECT column_name FROM information_schema.columns WHERE table_name = ? ORDER BY ordinal_position", [table]).fetchall()]
+        if have != self.columns:
+            self._con.close()
+            raise ParameterError(
+                f"invalid parameter path = {self.path}: table {table} has columns {have}, expected {self.columns} "
+                "(a store written by a different version of this study; use another --out)"
+            )
+        self._placeholders = ", ".join("?" for _ in self.columns)
+
+    # -- writing ------------------------------------------------------------------------
+    def insert(self, row: Mapping[str, Any]) -> None:
+        """Insert one row in its own transaction (committed before this returns)."""
+        self.insert_many([row])
+
+    def insert_many(self, rows: Sequence[Mapping[str, Any]]) -> None:
+        """Insert rows atomically (all or none) in one transaction."""
+        if not rows:
+            return
+        values = []
+        for row in rows:
+            missing = [c for c in self.columns if c not in row]
+            extra = [c for c in row if c not in self.columns]
+            if missing or extra:
+                raise ParameterError(f"invalid parameter row: missing columns {missing}, unknown columns {extra}")
+            values.append([_db_value(row[c]) for c in self.columns])
+        con = self._con
+        con.execute("BEGIN TRANSACTION")
+        try:
+            con.executemany(f'INSERT INTO "{self.table}" VALUES ({self._placeholders})', values)
+            con.execute("COMMIT")
+        except BaseException:
+            con.execute("ROLLBACK")
+            raise
+
+    # -- reading ------------------------------------------------------------------------
+    def keys(self) -> set[str]:
+        """Keys of all finished rows."""
+        return {r[0] for r in self._con.execute(f'SELECT "key" FROM "{self.table}"').fetchall()}
+
+    def __len__(self) -> int:
+        row = self._con.execute(f'SELECT count(*) FROM "{self.table}"').fetchone()
+        return int(row[0]) if row else 0
+
+    def rows(self, where: str = "", params: Iterable[Any] = (), order_by: str = '"key"') -> list[dict[str, Any]]:
+        """All rows (optionally filtered by a SQL ``where`` clause with ``?`` parameters) as dicts."""
+        sql = f'SELECT * FROM "{self.table}"' + (f" WHERE {where}" if where else "") + f" ORDER BY {order_by}"
+        cur = self._con.execute(sql, list(params))
+        names = [d[0] for d in cur.description]
+        return [dict(zip(names, r)) for r in cur.fetchall()]
+
+    @property
+    def connection(self) -> duckdb.DuckDBPyConnection:
+        """The open DuckDB connection (for queries and derived tables)."""
+        return self._con
+
+    def close(self) -> None:
+        self._con.close()
+
+    def __enter__(self) -> ResultStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _db_value(v: Any) -> Any:
+    if isinstance(v, np.generic):
+        v = v.item()
+    if isinstance(v, float) and math.isnan(v):
+        return None
+    if isinstance(v, (dict, list, tuple)):
+        return json.dumps(_canonical(v), sort_keys=True, separators=(",", ":"))
+    return v

@@ -1,0 +1,169 @@
+"""Run independent tasks on all local cores or on a Dask distributed cluster.
+
+``run_tasks(fn, tasks)`` yields ``(task, result)`` pairs as tasks finish (in completion
+order, which depends on timing); the caller stores each result immediately. Results never
+depend on the worker count or the scheduler: a task carries everything it needs, including
+its seeds, which :func:`task_seed` derives from (study seed, link id, condition, replicate)
+alone.
+
+Backends:
+
+- ``workers=1``: in this process, one task after another (no pool; easiest to debug).
+- ``workers=N>1`` (default: all cores, ``os.cpu_count()``): a
+  :class:`concurrent.futures.ProcessPoolExecutor` with the ``forkserver`` start method
+  (a clean process per worker: forking a process that holds a database connection and a
+  progress thread is unsafe).
+- ``cluster="tcp://host:port"``: a ``dask.distributed.Client`` connected to that scheduler;
+  the workers must be able to import burstlab.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import multiprocessing
+import os
+import struct
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from contextlib import nullcontext
+from typing import Any, TypeVar
+
+from burstlab._core import BurstlabError, ParameterError
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+
+class ClusterError(BurstlabError):
+    """A task failed on the Dask cluster (the message names the scheduler, the task and the
+    cause; the original exception is chained). The usual cause is a scheduler or worker
+    whose Python cannot import burstlab (Dask needs the same software everywhere)."""
+
+
+def task_seed(study_seed: int, *parts: object) -> int:
+    """A 63-bit seed derived from the study seed and the task's identity (e.g. link id,
+    condition, replicate): SHA-256 of their text, so it does not depend on task order,
+    worker count or Python's hash randomisation."""
+    text = "\x1f".join([str(int(study_seed)), *(str(p) for p in parts)])
+    return struct.unpack("<Q", hashlib.sha256(text.encode()).digest()[:8])[0] >> 1
+
+
+def default_workers() -> int:
+    """All local cores (``os.cpu_count()``; at least 1)."""
+    return max(1, os.cpu_count() or 1)
+
+
+def _progress(total: int, description: str, enabled: bool) -> Any:
+    if not enabled:
+        return nullcontext(None)
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+    return Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TimeRemainingColumn(),
+        transient=False,
+    )
+
+
+def run_tasks(
+    fn: Callable[[T], R],
+    tasks: Sequence[T],
+    *,
+    workers: int | None = None,
+    cluster: str | None = None,
+    progress: bool = True,
+    description: str = "tasks",
+    max_pending: int | None = None,
+) -> Iterator[tuple[T, R]]:
+    """Run ``fn(task)`` for every task; yield ``(task, result)`` as each finishes.
+
+    ``fn`` must be a module-level (picklable) function. An exception in a task is raised
+    here (remaining local tasks are cancelled). ``max_pending`` bounds how many tasks are
+    submitted ahead of completion (default: 4 per worker), so a huge task list does not
+    sit in memory as pickled futures.
+    """
+    if workers is not None and workers < 1:
+        raise ParameterError(f"invalid parameter workers = {workers}: expected at least 1")
+    tasks = list(tasks)
+    if not tasks:
+        return
+    with _progress(len(tasks), description, progress) as bar:
+        tid = bar.add_task(description, total=len(tasks)) if bar is not None else None
+
+        def advance() -> None:
+            if bar is not None:
+                bar.advance(tid)
+
+        if cluster is not None:
+            yield from _run_dask(fn, tasks, cluster, advance, max_pending)
+        elif (workers or default_workers()) == 1 or len(tasks) == 1:
+            for t in tasks:
+                r = fn(t)
+                advance()
+                yield t, r
+        else:
+            yield from _run_pool(fn, tasks, workers or default_workers(), advance, max_pending)
+
+
+def _run_pool(fn: Callable[[T], R], tasks: list[T], workers: int, advance: Callable[[], None], max_pending: int | None) -> Iterator[tuple[T, R]]:
+    ctx = multiprocessing.get_context("forkserver")
+    limit = max_pending or 4 * workers
+    with ProcessPoolExecutor(max_workers=min(workers, len(tasks)), mp_context=ctx) as pool:
+        pending: dict[Future[R], T] = {}
+        it = iter(tasks)
+        try:
+            for t in it:
+                pending[pool.submit(fn, t)] = t
+                if len(pending) >= limit:
+                    break
+            while pending:
+                done, _ = wait(pending, return_when=FIRST_COMPLETED)
+                for f in done:
+                    t = pending.pop(f)
+                    r = f.result()
+                    advance()
+                    yield t, r
+                for t in it:
+                    pending[pool.submit(fn, t)] = t
+                    if len(pending) >= limit:
+                        break
+        finally:
+            for f in pending:
+                f.cancel()
+
+
+def _run_dask(fn: Callable[[T], R], tasks: list[T], address: str, advance: Callable[[], None], max_pending: int | None) -> Iterator[tuple[T, R]]:
+    from distributed import Client, as_completed
+
+    with Client(address, timeout="30s") as client:
+        n = sum(client.nthreads().values()) or 1
+        limit = max_pending or 4 * n
+        it = iter(tasks)
+        futs: dict[Any, T] = {}
+        for t in it:
+            futs[client.submit(fn, t, pure=False)] = t
+            if len(futs) >= limit:
+                break
+        ac = as_completed(list(futs))
+        try:
+            for f in ac:
+                t = futs.pop(f)
+                try:
+                    r = f.result()
+                except Exception as e:
+                    raise ClusterError(f"a task failed on the Dask cluster at {address}: {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''} "
+                                       "(the scheduler and every worker must run a Python that can import burstlab)") from e
+                f.release()
+                advance()
+                yield t, r
+                nxt = next(it, None)
+                if nxt is not None:
+                    nf = client.submit(fn, nxt, pure=False)
+                    futs[nf] = nxt
+                    ac.add(nf)
+        finally:
+            for f in futs:
+                f.cancel()

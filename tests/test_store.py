@@ -1,0 +1,95 @@
+"""The results store: keys, one transaction per insert, resume after a kill, schema checks."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from burstlab import ParameterError, __version__
+from burstlab.store import ResultStore, canonical_json, config_hash
+
+SCHEMA = {"link": "VARCHAR", "value": "DOUBLE", "n": "BIGINT", "ok": "BOOLEAN"}
+
+
+def test_config_hash_is_order_independent_and_versioned() -> None:
+    a = {"x": 1, "y": {"b": 2.5, "a": [1, 2]}}
+    b = {"y": {"a": (1, 2), "b": 2.5}, "x": 1}
+    assert config_hash(a) == config_hash(b)
+    assert config_hash(a) != config_hash({**a, "x": 2})
+    # the burstlab version is part of the key unless the config names its own
+    assert config_hash(a) == config_hash({**a, "burstlab_version": __version__})
+    assert config_hash(a) != config_hash({**a, "burstlab_version": "0.0.0-other"})
+    assert canonical_json(b) == '{"x":1,"y":{"a":[1,2],"b":2.5}}'
+    with pytest.raises(ParameterError, match="non-finite"):
+        config_hash({"x": float("nan")})
+
+
+def test_insert_and_read_back(tmp_path: Path) -> None:
+    with ResultStore(tmp_path / "s.duckdb", "runs", SCHEMA) as st:
+        st.insert({"key": "k1", "link": "a", "value": 1.5, "n": 3, "ok": True})
+        st.insert_many([{"key": "k2", "link": "b", "value": float("nan"), "n": 4, "ok": False}])
+        assert st.keys() == {"k1", "k2"}
+        assert len(st) == 2
+        rows = st.rows()
+        assert rows[0] == {"key": "k1", "link": "a", "value": 1.5, "n": 3, "ok": True}
+        assert rows[1]["value"] is None  # NaN is stored as NULL
+        with pytest.raises(Exception, match="(?i)duplicate|primary key|constraint"):
+            st.insert({"key": "k1", "link": "c", "value": 0.0, "n": 0, "ok": True})
+        assert len(st) == 2  # the failed insert rolled back
+        with pytest.raises(ParameterError, match="missing columns"):
+            st.insert({"key": "k3", "link": "c"})
+    # reopening sees the same rows
+    with ResultStore(tmp_path / "s.duckdb", "runs", SCHEMA) as st:
+        assert st.keys() == {"k1", "k2"}
+
+
+def test_schema_mismatch_is_an_error(tmp_path: Path) -> None:
+    ResultStore(tmp_path / "s.duckdb", "runs", SCHEMA).close()
+    with pytest.raises(ParameterError, match="has columns"):
+        ResultStore(tmp_path / "s.duckdb", "runs", {**SCHEMA, "extra": "DOUBLE"})
+    with pytest.raises(ParameterError, match="type"):
+        ResultStore(tmp_path / "t.duckdb", "runs", {"x": "BLOB"})
+
+
+def test_rows_committed_before_a_kill_survive(tmp_path: Path) -> None:
+    """A writer killed with SIGKILL mid-stream loses nothing it had committed."""
+    db = tmp_path / "k.duckdb"
+    code = textwrap.dedent(
+        f"""
+        import sys, time
+        from burstlab.store import ResultStore
+        st = ResultStore({str(db)!r}, "runs", {SCHEMA!r})
+        for i in range(100000):
+            st.insert({{"key": f"k{{i}}", "link": "x", "value": float(i), "n": i, "ok": True}})
+            if i == 20:
+                print("ready", flush=True)
+            time.sleep(0.002)
+        """
+    )
+    p = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+    try:
+        assert p.stdout is not None and p.stdout.readline().strip() == "ready"
+        time.sleep(0.2)
+    finally:
+        os.kill(p.pid, signal.SIGKILL)
+        p.wait()
+    with ResultStore(db, "runs", SCHEMA) as st:
+        n = len(st)
+        assert n > 20
+        # exactly the keys k0..k{n-1}: no gap, no half row
+        assert st.keys() == {f"k{i}" for i in range(n)}
+        assert all(r["n"] == int(r["key"][1:]) for r in st.rows())
+
+
+def test_a_locked_or_foreign_file_is_a_clean_error(tmp_path: Path) -> None:
+    bad = tmp_path / "not-a-db.duckdb"
+    bad.write_text("hello, I am not a database\n" * 100)
+    with pytest.raises(OSError, match="cannot open the results store"):
+        ResultStore(bad, "runs", SCHEMA)

@@ -1,0 +1,202 @@
+"""The PRR/μ study end to end on small configurations: outputs exist, their numbers equal
+direct API calls (run_trace, trace_stats, the fits), worker count and Dask do not change a
+number, and a killed study resumes to the same table."""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from burstlab._core import LossModel
+from burstlab.datasets.synthetic import synthetic_testbed
+from burstlab.experiments.prr_mu import PROFILES, StudyConfig, run_study
+from burstlab.stats import trace_stats
+from burstlab.store import ResultStore
+from burstlab.sweep import task_seed
+from burstlab.traces import Trace
+
+sim = pytest.importorskip("burstlab.sim", reason="the simulator (burstlab.sim) is not in this build")
+
+# 36 links × 6,000 slots, 2 seeds per synthetic condition: 180 short simulations, 20+ links to fit.
+SMALL = StudyConfig(dataset="synthetic", n_links=36, n_slots=6000, replicates=2, folds=3)
+TINY = StudyConfig(dataset="synthetic", n_links=8, n_slots=3000, replicates=1)
+
+
+def _csv(path: Path) -> list[dict[str, str]]:
+    with path.open() as f:
+        return list(csv.DictReader(f))
+
+
+def _runs_table(out: Path) -> list[tuple[Any, ...]]:
+    with ResultStore(out / "store.duckdb", "runs", _schema()) as st:
+        return [tuple(r.values()) for r in st.rows()]
+
+
+def _schema() -> dict[str, str]:
+    from burstlab.experiments.prr_mu import RUN_SCHEMA
+
+    return RUN_SCHEMA
+
+
+@pytest.fixture(scope="module")
+def small(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    out = tmp_path_factory.mktemp("study-small")
+    return run_study(SMALL, out, workers=2, progress=False)
+
+
+def test_outputs_exist(small: Any) -> None:
+    out = small.out
+    assert small.report_md.exists() and small.report_html.exists()
+    md = small.report_md.read_text()
+    assert "Synthetic data" in md and "synthetic testbed" in small.report_html.read_text()
+    for name in ("fig03", "fig06", "fig08", "fig16", "fig17", "fig19", "fig20"):
+        png = small.figures[name]
+        assert png.stat().st_size > 1000 and png.with_suffix(".pdf").stat().st_size > 1000
+        assert str(png.relative_to(out)) in md  # the report links every figure
+    has_fits = any(k.startswith("fig11") for k in small.figures) and any(k.startswith("fig12") for k in small.figures)
+    try:
+        import burstlab.fits  # noqa: F401
+    except ImportError:
+        assert not has_fits and "no `burstlab.fits`" in md
+    else:
+        assert has_fits
+    for f in ("store.duckdb", "links.csv", "results.csv", "fig13.csv", "summary.json"):
+        assert (out / f).exists()
+    # one row per link × condition × replicate
+    n_links = len(small.links)
+    assert len(small.runs) == n_links * (1 + 2 * SMALL.replicates)
+
+
+def test_numbers_equal_direct_api_calls(small: Any) -> None:
+    prof = PROFILES["mirage"]
+    traces = {t.name: t for t in synthetic_testbed(SMALL.n_links, SMALL.n_slots, SMALL.testbed_seed, prof.slot)}
+    links = {r["link_id"]: r for r in _csv(small.out / "links.csv")}
+    runs = {(r["link_id"], r["condition"], r["replicate"]): r for r in small.runs}
+    tcp = sim.TcpConfig(**SMALL.tcp())
+    for lid in sorted(links)[:4]:
+        row = links[lid]
+        st = trace_stats(traces[lid], warn=False)
+        assert float(row["prr"]) == pytest.approx(st.prr, abs=1e-12)
+        assert float(row["mu"]) == pytest.approx(st.mu, abs=1e-12)
+        assert int(row["max_success_run"]) == st.success_runs.max
+        # (a) the empirical trace
+        seed = task_seed(SMALL.seed, lid, "empirical", 0)
+        res = sim.run_trace(traces[lid], slot=prof.slot, tcp=tcp, ack_path="lossless", seed=seed)
+        assert float(row["throughput_pps"]) == pytest.approx(res.goodput_pps, rel=1e-12)
+        # (b) the independent links and (c) the GE links, each replicate with its own seed
+        ind, ge = [], []
+        for rep in range(SMALL.replicates):
+            s = task_seed(SMALL.seed, lid, "independent", rep)
+            t = Trace(LossModel.bernoulli(1 - st.prr).sample(len(traces[lid]), s))
+            ind.append(sim.run_trace(t, slot=prof.slot, tcp=tcp, ack_path="lossless", seed=s).goodput_pps)
+            assert runs[(lid, "independent", rep)]["throughput_pps"] == pytest.approx(ind[-1], rel=1e-12)
+            s = task_seed(SMALL.seed, lid, "ge", rep)
+            t = Trace(LossModel.gilbert_elliott_prr_mu(st.prr, st.mu).sample(len(traces[lid]), s))
+            ge.append(sim.run_trace(t, slot=prof.slot, tcp=tcp, ack_path="lossless", seed=s).goodput_pps)
+            assert runs[(lid, "ge", rep)]["max_success_run"] == trace_stats(t, warn=False).success_runs.max
+        assert float(row["independent_pps"]) == pytest.approx(np.mean(ind), rel=1e-12)
+        assert float(row["ge_pps"]) == pytest.approx(np.mean(ge), rel=1e-12)
+        assert float(row["diff_pct"]) == pytest.approx(100 * (res.goodput_pps - np.mean(ind)) / np.mean(ind), rel=1e-9)
+
+
+def test_fit_table_equals_fits_api(small: Any) -> None:
+    fits = pytest.importorskip("burstlab.fits", reason="the fits (burstlab.fits) are not in this build")
+
+    res = _csv(small.out / "results.csv")
+    assert res and all(0.2 <= float(r["prr"]) <= 0.6 for r in res)
+    prr = np.array([float(r["prr"]) for r in res])
+    mu = np.array([float(r["mu"]) for r in res])
+    thr = np.array([float(r["throughput_pps"]) for r in res])
+    direct = fits.fig13_row(prr, mu, thr, group="synthetic", link_pps=100.0, folds=SMALL.folds, seed=SMALL.seed)
+    (row,) = _csv(small.out / "fig13.csv")
+    for col, fs in (("err_prr", "prr"), ("err_15", "fifteen"), ("err_2nd", "second_order")):
+        assert float(row[col]) == pytest.approx(direct.error[fs], rel=1e-9)
+        assert float(row["cv_" + col]) == pytest.approx(direct.cv_error[fs], rel=1e-9)
+    md = small.report_md.read_text()
+    assert f"{100 * direct.error['prr']:.2f}" in md and f"{100 * direct.error['second_order']:.2f}" in md
+    # the store's `results` table is what `burstlab fit-throughput STORE` reads: the same rows
+    for src in (small.out / "store.duckdb", small.out / "results.csv"):
+        data = fits.read_results(src)
+        assert sorted(np.asarray(data["throughput_pps"], dtype=float)) == pytest.approx(sorted(thr))
+        assert set(np.asarray(data["group"]).astype(str)) == {"synthetic"}
+    summary = json.loads((small.out / "summary.json").read_text())
+    assert summary["fig13"][0]["err_15"] == pytest.approx(direct.error["fifteen"], rel=1e-9)
+
+
+def test_rerun_skips_everything_and_workers_do_not_matter(small: Any, tmp_path: Path) -> None:
+    again = run_study(SMALL, small.out, workers=1, progress=False)
+    assert again.ran == 0 and again.skipped == len(small.runs)
+    one = run_study(SMALL, tmp_path / "one", workers=1, progress=False)
+    assert one.ran == len(small.runs)
+    assert _runs_table(tmp_path / "one") == _runs_table(small.out)
+    assert (tmp_path / "one" / "links.csv").read_text() == (small.out / "links.csv").read_text()
+
+
+def test_dask_cluster_gives_the_same_rows(tmp_path: Path) -> None:
+    distributed = pytest.importorskip("distributed")
+    ref = run_study(TINY, tmp_path / "local", workers=1, progress=False)
+    with distributed.LocalCluster(host="127.0.0.1", n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+        viadask = run_study(TINY, tmp_path / "dask", cluster=cluster.scheduler_address, progress=False)
+    assert viadask.ran == ref.ran > 0
+    assert _runs_table(tmp_path / "dask") == _runs_table(tmp_path / "local")
+
+
+def test_killed_study_resumes_to_the_same_table(tmp_path: Path) -> None:
+    args = ["study", "prr-mu", "--links", "16", "--slots", "20000", "--seeds", "2", "--workers", "1", "--no-progress"]
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    cmd = [sys.executable, "-c", "import sys; from burstlab.cli import main; sys.exit(main())"]
+    p = subprocess.Popen([*cmd, *args, "--out", str(tmp_path / "killed")], stderr=subprocess.PIPE, text=True, env=env)
+    finished = 0
+    try:
+        assert p.stderr is not None
+        deadline = time.monotonic() + 60
+        while finished < 3 and time.monotonic() < deadline:
+            line = p.stderr.readline()
+            if not line:
+                break
+            finished += line.startswith("finished ")
+    finally:
+        os.kill(p.pid, signal.SIGKILL)
+        p.wait()
+        if p.stderr is not None:
+            p.stderr.close()
+    assert finished >= 3, "the study did not report finished links before the kill"
+    partial = _runs_table(tmp_path / "killed")
+    assert 0 < len(partial) < 16 * 5
+    resumed = subprocess.run([*cmd, *args, "--out", str(tmp_path / "killed")], capture_output=True, text=True, env=env, check=True)
+    assert f"{len(partial)} reused from the store" in resumed.stdout
+    assert "report: " in resumed.stdout
+    full = subprocess.run([*cmd, *args, "--out", str(tmp_path / "full")], capture_output=True, text=True, env=env, check=True)
+    assert "0 reused" in full.stdout
+    assert _runs_table(tmp_path / "killed") == _runs_table(tmp_path / "full")
+    assert (tmp_path / "killed" / "links.csv").read_text() == (tmp_path / "full" / "links.csv").read_text()
+
+
+def test_cli_errors_are_clean(tmp_path: Path) -> None:
+    cmd = [sys.executable, "-c", "import sys; from burstlab.cli import main; sys.exit(main())", "study", "prr-mu"]
+    r = subprocess.run([*cmd, "--traces", str(tmp_path / "nope"), "--out", str(tmp_path / "o")], capture_output=True, text=True)
+    assert r.returncode == 2 and "error:" in r.stderr and "Traceback" not in r.stderr
+    r = subprocess.run([*cmd, "--seeds", "0", "--out", str(tmp_path / "o")], capture_output=True, text=True)
+    assert r.returncode == 2 and "seeds" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_real_datasets_small(shared: Path, tmp_path: Path) -> None:
+    """The study runs on the Rutgers and TOSSIM-derived links (a few links each) and says what
+    the data can and cannot support."""
+    r = run_study(StudyConfig(dataset="rutgers", max_links=12, replicates=1), tmp_path / "rutgers", workers=1, progress=False)
+    md = r.report_md.read_text()
+    assert "too short for μ to converge" in md and "No fit:" in md  # 12 links cannot carry a 16-coefficient fit
+    assert all(row["length"] == 301 for row in r.runs) and r.links[0]["link_pps"] == 500.0
+    t = run_study(StudyConfig(dataset="tossim", max_links=3, replicates=1, tossim_targets=(0.3, 0.5)), tmp_path / "tossim", workers=1, progress=False)
+    assert len(t.links) == 3 and all(row["subgroup"] in ("meyer-heavy", "casino-lab") for row in t.links)
+    assert "TOSSIM" in t.report_md.read_text()
