@@ -36,8 +36,9 @@ class TcpConfig:
     (40) is an ACK's size; ``limited_transmit`` turns on RFC 3042; ``clock_granularity``
     is RFC 6298's G. Two choices where implementations differ (defaults follow the
     RFCs): ``ssthresh_rule`` ``"flightsize"`` halves RFC 5681's FlightSize on a loss,
-    ``"pipe"`` halves FlightSize less the segments duplicate ACKs show have left (as ns-3
-    does without SACK); ``grow_on_loss_exit=False`` leaves cwnd alone on the ACK that ends
+    ``"pipe"`` halves FlightSize less the segments duplicate ACKs show have left (RFC 6675's
+    idea), ``"flightsize_minus_lost"`` halves FlightSize less the one segment deemed lost (what
+    ns-3 3.44 computes without SACK); ``grow_on_loss_exit=False`` leaves cwnd alone on the ACK that ends
     the post-timeout Loss state (as ns-3 does). ``rto_backoff_reset`` ``"sample"`` keeps a
     backed-off RTO until a new RTT sample (RFC 6298 §5, Karn), ``"new_ack"`` recomputes it
     from SRTT/RTTVAR on any ACK of new data (as ns-3 and Linux do).
@@ -59,7 +60,7 @@ class TcpConfig:
     ack_bytes: int = 40
     limited_transmit: bool = False
     clock_granularity: float = 0.0
-    ssthresh_rule: Literal["flightsize", "pipe"] = "flightsize"
+    ssthresh_rule: Literal["flightsize", "pipe", "flightsize_minus_lost"] = "flightsize"
     grow_on_loss_exit: bool = True
     rto_backoff_reset: Literal["sample", "new_ack"] = "sample"
 

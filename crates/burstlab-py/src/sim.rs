@@ -55,7 +55,8 @@ fn tcp_config(d: &Bound<'_, PyDict>) -> PyResult<TcpConfig> {
     let ssthresh_rule = match rule.as_str() {
         "flightsize" => SsthreshRule::FlightSize,
         "pipe" => SsthreshRule::Pipe,
-        _ => return Err(crate::errors::to_py(Error::param("ssthresh_rule", rule, "flightsize or pipe"))),
+        "flightsize_minus_lost" => SsthreshRule::FlightSizeMinusLost,
+        _ => return Err(crate::errors::to_py(Error::param("ssthresh_rule", rule, "flightsize, pipe or flightsize_minus_lost"))),
     };
     Ok(TcpConfig {
         variant: Variant::parse(&variant).py()?,

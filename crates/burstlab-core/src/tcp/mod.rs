@@ -69,8 +69,13 @@ pub struct Tcb {
 pub enum SsthreshRule {
     /// RFC 5681 §3.1 eq. (4): FlightSize = highest sent − snd_una.
     FlightSize,
-    /// FlightSize − dupacks·SMSS (a pipe estimate, as ns-3 uses without SACK).
+    /// FlightSize − dupacks·SMSS: a pipe estimate in the spirit of RFC 6675 §5, where the
+    /// segments the duplicate ACKs stand for have left the network.
     Pipe,
+    /// FlightSize − 1·SMSS: the segment deemed lost is not in flight. This is what ns-3
+    /// (3.44) computes without SACK: its `BytesInFlight()` at the fast retransmit leaves
+    /// out the head segment it has just marked lost (measured in `docs/ns3-reference.md`).
+    FlightSizeMinusLost,
 }
 
 impl Tcb {
@@ -86,6 +91,7 @@ impl Tcb {
         match self.ssthresh_rule {
             SsthreshRule::FlightSize => self.flight_size(),
             SsthreshRule::Pipe => self.flight_size().saturating_sub(self.dupacks as u64 * self.mss),
+            SsthreshRule::FlightSizeMinusLost => self.flight_size().saturating_sub(self.mss),
         }
     }
 

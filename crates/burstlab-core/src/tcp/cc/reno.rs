@@ -89,6 +89,8 @@ mod tests {
         assert_eq!(r_ss(&t), 6000);
         t.ssthresh_rule = crate::tcp::SsthreshRule::Pipe;
         assert_eq!(r_ss(&t), 4500); // (12 − 3) / 2
+        t.ssthresh_rule = crate::tcp::SsthreshRule::FlightSizeMinusLost;
+        assert_eq!(r_ss(&t), 5500); // (12 − 1) / 2
         t.high_tx = 14;
         assert_eq!(r_ss(&t), 2000); // floor of 2·SMSS
     }
