@@ -82,6 +82,13 @@ def test_burstlab_side_matches_the_ns3_scenario() -> None:
     else:  # payload-only links: the rate is scaled instead
         assert fwd["rate"] == pytest.approx(10e6 * 1000 / 1042)
     assert tcp.get("limited_transmit", False) is False
+    if "ssthresh_rule" in tcp and "flightsize_minus_lost" in compare._field_type(
+            type(sc.tcp), "ssthresh_rule"):
+        # ns-3's NewReno without SACK: ssthresh = (FlightSize - 1 SMSS) / 2
+        assert tcp["ssthresh_rule"] == "flightsize_minus_lost"
+        # against ns-3 given RFC 5681's rule, burstlab runs its RFC default
+        rfc = compare.burstlab_scenario(0.05, 7, {"ssthresh": "flightsize"}).config()["tcp"]
+        assert rfc["ssthresh_rule"] == "flightsize"
     assert (fwd["delay"], fwd["buffer"], fwd["buffer_unit"]) == (0.01, 100, "packets")
     assert fwd["loss"] is not None and cfg["ack_loss"] == "none" and cfg["reverse"] is None
     assert cfg["seed"] == 7 and cfg["workload"]["duration"] == 100.0
@@ -146,7 +153,8 @@ def test_quick_comparison(ns3_python: Path, tmp_path: Path) -> None:
 @pytest.mark.ns3
 def test_rfc_ssthresh_on_both_sides_within_band(ns3_python: Path, tmp_path: Path) -> None:
     # With ns-3's NewReno given RFC 5681's ssthresh (FlightSize / 2, the only change of the
-    # harness's diagnostic subclass), the two models agree within the band at every p.
+    # harness's diagnostic subclass) and burstlab's RFC default, the two models agree within
+    # the band at every p.
     rows = _run_compare(ns3_python, tmp_path / "results.json", "--ssthresh", "flightsize")
     for p, r in rows.items():
         assert r["seeds"] == 10
@@ -155,8 +163,8 @@ def test_rfc_ssthresh_on_both_sides_within_band(ns3_python: Path, tmp_path: Path
 
 @pytest.mark.ns3
 def test_issue_target_against_stock_ns3(ns3_python: Path, tmp_path: Path) -> None:
-    # Issue 4's target as stated: 10 seeds, stock ns-3 NewReno. Fails at 1 % as of cae0392
-    # (ratio 1.159): ns-3's ssthresh is (FlightSize - 1 SMSS) / 2, see docs/ns3-reference.md.
+    # Issue 4's target as stated: 10 seeds, stock ns-3 NewReno, burstlab with ns-3's ssthresh
+    # arithmetic ((FlightSize - 1 SMSS) / 2, see docs/ns3-reference.md) like the header sizes.
     rows = _run_compare(ns3_python, tmp_path / "results.json")
     for p, r in rows.items():
         assert r["seeds"] == 10

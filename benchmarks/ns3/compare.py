@@ -23,6 +23,11 @@ Matching the two models (see docs/validation.md, "Against ns-3"):
   ``TcpConfig.header_bytes`` / ``ack_bytes`` are set to the same (if this burstlab has no such
   settings, its link rate is scaled by ``mss / (mss + 42)`` instead, so a payload-only
   packet takes as long as ns-3's);
+- ns-3's ssthresh on a fast retransmit, (FlightSize - 1 SMSS) / 2 (it does not halve RFC 5681's
+  FlightSize): burstlab's ``ssthresh_rule="flightsize_minus_lost"`` when it has that rule and
+  ns-3 runs its stock NewReno (``--ssthresh pipe``); ``--burstlab-ssthresh-rule flightsize``
+  runs burstlab's RFC default instead (against ``--ssthresh flightsize`` for ns-3 with the RFC
+  rule too);
 - initial window, delayed ACK (count and timeout), minimum and initial RTO, duplicate-ACK
   threshold, no limited transmit (RFC 3042 off on both), RFC 6298 clock granularity = ns-3's
   ``TcpSocketBase::ClockGranularity`` (1 ms), maximum RTO 60 s (ns-3's hard-coded cap), no
@@ -56,6 +61,7 @@ TARGET_PPS = 5e6  # burstlab data packets per wall-second on one core (issue 4)
 TARGET_SPEEDUP = 100.0  # burstlab / ns-3 packets per wall-second (issue 4)
 CLOCK_GRANULARITY = 0.001  # s: ns-3's TcpSocketBase::ClockGranularity default
 RTO_MAX = 60.0  # s: ns-3's TcpSocketBase::ReTxTimeout caps the backed-off RTO at 60 s
+NS3_SSTHRESH_RULE = "flightsize_minus_lost"  # burstlab's name for ns-3's ssthresh arithmetic
 
 
 # --------------------------------------------------------------------------- ns-3 side
@@ -139,6 +145,11 @@ def burstlab_scenario(p: float, seed: int, params: dict[str, Any],
         "clock_granularity": CLOCK_GRANULARITY,
     }
     tcp_kw.update({k: v for k, v in optional.items() if k in tcp_fields})
+    # ns-3 3.44's NewReno without SACK sets ssthresh = (FlightSize - 1 SMSS) / 2 on a fast
+    # retransmit (docs/ns3-reference.md); burstlab names that rule "flightsize_minus_lost".
+    # Matched like the header sizes when this burstlab has it and ns-3 runs its stock NewReno.
+    if prm["ssthresh"] == "pipe" and NS3_SSTHRESH_RULE in _field_type(TcpConfig, "ssthresh_rule"):
+        tcp_kw["ssthresh_rule"] = NS3_SSTHRESH_RULE
     for k, v in (extra_tcp or {}).items():
         if k not in tcp_fields:
             raise SystemExit(f"error: this burstlab's TcpConfig has no setting {k!r}")
@@ -152,6 +163,13 @@ def burstlab_scenario(p: float, seed: int, params: dict[str, Any],
     return Scenario(tcp=TcpConfig(**tcp_kw), forward=link, reverse=None, ack_loss="none",
                     workload=Workload(duration=float(duration or prm["duration"]), warmup=0.0),
                     seed=int(seed), series=False)
+
+
+def _field_type(cls: Any, name: str) -> str:
+    for f in dataclasses.fields(cls):
+        if f.name == name:
+            return str(f.type)
+    return ""
 
 
 _FIELDS = ("goodput_bps", "packets_sent", "retransmissions", "fast_retransmits", "timeouts",
@@ -278,8 +296,9 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--flightsize-discount", type=int,
                     default=ref.DEFAULTS["flightsize_discount"],
                     help="ns-3 side, with --ssthresh flightsize: ssthresh = (FlightSize - k) / 2")
-    ap.add_argument("--burstlab-ssthresh-rule", choices=("flightsize", "pipe"), default=None,
-                    help="burstlab side only: TcpConfig.ssthresh_rule (default: burstlab's own)")
+    ap.add_argument("--burstlab-ssthresh-rule", default=None,
+                    help="burstlab side only: TcpConfig.ssthresh_rule, e.g. flightsize, pipe, "
+                    "flightsize_minus_lost (default: burstlab's own)")
     ap.add_argument("--burstlab-grow-on-loss-exit", type=ref._bool, default=None,
                     help="burstlab side only: TcpConfig.grow_on_loss_exit, on/off (default: "
                     "burstlab's own)")
