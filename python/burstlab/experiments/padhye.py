@@ -307,14 +307,10 @@ def _json_safe(x: Any) -> Any:
     return x
 
 
-def _atomic_write(path: str, write: Callable[[str], None]) -> None:
-    from burstlab.io import atomic_write
-
-    atomic_write(path, write)
-
-
 def write_outputs(rows: Sequence[PadhyeRow], setup: PadhyeSetup, outdir: str) -> list[str]:
     """Write ``padhye.csv``, ``padhye.json`` and ``padhye.png`` into ``outdir``."""
+    from burstlab.io import atomic_write
+
     os.makedirs(outdir, exist_ok=True)
     paths = []
     csv_path = os.path.join(outdir, "padhye.csv")
@@ -327,7 +323,7 @@ def write_outputs(rows: Sequence[PadhyeRow], setup: PadhyeSetup, outdir: str) ->
             for r in rows:
                 wr.writerow(r.to_dict())
 
-    _atomic_write(csv_path, w_csv)
+    atomic_write(csv_path, w_csv)
     paths.append(csv_path)
     json_path = os.path.join(outdir, "padhye.json")
 
@@ -335,10 +331,10 @@ def write_outputs(rows: Sequence[PadhyeRow], setup: PadhyeSetup, outdir: str) ->
         with open(tmp, "w") as fh:
             json.dump(_json_safe({"setup": asdict(setup), "rows": [r.to_dict(runs=True) for r in rows]}), fh, indent=2, allow_nan=False)
 
-    _atomic_write(json_path, w_json)
+    atomic_write(json_path, w_json)
     paths.append(json_path)
     png = os.path.join(outdir, "padhye.png")
-    _atomic_write(png, lambda tmp: plot(rows, setup, tmp))
+    atomic_write(png, lambda tmp: plot(rows, setup, tmp))
     paths.append(png)
     return paths
 

@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from burstlab import __version__
+from burstlab.io import atomic_write, atomic_write_text
 from burstlab.store import ResultStore
 
 # (key, title) of the fits in the order of seed 000 Fig. 13.
@@ -45,15 +46,7 @@ def write_csv(path: Path, rows: Sequence[dict[str, Any]], columns: Sequence[str]
 
     cols = list(columns or (rows[0].keys() if rows else []))
     table = pa.table({c: [_clean(r.get(c)) for r in rows] for c in cols}) if rows else pa.table({c: pa.array([], pa.string()) for c in cols})
-    from burstlab.io import atomic_write
-
     atomic_write(path, lambda tmp: pacsv.write_csv(table, tmp))
-
-
-def _write_text(path: Path, text: str) -> None:
-    from burstlab.io import atomic_write
-
-    atomic_write(path, lambda tmp: Path(tmp).write_text(text))
 
 
 def _replace_table(store: ResultStore, name: str, rows: Sequence[dict[str, Any]], columns: Sequence[str]) -> None:
@@ -326,8 +319,8 @@ def write_outputs(cfg: Any, out: Path, store: ResultStore, study_links: Sequence
     blocks = build_report(cfg, label, links, runs, excluded, summary, fig13, fit_notes, figs, out, dataset_notes(cfg, study_links))
     md = out / "report.md"
     html = out / "report.html"
-    _write_text(md, render_md(blocks))
-    _write_text(html, render_html(blocks, f"burstlab PRR/μ study: {label}"))
+    atomic_write_text(md, render_md(blocks))
+    atomic_write_text(html, render_html(blocks, f"burstlab PRR/μ study: {label}"))
     return links, fig13, figs, md, html
 
 
