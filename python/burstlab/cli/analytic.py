@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from typing import Any
 
 import click
@@ -13,34 +12,7 @@ import numpy as np
 
 from burstlab._core import ParameterError
 from burstlab._util import json_safe
-
-_UNITS = {"": 1.0, "s": 1.0, "ms": 1e-3, "us": 1e-6, "µs": 1e-6, "ns": 1e-9, "min": 60.0}
-
-
-def parse_duration(text: str, name: str = "duration") -> float:
-    """Seconds from ``100ms``, ``0.1s``, ``0.1`` (seconds), ``250us``, ``2min``."""
-    m = re.fullmatch(r"\s*([0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\s*([a-zµ]*)\s*", str(text))
-    if not m or m.group(2) not in _UNITS:
-        raise ParameterError(f"invalid {name} = {text!r}: expected a duration such as 100ms, 0.1s or 0.1")
-    v = float(m.group(1)) * _UNITS[m.group(2)]
-    if not (math.isfinite(v) and v > 0):
-        raise ParameterError(f"invalid {name} = {text!r}: expected a positive duration")
-    return v
-
-
-class _Duration(click.ParamType):
-    name = "DURATION"
-
-    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> float:
-        if isinstance(value, float):
-            return value
-        try:
-            return parse_duration(value, param.name if param and param.name else "duration")
-        except ParameterError as e:
-            self.fail(str(e), param, ctx)
-
-
-DURATION = _Duration()
+from burstlab.units import DURATION
 
 
 # --------------------------------------------------------------------------- predict
