@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import math
 import os
-import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -31,11 +30,6 @@ def _save(fig: Any, path: Path) -> None:
 
 def _label(s: TraceStats, i: int) -> str:
     return s.name or f"trace {i}"
-
-
-def slug(name: str) -> str:
-    """A file-name-safe version of a trace name."""
-    return re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("_") or "trace"
 
 
 def plot_run_ccdfs(stats: Sequence[TraceStats], path: str | os.PathLike[str], *, title: str | None = None) -> Path:

@@ -62,10 +62,6 @@ class RunDistribution:
         p = self.pmf()
         return np.cumsum(p[::-1])[::-1]
 
-    def expand(self) -> npt.NDArray[np.uint64]:
-        """All run lengths, sorted (for KS distances)."""
-        return np.repeat(self.lengths, self.counts.astype(np.int64))
-
     def to_dict(self) -> dict[str, Any]:
         return {"lengths": self.lengths.tolist(), "counts": self.counts.tolist(), "mean": json_safe(self.mean), "max": self.max}
 

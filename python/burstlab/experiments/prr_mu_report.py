@@ -15,7 +15,6 @@ Outputs under the study folder:
 from __future__ import annotations
 
 import html as htmlmod
-import json
 import math
 from collections.abc import Sequence
 from pathlib import Path
@@ -442,8 +441,3 @@ def _cli_args(cfg: Any) -> list[str]:
     if cfg.max_links:
         a += ["--max-links", str(cfg.max_links)]
     return a
-
-
-def load_summary(out: str | Path) -> dict[str, Any]:
-    """The ``summary.json`` a study wrote."""
-    return dict(json.loads((Path(out) / "summary.json").read_text()))
