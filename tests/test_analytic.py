@@ -265,7 +265,7 @@ def test_cli_predict(capsys: pytest.CaptureFixture[str]) -> None:
     import json
 
     from burstlab.cli import main
-    from burstlab.cli.analytic import parse_duration
+    from burstlab.units import parse_duration
 
     assert parse_duration("100ms") == pytest.approx(0.1)
     assert parse_duration("0.25") == 0.25 and parse_duration("250us") == pytest.approx(2.5e-4)

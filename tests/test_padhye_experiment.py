@@ -71,7 +71,7 @@ def test_write_outputs(tmp_path: Path) -> None:
     assert Path(paths[2]).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     d = json.loads(Path(paths[1]).read_text())
     assert len(d["rows"]) == 4 and d["setup"]["seeds"] == 1
-    assert not list((tmp_path / "out").glob(".tmp-*"))
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["padhye.csv", "padhye.json", "padhye.png"]  # no temporary file left
 
 
 def test_setup_validation() -> None:

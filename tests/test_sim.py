@@ -11,9 +11,9 @@ from hypothesis import strategies as st
 
 from burstlab import ParameterError, _core
 from burstlab.cli import main
-from burstlab.cli.sim import parse_rate, parse_size, parse_time
 from burstlab.lossspec import parse_loss_spec
 from burstlab.sim import Link, Scenario, SimResult, TcpConfig, Workload, run, run_trace
+from burstlab.units import parse_rate, parse_size, parse_time
 
 
 def test_contract_example_runs_and_reports_everything() -> None:

@@ -383,9 +383,9 @@ def main(argv: list[str] | None = None) -> int:
               f"{'met' if bls['packets_per_wall_s'] >= TARGET_PPS else 'NOT met'}")
         print(f"  ratio    {speedup:>14,.1f} x   target >= {TARGET_SPEEDUP:g}x: "
               f"{'met' if speedup >= TARGET_SPEEDUP else 'NOT met'}")
-    tmp = args.out.with_name(args.out.name + ".tmp")
-    tmp.write_text(json.dumps(doc, indent=1) + "\n")
-    os.replace(tmp, args.out)
+    from burstlab.io import atomic_write_text
+
+    atomic_write_text(args.out, json.dumps(doc, indent=1) + "\n")
     print(f"\nwrote {args.out}", file=sys.stderr)
     if not args.no_goodput:
         print("goodput within ±10% at every p: " + ("yes" if ok else "NO"), file=sys.stderr)

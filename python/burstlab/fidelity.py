@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import math
 import os
-import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -14,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from burstlab.io import atomic_write
 from burstlab.models import ALL_MODELS, LossModelBase, make_model
 from burstlab.stats import RunDistribution, TraceStats
 from burstlab.traces import Trace
@@ -124,14 +124,9 @@ def plot_ccdfs(ref: FidelityRow, rows: list[FidelityRow], out_dir: str | os.Path
         ax.legend(fontsize=7, ncol=2)
         ax.grid(True, which="both", alpha=0.3)
         path = out / f"{stem}_{what}.png"
-        fd, tmp = tempfile.mkstemp(dir=out, prefix=f".{path.name}.", suffix=".png")
-        os.close(fd)
         try:
-            fig.savefig(tmp, dpi=110)
-            os.replace(tmp, path)
+            atomic_write(path, lambda tmp: fig.savefig(tmp, dpi=110))
         finally:
             plt.close(fig)
-            if os.path.exists(tmp):
-                os.unlink(tmp)
         paths.append(path)
     return paths

@@ -31,7 +31,7 @@ import io as _io
 import os
 import re
 import tempfile
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any, Literal
 
@@ -432,14 +432,16 @@ def output_dir(path: str | os.PathLike[str] | None) -> Iterator[Path | None]:
         raise
 
 
-def atomic_write(path: str | os.PathLike[str], write: Any) -> None:
+def atomic_write(path: str | os.PathLike[str], write: Callable[[str], object]) -> None:
     """Write ``path`` through ``write(tmp)`` on a temporary file beside it, then rename:
     a failed write never leaves a half-written file, and an ``OSError`` names ``path``
-    (not the temporary file)."""
+    (not the temporary file). The temporary name ends in ``path``'s extension
+    (``.name.XXXX.tmp.png``), so writers that choose the format by extension
+    (matplotlib's ``savefig``) write the right one."""
     p = check_output_path(path)
     try:
         p.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent)
+        fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=f".tmp{p.suffix}", dir=p.parent)
     except OSError as e:
         raise type(e)(e.errno, f"cannot write: {e.strerror}", str(p)) from None
     os.close(fd)
@@ -459,7 +461,9 @@ def atomic_write(path: str | os.PathLike[str], write: Any) -> None:
         raise
 
 
-_atomic_write = atomic_write
+def atomic_write_text(path: str | os.PathLike[str], text: str) -> None:
+    """Write ``text`` to ``path`` atomically (:func:`atomic_write`)."""
+    atomic_write(path, lambda tmp: Path(tmp).write_text(text))
 
 
 def _bits_text(bits: npt.NDArray[np.uint8], sep: bool) -> bytes:
@@ -518,7 +522,7 @@ def write_trace(
     fmt = fmt or EXTENSIONS.get(p.suffix.lower(), "bits")
     if fmt in TEXT_FORMATS:
         data = format_trace(trace, fmt, one_means=one_means)
-        _atomic_write(p, lambda tmp: Path(tmp).write_bytes(data))
+        atomic_write(p, lambda tmp: Path(tmp).write_bytes(data))
         return
     import pyarrow as pa
 
@@ -527,10 +531,10 @@ def write_trace(
         import pyarrow.csv as pcsv
 
         table = pa.table(cols)
-        _atomic_write(p, lambda tmp: pcsv.write_csv(table, tmp, pcsv.WriteOptions(quoting_style="none")))
+        atomic_write(p, lambda tmp: pcsv.write_csv(table, tmp, pcsv.WriteOptions(quoting_style="none")))
     else:
         import pyarrow.parquet as pq
 
         md = {b"burstlab.interval": repr(trace.interval).encode()} if trace.interval is not None else None
         table = pa.table(cols).replace_schema_metadata(md)
-        _atomic_write(p, lambda tmp: pq.write_table(table, tmp))
+        atomic_write(p, lambda tmp: pq.write_table(table, tmp))

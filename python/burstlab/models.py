@@ -248,13 +248,9 @@ class LossModelBase:
 
     def save(self, path: str | os.PathLike[str]) -> None:
         """Write ``to_dict`` as JSON, atomically (temp file + rename)."""
-        _atomic_write_text(Path(path), json.dumps(self.to_dict(), indent=1))
+        from burstlab.io import atomic_write_text
 
-
-def _atomic_write_text(path: Path, text: str) -> None:
-    from burstlab.io import atomic_write
-
-    atomic_write(path, lambda tmp: Path(tmp).write_text(text))
+        atomic_write_text(path, json.dumps(self.to_dict(), indent=1))
 
 
 def load_model(path: str | os.PathLike[str]) -> LossModelBase:

@@ -7,8 +7,6 @@ from __future__ import annotations
 
 import math
 import os
-import re
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -20,30 +18,18 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import numpy.typing as npt  # noqa: E402
 
+from burstlab.io import atomic_write  # noqa: E402
 from burstlab.stats import TraceStats  # noqa: E402
 
 FORMATS = ("png", "pdf")
 
 
 def _save(fig: Any, path: Path) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.stem}.", suffix=path.suffix, dir=path.parent)
-    os.close(fd)
-    try:
-        fig.savefig(tmp, dpi=120, bbox_inches="tight")
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    atomic_write(path, lambda tmp: fig.savefig(tmp, dpi=120, bbox_inches="tight"))
 
 
 def _label(s: TraceStats, i: int) -> str:
     return s.name or f"trace {i}"
-
-
-def slug(name: str) -> str:
-    """A file-name-safe version of a trace name."""
-    return re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("_") or "trace"
 
 
 def plot_run_ccdfs(stats: Sequence[TraceStats], path: str | os.PathLike[str], *, title: str | None = None) -> Path:

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from burstlab._util import json_safe
 from burstlab.traces import Trace
 
 #: Seed 000 §8 measures μ over chunks of 6000 packets.
@@ -61,16 +62,8 @@ class RunDistribution:
         p = self.pmf()
         return np.cumsum(p[::-1])[::-1]
 
-    def expand(self) -> npt.NDArray[np.uint64]:
-        """All run lengths, sorted (for KS distances)."""
-        return np.repeat(self.lengths, self.counts.astype(np.int64))
-
     def to_dict(self) -> dict[str, Any]:
-        return {"lengths": self.lengths.tolist(), "counts": self.counts.tolist(), "mean": _nan_none(self.mean), "max": self.max}
-
-
-def _nan_none(x: float | None) -> float | None:
-    return None if x is None or (isinstance(x, float) and math.isnan(x)) else x
+        return {"lengths": self.lengths.tolist(), "counts": self.counts.tolist(), "mean": json_safe(self.mean), "max": self.max}
 
 
 LINK_CLASSES = ("very poor", "poor", "intermediate", "good", "very good", "perfect")
@@ -233,10 +226,10 @@ class TraceStats:
             "g_closed_form": None if cf is None else cf[0],
             "b_closed_form": None if cf is None else cf[1],
             "n_loss_bursts": self.loss_bursts.n_runs,
-            "mean_loss_burst": _nan_none(self.loss_bursts.mean),
+            "mean_loss_burst": json_safe(self.loss_bursts.mean),
             "max_loss_burst": self.loss_bursts.max,
             "n_success_runs": self.success_runs.n_runs,
-            "mean_success_run": _nan_none(self.success_runs.mean),
+            "mean_success_run": json_safe(self.success_runs.mean),
             "max_success_run": self.success_runs.max,
             "chunk": self.chunk,
             "chunk_rms_mu": self.chunk_rms,
@@ -246,8 +239,8 @@ class TraceStats:
             d["success_runs"] = self.success_runs.to_dict()
             d["convergence"] = {
                 "prefix_lengths": self.prefix_lengths.tolist(),
-                "mu": [None if math.isnan(m) else float(m) for m in self.prefix_mu],
-                "chunk_mu": [None if math.isnan(m) else float(m) for m in self.chunk_mu],
+                "mu": json_safe([float(m) for m in self.prefix_mu]),
+                "chunk_mu": json_safe([float(m) for m in self.chunk_mu]),
             }
         return d
 

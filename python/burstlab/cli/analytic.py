@@ -5,55 +5,14 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from typing import Any
 
 import click
 import numpy as np
 
 from burstlab._core import ParameterError
-
-_UNITS = {"": 1.0, "s": 1.0, "ms": 1e-3, "us": 1e-6, "µs": 1e-6, "ns": 1e-9, "min": 60.0}
-
-
-def parse_duration(text: str, name: str = "duration") -> float:
-    """Seconds from ``100ms``, ``0.1s``, ``0.1`` (seconds), ``250us``, ``2min``."""
-    m = re.fullmatch(r"\s*([0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\s*([a-zµ]*)\s*", str(text))
-    if not m or m.group(2) not in _UNITS:
-        raise ParameterError(f"invalid {name} = {text!r}: expected a duration such as 100ms, 0.1s or 0.1")
-    v = float(m.group(1)) * _UNITS[m.group(2)]
-    if not (math.isfinite(v) and v > 0):
-        raise ParameterError(f"invalid {name} = {text!r}: expected a positive duration")
-    return v
-
-
-class _Duration(click.ParamType):
-    name = "DURATION"
-
-    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> float:
-        if isinstance(value, float):
-            return value
-        try:
-            return parse_duration(value, param.name if param and param.name else "duration")
-        except ParameterError as e:
-            self.fail(str(e), param, ctx)
-
-
-DURATION = _Duration()
-
-
-def _json_safe(x: Any) -> Any:
-    """JSON without NaN/Infinity (not JSON): non-finite floats become null."""
-    if isinstance(x, dict):
-        return {k: _json_safe(v) for k, v in x.items()}
-    if isinstance(x, (list, tuple)):
-        return [_json_safe(v) for v in x]
-    if isinstance(x, (float, np.floating)):
-        v = float(x)
-        return v if math.isfinite(v) else None
-    if isinstance(x, np.integer):
-        return int(x)
-    return x
+from burstlab._util import json_safe
+from burstlab.units import DURATION
 
 
 # --------------------------------------------------------------------------- predict
@@ -112,7 +71,7 @@ def predict_cmd(
     if mu is not None:
         ge = an.ge_two_successes(1.0 - p, mu)
     if as_json:
-        click.echo(json.dumps(_json_safe({"p": p, "rtt": rtt, "mss": mss, "models": [e.to_dict() for e in ests], "gilbert_elliott": ge.to_dict() if ge else None}), indent=2, allow_nan=False))
+        click.echo(json.dumps(json_safe({"p": p, "rtt": rtt, "mss": mss, "models": [e.to_dict() for e in ests], "gilbert_elliott": ge.to_dict() if ge else None}), indent=2, allow_nan=False))
         return
     pp = ests[1].params
     click.echo(f"p = {p:.6g} (PRR = {1 - p:.6g}), RTT = {rtt * 1000:g} ms, MSS = {mss} bytes")
@@ -209,7 +168,7 @@ def fit_throughput_cmd(
         prr[keep], mu[keep], y[keep], None if groups is None else groups[keep], lp_arr[keep], folds, seed, fsets
     )
     if as_json:
-        click.echo(json.dumps(_json_safe({"file": results, "excluded_undefined": n_undef, "excluded_prr_range": n_range, "rows": [r.to_dict() for r in rows]}), indent=2, allow_nan=False))
+        click.echo(json.dumps(json_safe({"file": results, "excluded_undefined": n_undef, "excluded_prr_range": n_range, "rows": [r.to_dict() for r in rows]}), indent=2, allow_nan=False))
         return
     click.echo(fits.format_fig13(rows))
     if n_undef or n_range:
@@ -281,7 +240,7 @@ def validate_padhye_cmd(
     with output_dir(plot_dir):  # an unwritable --plot fails before the simulations
         rows = ex.run_comparison(setup, progress=None if as_json else lambda s: click.echo(s, err=True))
         if as_json:
-            click.echo(json.dumps(_json_safe([r.to_dict() for r in rows]), indent=2, allow_nan=False))
+            click.echo(json.dumps(json_safe([r.to_dict() for r in rows]), indent=2, allow_nan=False))
         else:
             click.echo(ex.format_table(rows))
         if plot_dir:

@@ -4,7 +4,6 @@ trace-driven run with ``--trace``)."""
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 from typing import Any
 
@@ -13,36 +12,7 @@ import numpy as np
 
 from burstlab import _core
 from burstlab.io import FORMATS
-
-_RATE_UNITS = {"": 1.0, "bit": 1.0, "bps": 1.0, "b": 1.0, "k": 1e3, "kbit": 1e3, "kbps": 1e3, "m": 1e6, "mbit": 1e6,
-               "mbps": 1e6, "g": 1e9, "gbit": 1e9, "gbps": 1e9}  # fmt: skip
-_TIME_UNITS = {"": 1.0, "s": 1.0, "sec": 1.0, "ms": 1e-3, "us": 1e-6, "ns": 1e-9, "min": 60.0, "m": 60.0, "h": 3600.0}
-_SIZE_UNITS = {"": 1, "b": 1, "kb": 1000, "k": 1000, "mb": 1000**2, "m": 1000**2, "gb": 1000**3, "g": 1000**3,
-               "kib": 1024, "mib": 1024**2, "gib": 1024**3}  # fmt: skip
-_NUM = re.compile(r"^\s*([0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\s*([A-Za-z/]*)\s*$")
-
-
-def _parse(name: str, text: str, units: dict[str, Any], example: str) -> float:
-    m = _NUM.match(text)
-    unit = m.group(2).lower().replace("/s", "ps") if m else ""
-    if not m or unit not in units:
-        raise _core.ParameterError(f"invalid parameter {name} = {text!r}: expected a number with a unit, e.g. {example}")
-    return float(m.group(1)) * units[unit]
-
-
-def parse_rate(text: str, name: str = "rate") -> float:
-    """``10Mbit``, ``10Mbps``, ``1G``, ``500k``, ``1e7`` → bits/s."""
-    return _parse(name, text, _RATE_UNITS, "10Mbit, 1Gbps, 500kbit")
-
-
-def parse_time(text: str, name: str = "time") -> float:
-    """``10ms``, ``100s``, ``2min``, ``0.3`` → seconds."""
-    return _parse(name, text, _TIME_UNITS, "10ms, 100s, 0.3")
-
-
-def parse_size(text: str, name: str = "size") -> int:
-    """``5MB``, ``8MB``, ``64KiB``, ``5000000`` → bytes (MB = 10^6)."""
-    return int(round(_parse(name, text, _SIZE_UNITS, "5MB, 64KiB, 5000000")))
+from burstlab.units import parse_rate, parse_size, parse_time
 
 
 def _write_series(path: str, series: dict[str, Any]) -> None:

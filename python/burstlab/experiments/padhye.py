@@ -34,6 +34,7 @@ from typing import Any
 import numpy as np
 
 from burstlab._core import ParameterError
+from burstlab._util import json_safe
 from burstlab.analytic import mathis, padhye, padhye_approx
 
 #: Loss probabilities of the comparison: 0.5 % to 10 % (the task's range; seed 001 Fig. 3
@@ -293,28 +294,10 @@ def format_table(rows: Sequence[PadhyeRow]) -> str:
     return "\n".join(lines)
 
 
-def _json_safe(x: Any) -> Any:
-    """JSON without NaN/Infinity (not JSON): non-finite floats become null."""
-    if isinstance(x, dict):
-        return {k: _json_safe(v) for k, v in x.items()}
-    if isinstance(x, (list, tuple)):
-        return [_json_safe(v) for v in x]
-    if isinstance(x, (float, np.floating)):
-        v = float(x)
-        return v if math.isfinite(v) else None
-    if isinstance(x, np.integer):
-        return int(x)
-    return x
-
-
-def _atomic_write(path: str, write: Callable[[str], None]) -> None:
-    from burstlab.io import atomic_write
-
-    atomic_write(path, write)
-
-
 def write_outputs(rows: Sequence[PadhyeRow], setup: PadhyeSetup, outdir: str) -> list[str]:
     """Write ``padhye.csv``, ``padhye.json`` and ``padhye.png`` into ``outdir``."""
+    from burstlab.io import atomic_write
+
     os.makedirs(outdir, exist_ok=True)
     paths = []
     csv_path = os.path.join(outdir, "padhye.csv")
@@ -327,18 +310,18 @@ def write_outputs(rows: Sequence[PadhyeRow], setup: PadhyeSetup, outdir: str) ->
             for r in rows:
                 wr.writerow(r.to_dict())
 
-    _atomic_write(csv_path, w_csv)
+    atomic_write(csv_path, w_csv)
     paths.append(csv_path)
     json_path = os.path.join(outdir, "padhye.json")
 
     def w_json(tmp: str) -> None:
         with open(tmp, "w") as fh:
-            json.dump(_json_safe({"setup": asdict(setup), "rows": [r.to_dict(runs=True) for r in rows]}), fh, indent=2, allow_nan=False)
+            json.dump(json_safe({"setup": asdict(setup), "rows": [r.to_dict(runs=True) for r in rows]}), fh, indent=2, allow_nan=False)
 
-    _atomic_write(json_path, w_json)
+    atomic_write(json_path, w_json)
     paths.append(json_path)
     png = os.path.join(outdir, "padhye.png")
-    _atomic_write(png, lambda tmp: plot(rows, setup, tmp))
+    atomic_write(png, lambda tmp: plot(rows, setup, tmp))
     paths.append(png)
     return paths
 

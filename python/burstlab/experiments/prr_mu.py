@@ -604,10 +604,9 @@ def link_table(cfg: StudyConfig, links: Sequence[StudyLink], runs: Sequence[dict
 
 def write_json(path: Path, obj: Any) -> None:
     """Write JSON atomically (temp file + rename)."""
-    from burstlab.io import atomic_write
+    from burstlab.io import atomic_write_text
 
-    text = json.dumps(obj, indent=2, default=_json_default, allow_nan=False)
-    atomic_write(path, lambda tmp: Path(tmp).write_text(text))
+    atomic_write_text(path, json.dumps(obj, indent=2, default=_json_default, allow_nan=False))
 
 
 def _json_default(o: Any) -> Any:

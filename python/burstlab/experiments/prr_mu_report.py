@@ -15,7 +15,6 @@ Outputs under the study folder:
 from __future__ import annotations
 
 import html as htmlmod
-import json
 import math
 from collections.abc import Sequence
 from pathlib import Path
@@ -24,18 +23,12 @@ from typing import Any
 import numpy as np
 
 from burstlab import __version__
+from burstlab._util import json_safe
+from burstlab.io import atomic_write, atomic_write_text
 from burstlab.store import ResultStore
 
 # (key, title) of the fits in the order of seed 000 Fig. 13.
 FITS = (("prr", "PRR only"), ("fifteen", "PRR and μ, 15 terms"), ("second_order", "PRR and μ, 2nd order"))
-
-
-def _clean(v: Any) -> Any:
-    if isinstance(v, np.generic):
-        v = v.item()
-    if isinstance(v, float) and not math.isfinite(v):
-        return None
-    return v
 
 
 def write_csv(path: Path, rows: Sequence[dict[str, Any]], columns: Sequence[str] | None = None) -> None:
@@ -44,23 +37,15 @@ def write_csv(path: Path, rows: Sequence[dict[str, Any]], columns: Sequence[str]
     import pyarrow.csv as pacsv
 
     cols = list(columns or (rows[0].keys() if rows else []))
-    table = pa.table({c: [_clean(r.get(c)) for r in rows] for c in cols}) if rows else pa.table({c: pa.array([], pa.string()) for c in cols})
-    from burstlab.io import atomic_write
-
+    table = pa.table({c: [json_safe(r.get(c)) for r in rows] for c in cols}) if rows else pa.table({c: pa.array([], pa.string()) for c in cols})
     atomic_write(path, lambda tmp: pacsv.write_csv(table, tmp))
-
-
-def _write_text(path: Path, text: str) -> None:
-    from burstlab.io import atomic_write
-
-    atomic_write(path, lambda tmp: Path(tmp).write_text(text))
 
 
 def _replace_table(store: ResultStore, name: str, rows: Sequence[dict[str, Any]], columns: Sequence[str]) -> None:
     import pyarrow as pa
 
     con = store.connection
-    t = pa.table({c: [_clean(r.get(c)) for r in rows] for c in columns})
+    t = pa.table({c: [json_safe(r.get(c)) for r in rows] for c in columns})
     con.register("_tmp_tab", t)
     try:
         con.execute("BEGIN TRANSACTION")
@@ -321,13 +306,13 @@ def write_outputs(cfg: Any, out: Path, store: ResultStore, study_links: Sequence
     figs["fig20"] = P.save_figure(P.fig20_longest_runs(links, label), figdir, "fig20-longest-success-runs")
 
     summary = summarise(cfg, links, runs)
-    write_json(out / "summary.json", {"config": cfg.to_dict(), "burstlab_version": __version__, "excluded": excluded, "summary": {k: _clean(v) for k, v in summary.items()}, "fig13": [{k: _clean(v) for k, v in r.items()} for r in fig13], "fit_notes": fit_notes})
+    write_json(out / "summary.json", {"config": cfg.to_dict(), "burstlab_version": __version__, "excluded": excluded, "summary": json_safe(summary), "fig13": json_safe(fig13), "fit_notes": fit_notes})
 
     blocks = build_report(cfg, label, links, runs, excluded, summary, fig13, fit_notes, figs, out, dataset_notes(cfg, study_links))
     md = out / "report.md"
     html = out / "report.html"
-    _write_text(md, render_md(blocks))
-    _write_text(html, render_html(blocks, f"burstlab PRR/μ study: {label}"))
+    atomic_write_text(md, render_md(blocks))
+    atomic_write_text(html, render_html(blocks, f"burstlab PRR/μ study: {label}"))
     return links, fig13, figs, md, html
 
 
@@ -456,8 +441,3 @@ def _cli_args(cfg: Any) -> list[str]:
     if cfg.max_links:
         a += ["--max-links", str(cfg.max_links)]
     return a
-
-
-def load_summary(out: str | Path) -> dict[str, Any]:
-    """The ``summary.json`` a study wrote."""
-    return dict(json.loads((Path(out) / "summary.json").read_text()))

@@ -1,7 +1,7 @@
 //! Loss recovery after duplicate ACKs (ns-3's TcpRecoveryOps): what happens to the
 //! window and what is retransmitted between the loss signal and the ACK that ends the
 //! episode. Window growth outside recovery is congestion control's job (`cc`).
-use super::Tcb;
+use super::{CaState, Tcb};
 
 pub mod newreno;
 pub mod reno;
@@ -44,6 +44,32 @@ pub trait LossRecovery {
     fn uses_sack(&self) -> bool {
         false
     }
+}
+
+/// Fast-recovery entry shared by Reno and NewReno, RFC 5681 §3.2 steps 2-3 (RFC 6582
+/// §3.2 steps 2-3 are the same, with `recover` = the highest sequence sent): ssthresh as
+/// congestion control computed it, retransmit the lost segment, cwnd = ssthresh +
+/// DupThresh·SMSS (the segments that have left the network), state Recovery.
+pub(crate) fn enter_fast_recovery(tcb: &mut Tcb, ssthresh: u64) -> Action {
+    tcb.ssthresh = ssthresh;
+    tcb.cwnd = ssthresh + tcb.dupack_threshold as u64 * tcb.mss;
+    tcb.recover = tcb.high_tx;
+    tcb.state = CaState::Recovery;
+    Action { retransmit_una: true, ..Action::default() }
+}
+
+/// RFC 5681 §3.2 step 4 (RFC 6582 §3.2 step 4): each further duplicate ACK in fast
+/// recovery inflates cwnd by one SMSS.
+pub(crate) fn inflate_on_dupack(tcb: &mut Tcb) -> Action {
+    tcb.cwnd += tcb.mss;
+    Action::default()
+}
+
+/// RFC 5681 §3.2 step 6 (RFC 6582 §3.2 step 6, option 2, on a full acknowledgment):
+/// deflate cwnd to ssthresh; recovery is over.
+pub(crate) fn deflate_and_exit(tcb: &mut Tcb) -> Action {
+    tcb.cwnd = tcb.ssthresh;
+    Action { exit: true, ..Action::default() }
 }
 
 /// The recovery algorithms, as an enum so calls are direct.

@@ -3,8 +3,8 @@
 //! deflates cwnd by the amount acknowledged and adds back one SMSS if at least one SMSS
 //! was acknowledged, staying in recovery; the first partial ACK restarts the timer
 //! ("Impatient" variant). A full ACK sets cwnd = ssthresh (option 2 of step 6).
-use super::{Action, LossRecovery};
-use crate::tcp::{CaState, Tcb};
+use super::{deflate_and_exit, enter_fast_recovery, inflate_on_dupack, Action, LossRecovery};
+use crate::tcp::Tcb;
 
 #[derive(Clone, Debug, Default)]
 pub struct NewReno {
@@ -19,24 +19,18 @@ impl LossRecovery for NewReno {
     fn enter(&mut self, tcb: &mut Tcb, ssthresh: u64) -> Action {
         // Steps 2-3 (RFC 6582 §3.2): recover = highest sequence sent.
         self.partial_acks = 0;
-        tcb.ssthresh = ssthresh;
-        tcb.cwnd = ssthresh + tcb.dupack_threshold as u64 * tcb.mss;
-        tcb.recover = tcb.high_tx;
-        tcb.state = CaState::Recovery;
-        Action { retransmit_una: true, ..Action::default() }
+        enter_fast_recovery(tcb, ssthresh)
     }
 
     fn on_dupack(&mut self, tcb: &mut Tcb) -> Action {
         // Step 4.
-        tcb.cwnd += tcb.mss;
-        Action::default()
+        inflate_on_dupack(tcb)
     }
 
     fn on_ack(&mut self, tcb: &mut Tcb, acked: u64) -> Action {
         if tcb.snd_una >= tcb.recover {
             // Step 6, full acknowledgment: cwnd = ssthresh, exit.
-            tcb.cwnd = tcb.ssthresh;
-            return Action { exit: true, ..Action::default() };
+            return deflate_and_exit(tcb);
         }
         // Step 5, partial acknowledgment.
         self.partial_acks += 1;

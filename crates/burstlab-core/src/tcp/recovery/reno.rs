@@ -2,8 +2,8 @@
 //! ACK retransmit, ssthresh = max(FlightSize/2, 2·SMSS), cwnd = ssthresh + 3·SMSS;
 //! inflate by SMSS per further duplicate ACK; the first ACK of new data deflates
 //! cwnd to ssthresh and ends recovery (even a partial ACK).
-use super::{Action, LossRecovery};
-use crate::tcp::{CaState, Tcb};
+use super::{deflate_and_exit, enter_fast_recovery, inflate_on_dupack, Action, LossRecovery};
+use crate::tcp::Tcb;
 
 #[derive(Clone, Debug, Default)]
 pub struct Reno;
@@ -15,23 +15,17 @@ impl LossRecovery for Reno {
 
     fn enter(&mut self, tcb: &mut Tcb, ssthresh: u64) -> Action {
         // RFC 5681 §3.2 steps 2-3.
-        tcb.ssthresh = ssthresh;
-        tcb.cwnd = ssthresh + tcb.dupack_threshold as u64 * tcb.mss;
-        tcb.recover = tcb.high_tx;
-        tcb.state = CaState::Recovery;
-        Action { retransmit_una: true, ..Action::default() }
+        enter_fast_recovery(tcb, ssthresh)
     }
 
     fn on_dupack(&mut self, tcb: &mut Tcb) -> Action {
         // Step 4: each further duplicate ACK: cwnd += SMSS.
-        tcb.cwnd += tcb.mss;
-        Action::default()
+        inflate_on_dupack(tcb)
     }
 
     fn on_ack(&mut self, tcb: &mut Tcb, _acked: u64) -> Action {
-        // Step 6: deflate the window.
-        tcb.cwnd = tcb.ssthresh;
-        Action { exit: true, ..Action::default() }
+        // Step 6: deflate the window, on any ACK of new data (a partial one too).
+        deflate_and_exit(tcb)
     }
 }
 
