@@ -8,4 +8,4 @@ pub mod stats;
 
 pub use bits::BitTrace;
 pub use runs::RunHistogram;
-pub use stats::{Transitions, TraceStats};
+pub use stats::Transitions;

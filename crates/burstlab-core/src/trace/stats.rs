@@ -81,76 +81,10 @@ pub fn transitions(t: &BitTrace) -> Transitions {
     transitions_range(t, 0, t.len())
 }
 
-/// Link classes by PRR (seed 000 Fig. 2).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum LinkClass {
-    VeryPoor,
-    Poor,
-    Intermediate,
-    Good,
-    Perfect,
-}
-
-impl LinkClass {
-    /// very poor < 10% ≤ poor < 20% ≤ intermediate ≤ 60% < good < 100% = perfect.
-    pub fn from_prr(prr: f64) -> LinkClass {
-        if prr >= 1.0 {
-            LinkClass::Perfect
-        } else if prr > 0.6 {
-            LinkClass::Good
-        } else if prr >= 0.2 {
-            LinkClass::Intermediate
-        } else if prr >= 0.1 {
-            LinkClass::Poor
-        } else {
-            LinkClass::VeryPoor
-        }
-    }
-
-    pub fn name(&self) -> &'static str {
-        match self {
-            LinkClass::VeryPoor => "very poor",
-            LinkClass::Poor => "poor",
-            LinkClass::Intermediate => "intermediate",
-            LinkClass::Good => "good",
-            LinkClass::Perfect => "perfect",
-        }
-    }
-}
-
-/// The scalar statistics of one trace.
-#[derive(Clone, Debug, PartialEq)]
-pub struct TraceStats {
-    pub len: u64,
-    pub delivered: u64,
-    pub transitions: Transitions,
-}
-
-impl TraceStats {
-    pub fn of(t: &BitTrace) -> Self {
-        TraceStats { len: t.len() as u64, delivered: t.count_ones(), transitions: transitions(t) }
-    }
-
-    /// Packet reception ratio; None for an empty trace.
-    pub fn prr(&self) -> Option<f64> {
-        (self.len > 0).then(|| self.delivered as f64 / self.len as f64)
-    }
-
-    pub fn mu(&self) -> Option<f64> {
-        self.transitions.mu()
-    }
-}
-
 /// Seed 000 §6.2: with G = PRR, B = 1 − PRR, G·b = B·g and μ = 1 − b − g,
 /// b = (1 − PRR)(1 − μ) and g = PRR·(1 − μ). Returns (g, b).
 pub fn ge_from_prr_mu(prr: f64, mu: f64) -> (f64, f64) {
     (prr * (1.0 - mu), (1.0 - prr) * (1.0 - mu))
-}
-
-/// Seed 000 §6.2: probability of two consecutive successes, G·(1 − b).
-pub fn p_two_successes(prr: f64, mu: f64) -> f64 {
-    let (_, b) = ge_from_prr_mu(prr, mu);
-    prr * (1.0 - b)
 }
 
 #[cfg(test)]
@@ -180,8 +114,7 @@ mod tests {
         assert!((tr.g().unwrap() - 2.0 / 3.0).abs() < 1e-15);
         assert!((tr.b().unwrap() - 0.5).abs() < 1e-15);
         assert!((tr.mu().unwrap() + 1.0 / 6.0).abs() < 1e-15);
-        let s = TraceStats::of(&t);
-        assert_eq!(s.prr(), Some(0.6));
+        assert_eq!(t.count_ones(), 6); // PRR 0.6
     }
 
     #[test]
@@ -202,30 +135,16 @@ mod tests {
     fn degenerate_traces_have_undefined_mu() {
         for s in ["", "1", "0", "1111", "0000"] {
             let t = BitTrace::from_str01(s).unwrap();
-            assert_eq!(TraceStats::of(&t).mu(), None, "{s:?}");
+            assert_eq!(transitions(&t).mu(), None, "{s:?}");
         }
     }
 
     #[test]
-    fn section_6_2_examples() {
-        // seed 000 §6.2: PRR 0.1, μ 0.6 → 0.06 (bursty) vs 0.01 (independent, μ = 0).
-        assert!((p_two_successes(0.1, 0.6) - 0.064).abs() < 1e-12);
-        assert!((p_two_successes(0.1, 0.0) - 0.01).abs() < 1e-12);
-        // PRR 0.9, μ 0.6 → 0.864 vs 0.81.
-        assert!((p_two_successes(0.9, 0.6) - 0.864).abs() < 1e-12);
-        assert!((p_two_successes(0.9, 0.0) - 0.81).abs() < 1e-12);
+    fn section_6_2_identities() {
+        // The §6.2 two-successes examples are checked where they are computed
+        // (python/burstlab/stats.py, tests/test_stats.py); here the (g, b) mapping.
         let (g, b) = ge_from_prr_mu(0.3, 0.5);
         assert!((1.0 - g - b - 0.5).abs() < 1e-12);
         assert!((0.3 * b - 0.7 * g).abs() < 1e-12); // G·b = B·g
-    }
-
-    #[test]
-    fn link_classes() {
-        assert_eq!(LinkClass::from_prr(0.05), LinkClass::VeryPoor);
-        assert_eq!(LinkClass::from_prr(0.15), LinkClass::Poor);
-        assert_eq!(LinkClass::from_prr(0.2), LinkClass::Intermediate);
-        assert_eq!(LinkClass::from_prr(0.6), LinkClass::Intermediate);
-        assert_eq!(LinkClass::from_prr(0.61), LinkClass::Good);
-        assert_eq!(LinkClass::from_prr(1.0), LinkClass::Perfect);
     }
 }
