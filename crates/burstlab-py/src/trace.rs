@@ -90,14 +90,6 @@ impl PyBitTrace {
         Ok((t.n00, t.n01, t.n10, t.n11))
     }
 
-    /// Histogram of runs of `value` (False = loss bursts, True = success runs):
-    /// (distinct lengths ascending, counts).
-    fn run_histogram<'py>(&self, py: Python<'py>, value: bool) -> (Bound<'py, PyArray1<u64>>, Bound<'py, PyArray1<u64>>) {
-        let (zeros, ones) = py.allow_threads(|| runs::run_histograms(&self.inner));
-        let (l, c) = if value { ones.to_pairs() } else { zeros.to_pairs() };
-        (l.into_pyarray(py), c.into_pyarray(py))
-    }
-
     /// Both run-length histograms in one pass: ((loss lengths, counts), (success lengths, counts)).
     #[allow(clippy::type_complexity)]
     fn run_histograms<'py>(
