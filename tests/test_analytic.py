@@ -38,7 +38,7 @@ def test_mathis_known_answers() -> None:
     assert e.in_regime
     # C = √(3/2) = 1.224744871 → 122.4744871 packets/s.
     assert mathis(0.01, 0.1, c="sqrt(3/2)").pps == pytest.approx(122.4744871, rel=1e-9)
-    # Seed 000 §4's C = 1.3 with p = 0.0025 (√p = 0.05), RTT = 0.2 s: 1.3/(0.2·0.05) = 130.
+    # Srinivasan et al. §4's C = 1.3 with p = 0.0025 (√p = 0.05), RTT = 0.2 s: 1.3/(0.2·0.05) = 130.
     assert mathis(0.0025, 0.2, c="1.3").pps == pytest.approx(130.0, rel=1e-12)
 
 
@@ -230,7 +230,7 @@ def test_tibet_validity_range() -> None:
 
 
 def test_ge_two_successes_seed000_examples() -> None:
-    # Seed 000 §6.2: b = (1−PRR)(1−μ), g = PRR(1−μ), P = PRR·(1−b).
+    # Srinivasan et al. §6.2: b = (1−PRR)(1−μ), g = PRR(1−μ), P = PRR·(1−b).
     # PRR = 0.1, μ = 0.6: b = 0.9·0.4 = 0.36, P = 0.1·0.64 = 0.064 ("0.06"), independent 0.01.
     t = ge_two_successes(0.1, 0.6)
     assert (t.b, t.g) == (pytest.approx(0.36), pytest.approx(0.04))

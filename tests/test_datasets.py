@@ -16,7 +16,7 @@ from burstlab.stats import trace_stats
 #        END{for(i=0;i<301;i++){n+=b[i]; if(i>0)c[b[i-1]""b[i]]++}
 #            g=c["01"]/(c["01"]+c["00"]); bb=c["10"]/(c["10"]+c["11"]);
 #            printf "%d %d %d %d %d %.10f\n", n, c["00"],c["01"],c["10"],c["11"], 1-g-bb}' FILE
-# i.e. 301 frames (seq 0..300), 1 = received, μ = 1 − g − b (seed 000 §5.2).
+# i.e. 301 frames (seq 0..300), 1 = received, μ = 1 − g − b (Srinivasan et al. §5.2).
 PINNED = {
     # name: (received, |00|, |01|, |10|, |11|, μ)
     "rutgers/dbm-10/1-2->6-1": (149, 74, 77, 78, 71, -0.0334237077),

@@ -1,4 +1,4 @@
-"""Least-L1 throughput fits (seed 000 §7): exact L1 solutions, robustness to outliers, the
+"""Least-L1 throughput fits (Srinivasan et al. §7): exact L1 solutions, robustness to outliers, the
 feature sets, the normalised error, cross-validation, the Fig. 13 table, results files and
 the ``fit-throughput`` command."""
 
@@ -285,7 +285,7 @@ def test_cli_fit_throughput_bad_input(tmp_path: Path, capsys: pytest.CaptureFixt
 
 
 def test_fits_on_links_simulated_by_burstlab(capsys: pytest.CaptureFixture[str]) -> None:
-    """100 synthetic Gilbert-Elliott links through burstlab's simulator (NewReno, seed 000
+    """100 synthetic Gilbert-Elliott links through burstlab's simulator (NewReno, Srinivasan et al.
     §3.1 settings): μ carries information the PRR-only fit misses — the 15-term fit's
     cross-validated error is well below the PRR-only one (61-79 % lower over seeds 0-7)."""
     from burstlab.experiments.fit_demo import simulate_ge_links

@@ -59,7 +59,7 @@ def test_empty_seqlist_with_expected_is_all_lost(tmp_path: Path) -> None:
 
 
 def test_ttem_polarity_and_default_interval(tmp_path: Path) -> None:
-    # seed 001 §II.B: 0 = good interval, 1 = bad interval, Δ = 5 ms.
+    # Barsocchi et al. §II.B: 0 = good interval, 1 = bad interval, Δ = 5 ms.
     p = write(tmp_path, "ch.ttem", "0\n0\n1\n1\n0\n")
     t = read_trace(p)
     assert t.meta["format"] == "ttem"

@@ -62,7 +62,7 @@ def test_bernoulli_sample_matches_p() -> None:
         t = BernoulliModel(p=p).sample(n, random_state=3)
         loss = 1 - t.bits.count_ones() / n
         assert abs(loss - p) < binom_tol(p, n)
-        # Geometric runs: mean burst 1/(1-p), mean gap 1/p (seed 001 §III). A geometric run
+        # Geometric runs: mean burst 1/(1-p), mean gap 1/p (Barsocchi et al. §III). A geometric run
         # that ends with probability q has standard deviation √(1−q)/q; 5 standard errors
         # of the mean of the m runs seen.
         s = t.stats(warn=False)
@@ -94,7 +94,7 @@ def test_prr_mu_constructor_matches_seed_000() -> None:
 
 
 def test_time_models_mean_loss_in_packet_mode() -> None:
-    # TIBET (seed 004 §IV.B): good 8 s, bad 4 s, 1 % / 20 % drop, packets every 10 ms.
+    # TIBET (Martignon & Capone §IV.B): good 8 s, bad 4 s, 1 % / 20 % drop, packets every 10 ms.
     m = MarkovCTModel(8.0, 4.0, 0.01, 0.2, packet_interval=0.01)
     want = m.mean_loss()
     assert want == pytest.approx(8 / 12 * 0.01 + 4 / 12 * 0.2)
@@ -145,7 +145,7 @@ def test_table_i_bernoulli_fits() -> None:
     for target in ("fer", "burst", "gap"):
         m = BernoulliModel(target=target).fit(t)
         assert abs(m.p_ - p) < 5 * se[target], (target, m.p_)
-    # On a bursty trace the three targets disagree (seed 001 §IV): burst → high p, gap → low p.
+    # On a bursty trace the three targets disagree (Barsocchi et al. §IV): burst → high p, gap → low p.
     bursty = ge_trace(0.01, 0.2)
     ps = {tg: BernoulliModel(target=tg).fit(bursty).p_ for tg in ("fer", "burst", "gap")}
     assert ps["gap"] < ps["fer"] < ps["burst"]
@@ -393,7 +393,7 @@ def test_deterministic_list_fit_replays_pattern() -> None:
 
 # ---------------------------------------------------------------- fidelity + CLI
 def test_fidelity_shows_where_gilbert_elliott_fails() -> None:
-    # Heavy-tailed success runs (seed 001 Fig. 2, seed 000 §9).
+    # Heavy-tailed success runs (Barsocchi et al. Fig. 2, Srinivasan et al. §9).
     truth = RunLengthModel(success={"kind": "pareto", "scale": 5.0, "shape": 1.2}, burst={"kind": "geometric", "mean": 4.0})
     t = truth.sample(60_000, random_state=1)
     ref, rows, _ = fidelity(t, ["bistable", "runlength", "bernoulli-fer"], seed=3)
@@ -448,7 +448,7 @@ def test_cli_errors_exit_2_without_output(tmp_path: Path, capsys: pytest.Capture
 
 # ---------------------------------------------------------------- real data
 def rutgers_trace(shared: Path) -> Trace:
-    """A Rutgers/ORBIT link (seed 000's kind of data): frames 0..300, missing seq = lost."""
+    """A Rutgers/ORBIT link (Srinivasan et al.'s kind of data): frames 0..300, missing seq = lost."""
     f = shared / "data/rutgers-noise/data/dbm-10/Results_node1-2_DailyTest_Sat-Oct-15-03_06_34-2005/sdec6-1"
     seqs = {int(line.split()[0]) for line in f.read_text().splitlines() if line.strip()}
     bits = np.array([1 if i in seqs else 0 for i in range(301)], dtype=np.uint8)

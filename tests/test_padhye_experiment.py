@@ -1,4 +1,4 @@
-"""The Padhye validation experiment (seed 001 §V): its bookkeeping on given numbers, and a
+"""The Padhye validation experiment (Barsocchi et al. §V): its bookkeeping on given numbers, and a
 short run of burstlab's own simulator against the model."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
-"""Trace statistics against hand-computed fixtures and properties (seed 000 §5.2-5.3,
-§6.2, §8; seed 001 §IV)."""
+"""Trace statistics against hand-computed fixtures and properties (Srinivasan et al. §5.2-5.3,
+§6.2, §8; Barsocchi et al. §IV)."""
 
 from __future__ import annotations
 
@@ -96,7 +96,7 @@ def test_link_classes_seed000_fig2() -> None:
 
 
 def test_section_6_2_known_answers() -> None:
-    # seed 000 §6.2: PRR 0.9, μ 0.6 → 0.864 (bursty) vs 0.81 (independent);
+    # Srinivasan et al. §6.2: PRR 0.9, μ 0.6 → 0.864 (bursty) vs 0.81 (independent);
     # PRR 0.1, μ 0.6 → 0.064 (the text rounds it to 0.06) vs 0.01.
     assert p_two_successes(0.9, 0.6) == pytest.approx(0.864)
     assert p_two_successes(0.9, 0.0) == pytest.approx(0.81)
@@ -134,7 +134,7 @@ def test_properties_runs_transitions_mu(bits: list[int]) -> None:
     assert s.n00 + s.n01 + s.n10 + s.n11 == max(n - 1, 0)
     # |10| and |01| alternate, so they differ by at most one.
     assert abs(s.n10 - s.n01) <= 1
-    # g, b, μ agree with the transition counts (seed 000 §5.2).
+    # g, b, μ agree with the transition counts (Srinivasan et al. §5.2).
     if s.n01 + s.n00:
         assert s.g == s.n01 / (s.n01 + s.n00)
     else:
@@ -208,7 +208,7 @@ def _naive_mu(bits: list[int]) -> float | None:
 @settings(max_examples=60, deadline=None)
 @given(st.lists(st.integers(0, 1), min_size=0, max_size=300), st.integers(1, 80), st.integers(1, 30))
 def test_convergence_matches_naive(bits: list[int], chunk: int, points: int) -> None:
-    """Prefix μ, per-chunk μ and their RMS deviation (seed 000 §8) against plain Python."""
+    """Prefix μ, per-chunk μ and their RMS deviation (Srinivasan et al. §8) against plain Python."""
     s = trace_stats(Trace(np.array(bits, dtype=np.uint8)), chunk=chunk, convergence_points=points, warn=False)
     for length, m in zip(s.prefix_lengths.tolist(), s.prefix_mu.tolist()):
         want = _naive_mu(bits[:length])

@@ -63,7 +63,7 @@ def test_outputs_exist(small: Any) -> None:
         png = small.figures[name]
         assert png.stat().st_size > 1000 and png.with_suffix(".pdf").stat().st_size > 1000
         assert str(png.relative_to(out)) in md  # the report links every figure
-    # the fitted figures (seed 000 Figs. 11, 12) of the one group, linked from the report too
+    # the fitted figures (Srinivasan et al. Figs. 11, 12) of the one group, linked from the report too
     for name in ("fig11-synthetic", "fig12-synthetic"):
         png = small.figures[name]
         assert png.stat().st_size > 1000 and str(png.relative_to(out)) in md

@@ -36,7 +36,7 @@ def test_heavy_tailed_links_have_long_success_runs() -> None:
     st = trace_stats(Trace(heavy_tailed_model(0.4, 1.4, 2.0).sample(n, 5)), warn=False)
     assert st.prr == pytest.approx(0.4, abs=0.08)
     ge = trace_stats(Trace(LossModel.gilbert_elliott_prr_mu(st.prr, st.mu).sample(n, 5)), warn=False)
-    # the point of these links (seed 000 §9.2): runs far longer than a GE chain with the same PRR and μ makes
+    # the point of these links (Srinivasan et al. §9.2): runs far longer than a GE chain with the same PRR and μ makes
     assert st.success_runs.max > 3 * ge.success_runs.max
     with pytest.raises(ParameterError, match="alpha"):
         heavy_tailed_model(0.5, 0.9, 1.0)

@@ -1,15 +1,15 @@
 """Closed-form TCP throughput models the seeds judge simulations against.
 
 - :func:`mathis`: Mathis et al. 1997, ``C·MSS / (RTT·√p)`` with the constant the seeds use
-  (√(3/2) from the derivation, 1.3 in seed 000 §4, 1.31 in seed 004 §V).
+  (√(3/2) from the derivation, 1.3 in Srinivasan et al. §4, 1.31 in Martignon & Capone §V).
 - :func:`padhye`: Padhye, Firoiu, Towsley, Kurose 1998 ("PFTK"), the full model with
   triple-duplicate and timeout loss indications, ``b`` packets per ACK, the initial timeout
   ``T0`` and the window limit ``Wmax`` (SIGCOMM '98 eq. 31 / ToN 2000 eq. 32), and
   :func:`padhye_approx`, its approximation (eq. 33 / eq. 33).
 - :func:`tibet_ideal`: the semi-empirical model of a TCP with an ideal bandwidth estimate,
-  ``3.4·MSS / (RTT·p·log2(1/p))`` (seed 004 §V eq. 3, Fig. 9), valid for 10⁻³ ≤ p ≤ 10⁻¹;
-  seed 004 puts it beside Reno's ``1.31·MSS/(RTT·√p)`` (:func:`mathis` with ``c=1.31``).
-- :func:`ge_two_successes`: seed 000 §6.2's figure for a Gilbert-Elliott link given PRR and μ,
+  ``3.4·MSS / (RTT·p·log2(1/p))`` (Martignon & Capone §V eq. 3, Fig. 9), valid for 10⁻³ ≤ p ≤ 10⁻¹;
+  Martignon & Capone puts it beside Reno's ``1.31·MSS/(RTT·√p)`` (:func:`mathis` with ``c=1.31``).
+- :func:`ge_two_successes`: Srinivasan et al. §6.2's figure for a Gilbert-Elliott link given PRR and μ,
   the probability of two consecutive successes ``G·(1 − b)`` against ``PRR²`` for an
   independent link. It is the only closed form here that uses μ; Mathis, Padhye and TIBET
   take the loss probability p only.
@@ -39,22 +39,22 @@ from typing import Any
 from burstlab._core import ParameterError
 
 #: The constants C of Mathis' formula the seeds use: √(3/2) ≈ 1.22 from the periodic-loss
-#: derivation with one ACK per packet (Mathis et al. 1997), 1.3 (seed 000 §4) and 1.31
-#: (seed 004 §V, citing Mathis et al.).
+#: derivation with one ACK per packet (Mathis et al. 1997), 1.3 (Srinivasan et al. §4) and 1.31
+#: (Martignon & Capone §V, citing Mathis et al.).
 MATHIS_C: dict[str, float] = {"sqrt(3/2)": math.sqrt(1.5), "1.3": 1.3, "1.31": 1.31}
 
-#: Seed 000 §4 (citing Padhye et al.): the square-root formula "does not work well for
+#: Srinivasan et al. §4 (citing Padhye et al.): the square-root formula "does not work well for
 #: channels with more than 2% losses" (timeouts dominate there).
 MATHIS_P_MAX = 0.02
 
-#: The highest loss rate the seeds compare Padhye's model with a simulation at (seed 001 §V,
+#: The highest loss rate the seeds compare Padhye's model with a simulation at (Barsocchi et al. §V,
 #: Fig. 3: frame error rates 2 % to 30 %); above it the query is flagged as unvalidated.
 PADHYE_P_VALIDATED = 0.3
 
-#: Seed 004 §V: the ideal-estimate model is valid for p from 10⁻³ to 10⁻¹.
+#: Martignon & Capone §V: the ideal-estimate model is valid for p from 10⁻³ to 10⁻¹.
 TIBET_P_RANGE = (1e-3, 1e-1)
 
-#: Seed 004 §V: "the correct coefficient of proportionality, i.e. 1.31 and 3.4 for TCP Reno
+#: Martignon & Capone §V: "the correct coefficient of proportionality, i.e. 1.31 and 3.4 for TCP Reno
 #: and for TCP performing an ideal estimate".
 TIBET_C = 3.4
 TIBET_RENO_C = 1.31
@@ -176,11 +176,11 @@ def mathis(
     *,
     strict: bool = False,
 ) -> Estimate:
-    """Mathis et al. 1997: throughput = C·MSS / (RTT·√p) (seed 000 §4 with C = 1.3;
-    seed 004 §V with C = 1.31; C = √(3/2) from the periodic-loss derivation).
+    """Mathis et al. 1997: throughput = C·MSS / (RTT·√p) (Srinivasan et al. §4 with C = 1.3;
+    Martignon & Capone §V with C = 1.31; C = √(3/2) from the periodic-loss derivation).
 
     ``p`` is the packet loss probability, ``rtt`` seconds, ``mss`` bytes. The model ignores
-    timeouts (outside its regime above p = 2 %, seed 000 §4) and the window limit (with
+    timeouts (outside its regime above p = 2 %, Srinivasan et al. §4) and the window limit (with
     ``wmax`` packets given, a prediction above Wmax/RTT is flagged window-limited).
     """
     p = _prob_open("p", p)
@@ -193,7 +193,7 @@ def mathis(
     if p > MATHIS_P_MAX:
         outside.append(
             f"p = {p:g} > {MATHIS_P_MAX:g}: timeouts dominate and the square-root law overestimates "
-            "(seed 000 §4, Padhye et al. 1998); use padhye()"
+            "(Srinivasan et al. §4, Padhye et al. 1998); use padhye()"
         )
     if w is not None and pps * rtt > w:
         outside.append(
@@ -257,7 +257,7 @@ def _padhye_args(
     if p > PADHYE_P_VALIDATED:
         outside.append(
             f"p = {p:g} > {PADHYE_P_VALIDATED:g}: beyond the loss rates the model has been checked against "
-            "a simulation at (seed 001 Fig. 3 goes to 30 %)"
+            "a simulation at (Barsocchi et al. Fig. 3 goes to 30 %)"
         )
     return p, rtt, t0v, bv, w, m, outside
 
@@ -348,9 +348,9 @@ def padhye_approx(
 
 
 def tibet_ideal(p: float, rtt: float, mss: int = 1000, *, strict: bool = False) -> Estimate:
-    """Seed 004 §V eq. 3 with its coefficient: the goodput of a TCP that always knows the
-    available bandwidth, 3.4·MSS / (RTT·p·log2(1/p)). Valid for 10⁻³ ≤ p ≤ 10⁻¹ (seed 004 §V,
-    citing Xylomenos et al.); outside that range the query is flagged. Seed 004 Fig. 9 puts it
+    """Martignon & Capone §V eq. 3 with its coefficient: the goodput of a TCP that always knows the
+    available bandwidth, 3.4·MSS / (RTT·p·log2(1/p)). Valid for 10⁻³ ≤ p ≤ 10⁻¹ (Martignon & Capone §V,
+    citing Xylomenos et al.); outside that range the query is flagged. Martignon & Capone Fig. 9 puts it
     beside Reno's 1.31·MSS/(RTT·√p): ``mathis(p, rtt, mss, c=1.31)``."""
     p = _prob_open("p", p)
     rtt = _positive("rtt", rtt, " of seconds")
@@ -358,7 +358,7 @@ def tibet_ideal(p: float, rtt: float, mss: int = 1000, *, strict: bool = False) 
     lo, hi = TIBET_P_RANGE
     outside: list[str] = []
     if not lo <= p <= hi:
-        outside.append(f"p = {p:g} outside [{lo:g}, {hi:g}], the range seed 004 §V states the ideal-estimate model for")
+        outside.append(f"p = {p:g} outside [{lo:g}, {hi:g}], the range Martignon & Capone §V states the ideal-estimate model for")
     pps = TIBET_C / (rtt * p * math.log2(1.0 / p))
     est = Estimate(
         model="tibet-ideal",
@@ -372,13 +372,13 @@ def tibet_ideal(p: float, rtt: float, mss: int = 1000, *, strict: bool = False) 
 
 
 def tibet_reno(p: float, rtt: float, mss: int = 1000, *, strict: bool = False) -> Estimate:
-    """Reno as seed 004 §V / Fig. 9 draws it: 1.31·MSS/(RTT·√p), flagged outside the same
+    """Reno as Martignon & Capone §V / Fig. 9 draws it: 1.31·MSS/(RTT·√p), flagged outside the same
     10⁻³..10⁻¹ range as the ideal-estimate model it is compared with (and above 2 % as any
     Mathis figure is, see :func:`mathis`)."""
     pv = _prob_open("p", p)
     est = mathis(pv, rtt, mss, c=TIBET_RENO_C)
     lo, hi = TIBET_P_RANGE
-    extra = () if lo <= pv <= hi else (f"p = {pv:g} outside [{lo:g}, {hi:g}], the range of seed 004 Fig. 9",)
+    extra = () if lo <= pv <= hi else (f"p = {pv:g} outside [{lo:g}, {hi:g}], the range of Martignon & Capone Fig. 9",)
     est = Estimate("tibet-reno(C=1.31)", est.pps, est.mss, est.regime, est.outside + extra, est.params)
     return _finish(est, strict)
 
@@ -388,7 +388,7 @@ def tibet_reno(p: float, rtt: float, mss: int = 1000, *, strict: bool = False) -
 
 @dataclass(frozen=True)
 class TwoSuccesses:
-    """Seed 000 §6.2: the probability of two consecutive successes on a Gilbert-Elliott link
+    """Srinivasan et al. §6.2: the probability of two consecutive successes on a Gilbert-Elliott link
     (h = 100 %) with the given PRR and μ, against the independent link with the same PRR."""
 
     prr: float
@@ -415,7 +415,7 @@ class TwoSuccesses:
 
 
 def ge_two_successes(prr: float, mu: float) -> TwoSuccesses:
-    """Seed 000 §6.2: in steady state G = PRR, B = 1 − PRR and G·b = B·g with μ = 1 − g − b,
+    """Srinivasan et al. §6.2: in steady state G = PRR, B = 1 − PRR and G·b = B·g with μ = 1 − g − b,
     so b = (1 − PRR)(1 − μ), g = PRR(1 − μ), and P(two consecutive successes) = G·(1 − b);
     an independent link gives PRR². Raises ParameterError when no Gilbert-Elliott chain has
     this (PRR, μ) (b or g outside [0, 1])."""

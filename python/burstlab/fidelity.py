@@ -1,6 +1,6 @@
 """Fidelity report: fit every loss model to a trace, sample a trace of equal length from
 each, and compare PRR, μ, run-length means, maxima and the Kolmogorov-Smirnov distance
-between run-length distributions (seed 001 §IV, Fig. 2; seed 000 §9)."""
+between run-length distributions (Barsocchi et al. §IV, Fig. 2; Srinivasan et al. §9)."""
 
 from __future__ import annotations
 
@@ -98,7 +98,7 @@ def fidelity(trace: Trace, models: list[str] | None = None, seed: int = 1) -> tu
 
 def plot_ccdfs(ref: FidelityRow, rows: list[FidelityRow], out_dir: str | os.PathLike[str], stem: str = "fidelity") -> list[Path]:
     """Overlay run-length CCDFs (loss bursts, success runs) of the trace and every model
-    (seed 001 Fig. 2), log-log; PNGs written atomically. Returns the paths."""
+    (Barsocchi et al. Fig. 2), log-log; PNGs written atomically. Returns the paths."""
     import matplotlib
 
     matplotlib.use("Agg")

@@ -1,6 +1,6 @@
-"""Least-L1 fits of TCP throughput on link metrics (seed 000 §7, Figs. 11-13).
+"""Least-L1 fits of TCP throughput on link metrics (Srinivasan et al. §7, Figs. 11-13).
 
-Seed 000 fits the TCP throughput of each link to heuristic expressions in its packet
+Srinivasan et al. fit the TCP throughput of each link to heuristic expressions in its packet
 reception ratio (PRR) and burstiness μ by minimising the L1 norm of the error ("more robust
 to outliers" than least squares), and reports the mean absolute error normalised by the
 link-layer packet rate (100 packets/s for Mirage, 500 for Roofnet) and the improvement of
@@ -13,18 +13,18 @@ u, v ≥ 0, β free. No hand-written optimiser.
 Feature sets (names as the CLI takes them):
 
 ``prr``
-    1/√(1−PRR), PRR, PRR², constant (seed 000 §7: a·1/√(1−PRR) + b·PRR + c·PRR² + d).
+    1/√(1−PRR), PRR, PRR², constant (Srinivasan et al. §7: a·1/√(1−PRR) + b·PRR + c·PRR² + d).
 ``second_order``
-    PRR, PRR², μ, μ², PRR·μ, constant (seed 000 §7: a·PRR + b·PRR² + c·μ + d·μ² + e·PRR·μ + f).
+    PRR, PRR², μ, μ², PRR·μ, constant (Srinivasan et al. §7: a·PRR + b·PRR² + c·μ + d·μ² + e·PRR·μ + f).
 ``fifteen``
     the paper's 15 terms, the three PRR terms P = (1/√(1−PRR), PRR, PRR²), the three μ terms
     M = (1/√(1−μ), μ, μ²) and their nine products P_i·M_j, **plus a constant** (16
-    coefficients). Seed 000 counts 15 terms and does not say whether a constant was added; we
+    coefficients). Srinivasan et al. count 15 terms and do not say whether a constant was added; we
     add it so that the 15-term fit contains both the PRR-only and the second-order fit (its
     in-sample error can then never exceed theirs, and the improvement column means what it
     says). ``fifteen_noconst`` is the literal 15-term expression without it.
 
-In-sample errors flatter big feature sets (the 15-term fit has 16 coefficients; seed 000's
+In-sample errors flatter big feature sets (the 15-term fit has 16 coefficients; Srinivasan et al.'s
 Mirage channel 16 fit reaches an error of 1.6·10⁻⁴ that way), so :func:`fig13_table` also
 reports the k-fold cross-validated error: each fold is predicted by a fit on the others and
 the absolute errors of all held-out rows are averaged.
@@ -47,10 +47,10 @@ from burstlab._core import EmptyInputError, ParameterError
 
 FloatArray = npt.NDArray[np.float64]
 
-#: Feature-set names in the order of seed 000 Fig. 13 (PRR only, 15 term, 2nd order).
+#: Feature-set names in the order of Srinivasan et al. Fig. 13 (PRR only, 15 term, 2nd order).
 FEATURE_SETS = ("prr", "fifteen", "second_order", "fifteen_noconst")
 
-#: Link-layer packet rates seed 000 normalises by (§7 footnote 2).
+#: Link-layer packet rates Srinivasan et al. normalise by (§7 footnote 2).
 LINK_PPS = {"mirage": 100.0, "roofnet": 500.0}
 
 
@@ -155,7 +155,7 @@ def l1_fit(X: Any, y: Any) -> L1Solution:
 
 
 def normalised_mae(y: Any, yhat: Any, link_pps: float) -> float:
-    """Seed 000 §7 footnote 2: mean absolute error over the links, normalised by the
+    """Srinivasan et al. §7 footnote 2: mean absolute error over the links, normalised by the
     link-layer packet rate (100 packets/s for Mirage, 500 for Roofnet)."""
     lp = float(link_pps)
     if not (math.isfinite(lp) and lp > 0):
@@ -171,7 +171,7 @@ def normalised_mae(y: Any, yhat: Any, link_pps: float) -> float:
 
 
 class ThroughputFit:
-    """Least-L1 fit of throughput (packets/s) on a feature set of PRR and μ (seed 000 §7).
+    """Least-L1 fit of throughput (packets/s) on a feature set of PRR and μ (Srinivasan et al. §7).
 
     Settings: ``features`` (a name in :data:`FEATURE_SETS`), ``link_pps`` (the normaliser).
     Fitted: ``coef_``, ``feature_names_``, ``n_samples_``, ``l1_`` (Σ|error|), ``mae_``
@@ -252,7 +252,7 @@ def cross_validated_nmae(
 
 @dataclass(frozen=True)
 class Fig13Row:
-    """One row of seed 000 Fig. 13: normalised MAE of each fit, in sample and k-fold
+    """One row of Srinivasan et al. Fig. 13: normalised MAE of each fit, in sample and k-fold
     cross-validated, and the improvement of each PRR-and-μ fit over the PRR-only fit (%)."""
 
     group: str
@@ -328,7 +328,7 @@ def fig13_table(
     seed: int = 0,
     feature_sets: Sequence[str] = ("prr", "fifteen", "second_order"),
 ) -> list[Fig13Row]:
-    """Seed 000 Fig. 13: one row per group (e.g. testbed), each fitted separately.
+    """Srinivasan et al. Fig. 13: one row per group (e.g. testbed), each fitted separately.
 
     ``link_pps`` is one number or one per row (it must then be constant within a group)."""
     r = _as_array("prr", prr)
@@ -391,7 +391,7 @@ def format_fig13(rows: Sequence[Fig13Row]) -> str:
             )
         if not all(math.isfinite(v) for v in r.cv_error.values()):
             out.append(f"note: {r.group}: cross-validated error NaN where a training split has fewer links than coefficients")
-    out.append("error = mean |throughput - fit| / link-layer packets per second (seed 000 §7); fits are least-L1 (HiGHS LP).")
+    out.append("error = mean |throughput - fit| / link-layer packets per second (Srinivasan et al. §7); fits are least-L1 (HiGHS LP).")
     out.append("The in-sample error flatters the larger fits; the cross-validated error is each held-out fold predicted by a fit on the rest.")
     return "\n".join(out)
 
@@ -473,7 +473,7 @@ def read_results(path: str | os.PathLike[str]) -> dict[str, npt.NDArray[Any]]:
 
 
 #: Domain of each results column; NaN is allowed where a value can be undefined (μ of a
-#: trace without loss or success, seed 000 §5.3) and such rows are left out of the fit.
+#: trace without loss or success, Srinivasan et al. §5.3) and such rows are left out of the fit.
 _DOMAINS = {
     "prr": (0.0, 1.0, False, "a reception ratio in [0, 1]"),
     "mu": (-1.0, 1.0, True, "μ in [-1, 1] (or empty/NaN where undefined)"),

@@ -10,7 +10,7 @@ Formats (rules and examples in ``docs/traces.md``):
     one line per *received* packet, ``seq [more fields]`` (the Rutgers ORBIT traces);
     ``expected`` = number of packets sent (default: max seq + 1);
 ``ttem``
-    Ttem's time-slot channel trace (seed 001 §II.B): one entry per interval Δ
+    Ttem's time-slot channel trace (Barsocchi et al. §II.B): one entry per interval Δ
     (default 5 ms), 0 = good, 1 = bad; flipped to burstlab's 1 = delivered;
 ``csv``
     a header naming columns among ``seq``, ``time``, ``received`` (or ``lost``);
@@ -45,7 +45,7 @@ FORMATS = ("bits", "string", "seqlist", "ttem", "csv", "parquet")
 TEXT_FORMATS = ("bits", "string", "seqlist", "ttem")
 OneMeans = Literal["received", "lost"]
 
-#: Seed 001 §II.B / §III: Ttem traces have one entry per 5 ms interval.
+#: Barsocchi et al. §II.B / §III: Ttem traces have one entry per 5 ms interval.
 TTEM_INTERVAL = 0.005
 
 #: Extensions that decide the format before the content is looked at.
@@ -485,7 +485,7 @@ def format_trace(trace: Trace, fmt: str, *, one_means: OneMeans = "received") ->
     if fmt == "string":
         return _bits_text(1 - bits if lost else bits, False)
     if fmt == "ttem":
-        return _bits_text(1 - bits, True)  # seed 001 §II.B: 1 = bad interval
+        return _bits_text(1 - bits, True)  # Barsocchi et al. §II.B: 1 = bad interval
     if fmt == "seqlist":
         import pyarrow as pa
         import pyarrow.csv as pcsv

@@ -3,15 +3,15 @@
 =====================================================  =========================================
 ``none``                                               lossless path (None)
 ``bernoulli:p=0.05``                                   independent losses
-``ge:prr=0.9,mu=0.6`` / ``ge:b=0.01,g=0.3[,h=1,k=0]``  Gilbert-Elliott (seed 000 §6.2 / netem)
-``list:drops=4/13/17[,period=20]``                     deterministic drops, 1-based (seed 003 §2)
+``ge:prr=0.9,mu=0.6`` / ``ge:b=0.01,g=0.3[,h=1,k=0]``  Gilbert-Elliott (Srinivasan et al. §6.2 / netem)
+``list:drops=4/13/17[,period=20]``                     deterministic drops, 1-based (Pentikousis & Badr §2)
 ``ctmc:good=8,bad=4[,pg=0.01,pb=0.3,interval=0.001]``  continuous-time Markov, rate-based
 ``onoff:good=1.8,bad=0.2[,interval=0.001]``            temporal ON/OFF, exponential periods
 ``semi:good=pareto/0.1/1.5,bad=exp/0.05[,pg=0,pb=1,temporal=0,interval=0.001]``
                                                        semi-Markov; laws ``exp/MEAN``,
                                                        ``det/VALUE``, ``pareto/SCALE/SHAPE``,
                                                        ``lognormal/MU/SIGMA``, ``geom/MEAN``
-``vddp:a=10,b=10,da=0,db=0.1,ca=1,cb=1[,interval=]``   VDDP (seed 003 §2), seconds
+``vddp:a=10,b=10,da=0,db=0.1,ca=1,cb=1[,interval=]``   VDDP (Pentikousis & Badr §2), seconds
 ``runlength:success=pareto/1/1.5,burst=geom/2``        run-length model (packets)
 ``replay:file=PATH[,end=wrap,slot=0.005]``             trace replay (packet or time-indexed)
 ``@model.json``                                        a saved (fitted) model, e.g. an HMM

@@ -276,7 +276,7 @@ def load_model(path: str | os.PathLike[str]) -> LossModelBase:
 class BernoulliModel(LossModelBase):
     """Independent losses with probability ``p``.
 
-    ``target`` chooses what the fit matches (seed 001 Table I): ``"fer"`` the frame error
+    ``target`` chooses what the fit matches (Barsocchi et al. Table I): ``"fer"`` the frame error
     rate (a), ``"burst"`` the mean loss-burst length 1/(1−p) (b), ``"gap"`` the mean
     success-run (error gap) length 1/p (c).
     """
@@ -326,12 +326,12 @@ class BernoulliModel(LossModelBase):
 # --------------------------------------------------------------------------- Gilbert-Elliott
 class GilbertElliottModel(LossModelBase):
     """Gilbert-Elliott per packet: P(G→B) = b, P(B→G) = g, loss probability ``h_loss`` in
-    B and ``k_loss`` in G (seed 000 §5.2; netem ``loss gemodel p r 1-h 1-k`` with p = b,
+    B and ``k_loss`` in G (Srinivasan et al. §5.2; netem ``loss gemodel p r 1-h 1-k`` with p = b,
     r = g, 1-h = h_loss, 1-k = k_loss).
 
-    ``method``: ``"bistable"`` (seed 001 Table I (d): g = 1/mean burst, b = 1/mean gap;
+    ``method``: ``"bistable"`` (Barsocchi et al. Table I (d): g = 1/mean burst, b = 1/mean gap;
     h_loss = 1, k_loss = 0, so FER = b/(b+g) and both run means match), ``"counts"``
-    (seed 000 §5.2 transition counts g = |01|/(|01|+|00|), b = |10|/(|10|+|11|), the
+    (Srinivasan et al. §5.2 transition counts g = |01|/(|01|+|00|), b = |10|/(|10|+|11|), the
     maximum-likelihood bistable chain), or ``"em"`` (all four parameters by Baum-Welch,
     hmmlearn, two hidden states; the state with more loss is B).
     """
@@ -361,7 +361,7 @@ class GilbertElliottModel(LossModelBase):
 
     @classmethod
     def from_prr_mu(cls, prr: float, mu: float) -> GilbertElliottModel:
-        """Seed 000 §6.2: g = PRR·(1−μ), b = (1−PRR)·(1−μ)."""
+        """Srinivasan et al. §6.2: g = PRR·(1−μ), b = (1−PRR)·(1−μ)."""
         _prob("prr", prr)
         if not (math.isfinite(mu) and mu <= 1):
             raise _core.ParameterError(f"invalid parameter mu = {mu}: expected a value ≤ 1")
@@ -412,7 +412,7 @@ class GilbertElliottModel(LossModelBase):
 
 # --------------------------------------------------------------------------- deterministic list
 class DeterministicListModel(LossModelBase):
-    """Drop the listed packets (1-based; seed 003 §2), repeating every ``period`` packets.
+    """Drop the listed packets (1-based; Pentikousis & Badr §2), repeating every ``period`` packets.
     ``fit`` takes the trace's loss positions with period = its length (a periodic replay)."""
 
     kind = "list"
@@ -465,10 +465,10 @@ class _TimeModel(LossModelBase):
 
 
 class MarkovCTModel(_TimeModel):
-    """Continuous-time two-state Markov chain (seed 003 Fig. 1a): exponential good/bad
+    """Continuous-time two-state Markov chain (Pentikousis & Badr Fig. 1a): exponential good/bad
     sojourns (means in seconds) and a drop probability per state; ``temporal=True`` is the
     ON/OFF reading (every packet in transit during a bad period is lost). TIBET's
-    setting (seed 004 §IV.B): ``MarkovCTModel(8.0, 4.0, 0.01, p_bad)``.
+    setting (Martignon & Capone §IV.B): ``MarkovCTModel(8.0, 4.0, 0.01, p_bad)``.
 
     Fit (losses 0 in good, 1 in bad), packet interval T: rate mode samples the chain at
     packet starts, which is exactly a discrete chain with b + g = 1 − e^(−sT),
@@ -554,7 +554,7 @@ def _fit_family(family: str, x: npt.NDArray[np.float64]) -> dict[str, Any]:
 
 
 class SemiMarkovModel(_TimeModel):
-    """Two-state semi-Markov channel with arbitrary sojourn laws (seed 003 §2). ``good``
+    """Two-state semi-Markov channel with arbitrary sojourn laws (Pentikousis & Badr §2). ``good``
     and ``bad`` are law dicts (``{"kind": "pareto", "scale": s, "shape": a}``, ...; seconds).
     ``fit`` takes each loss burst / success run of the trace times the packet interval as a
     bad / good sojourn and fits ``family`` to them by maximum likelihood (losses 0/1)."""
@@ -599,11 +599,11 @@ class SemiMarkovModel(_TimeModel):
 
 
 class VDDPModel(_TimeModel):
-    """VDDP, the temporal four-state model of seed 003 §2 (Fig. 1b), with its residual-
+    """VDDP, the temporal four-state model of Pentikousis & Badr §2 (Fig. 1b), with its residual-
     sojourn memory (implemented in Rust, ``loss/vddp.rs``). Parameters in seconds: main
     sojourn means, ON share ``drop_*`` and mean ON+OFF sub-cycle ``cycle_*`` per main state.
 
-    ``fit`` (a heuristic; seed 003 gives no estimator): a two-state HMM (hmmlearn) splits
+    ``fit`` (a heuristic; Pentikousis & Badr give no estimator): a two-state HMM (hmmlearn) splits
     the trace into main states by Viterbi; the lossier one is B. Main means are the mean
     segment lengths, ``cycle_X`` = time in X / number of loss bursts in X, and
     ``drop_X`` = (lost − bursts) / packets in X: in packet mode an ON period of length x
@@ -675,7 +675,7 @@ class VDDPModel(_TimeModel):
 
 # --------------------------------------------------------------------------- replay
 class ReplayModel(LossModelBase):
-    """Trace replay (seed 001's Ttem when time-indexed). ``end``: what follows the end of
+    """Trace replay (Barsocchi et al.'s Ttem when time-indexed). ``end``: what follows the end of
     the trace — ``"wrap"``, ``"deliver"``, ``"drop"`` or ``"hold"`` (last entry forever).
     ``slot`` (seconds) makes it time-indexed; ``fit`` stores the trace and takes its interval."""
 
@@ -728,7 +728,7 @@ def _fit_hmm(trace: Trace, k: int, n_iter: int, random_state: int) -> Any:
     """hmmlearn CategoricalHMM with k states fitted by Baum-Welch to the loss sequence
     (1 = lost). Two starts, the best log-likelihood wins: an informed one (loss
     probabilities spread over (0, 1), sticky states; for k = 2 the bistable chain of the
-    trace's transition counts, seed 000 §5.2) and hmmlearn's random one. EM from a
+    trace's transition counts, Srinivasan et al. §5.2) and hmmlearn's random one. EM from a
     symmetric start alone often stalls in a near-Bernoulli optimum on bursty traces."""
     from hmmlearn.hmm import CategoricalHMM
 
@@ -890,7 +890,7 @@ class RunLengthModel(LossModelBase):
     from distributions fitted to the trace's — an empirical body spliced, above the
     ``tail_quantile`` of the runs, to a discrete Pareto tail fitted by maximum likelihood
     (``tail="auto"``: when at least ``min_tail`` runs lie above it; ``"none"``: purely
-    empirical; ``"pareto"``: always). It targets the long runs seed 000 §9 and seed 001
+    empirical; ``"pareto"``: always). It targets the long runs Srinivasan et al. §9 and Barsocchi et al.
     Fig. 2 show Gilbert-Elliott cannot produce."""
 
     kind = "runlength"

@@ -1,6 +1,6 @@
 """Figures of trace statistics (matplotlib, Agg backend): run-length CCDFs on log-log
-axes (loss bursts and success runs, seed 000 Fig. 4/15, seed 001 Fig. 2) and μ
-convergence over growing prefixes (seed 000 §8, Fig. 17-18). Files are written to a
+axes (loss bursts and success runs, Srinivasan et al. Fig. 4/15, Barsocchi et al. Fig. 2) and μ
+convergence over growing prefixes (Srinivasan et al. §8, Fig. 17-18). Files are written to a
 temporary name and renamed, so a failure never leaves half a figure."""
 
 from __future__ import annotations
@@ -58,7 +58,7 @@ def plot_run_ccdfs(stats: Sequence[TraceStats], path: str | os.PathLike[str], *,
 
 
 def plot_mu_convergence(stats: Sequence[TraceStats], path: str | os.PathLike[str], *, title: str | None = None) -> Path:
-    """μ over growing prefixes of each trace (seed 000 §8); undefined points are gaps."""
+    """μ over growing prefixes of each trace (Srinivasan et al. §8); undefined points are gaps."""
     fig, ax = plt.subplots(figsize=(7, 4))
     for i, s in enumerate(stats):
         if s.prefix_lengths.size:
@@ -90,7 +90,7 @@ def plot_stats(stats: Sequence[TraceStats], outdir: str | os.PathLike[str], *, f
 
 
 # --------------------------------------------------------------------------------------
-# Figures of the PRR/μ study (burstlab.experiments.prr_mu), in the spirit of seed 000
+# Figures of the PRR/μ study (burstlab.experiments.prr_mu), in the spirit of Srinivasan et al.
 # Figs. 3, 4, 6/8, 11, 12, 16, 17, 19 and 20; every title carries the dataset label
 # ("synthetic" for the built-in testbed).
 # --------------------------------------------------------------------------------------

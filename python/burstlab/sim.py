@@ -7,7 +7,7 @@
 True
 
 Units: seconds, bits/s, bytes; segments for windows. ``run_trace`` is the slotted
-trace-driven mode of seed 000 §3.1. See ``docs/simulator.md`` for the model and for what
+trace-driven mode of Srinivasan et al. §3.1. See ``docs/simulator.md`` for the model and for what
 each counter means.
 """
 
@@ -221,7 +221,7 @@ def run_trace(
     seed: int = 1,
     series: bool = False,
 ) -> SimResult:
-    """Slotted trace-driven run (seed 000 §3.1): one transmission opportunity per slot,
+    """Slotted trace-driven run (Srinivasan et al. §3.1): one transmission opportunity per slot,
     the trace entry of the slot (1 = delivered) decides the data packet's fate; the run
     lasts ``len(trace) * slot`` seconds.
 

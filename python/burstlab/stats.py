@@ -1,5 +1,5 @@
-"""Trace statistics, computed in Rust on the packed bits (seed 000 §5.2-5.3, §6.2, §8;
-seed 001 §IV).
+"""Trace statistics, computed in Rust on the packed bits (Srinivasan et al. §5.2-5.3, §6.2, §8;
+Barsocchi et al. §IV).
 
 Encoding a trace as a bit string (1 = success), ``|xy|`` counts adjacent pairs; then
 g = |01| / (|01| + |00|) = P(success | previous loss), b = |10| / (|10| + |11|) =
@@ -19,7 +19,7 @@ import numpy.typing as npt
 from burstlab._util import json_safe
 from burstlab.traces import Trace
 
-#: Seed 000 §8 measures μ over chunks of 6000 packets.
+#: Srinivasan et al. §8 measures μ over chunks of 6000 packets.
 DEFAULT_CHUNK = 6000
 
 
@@ -70,7 +70,7 @@ LINK_CLASSES = ("very poor", "poor", "intermediate", "good", "very good", "perfe
 
 
 def link_class(prr: float, very_good: float | None = None) -> str:
-    """Seed 000 Fig. 2: very poor < 10% ≤ poor < 20% ≤ intermediate ≤ 60% < good < 100% =
+    """Srinivasan et al. Fig. 2: very poor < 10% ≤ poor < 20% ≤ intermediate ≤ 60% < good < 100% =
     perfect. The paper names a "very good" class above 60% without giving its lower bound;
     pass ``very_good`` (e.g. 0.9) to split good links at that PRR (default: no split)."""
     if not (0.0 <= prr <= 1.0):
@@ -89,12 +89,12 @@ def link_class(prr: float, very_good: float | None = None) -> str:
 
 
 def ge_from_prr_mu(prr: float, mu: float) -> tuple[float, float]:
-    """Seed 000 §6.2: (g, b) = (PRR·(1−μ), (1−PRR)·(1−μ)) from G·b = B·g and μ = 1−g−b."""
+    """Srinivasan et al. §6.2: (g, b) = (PRR·(1−μ), (1−PRR)·(1−μ)) from G·b = B·g and μ = 1−g−b."""
     return prr * (1.0 - mu), (1.0 - prr) * (1.0 - mu)
 
 
 def p_two_successes(prr: float, mu: float) -> float:
-    """Seed 000 §6.2: probability of two consecutive successes, G·(1 − b)."""
+    """Srinivasan et al. §6.2: probability of two consecutive successes, G·(1 − b)."""
     _, b = ge_from_prr_mu(prr, mu)
     return prr * (1.0 - b)
 
@@ -129,19 +129,19 @@ class TraceStats:
 
     @property
     def g(self) -> float | None:
-        """P(success | previous loss) = |01| / (|01| + |00|) (seed 000 §5.2)."""
+        """P(success | previous loss) = |01| / (|01| + |00|) (Srinivasan et al. §5.2)."""
         d = self.n01 + self.n00
         return self.n01 / d if d else None
 
     @property
     def b(self) -> float | None:
-        """P(loss | previous success) = |10| / (|10| + |11|) (seed 000 §5.2)."""
+        """P(loss | previous success) = |10| / (|10| + |11|) (Srinivasan et al. §5.2)."""
         d = self.n10 + self.n11
         return self.n10 / d if d else None
 
     @property
     def mu(self) -> float | None:
-        """μ = 1 − g − b (seed 000 §5.2-5.3)."""
+        """μ = 1 − g − b (Srinivasan et al. §5.2-5.3)."""
         g, b = self.g, self.b
         return None if g is None or b is None else 1.0 - g - b
 
@@ -180,7 +180,7 @@ class TraceStats:
 
     @property
     def p_two_successes_ge(self) -> float | None:
-        """Seed 000 §6.2 closed form G·(1 − b) with b from PRR and μ."""
+        """Srinivasan et al. §6.2 closed form G·(1 − b) with b from PRR and μ."""
         prr, mu = self.prr, self.mu
         return None if prr is None or mu is None else p_two_successes(prr, mu)
 
@@ -192,7 +192,7 @@ class TraceStats:
 
     @property
     def ge_closed_form(self) -> tuple[float, float] | None:
-        """Seed 000 §6.2: (g, b) = (PRR·(1−μ), (1−PRR)·(1−μ)), None where μ is undefined."""
+        """Srinivasan et al. §6.2: (g, b) = (PRR·(1−μ), (1−PRR)·(1−μ)), None where μ is undefined."""
         prr, mu = self.prr, self.mu
         return None if prr is None or mu is None else ge_from_prr_mu(prr, mu)
 
@@ -247,7 +247,7 @@ class TraceStats:
 
 def prefix_grid(length: int, points: int = 100) -> npt.NDArray[np.uint64]:
     """Prefix lengths for the μ-convergence curve: ``points`` evenly spaced up to the length
-    (seed 000 §8 uses steps of 1000 up to 100000)."""
+    (Srinivasan et al. §8 uses steps of 1000 up to 100000)."""
     if points <= 0:
         from burstlab._core import ParameterError
 
@@ -261,7 +261,7 @@ def prefix_grid(length: int, points: int = 100) -> npt.NDArray[np.uint64]:
 def trace_stats(trace: Trace, *, chunk: int = DEFAULT_CHUNK, convergence_points: int = 100, warn: bool = True) -> TraceStats:
     """All statistics of ``trace``, computed in Rust on the packed bits.
 
-    ``chunk`` is the chunk size of the RMS μ deviation (seed 000 §8: 6000 packets);
+    ``chunk`` is the chunk size of the RMS μ deviation (Srinivasan et al. §8: 6000 packets);
     ``convergence_points`` the number of prefixes of the μ-convergence curve. Warns
     :class:`UndefinedMuWarning` where μ is undefined (all delivered, all lost, < 2 entries).
     """

@@ -111,13 +111,13 @@ impl PyLossModel {
         Ok(Self::new(Box::new(GilbertElliott::new(b, g, h_loss, k_loss).py()?)))
     }
 
-    /// Gilbert-Elliott from PRR and μ (seed 000 §6.2).
+    /// Gilbert-Elliott from PRR and μ (Srinivasan et al. §6.2).
     #[staticmethod]
     fn gilbert_elliott_prr_mu(prr: f64, mu: f64) -> PyResult<Self> {
         Ok(Self::new(Box::new(GilbertElliott::from_prr_mu(prr, mu).py()?)))
     }
 
-    /// Deterministic drop list: 1-based packet numbers (seed 003 §2), repeating every
+    /// Deterministic drop list: 1-based packet numbers (Pentikousis & Badr §2), repeating every
     /// `period` packets if given.
     #[staticmethod]
     #[pyo3(signature = (drops, period=None))]
@@ -125,7 +125,7 @@ impl PyLossModel {
         Ok(Self::new(Box::new(DeterministicList::new(&drops, period).py()?)))
     }
 
-    /// Continuous-time two-state Markov chain, rate-based (seed 003 Fig. 1a): mean sojourns
+    /// Continuous-time two-state Markov chain, rate-based (Pentikousis & Badr Fig. 1a): mean sojourns
     /// in seconds and a drop probability per state. Packet mode: one packet every
     /// `packet_interval` seconds.
     #[staticmethod]
@@ -135,7 +135,7 @@ impl PyLossModel {
         Ok(Self::new(Box::new(markov_ct(mean_good, mean_bad, loss_good, loss_bad, iv).py()?)))
     }
 
-    /// Temporal ON/OFF (seed 003 §2): exponential periods; every packet in transit during
+    /// Temporal ON/OFF (Pentikousis & Badr §2): exponential periods; every packet in transit during
     /// a bad period is lost.
     #[staticmethod]
     #[pyo3(signature = (mean_good, mean_bad, packet_interval=0.001))]
@@ -162,7 +162,7 @@ impl PyLossModel {
         Ok(Self::new(Box::new(m)))
     }
 
-    /// VDDP (seed 003 §2, Fig. 1b): exponential main sojourns (seconds), ON share
+    /// VDDP (Pentikousis & Badr §2, Fig. 1b): exponential main sojourns (seconds), ON share
     /// (`drop_*`) and mean ON+OFF sub-cycle (`cycle_*`, seconds) per main state.
     #[staticmethod]
     #[pyo3(signature = (mean_a, mean_b, drop_a, drop_b, cycle_a, cycle_b, packet_interval=0.001))]

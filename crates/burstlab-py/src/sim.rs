@@ -187,7 +187,7 @@ fn simulate<'py>(
     result_dict(py, r)
 }
 
-/// Slotted trace-driven run (seed 000 §3.1). `config` keys: `tcp` (dict), `slot`
+/// Slotted trace-driven run (Srinivasan et al. §3.1). `config` keys: `tcp` (dict), `slot`
 /// (seconds), `ack_path` ("lossless" | "trace"), `seed`, `series`.
 #[pyfunction]
 fn simulate_trace<'py>(

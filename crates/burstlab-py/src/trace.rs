@@ -101,7 +101,7 @@ impl PyBitTrace {
         ((zl.into_pyarray(py), zc.into_pyarray(py)), (ol.into_pyarray(py), oc.into_pyarray(py)))
     }
 
-    /// Root-mean-square deviation of the per-chunk μ from the whole-trace μ (seed 000 §8),
+    /// Root-mean-square deviation of the per-chunk μ from the whole-trace μ (Srinivasan et al. §8),
     /// over full chunks whose μ is defined; None where undefined.
     fn chunk_rms(&self, py: Python<'_>, chunk: usize) -> PyResult<Option<f64>> {
         if chunk == 0 {

@@ -1,5 +1,5 @@
-"""``burstlab predict`` (closed-form throughput), ``burstlab fit-throughput`` (seed 000
-Fig. 13 from a results table) and ``burstlab validate padhye`` (seed 001 §V)."""
+"""``burstlab predict`` (closed-form throughput), ``burstlab fit-throughput`` (Srinivasan et al.
+Fig. 13 from a results table) and ``burstlab validate padhye`` (Barsocchi et al. §V)."""
 
 from __future__ import annotations
 
@@ -46,7 +46,7 @@ def predict_cmd(
     """Every applicable closed-form TCP throughput for a link.
 
     Mathis, Padhye and TIBET take the loss probability p only (p = 1 - PRR); μ feeds the
-    Gilbert-Elliott figure of seed 000 §6.2 (two consecutive successes against an
+    Gilbert-Elliott figure of Srinivasan et al. §6.2 (two consecutive successes against an
     independent link with the same PRR). Models outside their regime are printed with the
     regime named."""
     from burstlab import analytic as an
@@ -85,7 +85,7 @@ def predict_cmd(
         click.echo(f"{e.model:18} {e.pps:>11.4g} {e.bps:>13.4g}  {e.regime:14} {notes}")
     if ge is not None:
         click.echo(
-            f"Gilbert-Elliott (seed 000 §6.2), PRR = {ge.prr:g}, μ = {ge.mu:g}: b = {ge.b:.4g}, g = {ge.g:.4g}, "
+            f"Gilbert-Elliott (Srinivasan et al. §6.2), PRR = {ge.prr:g}, μ = {ge.mu:g}: b = {ge.b:.4g}, g = {ge.g:.4g}, "
             f"P(two consecutive successes) = {ge.bursty:.4g} vs {ge.independent:.4g} independent (×{ge.ratio:.3g}); "
             f"mean loss burst {1 / ge.g if ge.g > 0 else math.inf:.3g}, mean success run {1 / ge.b if ge.b > 0 else math.inf:.3g} packets"
         )
@@ -103,8 +103,8 @@ def predict_cmd(
 @click.option("--link-pps", type=float, default=None, help="Link-layer packets/s normaliser [default: the link_pps column, else 100 (Mirage); Roofnet: 500].")
 @click.option("--folds", type=int, default=5, show_default=True, help="k of the k-fold cross-validation.")
 @click.option("--seed", type=click.IntRange(0, 2**32 - 1), default=0, show_default=True, help="Shuffle seed of the folds (and seed of the --demo population).")
-@click.option("--prr-min", type=float, default=0.0, show_default=True, help="Keep links with PRR ≥ this (seed 000 §7 uses 0.2).")
-@click.option("--prr-max", type=float, default=1.0, show_default=True, help="Keep links with PRR ≤ this (seed 000 §7 uses 0.6).")
+@click.option("--prr-min", type=float, default=0.0, show_default=True, help="Keep links with PRR ≥ this (Srinivasan et al. §7 uses 0.2).")
+@click.option("--prr-max", type=float, default=1.0, show_default=True, help="Keep links with PRR ≤ this (Srinivasan et al. §7 uses 0.6).")
 @click.option("--no-const-15", is_flag=True, help="Fit the literal 15-term expression without a constant.")
 @click.option("--coef", "show_coef", is_flag=True, help="Print the fitted coefficients too.")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
@@ -121,13 +121,13 @@ def fit_throughput_cmd(
     show_coef: bool,
     as_json: bool,
 ) -> None:
-    """Least-L1 fits of throughput on PRR and μ (seed 000 §7) and the Fig. 13 table.
+    """Least-L1 fits of throughput on PRR and μ (Srinivasan et al. §7) and the Fig. 13 table.
 
     RESULTS is a CSV, Parquet or DuckDB file (table ``results``) with columns prr, mu,
     throughput_pps, and optionally group (one row of the table per group) and link_pps.
     Links with PRR = 1 or an undefined μ (NaN) are left out and counted. ``--demo`` fits a
     synthetic population of Gilbert-Elliott links (PRR 0.6-0.95, μ 0-0.8) that burstlab's
-    simulator runs NewReno over (seed 000 §3.1 Mirage settings)."""
+    simulator runs NewReno over (Srinivasan et al. §3.1 Mirage settings)."""
     from burstlab import fits
 
     if demo == (results is not None):
@@ -213,7 +213,7 @@ def validate_padhye_cmd(
     delayed_ack: bool,
     as_json: bool,
 ) -> None:
-    """Reno and NewReno over Bernoulli loss against Padhye's full model (seed 001 §V)."""
+    """Reno and NewReno over Bernoulli loss against Padhye's full model (Barsocchi et al. §V)."""
     from burstlab.experiments import padhye as ex
 
     kw: dict[str, Any] = {

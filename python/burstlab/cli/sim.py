@@ -88,7 +88,7 @@ def _check_series_path(path: str) -> None:
 @click.option("--rto-min", default="1s", show_default=True)
 @click.option("--rto-max", default="60s", show_default=True)
 @click.option("--trace", "trace_file", default=None, type=click.Path(exists=True, dir_okay=False),
-              help="Slotted trace-driven mode (seed 000 §3.1): this reception trace decides each slot.")  # fmt: skip
+              help="Slotted trace-driven mode (Srinivasan et al. §3.1): this reception trace decides each slot.")  # fmt: skip
 @click.option("--format", "trace_format", default=None, type=click.Choice(list(FORMATS)),
               help="Format of the --trace file (default: detected, see docs/traces.md).")  # fmt: skip
 @click.option("--slot", default="10ms", show_default=True, help="Slot length with --trace.")

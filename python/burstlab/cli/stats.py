@@ -132,7 +132,7 @@ def _with_input_options(f: Any) -> Any:
 @click.command("stats")
 @click.argument("files", nargs=-1, type=click.Path(exists=True))
 @_with_input_options
-@click.option("--chunk", type=int, default=DEFAULT_CHUNK, show_default=True, help="Chunk size of the RMS μ deviation (seed 000 §8).")
+@click.option("--chunk", type=int, default=DEFAULT_CHUNK, show_default=True, help="Chunk size of the RMS μ deviation (Srinivasan et al. §8).")
 @click.option("--json", "as_json", is_flag=True, help="JSON output (with run-length distributions and μ convergence).")
 @click.option("--csv", "as_csv", is_flag=True, help="CSV output, one row per trace.")
 @click.option("--plot", "plot_dir", type=click.Path(file_okay=False), help="Write run-length CCDF and μ-convergence plots here.")

@@ -1,4 +1,4 @@
-"""``burstlab study prr-mu``: seed 000's PRR/μ study from traces to figures and a report."""
+"""``burstlab study prr-mu``: Srinivasan et al.'s PRR/μ study from traces to figures and a report."""
 
 from __future__ import annotations
 
@@ -28,7 +28,7 @@ def _floats(s: str | None, name: str) -> tuple[float, ...] | None:
 @click.option("--cluster", default=None, help="Dask scheduler address (tcp://host:port) to run the tasks on.")
 @click.option("--seeds", "replicates", type=int, default=5, show_default=True, help="Seeds per synthetic condition (independent, GE).")
 @click.option("--seed", type=click.IntRange(0, 2**32 - 1), default=0, show_default=True, help="Study seed.")
-@click.option("--profile", type=click.Choice(["mirage", "roofnet"]), default=None, help="Seed 000 timers and slot (default per dataset).")
+@click.option("--profile", type=click.Choice(["mirage", "roofnet"]), default=None, help="Srinivasan et al. timers and slot (default per dataset).")
 @click.option("--ack-path", type=click.Choice(["lossless", "trace"]), default="lossless", show_default=True)
 @click.option("--rto-backoff-reset", type=click.Choice(["sample", "new_ack"]), default="sample", show_default=True,
               help="When a backed-off RTO collapses: at a new RTT sample (RFC 6298, Karn) or on any new ACK (ns-3, Linux).")
@@ -47,7 +47,7 @@ def prr_mu_cmd(dataset: str | None, traces_dir: str | None, fmt: str | None, out
                replicates: int, seed: int, profile: str | None, ack_path: str, rto_backoff_reset: str, prr_range: tuple[float, float], fit_range: tuple[float, float],
                folds: int, n_links: int, n_slots: int, max_links: int | None, rutgers_noise: str | None, signal_dbm: str | None,
                targets: str | None, segment: int, no_progress: bool) -> None:
-    """Seed 000's method on every link: PRR, μ, TCP NewReno over the trace, over independent and
+    """Srinivasan et al.'s method on every link: PRR, μ, TCP NewReno over the trace, over independent and
     Gilbert-Elliott links with the same PRR (and μ), the differences, μ convergence, the L1 fits
     (PRR only, second order, 15 terms); writes a results store, figures and a report."""
     from burstlab.experiments.prr_mu import StudyConfig, run_study

@@ -2,14 +2,14 @@
 from a fixed seed, so the PRR/μ study runs anywhere without data. Every trace is labelled
 ``synthetic`` (name prefix and ``meta["synthetic"] = True``).
 
-The population mimics what seed 000 §3.3 and §9 describe for real testbeds:
+The population mimics what Srinivasan et al. §3.3 and §9 describe for real testbeds:
 
 - PRR spread over 0.1-0.9, concentrated on intermediate links (70 % of links draw their PRR
   uniformly from 0.2-0.6, 15 % from 0.1-0.2 and 15 % from 0.6-0.9);
 - a spread of burstiness: independent (Bernoulli) links, μ ≈ 0; Gilbert-Elliott links with
-  μ uniform in 0.1-0.9 (seed 000 §6.2 mapping, ``LossModel.gilbert_elliott_prr_mu``); and
+  μ uniform in 0.1-0.9 (Srinivasan et al. §6.2 mapping, ``LossModel.gilbert_elliott_prr_mu``); and
   links whose success runs are heavy-tailed, the "rare very long bursts of successes"
-  Gilbert-Elliott cannot produce (seed 000 §9.2, Fig. 20).
+  Gilbert-Elliott cannot produce (Srinivasan et al. §9.2, Fig. 20).
 
 The heavy-tailed links are the loss models' run-length model (``LossModel.run_length``, an
 alternating renewal process sampled in Rust): success runs ⌊Pareto(x_m, α)⌋ (α uniform in

@@ -15,7 +15,7 @@ The absolute value is CPM's: below SNR ≈ −0.37 dB the curve rises again to a
 
 Signal strengths: either given in dBm, or chosen per file so the link's *expected* PRR
 (the mean of PRR(S − n) over the file) hits target values — by default 0.15 … 0.85, i.e.
-mostly intermediate links (seed 000 Fig. 2). CPM itself would add the sender's power and
+mostly intermediate links (Srinivasan et al. Fig. 2). CPM itself would add the sender's power and
 the path gain; here S is that sum.
 
 Malformed lines: ``meyer-heavy.txt`` ends with ``"-98 "`` (trailing space) and two empty
@@ -48,11 +48,11 @@ BETA2 = 0.9187
 SYMBOLS = 46
 #: The noise files this module knows (those present in the shared copy).
 FILES = ("meyer-heavy", "casino-lab")
-#: Default target expected PRRs for the derived links: 0.10, 0.15, …, 0.90 (seed 000 Fig. 6
+#: Default target expected PRRs for the derived links: 0.10, 0.15, …, 0.90 (Srinivasan et al. Fig. 6
 #: studies 10-90 %, and half of these are intermediate, 20-60 %, Fig. 2).
 DEFAULT_TARGETS = tuple(round(0.10 + 0.05 * i, 2) for i in range(17))
 #: Default segment length: each noise file (196,608 readings) is cut into two links of
-#: 98,304 slots, close to seed 000's 100,000-packet Mirage traces (μ converges, §8).
+#: 98,304 slots, close to Srinivasan et al.'s 100,000-packet Mirage traces (μ converges, §8).
 DEFAULT_SEGMENT = 98_304
 
 

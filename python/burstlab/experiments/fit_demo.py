@@ -1,18 +1,18 @@
 """A synthetic population of Gilbert-Elliott links run through burstlab's simulator, as input
-for the seed 000 §7 fits (``burstlab fit-throughput --demo``).
+for the Srinivasan et al. §7 fits (``burstlab fit-throughput --demo``).
 
 Each link draws PRR and μ uniformly from the given ranges (fixed seed), samples a
 Gilbert-Elliott reception trace with that PRR and μ (``LossModel.gilbert_elliott_prr_mu``),
 measures its PRR and μ (``burstlab.stats.trace_stats``) and runs TCP NewReno over it in the
-slotted trace-driven mode with seed 000 §3.1's Mirage settings (10 ms slots, RTO 1-60 s,
+slotted trace-driven mode with Srinivasan et al. §3.1's Mirage settings (10 ms slots, RTO 1-60 s,
 ACK timeout 300 ms, window at most 130). The throughput is the goodput in packets/s; the
 link-layer rate is 100 packets/s. Every number comes from the simulator; the links are
 synthetic and labelled so.
 
-The default PRR range is 0.6-0.95, not seed 000's 0.2-0.6: with these timers burstlab's
+The default PRR range is 0.6-0.95, not Srinivasan et al.'s 0.2-0.6: with these timers burstlab's
 NewReno moves only 0.01-0.17 packets/s over GE links with PRR 0.2-0.6 (every loss while the
 window is under four segments costs a timeout of at least 1 s), so the fits there would
-compare near-zero numbers. Seed 000 reports 2-14 packets/s in that range (§4).
+compare near-zero numbers. Srinivasan et al. report 2-14 packets/s in that range (§4).
 """
 
 from __future__ import annotations

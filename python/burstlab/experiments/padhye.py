@@ -1,7 +1,7 @@
-"""Padhye validation (seed 001 §V, Fig. 3): burstlab's own Reno and NewReno over Bernoulli
+"""Padhye validation (Barsocchi et al. §V, Fig. 3): burstlab's own Reno and NewReno over Bernoulli
 loss against the full Padhye model.
 
-Seed 001 validates its ns-2 set-up by running a single TCP connection over a Bernoulli
+Barsocchi et al. validate their ns-2 set-up by running a single TCP connection over a Bernoulli
 channel, 10 runs of 2000 s with the first 200 s discarded, and comparing the median goodput
 with Padhye's formula evaluated at the runs' mean RTT, RTO and forward segment error rate;
 agreement is good at high error rates (buffer mostly empty) and Padhye underestimates at low
@@ -37,7 +37,7 @@ from burstlab._core import ParameterError
 from burstlab._util import json_safe
 from burstlab.analytic import mathis, padhye, padhye_approx
 
-#: Loss probabilities of the comparison: 0.5 % to 10 % (the task's range; seed 001 Fig. 3
+#: Loss probabilities of the comparison: 0.5 % to 10 % (the task's range; Barsocchi et al. Fig. 3
 #: spans 2 % to 30 %).
 DEFAULT_PS = (0.005, 0.01, 0.02, 0.03, 0.05, 0.07, 0.1)
 
@@ -181,7 +181,7 @@ def _nanmean(xs: Sequence[float]) -> float:
 
 def summarise(runs: Sequence[RunMeasure], setup: PadhyeSetup) -> PadhyeRow:
     """Median simulated rate over the seeds against the models at the mean measured
-    parameters (seed 001 §V: "the mean RTT, RTO and forward segment error rates")."""
+    parameters (Barsocchi et al. §V: "the mean RTT, RTO and forward segment error rates")."""
     if not runs:
         raise ParameterError("summarise: no runs")
     v, p = runs[0].variant, runs[0].p

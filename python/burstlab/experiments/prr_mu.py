@@ -1,9 +1,9 @@
-"""The PRR/μ study of seed 000 ("PRR is not enough"), from traces to figures.
+"""The PRR/μ study of Srinivasan et al. ("PRR is not enough"), from traces to figures.
 
 For each link trace (PRR in ``prr_range``, μ defined):
 
 1. PRR, μ, runs and μ convergence of the trace (:func:`burstlab.stats.trace_stats`);
-2. TCP NewReno in slotted trace-driven mode (seed 000 §3.1; :func:`burstlab.sim.run_trace`)
+2. TCP NewReno in slotted trace-driven mode (Srinivasan et al. §3.1; :func:`burstlab.sim.run_trace`)
    over (a) the empirical trace, (b) ``replicates`` independent (Bernoulli) links with the
    same PRR and length (§6), (c) ``replicates`` Gilbert-Elliott links with the same PRR and
    μ (§9.1, g = PRR·(1−μ), b = (1−PRR)·(1−μ));
@@ -49,26 +49,26 @@ DATASETS = ("synthetic", "rutgers", "tossim", "traces")
 
 @dataclass(frozen=True)
 class Profile:
-    """Slot length and TCP timers of seed 000 §3.1-3.2 for one kind of testbed."""
+    """Slot length and TCP timers of Srinivasan et al. §3.1-3.2 for one kind of testbed."""
 
     name: str
     slot: float  # seconds per transmission opportunity
     rto_min: float
     rto_max: float
     ack_timeout: float
-    max_cwnd: int = 130  # seed 000 §3.1: "the maximum congestion window is 130 packets"
+    max_cwnd: int = 130  # Srinivasan et al. §3.1: "the maximum congestion window is 130 packets"
 
     @property
     def link_pps(self) -> float:
-        """Link-layer packets per second (seed 000 §7 footnote 2: 100 Mirage, 500 Roofnet)."""
+        """Link-layer packets per second (Srinivasan et al. §7 footnote 2: 100 Mirage, 500 Roofnet)."""
         return 1.0 / self.slot
 
     def tcp(self) -> dict[str, Any]:
         """Keyword arguments of :class:`burstlab.sim.TcpConfig` for this profile.
 
-        Seed 000 gives the slot, the RTO bounds, the ACK timeout and the maximum window; the
+        Srinivasan et al. give the slot, the RTO bounds, the ACK timeout and the maximum window; the
         rest are RFC defaults (RFC 5681 initial window 2, delayed ACK every 2nd segment,
-        RFC 6298 initial RTO = the lower bound, since seed 000 scales all timers with the
+        RFC 6298 initial RTO = the lower bound, since Srinivasan et al. scale all timers with the
         slot), 1000-byte segments, 3 duplicate ACKs. Recorded in every row's configuration.
         """
         return {
@@ -87,7 +87,7 @@ class Profile:
         }
 
 
-#: Seed 000 §3.1 (Mirage 802.15.4: 10 ms, RTO 1-60 s, ACK timeout 300 ms) and §3.2.2
+#: Srinivasan et al. §3.1 (Mirage 802.15.4: 10 ms, RTO 1-60 s, ACK timeout 300 ms) and §3.2.2
 #: (Roofnet 802.11b at 11 Mb/s: 2 ms, RTO 0.2-12 s, ACK timeout 60 ms).
 PROFILES = {
     "mirage": Profile("mirage", 0.010, 1.0, 60.0, 0.300),
@@ -110,12 +110,12 @@ class StudyConfig:
     seed: int = 0  # the study seed (synthetic conditions, simulator)
     ack_path: str = "lossless"
     # RFC 6298 §5 + Karn ("sample", the simulator's default) or ns-3/Linux ("new_ack"): when a
-    # backed-off RTO returns to SRTT + 4·RTTVAR; seed 000 does not say (docs/study.md)
+    # backed-off RTO returns to SRTT + 4·RTTVAR; Srinivasan et al. do not say (docs/study.md)
     rto_backoff_reset: str = "sample"
-    prr_range: tuple[float, float] = (0.1, 0.9)  # links simulated (seed 000 Fig. 6)
-    fit_range: tuple[float, float] = (0.2, 0.6)  # links fitted (intermediate, seed 000 §7)
+    prr_range: tuple[float, float] = (0.1, 0.9)  # links simulated (Srinivasan et al. Fig. 6)
+    fit_range: tuple[float, float] = (0.2, 0.6)  # links fitted (intermediate, Srinivasan et al. §7)
     folds: int = 5
-    chunk: int = 6000  # seed 000 §8 chunk size for the μ RMS
+    chunk: int = 6000  # Srinivasan et al. §8 chunk size for the μ RMS
     # synthetic testbed
     n_links: int = 60
     n_slots: int = 100_000
@@ -399,7 +399,7 @@ RUN_SCHEMA: dict[str, str] = {
 
 def condition_trace(task: LinkTask, item: Item) -> Trace:
     """The trace a condition simulates: (a) the link's own bits; (b) Bernoulli with loss
-    1 − PRR; (c) Gilbert-Elliott with the link's PRR and μ (seed 000 §6.2), each sampled in
+    1 − PRR; (c) Gilbert-Elliott with the link's PRR and μ (Srinivasan et al. §6.2), each sampled in
     Rust from the item's seed, with the link's length."""
     if item.condition == "empirical":
         return Trace.from_packed(task.words, task.length, interval=task.slot)
@@ -411,7 +411,7 @@ def condition_trace(task: LinkTask, item: Item) -> Trace:
 
 
 def simulate(trace: Trace, slot: float, tcp: dict[str, Any], ack_path: str, seed: int) -> Any:
-    """NewReno over ``trace`` in slotted trace-driven mode (seed 000 §3.1)."""
+    """NewReno over ``trace`` in slotted trace-driven mode (Srinivasan et al. §3.1)."""
     from burstlab.sim import TcpConfig, run_trace
 
     return run_trace(trace, slot=slot, tcp=TcpConfig(**tcp), ack_path=ack_path, seed=seed)  # type: ignore[arg-type]

@@ -1,6 +1,6 @@
 //! The loss process of a link direction: none, its own model and random stream, the
 //! forward direction's model shared ("sync": one channel process for data and ACKs,
-//! seed 003 §3), or a reception trace indexed by slot (seed 000 §3.1).
+//! Pentikousis & Badr §3), or a reception trace indexed by slot (Srinivasan et al. §3.1).
 use crate::loss::LossModel;
 use crate::rng::Rng;
 use crate::time::Nanos;

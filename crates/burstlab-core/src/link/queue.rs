@@ -20,7 +20,7 @@ pub enum BufferUnit {
 pub enum Timing {
     /// Capacity (bits/s) and one-way propagation delay.
     Rate { rate_bps: u64, delay: Nanos },
-    /// Slotted channel (seed 000 §3.1): one transmission opportunity per slot; a packet
+    /// Slotted channel (Srinivasan et al. §3.1): one transmission opportunity per slot; a packet
     /// occupies the next free slot (shared with the other direction when both use the
     /// engine's slot allocator) and arrives at the slot's end.
     Slotted { slot: Nanos },

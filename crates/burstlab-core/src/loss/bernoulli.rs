@@ -1,5 +1,5 @@
 //! Independent (Bernoulli) losses: every packet is lost with probability p
-//! (seed 000 §6 "independent link"; seed 001 Table I).
+//! (Srinivasan et al. §6 "independent link"; Barsocchi et al. Table I).
 use super::{check_prob, LossModel};
 use crate::rng::{Rng, RngExt};
 use crate::trace::BitTrace;

@@ -1,8 +1,8 @@
-//! Gilbert-Elliott per-packet two-state Markov loss (seed 000 §5.2, Fig. 5).
+//! Gilbert-Elliott per-packet two-state Markov loss (Srinivasan et al. §5.2, Fig. 5).
 //!
 //! States good (G) and bad (B); per packet the chain first moves (G→B with probability
 //! `b`, B→G with probability `g`), then the packet is lost with probability `k_loss` in G
-//! or `h_loss` in B. Seed 000 uses `k_loss = 0`, `h_loss = 1`, where μ = 1 − g − b.
+//! or `h_loss` in B. Srinivasan et al. use `k_loss = 0`, `h_loss = 1`, where μ = 1 − g − b.
 //! netem's `loss gemodel p r 1-h 1-k` maps as p = b, r = g, 1-h = h_loss, 1-k = k_loss.
 use super::{check_prob, LossModel};
 use super::fill::{geometric_failures, BitWriter};
@@ -38,7 +38,7 @@ impl GilbertElliott {
         })
     }
 
-    /// Seed 000 §6.2: b = (1 − PRR)(1 − μ), g = PRR·(1 − μ), loss-free good state and
+    /// Srinivasan et al. §6.2: b = (1 − PRR)(1 − μ), g = PRR·(1 − μ), loss-free good state and
     /// always-losing bad state.
     pub fn from_prr_mu(prr: f64, mu: f64) -> crate::Result<Self> {
         let prr = check_prob("prr", prr)?;
@@ -198,7 +198,7 @@ mod tests {
         let se_prr = (0.4 * 0.6 / n * 1.6 / 0.4f64).sqrt();
         assert!((prr - 0.4).abs() < 5.0 * se_prr, "prr {prr} ± {}", 5.0 * se_prr);
         // μ̂ = 1 − ĝ − b̂, with ĝ a binomial proportion over the ≈ n(1−PRR) losses and b̂
-        // over the ≈ n·PRR successes (seed 000 §6.2: g = PRR(1−μ) = 0.16, b = 0.24).
+        // over the ≈ n·PRR successes (Srinivasan et al. §6.2: g = PRR(1−μ) = 0.16, b = 0.24).
         let (g, b) = (0.16, 0.24);
         let se_mu = (g * (1.0 - g) / (n * 0.6) + b * (1.0 - b) / (n * 0.4)).sqrt();
         assert!((tr.mu().unwrap() - 0.6).abs() < 5.0 * se_mu, "mu {:?} ± {}", tr.mu(), 5.0 * se_mu);

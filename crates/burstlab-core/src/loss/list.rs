@@ -1,4 +1,4 @@
-//! Deterministic drop list (seed 003 §2: "drops the 4th, 13th, 17th, and so on,
+//! Deterministic drop list (Pentikousis & Badr §2: "drops the 4th, 13th, 17th, and so on,
 //! incoming segments"; Fall & Floyd 1996). Packets are numbered from 1 as in the seed;
 //! with a `period` the pattern repeats every `period` packets.
 use super::LossModel;

@@ -1,6 +1,6 @@
-//! Continuous-time two-state Markov channel (seed 003 §2, Fig. 1a): exponential sojourns
+//! Continuous-time two-state Markov channel (Pentikousis & Badr §2, Fig. 1a): exponential sojourns
 //! in good and bad, a drop rate per state (rate-based), or the temporal ON/OFF reading in
-//! which the bad state drops every packet in transit. TIBET's setting (seed 004 §IV.B) is
+//! which the bad state drops every packet in transit. TIBET's setting (Martignon & Capone §IV.B) is
 //! `markov_ct(8.0, 4.0, 0.01, p_bad, ..)`. Both are [`SemiMarkov`] with exponential laws.
 use super::semi_markov::{SemiMarkov, TimeMode};
 use super::sojourn::Sojourn;
@@ -19,7 +19,7 @@ pub fn markov_ct(mean_good: f64, mean_bad: f64, loss_good: f64, loss_bad: f64, p
     )
 }
 
-/// Temporal ON/OFF (seed 003 §2): exponential good/bad periods, every packet in transit
+/// Temporal ON/OFF (Pentikousis & Badr §2): exponential good/bad periods, every packet in transit
 /// during a bad period is lost.
 pub fn on_off(mean_good: f64, mean_bad: f64, packet_interval: Nanos) -> crate::Result<SemiMarkov> {
     SemiMarkov::new(
@@ -58,7 +58,7 @@ mod tests {
     }
 
     /// Stationary probabilities: sampled on a fine grid with zero-length probes, the
-    /// fraction of time bad matches m_B/(m_G+m_B) (seed 003's A/B = 1.8 s / 0.2 s).
+    /// fraction of time bad matches m_B/(m_G+m_B) (Pentikousis & Badr's A/B = 1.8 s / 0.2 s).
     #[test]
     fn stationary_bad_fraction() {
         let mut m = on_off(1.8, 0.2, NS_PER_MS).unwrap();

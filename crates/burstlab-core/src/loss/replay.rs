@@ -1,5 +1,5 @@
 //! Trace replay. Packet-indexed: packet n gets entry n of the trace. Time-indexed (Ttem,
-//! seed 001 §III-IV): entry i describes the channel during the slot [i·S, (i+1)·S) and
+//! Barsocchi et al. §III-IV): entry i describes the channel during the slot [i·S, (i+1)·S) and
 //! a packet in transit during [start, end) is lost iff any slot it overlaps is bad
 //! (a zero-length packet: the slot containing `start`). Bits: 1 = good, 0 = lost/bad
 //! (Ttem files use the opposite polarity; convert when reading them).

@@ -2,7 +2,7 @@
 //! loss bursts alternate, their lengths drawn independently from their own distributions
 //! (empirical, geometric, Pareto, lognormal, or an empirical body spliced to a Pareto
 //! tail). It reproduces the trace's run-length distributions, including the long
-//! polynomial tails of seed 001 Fig. 2 and seed 000 §9 that Gilbert-Elliott's geometric
+//! polynomial tails of Barsocchi et al. Fig. 2 and Srinivasan et al. §9 that Gilbert-Elliott's geometric
 //! runs cannot. Lengths are whole packets ≥ 1 ([`Sojourn::sample_count`]).
 use super::fill::BitWriter;
 use super::sojourn::Sojourn;

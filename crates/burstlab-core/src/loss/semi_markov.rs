@@ -1,6 +1,6 @@
-//! Two-state semi-Markov channel in continuous time (seed 003 §2, Fig. 1a): the channel
+//! Two-state semi-Markov channel in continuous time (Pentikousis & Badr §2, Fig. 1a): the channel
 //! alternates between good and bad periods whose lengths are drawn from arbitrary sojourn
-//! distributions ([`Sojourn`]). Two readings of the same trajectory (seed 003 §2):
+//! distributions ([`Sojourn`]). Two readings of the same trajectory (Pentikousis & Badr §2):
 //!
 //! - [`TimeMode::Rate`] (rate-based): a packet is dropped with the drop probability of
 //!   the state the channel is in when the packet starts (`start`); when it arrives does
@@ -105,7 +105,7 @@ impl SemiMarkov {
         let loss_good = check_prob("loss_good", loss_good)?;
         let loss_bad = check_prob("loss_bad", loss_bad)?;
         if mode == TimeMode::Temporal {
-            // seed 003 §2: an ON/OFF model drops nothing in the good state and all in the bad one.
+            // Pentikousis & Badr §2: an ON/OFF model drops nothing in the good state and all in the bad one.
             if loss_good != 0.0 {
                 return Err(crate::Error::param("loss_good", loss_good, "0 in temporal (ON/OFF) mode"));
             }
@@ -220,7 +220,7 @@ mod tests {
 
     #[test]
     fn rate_mode_mean_loss_tibet_settings() {
-        // TIBET (seed 004 §IV.B): good 8 s, bad 4 s, 1 % loss in good, 30 % in bad.
+        // TIBET (Martignon & Capone §IV.B): good 8 s, bad 4 s, 1 % loss in good, 30 % in bad.
         let mut m = SemiMarkov::new(Sojourn::exponential(8.0).unwrap(), Sojourn::exponential(4.0).unwrap(), 0.01, 0.3, TimeMode::Rate, 10 * NS_PER_MS).unwrap();
         let want = m.mean_loss().unwrap();
         assert!((want - (8.0 / 12.0 * 0.01 + 4.0 / 12.0 * 0.3)).abs() < 1e-12);

@@ -1,5 +1,5 @@
 //! Sojourn (holding-time) distributions for the semi-Markov, VDDP and run-length models
-//! (seed 003 §2: "sampled from a pre-selected but arbitrary distribution").
+//! (Pentikousis & Badr §2: "sampled from a pre-selected but arbitrary distribution").
 //!
 //! Values are in the caller's unit: seconds for the time models, packets for run lengths
 //! ([`Sojourn::sample_count`] turns a draw into a run of at least one packet).

@@ -1,4 +1,4 @@
-//! VDDP: the temporal four-state semi-Markov model of seed 003 §2, Fig. 1b (Pentikousis 2000).
+//! VDDP: the temporal four-state semi-Markov model of Pentikousis & Badr §2, Fig. 1b (Pentikousis 2000).
 //!
 //! Two main states A and B, each with sub-states ON (every packet in transit is dropped)
 //! and OFF (none is). Main-state sojourns are drawn from [`Sojourn`] laws (VDDP: exponential).
@@ -226,11 +226,11 @@ mod tests {
     use crate::time::{NS_PER_MS, NS_PER_S};
 
     fn model() -> Vddp {
-        // Seed 003's example: B with a mean sojourn of 10 s and a 10 % drop rate; A lossless.
+        // Pentikousis & Badr's example: B with a mean sojourn of 10 s and a 10 % drop rate; A lossless.
         Vddp::exponential(10.0, 10.0, 0.0, 0.1, 1.0, 2.0, NS_PER_MS).unwrap()
     }
 
-    /// The residual-sojourn memory (seed 003 §2): every visit to a main state after the
+    /// The residual-sojourn memory (Pentikousis & Badr §2): every visit to a main state after the
     /// first resumes the sub-state the previous visit to it ended in, and gluing a main
     /// state's sub-periods together on its own clock (merging across visit boundaries)
     /// gives an alternating renewal process with exponential ON/OFF means r·c and

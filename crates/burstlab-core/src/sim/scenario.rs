@@ -1,5 +1,5 @@
 //! Scenario description: TCP settings, the two link directions, the ACK-loss coupling,
-//! the workload, the seed; or the slotted trace-driven mode of seed 000 §3.1.
+//! the workload, the seed; or the slotted trace-driven mode of Srinivasan et al. §3.1.
 use crate::link::{BufferUnit, LossMode};
 use crate::loss::LossModel;
 use crate::time::{Nanos, NS_PER_MS, NS_PER_S};
@@ -128,7 +128,7 @@ impl LinkConfig {
     }
 }
 
-/// How losses on the ACK path relate to the forward path (seed 003 §3).
+/// How losses on the ACK path relate to the forward path (Pentikousis & Badr §3).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum AckLoss {
     /// ACKs are lost only by the reverse link's own model, if it has one (none by default).
@@ -234,7 +234,7 @@ impl Scenario {
         }
     }
 
-    /// The slotted trace-driven scenario of seed 000 §3.1: the run lasts
+    /// The slotted trace-driven scenario of Srinivasan et al. §3.1: the run lasts
     /// len(trace)·slot.
     pub fn slotted(tcp: TcpConfig, trace: BitTrace, slot: Nanos, ack_path: AckPath, seed: u64) -> Self {
         let end = trace.len() as u64 * slot;

@@ -333,7 +333,7 @@ impl LossModel for BadWindows {
     }
 }
 
-/// Synchronized time-mode losses (seed 003 §3): data and ACKs in transit during a bad
+/// Synchronized time-mode losses (Pentikousis & Badr §3): data and ACKs in transit during a bad
 /// period are both lost, and nothing else is; with an independent copy the ACK path sees
 /// the same windows too (same deterministic process), with "none" it loses nothing.
 #[test]

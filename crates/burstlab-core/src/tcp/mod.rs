@@ -36,7 +36,7 @@ pub struct Tcb {
     pub cwnd: u64,
     /// Slow-start threshold, bytes (u64::MAX = infinite, RFC 5681 §3.1).
     pub ssthresh: u64,
-    /// Upper bound on cwnd, bytes (u64::MAX = unbounded; seed 000 §3.1 uses 130 packets).
+    /// Upper bound on cwnd, bytes (u64::MAX = unbounded; Srinivasan et al. §3.1 uses 130 packets).
     pub max_cwnd: u64,
     /// Oldest unacknowledged segment.
     pub snd_una: u64,

@@ -21,7 +21,7 @@ pub enum BackoffReset {
     #[default]
     Sample,
     /// Any ACK of new data recomputes RTO from SRTT and RTTVAR, as ns-3's
-    /// `TcpSocketBase` and Linux do. On very lossy links (seed 000's slotted traces) a
+    /// `TcpSocketBase` and Linux do. On very lossy links (Srinivasan et al.'s slotted traces) a
     /// timeout chain otherwise keeps RTO at its upper bound for long stretches.
     NewAck,
 }

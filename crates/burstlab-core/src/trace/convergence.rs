@@ -1,4 +1,4 @@
-//! Convergence of μ with trace length (seed 000 §8).
+//! Convergence of μ with trace length (Srinivasan et al. §8).
 use super::bits::BitTrace;
 use super::stats::{transitions_range, Transitions};
 
@@ -30,7 +30,7 @@ pub fn chunk_mu(t: &BitTrace, chunk: usize) -> Vec<f64> {
         .collect()
 }
 
-/// Root-mean-square deviation of the chunks' μ from the whole-trace μ (seed 000 §8,
+/// Root-mean-square deviation of the chunks' μ from the whole-trace μ (Srinivasan et al. §8,
 /// Fig. 16), over the chunks whose μ is defined. None if the trace μ is undefined or
 /// no chunk has a defined μ.
 pub fn chunk_rms_deviation(t: &BitTrace, chunk: usize) -> Option<f64> {

@@ -1,5 +1,5 @@
 //! Packet-reception traces: packed bits (1 = delivered, 0 = lost) and their statistics
-//! (seed 000 §5.2-5.3, §6.2, §8; seed 001 §IV).
+//! (Srinivasan et al. §5.2-5.3, §6.2, §8; Barsocchi et al. §IV).
 pub mod bits;
 pub mod convergence;
 pub mod parse;

@@ -6,7 +6,7 @@
 //! - `seqlist`: one line per *received* packet, `seq [more fields]`; missing sequence
 //!   numbers are losses (the Rutgers ORBIT traces);
 //! - `ttem`: one `0`/`1` per line per time slot Δ in Ttem's convention, 0 = good and
-//!   1 = bad (seed 001 §II.B), flipped to burstlab's 1 = delivered.
+//!   1 = bad (Barsocchi et al. §II.B), flipped to burstlab's 1 = delivered.
 //!
 //! Blank lines and lines whose first non-blank character is `#` are skipped in the
 //! line-based formats. Every error names the file, the 1-based line and the offending text.
@@ -94,7 +94,7 @@ pub fn parse_bits(data: &[u8], file: &str, one_means_lost: bool) -> Result<BitTr
 }
 
 /// `ttem`: Ttem's time-slot channel trace, 0 = good (no error in the interval) and
-/// 1 = bad (a frame is corrupted), seed 001 §II.B; returned with 1 = delivered.
+/// 1 = bad (a frame is corrupted), Barsocchi et al. §II.B; returned with 1 = delivered.
 pub fn parse_ttem(data: &[u8], file: &str) -> Result<BitTrace> {
     parse_bits(data, file, true)
 }
@@ -231,7 +231,7 @@ mod tests {
 
     #[test]
     fn ttem_flips_polarity() {
-        // seed 001 §II.B: 0 = good interval, 1 = bad interval.
+        // Barsocchi et al. §II.B: 0 = good interval, 1 = bad interval.
         let t = parse_ttem(b"0\n0\n1\n0\n", "ch.ttem").unwrap();
         assert_eq!(t.to_bytes(), vec![1, 1, 0, 1]);
     }

@@ -1,4 +1,4 @@
-//! Transition counts and the Gilbert-Elliott statistics of seed 000 §5.2-5.3 and §6.2.
+//! Transition counts and the Gilbert-Elliott statistics of Srinivasan et al. §5.2-5.3 and §6.2.
 //!
 //! Encoding the trace as a bit string (1 = success), `|xy|` counts the adjacent pairs
 //! (b_i, b_{i+1}) = (x, y). Then g = |01| / (|01| + |00|) is P(success | previous loss),
@@ -31,7 +31,7 @@ impl Transitions {
         (d > 0).then(|| self.n10 as f64 / d as f64)
     }
 
-    /// μ = 1 − g − b (seed 000 §5.2); undefined unless both g and b are.
+    /// μ = 1 − g − b (Srinivasan et al. §5.2); undefined unless both g and b are.
     pub fn mu(&self) -> Option<f64> {
         Some(1.0 - self.g()? - self.b()?)
     }
@@ -81,7 +81,7 @@ pub fn transitions(t: &BitTrace) -> Transitions {
     transitions_range(t, 0, t.len())
 }
 
-/// Seed 000 §6.2: with G = PRR, B = 1 − PRR, G·b = B·g and μ = 1 − b − g,
+/// Srinivasan et al. §6.2: with G = PRR, B = 1 − PRR, G·b = B·g and μ = 1 − b − g,
 /// b = (1 − PRR)(1 − μ) and g = PRR·(1 − μ). Returns (g, b).
 pub fn ge_from_prr_mu(prr: f64, mu: f64) -> (f64, f64) {
     (prr * (1.0 - mu), (1.0 - prr) * (1.0 - mu))
