@@ -15,7 +15,7 @@ use std::time::Instant;
 const TARGET_PPS: f64 = 5.0e6;
 
 fn scenario(rate: u64, secs: u64, seed: u64) -> Scenario {
-    let tcp = TcpConfig { variant: Variant::NewReno, ..TcpConfig::default() };
+    let tcp = TcpConfig::variant(Variant::NewReno);
     let link = LinkConfig::new(rate, 10 * NS_PER_MS, 100).with_loss(Box::new(Bernoulli::new(0.01).unwrap()), LossMode::Packet);
     let mut sc = Scenario::new(tcp, link, Workload::bulk(secs * NS_PER_S));
     sc.seed = seed;

@@ -8,6 +8,8 @@ use crate::trace::PyBitTrace;
 use burstlab_core::link::{BufferUnit, LossMode};
 use burstlab_core::results::SimResult;
 use burstlab_core::sim::{self, AckLoss, AckPath, LinkConfig, Scenario, TcpConfig, Variant, Workload};
+use burstlab_core::tcp::config::{CcKind, CcRtt, Hystart, PrrBound, RecoverFs, RecoveryKind, TibetEstimator, WestwoodFilter};
+use burstlab_core::tcp::rtt::BackoffReset;
 use burstlab_core::tcp::SsthreshRule;
 use burstlab_core::time::Nanos;
 use burstlab_core::Error;
@@ -42,43 +44,132 @@ fn count(name: &str, x: i64) -> PyResult<u64> {
     u64::try_from(x).map_err(|_| crate::errors::to_py(Error::param(name, x, "a non-negative integer")))
 }
 
+/// A named choice: the string under `key` parsed by `parse`, or the default.
+fn choice<T>(d: &Bound<'_, PyDict>, key: &str, default: T, parse: fn(&str) -> burstlab_core::Result<T>) -> PyResult<T> {
+    match get::<String>(d, key)? {
+        None => Ok(default),
+        Some(s) => parse(&s).py(),
+    }
+}
+
+fn flag(d: &Bound<'_, PyDict>, key: &str, default: bool) -> PyResult<bool> {
+    req(d, key, default)
+}
+
+fn small(name: &str, x: i64) -> PyResult<u32> {
+    let v = count(name, x)?;
+    u32::try_from(v).map_err(|_| crate::errors::to_py(Error::param(name, x, "an integer below 2^32")))
+}
+
+fn real(d: &Bound<'_, PyDict>, key: &str, default: f64) -> PyResult<f64> {
+    let v: f64 = req(d, key, default)?;
+    if v.is_finite() {
+        Ok(v)
+    } else {
+        Err(crate::errors::to_py(Error::param(key, v, "a finite number")))
+    }
+}
+
+/// `TcpConfig` from the flat dict `burstlab.sim.TcpConfig` builds (missing keys: the Rust
+/// defaults). `variant`, if present, sets the (cc, recovery) pair; `cc` and `recovery` win.
 fn tcp_config(d: &Bound<'_, PyDict>) -> PyResult<TcpConfig> {
-    let dft = TcpConfig::default();
-    let variant: String = req(d, "variant", "newreno".to_string())?;
-    let reset: String = req(d, "rto_backoff_reset", "sample".to_string())?;
-    let rto_backoff_reset = match reset.as_str() {
-        "sample" => burstlab_core::tcp::rtt::BackoffReset::Sample,
-        "new_ack" => burstlab_core::tcp::rtt::BackoffReset::NewAck,
-        _ => return Err(crate::errors::to_py(Error::param("rto_backoff_reset", reset, "sample or new_ack"))),
+    let dft = match get::<String>(d, "variant")? {
+        Some(v) => TcpConfig::variant(Variant::parse(&v).py()?),
+        None => TcpConfig::default(),
     };
-    let rule: String = req(d, "ssthresh_rule", "flightsize".to_string())?;
-    let ssthresh_rule = match rule.as_str() {
-        "flightsize" => SsthreshRule::FlightSize,
-        "pipe" => SsthreshRule::Pipe,
-        "flightsize_minus_lost" => SsthreshRule::FlightSizeMinusLost,
-        _ => return Err(crate::errors::to_py(Error::param("ssthresh_rule", rule, "flightsize, pipe or flightsize_minus_lost"))),
-    };
+    let secs_or = |key: &str, default: Nanos| -> PyResult<Nanos> { secs(key, req(d, key, default as f64 * 1e-9)?) };
+    let num = |key: &str, default: u64| -> PyResult<u64> { count(key, req(d, key, default as i64)?) };
+    let num32 = |key: &str, default: u32| -> PyResult<u32> { small(key, req(d, key, default as i64)?) };
     Ok(TcpConfig {
-        variant: Variant::parse(&variant).py()?,
-        mss: count("mss", req(d, "mss", dft.mss as i64)?)?,
-        header_bytes: count("header_bytes", req(d, "header_bytes", dft.header_bytes as i64)?)?,
-        ack_bytes: count("ack_bytes", req(d, "ack_bytes", dft.ack_bytes as i64)?)?,
-        init_cwnd: count("init_cwnd", req(d, "init_cwnd", dft.init_cwnd as i64)?)?,
+        cc: choice(d, "cc", dft.cc, CcKind::parse)?,
+        recovery: choice(d, "recovery", dft.recovery, RecoveryKind::parse)?,
+        mss: num("mss", dft.mss)?,
+        header_bytes: num("header_bytes", dft.header_bytes)?,
+        ack_bytes: num("ack_bytes", dft.ack_bytes)?,
+        init_cwnd: num("init_cwnd", dft.init_cwnd)?,
         max_cwnd: get::<i64>(d, "max_cwnd")?.map(|x| count("max_cwnd", x)).transpose()?,
         rwnd: get::<i64>(d, "rwnd")?.map(|x| count("rwnd", x)).transpose()?,
-        delayed_ack: req(d, "delayed_ack", dft.delayed_ack)?,
-        ack_every: count("ack_every", req(d, "ack_every", dft.ack_every as i64)?)?.min(u32::MAX as u64) as u32,
-        ack_timeout: secs("ack_timeout", req(d, "ack_timeout", 0.2)?)?,
-        rto_min: secs("rto_min", req(d, "rto_min", 1.0)?)?,
-        rto_max: secs("rto_max", req(d, "rto_max", 60.0)?)?,
-        rto_initial: secs("rto_initial", req(d, "rto_initial", 1.0)?)?,
-        clock_granularity: secs("clock_granularity", req(d, "clock_granularity", 0.0)?)?,
-        dupack_threshold: count("dupack_threshold", req(d, "dupack_threshold", 3)?)?.min(u32::MAX as u64) as u32,
-        limited_transmit: req(d, "limited_transmit", false)?,
-        ssthresh_rule,
-        grow_on_loss_exit: req(d, "grow_on_loss_exit", true)?,
-        rto_backoff_reset,
+        delayed_ack: flag(d, "delayed_ack", dft.delayed_ack)?,
+        ack_every: num32("ack_every", dft.ack_every)?,
+        ack_timeout: secs_or("ack_timeout", dft.ack_timeout)?,
+        rto_min: secs_or("rto_min", dft.rto_min)?,
+        rto_max: secs_or("rto_max", dft.rto_max)?,
+        rto_initial: secs_or("rto_initial", dft.rto_initial)?,
+        clock_granularity: secs_or("clock_granularity", dft.clock_granularity)?,
+        dupack_threshold: num32("dupack_threshold", dft.dupack_threshold)?,
+        limited_transmit: flag(d, "limited_transmit", dft.limited_transmit)?,
+        ssthresh_rule: choice(d, "ssthresh_rule", dft.ssthresh_rule, SsthreshRule::parse)?,
+        grow_on_loss_exit: flag(d, "grow_on_loss_exit", dft.grow_on_loss_exit)?,
+        rto_backoff_reset: choice(d, "rto_backoff_reset", dft.rto_backoff_reset, BackoffReset::parse)?,
+        timestamps: flag(d, "timestamps", dft.timestamps)?,
+        abc: flag(d, "abc", dft.abc)?,
+        cc_rtt: choice(d, "cc_rtt", dft.cc_rtt, CcRtt::parse)?,
+        prr_bound: choice(d, "prr_bound", dft.prr_bound, PrrBound::parse)?,
+        prr_recover_fs: choice(d, "prr_recover_fs", dft.prr_recover_fs, RecoverFs::parse)?,
+        westwood_filter: choice(d, "westwood_filter", dft.westwood_filter, WestwoodFilter::parse)?,
+        tibet_alpha: real(d, "tibet_alpha", dft.tibet_alpha)?,
+        tibet_estimator: choice(d, "tibet_estimator", dft.tibet_estimator, TibetEstimator::parse)?,
+        vegas_alpha: num32("vegas_alpha", dft.vegas_alpha)?,
+        vegas_beta: num32("vegas_beta", dft.vegas_beta)?,
+        vegas_gamma: num32("vegas_gamma", dft.vegas_gamma)?,
+        cubic_beta: real(d, "cubic_beta", dft.cubic_beta)?,
+        cubic_c: real(d, "cubic_c", dft.cubic_c)?,
+        cubic_fast_convergence: flag(d, "cubic_fast_convergence", dft.cubic_fast_convergence)?,
+        cubic_reno_friendly: flag(d, "cubic_reno_friendly", dft.cubic_reno_friendly)?,
+        hystart: choice(d, "hystart", dft.hystart, Hystart::parse)?,
     })
+}
+
+/// Every field of `t` as Python values (seconds, names), the inverse of [`tcp_config`].
+fn tcp_dict<'py>(py: Python<'py>, t: &TcpConfig) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    let s = |n: Nanos| n as f64 * 1e-9;
+    d.set_item("cc", t.cc.name())?;
+    d.set_item("recovery", t.recovery.name())?;
+    d.set_item("mss", t.mss)?;
+    d.set_item("header_bytes", t.header_bytes)?;
+    d.set_item("ack_bytes", t.ack_bytes)?;
+    d.set_item("init_cwnd", t.init_cwnd)?;
+    d.set_item("max_cwnd", t.max_cwnd)?;
+    d.set_item("rwnd", t.rwnd)?;
+    d.set_item("delayed_ack", t.delayed_ack)?;
+    d.set_item("ack_every", t.ack_every)?;
+    d.set_item("ack_timeout", s(t.ack_timeout))?;
+    d.set_item("rto_min", s(t.rto_min))?;
+    d.set_item("rto_max", s(t.rto_max))?;
+    d.set_item("rto_initial", s(t.rto_initial))?;
+    d.set_item("clock_granularity", s(t.clock_granularity))?;
+    d.set_item("dupack_threshold", t.dupack_threshold)?;
+    d.set_item("limited_transmit", t.limited_transmit)?;
+    d.set_item("ssthresh_rule", t.ssthresh_rule.name())?;
+    d.set_item("grow_on_loss_exit", t.grow_on_loss_exit)?;
+    d.set_item("rto_backoff_reset", t.rto_backoff_reset.name())?;
+    d.set_item("timestamps", t.timestamps)?;
+    d.set_item("abc", t.abc)?;
+    d.set_item("cc_rtt", t.cc_rtt.name())?;
+    d.set_item("prr_bound", t.prr_bound.name())?;
+    d.set_item("prr_recover_fs", t.prr_recover_fs.name())?;
+    d.set_item("westwood_filter", t.westwood_filter.name())?;
+    d.set_item("tibet_alpha", t.tibet_alpha)?;
+    d.set_item("tibet_estimator", t.tibet_estimator.name())?;
+    d.set_item("vegas_alpha", t.vegas_alpha)?;
+    d.set_item("vegas_beta", t.vegas_beta)?;
+    d.set_item("vegas_gamma", t.vegas_gamma)?;
+    d.set_item("cubic_beta", t.cubic_beta)?;
+    d.set_item("cubic_c", t.cubic_c)?;
+    d.set_item("cubic_fast_convergence", t.cubic_fast_convergence)?;
+    d.set_item("cubic_reno_friendly", t.cubic_reno_friendly)?;
+    d.set_item("hystart", t.hystart.name())?;
+    Ok(d)
+}
+
+/// The TCP settings the simulator runs for `config` (a `burstlab.sim.TcpConfig` dict;
+/// `{}` gives the Rust defaults), validated, every field present.
+#[pyfunction]
+fn tcp_settings<'py>(py: Python<'py>, config: &Bound<'py, PyDict>) -> PyResult<Bound<'py, PyDict>> {
+    let t = tcp_config(config)?;
+    t.validate().py()?;
+    tcp_dict(py, &t)
 }
 
 fn link_config(prefix: &str, d: &Bound<'_, PyDict>, loss: Option<&PyLossModel>) -> PyResult<LinkConfig> {
@@ -208,5 +299,6 @@ fn simulate_trace<'py>(
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(simulate, m)?)?;
     m.add_function(wrap_pyfunction!(simulate_trace, m)?)?;
+    m.add_function(wrap_pyfunction!(tcp_settings, m)?)?;
     Ok(())
 }

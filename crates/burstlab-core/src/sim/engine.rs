@@ -4,15 +4,12 @@
 //! consulted) are merged with the heap by the same (time, insertion sequence) key. The
 //! hot path allocates nothing: pipes, scoreboard and the transmit buffer are reused.
 use super::event::{EventQueue, Timer};
-use super::scenario::{AckLoss, AckPath, Scenario, Variant};
+use super::scenario::{AckLoss, AckPath, Scenario};
 use crate::link::{BufferUnit, LossMode, LossSource, Pipe, Timing};
 use crate::results::{Counters, Series, SimResult};
 use crate::rng::{component_id, stream};
-use crate::tcp::cc::{Cc, Reno as RenoCc};
 use crate::tcp::receiver::{AckPkt, Receiver, ReceiverConfig, RxAction};
-use crate::tcp::recovery::{NewReno, Recovery, Reno, Sack, Tahoe};
-use crate::tcp::rtt::RttConfig;
-use crate::tcp::sender::{Sender, SenderConfig, Tx};
+use crate::tcp::sender::{Sender, Tx};
 use crate::time::{to_secs_f64, Nanos};
 use crate::Result;
 
@@ -86,36 +83,15 @@ pub fn run_logged(sc: Scenario) -> Result<(SimResult, Vec<LogRec>)> {
 impl Engine {
     fn new(sc: Scenario) -> Self {
         let t = &sc.tcp;
-        let rec = match t.variant {
-            Variant::Tahoe => Recovery::Tahoe(Tahoe),
-            Variant::Reno => Recovery::Reno(Reno),
-            Variant::NewReno => Recovery::NewReno(NewReno::default()),
-            Variant::Sack => Recovery::Sack(Sack::default()),
-        };
-        let scfg = SenderConfig {
-            mss: t.mss,
-            init_cwnd: t.init_cwnd,
-            max_cwnd: t.max_cwnd.map_or(u64::MAX, |m| m.saturating_mul(t.mss)),
-            rwnd: t.rwnd.unwrap_or(u64::MAX),
-            dupack_threshold: t.dupack_threshold,
-            limited_transmit: t.limited_transmit,
-            rtt: RttConfig {
-                rto_min: t.rto_min,
-                rto_max: t.rto_max,
-                rto_initial: t.rto_initial,
-                granularity: t.clock_granularity,
-                backoff_reset: t.rto_backoff_reset,
-            },
-            ssthresh_rule: t.ssthresh_rule,
-            grow_on_loss_exit: t.grow_on_loss_exit,
-            total_bytes: sc.workload.size,
-        };
-        let sender = Sender::new(scfg, Cc::Reno(RenoCc), rec);
+        // tcp-variants: the sender (congestion control, loss recovery) is built from TcpConfig.
+        let mut sender = Sender::from_config(t, sc.workload.size);
+        // tcp-variants: the Ideal TCP's fair share on a single link is the forward link's rate.
+        sender.tcb.fair_share_bps = if sc.slotted.is_some() { 0 } else { sc.forward.rate_bps };
         let receiver = Receiver::new(ReceiverConfig {
             delayed_ack: t.delayed_ack,
             ack_every: t.ack_every,
             ack_timeout: t.ack_timeout,
-            sack: t.variant == Variant::Sack,
+            sack: t.sack(), // tcp-variants
         });
         let seed = sc.seed;
         let (fwd, rev, fwd_loss, rev_loss) = if let Some(s) = sc.slotted {
@@ -188,8 +164,8 @@ impl Engine {
             txbuf: Vec::with_capacity(256),
             end: sc.workload.end(),
             warmup: sc.workload.warmup,
-            data_bytes_hdr: (t.mss + t.header_bytes) as u32,
-            ack_bytes: t.ack_bytes as u32,
+            data_bytes_hdr: (t.mss + t.wire_header_bytes()) as u32, // tcp-variants: + options
+            ack_bytes: t.wire_ack_bytes() as u32,                   // tcp-variants: + options
             completion: None,
             channel_losses: 0,
             acks_lost: 0,
@@ -445,6 +421,7 @@ impl Engine {
     fn on_data(&mut self, tx: Tx) -> bool {
         self.arrived_bytes += tx.len as u64;
         let before = self.receiver.rcv_nxt;
+        self.receiver.note_tsval(tx.seg, tx.ts); // tcp-variants: RFC 7323 TS.Recent
         let act = self.receiver.on_segment(tx.seg, self.now);
         if let Some(log) = &mut self.log {
             log.push(LogRec::Arrived { t: self.now, seg: tx.seg });

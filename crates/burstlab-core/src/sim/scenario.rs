@@ -2,98 +2,11 @@
 //! the workload, the seed; or the slotted trace-driven mode of Srinivasan et al. §3.1.
 use crate::link::{BufferUnit, LossMode};
 use crate::loss::LossModel;
-use crate::time::{Nanos, NS_PER_MS, NS_PER_S};
+// tcp-variants: TcpConfig (and the --tcp shorthand) moved to tcp/config.rs.
+pub use crate::tcp::config::{TcpConfig, Variant};
+use crate::time::{Nanos, NS_PER_S};
 use crate::trace::BitTrace;
 use crate::{Error, Result};
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Variant {
-    Tahoe,
-    Reno,
-    NewReno,
-    Sack,
-}
-
-impl Variant {
-    pub fn parse(s: &str) -> Result<Self> {
-        match s.to_ascii_lowercase().as_str() {
-            "tahoe" => Ok(Variant::Tahoe),
-            "reno" => Ok(Variant::Reno),
-            "newreno" | "new-reno" => Ok(Variant::NewReno),
-            "sack" => Ok(Variant::Sack),
-            _ => Err(Error::param("variant", s, "one of tahoe, reno, newreno, sack")),
-        }
-    }
-
-    pub fn name(&self) -> &'static str {
-        match self {
-            Variant::Tahoe => "tahoe",
-            Variant::Reno => "reno",
-            Variant::NewReno => "newreno",
-            Variant::Sack => "sack",
-        }
-    }
-}
-
-#[derive(Clone, Debug)]
-pub struct TcpConfig {
-    pub variant: Variant,
-    /// Payload bytes per segment.
-    pub mss: u64,
-    /// Header bytes added to every data segment on the link (TCP 20 + IP 20).
-    pub header_bytes: u64,
-    /// Size of an ACK on the link, bytes.
-    pub ack_bytes: u64,
-    /// Initial window, segments.
-    pub init_cwnd: u64,
-    /// Maximum congestion window, segments (None = unbounded).
-    pub max_cwnd: Option<u64>,
-    /// Receiver window, segments (None = unbounded).
-    pub rwnd: Option<u64>,
-    pub delayed_ack: bool,
-    pub ack_every: u32,
-    pub ack_timeout: Nanos,
-    pub rto_min: Nanos,
-    pub rto_max: Nanos,
-    pub rto_initial: Nanos,
-    /// RFC 6298 clock granularity G.
-    pub clock_granularity: Nanos,
-    pub dupack_threshold: u32,
-    /// RFC 3042 limited transmit.
-    pub limited_transmit: bool,
-    /// What a loss halves (RFC 5681 FlightSize by default; `Pipe` as ns-3 without SACK).
-    pub ssthresh_rule: crate::tcp::SsthreshRule,
-    /// Whether the ACK ending the post-timeout Loss state grows cwnd (RFC 5681: yes).
-    pub grow_on_loss_exit: bool,
-    /// When a backed-off RTO collapses back (RFC 6298: on a new RTT sample).
-    pub rto_backoff_reset: crate::tcp::rtt::BackoffReset,
-}
-
-impl Default for TcpConfig {
-    fn default() -> Self {
-        TcpConfig {
-            variant: Variant::NewReno,
-            mss: 1000,
-            header_bytes: 40,
-            ack_bytes: 40,
-            init_cwnd: 2,
-            max_cwnd: None,
-            rwnd: None,
-            delayed_ack: true,
-            ack_every: 2,
-            ack_timeout: 200 * NS_PER_MS,
-            rto_min: NS_PER_S,
-            rto_max: 60 * NS_PER_S,
-            rto_initial: NS_PER_S,
-            clock_granularity: 0,
-            dupack_threshold: 3,
-            limited_transmit: false,
-            ssthresh_rule: crate::tcp::SsthreshRule::FlightSize,
-            grow_on_loss_exit: true,
-            rto_backoff_reset: crate::tcp::rtt::BackoffReset::Sample,
-        }
-    }
-}
 
 #[derive(Debug)]
 pub struct LinkConfig {
@@ -245,34 +158,7 @@ impl Scenario {
     }
 
     pub fn validate(&self) -> Result<()> {
-        let t = &self.tcp;
-        if t.mss == 0 || t.mss > u32::MAX as u64 / 2 {
-            return Err(Error::param("mss", t.mss, "a positive number of bytes"));
-        }
-        if t.init_cwnd == 0 {
-            return Err(Error::param("init_cwnd", t.init_cwnd, "at least 1 segment"));
-        }
-        if t.max_cwnd == Some(0) {
-            return Err(Error::param("max_cwnd", 0, "at least 1 segment or None"));
-        }
-        if t.rwnd == Some(0) {
-            return Err(Error::param("rwnd", 0, "at least 1 segment or None"));
-        }
-        if t.ack_every == 0 {
-            return Err(Error::param("ack_every", 0, "at least 1"));
-        }
-        if t.delayed_ack && t.ack_timeout == 0 {
-            return Err(Error::param("ack_timeout", 0, "a positive time when delayed_ack is on"));
-        }
-        if t.rto_min == 0 || t.rto_min > t.rto_max {
-            return Err(Error::param("rto_min", t.rto_min as f64 / 1e9, "0 < rto_min ≤ rto_max"));
-        }
-        if t.rto_initial == 0 {
-            return Err(Error::param("rto_initial", 0, "a positive time"));
-        }
-        if t.dupack_threshold == 0 {
-            return Err(Error::param("dupack_threshold", 0, "at least 1"));
-        }
+        self.tcp.validate()?; // tcp-variants: TCP checks live in tcp/config.rs
         if let Some(s) = &self.slotted {
             if s.slot == 0 {
                 return Err(Error::param("slot", 0, "a positive time"));

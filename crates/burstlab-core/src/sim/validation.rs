@@ -8,7 +8,7 @@ use crate::time::{NS_PER_MS, NS_PER_S};
 const INF: u64 = u64::MAX;
 
 fn scenario(variant: Variant, loss: Option<Box<dyn LossModel>>, rate: u64, buffer: u64, secs: u64) -> Scenario {
-    let tcp = TcpConfig { variant, ..TcpConfig::default() };
+    let tcp = TcpConfig::variant(variant);
     let mut link = LinkConfig::new(rate, 10 * NS_PER_MS, buffer);
     if let Some(m) = loss {
         link = link.with_loss(m, LossMode::Packet);
@@ -43,7 +43,7 @@ fn lossless_goodput_at_least_95_percent_of_capacity() {
 /// ssthresh) pair after every ACK, step by step. The expected sequences are derived by
 /// hand from the RFCs in docs/validation.md.
 fn drop_run(variant: Variant) -> (SimResult, Vec<(u64, u64)>) {
-    let tcp = TcpConfig { variant, init_cwnd: 10, delayed_ack: false, ..TcpConfig::default() };
+    let tcp = TcpConfig { init_cwnd: 10, delayed_ack: false, ..TcpConfig::variant(variant) };
     let link = LinkConfig::new(1_000_000_000, 10 * NS_PER_MS, 1000)
         .with_loss(Box::new(DeterministicList::new(&[3, 6], None).expect("valid drop list")), LossMode::Packet);
     let mut sc = Scenario::new(tcp, link, Workload::bulk(NS_PER_S));
@@ -222,14 +222,13 @@ fn invariants_hold_on_random_scenarios() {
         };
         let mode = if g.random_range(0..2) == 0 { LossMode::Packet } else { LossMode::Time };
         let tcp = TcpConfig {
-            variant,
             delayed_ack: g.random_range(0..2) == 0,
             init_cwnd: g.random_range(1..11),
             max_cwnd: if g.random_range(0..3) == 0 { Some(g.random_range(2..64)) } else { None },
             rto_min: 200 * NS_PER_MS,
             rto_max: 10 * NS_PER_S,
             limited_transmit: g.random_range(0..2) == 0,
-            ..TcpConfig::default()
+            ..TcpConfig::variant(variant)
         };
         let workload = if g.random_range(0..3) == 0 {
             Workload { duration: Some(60 * NS_PER_S), size: Some(g.random_range(1..400_000)), warmup: 0 }

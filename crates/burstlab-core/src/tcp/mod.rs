@@ -8,6 +8,7 @@
 use crate::time::Nanos;
 
 pub mod cc;
+pub mod config;
 pub mod receiver;
 pub mod recovery;
 pub mod rtt;
@@ -62,20 +63,68 @@ pub struct Tcb {
     /// Whether the ACK that ends the Loss state (after a timeout) also grows cwnd
     /// (RFC 5681: every ACK of new data in slow start does; ns-3 does not).
     pub grow_on_loss_exit: bool,
+    /// RFC 6675 pipe, bytes: what the sender counts in flight when it detects a loss and,
+    /// with SACK, on every ACK in recovery (FlightSize less SACKed and lost segments, plus
+    /// retransmissions). The sender updates it where it is used.
+    pub pipe: u64,
+    /// RFC 6675 HighRxt, exclusive: one past the highest segment retransmitted in the
+    /// current SACK recovery episode.
+    pub high_rxt: u64,
+    /// Whether the last transmission opportunity was limited by cwnd (not by the receiver
+    /// window or the data): Linux's `tcp_is_cwnd_limited`, ns-3's `m_isCwndLimited`.
+    pub cwnd_limited: bool,
+    /// The flow's exact fair share of its path, bits/s on the wire, that the Ideal-estimate
+    /// TCP uses (Martignon & Capone §V). The engine sets it: the forward link's rate on one
+    /// link; capacity less constant-rate cross traffic, divided by the active flows, on a
+    /// network path.
+    pub fair_share_bps: u64,
 }
 
-/// What ssthresh halves on a loss.
+/// What a loss response reduces (Reno halves it, CUBIC multiplies it by β).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SsthreshRule {
     /// RFC 5681 §3.1 eq. (4): FlightSize = highest sent − snd_una.
     FlightSize,
-    /// FlightSize − dupacks·SMSS: a pipe estimate in the spirit of RFC 6675 §5, where the
-    /// segments the duplicate ACKs stand for have left the network.
+    /// The RFC 6675 §4 pipe when the loss is detected, the head counted lost: with SACK
+    /// from the scoreboard; without, FlightSize − dupacks·SMSS (the duplicate ACKs stand
+    /// for segments that have left the network). ns-3 3.44's `BytesInFlight()` with SACK or
+    /// with limited transmit on.
     Pipe,
     /// FlightSize − 1·SMSS: the segment deemed lost is not in flight. This is what ns-3
-    /// (3.44) computes without SACK: its `BytesInFlight()` at the fast retransmit leaves
-    /// out the head segment it has just marked lost (measured in `docs/ns3-reference.md`).
+    /// (3.44) computes without SACK *and without limited transmit*: its `BytesInFlight()`
+    /// at the fast retransmit counts one duplicate ACK as a SACK, leaves out the head it has
+    /// just marked lost and adds one segment back (`docs/ns3-reference.md`).
     FlightSizeMinusLost,
+    /// cwnd: Linux's `tcp_reno_ssthresh` and CUBIC (`cwnd·β`).
+    Cwnd,
+    /// Whatever ns-3 3.44's congestion operation computes; resolved per congestion control
+    /// when the sender is built (`cc::resolve_ssthresh_rule`): `Pipe` for NewReno-style
+    /// growth with SACK or limited transmit on, `FlightSizeMinusLost` with both off, `Cwnd`
+    /// for CUBIC and Linux Reno, ns-3's own rule for Vegas.
+    Ns3,
+}
+
+impl SsthreshRule {
+    pub fn parse(s: &str) -> crate::Result<Self> {
+        match s.to_ascii_lowercase().replace('-', "_").as_str() {
+            "flightsize" => Ok(SsthreshRule::FlightSize),
+            "pipe" => Ok(SsthreshRule::Pipe),
+            "flightsize_minus_lost" => Ok(SsthreshRule::FlightSizeMinusLost),
+            "cwnd" => Ok(SsthreshRule::Cwnd),
+            "ns3" => Ok(SsthreshRule::Ns3),
+            _ => Err(crate::Error::param("ssthresh_rule", s, "one of flightsize, pipe, flightsize_minus_lost, cwnd, ns3")),
+        }
+    }
+
+    pub fn name(&self) -> &'static str {
+        match self {
+            SsthreshRule::FlightSize => "flightsize",
+            SsthreshRule::Pipe => "pipe",
+            SsthreshRule::FlightSizeMinusLost => "flightsize_minus_lost",
+            SsthreshRule::Cwnd => "cwnd",
+            SsthreshRule::Ns3 => "ns3",
+        }
+    }
 }
 
 impl Tcb {
@@ -85,20 +134,37 @@ impl Tcb {
         (self.high_tx - self.snd_una) * self.mss
     }
 
-    /// The amount a loss response halves: FlightSize, or its pipe estimate.
+    /// The amount a loss response reduces (bytes): FlightSize, the pipe, or cwnd.
     #[inline]
     pub fn loss_flight(&self) -> u64 {
         match self.ssthresh_rule {
             SsthreshRule::FlightSize => self.flight_size(),
-            SsthreshRule::Pipe => self.flight_size().saturating_sub(self.dupacks as u64 * self.mss),
+            SsthreshRule::Pipe | SsthreshRule::Ns3 => self.pipe,
             SsthreshRule::FlightSizeMinusLost => self.flight_size().saturating_sub(self.mss),
+            SsthreshRule::Cwnd => self.cwnd,
         }
     }
 
-    /// RFC 5681 §3.1 equation (4): max(FlightSize / 2, 2·SMSS) (or the pipe estimate).
+    /// RFC 5681 §3.1 equation (4): max(FlightSize / 2, 2·SMSS) (or the rule's basis).
     #[inline]
     pub fn half_flight(&self) -> u64 {
         (self.loss_flight() / 2).max(2 * self.mss)
+    }
+
+    /// cwnd in whole segments (at least 1).
+    #[inline]
+    pub fn cwnd_segs(&self) -> u64 {
+        (self.cwnd / self.mss).max(1)
+    }
+
+    #[cfg(test)]
+    pub(crate) fn for_test(mss: u64, cwnd: u64) -> Tcb {
+        Tcb {
+            mss, cwnd, ssthresh: u64::MAX, max_cwnd: u64::MAX, snd_una: 0, snd_nxt: 0, high_tx: 0, recover: 0,
+            dupacks: 0, dupack_threshold: 3, state: CaState::Open, srtt: None, rttvar: 0, rto: 0, min_rtt: None,
+            ssthresh_rule: SsthreshRule::FlightSize, grow_on_loss_exit: true, pipe: 0, high_rxt: 0,
+            cwnd_limited: true, fair_share_bps: 0,
+        }
     }
 }
 
@@ -111,7 +177,8 @@ pub struct AckInfo {
     pub acked_bytes: u64,
     /// Segments newly acknowledged cumulatively.
     pub acked_segs: u64,
-    /// RTT sample this ACK gave (Karn's rule: none from retransmitted segments).
+    /// The RTT congestion control sees with this ACK (`TcpConfig::cc_rtt`): the ACK's own
+    /// sample (Karn's rule, or RFC 7323 timestamps), or SRTT.
     pub rtt: Option<Nanos>,
     /// A duplicate ACK.
     pub dup: bool,

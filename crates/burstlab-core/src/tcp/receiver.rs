@@ -19,6 +19,8 @@ pub struct AckPkt {
     /// SACK blocks [start, end), most recent first (RFC 2018 §4).
     pub sack: [(u64, u64); MAX_SACK_BLOCKS],
     pub nsack: u8,
+    /// RFC 7323 TSecr: the TSval (send time) the receiver echoes (used with timestamps on).
+    pub tsecr: Nanos,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -53,6 +55,9 @@ pub struct Receiver {
     /// Recently reported SACK blocks, most recent first.
     recent: [(u64, u64); MAX_SACK_BLOCKS],
     nrecent: usize,
+    /// RFC 7323 §4.3 TS.Recent and Last.ACK.sent (in segments).
+    ts_recent: Nanos,
+    last_ack_sent: u64,
     /// Data segments that arrived carrying data already held (duplicates).
     pub duplicates: u64,
     /// Data segments that arrived (any).
@@ -71,6 +76,8 @@ impl Receiver {
             delack_deadline: None,
             recent: [(0, 0); MAX_SACK_BLOCKS],
             nrecent: 0,
+            ts_recent: 0,
+            last_ack_sent: 0,
             duplicates: 0,
             arrivals: 0,
             acks_sent: 0,
@@ -135,6 +142,17 @@ impl Receiver {
         RxAction::Ack(self.make_ack())
     }
 
+    /// RFC 7323 §4.3: the TSval `tsval` of arriving segment `seg` becomes TS.Recent if the
+    /// segment starts at Last.ACK.sent (so a delayed ACK echoes the earliest segment it
+    /// acknowledges, and a retransmission that fills a hole echoes its own time). Call
+    /// before [`Receiver::on_segment`].
+    #[inline]
+    pub fn note_tsval(&mut self, seg: u64, tsval: Nanos) {
+        if seg == self.last_ack_sent {
+            self.ts_recent = tsval;
+        }
+    }
+
     /// The delayed-ACK timer fires: the ACK to send, if any is still owed.
     pub fn on_delack_timer(&mut self) -> Option<AckPkt> {
         self.delack_deadline = None;
@@ -145,7 +163,8 @@ impl Receiver {
         self.pending = 0;
         self.delack_deadline = None;
         self.acks_sent += 1;
-        let mut a = AckPkt { ack: self.rcv_nxt, ..AckPkt::default() };
+        self.last_ack_sent = self.rcv_nxt;
+        let mut a = AckPkt { ack: self.rcv_nxt, tsecr: self.ts_recent, ..AckPkt::default() };
         if self.cfg.sack {
             a.nsack = self.nrecent as u8;
             a.sack[..self.nrecent].copy_from_slice(&self.recent[..self.nrecent]);
@@ -250,6 +269,23 @@ mod tests {
         let a = ack_of(r.on_segment(4, 6));
         assert_eq!((a.ack, a.nsack), (6, 0));
         assert_eq!(r.buffered(), 0);
+    }
+
+    /// RFC 7323 §4.3: a delayed ACK echoes the earlier of its two segments; an
+    /// out-of-order segment does not replace TS.Recent; the retransmission that fills the
+    /// hole does.
+    #[test]
+    fn timestamp_echo() {
+        let mut r = rx(true, false);
+        let seg = |r: &mut Receiver, s: u64, ts: u64| {
+            r.note_tsval(s, ts);
+            r.on_segment(s, ts + 5)
+        };
+        assert_eq!(seg(&mut r, 0, 100), RxAction::Delay(205));
+        assert_eq!(ack_of(seg(&mut r, 1, 110)).tsecr, 100);
+        assert_eq!(ack_of(seg(&mut r, 3, 130)).tsecr, 100); // 2 lost: duplicate ACK
+        let a = ack_of(seg(&mut r, 2, 500)); // retransmission of 2 fills the hole
+        assert_eq!((a.ack, a.tsecr), (4, 500));
     }
 
     #[test]

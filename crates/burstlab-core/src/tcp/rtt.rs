@@ -26,6 +26,23 @@ pub enum BackoffReset {
     NewAck,
 }
 
+impl BackoffReset {
+    pub fn parse(s: &str) -> crate::Result<Self> {
+        match s.to_ascii_lowercase().replace('-', "_").as_str() {
+            "sample" => Ok(BackoffReset::Sample),
+            "new_ack" => Ok(BackoffReset::NewAck),
+            _ => Err(crate::Error::param("rto_backoff_reset", s, "sample or new_ack")),
+        }
+    }
+
+    pub fn name(&self) -> &'static str {
+        match self {
+            BackoffReset::Sample => "sample",
+            BackoffReset::NewAck => "new_ack",
+        }
+    }
+}
+
 /// Initial state (RFC 6298 §2.1): RTO = the initial value, no estimate yet.
 pub fn init(tcb: &mut Tcb, c: &RttConfig) {
     tcb.srtt = None;
@@ -76,15 +93,10 @@ pub fn backoff(tcb: &mut Tcb, c: &RttConfig) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tcp::CaState;
     use crate::time::NS_PER_MS;
 
     fn tcb() -> Tcb {
-        Tcb {
-            mss: 1000, cwnd: 2000, ssthresh: u64::MAX, max_cwnd: u64::MAX, snd_una: 0, snd_nxt: 0,
-            high_tx: 0, recover: 0, dupacks: 0, dupack_threshold: 3, state: CaState::Open, srtt: None,
-            rttvar: 0, rto: 0, min_rtt: None, ssthresh_rule: crate::tcp::SsthreshRule::FlightSize, grow_on_loss_exit: true,
-        }
+        Tcb::for_test(1000, 2000)
     }
 
     #[test]

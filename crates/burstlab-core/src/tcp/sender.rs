@@ -2,12 +2,13 @@
 //! the retransmission timer (RFC 6298) and the hooks into congestion control and loss
 //! recovery. The engine feeds it ACKs and timer expiries; it appends the segments to
 //! transmit to a caller-owned buffer (no allocation per packet).
-use super::cc::{Cc, CongestionControl};
+use super::cc::{resolve_ssthresh_rule, Cc, CongestionControl};
+use super::config::{CcRtt, TcpConfig};
 use super::receiver::AckPkt;
 use super::recovery::{LossRecovery, Recovery};
 use super::rtt::{self, RttConfig};
 use super::scoreboard::Scoreboard;
-use super::{AckInfo, CaState, Tcb};
+use super::{AckInfo, CaState, SsthreshRule, Tcb};
 use crate::time::Nanos;
 
 #[derive(Clone, Copy, Debug)]
@@ -25,8 +26,38 @@ pub struct SenderConfig {
     pub rtt: RttConfig,
     pub ssthresh_rule: super::SsthreshRule,
     pub grow_on_loss_exit: bool,
+    /// RFC 7323 timestamps: RTT samples from the echoed send times.
+    pub timestamps: bool,
+    /// Which RTT congestion control sees ([`CcRtt`]).
+    pub cc_rtt: CcRtt,
     /// Payload bytes to send in all (None = unlimited, bulk).
     pub total_bytes: Option<u64>,
+}
+
+impl SenderConfig {
+    /// The sender settings of `t` for a transfer of `total_bytes` (None = bulk).
+    pub fn from_tcp(t: &TcpConfig, total_bytes: Option<u64>) -> Self {
+        SenderConfig {
+            mss: t.mss,
+            init_cwnd: t.init_cwnd,
+            max_cwnd: t.max_cwnd.map_or(u64::MAX, |m| m.saturating_mul(t.mss)),
+            rwnd: t.rwnd.unwrap_or(u64::MAX),
+            dupack_threshold: t.dupack_threshold,
+            limited_transmit: t.limited_transmit,
+            rtt: RttConfig {
+                rto_min: t.rto_min,
+                rto_max: t.rto_max,
+                rto_initial: t.rto_initial,
+                granularity: t.clock_granularity,
+                backoff_reset: t.rto_backoff_reset,
+            },
+            ssthresh_rule: resolve_ssthresh_rule(t.ssthresh_rule, t.cc, t.sack(), t.limited_transmit),
+            grow_on_loss_exit: t.grow_on_loss_exit,
+            timestamps: t.timestamps,
+            cc_rtt: t.cc_rtt,
+            total_bytes,
+        }
+    }
 }
 
 /// A segment handed to the link.
@@ -35,6 +66,8 @@ pub struct Tx {
     pub seg: u64,
     pub len: u32,
     pub retx: bool,
+    /// Send time, the segment's RFC 7323 TSval.
+    pub ts: Nanos,
 }
 
 /// Sender-side counters.
@@ -65,6 +98,11 @@ pub struct Sender {
 }
 
 impl Sender {
+    /// The sender `t` describes (congestion control and loss recovery included).
+    pub fn from_config(t: &TcpConfig, total_bytes: Option<u64>) -> Self {
+        Sender::new(SenderConfig::from_tcp(t, total_bytes), Cc::from_config(t), Recovery::from_config(t))
+    }
+
     pub fn new(cfg: SenderConfig, cc: Cc, rec: Recovery) -> Self {
         let (total_segs, last_len) = match cfg.total_bytes {
             None => (u64::MAX, cfg.mss),
@@ -88,6 +126,10 @@ impl Sender {
             min_rtt: None,
             ssthresh_rule: cfg.ssthresh_rule,
             grow_on_loss_exit: cfg.grow_on_loss_exit,
+            pipe: 0,
+            high_rxt: 0,
+            cwnd_limited: true,
+            fair_share_bps: 0,
         };
         rtt::init(&mut tcb, &cfg.rtt);
         Sender {
@@ -141,25 +183,52 @@ impl Sender {
         }
     }
 
+    /// RFC 6675 §4 SetPipe into `tcb.pipe` (bytes). `head_lost`: count snd_una as lost
+    /// whatever the SACKs say (it is being fast-retransmitted: ns-3's `MarkHeadAsLost`).
+    /// Without SACK: FlightSize less the segments the duplicate ACKs stand for.
+    fn update_pipe(&mut self, head_lost: bool) {
+        let mss = self.tcb.mss;
+        let t = &self.tcb;
+        let segs = if self.rec.uses_sack() {
+            let thresh = t.dupack_threshold;
+            let mut p = self.board.pipe(t.high_tx, t.high_rxt.max(t.snd_una), thresh);
+            let head_counted = self.board.get(t.snd_una).is_some_and(|s| !s.sacked) && !self.board.is_lost(t.snd_una, thresh);
+            if head_lost && head_counted && t.snd_una < t.high_tx {
+                p -= 1;
+            }
+            p
+        } else {
+            (t.high_tx - t.snd_una).saturating_sub(t.dupacks as u64)
+        };
+        self.tcb.pipe = segs * mss;
+    }
+
     /// An ACK arrives at `now`.
     pub fn on_ack(&mut self, a: &AckPkt, now: Nanos, out: &mut Vec<Tx>) {
         let state_before = self.tcb.state;
+        let mut sacked = 0;
         if a.nsack > 0 && self.rec.uses_sack() {
             for &(s, e) in &a.sack[..a.nsack as usize] {
-                self.board.mark_sacked(s, e);
+                sacked += self.board.mark_sacked(s, e);
             }
         }
         if a.ack > self.tcb.snd_una {
             let una = self.tcb.snd_una;
             let acked_segs = a.ack - una;
             let acked_bytes = self.bytes_below(a.ack) - self.bytes_below(una);
-            // Karn's rule (RFC 6298 §3): no sample from an ACK that covers a retransmitted
-            // segment (it may acknowledge the retransmission, and a later segment's wait
-            // would include the timeout); otherwise the sample is taken from the highest
-            // segment this ACK covers.
+            // RTT sample. With RFC 7323 timestamps, from the echoed send time, on every ACK
+            // of new data (the echo names the copy that was acknowledged, so retransmissions
+            // count too). Otherwise Karn's rule (RFC 6298 §3): no sample from an ACK that
+            // covers a retransmitted segment (it may acknowledge the retransmission, and a
+            // later segment's wait would include the timeout); the sample is taken from the
+            // highest segment this ACK covers.
             let newest = self.board.get(a.ack - 1).map(|s| s.sent_at);
             let covers_retx = self.board.advance(a.ack);
-            let rtt_sample = newest.filter(|_| !covers_retx).map(|t| now.saturating_sub(t));
+            let rtt_sample = if self.cfg.timestamps {
+                Some(now.saturating_sub(a.tsecr))
+            } else {
+                newest.filter(|_| !covers_retx).map(|t| now.saturating_sub(t))
+            };
             self.tcb.snd_una = a.ack;
             if self.tcb.snd_nxt < a.ack {
                 self.tcb.snd_nxt = a.ack;
@@ -173,7 +242,11 @@ impl Sender {
             let mut restart = true;
             match state_before {
                 CaState::Recovery => {
-                    let act = self.rec.on_ack(&mut self.tcb, acked_bytes);
+                    if let Recovery::Prr(_) = self.rec {
+                        self.update_pipe(false);
+                    }
+                    let delivered = acked_bytes + sacked * self.tcb.mss;
+                    let act = self.rec.on_ack(&mut self.tcb, acked_bytes, delivered);
                     if act.exit {
                         self.set_state(CaState::Open);
                     } else {
@@ -190,7 +263,7 @@ impl Sender {
                 }
                 CaState::Open | CaState::Disorder => self.set_state(CaState::Open),
             }
-            let info = AckInfo { now, acked_bytes, acked_segs, rtt: rtt_sample, dup: false, state_before };
+            let info = AckInfo { now, acked_bytes, acked_segs, rtt: self.cc_rtt(rtt_sample), dup: false, state_before };
             self.cc.on_ack(&mut self.tcb, &info);
             // RFC 6298 §5.2-5.3: stop the timer when all is acknowledged, else restart it.
             if self.tcb.snd_una >= self.tcb.high_tx {
@@ -200,6 +273,7 @@ impl Sender {
             }
         } else if a.ack == self.tcb.snd_una && self.tcb.snd_una < self.tcb.high_tx {
             self.tcb.dupacks += 1;
+            let delivered = sacked * self.tcb.mss;
             match state_before {
                 CaState::Open | CaState::Disorder => {
                     self.set_state(CaState::Disorder);
@@ -209,9 +283,11 @@ impl Sender {
                     // ACK covers the previous episode's `recover`; classic Reno has no such check.
                     let allowed = matches!(self.rec, Recovery::Reno(_)) || self.tcb.snd_una >= self.tcb.recover;
                     if (self.tcb.dupacks >= self.tcb.dupack_threshold || sack_lost) && allowed {
+                        self.update_pipe(true);
                         let ss = self.cc.ssthresh_on_loss(&self.tcb);
+                        let base = self.cc.cwnd_after_fast_retransmit(&self.tcb, ss);
                         let from = self.tcb.state;
-                        let act = self.rec.enter(&mut self.tcb, ss);
+                        let act = self.rec.enter(&mut self.tcb, ss, base, delivered);
                         let to = self.tcb.state;
                         self.tcb.state = from;
                         self.set_state(to);
@@ -222,17 +298,30 @@ impl Sender {
                     }
                 }
                 CaState::Recovery => {
-                    let act = self.rec.on_dupack(&mut self.tcb);
+                    if let Recovery::Prr(_) = self.rec {
+                        self.update_pipe(false);
+                    }
+                    let act = self.rec.on_dupack(&mut self.tcb, delivered);
                     if act.retransmit_una {
                         self.transmit(self.tcb.snd_una, now, out);
                     }
                 }
                 CaState::Loss => {}
             }
-            let info = AckInfo { now, acked_bytes: 0, acked_segs: 0, rtt: None, dup: true, state_before };
+            let rtt = self.cc_rtt(None);
+            let info = AckInfo { now, acked_bytes: 0, acked_segs: 0, rtt, dup: true, state_before };
             self.cc.on_ack(&mut self.tcb, &info);
         }
         self.send_loop(now, out);
+    }
+
+    /// The RTT congestion control sees with an ACK whose own sample is `sample`.
+    #[inline]
+    fn cc_rtt(&self, sample: Option<Nanos>) -> Option<Nanos> {
+        match self.cfg.cc_rtt {
+            CcRtt::Sample => sample,
+            CcRtt::Srtt => self.tcb.srtt,
+        }
     }
 
     /// The retransmission timer fires (RFC 6298 §5.4-5.6, RFC 5681 §3.1).
@@ -244,6 +333,9 @@ impl Sender {
         self.counters.timeouts += 1;
         // RFC 5681 eq. (4) on the first timeout; held constant on repeated timeouts.
         if self.backoffs == 0 {
+            if self.tcb.ssthresh_rule == SsthreshRule::Pipe {
+                self.update_pipe(false);
+            }
             self.tcb.ssthresh = self.cc.ssthresh_on_loss(&self.tcb);
         }
         self.backoffs += 1;
@@ -274,7 +366,12 @@ impl Sender {
             self.tcb.high_tx = seg + 1;
         }
         self.counters.packets_sent += 1;
-        out.push(Tx { seg, len: self.seg_len(seg) as u32, retx });
+        let len = self.seg_len(seg);
+        self.cc.on_send(&self.tcb, now, len);
+        if self.tcb.state == CaState::Recovery {
+            self.rec.on_transmit(len);
+        }
+        out.push(Tx { seg, len: len as u32, retx, ts: now });
         // RFC 6298 §5.1: start the timer if it is not running.
         if self.rto_deadline.is_none() {
             self.rto_deadline = Some(now + self.tcb.rto);
@@ -284,10 +381,8 @@ impl Sender {
     /// Send whatever the windows allow.
     fn send_loop(&mut self, now: Nanos, out: &mut Vec<Tx>) {
         let rwnd_end = self.tcb.snd_una.saturating_add(self.cfg.rwnd).min(self.total_segs);
-        if self.tcb.state == CaState::Recovery {
-            if let Recovery::Sack(_) = self.rec {
-                return self.sack_send_loop(now, rwnd_end, out);
-            }
+        if self.tcb.state == CaState::Recovery && self.rec.uses_sack() {
+            return self.sack_send_loop(now, rwnd_end, out);
         }
         let mss = self.tcb.mss;
         let mut allowed = self.tcb.cwnd.min(self.tcb.max_cwnd);
@@ -303,16 +398,18 @@ impl Sender {
             }
             self.transmit(seg, now, out);
         }
+        // The window, not the receiver or the data, is what stops the sender.
+        self.tcb.cwnd_limited = (self.tcb.snd_nxt - self.tcb.snd_una + 1) * mss > allowed;
     }
 
     /// RFC 6675 §5 step (C): while cwnd − pipe ≥ 1 SMSS, send NextSeg.
     fn sack_send_loop(&mut self, now: Nanos, rwnd_end: u64, out: &mut Vec<Tx>) {
         let thresh = self.tcb.dupack_threshold;
-        let Recovery::Sack(s) = &self.rec else { unreachable!() };
-        let mut high_rxt = s.high_rxt.max(self.tcb.snd_una);
+        let mut high_rxt = self.tcb.high_rxt.max(self.tcb.snd_una);
         let mut pipe = self.board.pipe(self.tcb.high_tx, high_rxt, thresh);
         let mss = self.tcb.mss;
-        while self.tcb.cwnd.min(self.tcb.max_cwnd) >= (pipe + 1) * mss {
+        let cwnd = self.tcb.cwnd.min(self.tcb.max_cwnd);
+        while cwnd >= (pipe + 1) * mss {
             let seg = if let Some(s) = self.board.next_retransmission(high_rxt, thresh, false) {
                 high_rxt = s + 1; // rule 1: a lost segment
                 s
@@ -330,9 +427,8 @@ impl Sender {
             }
             pipe += 1;
         }
-        if let Recovery::Sack(s) = &mut self.rec {
-            s.high_rxt = high_rxt;
-        }
+        self.tcb.high_rxt = high_rxt;
+        self.tcb.cwnd_limited = cwnd < (pipe + 1) * mss;
     }
 }
 
@@ -357,13 +453,15 @@ mod tests {
             rtt: RttConfig { rto_min: 200 * NS_PER_MS, rto_max: 60_000 * NS_PER_MS, rto_initial: 1000 * NS_PER_MS, granularity: 0, backoff_reset: BackoffReset::Sample },
             ssthresh_rule: SsthreshRule::FlightSize,
             grow_on_loss_exit: true,
+            timestamps: false,
+            cc_rtt: CcRtt::Sample,
             total_bytes: None,
         };
-        Sender::new(cfg, Cc::Reno(RenoCc), Recovery::NewReno(NewReno::default()))
+        Sender::new(cfg, Cc::Reno(RenoCc::default()), Recovery::NewReno(NewReno::default()))
     }
 
     fn ack(n: u64) -> AckPkt {
-        AckPkt { ack: n, sack: [(0, 0); MAX_SACK_BLOCKS], nsack: 0 }
+        AckPkt { ack: n, sack: [(0, 0); MAX_SACK_BLOCKS], nsack: 0, tsecr: 0 }
     }
 
     fn segs(out: &mut Vec<Tx>) -> Vec<(u64, bool)> {
@@ -432,7 +530,7 @@ mod tests {
         // A 2-segment transfer: the timer runs while data is outstanding, stops at the end.
         let mut f = sender(2, u64::MAX, u64::MAX);
         f.cfg.total_bytes = Some(1500);
-        let mut f = Sender::new(f.cfg, Cc::Reno(RenoCc), Recovery::NewReno(NewReno::default()));
+        let mut f = Sender::new(f.cfg, Cc::Reno(RenoCc::default()), Recovery::NewReno(NewReno::default()));
         f.start(0, &mut out);
         assert_eq!(out.iter().map(|t| t.len).collect::<Vec<_>>(), vec![1000, 500]);
         assert_eq!(f.rto_deadline, Some(1000 * NS_PER_MS));

@@ -1,26 +1,56 @@
 //! Congestion control: how the window grows and how far it shrinks on loss, separate
 //! from loss recovery (which decides what to retransmit). Modelled on ns-3's
 //! TcpCongestionOps and smoltcp's `congestion` controllers: every hook defaults to a
-//! no-op, so a variant overrides only what it changes. Later variants (Westwood+, TIBET,
-//! Vegas, an ideal-estimate TCP, loss-tolerant TCP) get every ACK's timing, RTT sample
-//! and bytes acknowledged through [`CongestionControl::on_ack`].
-use super::{AckInfo, CaState, Tcb};
+//! no-op, so a variant overrides only what it changes. One file per algorithm:
+//!
+//! - [`reno`]: RFC 5681 (with RFC 3465 byte counting as an option), shared by Tahoe, Reno,
+//!   NewReno and SACK, and the growth rule of the estimators and of Vegas outside its cycles;
+//! - [`linux_reno`]: Linux's `tcp_reno_cong_avoid` (ns-3's TcpLinuxReno);
+//! - [`westwood`]: Westwood+ (Mascolo, Grieco, Ferorelli, Camarda, Piscitelli 2004);
+//! - [`tibet`]: TIBET (Martignon & Capone §II);
+//! - [`ideal`]: the Ideal-estimate TCP (Martignon & Capone §V);
+//! - [`vegas`]: Vegas (Brakmo & Peterson 1995);
+//! - [`cubic`]: CUBIC (RFC 9438) with HyStart (Ha & Rhee 2011).
+use super::config::{CcKind, TcpConfig};
+use super::{AckInfo, CaState, SsthreshRule, Tcb};
+use crate::time::Nanos;
 
+pub mod cubic;
+pub mod ideal;
+pub mod linux_reno;
 pub mod reno;
+pub mod tibet;
+pub mod vegas;
+pub mod westwood;
 
+pub use cubic::Cubic;
+pub use ideal::Ideal;
+pub use linux_reno::LinuxReno;
 pub use reno::Reno;
+pub use tibet::Tibet;
+pub use vegas::Vegas;
+pub use westwood::Westwood;
 
 pub trait CongestionControl {
     fn name(&self) -> &'static str;
 
-    /// Every ACK that reaches the sender, new or duplicate, before the sender transmits
-    /// in response. Window growth happens here.
+    /// Every ACK that reaches the sender, new or duplicate, after loss recovery processed
+    /// it and before the sender transmits in response. Window growth happens here.
     fn on_ack(&mut self, _tcb: &mut Tcb, _ack: &AckInfo) {}
 
-    /// The slow-start threshold after a loss (returns it, does not set it). Default:
-    /// RFC 5681 §3.1 equation (4), max(FlightSize/2, 2·SMSS).
-    fn ssthresh_on_loss(&self, tcb: &Tcb) -> u64 {
+    /// The slow-start threshold after a loss (returns it, does not set it), called once per
+    /// loss event (fast retransmit, or the first of a run of timeouts). Default: RFC 5681
+    /// §3.1 equation (4), max(FlightSize/2, 2·SMSS), FlightSize as `ssthresh_rule` says.
+    fn ssthresh_on_loss(&mut self, tcb: &Tcb) -> u64 {
         tcb.half_flight()
+    }
+
+    /// The window the loss recovery starts from after DupThresh duplicate ACKs, before it
+    /// adds its inflation (RFC 5681 §3.2 step 3's "ssthresh"). Default: the new ssthresh,
+    /// as RFC 5681 and Martignon & Capone's TIBET ("cwnd is set to the same value of
+    /// ssthresh after three duplicate ACKs") say; Westwood+ only lowers the window.
+    fn cwnd_after_fast_retransmit(&self, _tcb: &Tcb, ssthresh: u64) -> u64 {
+        ssthresh
     }
 
     /// A retransmission timeout fired (after the sender set ssthresh and cwnd).
@@ -28,46 +58,153 @@ pub trait CongestionControl {
 
     /// The congestion state changed.
     fn on_state_change(&mut self, _tcb: &mut Tcb, _from: CaState, _to: CaState) {}
+
+    /// A segment of `bytes` payload bytes was handed to the link at `now` (a new one or a
+    /// retransmission). TIBET's sent-packet estimator runs here.
+    fn on_send(&mut self, _tcb: &Tcb, _now: Nanos, _bytes: u64) {}
 }
 
 /// The congestion controllers, as an enum so the per-ACK call is a direct call.
 #[derive(Clone, Debug)]
 pub enum Cc {
     Reno(Reno),
+    LinuxReno(LinuxReno),
+    Westwood(Westwood),
+    Tibet(Tibet),
+    Ideal(Ideal),
+    Vegas(Vegas),
+    Cubic(Cubic),
+}
+
+macro_rules! dispatch {
+    ($self:ident, $c:ident => $e:expr) => {
+        match $self {
+            Cc::Reno($c) => $e,
+            Cc::LinuxReno($c) => $e,
+            Cc::Westwood($c) => $e,
+            Cc::Tibet($c) => $e,
+            Cc::Ideal($c) => $e,
+            Cc::Vegas($c) => $e,
+            Cc::Cubic($c) => $e,
+        }
+    };
 }
 
 impl Cc {
-    #[inline]
-    fn inner(&mut self) -> &mut dyn CongestionControl {
-        match self {
-            Cc::Reno(c) => c,
+    /// The congestion control `t.cc` names, with its parameters from `t`.
+    pub fn from_config(t: &TcpConfig) -> Cc {
+        match t.cc {
+            CcKind::Reno => Cc::Reno(Reno::new(t.abc)),
+            CcKind::LinuxReno => Cc::LinuxReno(LinuxReno::default()),
+            CcKind::Westwood => Cc::Westwood(Westwood::new(t)),
+            CcKind::Tibet => Cc::Tibet(Tibet::new(t)),
+            CcKind::Ideal => Cc::Ideal(Ideal::new(t)),
+            CcKind::Vegas => Cc::Vegas(Vegas::new(t)),
+            CcKind::Cubic => Cc::Cubic(Cubic::new(t)),
         }
     }
-    #[inline]
-    fn inner_ref(&self) -> &dyn CongestionControl {
-        match self {
-            Cc::Reno(c) => c,
-        }
+}
+
+/// `SsthreshRule::Ns3` made concrete for congestion control `cc` (ns-3 3.44's
+/// `GetSsThresh`): NewReno-style growth halves `BytesInFlight()`, which is the RFC 6675
+/// pipe with SACK or with limited transmit on and FlightSize − 1·SMSS with both off
+/// (`docs/ns3-reference.md`); TcpLinuxReno and TcpCubic use cwnd; TcpVegas keeps its own
+/// rule (`vegas.rs`). Other rules are returned unchanged.
+pub fn resolve_ssthresh_rule(rule: SsthreshRule, cc: CcKind, sack: bool, limited_transmit: bool) -> SsthreshRule {
+    if rule != SsthreshRule::Ns3 {
+        return rule;
+    }
+    match cc {
+        CcKind::Cubic | CcKind::LinuxReno => SsthreshRule::Cwnd,
+        CcKind::Vegas => SsthreshRule::Ns3,
+        _ if sack || limited_transmit => SsthreshRule::Pipe,
+        _ => SsthreshRule::FlightSizeMinusLost,
+    }
+}
+
+/// Whether an ACK may grow the window (RFC 5681 §3.1-3.2): new data acknowledged, not in
+/// fast recovery (recovery sets the window itself, RFC 5681 §3.2 / RFC 6582 / RFC 6675 /
+/// RFC 6937), and, if the sender is configured so, not the ACK that ends the Loss state.
+#[inline]
+pub(crate) fn may_grow(tcb: &Tcb, ack: &AckInfo) -> bool {
+    if ack.acked_bytes == 0 || ack.state_before == CaState::Recovery {
+        return false;
+    }
+    !(ack.state_before == CaState::Loss && tcb.state != CaState::Loss && !tcb.grow_on_loss_exit)
+}
+
+/// A bandwidth estimate times a minimum RTT, as a window in payload bytes, at least
+/// 2·SMSS (ssthresh = Bwe·RTTmin, Martignon & Capone eq. (2); Westwood+'s BWE·RTTmin).
+#[inline]
+pub(crate) fn bw_window(bytes_per_s: f64, rtt_min: Nanos, mss: u64) -> u64 {
+    let w = (bytes_per_s * rtt_min as f64 * 1e-9).round();
+    if w.is_finite() && w > 0.0 {
+        (w as u64).max(2 * mss)
+    } else {
+        2 * mss
     }
 }
 
 impl CongestionControl for Cc {
     fn name(&self) -> &'static str {
-        self.inner_ref().name()
+        dispatch!(self, c => c.name())
     }
     #[inline]
     fn on_ack(&mut self, tcb: &mut Tcb, ack: &AckInfo) {
-        match self {
-            Cc::Reno(c) => c.on_ack(tcb, ack),
-        }
+        dispatch!(self, c => c.on_ack(tcb, ack))
     }
-    fn ssthresh_on_loss(&self, tcb: &Tcb) -> u64 {
-        self.inner_ref().ssthresh_on_loss(tcb)
+    fn ssthresh_on_loss(&mut self, tcb: &Tcb) -> u64 {
+        dispatch!(self, c => c.ssthresh_on_loss(tcb))
+    }
+    fn cwnd_after_fast_retransmit(&self, tcb: &Tcb, ssthresh: u64) -> u64 {
+        dispatch!(self, c => c.cwnd_after_fast_retransmit(tcb, ssthresh))
     }
     fn on_timeout(&mut self, tcb: &mut Tcb) {
-        self.inner().on_timeout(tcb)
+        dispatch!(self, c => c.on_timeout(tcb))
     }
     fn on_state_change(&mut self, tcb: &mut Tcb, from: CaState, to: CaState) {
-        self.inner().on_state_change(tcb, from, to)
+        dispatch!(self, c => c.on_state_change(tcb, from, to))
+    }
+    #[inline]
+    fn on_send(&mut self, tcb: &Tcb, now: Nanos, bytes: u64) {
+        if let Cc::Tibet(c) = self {
+            c.on_send(tcb, now, bytes)
+        }
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod test_util {
+    use crate::tcp::{AckInfo, CaState};
+    use crate::time::Nanos;
+
+    /// An ACK of `segs` 1000-byte segments (0: a duplicate ACK) at `now` ns with RTT `rtt`.
+    pub fn ack_at(now: Nanos, segs: u64, rtt: Option<Nanos>, state: CaState) -> AckInfo {
+        AckInfo { now, acked_bytes: segs * 1000, acked_segs: segs, rtt, dup: segs == 0, state_before: state }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ns3_rule_resolution() {
+        use CcKind::*;
+        use SsthreshRule as R;
+        assert_eq!(resolve_ssthresh_rule(R::Ns3, Reno, false, false), R::FlightSizeMinusLost);
+        assert_eq!(resolve_ssthresh_rule(R::Ns3, Reno, false, true), R::Pipe);
+        assert_eq!(resolve_ssthresh_rule(R::Ns3, Westwood, true, false), R::Pipe);
+        assert_eq!(resolve_ssthresh_rule(R::Ns3, Cubic, true, true), R::Cwnd);
+        assert_eq!(resolve_ssthresh_rule(R::Ns3, Vegas, true, true), R::Ns3);
+        assert_eq!(resolve_ssthresh_rule(R::FlightSize, Cubic, true, true), R::FlightSize);
+    }
+
+    #[test]
+    fn bandwidth_window() {
+        // 1.25 MB/s (10 Mb/s) × 20 ms = 25 000 bytes; a null estimate gives the 2-segment floor.
+        assert_eq!(bw_window(1.25e6, 20_000_000, 1000), 25_000);
+        assert_eq!(bw_window(0.0, 20_000_000, 1000), 2000);
+        assert_eq!(bw_window(f64::NAN, 20_000_000, 1000), 2000);
     }
 }

@@ -4,11 +4,13 @@
 use super::{CaState, Tcb};
 
 pub mod newreno;
+pub mod prr;
 pub mod reno;
 pub mod sack;
 pub mod tahoe;
 
 pub use newreno::NewReno;
+pub use prr::Prr;
 pub use reno::Reno;
 pub use sack::Sack;
 pub use tahoe::Tahoe;
@@ -28,17 +30,23 @@ pub trait LossRecovery {
     fn name(&self) -> &'static str;
 
     /// DupThresh duplicate ACKs (or, with SACK, IsLost(snd_una)) in Open/Disorder:
-    /// `ssthresh` is congestion control's new threshold. Sets cwnd, ssthresh, state and
-    /// recover.
-    fn enter(&mut self, tcb: &mut Tcb, ssthresh: u64) -> Action;
+    /// `ssthresh` is congestion control's new threshold and `cwnd` the window it wants the
+    /// recovery to start from (RFC 5681 §3.2's "ssthresh" before inflation; see
+    /// `CongestionControl::cwnd_after_fast_retransmit`). `delivered` is the ACK's RFC 6937
+    /// DeliveredData (bytes newly acknowledged or SACKed). Sets cwnd, ssthresh, state and
+    /// recover. With SACK `tcb.pipe` holds the RFC 6675 pipe, the head counted lost.
+    fn enter(&mut self, tcb: &mut Tcb, ssthresh: u64, cwnd: u64, delivered: u64) -> Action;
 
     /// A further duplicate ACK while in Recovery.
-    fn on_dupack(&mut self, _tcb: &mut Tcb) -> Action {
+    fn on_dupack(&mut self, _tcb: &mut Tcb, _delivered: u64) -> Action {
         Action::default()
     }
 
     /// An ACK that advances snd_una while in Recovery (`tcb.snd_una` already moved).
-    fn on_ack(&mut self, tcb: &mut Tcb, acked_bytes: u64) -> Action;
+    fn on_ack(&mut self, tcb: &mut Tcb, acked_bytes: u64, delivered: u64) -> Action;
+
+    /// A segment of `bytes` was sent while in Recovery (PRR counts `prr_out`).
+    fn on_transmit(&mut self, _bytes: u64) {}
 
     /// Whether this recovery uses SACK information (the receiver then sends SACK blocks).
     fn uses_sack(&self) -> bool {
@@ -48,11 +56,12 @@ pub trait LossRecovery {
 
 /// Fast-recovery entry shared by Reno and NewReno, RFC 5681 §3.2 steps 2-3 (RFC 6582
 /// §3.2 steps 2-3 are the same, with `recover` = the highest sequence sent): ssthresh as
-/// congestion control computed it, retransmit the lost segment, cwnd = ssthresh +
-/// DupThresh·SMSS (the segments that have left the network), state Recovery.
-pub(crate) fn enter_fast_recovery(tcb: &mut Tcb, ssthresh: u64) -> Action {
+/// congestion control computed it, retransmit the lost segment, cwnd = ssthresh (or the
+/// window congestion control chose) + DupThresh·SMSS (the segments that have left the
+/// network), state Recovery.
+pub(crate) fn enter_fast_recovery(tcb: &mut Tcb, ssthresh: u64, cwnd: u64) -> Action {
     tcb.ssthresh = ssthresh;
-    tcb.cwnd = ssthresh + tcb.dupack_threshold as u64 * tcb.mss;
+    tcb.cwnd = cwnd + tcb.dupack_threshold as u64 * tcb.mss;
     tcb.recover = tcb.high_tx;
     tcb.state = CaState::Recovery;
     Action { retransmit_una: true, ..Action::default() }
@@ -79,6 +88,7 @@ pub enum Recovery {
     Reno(Reno),
     NewReno(NewReno),
     Sack(Sack),
+    Prr(Prr),
 }
 
 macro_rules! dispatch {
@@ -88,22 +98,43 @@ macro_rules! dispatch {
             Recovery::Reno($c) => $e,
             Recovery::NewReno($c) => $e,
             Recovery::Sack($c) => $e,
+            Recovery::Prr($c) => $e,
         }
     };
+}
+
+impl Recovery {
+    /// The loss recovery `t.recovery` names, with its parameters from `t`.
+    pub fn from_config(t: &crate::tcp::config::TcpConfig) -> Recovery {
+        use crate::tcp::config::RecoveryKind as K;
+        match t.recovery {
+            K::Tahoe => Recovery::Tahoe(Tahoe),
+            K::Reno => Recovery::Reno(Reno),
+            K::NewReno => Recovery::NewReno(NewReno::default()),
+            K::Sack => Recovery::Sack(Sack),
+            K::Prr => Recovery::Prr(Prr::new(t.prr_bound, t.prr_recover_fs)),
+        }
+    }
 }
 
 impl LossRecovery for Recovery {
     fn name(&self) -> &'static str {
         dispatch!(self, c => c.name())
     }
-    fn enter(&mut self, tcb: &mut Tcb, ssthresh: u64) -> Action {
-        dispatch!(self, c => c.enter(tcb, ssthresh))
+    fn enter(&mut self, tcb: &mut Tcb, ssthresh: u64, cwnd: u64, delivered: u64) -> Action {
+        dispatch!(self, c => c.enter(tcb, ssthresh, cwnd, delivered))
     }
-    fn on_dupack(&mut self, tcb: &mut Tcb) -> Action {
-        dispatch!(self, c => c.on_dupack(tcb))
+    fn on_dupack(&mut self, tcb: &mut Tcb, delivered: u64) -> Action {
+        dispatch!(self, c => c.on_dupack(tcb, delivered))
     }
-    fn on_ack(&mut self, tcb: &mut Tcb, acked_bytes: u64) -> Action {
-        dispatch!(self, c => c.on_ack(tcb, acked_bytes))
+    fn on_ack(&mut self, tcb: &mut Tcb, acked_bytes: u64, delivered: u64) -> Action {
+        dispatch!(self, c => c.on_ack(tcb, acked_bytes, delivered))
+    }
+    #[inline]
+    fn on_transmit(&mut self, bytes: u64) {
+        if let Recovery::Prr(p) = self {
+            p.on_transmit(bytes)
+        }
     }
     fn uses_sack(&self) -> bool {
         dispatch!(self, c => c.uses_sack())
@@ -112,9 +143,7 @@ impl LossRecovery for Recovery {
 
 #[cfg(test)]
 pub(crate) fn test_tcb(cwnd: u64, una: u64, high: u64) -> Tcb {
-    Tcb {
-        mss: 1000, cwnd, ssthresh: u64::MAX, max_cwnd: u64::MAX, snd_una: una, snd_nxt: high, high_tx: high,
-        recover: 0, dupacks: 3, dupack_threshold: 3, state: super::CaState::Disorder, srtt: None, rttvar: 0,
-        rto: 0, min_rtt: None, ssthresh_rule: crate::tcp::SsthreshRule::FlightSize, grow_on_loss_exit: true,
-    }
+    let mut t = Tcb::for_test(1000, cwnd);
+    (t.snd_una, t.snd_nxt, t.high_tx, t.dupacks, t.state) = (una, high, high, 3, CaState::Disorder);
+    t
 }

@@ -2,15 +2,23 @@
 //! control's threshold, RecoveryPoint = HighData; while in recovery the sender
 //! transmits whenever cwnd − pipe ≥ 1 SMSS, choosing segments by NextSeg (§4) from the
 //! scoreboard ([`crate::tcp::scoreboard`]); recovery ends when an ACK covers
-//! RecoveryPoint. The scoreboard walk itself lives in the sender, which owns the board.
+//! RecoveryPoint. The scoreboard walk itself lives in the sender, which owns the board;
+//! HighRxt is `Tcb::high_rxt`.
 use super::{Action, LossRecovery};
 use crate::tcp::{CaState, Tcb};
 
 #[derive(Clone, Debug, Default)]
-pub struct Sack {
-    /// RFC 6675 HighRxt, exclusive: one past the highest segment retransmitted in this
-    /// recovery episode.
-    pub high_rxt: u64,
+pub struct Sack;
+
+/// RFC 6675 §5 steps 4.1 and 4.3, shared with PRR: RecoveryPoint = HighData, state
+/// Recovery, retransmit the first segment presumed dropped (HighACK + 1) whatever the
+/// pipe, HighRxt = that segment.
+pub(crate) fn enter_sack_recovery(tcb: &mut Tcb, ssthresh: u64) -> Action {
+    tcb.recover = tcb.high_tx;
+    tcb.ssthresh = ssthresh;
+    tcb.state = CaState::Recovery;
+    tcb.high_rxt = tcb.snd_una + 1;
+    Action { retransmit_una: true, ..Action::default() }
 }
 
 impl LossRecovery for Sack {
@@ -18,25 +26,19 @@ impl LossRecovery for Sack {
         "sack"
     }
 
-    fn enter(&mut self, tcb: &mut Tcb, ssthresh: u64) -> Action {
-        // §5 step 4.1-4.2: RecoveryPoint = HighData; cwnd = ssthresh.
-        tcb.recover = tcb.high_tx;
-        tcb.ssthresh = ssthresh;
-        tcb.cwnd = ssthresh;
-        tcb.state = CaState::Recovery;
-        // §5 step 4.3: retransmit the first segment presumed dropped (HighACK + 1) whatever
-        // the pipe, and set HighRxt to it; step 4.4 (send while cwnd − pipe ≥ SMSS)
-        // follows in the sender's loop.
-        self.high_rxt = tcb.snd_una + 1;
-        Action { retransmit_una: true, ..Action::default() }
+    fn enter(&mut self, tcb: &mut Tcb, ssthresh: u64, cwnd: u64, _delivered: u64) -> Action {
+        // §5 step 4.2: cwnd = ssthresh (or the lower window congestion control chose);
+        // step 4.4 (send while cwnd − pipe ≥ SMSS) follows in the sender's loop.
+        tcb.cwnd = cwnd;
+        enter_sack_recovery(tcb, ssthresh)
     }
 
-    fn on_ack(&mut self, tcb: &mut Tcb, _acked: u64) -> Action {
+    fn on_ack(&mut self, tcb: &mut Tcb, _acked: u64, _delivered: u64) -> Action {
         // §5 step (A): an ACK covering RecoveryPoint ends recovery.
         if tcb.snd_una >= tcb.recover {
             return Action { exit: true, ..Action::default() };
         }
-        self.high_rxt = self.high_rxt.max(tcb.snd_una);
+        tcb.high_rxt = tcb.high_rxt.max(tcb.snd_una);
         Action::default()
     }
 
@@ -53,12 +55,15 @@ mod tests {
     #[test]
     fn enter_and_exit() {
         let mut t = test_tcb(10_000, 5, 15);
-        let mut s = Sack::default();
-        { let h = t.half_flight(); s.enter(&mut t, h) };
-        assert_eq!((t.cwnd, t.ssthresh, t.recover, s.high_rxt), (5000, 5000, 15, 6));
+        let mut s = Sack;
+        {
+            let h = t.half_flight();
+            s.enter(&mut t, h, h, 0)
+        };
+        assert_eq!((t.cwnd, t.ssthresh, t.recover, t.high_rxt), (5000, 5000, 15, 6));
         t.snd_una = 8;
-        assert!(!s.on_ack(&mut t, 3000).exit);
+        assert!(!s.on_ack(&mut t, 3000, 3000).exit);
         t.snd_una = 15;
-        assert!(s.on_ack(&mut t, 7000).exit);
+        assert!(s.on_ack(&mut t, 7000, 7000).exit);
     }
 }

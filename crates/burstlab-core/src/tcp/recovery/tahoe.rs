@@ -14,7 +14,7 @@ impl LossRecovery for Tahoe {
         "tahoe"
     }
 
-    fn enter(&mut self, tcb: &mut Tcb, ssthresh: u64) -> Action {
+    fn enter(&mut self, tcb: &mut Tcb, ssthresh: u64, _cwnd: u64, _delivered: u64) -> Action {
         tcb.ssthresh = ssthresh;
         tcb.cwnd = tcb.mss;
         tcb.recover = tcb.high_tx;
@@ -23,7 +23,7 @@ impl LossRecovery for Tahoe {
         Action::default()
     }
 
-    fn on_ack(&mut self, _tcb: &mut Tcb, _acked: u64) -> Action {
+    fn on_ack(&mut self, _tcb: &mut Tcb, _acked: u64, _delivered: u64) -> Action {
         // Tahoe is never in Recovery.
         Action { exit: true, ..Action::default() }
     }
@@ -37,7 +37,7 @@ mod tests {
     #[test]
     fn enter_collapses_to_one_segment() {
         let mut t = test_tcb(10_000, 5, 15);
-        let a = { let h = t.half_flight(); Tahoe.enter(&mut t, h) };
+        let a = { let h = t.half_flight(); Tahoe.enter(&mut t, h, h, 0) };
         assert_eq!((t.cwnd, t.ssthresh, t.state, t.snd_nxt, t.recover), (1000, 5000, CaState::Loss, 5, 15));
         assert!(!a.retransmit_una);
     }

@@ -1,0 +1,193 @@
+//! Westwood+ (Mascolo, Grieco, Ferorelli, Camarda, Piscitelli, "Performance evaluation of
+//! Westwood+ TCP congestion control", Performance Evaluation 58, 2004; ns-3's
+//! TcpWestwoodPlus): the sender estimates its bandwidth once per RTT from the data the ACKs
+//! report delivered, low-pass filtered, and after a loss sets
+//!
+//! - 3 duplicate ACKs: ssthresh = BWE·RTTmin; cwnd = ssthresh if cwnd > ssthresh
+//!   (through [`CongestionControl::cwnd_after_fast_retransmit`]);
+//! - timeout: ssthresh = BWE·RTTmin; cwnd = 1 segment (the sender's timeout step).
+//!
+//! Growth is Reno's. Details the paper leaves to the implementation, as Linux's
+//! `tcp_westwood.c` (by the same group) does them: a duplicate ACK counts one segment
+//! delivered and a later cumulative ACK only what it acknowledges beyond those
+//! ([`AckAccounting`]); the sample interval is one SRTT; the EWMA filter (pole 0.9) starts at
+//! the first sample. ns-3's Tustin filter (`westwood_filter = "tustin"`) starts at zero.
+//! ssthresh is at least 2 segments; before the first sample, or without an RTT, the loss
+//! response is RFC 5681's.
+use super::reno::Reno;
+use super::{bw_window, CongestionControl};
+use crate::tcp::config::{TcpConfig, WestwoodFilter};
+use crate::tcp::{AckInfo, Tcb};
+use crate::time::Nanos;
+
+/// The filters' pole (Mascolo et al. 2004; ns-3 uses the same).
+const POLE: f64 = 0.9;
+
+/// Bytes an ACK reports delivered, duplicate ACKs included (Linux's
+/// `westwood_acked_count`): a duplicate ACK stands for one segment that left the network;
+/// a cumulative ACK after duplicates counts only the bytes they did not already count.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct AckAccounting {
+    accounted: u64,
+}
+
+impl AckAccounting {
+    #[inline]
+    pub(crate) fn delivered(&mut self, ack: &AckInfo, mss: u64) -> u64 {
+        if ack.dup {
+            self.accounted += mss;
+            return mss;
+        }
+        let cumul = ack.acked_bytes;
+        if cumul <= mss {
+            return cumul;
+        }
+        if self.accounted >= cumul {
+            self.accounted -= cumul;
+            mss
+        } else {
+            let d = cumul - self.accounted;
+            self.accounted = 0;
+            d
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct Westwood {
+    reno: Reno,
+    filter: WestwoodFilter,
+    acct: AckAccounting,
+    /// Bytes delivered since the current sample interval began.
+    bytes: u64,
+    /// Start of the current sample interval (None before the first ACK).
+    since: Option<Nanos>,
+    /// Filtered estimate, bytes/s (0 before the first sample).
+    bwe: f64,
+    /// Previous raw sample (Tustin).
+    last_sample: f64,
+    samples: u64,
+    /// Minimum of the RTTs congestion control saw (`cc_rtt`).
+    rtt_min: Option<Nanos>,
+}
+
+impl Westwood {
+    pub fn new(t: &TcpConfig) -> Self {
+        Westwood {
+            reno: Reno::new(t.abc),
+            filter: t.westwood_filter,
+            acct: AckAccounting::default(),
+            bytes: 0,
+            since: None,
+            bwe: 0.0,
+            last_sample: 0.0,
+            samples: 0,
+            rtt_min: None,
+        }
+    }
+
+    /// The filtered estimate, bytes/s.
+    pub fn bwe(&self) -> f64 {
+        self.bwe
+    }
+
+    fn sample(&mut self, b: f64) {
+        self.bwe = match (self.filter, self.samples) {
+            (WestwoodFilter::Ewma, 0) => b,
+            (WestwoodFilter::Ewma, _) => POLE * self.bwe + (1.0 - POLE) * b,
+            (WestwoodFilter::Tustin, _) => POLE * self.bwe + (1.0 - POLE) * 0.5 * (b + self.last_sample),
+        };
+        self.last_sample = b;
+        self.samples += 1;
+    }
+}
+
+impl CongestionControl for Westwood {
+    fn name(&self) -> &'static str {
+        "westwood"
+    }
+
+    fn on_ack(&mut self, tcb: &mut Tcb, ack: &AckInfo) {
+        if let Some(r) = ack.rtt {
+            self.rtt_min = Some(self.rtt_min.map_or(r, |m| m.min(r)));
+        }
+        // One sample per SRTT: the bytes delivered by the ACKs of the interval just ended.
+        let since = *self.since.get_or_insert(ack.now);
+        if let Some(srtt) = tcb.srtt {
+            let dt = ack.now - since;
+            if dt >= srtt && dt > 0 {
+                self.sample(self.bytes as f64 / (dt as f64 * 1e-9));
+                self.bytes = 0;
+                self.since = Some(ack.now);
+            }
+        }
+        self.bytes += self.acct.delivered(ack, tcb.mss);
+        self.reno.grow(tcb, ack);
+    }
+
+    fn ssthresh_on_loss(&mut self, tcb: &Tcb) -> u64 {
+        match self.rtt_min {
+            Some(r) if self.samples > 0 => bw_window(self.bwe, r, tcb.mss),
+            _ => tcb.half_flight(),
+        }
+    }
+
+    fn cwnd_after_fast_retransmit(&self, tcb: &Tcb, ssthresh: u64) -> u64 {
+        tcb.cwnd.min(ssthresh)
+    }
+
+    fn on_timeout(&mut self, tcb: &mut Tcb) {
+        self.reno.on_timeout(tcb);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tcp::cc::test_util::ack_at;
+    use crate::tcp::CaState;
+    use crate::time::NS_PER_MS;
+
+    #[test]
+    fn duplicate_acks_are_accounted_once() {
+        let mut a = AckAccounting::default();
+        let dup = ack_at(0, 0, None, CaState::Disorder);
+        assert_eq!(a.delivered(&dup, 1000), 1000);
+        assert_eq!(a.delivered(&dup, 1000), 1000);
+        // A cumulative ACK of 5 segments after 2 duplicates: 3 new.
+        assert_eq!(a.delivered(&ack_at(0, 5, None, CaState::Recovery), 1000), 3000);
+        assert_eq!(a.delivered(&ack_at(0, 2, None, CaState::Open), 1000), 2000);
+    }
+
+    /// A steady ACK stream of 1 segment per ms (1 MB/s) with SRTT 10 ms: one sample per
+    /// 10 ms, each 1 MB/s; the EWMA starts at the first sample; ssthresh = 1 MB/s × 10 ms.
+    #[test]
+    fn estimate_and_loss_response() {
+        let mut w = Westwood::new(&TcpConfig::default());
+        let mut t = Tcb::for_test(1000, 20_000);
+        t.srtt = Some(10 * NS_PER_MS);
+        t.ssthresh = 10_000;
+        assert_eq!(w.ssthresh_on_loss(&t), t.half_flight()); // no estimate yet: RFC 5681
+        for i in 0..=100u64 {
+            w.on_ack(&mut t, &ack_at(i * NS_PER_MS, 1, Some(10 * NS_PER_MS), CaState::Open));
+        }
+        assert_eq!(w.samples, 10);
+        assert!((w.bwe() - 1e6).abs() < 1.0, "{}", w.bwe());
+        assert_eq!(w.ssthresh_on_loss(&t), 10_000);
+        // 3 duplicate ACKs: cwnd only comes down to ssthresh, never up.
+        let mut small = t.clone();
+        small.cwnd = 6000;
+        assert_eq!(w.cwnd_after_fast_retransmit(&small, 10_000), 6000);
+        assert_eq!(w.cwnd_after_fast_retransmit(&t, 10_000), 10_000);
+    }
+
+    /// Tustin's filter (ns-3): from zero, b ← 0.9·b + 0.05·(s + s_prev).
+    #[test]
+    fn tustin_filter() {
+        let mut w = Westwood::new(&TcpConfig { westwood_filter: WestwoodFilter::Tustin, ..TcpConfig::default() });
+        w.sample(100.0);
+        assert!((w.bwe - 5.0).abs() < 1e-12);
+        w.sample(100.0);
+        assert!((w.bwe - (0.9 * 5.0 + 10.0)).abs() < 1e-12);
+    }
+}

@@ -1,0 +1,377 @@
+//! TCP settings of one flow ([`TcpConfig`]): congestion control and loss recovery chosen
+//! separately, the timers, the receiver, and the parameters of each algorithm. Defaults are
+//! the RFC behaviour (the `rfc` profile of `docs/tcp.md`); `python/burstlab/sim.py` holds the
+//! `ns3` and `linux` profiles as sets of these fields.
+use super::rtt::BackoffReset;
+use super::SsthreshRule;
+use crate::time::{Nanos, NS_PER_MS, NS_PER_S};
+use crate::{Error, Result};
+
+/// A closed set of names, parsed case-insensitively, with aliases.
+macro_rules! named_enum {
+    ($(#[$m:meta])* $name:ident, $what:literal { $($(#[$vm:meta])* $v:ident = $s:literal $(| $alias:literal)*),+ $(,)? }) => {
+        $(#[$m])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        pub enum $name { $($(#[$vm])* $v),+ }
+
+        impl $name {
+            pub const NAMES: &'static [&'static str] = &[$($s),+];
+
+            pub fn parse(s: &str) -> Result<Self> {
+                match s.to_ascii_lowercase().replace('_', "-").as_str() {
+                    $($s $(| $alias)* => Ok($name::$v),)+
+                    _ => Err(Error::param($what, s, &format!("one of {}", Self::NAMES.join(", ")))),
+                }
+            }
+
+            pub fn name(&self) -> &'static str {
+                match self { $($name::$v => $s),+ }
+            }
+        }
+    };
+}
+
+named_enum!(
+    /// Congestion control (`tcp/cc/`).
+    CcKind, "cc" {
+        /// RFC 5681 slow start and congestion avoidance (ns-3's TcpNewReno).
+        Reno = "reno" | "newreno" | "new-reno",
+        /// Linux's `tcp_reno_cong_avoid` / `tcp_reno_ssthresh` (ns-3's TcpLinuxReno).
+        LinuxReno = "linux-reno" | "linuxreno",
+        /// Westwood+ (Mascolo et al. 2004).
+        Westwood = "westwood" | "westwood+" | "westwoodplus" | "westwood-plus",
+        /// TIBET (Martignon & Capone §II).
+        Tibet = "tibet",
+        /// Ideal-estimate TCP (Martignon & Capone §V): TIBET's rule fed with the exact fair share.
+        Ideal = "ideal",
+        /// Vegas (Brakmo & Peterson 1995).
+        Vegas = "vegas",
+        /// CUBIC (RFC 9438).
+        Cubic = "cubic",
+    }
+);
+
+named_enum!(
+    /// Loss recovery (`tcp/recovery/`).
+    RecoveryKind, "recovery" {
+        Tahoe = "tahoe",
+        Reno = "reno",
+        NewReno = "newreno" | "new-reno",
+        /// RFC 6675 (the receiver sends SACK blocks).
+        Sack = "sack",
+        /// RFC 6937 Proportional Rate Reduction over RFC 6675's scoreboard (SACK on).
+        Prr = "prr",
+    }
+);
+
+named_enum!(
+    /// The `--tcp NAME` shorthand: the usual (congestion control, loss recovery) pairs.
+    Variant, "variant" {
+        Tahoe = "tahoe",
+        Reno = "reno",
+        NewReno = "newreno" | "new-reno",
+        Sack = "sack",
+        Westwood = "westwood" | "westwood+",
+        Tibet = "tibet",
+        Ideal = "ideal",
+        Vegas = "vegas",
+        Cubic = "cubic",
+        LinuxReno = "linux-reno" | "linuxreno",
+    }
+);
+
+impl Variant {
+    /// The (congestion control, loss recovery) pair the name stands for. Tahoe, Reno,
+    /// NewReno and SACK differ only in recovery; the estimators (Westwood+, TIBET, Ideal)
+    /// and Vegas are NewReno with another congestion control, as in their papers' ns-2
+    /// agents; CUBIC and Linux Reno run as Linux does, with SACK and PRR.
+    pub fn pair(self) -> (CcKind, RecoveryKind) {
+        use {CcKind as C, RecoveryKind as R};
+        match self {
+            Variant::Tahoe => (C::Reno, R::Tahoe),
+            Variant::Reno => (C::Reno, R::Reno),
+            Variant::NewReno => (C::Reno, R::NewReno),
+            Variant::Sack => (C::Reno, R::Sack),
+            Variant::Westwood => (C::Westwood, R::NewReno),
+            Variant::Tibet => (C::Tibet, R::NewReno),
+            Variant::Ideal => (C::Ideal, R::NewReno),
+            Variant::Vegas => (C::Vegas, R::NewReno),
+            Variant::Cubic => (C::Cubic, R::Prr),
+            Variant::LinuxReno => (C::LinuxReno, R::Prr),
+        }
+    }
+}
+
+named_enum!(
+    /// Which RTT congestion control sees with each ACK.
+    CcRtt, "cc_rtt" {
+        /// The ACK's own RTT sample (the papers, Linux); none when the ACK gives none.
+        Sample = "sample",
+        /// SRTT on every ACK, as ns-3 3.44 passes `m_srtt` to `PktsAcked`.
+        Srtt = "srtt",
+    }
+);
+
+named_enum!(
+    /// PRR's reduction bound when pipe ≤ ssthresh (RFC 6937 §3.1).
+    PrrBound, "prr_bound" {
+        /// Slow-start reduction bound (RFC 6937's recommended default).
+        Ssrb = "ssrb",
+        /// Conservative reduction bound.
+        Crb = "crb",
+    }
+);
+
+named_enum!(
+    /// What PRR divides by (RFC 6937's RecoverFS).
+    RecoverFs, "prr_recover_fs" {
+        /// FlightSize when recovery starts (RFC 6937).
+        FlightSize = "flightsize",
+        /// The RFC 6675 pipe when recovery starts (ns-3 3.44's `m_recoveryFlightSize`).
+        Pipe = "pipe",
+        /// cwnd when recovery starts (Linux's `prior_cwnd`).
+        Cwnd = "cwnd",
+    }
+);
+
+named_enum!(
+    /// Westwood+'s low-pass filter of the per-RTT bandwidth samples.
+    WestwoodFilter, "westwood_filter" {
+        /// b = 0.9·b + 0.1·sample (Mascolo et al. 2004).
+        Ewma = "ewma",
+        /// Tustin's approximation, b = 0.9·b + 0.05·(sample + previous sample) (ns-3).
+        Tustin = "tustin",
+    }
+);
+
+named_enum!(
+    /// Which packets TIBET's estimator times (Martignon & Capone §II).
+    TibetEstimator, "tibet_estimator" {
+        /// Lengths and inter-departure times of transmitted packets (the paper's pseudo-code).
+        Sent = "sent",
+        /// Lengths of acknowledged data and inter-arrival times of ACKs.
+        Ack = "ack",
+    }
+);
+
+named_enum!(
+    /// CUBIC's hybrid slow start (Ha & Rhee 2011): ACK-train and delay-increase detection.
+    Hystart, "hystart" {
+        Off = "off" | "none" | "false",
+        /// As Linux 6.x: delay threshold clamp(min RTT / 8, 4 ms, 16 ms), ACK train longer than
+        /// half the min RTT.
+        Linux = "linux" | "on" | "true",
+        /// As ns-3 3.44: delay threshold clamp(min RTT, 4 ms, 1 s), ACK train longer than the
+        /// min RTT.
+        Ns3 = "ns3",
+    }
+);
+
+/// TCP settings of one flow. Windows in segments, times in ns.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TcpConfig {
+    pub cc: CcKind,
+    pub recovery: RecoveryKind,
+    /// Payload bytes per segment.
+    pub mss: u64,
+    /// Header bytes added to every data segment on the link (TCP 20 + IP 20), without the
+    /// timestamps option (see [`TcpConfig::wire_header_bytes`]).
+    pub header_bytes: u64,
+    /// Size of an ACK on the link, bytes (without the timestamps option).
+    pub ack_bytes: u64,
+    /// Initial window, segments.
+    pub init_cwnd: u64,
+    /// Maximum congestion window, segments (None = unbounded).
+    pub max_cwnd: Option<u64>,
+    /// Receiver window (or send buffer): segments outstanding at most (None = unbounded).
+    pub rwnd: Option<u64>,
+    pub delayed_ack: bool,
+    pub ack_every: u32,
+    pub ack_timeout: Nanos,
+    pub rto_min: Nanos,
+    pub rto_max: Nanos,
+    pub rto_initial: Nanos,
+    /// RFC 6298 clock granularity G (Linux's 200 ms floor on the variance term is G = 200 ms).
+    pub clock_granularity: Nanos,
+    pub dupack_threshold: u32,
+    /// RFC 3042 limited transmit.
+    pub limited_transmit: bool,
+    /// What a loss response halves (RFC 5681 FlightSize by default).
+    pub ssthresh_rule: SsthreshRule,
+    /// Whether the ACK ending the post-timeout Loss state grows cwnd (RFC 5681: yes).
+    pub grow_on_loss_exit: bool,
+    /// When a backed-off RTO collapses back (RFC 6298: on a new RTT sample).
+    pub rto_backoff_reset: BackoffReset,
+    /// RFC 7323 timestamps: an RTT sample from every ACK of new data (retransmissions
+    /// included), 12 more bytes on every segment and ACK.
+    pub timestamps: bool,
+    /// RFC 3465 appropriate byte counting (L unlimited): an ACK counts for every segment it
+    /// acknowledges in slow start and in the congestion-avoidance counters.
+    pub abc: bool,
+    pub cc_rtt: CcRtt,
+    pub prr_bound: PrrBound,
+    pub prr_recover_fs: RecoverFs,
+    pub westwood_filter: WestwoodFilter,
+    /// Pole of TIBET's two low-pass filters (Martignon & Capone: 0.99).
+    pub tibet_alpha: f64,
+    pub tibet_estimator: TibetEstimator,
+    /// Vegas thresholds, segments (Brakmo & Peterson: α = 1, β = 3, γ = 1).
+    pub vegas_alpha: u32,
+    pub vegas_beta: u32,
+    pub vegas_gamma: u32,
+    /// CUBIC multiplicative decrease β and scaling constant C (RFC 9438 §5: 0.7, 0.4).
+    pub cubic_beta: f64,
+    pub cubic_c: f64,
+    /// RFC 9438 §4.7 fast convergence.
+    pub cubic_fast_convergence: bool,
+    /// RFC 9438 §4.3 Reno-friendly region.
+    pub cubic_reno_friendly: bool,
+    pub hystart: Hystart,
+}
+
+/// The timestamps option on the wire: 10 bytes padded to 12 (RFC 7323 §3).
+pub const TIMESTAMP_OPTION_BYTES: u64 = 12;
+
+impl Default for TcpConfig {
+    fn default() -> Self {
+        TcpConfig {
+            cc: CcKind::Reno,
+            recovery: RecoveryKind::NewReno,
+            mss: 1000,
+            header_bytes: 40,
+            ack_bytes: 40,
+            init_cwnd: 2,
+            max_cwnd: None,
+            rwnd: None,
+            delayed_ack: true,
+            ack_every: 2,
+            ack_timeout: 200 * NS_PER_MS,
+            rto_min: NS_PER_S,
+            rto_max: 60 * NS_PER_S,
+            rto_initial: NS_PER_S,
+            clock_granularity: 0,
+            dupack_threshold: 3,
+            limited_transmit: false,
+            ssthresh_rule: SsthreshRule::FlightSize,
+            grow_on_loss_exit: true,
+            rto_backoff_reset: BackoffReset::Sample,
+            timestamps: false,
+            abc: false,
+            cc_rtt: CcRtt::Sample,
+            prr_bound: PrrBound::Ssrb,
+            prr_recover_fs: RecoverFs::FlightSize,
+            westwood_filter: WestwoodFilter::Ewma,
+            tibet_alpha: 0.99,
+            tibet_estimator: TibetEstimator::Sent,
+            vegas_alpha: 1,
+            vegas_beta: 3,
+            vegas_gamma: 1,
+            cubic_beta: 0.7,
+            cubic_c: 0.4,
+            cubic_fast_convergence: true,
+            cubic_reno_friendly: true,
+            hystart: Hystart::Linux,
+        }
+    }
+}
+
+impl TcpConfig {
+    /// The defaults with the `--tcp NAME` pair.
+    pub fn variant(v: Variant) -> Self {
+        TcpConfig::default().with_variant(v)
+    }
+
+    pub fn with_variant(mut self, v: Variant) -> Self {
+        (self.cc, self.recovery) = v.pair();
+        self
+    }
+
+    /// Whether the receiver sends SACK blocks and the sender keeps the RFC 6675 scoreboard.
+    pub fn sack(&self) -> bool {
+        matches!(self.recovery, RecoveryKind::Sack | RecoveryKind::Prr)
+    }
+
+    /// Header bytes of a data segment on the link, options included.
+    pub fn wire_header_bytes(&self) -> u64 {
+        self.header_bytes + if self.timestamps { TIMESTAMP_OPTION_BYTES } else { 0 }
+    }
+
+    /// Bytes of an ACK on the link, options included (SACK blocks are not counted).
+    pub fn wire_ack_bytes(&self) -> u64 {
+        self.ack_bytes + if self.timestamps { TIMESTAMP_OPTION_BYTES } else { 0 }
+    }
+
+    pub fn validate(&self) -> Result<()> {
+        let t = self;
+        if t.mss == 0 || t.mss > u32::MAX as u64 / 2 {
+            return Err(Error::param("mss", t.mss, "a positive number of bytes"));
+        }
+        if t.init_cwnd == 0 {
+            return Err(Error::param("init_cwnd", t.init_cwnd, "at least 1 segment"));
+        }
+        if t.max_cwnd == Some(0) {
+            return Err(Error::param("max_cwnd", 0, "at least 1 segment or None"));
+        }
+        if t.rwnd == Some(0) {
+            return Err(Error::param("rwnd", 0, "at least 1 segment or None"));
+        }
+        if t.ack_every == 0 {
+            return Err(Error::param("ack_every", 0, "at least 1"));
+        }
+        if t.delayed_ack && t.ack_timeout == 0 {
+            return Err(Error::param("ack_timeout", 0, "a positive time when delayed_ack is on"));
+        }
+        if t.rto_min == 0 || t.rto_min > t.rto_max {
+            return Err(Error::param("rto_min", t.rto_min as f64 / 1e9, "0 < rto_min ≤ rto_max"));
+        }
+        if t.rto_initial == 0 {
+            return Err(Error::param("rto_initial", 0, "a positive time"));
+        }
+        if t.dupack_threshold == 0 {
+            return Err(Error::param("dupack_threshold", 0, "at least 1"));
+        }
+        if !(0.0..1.0).contains(&t.tibet_alpha) {
+            return Err(Error::param("tibet_alpha", t.tibet_alpha, "a filter pole in [0, 1)"));
+        }
+        if t.vegas_alpha > t.vegas_beta {
+            return Err(Error::param("vegas_alpha", t.vegas_alpha, &format!("at most vegas_beta = {}", t.vegas_beta)));
+        }
+        if !(t.cubic_beta > 0.0 && t.cubic_beta < 1.0) {
+            return Err(Error::param("cubic_beta", t.cubic_beta, "a factor in (0, 1)"));
+        }
+        if !(t.cubic_c > 0.0 && t.cubic_c.is_finite()) {
+            return Err(Error::param("cubic_c", t.cubic_c, "a positive number"));
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip_and_aliases() {
+        for &n in CcKind::NAMES {
+            assert_eq!(CcKind::parse(n).unwrap().name(), n);
+        }
+        assert_eq!(CcKind::parse("NewReno").unwrap(), CcKind::Reno);
+        assert_eq!(CcKind::parse("westwood+").unwrap(), CcKind::Westwood);
+        assert_eq!(RecoveryKind::parse("new_reno").unwrap(), RecoveryKind::NewReno);
+        let e = CcKind::parse("bbr").unwrap_err().to_string();
+        assert!(e.contains("cc = bbr") && e.contains("cubic"), "{e}");
+        assert_eq!(Variant::parse("sack").unwrap().pair(), (CcKind::Reno, RecoveryKind::Sack));
+    }
+
+    #[test]
+    fn sack_and_wire_sizes_follow_the_settings() {
+        let mut t = TcpConfig::variant(Variant::Cubic);
+        assert!(t.sack());
+        assert_eq!((t.wire_header_bytes(), t.wire_ack_bytes()), (40, 40));
+        t.timestamps = true;
+        assert_eq!((t.wire_header_bytes(), t.wire_ack_bytes()), (52, 52));
+        assert!(!TcpConfig::variant(Variant::NewReno).sack());
+        t.tibet_alpha = 1.0;
+        assert!(t.validate().unwrap_err().to_string().contains("tibet_alpha"));
+    }
+}
