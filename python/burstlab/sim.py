@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import asdict, dataclass, field
+from dataclasses import InitVar, asdict, dataclass, field, fields
 from typing import Any, Literal
 
 import numpy as np
@@ -23,46 +23,188 @@ import numpy.typing as npt
 
 from burstlab import _core
 
-__all__ = ["Link", "Scenario", "SimResult", "TcpConfig", "Workload", "run", "run_trace"]
+__all__ = ["PROFILES", "Link", "Scenario", "SimResult", "TcpConfig", "Workload", "run", "run_trace", "tcp_settings"]
 
-VARIANTS = ("tahoe", "reno", "newreno", "sack")
+#: Congestion controls (``TcpConfig.cc``), loss recoveries (``TcpConfig.recovery``).
+CONGESTION_CONTROLS = ("reno", "linux-reno", "westwood", "tibet", "ideal", "vegas", "cubic")
+RECOVERIES = ("tahoe", "reno", "newreno", "sack", "prr")
+
+#: The ``variant`` shorthand (``burstlab sim --tcp NAME``): name -> (cc, recovery).
+VARIANTS: dict[str, tuple[str, str]] = {
+    "tahoe": ("reno", "tahoe"),
+    "reno": ("reno", "reno"),
+    "newreno": ("reno", "newreno"),
+    "sack": ("reno", "sack"),
+    "westwood": ("westwood", "newreno"),
+    "tibet": ("tibet", "newreno"),
+    "ideal": ("ideal", "newreno"),
+    "vegas": ("vegas", "newreno"),
+    "cubic": ("cubic", "prr"),
+    "linux-reno": ("linux-reno", "prr"),
+}
+
+
+def _f(default: Any, help: str, choices: tuple[str, ...] | None = None, unit: str | None = None) -> Any:
+    """A TcpConfig field with its help text (``burstlab sim`` builds its options from these)."""
+    return field(default=default, metadata={"help": help, "choices": choices, "unit": unit})
 
 
 @dataclass(frozen=True)
 class TcpConfig:
-    """TCP settings. Times in seconds, windows in segments.
+    """TCP settings of one flow. Times in seconds, windows in segments.
 
-    ``header_bytes`` (40) is added to every data segment on the link and ``ack_bytes``
-    (40) is an ACK's size; ``limited_transmit`` turns on RFC 3042; ``clock_granularity``
-    is RFC 6298's G. Two choices where implementations differ (defaults follow the
-    RFCs): ``ssthresh_rule`` ``"flightsize"`` halves RFC 5681's FlightSize on a loss,
-    ``"pipe"`` halves FlightSize less the segments duplicate ACKs show have left (RFC 6675's
-    idea), ``"flightsize_minus_lost"`` halves FlightSize less the one segment deemed lost (what
-    ns-3 3.44 computes without SACK); ``grow_on_loss_exit=False`` leaves cwnd alone on the ACK that ends
-    the post-timeout Loss state (as ns-3 does). ``rto_backoff_reset`` ``"sample"`` keeps a
-    backed-off RTO until a new RTT sample (RFC 6298 §5, Karn), ``"new_ack"`` recomputes it
-    from SRTT/RTTVAR on any ACK of new data (as ns-3 and Linux do).
+    Congestion control (``cc``) and loss recovery (``recovery``) are chosen separately;
+    ``TcpConfig(variant="sack")`` is the shorthand for the usual pairs (:data:`VARIANTS`);
+    an explicit ``cc`` or ``recovery`` wins over it. Defaults are the RFC behaviour (the
+    ``rfc`` profile); :meth:`TcpConfig.profile` gives ns-3 3.44's and a Linux 6.x host's
+    settings. ``docs/tcp.md`` describes every field and each profile's sources.
     """
 
-    variant: str = "newreno"
-    mss: int = 1000
-    init_cwnd: int = 2
-    max_cwnd: int | None = None
-    rwnd: int | None = None
-    delayed_ack: bool = True
-    ack_every: int = 2
-    ack_timeout: float = 0.2
-    rto_min: float = 1.0
-    rto_max: float = 60.0
-    rto_initial: float = 1.0
-    dupack_threshold: int = 3
-    header_bytes: int = 40
-    ack_bytes: int = 40
-    limited_transmit: bool = False
-    clock_granularity: float = 0.0
-    ssthresh_rule: Literal["flightsize", "pipe", "flightsize_minus_lost"] = "flightsize"
-    grow_on_loss_exit: bool = True
-    rto_backoff_reset: Literal["sample", "new_ack"] = "sample"
+    variant: InitVar[str | None] = None
+    cc: str = _f("reno", "Congestion control.", CONGESTION_CONTROLS)
+    recovery: str = _f("newreno", "Loss recovery (sack and prr turn SACK on).", RECOVERIES)
+    mss: int = _f(1000, "Payload bytes per segment.", unit="bytes")
+    init_cwnd: int = _f(2, "Initial window.", unit="segments")
+    max_cwnd: int | None = _f(None, "Maximum congestion window (unbounded if not given).", unit="segments")
+    rwnd: int | None = _f(None, "Receiver window or send buffer: segments outstanding at most (unbounded if not given).",
+                          unit="segments")  # fmt: skip
+    delayed_ack: bool = _f(True, "Delayed ACKs (RFC 1122, RFC 5681 4.2).")
+    ack_every: int = _f(2, "With delayed ACKs, acknowledge every this many in-order segments.", unit="segments")
+    ack_timeout: float = _f(0.2, "Delayed-ACK timer.", unit="s")
+    rto_min: float = _f(1.0, "Lower bound of the retransmission timeout (RFC 6298 2.4).", unit="s")
+    rto_max: float = _f(60.0, "Upper bound of the retransmission timeout.", unit="s")
+    rto_initial: float = _f(1.0, "Retransmission timeout before the first RTT sample (RFC 6298 2.1).", unit="s")
+    dupack_threshold: int = _f(3, "Duplicate ACKs that start loss recovery (DupThresh).")
+    header_bytes: int = _f(40, "Header bytes of a data segment on the link, options excluded.", unit="bytes")
+    ack_bytes: int = _f(40, "Bytes of an ACK on the link, options excluded.", unit="bytes")
+    limited_transmit: bool = _f(False, "RFC 3042 limited transmit.")
+    clock_granularity: float = _f(0.0, "RFC 6298 clock granularity G: RTO = SRTT + max(G, 4 RTTVAR).", unit="s")
+    ssthresh_rule: str = _f("flightsize", "What a loss response reduces: RFC 5681 FlightSize, the RFC 6675 pipe, "
+                            "FlightSize - 1 segment, cwnd (Linux), or what ns-3 3.44 computes for this cc.",
+                            ("flightsize", "pipe", "flightsize_minus_lost", "cwnd", "ns3"))  # fmt: skip
+    grow_on_loss_exit: bool = _f(True, "The ACK that ends the post-timeout Loss state grows cwnd (RFC 5681; ns-3 does not).")
+    rto_backoff_reset: str = _f("sample", "When a backed-off RTO collapses: on a new RTT sample (RFC 6298, Karn) "
+                                "or on any ACK of new data (ns-3, Linux).", ("sample", "new_ack"))  # fmt: skip
+    timestamps: bool = _f(False, "RFC 7323 timestamps: an RTT sample on every ACK of new data, 12 more bytes per packet.")
+    abc: bool = _f(False, "RFC 3465 byte counting: an ACK counts for every segment it acknowledges (slow start, "
+                   "congestion-avoidance counters).")  # fmt: skip
+    cc_rtt: str = _f("sample", "RTT congestion control sees: the ACK's sample, or SRTT on every ACK (ns-3 3.44).",
+                     ("sample", "srtt"))  # fmt: skip
+    prr_bound: str = _f("ssrb", "PRR reduction bound below ssthresh (RFC 6937): slow-start or conservative.", ("ssrb", "crb"))
+    prr_recover_fs: str = _f("flightsize", "PRR's RecoverFS: FlightSize (RFC 6937), the pipe (ns-3), cwnd (Linux).",
+                             ("flightsize", "pipe", "cwnd"))  # fmt: skip
+    westwood_filter: str = _f("ewma", "Westwood+ bandwidth filter: EWMA 0.9 (Mascolo et al.) or Tustin (ns-3).",
+                              ("ewma", "tustin"))  # fmt: skip
+    tibet_alpha: float = _f(0.99, "Pole of TIBET's low-pass filters (Martignon & Capone: 0.99).")
+    tibet_estimator: str = _f("sent", "TIBET times sent packets (the paper's pseudo-code) or ACKs.", ("sent", "ack"))
+    vegas_alpha: int = _f(1, "Vegas alpha (Brakmo & Peterson: 1).", unit="segments")
+    vegas_beta: int = _f(3, "Vegas beta (Brakmo & Peterson: 3).", unit="segments")
+    vegas_gamma: int = _f(1, "Vegas gamma, slow-start exit (Brakmo & Peterson: 1).", unit="segments")
+    cubic_beta: float = _f(0.7, "CUBIC multiplicative decrease (RFC 9438: 0.7).")
+    cubic_c: float = _f(0.4, "CUBIC scaling constant C (RFC 9438: 0.4).")
+    cubic_fast_convergence: bool = _f(True, "CUBIC fast convergence (RFC 9438 4.7).")
+    cubic_reno_friendly: bool = _f(True, "CUBIC Reno-friendly region (RFC 9438 4.3).")
+    hystart: str = _f("linux", "CUBIC hybrid slow start (Ha & Rhee): off, as Linux 6.x, or as ns-3 3.44.",
+                      ("off", "linux", "ns3"))  # fmt: skip
+
+    def __post_init__(self, variant: str | None) -> None:
+        if variant is None:
+            return
+        for name, value in zip(("cc", "recovery"), _variant_pair(variant)):
+            if getattr(self, name) == _DEFAULTS[name]:
+                object.__setattr__(self, name, value)
+
+    @classmethod
+    def profile(cls, name: str, **overrides: Any) -> TcpConfig:
+        """Every field as profile ``name`` sets it (:data:`PROFILES`: ``rfc``, ``ns3``,
+        ``linux``), then ``overrides`` (field names, or ``variant``)."""
+        if name not in PROFILES:
+            raise _core.ParameterError(f"invalid parameter profile = {name}: expected one of {', '.join(PROFILES)}")
+        for k in overrides:
+            if k != "variant" and k not in _DEFAULTS:
+                raise _core.ParameterError(f"invalid parameter {k}: TcpConfig has no such field")
+        prof = PROFILES[name]
+        values = {**_DEFAULTS, **{k: v for k, v in prof.items() if k in _DEFAULTS and not callable(v)}}
+        given = dict(overrides)
+        variant = given.pop("variant", None)
+        if variant is not None:
+            values["cc"], values["recovery"] = _variant_pair(variant)
+        values.update(given)
+        values["cc"] = prof.get("cc_alias", {}).get(values["cc"], values["cc"])
+        for k, v in prof.items():
+            if callable(v) and k not in given:
+                values[k] = v(values)
+        return cls(**values)
+
+
+def _variant_pair(variant: str) -> tuple[str, str]:
+    pair = VARIANTS.get(str(variant).lower())
+    if pair is None:
+        raise _core.ParameterError(f"invalid parameter variant = {variant}: expected one of {', '.join(VARIANTS)}")
+    return pair
+
+
+_DEFAULTS: dict[str, Any] = {f.name: f.default for f in fields(TcpConfig)}
+
+#: The settings each profile gives beyond the ``rfc`` defaults; a value may be a function
+#: of the other settings (the chosen ``cc``, ``mss``); ``cc_alias`` renames a congestion
+#: control within the profile. A profile is a plain dict: adding one is adding an entry.
+#: Sources of every value: ``docs/tcp.md``.
+PROFILES: dict[str, dict[str, Any]] = {
+    "rfc": {},
+    # ns-3 3.44's defaults (TcpL4Protocol, TcpSocket, TcpSocketBase, RttEstimator, TcpCubic,
+    # TcpVegas, TcpWestwoodPlus, TcpPrrRecovery), on a point-to-point link.
+    "ns3": {
+        "cc": "cubic",
+        "recovery": "prr",
+        "init_cwnd": 10,
+        "rwnd": lambda c: 131072 // int(c["mss"]),  # SndBufSize = RcvBufSize = 128 KiB
+        "ack_every": 2,
+        "ack_timeout": 0.2,
+        "rto_min": 1.0,
+        "rto_initial": 1.0,
+        "rto_max": 60.0,
+        "clock_granularity": 0.001,
+        "dupack_threshold": 3,
+        "header_bytes": 42,  # TCP 20 + IPv4 20 + PPP 2 (+12 with timestamps)
+        "ack_bytes": 42,
+        "limited_transmit": True,
+        "timestamps": True,
+        "ssthresh_rule": "ns3",
+        "grow_on_loss_exit": False,
+        "rto_backoff_reset": "new_ack",
+        "abc": lambda c: c["cc"] == "cubic",  # TcpCubic counts segments, TcpNewReno one per ACK
+        "cc_rtt": "srtt",
+        "prr_recover_fs": "pipe",
+        "westwood_filter": "tustin",
+        "vegas_alpha": 2,
+        "vegas_beta": 4,
+        "vegas_gamma": 1,
+        "hystart": "ns3",
+    },
+    # A Linux 6.x host with the kernel's defaults (net.ipv4.tcp_*, tcp_cubic.c, tcp_vegas.c).
+    "linux": {
+        "cc": "cubic",
+        "cc_alias": {"reno": "linux-reno"},
+        "recovery": "prr",
+        "init_cwnd": 10,
+        "ack_every": 2,
+        "ack_timeout": 0.04,  # TCP_DELACK_MIN
+        "rto_min": 0.2,  # TCP_RTO_MIN
+        "clock_granularity": 0.2,  # RTO = SRTT + max(200 ms, 4 RTTVAR)
+        "rto_initial": 1.0,  # TCP_TIMEOUT_INIT
+        "rto_max": 120.0,  # TCP_RTO_MAX
+        "limited_transmit": True,
+        "timestamps": True,
+        "ssthresh_rule": "cwnd",
+        "rto_backoff_reset": "new_ack",
+        "abc": True,
+        "prr_recover_fs": "cwnd",
+        "vegas_alpha": 2,
+        "vegas_beta": 4,
+        "hystart": "linux",
+    },
+}
 
 
 def _number(name: str, value: Any, kind: type) -> Any:
@@ -145,6 +287,12 @@ class Scenario:
             "seed": int(self.seed),
             "series": bool(self.series),
         }
+
+
+def tcp_settings(tcp: TcpConfig) -> dict[str, Any]:
+    """The settings the simulator will run for ``tcp``, validated by it (an error names the
+    bad field), plus ``ssthresh_rule_resolved``: what ``ssthresh_rule`` means for this cc."""
+    return _core.tcp_settings(asdict(tcp))
 
 
 def _hash(config: dict[str, Any]) -> str:

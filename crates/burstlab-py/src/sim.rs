@@ -123,7 +123,7 @@ fn tcp_config(d: &Bound<'_, PyDict>) -> PyResult<TcpConfig> {
 /// Every field of `t` as Python values (seconds, names), the inverse of [`tcp_config`].
 fn tcp_dict<'py>(py: Python<'py>, t: &TcpConfig) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
-    let s = |n: Nanos| n as f64 * 1e-9;
+    let s = |n: Nanos| n as f64 / 1e9;
     d.set_item("cc", t.cc.name())?;
     d.set_item("recovery", t.recovery.name())?;
     d.set_item("mss", t.mss)?;
@@ -169,7 +169,10 @@ fn tcp_dict<'py>(py: Python<'py>, t: &TcpConfig) -> PyResult<Bound<'py, PyDict>>
 fn tcp_settings<'py>(py: Python<'py>, config: &Bound<'py, PyDict>) -> PyResult<Bound<'py, PyDict>> {
     let t = tcp_config(config)?;
     t.validate().py()?;
-    tcp_dict(py, &t)
+    let d = tcp_dict(py, &t)?;
+    let rule = burstlab_core::tcp::cc::resolve_ssthresh_rule(t.ssthresh_rule, t.cc, t.sack(), t.limited_transmit);
+    d.set_item("ssthresh_rule_resolved", rule.name())?;
+    Ok(d)
 }
 
 fn link_config(prefix: &str, d: &Bound<'_, PyDict>, loss: Option<&PyLossModel>) -> PyResult<LinkConfig> {

@@ -67,8 +67,83 @@ def _check_series_path(path: str) -> None:
     check_output_path(path)
 
 
+def _none_or_int(text: str, name: str) -> int | None:
+    if text.strip().lower() in ("none", "inf", "unbounded"):
+        return None
+    try:
+        return int(text)
+    except ValueError:
+        raise _core.ParameterError(f"invalid parameter {name} = {text!r}: expected a whole number of segments or 'none'") from None
+
+
+def _tcp_options(f: Any) -> Any:
+    """One option per :class:`burstlab.sim.TcpConfig` field (``--init-cwnd``,
+    ``--timestamps/--no-timestamps``, ...), each unset by default: the --profile decides."""
+    from dataclasses import fields
+
+    from burstlab.sim import TcpConfig
+
+    for fl in reversed(fields(TcpConfig)):
+        opt = "--" + fl.name.replace("_", "-")
+        meta = fl.metadata
+        help_text = meta["help"] + (f" [{meta['unit']}]" if meta.get("unit") else "") + " (default: the profile's)"
+        if meta.get("choices"):
+            f = click.option(opt, fl.name, default=None, type=click.Choice(list(meta["choices"]), case_sensitive=False), help=help_text)(f)
+        elif fl.type in ("bool", bool):
+            f = click.option(f"{opt}/--no-{opt[2:]}", fl.name, default=None, help=help_text)(f)
+        elif meta.get("unit") == "s" or fl.name in ("max_cwnd", "rwnd"):
+            f = click.option(opt, fl.name, default=None, metavar="TEXT", help=help_text)(f)  # parsed below
+        else:
+            kind = int if "int" in str(fl.type) else float
+            f = click.option(opt, fl.name, default=None, type=kind, help=help_text)(f)
+    return f
+
+
+def _tcp_from_options(kw: dict[str, Any]) -> Any:
+    """The TcpConfig the options ask for: the profile, the --tcp pair, then each option given."""
+    from dataclasses import fields
+
+    from burstlab.sim import TcpConfig
+
+    given: dict[str, Any] = {}
+    for fl in fields(TcpConfig):
+        v = kw[fl.name]
+        if v is None:
+            continue
+        if fl.metadata.get("unit") == "s":
+            v = parse_time(v, fl.name.replace("_", "-"))
+        elif fl.name in ("max_cwnd", "rwnd"):
+            v = _none_or_int(v, fl.name.replace("_", "-"))
+        elif fl.metadata.get("choices"):
+            v = v.lower()
+        given[fl.name] = v
+    if kw["variant"] is not None:
+        given["variant"] = kw["variant"]
+    return TcpConfig.profile(kw["profile"], **given)
+
+
+def _show_config(tcp: Any, kw: dict[str, Any], link: dict[str, Any] | None) -> None:
+    """--show-config: the resolved settings, as the simulator validated them."""
+    from burstlab.sim import tcp_settings
+
+    doc: dict[str, Any] = {"profile": kw["profile"], "tcp": tcp_settings(tcp)}
+    if link is not None:
+        doc["link"] = link
+    if kw["as_json"]:
+        click.echo(json.dumps(doc, indent=2))
+        return
+    click.echo(f"profile={doc['profile']}")
+    for section in ("tcp", "link"):
+        for k, v in doc.get(section, {}).items():
+            click.echo(f"{section}.{k}={v}")
+
+
 @click.command("sim")
-@click.option("--tcp", "variant", default="newreno", show_default=True, type=click.Choice(["tahoe", "reno", "newreno", "sack"]))
+@click.option("--profile", default="rfc", show_default=True, type=click.Choice(["rfc", "ns3", "linux"]),
+              help="Every TCP setting at once: RFC defaults, ns-3 3.44's defaults, or a Linux 6.x host's (docs/tcp.md).")
+@click.option("--tcp", "variant", default=None, type=click.Choice(["tahoe", "reno", "newreno", "sack", "westwood", "tibet", "ideal", "vegas", "cubic", "linux-reno"]),
+              help="Shorthand for a (--cc, --recovery) pair; --cc and --recovery win over it. Default: the profile's (rfc: newreno).")
+@_tcp_options
 @click.option("--rate", default="10Mbit", show_default=True, help="Link capacity, e.g. 10Mbit.")
 @click.option("--delay", default="10ms", show_default=True, help="One-way propagation delay.")
 @click.option("--buffer", default=100, show_default=True, type=int, help="DropTail buffer (see --buffer-unit).")
@@ -79,14 +154,6 @@ def _check_series_path(path: str) -> None:
 @click.option("--duration", default=None, help="Bulk transfer duration (default 100s), or the time limit with --size.")
 @click.option("--size", default=None, help="Fixed-size transfer, e.g. 5MB; reports its completion time.")
 @click.option("--warmup", default="0s", show_default=True, help="Initial period excluded from the measurement.")
-@click.option("--mss", default=1000, show_default=True, type=int)
-@click.option("--init-cwnd", default=2, show_default=True, type=int)
-@click.option("--max-cwnd", default=None, type=int, help="Maximum window, segments.")
-@click.option("--rwnd", default=None, type=int, help="Receiver window, segments.")
-@click.option("--delayed-ack/--no-delayed-ack", default=True, show_default=True)
-@click.option("--ack-timeout", default="200ms", show_default=True)
-@click.option("--rto-min", default="1s", show_default=True)
-@click.option("--rto-max", default="60s", show_default=True)
 @click.option("--trace", "trace_file", default=None, type=click.Path(exists=True, dir_okay=False),
               help="Slotted trace-driven mode (Srinivasan et al. §3.1): this reception trace decides each slot.")  # fmt: skip
 @click.option("--format", "trace_format", default=None, type=click.Choice(list(FORMATS)),
@@ -95,29 +162,25 @@ def _check_series_path(path: str) -> None:
 @click.option("--ack-path", default="lossless", show_default=True, type=click.Choice(["lossless", "trace"]))
 @click.option("--seed", default=1, show_default=True, type=click.IntRange(0, 2**64 - 1))
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+@click.option("--show-config", is_flag=True, help="Print the resolved settings (TCP and link) and exit without simulating.")
 @click.option("--series", "series_out", default=None, help="Write cwnd/ssthresh/srtt/rto/sequence series to OUT (.npz or .csv).")
 @click.pass_context
 def sim_cmd(ctx: click.Context, **kw: Any) -> None:
     """Simulate one TCP flow over a lossy link and print goodput and counters."""
     from burstlab.lossspec import parse_loss_spec
-    from burstlab.sim import Link, Scenario, TcpConfig, Workload, run, run_trace
+    from burstlab.sim import Link, Scenario, Workload, run, run_trace
 
     _check_combination(ctx, kw)
     if kw["series_out"] is not None:
         _check_series_path(kw["series_out"])
 
-    tcp = TcpConfig(
-        variant=kw["variant"],
-        mss=kw["mss"],
-        init_cwnd=kw["init_cwnd"],
-        max_cwnd=kw["max_cwnd"],
-        rwnd=kw["rwnd"],
-        delayed_ack=kw["delayed_ack"],
-        ack_timeout=parse_time(kw["ack_timeout"], "ack-timeout"),
-        rto_min=parse_time(kw["rto_min"], "rto-min"),
-        rto_max=parse_time(kw["rto_max"], "rto-max"),
-        rto_initial=max(1.0, parse_time(kw["rto_min"], "rto-min")),
-    )
+    tcp = _tcp_from_options(kw)
+    if kw["show_config"]:
+        link = None if kw["trace_file"] is not None else {
+            "rate": parse_rate(kw["rate"], "rate"), "delay": parse_time(kw["delay"], "delay"), "buffer": kw["buffer"],
+            "buffer_unit": kw["buffer_unit"], "loss": kw["loss"], "loss_mode": kw["loss_mode"], "ack_loss": kw["ack_loss"],
+        }  # fmt: skip
+        return _show_config(tcp, kw, link)
     series = kw["series_out"] is not None
     if kw["trace_file"] is not None:
         from burstlab.io import read_trace
