@@ -72,7 +72,7 @@ def default_ns3_python() -> Path:
 
 
 def run_ns3(python: Path, losses: list[float], seeds: list[int], params: dict[str, Any],
-            duration: float | None = None) -> dict[str, Any]:
+            duration: float | None = None, profile: str = "issue4") -> dict[str, Any]:
     """Run ns3_reference.py in the ns-3 environment; returns its JSON document."""
     if not python.exists():
         raise SystemExit(f"error: no ns-3 environment at {python} (run bash benchmarks/ns3/setup.sh "
@@ -83,9 +83,10 @@ def run_ns3(python: Path, losses: list[float], seeds: list[int], params: dict[st
     out = HERE / f".ns3-{os.getpid()}.json.tmp"
     cmd = [str(python), str(HERE / "ns3_reference.py"),
            "--loss", ",".join(repr(p) for p in losses),
-           "--seeds", ",".join(str(s) for s in seeds)]
+           "--seeds", ",".join(str(s) for s in seeds), "--profile", profile]
     for k, v in prm.items():
-        cmd += [f"--{k.replace('_', '-')}", _arg(v)]
+        if v is not None:  # None: ns-3's own default (--profile ns3)
+            cmd += [f"--{k.replace('_', '-')}", _arg(v)]
     shown = " ".join([os.path.relpath(cmd[0]), os.path.relpath(cmd[1])] + cmd[2:])
     cmd += ["--out", str(out)]
     try:
@@ -100,6 +101,26 @@ def run_ns3(python: Path, losses: list[float], seeds: list[int], params: dict[st
     return doc
 
 
+def run_ns3_cached(python: Path, losses: list[float], seeds: list[int], params: dict[str, Any],
+                   profile: str, cache: Path | None) -> dict[str, Any]:
+    """run_ns3, reusing an earlier identical run stored under ``cache`` (a directory)."""
+    if cache is None:
+        return run_ns3(python, losses, seeds, params, profile=profile)
+    import hashlib
+
+    key = hashlib.sha256(json.dumps([losses, seeds, params, profile], sort_keys=True).encode()).hexdigest()[:16]
+    path = cache / f"ns3-{params.get('cc', 'newreno')}-{key}.json"
+    if path.exists():
+        doc: dict[str, Any] = json.loads(path.read_text())
+        return doc
+    doc = run_ns3(python, losses, seeds, params, profile=profile)
+    cache.mkdir(parents=True, exist_ok=True)
+    from burstlab.io import atomic_write_text
+
+    atomic_write_text(path, json.dumps(doc) + "\n")
+    return doc
+
+
 def _arg(v: Any) -> str:
     if isinstance(v, bool):
         return "on" if v else "off"
@@ -111,15 +132,26 @@ def _arg(v: Any) -> str:
 
 def burstlab_scenario(p: float, seed: int, params: dict[str, Any],
                       duration: float | None = None,
-                      extra_tcp: dict[str, Any] | None = None) -> Any:
+                      extra_tcp: dict[str, Any] | None = None, profile: str = "issue4") -> Any:
     """The burstlab Scenario matching ns3_reference.py's run for (p, seed).
 
-    ``extra_tcp``: further ``TcpConfig`` settings (e.g. ``ssthresh_rule``), for experiments.
+    ``profile="ns3"``: ns-3 runs with its own defaults and burstlab with
+    ``TcpConfig.profile("ns3", cc=..., mss=...)`` (issue 11); ``"issue4"``: the fixed settings
+    matched one by one below. ``extra_tcp``: further ``TcpConfig`` settings, for experiments.
     """
     from burstlab import _core
     from burstlab.sim import Link, Scenario, TcpConfig, Workload
 
     prm = {**ref.DEFAULTS, **params}
+    if profile == "ns3":
+        cc = "reno" if prm["cc"] == "newreno" else prm["cc"]
+        tcp = TcpConfig.profile("ns3", cc=cc, mss=int(prm["mss"]), **(extra_tcp or {}))
+        loss = _core.LossModel.bernoulli(float(p)) if p > 0 else None
+        link = Link(rate=float(prm["rate"]), delay=float(prm["delay"]), buffer=int(prm["buffer"]),
+                    buffer_unit="packets", loss=loss, loss_mode="packet")
+        return Scenario(tcp=tcp, forward=link, reverse=None, ack_loss="none",
+                        workload=Workload(duration=float(duration or prm["duration"]), warmup=0.0),
+                        seed=int(seed), series=False)
     wire = ref.header_bytes(bool(prm["timestamps"]))
     tcp_fields = {f.name for f in dataclasses.fields(TcpConfig)}
     tcp_kw: dict[str, Any] = dict(
@@ -177,13 +209,13 @@ _FIELDS = ("goodput_bps", "packets_sent", "retransmissions", "fast_retransmits",
 
 
 def run_burstlab(losses: list[float], seeds: list[int], params: dict[str, Any],
-                 extra_tcp: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+                 extra_tcp: dict[str, Any] | None = None, profile: str = "issue4") -> list[dict[str, Any]]:
     from burstlab.sim import run
 
     runs = []
     for p in losses:
         for seed in seeds:
-            sc = burstlab_scenario(p, seed, params, extra_tcp=extra_tcp)
+            sc = burstlab_scenario(p, seed, params, extra_tcp=extra_tcp, profile=profile)
             t0 = time.perf_counter()
             res = run(sc)
             wall = time.perf_counter() - t0
@@ -194,17 +226,17 @@ def run_burstlab(losses: list[float], seeds: list[int], params: dict[str, Any],
     return runs
 
 
-def bl_tcp_config(params: dict[str, Any], extra_tcp: dict[str, Any]) -> dict[str, Any]:
+def bl_tcp_config(params: dict[str, Any], extra_tcp: dict[str, Any], profile: str = "issue4") -> dict[str, Any]:
     """The full TcpConfig burstlab ran with (as plain data)."""
-    tcp: dict[str, Any] = burstlab_scenario(0.0, 1, params, extra_tcp=extra_tcp).config()["tcp"]
+    tcp: dict[str, Any] = burstlab_scenario(0.0, 1, params, extra_tcp=extra_tcp, profile=profile).config()["tcp"]
     return tcp
 
 
 def burstlab_speed(params: dict[str, Any], duration: float, repeats: int, p: float = 0.01,
-                   seed: int = 1) -> dict[str, Any]:
+                   seed: int = 1, profile: str = "issue4") -> dict[str, Any]:
     from burstlab.sim import run
 
-    sc = burstlab_scenario(p, seed, params, duration=duration)
+    sc = burstlab_scenario(p, seed, params, duration=duration, profile=profile)
     run(sc)  # warm-up (page-in, allocator)
     walls = []
     res = None
@@ -277,24 +309,32 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--speed-duration", type=float, default=None,
                     help="simulated seconds of the speed run (default 1000; 200 with --quick)")
     ap.add_argument("--speed-repeats", type=int, default=5, help="burstlab timing repeats (best)")
+    ap.add_argument("--profile", choices=("issue4", "ns3"), default="issue4",
+                    help="issue4: NewReno with the settings matched one by one (default); ns3: both "
+                    "simulators with ns-3 3.44's defaults (burstlab's TcpConfig.profile('ns3'), issue 11)")
+    ap.add_argument("--cc", default=None,
+                    help="comma-separated congestion controls (burstlab names: newreno, westwood, vegas, "
+                    "cubic, linux-reno; default newreno)")
+    ap.add_argument("--ns3-cache", type=Path, default=None,
+                    help="directory to keep ns-3 runs in and reuse them when the same runs are asked again")
     ap.add_argument("--ns3-python", type=Path, default=default_ns3_python(),
                     help="interpreter of the ns-3 environment (default benchmarks/ns3/.venv)")
     ap.add_argument("--out", type=Path, default=HERE / "results.json",
                     help="results file (default benchmarks/ns3/results.json)")
     # The scenario: the same options and defaults as ns3_reference.py.
-    ap.add_argument("--rate", type=float, default=ref.DEFAULTS["rate"], help="bits/s")
-    ap.add_argument("--delay", type=float, default=ref.DEFAULTS["delay"], help="one-way, s")
-    ap.add_argument("--buffer", type=int, default=ref.DEFAULTS["buffer"], help="packets")
-    ap.add_argument("--mss", type=int, default=ref.DEFAULTS["mss"], help="bytes")
-    ap.add_argument("--duration", type=float, default=ref.DEFAULTS["duration"], help="s")
-    ap.add_argument("--init-cwnd", type=int, default=ref.DEFAULTS["init_cwnd"])
-    ap.add_argument("--ack-every", type=int, default=ref.DEFAULTS["ack_every"])
-    ap.add_argument("--ack-timeout", type=float, default=ref.DEFAULTS["ack_timeout"])
-    ap.add_argument("--rto-min", type=float, default=ref.DEFAULTS["rto_min"])
-    ap.add_argument("--rto-initial", type=float, default=ref.DEFAULTS["rto_initial"])
-    ap.add_argument("--dupack-threshold", type=int, default=ref.DEFAULTS["dupack_threshold"])
+    ap.add_argument("--rate", type=float, default=None, help="bits/s")
+    ap.add_argument("--delay", type=float, default=None, help="one-way, s")
+    ap.add_argument("--buffer", type=int, default=None, help="packets")
+    ap.add_argument("--mss", type=int, default=None, help="bytes")
+    ap.add_argument("--duration", type=float, default=None, help="s")
+    ap.add_argument("--init-cwnd", type=int, default=None)
+    ap.add_argument("--ack-every", type=int, default=None)
+    ap.add_argument("--ack-timeout", type=float, default=None)
+    ap.add_argument("--rto-min", type=float, default=None)
+    ap.add_argument("--rto-initial", type=float, default=None)
+    ap.add_argument("--dupack-threshold", type=int, default=None)
     ap.add_argument("--flightsize-discount", type=int,
-                    default=ref.DEFAULTS["flightsize_discount"],
+                    default=None,
                     help="ns-3 side, with --ssthresh flightsize: ssthresh = (FlightSize - k) / 2")
     ap.add_argument("--burstlab-ssthresh-rule", default=None,
                     help="burstlab side only: TcpConfig.ssthresh_rule, e.g. flightsize, pipe, "
@@ -305,7 +345,7 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--burstlab-tcp", action="append", default=[], metavar="NAME=VALUE",
                     help="burstlab side only: any further TcpConfig setting, e.g. "
                     "rto_backoff_reset=new_ack (value parsed as JSON, else a string); repeatable")
-    ap.add_argument("--ssthresh", choices=("pipe", "flightsize"), default=ref.DEFAULTS["ssthresh"],
+    ap.add_argument("--ssthresh", choices=("pipe", "flightsize"), default=None,
                     help="ns-3 side only: its own NewReno (pipe, default) or the diagnostic "
                     "subclass with RFC 5681's FlightSize / 2 (see ns3_reference.py)")
     return ap
@@ -313,16 +353,22 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    params = {k: getattr(args, k, v) for k, v in ref.DEFAULTS.items()}
+    base = {**ref.DEFAULTS, **(ref.NS3_DEFAULTS_PROFILE if args.profile == "ns3" else {})}
+    params = {k: (getattr(args, k) if getattr(args, k, None) is not None else v) for k, v in base.items()}
     seeds = ref._parse_seeds(args.seeds or ("1-3" if args.quick else "1-10"))
     speed_duration = args.speed_duration or (200.0 if args.quick else 1000.0)
+    ccs = [c.strip() for c in (args.cc or "newreno").split(",") if c.strip()]
+    for c in ccs:
+        if c not in ref.NS3_CC:
+            raise SystemExit(f"error: --cc: {c!r} is not one of {', '.join(ref.NS3_CC)}")
     doc: dict[str, Any] = {
-        "issue": 4,
+        "issue": 11 if args.profile == "ns3" else 4,
         "argv": sys.argv[1:] if argv is None else argv,
         "host": platform.node(),
         "python": platform.python_version(),
+        "profile": args.profile,
         "params": params,
-        "header_bytes": ref.header_bytes(bool(params["timestamps"])),
+        "header_bytes": ref.header_bytes(bool(ref.effective(params)["timestamps"])),
         "losses": args.loss,
         "seeds": seeds,
     }
@@ -340,29 +386,38 @@ def main(argv: list[str] | None = None) -> int:
         except json.JSONDecodeError:
             extra_tcp[name.strip()] = text
     doc["burstlab_tcp_overrides"] = extra_tcp
-    burstlab_scenario(0.0, 1, params, extra_tcp=extra_tcp)  # fail early on a bad setting
+    for c in ccs:  # fail early on a bad setting
+        burstlab_scenario(0.0, 1, {**params, "cc": c}, extra_tcp=extra_tcp, profile=args.profile)
     ok = True  # goodput within the band at every p
     if not args.no_goodput:
-        t0 = time.perf_counter()
-        ns3 = run_ns3(args.ns3_python, args.loss, seeds, params)
-        print(f"ns-3: {len(ns3['runs'])} runs in {time.perf_counter() - t0:.1f} s "
-              f"(import {ns3['import_s']:.1f} s)", file=sys.stderr)
-        t0 = time.perf_counter()
-        bl = run_burstlab(args.loss, seeds, params, extra_tcp)
-        print(f"burstlab: {len(bl)} runs in {time.perf_counter() - t0:.2f} s", file=sys.stderr)
-        rows = summarize(ns3["runs"], bl, args.loss)
-        print(f"\nGoodput, {params['rate'] / 1e6:g} Mb/s, {params['delay'] * 1e3:g} ms, "
-              f"{params['buffer']}-packet DropTail, {params['mss']}-byte segments, "
-              f"{params['duration']:g} s, seeds {seeds[0]}..{seeds[-1]} (mean ± sd over seeds)")
-        print_table(rows)
-        ok &= all(r["within_10pct"] for r in rows)
-        doc["ns3"] = {k: ns3[k] for k in ("ns3_version", "import_s", "command", "runs")}
-        doc["burstlab"] = {"runs": bl, "tcp": bl_tcp_config(params, extra_tcp)}
-        doc["goodput"] = rows
+        doc["by_cc"] = {}
+        for c in ccs:
+            prm = {**params, "cc": c}
+            t0 = time.perf_counter()
+            ns3 = run_ns3_cached(args.ns3_python, args.loss, seeds, prm, args.profile, args.ns3_cache)
+            print(f"ns-3 {c}: {len(ns3['runs'])} runs in {time.perf_counter() - t0:.1f} s "
+                  f"(import {ns3['import_s']:.1f} s)", file=sys.stderr)
+            t0 = time.perf_counter()
+            bl = run_burstlab(args.loss, seeds, prm, extra_tcp, profile=args.profile)
+            print(f"burstlab {c}: {len(bl)} runs in {time.perf_counter() - t0:.2f} s", file=sys.stderr)
+            rows = summarize(ns3["runs"], bl, args.loss)
+            print(f"\n{c} ({ref.NS3_CC[c]}), profile {args.profile}: goodput, {params['rate'] / 1e6:g} Mb/s, "
+                  f"{params['delay'] * 1e3:g} ms, {params['buffer']}-packet DropTail, {params['mss']}-byte "
+                  f"segments, {params['duration']:g} s, seeds {seeds[0]}..{seeds[-1]} (mean ± sd over seeds)")
+            print_table(rows)
+            ok &= all(r["within_10pct"] for r in rows)
+            doc["by_cc"][c] = {
+                "ns3": {k: ns3[k] for k in ("ns3_version", "import_s", "command", "runs")},
+                "burstlab": {"runs": bl, "tcp": bl_tcp_config(prm, extra_tcp, args.profile)},
+                "goodput": rows,
+            }
+        first = doc["by_cc"][ccs[0]]
+        doc["ns3"], doc["burstlab"], doc["goodput"] = first["ns3"], first["burstlab"], first["goodput"]
     if not args.no_speed:
-        ns3s = run_ns3(args.ns3_python, [0.01], [1], params, duration=speed_duration)
+        prm = {**params, "cc": ccs[0]}
+        ns3s = run_ns3(args.ns3_python, [0.01], [1], prm, duration=speed_duration, profile=args.profile)
         r3 = ns3s["runs"][0]
-        bls = burstlab_speed(params, speed_duration, args.speed_repeats)
+        bls = burstlab_speed(prm, speed_duration, args.speed_repeats, profile=args.profile)
         speedup = bls["packets_per_wall_s"] / r3["packets_per_wall_s"]
         doc["speed"] = {
             "scenario": f"one bulk NewReno flow, p = 0.01, {speed_duration:g} s simulated, seed 1",

@@ -84,7 +84,37 @@ DEFAULTS: dict[str, Any] = {
     "sock_buf": 64 * 1024 * 1024,  # bytes
     "ssthresh": "pipe",  # ns-3's own rule; "flightsize" = RFC 5681 eq. (4) (diagnostic)
     "flightsize_discount": 0,  # segments; with "flightsize": ssthresh = (FlightSize - k)/2
+    "cc": "newreno",  # congestion control, burstlab's name (NS3_CC)
+    "recovery": "classic",  # TcpClassicRecovery or TcpPrrRecovery
+    "sack": False,
 }
+
+#: burstlab congestion-control names -> ns-3 3.44 TcpCongestionOps types.
+NS3_CC = {"reno": "TcpNewReno", "newreno": "TcpNewReno", "westwood": "TcpWestwoodPlus", "vegas": "TcpVegas",
+          "cubic": "TcpCubic", "linux-reno": "TcpLinuxReno"}
+NS3_RECOVERY = {"classic": "TcpClassicRecovery", "prr": "TcpPrrRecovery"}
+
+#: ``--profile ns3`` (issue 11): ns-3 3.44's own defaults for every TCP setting but the segment
+#: size and the congestion control (None = leave ns-3's attribute alone): IW 10, timestamps,
+#: limited transmit, SACK with PRR recovery, 128 KiB socket buffers, MinRto 1 s, initial RTT
+#: estimate 1 s, delayed ACK 2 segments / 200 ms, ReTxThreshold 3, ClockGranularity 1 ms.
+NS3_DEFAULTS_PROFILE: dict[str, Any] = {
+    "init_cwnd": None, "ack_every": None, "ack_timeout": None, "rto_min": None, "rto_initial": None,
+    "dupack_threshold": None, "timestamps": None, "limited_transmit": None, "sock_buf": None,
+    "recovery": None, "sack": None,
+}
+#: What ns-3 3.44 uses where NS3_DEFAULTS_PROFILE leaves its defaults (for header sizes and reports).
+NS3_ATTRIBUTE_DEFAULTS: dict[str, Any] = {
+    "init_cwnd": 10, "ack_every": 2, "ack_timeout": 0.2, "rto_min": 1.0, "rto_initial": 1.0,
+    "dupack_threshold": 3, "timestamps": True, "limited_transmit": True, "sock_buf": 131072,
+    "recovery": "prr", "sack": True,
+}
+
+
+def effective(params: dict[str, Any]) -> dict[str, Any]:
+    """``params`` with every None (ns-3's default) replaced by ns-3 3.44's value."""
+    return {k: (NS3_ATTRIBUTE_DEFAULTS[k] if v is None and k in NS3_ATTRIBUTE_DEFAULTS else v)
+            for k, v in params.items()}
 
 # Bytes ns-3 puts around each segment on this topology (see the module docstring).
 PPP_HEADER = 2
@@ -272,6 +302,8 @@ def run_one(p: float, seed: int, params: dict[str, Any], trace: bool = False) ->
     ns = _load_ns()
     hook = ns.cppyy.gbl.burstlab_ns3
     prm = {**DEFAULTS, **params}
+    if prm["recovery"] is not None and prm["recovery"] not in NS3_RECOVERY:
+        raise ValueError(f"invalid parameter recovery = {prm['recovery']!r}: expected classic or prr")
     if prm["ssthresh"] not in ("pipe", "flightsize"):
         raise ValueError(f"invalid parameter ssthresh = {prm['ssthresh']!r}: expected pipe or flightsize")
     if not 0.0 <= p <= 1.0:
@@ -280,25 +312,32 @@ def run_one(p: float, seed: int, params: dict[str, Any], trace: bool = False) ->
     ns.Config.Reset()
     ns.RngSeedManager.SetSeed(1)
     ns.RngSeedManager.SetRun(int(seed))
-    sd = ns.Config.SetDefault
+    def sd(name: str, key: str, make: Any) -> None:
+        if prm[key] is not None:
+            ns.Config.SetDefault(name, make(prm[key]))
+
     if prm["ssthresh"] == "flightsize":
+        if NS3_CC.get(prm["cc"]) != "TcpNewReno":
+            raise ValueError("--ssthresh flightsize is a NewReno diagnostic (--cc newreno)")
         cc = ns.cppyy.gbl.burstlab_ns3.FlightSizeTypeId(int(prm["flightsize_discount"]))
+    elif prm["cc"] in NS3_CC:
+        cc = getattr(ns, NS3_CC[prm["cc"]]).GetTypeId()
     else:
-        cc = ns.TcpNewReno.GetTypeId()
-    sd("ns3::TcpL4Protocol::SocketType", ns.TypeIdValue(cc))
-    sd("ns3::TcpL4Protocol::RecoveryType", ns.TypeIdValue(ns.TcpClassicRecovery.GetTypeId()))
-    sd("ns3::TcpSocketBase::Sack", ns.BooleanValue(False))
-    sd("ns3::TcpSocketBase::Timestamp", ns.BooleanValue(bool(prm["timestamps"])))
-    sd("ns3::TcpSocketBase::LimitedTransmit", ns.BooleanValue(bool(prm["limited_transmit"])))
-    sd("ns3::TcpSocketBase::MinRto", ns.TimeValue(ns.Seconds(float(prm["rto_min"]))))
-    sd("ns3::TcpSocketBase::ReTxThreshold", ns.UintegerValue(int(prm["dupack_threshold"])))
-    sd("ns3::RttEstimator::InitialEstimation", ns.TimeValue(ns.Seconds(float(prm["rto_initial"]))))
-    sd("ns3::TcpSocket::SegmentSize", ns.UintegerValue(int(prm["mss"])))
-    sd("ns3::TcpSocket::InitialCwnd", ns.UintegerValue(int(prm["init_cwnd"])))
-    sd("ns3::TcpSocket::DelAckCount", ns.UintegerValue(int(prm["ack_every"])))
-    sd("ns3::TcpSocket::DelAckTimeout", ns.TimeValue(ns.Seconds(float(prm["ack_timeout"]))))
-    sd("ns3::TcpSocket::SndBufSize", ns.UintegerValue(int(prm["sock_buf"])))
-    sd("ns3::TcpSocket::RcvBufSize", ns.UintegerValue(int(prm["sock_buf"])))
+        raise ValueError(f"invalid parameter cc = {prm['cc']!r}: expected one of {', '.join(NS3_CC)}")
+    ns.Config.SetDefault("ns3::TcpL4Protocol::SocketType", ns.TypeIdValue(cc))
+    sd("ns3::TcpL4Protocol::RecoveryType", "recovery", lambda v: ns.TypeIdValue(getattr(ns, NS3_RECOVERY[v]).GetTypeId()))
+    sd("ns3::TcpSocketBase::Sack", "sack", lambda v: ns.BooleanValue(bool(v)))
+    sd("ns3::TcpSocketBase::Timestamp", "timestamps", lambda v: ns.BooleanValue(bool(v)))
+    sd("ns3::TcpSocketBase::LimitedTransmit", "limited_transmit", lambda v: ns.BooleanValue(bool(v)))
+    sd("ns3::TcpSocketBase::MinRto", "rto_min", lambda v: ns.TimeValue(ns.Seconds(float(v))))
+    sd("ns3::TcpSocketBase::ReTxThreshold", "dupack_threshold", lambda v: ns.UintegerValue(int(v)))
+    sd("ns3::RttEstimator::InitialEstimation", "rto_initial", lambda v: ns.TimeValue(ns.Seconds(float(v))))
+    sd("ns3::TcpSocket::SegmentSize", "mss", lambda v: ns.UintegerValue(int(v)))
+    sd("ns3::TcpSocket::InitialCwnd", "init_cwnd", lambda v: ns.UintegerValue(int(v)))
+    sd("ns3::TcpSocket::DelAckCount", "ack_every", lambda v: ns.UintegerValue(int(v)))
+    sd("ns3::TcpSocket::DelAckTimeout", "ack_timeout", lambda v: ns.TimeValue(ns.Seconds(float(v))))
+    sd("ns3::TcpSocket::SndBufSize", "sock_buf", lambda v: ns.UintegerValue(int(v)))
+    sd("ns3::TcpSocket::RcvBufSize", "sock_buf", lambda v: ns.UintegerValue(int(v)))
 
     nodes = ns.NodeContainer()
     nodes.Create(2)
@@ -392,36 +431,43 @@ def _bool(text: str) -> bool:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """Every scenario option defaults to None: the value comes from --profile (issue 4's
+    fixed settings, or ns-3's own defaults) unless given."""
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--loss", default="0,0.01,0.05,0.1",
                     help="comma-separated Bernoulli loss probabilities (default 0,0.01,0.05,0.1)")
     ap.add_argument("--seeds", default="1-10", help="seeds, e.g. 1-10 or 1,2,5 (default 1-10)")
-    ap.add_argument("--rate", type=float, default=DEFAULTS["rate"], help="link rate, bits/s")
-    ap.add_argument("--delay", type=float, default=DEFAULTS["delay"], help="one-way delay, s")
-    ap.add_argument("--buffer", type=int, default=DEFAULTS["buffer"], help="DropTail, packets")
-    ap.add_argument("--mss", type=int, default=DEFAULTS["mss"], help="segment payload, bytes")
-    ap.add_argument("--duration", type=float, default=DEFAULTS["duration"], help="seconds")
-    ap.add_argument("--init-cwnd", type=int, default=DEFAULTS["init_cwnd"], help="segments")
-    ap.add_argument("--ack-every", type=int, default=DEFAULTS["ack_every"],
-                    help="delayed ACK count (1 = no delayed ACK)")
-    ap.add_argument("--ack-timeout", type=float, default=DEFAULTS["ack_timeout"],
-                    help="delayed ACK timeout, s")
-    ap.add_argument("--rto-min", type=float, default=DEFAULTS["rto_min"], help="seconds")
-    ap.add_argument("--rto-initial", type=float, default=DEFAULTS["rto_initial"],
-                    help="initial RTT estimate = first RTO, s")
-    ap.add_argument("--dupack-threshold", type=int, default=DEFAULTS["dupack_threshold"])
-    ap.add_argument("--timestamps", type=_bool, default=DEFAULTS["timestamps"],
-                    help="TCP timestamps option (adds 12 bytes per segment); default off")
-    ap.add_argument("--limited-transmit", type=_bool, default=DEFAULTS["limited_transmit"],
-                    help="RFC 3042 limited transmit; default off")
-    ap.add_argument("--sock-buf", type=int, default=DEFAULTS["sock_buf"],
+    ap.add_argument("--profile", choices=("issue4", "ns3"), default="issue4",
+                    help="issue4: the fixed settings below (NewReno, classic recovery, no SACK, IW 2, "
+                    "no timestamps, no limited transmit, 64 MiB buffers; default); ns3: ns-3 3.44's own "
+                    "defaults for every TCP setting not given (IW 10, timestamps, limited transmit, SACK "
+                    "+ PRR, 128 KiB buffers)")
+    ap.add_argument("--cc", choices=sorted(NS3_CC), default=None,
+                    help="congestion control, burstlab's name: " + ", ".join(f"{k}={v}" for k, v in NS3_CC.items()))
+    ap.add_argument("--recovery", choices=sorted(NS3_RECOVERY), default=None, help="classic or prr")
+    ap.add_argument("--sack", type=_bool, default=None, help="SACK option on/off")
+    ap.add_argument("--rate", type=float, default=None, help="link rate, bits/s (10e6)")
+    ap.add_argument("--delay", type=float, default=None, help="one-way delay, s (0.01)")
+    ap.add_argument("--buffer", type=int, default=None, help="DropTail, packets (100)")
+    ap.add_argument("--mss", type=int, default=None, help="segment payload, bytes (1000)")
+    ap.add_argument("--duration", type=float, default=None, help="seconds (100)")
+    ap.add_argument("--init-cwnd", type=int, default=None, help="segments")
+    ap.add_argument("--ack-every", type=int, default=None, help="delayed ACK count (1 = no delayed ACK)")
+    ap.add_argument("--ack-timeout", type=float, default=None, help="delayed ACK timeout, s")
+    ap.add_argument("--rto-min", type=float, default=None, help="seconds")
+    ap.add_argument("--rto-initial", type=float, default=None, help="initial RTT estimate = first RTO, s")
+    ap.add_argument("--dupack-threshold", type=int, default=None)
+    ap.add_argument("--timestamps", type=_bool, default=None,
+                    help="TCP timestamps option (adds 12 bytes per segment)")
+    ap.add_argument("--limited-transmit", type=_bool, default=None, help="RFC 3042 limited transmit")
+    ap.add_argument("--sock-buf", type=int, default=None,
                     help="TCP send/receive buffer, bytes (large = no receiver-window limit)")
-    ap.add_argument("--ssthresh", choices=("pipe", "flightsize"), default=DEFAULTS["ssthresh"],
+    ap.add_argument("--ssthresh", choices=("pipe", "flightsize"), default=None,
                     help="pipe: ns-3's NewReno (ssthresh = BytesInFlight / 2, default); "
                     "flightsize: a diagnostic NewReno subclass with RFC 5681 eq. (4), "
                     "ssthresh = (highest sent - SND.UNA) / 2")
-    ap.add_argument("--flightsize-discount", type=int, default=DEFAULTS["flightsize_discount"],
+    ap.add_argument("--flightsize-discount", type=int, default=None,
                     help="with --ssthresh flightsize: ssthresh = max(2 SMSS, (FlightSize - k "
                     "SMSS) / 2); k = 1 reproduces ns-3's own rule in this scenario")
     ap.add_argument("--trace", action="store_true",
@@ -432,7 +478,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def params_from_args(args: argparse.Namespace) -> dict[str, Any]:
-    return {k: getattr(args, k) for k in DEFAULTS}
+    base = {**DEFAULTS, **(NS3_DEFAULTS_PROFILE if args.profile == "ns3" else {})}
+    return {k: (getattr(args, k) if getattr(args, k, None) is not None else v) for k, v in base.items()}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -464,7 +511,9 @@ def main(argv: list[str] | None = None) -> int:
         "host": platform.node(),
         "import_s": import_s,
         "params": params,
-        "header_bytes": header_bytes(params["timestamps"]),
+        "profile": args.profile,
+        "effective_params": effective(params),
+        "header_bytes": header_bytes(bool(effective(params)["timestamps"])),
         "runs": runs,
     }
     if args.out is not None:

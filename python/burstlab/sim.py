@@ -86,6 +86,8 @@ class TcpConfig:
     rto_backoff_reset: str = _f("sample", "When a backed-off RTO collapses: on a new RTT sample (RFC 6298, Karn) "
                                 "or on any ACK of new data (ns-3, Linux).", ("sample", "new_ack"))  # fmt: skip
     timestamps: bool = _f(False, "RFC 7323 timestamps: an RTT sample on every ACK of new data, 12 more bytes per packet.")
+    handshake: bool = _f(False, "The handshake's SYN/SYN-ACK RTT is the first RTT sample (ns-3, Linux); data still "
+                         "starts at t = 0.")  # fmt: skip
     abc: bool = _f(False, "RFC 3465 byte counting: an ACK counts for every segment it acknowledges (slow start, "
                    "congestion-avoidance counters).")  # fmt: skip
     cc_rtt: str = _f("sample", "RTT congestion control sees: the ACK's sample, or SRTT on every ACK (ns-3 3.44).",
@@ -170,6 +172,7 @@ PROFILES: dict[str, dict[str, Any]] = {
         "ack_bytes": 42,
         "limited_transmit": True,
         "timestamps": True,
+        "handshake": True,
         "ssthresh_rule": "ns3",
         "grow_on_loss_exit": False,
         "rto_backoff_reset": "new_ack",
@@ -196,6 +199,7 @@ PROFILES: dict[str, dict[str, Any]] = {
         "rto_max": 120.0,  # TCP_RTO_MAX
         "limited_transmit": True,
         "timestamps": True,
+        "handshake": True,
         "ssthresh_rule": "cwnd",
         "rto_backoff_reset": "new_ack",
         "abc": True,

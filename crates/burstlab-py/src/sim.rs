@@ -102,6 +102,7 @@ fn tcp_config(d: &Bound<'_, PyDict>) -> PyResult<TcpConfig> {
         grow_on_loss_exit: flag(d, "grow_on_loss_exit", dft.grow_on_loss_exit)?,
         rto_backoff_reset: choice(d, "rto_backoff_reset", dft.rto_backoff_reset, BackoffReset::parse)?,
         timestamps: flag(d, "timestamps", dft.timestamps)?,
+        handshake: flag(d, "handshake", dft.handshake)?,
         abc: flag(d, "abc", dft.abc)?,
         cc_rtt: choice(d, "cc_rtt", dft.cc_rtt, CcRtt::parse)?,
         prr_bound: choice(d, "prr_bound", dft.prr_bound, PrrBound::parse)?,
@@ -145,6 +146,7 @@ fn tcp_dict<'py>(py: Python<'py>, t: &TcpConfig) -> PyResult<Bound<'py, PyDict>>
     d.set_item("grow_on_loss_exit", t.grow_on_loss_exit)?;
     d.set_item("rto_backoff_reset", t.rto_backoff_reset.name())?;
     d.set_item("timestamps", t.timestamps)?;
+    d.set_item("handshake", t.handshake)?;
     d.set_item("abc", t.abc)?;
     d.set_item("cc_rtt", t.cc_rtt.name())?;
     d.set_item("prr_bound", t.prr_bound.name())?;

@@ -10,7 +10,7 @@ use crate::results::{Counters, Series, SimResult};
 use crate::rng::{component_id, stream};
 use crate::tcp::receiver::{AckPkt, Receiver, ReceiverConfig, RxAction};
 use crate::tcp::sender::{Sender, Tx};
-use crate::time::{to_secs_f64, Nanos};
+use crate::time::{to_secs_f64, tx_time, Nanos};
 use crate::Result;
 
 /// One line of the optional per-packet log (tests and debugging).
@@ -87,6 +87,12 @@ impl Engine {
         let mut sender = Sender::from_config(t, sc.workload.size);
         // tcp-variants: the Ideal TCP's fair share on a single link is the forward link's rate.
         sender.tcb.fair_share_bps = if sc.slotted.is_some() { 0 } else { sc.forward.rate_bps };
+        // tcp-variants: the handshake's RTT sample: both delays, a SYN-sized packet each way.
+        if t.handshake && sc.slotted.is_none() {
+            let (f, r) = (&sc.forward, sc.reverse.as_ref().unwrap_or(&sc.forward));
+            let syn = t.wire_ack_bytes();
+            sender.handshake_sample(f.delay + r.delay + tx_time(syn, f.rate_bps) + tx_time(syn, r.rate_bps));
+        }
         let receiver = Receiver::new(ReceiverConfig {
             delayed_ack: t.delayed_ack,
             ack_every: t.ack_every,

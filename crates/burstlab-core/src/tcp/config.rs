@@ -205,6 +205,11 @@ pub struct TcpConfig {
     /// RFC 7323 timestamps: an RTT sample from every ACK of new data (retransmissions
     /// included), 12 more bytes on every segment and ACK.
     pub timestamps: bool,
+    /// The connection opened with a three-way handshake whose SYN / SYN-ACK exchange gave the
+    /// first RTT sample (ns-3 and Linux take it, RFC 6298 §2 allows it): the estimator, the
+    /// minimum RTT and the first RTO start from the path's round trip for a small packet.
+    /// The handshake's time is not simulated: data still starts at t = 0.
+    pub handshake: bool,
     /// RFC 3465 appropriate byte counting (L unlimited): an ACK counts for every segment it
     /// acknowledges in slow start and in the congestion-avoidance counters.
     pub abc: bool,
@@ -256,6 +261,7 @@ impl Default for TcpConfig {
             grow_on_loss_exit: true,
             rto_backoff_reset: BackoffReset::Sample,
             timestamps: false,
+            handshake: false,
             abc: false,
             cc_rtt: CcRtt::Sample,
             prr_bound: PrrBound::Ssrb,

@@ -14,6 +14,8 @@ pub mod recovery;
 pub mod rtt;
 pub mod scoreboard;
 pub mod sender;
+#[cfg(test)]
+mod trajectories;
 
 /// Congestion state (the names of ns-3's TcpSocketState / Linux's ca_state).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -170,6 +170,12 @@ impl Sender {
         }
     }
 
+    /// The RTT sample of the connection's handshake (`TcpConfig::handshake`), taken before
+    /// any data is sent.
+    pub fn handshake_sample(&mut self, rtt: Nanos) {
+        rtt::sample(&mut self.tcb, &self.cfg.rtt, rtt);
+    }
+
     /// Open the connection: send the initial window.
     pub fn start(&mut self, now: Nanos, out: &mut Vec<Tx>) {
         self.send_loop(now, out);
@@ -504,6 +510,30 @@ mod tests {
         // RTO = 93.75 + 4·50 = 293.75 ms.
         s.on_ack(&ack(5), 1150 * ms, &mut out);
         assert_eq!((s.tcb.srtt, s.tcb.rttvar, s.tcb.rto), (Some(93_750_000), 50 * ms, 293_750_000));
+    }
+
+    /// RFC 7323: with timestamps every ACK of new data gives a sample, now − TSecr, also when
+    /// it covers a retransmission (the echo tells which copy arrived), where Karn's rule
+    /// gives none; duplicate ACKs give none.
+    #[test]
+    fn timestamps_sample_every_new_ack() {
+        let ms = NS_PER_MS;
+        let mut s = sender(2, u64::MAX, u64::MAX);
+        s.cfg.timestamps = true;
+        let mut out = Vec::new();
+        s.start(0, &mut out);
+        let ts_ack = |n: u64, tsecr: u64| AckPkt { tsecr, ..ack(n) };
+        s.on_ack(&ts_ack(1, 0), 100 * ms, &mut out);
+        assert_eq!((s.tcb.srtt, s.tcb.rto), (Some(100 * ms), 300 * ms));
+        s.on_rto(1000 * ms, &mut out); // retransmits 1 at 1000 ms
+        assert_eq!(s.tcb.rto, 600 * ms);
+        // The ACK of the retransmission echoes its TSval (1000 ms): R = 50 ms.
+        // RTTVAR = 3/4·50 + 1/4·50 = 50; SRTT = 7/8·100 + 1/8·50 = 93.75; RTO = 293.75 ms.
+        s.on_ack(&ts_ack(2, 1000 * ms), 1050 * ms, &mut out);
+        assert_eq!((s.tcb.srtt, s.tcb.rto), (Some(93_750_000), 293_750_000));
+        let before = (s.tcb.srtt, s.tcb.rttvar);
+        s.on_ack(&ts_ack(2, 1000 * ms), 1060 * ms, &mut out); // duplicate: no sample
+        assert_eq!((s.tcb.srtt, s.tcb.rttvar), before);
     }
 
     /// The receiver window and the maximum window bound the flight (segments in flight =
