@@ -83,6 +83,8 @@ class TcpConfig:
                             "FlightSize - 1 segment, cwnd (Linux), or what ns-3 3.44 computes for this cc.",
                             ("flightsize", "pipe", "flightsize_minus_lost", "cwnd", "ns3"))  # fmt: skip
     grow_on_loss_exit: bool = _f(True, "The ACK that ends the post-timeout Loss state grows cwnd (RFC 5681; ns-3 does not).")
+    grow_on_recovery_exit: bool = _f(False, "The ACK that ends fast recovery also grows cwnd after deflating it "
+                                     "(ns-3, Linux; RFC 5681 only deflates).")  # fmt: skip
     rto_backoff_reset: str = _f("sample", "When a backed-off RTO collapses: on a new RTT sample (RFC 6298, Karn) "
                                 "or on any ACK of new data (ns-3, Linux).", ("sample", "new_ack"))  # fmt: skip
     timestamps: bool = _f(False, "RFC 7323 timestamps: an RTT sample on every ACK of new data, 12 more bytes per packet.")
@@ -93,8 +95,8 @@ class TcpConfig:
     cc_rtt: str = _f("sample", "RTT congestion control sees: the ACK's sample, or SRTT on every ACK (ns-3 3.44).",
                      ("sample", "srtt"))  # fmt: skip
     prr_bound: str = _f("ssrb", "PRR reduction bound below ssthresh (RFC 6937): slow-start or conservative.", ("ssrb", "crb"))
-    prr_recover_fs: str = _f("flightsize", "PRR's RecoverFS: FlightSize (RFC 6937), the pipe (ns-3), cwnd (Linux).",
-                             ("flightsize", "pipe", "cwnd"))  # fmt: skip
+    prr_variant: str = _f("rfc", "PRR as RFC 6937, ns-3 3.44 or Linux 6.x implement it (RecoverFS, the bound's extra "
+                          "segment; docs/tcp.md).", ("rfc", "ns3", "linux"))  # fmt: skip
     westwood_filter: str = _f("ewma", "Westwood+ bandwidth filter: EWMA 0.9 (Mascolo et al.) or Tustin (ns-3).",
                               ("ewma", "tustin"))  # fmt: skip
     tibet_alpha: float = _f(0.99, "Pole of TIBET's low-pass filters (Martignon & Capone: 0.99).")
@@ -175,10 +177,11 @@ PROFILES: dict[str, dict[str, Any]] = {
         "handshake": True,
         "ssthresh_rule": "ns3",
         "grow_on_loss_exit": False,
+        "grow_on_recovery_exit": True,
         "rto_backoff_reset": "new_ack",
         "abc": lambda c: c["cc"] == "cubic",  # TcpCubic counts segments, TcpNewReno one per ACK
         "cc_rtt": "srtt",
-        "prr_recover_fs": "pipe",
+        "prr_variant": "ns3",
         "westwood_filter": "tustin",
         "vegas_alpha": 2,
         "vegas_beta": 4,
@@ -201,9 +204,10 @@ PROFILES: dict[str, dict[str, Any]] = {
         "timestamps": True,
         "handshake": True,
         "ssthresh_rule": "cwnd",
+        "grow_on_recovery_exit": True,
         "rto_backoff_reset": "new_ack",
         "abc": True,
-        "prr_recover_fs": "cwnd",
+        "prr_variant": "linux",
         "vegas_alpha": 2,
         "vegas_beta": 4,
         "hystart": "linux",

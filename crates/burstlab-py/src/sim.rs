@@ -8,7 +8,7 @@ use crate::trace::PyBitTrace;
 use burstlab_core::link::{BufferUnit, LossMode};
 use burstlab_core::results::SimResult;
 use burstlab_core::sim::{self, AckLoss, AckPath, LinkConfig, Scenario, TcpConfig, Variant, Workload};
-use burstlab_core::tcp::config::{CcKind, CcRtt, Hystart, PrrBound, RecoverFs, RecoveryKind, TibetEstimator, WestwoodFilter};
+use burstlab_core::tcp::config::{CcKind, CcRtt, Hystart, PrrBound, PrrVariant, RecoveryKind, TibetEstimator, WestwoodFilter};
 use burstlab_core::tcp::rtt::BackoffReset;
 use burstlab_core::tcp::SsthreshRule;
 use burstlab_core::time::Nanos;
@@ -100,13 +100,14 @@ fn tcp_config(d: &Bound<'_, PyDict>) -> PyResult<TcpConfig> {
         limited_transmit: flag(d, "limited_transmit", dft.limited_transmit)?,
         ssthresh_rule: choice(d, "ssthresh_rule", dft.ssthresh_rule, SsthreshRule::parse)?,
         grow_on_loss_exit: flag(d, "grow_on_loss_exit", dft.grow_on_loss_exit)?,
+        grow_on_recovery_exit: flag(d, "grow_on_recovery_exit", dft.grow_on_recovery_exit)?,
         rto_backoff_reset: choice(d, "rto_backoff_reset", dft.rto_backoff_reset, BackoffReset::parse)?,
         timestamps: flag(d, "timestamps", dft.timestamps)?,
         handshake: flag(d, "handshake", dft.handshake)?,
         abc: flag(d, "abc", dft.abc)?,
         cc_rtt: choice(d, "cc_rtt", dft.cc_rtt, CcRtt::parse)?,
         prr_bound: choice(d, "prr_bound", dft.prr_bound, PrrBound::parse)?,
-        prr_recover_fs: choice(d, "prr_recover_fs", dft.prr_recover_fs, RecoverFs::parse)?,
+        prr_variant: choice(d, "prr_variant", dft.prr_variant, PrrVariant::parse)?,
         westwood_filter: choice(d, "westwood_filter", dft.westwood_filter, WestwoodFilter::parse)?,
         tibet_alpha: real(d, "tibet_alpha", dft.tibet_alpha)?,
         tibet_estimator: choice(d, "tibet_estimator", dft.tibet_estimator, TibetEstimator::parse)?,
@@ -144,13 +145,14 @@ fn tcp_dict<'py>(py: Python<'py>, t: &TcpConfig) -> PyResult<Bound<'py, PyDict>>
     d.set_item("limited_transmit", t.limited_transmit)?;
     d.set_item("ssthresh_rule", t.ssthresh_rule.name())?;
     d.set_item("grow_on_loss_exit", t.grow_on_loss_exit)?;
+    d.set_item("grow_on_recovery_exit", t.grow_on_recovery_exit)?;
     d.set_item("rto_backoff_reset", t.rto_backoff_reset.name())?;
     d.set_item("timestamps", t.timestamps)?;
     d.set_item("handshake", t.handshake)?;
     d.set_item("abc", t.abc)?;
     d.set_item("cc_rtt", t.cc_rtt.name())?;
     d.set_item("prr_bound", t.prr_bound.name())?;
-    d.set_item("prr_recover_fs", t.prr_recover_fs.name())?;
+    d.set_item("prr_variant", t.prr_variant.name())?;
     d.set_item("westwood_filter", t.westwood_filter.name())?;
     d.set_item("tibet_alpha", t.tibet_alpha)?;
     d.set_item("tibet_estimator", t.tibet_estimator.name())?;

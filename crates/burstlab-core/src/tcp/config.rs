@@ -123,14 +123,17 @@ named_enum!(
 );
 
 named_enum!(
-    /// What PRR divides by (RFC 6937's RecoverFS).
-    RecoverFs, "prr_recover_fs" {
-        /// FlightSize when recovery starts (RFC 6937).
-        FlightSize = "flightsize",
-        /// The RFC 6675 pipe when recovery starts (ns-3 3.44's `m_recoveryFlightSize`).
-        Pipe = "pipe",
-        /// cwnd when recovery starts (Linux's `prior_cwnd`).
-        Cwnd = "cwnd",
+    /// Which implementation of PRR (`recovery/prr.rs`).
+    PrrVariant, "prr_variant" {
+        /// RFC 6937: RecoverFS = FlightSize; the slow-start bound adds one MSS on every ACK.
+        Rfc = "rfc" | "rfc6937",
+        /// ns-3 3.44's TcpPrrRecovery: RecoverFS = the pipe; a duplicate ACK adds one segment
+        /// to DeliveredData (also with SACK); the bound's MSS only when the ACK covers
+        /// retransmitted data.
+        Ns3 = "ns3",
+        /// Linux 6.x `tcp_cwnd_reduction`: RecoverFS = cwnd (`prior_cwnd`); the bound's MSS
+        /// only when snd_una advances.
+        Linux = "linux",
     }
 );
 
@@ -200,6 +203,9 @@ pub struct TcpConfig {
     pub ssthresh_rule: SsthreshRule,
     /// Whether the ACK ending the post-timeout Loss state grows cwnd (RFC 5681: yes).
     pub grow_on_loss_exit: bool,
+    /// Whether the ACK that ends fast recovery, after setting cwnd = ssthresh, also grows it
+    /// as any ACK in the Open state would (ns-3 and Linux do; RFC 5681 §3.2 step 6 only deflates).
+    pub grow_on_recovery_exit: bool,
     /// When a backed-off RTO collapses back (RFC 6298: on a new RTT sample).
     pub rto_backoff_reset: BackoffReset,
     /// RFC 7323 timestamps: an RTT sample from every ACK of new data (retransmissions
@@ -215,7 +221,7 @@ pub struct TcpConfig {
     pub abc: bool,
     pub cc_rtt: CcRtt,
     pub prr_bound: PrrBound,
-    pub prr_recover_fs: RecoverFs,
+    pub prr_variant: PrrVariant,
     pub westwood_filter: WestwoodFilter,
     /// Pole of TIBET's two low-pass filters (Martignon & Capone: 0.99).
     pub tibet_alpha: f64,
@@ -259,13 +265,14 @@ impl Default for TcpConfig {
             limited_transmit: false,
             ssthresh_rule: SsthreshRule::FlightSize,
             grow_on_loss_exit: true,
+            grow_on_recovery_exit: false,
             rto_backoff_reset: BackoffReset::Sample,
             timestamps: false,
             handshake: false,
             abc: false,
             cc_rtt: CcRtt::Sample,
             prr_bound: PrrBound::Ssrb,
-            prr_recover_fs: RecoverFs::FlightSize,
+            prr_variant: PrrVariant::Rfc,
             westwood_filter: WestwoodFilter::Ewma,
             tibet_alpha: 0.99,
             tibet_estimator: TibetEstimator::Sent,

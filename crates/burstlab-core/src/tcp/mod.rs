@@ -175,10 +175,14 @@ impl Tcb {
 pub struct AckInfo {
     /// Arrival time at the sender.
     pub now: Nanos,
-    /// Payload bytes newly acknowledged cumulatively (0 for a duplicate ACK).
+    /// Payload bytes this ACK delivers: newly acknowledged cumulatively and not SACKed
+    /// before (0 for a duplicate ACK; RFC 6937's DeliveredData less this ACK's SACKs).
     pub acked_bytes: u64,
-    /// Segments newly acknowledged cumulatively.
+    /// Segments this ACK delivers, as `acked_bytes`.
     pub acked_segs: u64,
+    /// Payload bytes newly acknowledged cumulatively, SACKed before or not (the bandwidth
+    /// estimators' accounting of duplicate ACKs needs these).
+    pub cum_bytes: u64,
     /// The RTT congestion control sees with this ACK (`TcpConfig::cc_rtt`): the ACK's own
     /// sample (Karn's rule, or RFC 7323 timestamps), or SRTT.
     pub rtt: Option<Nanos>,

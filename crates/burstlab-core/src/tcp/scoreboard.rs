@@ -63,20 +63,22 @@ impl Scoreboard {
     }
 
     /// Cumulative ACK up to `ack` (exclusive): forget those segments. Returns whether
-    /// any of them had been retransmitted.
+    /// any of them had been retransmitted, and how many had been SACKed before.
     #[inline]
-    pub fn advance(&mut self, ack: u64) -> bool {
+    pub fn advance(&mut self, ack: u64) -> (bool, u64) {
         let mut retx = false;
+        let mut was_sacked = 0;
         while self.base < ack {
             if let Some(s) = self.segs.pop_front() {
                 if s.sacked {
                     self.sacked -= 1;
+                    was_sacked += 1;
                 }
                 retx |= s.retransmitted;
             }
             self.base += 1;
         }
-        retx
+        (retx, was_sacked)
     }
 
     /// Mark [start, end) SACKed (RFC 2018 block); returns how many segments were newly SACKed.
@@ -96,6 +98,14 @@ impl Scoreboard {
             self.high_sacked = e;
         }
         n
+    }
+
+    /// SACKed segments in [from, to).
+    pub fn sacked_between(&self, from: u64, to: u64) -> u64 {
+        if self.sacked == 0 {
+            return 0;
+        }
+        (from.max(self.base)..to.min(self.end()).min(self.high_sacked())).filter(|&s| self.segs[(s - self.base) as usize].sacked).count() as u64
     }
 
     /// SACKed segments above `seg` (exclusive) in the window.

@@ -26,6 +26,8 @@ pub struct SenderConfig {
     pub rtt: RttConfig,
     pub ssthresh_rule: super::SsthreshRule,
     pub grow_on_loss_exit: bool,
+    /// Whether the ACK that ends fast recovery also grows cwnd (after setting it to ssthresh).
+    pub grow_on_recovery_exit: bool,
     /// RFC 7323 timestamps: RTT samples from the echoed send times.
     pub timestamps: bool,
     /// Which RTT congestion control sees ([`CcRtt`]).
@@ -53,6 +55,7 @@ impl SenderConfig {
             },
             ssthresh_rule: resolve_ssthresh_rule(t.ssthresh_rule, t.cc, t.sack(), t.limited_transmit),
             grow_on_loss_exit: t.grow_on_loss_exit,
+            grow_on_recovery_exit: t.grow_on_recovery_exit,
             timestamps: t.timestamps,
             cc_rtt: t.cc_rtt,
             total_bytes,
@@ -229,12 +232,16 @@ impl Sender {
             // later segment's wait would include the timeout); the sample is taken from the
             // highest segment this ACK covers.
             let newest = self.board.get(a.ack - 1).map(|s| s.sent_at);
-            let covers_retx = self.board.advance(a.ack);
+            let (covers_retx, was_sacked) = self.board.advance(a.ack);
             let rtt_sample = if self.cfg.timestamps {
                 Some(now.saturating_sub(a.tsecr))
             } else {
                 newest.filter(|_| !covers_retx).map(|t| now.saturating_sub(t))
             };
+            // What this ACK delivers: not the segments SACKed earlier (RFC 6937's
+            // DeliveredData; Linux's `acked_sacked`). Congestion control counts these.
+            let fresh_segs = acked_segs - was_sacked.min(acked_segs);
+            let fresh_bytes = acked_bytes.saturating_sub(was_sacked * self.tcb.mss);
             self.tcb.snd_una = a.ack;
             if self.tcb.snd_nxt < a.ack {
                 self.tcb.snd_nxt = a.ack;
@@ -251,8 +258,8 @@ impl Sender {
                     if let Recovery::Prr(_) = self.rec {
                         self.update_pipe(false);
                     }
-                    let delivered = acked_bytes + sacked * self.tcb.mss;
-                    let act = self.rec.on_ack(&mut self.tcb, acked_bytes, delivered);
+                    let delivered = fresh_bytes + sacked * self.tcb.mss;
+                    let act = self.rec.on_ack(&mut self.tcb, acked_bytes, delivered, covers_retx);
                     if act.exit {
                         self.set_state(CaState::Open);
                     } else {
@@ -269,7 +276,19 @@ impl Sender {
                 }
                 CaState::Open | CaState::Disorder => self.set_state(CaState::Open),
             }
-            let info = AckInfo { now, acked_bytes, acked_segs, rtt: self.cc_rtt(rtt_sample), dup: false, state_before };
+            // The ACK that ends fast recovery deflates the window (RFC 5681 §3.2 step 6, RFC
+            // 6937); ns-3 and Linux then also grow it as for any ACK in the Open state.
+            let exited = state_before == CaState::Recovery && self.tcb.state == CaState::Open;
+            let state_before = if exited && self.cfg.grow_on_recovery_exit { CaState::Open } else { state_before };
+            let info = AckInfo {
+                now,
+                acked_bytes: fresh_bytes,
+                acked_segs: fresh_segs,
+                cum_bytes: acked_bytes,
+                rtt: self.cc_rtt(rtt_sample),
+                dup: false,
+                state_before,
+            };
             self.cc.on_ack(&mut self.tcb, &info);
             // RFC 6298 §5.2-5.3: stop the timer when all is acknowledged, else restart it.
             if self.tcb.snd_una >= self.tcb.high_tx {
@@ -315,7 +334,7 @@ impl Sender {
                 CaState::Loss => {}
             }
             let rtt = self.cc_rtt(None);
-            let info = AckInfo { now, acked_bytes: 0, acked_segs: 0, rtt, dup: true, state_before };
+            let info = AckInfo { now, acked_bytes: 0, acked_segs: 0, cum_bytes: 0, rtt, dup: true, state_before };
             self.cc.on_ack(&mut self.tcb, &info);
         }
         self.send_loop(now, out);
@@ -396,16 +415,27 @@ impl Sender {
             // RFC 3042: up to DupThresh−1 extra segments of new data.
             allowed += self.tcb.dupacks.min(self.tcb.dupack_threshold - 1) as u64 * mss;
         }
-        while self.tcb.snd_nxt < rwnd_end && (self.tcb.snd_nxt - self.tcb.snd_una + 1) * mss <= allowed {
+        // Segments in flight: snd_nxt − snd_una; after a timeout with SACK, the RFC 6675 pipe:
+        // what was (re)sent since the timeout and not SACKed (the copies sent before it are
+        // deemed lost, RFC 6675 §5.1), as ns-3 and Linux count.
+        let mut inflight = self.tcb.snd_nxt - self.tcb.snd_una;
+        if self.tcb.state == CaState::Loss && self.rec.uses_sack() {
+            inflight -= self.board.sacked_between(self.tcb.snd_una, self.tcb.snd_nxt);
+        }
+        while self.tcb.snd_nxt < rwnd_end && (inflight + 1) * mss <= allowed {
             let seg = self.tcb.snd_nxt;
             self.tcb.snd_nxt += 1;
             if seg < self.tcb.high_tx && self.board.get(seg).is_some_and(|s| s.sacked) {
+                if self.tcb.state != CaState::Loss {
+                    inflight += 1; // counted in snd_nxt − snd_una
+                }
                 continue; // after a timeout, skip what the receiver has SACKed (RFC 6675 §5.1)
             }
             self.transmit(seg, now, out);
+            inflight += 1;
         }
         // The window, not the receiver or the data, is what stops the sender.
-        self.tcb.cwnd_limited = (self.tcb.snd_nxt - self.tcb.snd_una + 1) * mss > allowed;
+        self.tcb.cwnd_limited = (inflight + 1) * mss > allowed;
     }
 
     /// RFC 6675 §5 step (C): while cwnd − pipe ≥ 1 SMSS, send NextSeg.
@@ -459,6 +489,7 @@ mod tests {
             rtt: RttConfig { rto_min: 200 * NS_PER_MS, rto_max: 60_000 * NS_PER_MS, rto_initial: 1000 * NS_PER_MS, granularity: 0, backoff_reset: BackoffReset::Sample },
             ssthresh_rule: SsthreshRule::FlightSize,
             grow_on_loss_exit: true,
+            grow_on_recovery_exit: false,
             timestamps: false,
             cc_rtt: CcRtt::Sample,
             total_bytes: None,

@@ -180,7 +180,7 @@ pub(crate) mod test_util {
 
     /// An ACK of `segs` 1000-byte segments (0: a duplicate ACK) at `now` ns with RTT `rtt`.
     pub fn ack_at(now: Nanos, segs: u64, rtt: Option<Nanos>, state: CaState) -> AckInfo {
-        AckInfo { now, acked_bytes: segs * 1000, acked_segs: segs, rtt, dup: segs == 0, state_before: state }
+        AckInfo { now, acked_bytes: segs * 1000, acked_segs: segs, cum_bytes: segs * 1000, rtt, dup: segs == 0, state_before: state }
     }
 }
 

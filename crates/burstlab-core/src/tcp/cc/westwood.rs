@@ -38,7 +38,7 @@ impl AckAccounting {
             self.accounted += mss;
             return mss;
         }
-        let cumul = ack.acked_bytes;
+        let cumul = ack.cum_bytes;
         if cumul <= mss {
             return cumul;
         }

@@ -42,8 +42,9 @@ pub trait LossRecovery {
         Action::default()
     }
 
-    /// An ACK that advances snd_una while in Recovery (`tcb.snd_una` already moved).
-    fn on_ack(&mut self, tcb: &mut Tcb, acked_bytes: u64, delivered: u64) -> Action;
+    /// An ACK that advances snd_una while in Recovery (`tcb.snd_una` already moved);
+    /// `retx_acked`: it acknowledges a retransmitted segment.
+    fn on_ack(&mut self, tcb: &mut Tcb, acked_bytes: u64, delivered: u64, retx_acked: bool) -> Action;
 
     /// A segment of `bytes` was sent while in Recovery (PRR counts `prr_out`).
     fn on_transmit(&mut self, _bytes: u64) {}
@@ -112,7 +113,7 @@ impl Recovery {
             K::Reno => Recovery::Reno(Reno),
             K::NewReno => Recovery::NewReno(NewReno::default()),
             K::Sack => Recovery::Sack(Sack),
-            K::Prr => Recovery::Prr(Prr::new(t.prr_bound, t.prr_recover_fs)),
+            K::Prr => Recovery::Prr(Prr::new(t.prr_bound, t.prr_variant)),
         }
     }
 }
@@ -127,8 +128,8 @@ impl LossRecovery for Recovery {
     fn on_dupack(&mut self, tcb: &mut Tcb, delivered: u64) -> Action {
         dispatch!(self, c => c.on_dupack(tcb, delivered))
     }
-    fn on_ack(&mut self, tcb: &mut Tcb, acked_bytes: u64, delivered: u64) -> Action {
-        dispatch!(self, c => c.on_ack(tcb, acked_bytes, delivered))
+    fn on_ack(&mut self, tcb: &mut Tcb, acked_bytes: u64, delivered: u64, retx_acked: bool) -> Action {
+        dispatch!(self, c => c.on_ack(tcb, acked_bytes, delivered, retx_acked))
     }
     #[inline]
     fn on_transmit(&mut self, bytes: u64) {

@@ -27,7 +27,7 @@ impl LossRecovery for NewReno {
         inflate_on_dupack(tcb)
     }
 
-    fn on_ack(&mut self, tcb: &mut Tcb, acked: u64, _delivered: u64) -> Action {
+    fn on_ack(&mut self, tcb: &mut Tcb, acked: u64, _delivered: u64, _retx_acked: bool) -> Action {
         if tcb.snd_una >= tcb.recover {
             // Step 6, full acknowledgment: cwnd = ssthresh, exit.
             return deflate_and_exit(tcb);
@@ -59,15 +59,15 @@ mod tests {
         }
         assert_eq!(t.cwnd, 12_000);
         t.snd_una = 9; // partial: 4 segments acked
-        let a = r.on_ack(&mut t, 4000, 4000);
+        let a = r.on_ack(&mut t, 4000, 4000, false);
         assert_eq!(a, Action { retransmit_una: true, restart_timer: true, exit: false });
         assert_eq!(t.cwnd, 9000);
         t.snd_una = 10;
-        let a = r.on_ack(&mut t, 1000, 1000);
+        let a = r.on_ack(&mut t, 1000, 1000, false);
         assert!(a.retransmit_una && !a.restart_timer && !a.exit);
         assert_eq!(t.cwnd, 9000);
         t.snd_una = 15;
-        let a = r.on_ack(&mut t, 5000, 5000);
+        let a = r.on_ack(&mut t, 5000, 5000, false);
         assert!(a.exit);
         assert_eq!(t.cwnd, 5000);
     }

@@ -23,7 +23,7 @@ impl LossRecovery for Reno {
         inflate_on_dupack(tcb)
     }
 
-    fn on_ack(&mut self, tcb: &mut Tcb, _acked: u64, _delivered: u64) -> Action {
+    fn on_ack(&mut self, tcb: &mut Tcb, _acked: u64, _delivered: u64, _retx_acked: bool) -> Action {
         // Step 6: deflate the window, on any ACK of new data (a partial one too).
         deflate_and_exit(tcb)
     }
@@ -43,7 +43,7 @@ mod tests {
         Reno.on_dupack(&mut t, 0);
         assert_eq!(t.cwnd, 9000);
         t.snd_una = 7; // a partial ACK still ends Reno's recovery
-        let a = Reno.on_ack(&mut t, 2000, 2000);
+        let a = Reno.on_ack(&mut t, 2000, 2000, false);
         assert!(a.exit);
         assert_eq!(t.cwnd, 5000);
     }

@@ -33,13 +33,14 @@ impl LossRecovery for Sack {
         enter_sack_recovery(tcb, ssthresh)
     }
 
-    fn on_ack(&mut self, tcb: &mut Tcb, _acked: u64, _delivered: u64) -> Action {
+    fn on_ack(&mut self, tcb: &mut Tcb, _acked: u64, _delivered: u64, _retx_acked: bool) -> Action {
         // §5 step (A): an ACK covering RecoveryPoint ends recovery.
         if tcb.snd_una >= tcb.recover {
             return Action { exit: true, ..Action::default() };
         }
         tcb.high_rxt = tcb.high_rxt.max(tcb.snd_una);
-        Action::default()
+        // RFC 6298 §5.3: restart the timer on an ACK of new data (as Linux does in recovery).
+        Action { restart_timer: true, ..Action::default() }
     }
 
     fn uses_sack(&self) -> bool {
@@ -62,8 +63,8 @@ mod tests {
         };
         assert_eq!((t.cwnd, t.ssthresh, t.recover, t.high_rxt), (5000, 5000, 15, 6));
         t.snd_una = 8;
-        assert!(!s.on_ack(&mut t, 3000, 3000).exit);
+        assert!(!s.on_ack(&mut t, 3000, 3000, false).exit);
         t.snd_una = 15;
-        assert!(s.on_ack(&mut t, 7000, 7000).exit);
+        assert!(s.on_ack(&mut t, 7000, 7000, false).exit);
     }
 }

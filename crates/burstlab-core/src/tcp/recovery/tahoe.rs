@@ -23,7 +23,7 @@ impl LossRecovery for Tahoe {
         Action::default()
     }
 
-    fn on_ack(&mut self, _tcb: &mut Tcb, _acked: u64, _delivered: u64) -> Action {
+    fn on_ack(&mut self, _tcb: &mut Tcb, _acked: u64, _delivered: u64, _retx_acked: bool) -> Action {
         // Tahoe is never in Recovery.
         Action { exit: true, ..Action::default() }
     }
