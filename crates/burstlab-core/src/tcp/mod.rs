@@ -15,6 +15,8 @@ pub mod rtt;
 pub mod scoreboard;
 pub mod sender;
 #[cfg(test)]
+mod papers;
+#[cfg(test)]
 mod trajectories;
 
 /// Congestion state (the names of ns-3's TcpSocketState / Linux's ca_state).
