@@ -72,7 +72,7 @@ def test_burstlab_side_matches_the_ns3_scenario() -> None:
     sc = compare.burstlab_scenario(0.05, 7, {})
     cfg = sc.config()
     tcp, fwd = cfg["tcp"], cfg["forward"]
-    assert tcp["variant"] == "newreno" and tcp["mss"] == 1000 and tcp["init_cwnd"] == 2
+    assert (tcp["cc"], tcp["recovery"]) == ("reno", "newreno") and tcp["mss"] == 1000 and tcp["init_cwnd"] == 2
     assert tcp["delayed_ack"] and tcp["ack_every"] == 2 and tcp["ack_timeout"] == 0.2
     assert (tcp["rto_min"], tcp["rto_initial"], tcp["rto_max"]) == (1.0, 1.0, 60.0)
     assert tcp["rwnd"] is None and tcp["max_cwnd"] is None
@@ -93,6 +93,26 @@ def test_burstlab_side_matches_the_ns3_scenario() -> None:
     assert fwd["loss"] is not None and cfg["ack_loss"] == "none" and cfg["reverse"] is None
     assert cfg["seed"] == 7 and cfg["workload"]["duration"] == 100.0
     assert compare.burstlab_scenario(0.0, 1, {}).forward.loss is None
+
+
+@pytest.mark.skipif(not HAVE_SIM, reason="burstlab.sim is not built")
+@pytest.mark.parametrize("cc", ["newreno", "westwood", "vegas", "cubic", "linux-reno"])
+def test_ns3_profile_on_both_sides(cc: str) -> None:
+    # Issue 11: ns-3 runs with its own defaults, burstlab with TcpConfig.profile("ns3"); the
+    # values the harness records as ns-3's defaults are the ones the profile sets.
+    from burstlab.sim import TcpConfig
+
+    sc = compare.burstlab_scenario(0.01, 3, {**ns3_reference.NS3_DEFAULTS_PROFILE, "cc": cc}, profile="ns3")
+    tcp = sc.tcp
+    assert tcp == TcpConfig.profile("ns3", cc="reno" if cc == "newreno" else cc, mss=1000)
+    d = ns3_reference.NS3_ATTRIBUTE_DEFAULTS
+    assert (tcp.init_cwnd, tcp.ack_every, tcp.ack_timeout, tcp.rto_min, tcp.rto_initial, tcp.dupack_threshold) == (
+        d["init_cwnd"], d["ack_every"], d["ack_timeout"], d["rto_min"], d["rto_initial"], d["dupack_threshold"])
+    assert (tcp.timestamps, tcp.limited_transmit, tcp.recovery) == (d["timestamps"], d["limited_transmit"], d["recovery"])
+    assert tcp.rwnd == d["sock_buf"] // 1000 and tcp.header_bytes == ns3_reference.header_bytes(False)
+    assert ns3_reference.NS3_CC[cc] == {"newreno": "TcpNewReno", "westwood": "TcpWestwoodPlus", "vegas": "TcpVegas",
+                                        "cubic": "TcpCubic", "linux-reno": "TcpLinuxReno"}[cc]
+    assert sc.forward.rate == 10e6 and sc.forward.buffer == 100 and sc.workload.duration == 100.0
 
 
 def _ns3_python() -> Path | None:

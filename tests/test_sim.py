@@ -33,7 +33,8 @@ def test_contract_example_runs_and_reports_everything() -> None:
     assert 0 < res.goodput_bps <= res.throughput_bps <= 10e6
     assert res.goodput_bps == pytest.approx(res.goodput_pps * 8000)
     assert res.packets_lost > 0 and res.retransmissions > 0 and res.fast_retransmits > 0
-    assert res.config["tcp"]["variant"] == "newreno" and res.config["forward"]["loss"].startswith("LossModel(")
+    assert (res.config["tcp"]["cc"], res.config["tcp"]["recovery"]) == ("reno", "newreno")
+    assert res.config["forward"]["loss"].startswith("LossModel(")
     assert isinstance(res.config_hash, str) and int(res.config_hash, 16) >= 0
     d = res.to_dict()
     assert d["goodput_bps"] == res.goodput_bps and d["config_hash"] == res.config_hash
@@ -152,7 +153,9 @@ def test_run_trace_accepts_trace_types_and_drops_zero_slots() -> None:
 @pytest.mark.parametrize(
     ("kw", "name"),
     [
-        (dict(tcp=TcpConfig(variant="cubic")), "variant"),
+        (dict(tcp=TcpConfig(cc="bbr")), "cc"),
+        (dict(tcp=TcpConfig(recovery="rack")), "recovery"),
+        (dict(tcp=TcpConfig(tibet_alpha=1.5)), "tibet_alpha"),
         (dict(tcp=TcpConfig(mss=0)), "mss"),
         (dict(tcp=TcpConfig(rto_min=2.0, rto_max=1.0)), "rto_min"),
         (dict(forward=Link(rate=0)), "forward.rate"),

@@ -1,0 +1,99 @@
+"""TcpConfig: congestion control and recovery chosen separately, the ``--tcp`` shorthand, the
+``rfc`` / ``ns3`` / ``linux`` profiles, and ``burstlab sim``'s option per field and
+``--show-config`` (issue 11; ``docs/tcp.md``)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, fields
+
+import pytest
+from click.testing import CliRunner
+
+from burstlab import _core
+from burstlab.cli import cli
+from burstlab.sim import PROFILES, VARIANTS, Link, Scenario, TcpConfig, Workload, run, tcp_settings
+
+
+def test_python_defaults_are_the_simulator_defaults() -> None:
+    # The rfc profile is the dataclass defaults, and those are Rust's TcpConfig::default().
+    rust = _core.tcp_settings({})
+    for name, value in asdict(TcpConfig()).items():
+        assert rust[name] == pytest.approx(value) if isinstance(value, float) else rust[name] == value, name
+    assert set(rust) == {f.name for f in fields(TcpConfig)} | {"ssthresh_rule_resolved"}
+    assert TcpConfig.profile("rfc") == TcpConfig()
+
+
+def test_variant_shorthand() -> None:
+    for name, (cc, rec) in VARIANTS.items():
+        t = TcpConfig(variant=name)
+        assert (t.cc, t.recovery) == (cc, rec)
+    # An explicit (non-default) cc or recovery wins over the pair.
+    assert (TcpConfig(variant="sack", cc="westwood").cc, TcpConfig(variant="sack", cc="westwood").recovery) == ("westwood", "sack")
+    with pytest.raises(_core.ParameterError, match="variant = bbr"):
+        TcpConfig(variant="bbr")
+
+
+def test_profiles_set_every_field_and_overrides_win() -> None:
+    ns3 = TcpConfig.profile("ns3")
+    assert (ns3.cc, ns3.recovery, ns3.init_cwnd, ns3.timestamps, ns3.limited_transmit) == ("cubic", "prr", 10, True, True)
+    assert (ns3.rwnd, ns3.rto_min, ns3.ack_timeout, ns3.hystart, ns3.prr_variant) == (131, 1.0, 0.2, "ns3", "ns3")
+    assert ns3.abc and not TcpConfig.profile("ns3", cc="reno").abc  # TcpCubic counts segments, TcpNewReno does not
+    assert TcpConfig.profile("ns3", mss=1460).rwnd == 131072 // 1460  # 128 KiB socket buffers
+    assert TcpConfig.profile("ns3", rwnd=None).rwnd is None  # an override wins over a computed value
+    lx = TcpConfig.profile("linux")
+    assert (lx.cc, lx.rto_min, lx.ack_timeout, lx.clock_granularity, lx.ssthresh_rule) == ("cubic", 0.2, 0.04, 0.2, "cwnd")
+    assert TcpConfig.profile("linux", cc="reno").cc == "linux-reno"  # a Linux host's reno
+    assert TcpConfig.profile("linux", variant="newreno").recovery == "newreno"
+    with pytest.raises(_core.ParameterError, match="profile = bsd"):
+        TcpConfig.profile("bsd")
+    with pytest.raises(_core.ParameterError, match="colour"):
+        TcpConfig.profile("ns3", colour="blue")
+    # Every profile value names a real field (or the alias table).
+    for prof in PROFILES.values():
+        assert set(prof) <= {f.name for f in fields(TcpConfig)} | {"cc_alias"}
+
+
+@pytest.mark.parametrize(("cc", "resolved"), [("reno", "pipe"), ("westwood", "pipe"), ("cubic", "cwnd"),
+                                              ("linux-reno", "cwnd"), ("vegas", "ns3")])  # fmt: skip
+def test_ns3_ssthresh_rule_resolution(cc: str, resolved: str) -> None:
+    assert tcp_settings(TcpConfig.profile("ns3", cc=cc))["ssthresh_rule_resolved"] == resolved
+    # Without SACK and limited transmit, ns-3's NewReno halves FlightSize - 1 segment.
+    plain = TcpConfig.profile("ns3", cc="reno", recovery="newreno", limited_transmit=False)
+    assert tcp_settings(plain)["ssthresh_rule_resolved"] == "flightsize_minus_lost"
+
+
+def test_every_field_is_a_sim_option() -> None:
+    opts = {o for p in cli.commands["sim"].params for o in getattr(p, "opts", [])}
+    for f in fields(TcpConfig):
+        assert "--" + f.name.replace("_", "-") in opts, f.name
+    assert {"--profile", "--tcp", "--show-config"} <= opts
+
+
+def test_show_config_prints_the_resolved_settings() -> None:
+    r = CliRunner().invoke(cli, ["sim", "--profile", "ns3", "--cc", "vegas", "--rto-min", "300ms", "--no-timestamps",
+                                 "--rwnd", "none", "--show-config", "--json"])  # fmt: skip
+    assert r.exit_code == 0, r.output
+    doc = json.loads(r.output)
+    t = doc["tcp"]
+    assert (doc["profile"], t["cc"], t["recovery"], t["rto_min"], t["timestamps"], t["rwnd"]) == ("ns3", "vegas", "prr", 0.3, False, None)
+    assert (t["vegas_alpha"], t["vegas_beta"], t["ssthresh_rule_resolved"]) == (2, 4, "ns3")
+    assert doc["link"]["rate"] == 10e6
+    text = CliRunner().invoke(cli, ["sim", "--tcp", "tibet", "--show-config"]).output
+    assert "tcp.cc=tibet" in text and "tcp.recovery=newreno" in text and "tcp.tibet_alpha=0.99" in text
+
+
+def test_bad_tcp_options_are_usage_errors() -> None:
+    r = CliRunner().invoke(cli, ["sim", "--cc", "bbr"])
+    assert r.exit_code == 2 and "bbr" in r.output
+    r = CliRunner().invoke(cli, ["sim", "--tibet-alpha", "2", "--show-config"])
+    assert r.exit_code != 0 and "tibet_alpha" in str(r.exception or r.output)
+
+
+@pytest.mark.parametrize("name", sorted(VARIANTS))
+def test_every_variant_runs_through_python(name: str) -> None:
+    for profile in ("rfc", "ns3", "linux"):
+        tcp = TcpConfig.profile(profile, variant=name)
+        res = run(Scenario(tcp=tcp, forward=Link(rate=10e6, delay=0.01, loss=_core.LossModel.bernoulli(0.01)),
+                           workload=Workload(duration=5.0), seed=2))  # fmt: skip
+        assert 0 < res.goodput_bps < 10e6 and res.fast_retransmits > 0, (name, profile)
