@@ -196,6 +196,7 @@ def relay(args: argparse.Namespace) -> int:
 
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
+    Path(args.stats + ".ready").touch()
     late = []  # how late each frame left (ns), to report the emulator's own timing error
     while running:
         now = time.monotonic_ns()
@@ -252,7 +253,8 @@ def receive(args: argparse.Namespace) -> int:
     srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     srv.bind((RCV_IP, PORT))
     srv.listen(1)
-    srv.settimeout(30)
+    Path(args.stats + ".ready").touch()
+    srv.settimeout(60)
     conn, _ = srv.accept()
     t0 = time.monotonic()
     end = t0 + args.duration
@@ -290,7 +292,18 @@ def send(args: argparse.Namespace) -> int:
     s = socket.socket()
     s.setsockopt(socket.IPPROTO_TCP, TCP_CONGESTION, args.cc.encode())
     s.settimeout(30)
-    s.connect((RCV_IP, PORT))
+    for attempt in range(100):  # the receiver may still be starting on a loaded machine
+        try:
+            s.connect((RCV_IP, PORT))
+            break
+        except ConnectionRefusedError:
+            time.sleep(0.2)
+            s.close()
+            s = socket.socket()
+            s.setsockopt(socket.IPPROTO_TCP, TCP_CONGESTION, args.cc.encode())
+            s.settimeout(30)
+    else:
+        raise SystemExit("error: the receiver never listened")
     s.settimeout(2.0)
     buf = b"\0" * 65536
     end = time.monotonic() + args.duration + 1.0
@@ -319,6 +332,15 @@ def run_one(cc: str, p: float, seed: int, prm: dict[str, Any], tmp: Path) -> dic
     stats = {k: tmp / f"{k}.json" for k in ("relay", "recv", "send")}
     for f in stats.values():
         f.unlink(missing_ok=True)
+        Path(str(f) + ".ready").unlink(missing_ok=True)
+
+    def wait_ready(f: Path) -> None:
+        for _ in range(600):
+            if Path(str(f) + ".ready").exists():
+                return
+            time.sleep(0.05)
+        raise SystemExit(f"error: {f.stem} did not start")
+
     relay_proc = None
     try:
         if prm["link"] == "netem":
@@ -327,10 +349,10 @@ def run_one(cc: str, p: float, seed: int, prm: dict[str, Any], tmp: Path) -> dic
             relay_proc = subprocess.Popen(["ip", "netns", "exec", NS["rtr"], *me, "relay", "--rate", str(prm["rate"]),
                                            "--delay", str(prm["delay"]), "--buffer", str(prm["buffer"]),
                                            "--loss", repr(p), "--seed", str(seed), "--stats", str(stats["relay"])])
-            time.sleep(0.3)
+            wait_ready(stats["relay"])
         recv = subprocess.Popen(["ip", "netns", "exec", NS["rcv"], *me, "receive", "--duration", str(prm["duration"]),
                                  "--stats", str(stats["recv"])])
-        time.sleep(0.3)
+        wait_ready(stats["recv"])
         snd = subprocess.run(["ip", "netns", "exec", NS["snd"], *me, "send", "--cc", cc,
                               "--duration", str(prm["duration"]), "--stats", str(stats["send"])],
                              capture_output=True, text=True, timeout=prm["duration"] + 60)
@@ -431,21 +453,32 @@ def main(argv: list[str] | None = None) -> int:
            "link": link, "kernel": args.kernel}
     tmp = Path(f"/tmp/bl-linux-{os.getpid()}")
     tmp.mkdir(exist_ok=True)
-    runs = []
+    runs: list[dict[str, Any]] = []
+    if args.out is not None and args.out.exists():
+        old = json.loads(args.out.read_text())
+        if old.get("params") == prm:
+            runs = old["runs"]
+
+    def save(rs: list[dict[str, Any]]) -> None:
+        if args.out is None:
+            return
+        tmpf = args.out.with_name(args.out.name + ".tmp")
+        tmpf.write_text(json.dumps({"kernel": platform.release(), "params": prm, "runs": rs}, indent=1) + "\n")
+        os.replace(tmpf, args.out)
+
     try:
         for c in ccs:
             for p in [float(x) for x in args.loss.split(",") if x.strip()]:
                 for seed in _seeds(args.seeds):
+                    if any((r["cc"], r["p"], r["seed"]) == (c, p, seed) for r in runs):
+                        continue  # kept from an earlier, interrupted invocation (--out)
                     res = run_one(c, p, seed, prm, tmp)
                     runs.append(res)
                     print(json.dumps({k: v for k, v in res.items() if k not in ("counters", "sysctls")}), flush=True)
+                    save(runs)
     finally:
         teardown()
-    doc = {"kernel": platform.release(), "params": prm, "runs": runs}
-    if args.out is not None:
-        tmpf = args.out.with_name(args.out.name + ".tmp")
-        tmpf.write_text(json.dumps(doc, indent=1) + "\n")
-        os.replace(tmpf, args.out)
+    save(runs)
     return 0
 
 

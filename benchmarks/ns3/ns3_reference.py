@@ -227,6 +227,9 @@ static void OnSsThresh(uint32_t, uint32_t to) {
 static void OnInFlight(uint32_t, uint32_t to) {
     if (g_trace) fprintf(stderr, "%.6f inflight %u\n", Now(), to);
 }
+static void OnBw(DataRate, DataRate to) {
+    if (g_trace) fprintf(stderr, "%.6f bwe %.0f\n", Now(), (double)to.GetBitRate());
+}
 static void OnSrtt(Time, Time to) {
     if (g_trace) fprintf(stderr, "%.6f srtt %.6f\n", Now(), to.GetSeconds());
 }
@@ -252,6 +255,9 @@ static void HookSocket(Ptr<BulkSendApplication> app) {
         ok &= s->TraceConnectWithoutContext("SlowStartThreshold", MakeCallback(&OnSsThresh));
         ok &= s->TraceConnectWithoutContext("BytesInFlight", MakeCallback(&OnInFlight));
         ok &= s->TraceConnectWithoutContext("RTT", MakeCallback(&OnSrtt));
+        PointerValue ops;
+        s->GetAttribute("CongestionOps", ops);
+        if (ops.GetObject()) ops.GetObject()->TraceConnectWithoutContext("EstimatedBW", MakeCallback(&OnBw));
     }
     NS_ABORT_MSG_IF(!ok, "could not connect a TcpSocketBase trace source");
 }

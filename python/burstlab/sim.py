@@ -97,8 +97,8 @@ class TcpConfig:
     prr_bound: str = _f("ssrb", "PRR reduction bound below ssthresh (RFC 6937): slow-start or conservative.", ("ssrb", "crb"))
     prr_variant: str = _f("rfc", "PRR as RFC 6937, ns-3 3.44 or Linux 6.x implement it (RecoverFS, the bound's extra "
                           "segment; docs/tcp.md).", ("rfc", "ns3", "linux"))  # fmt: skip
-    westwood_filter: str = _f("ewma", "Westwood+ bandwidth filter: EWMA 0.9 (Mascolo et al.) or Tustin (ns-3).",
-                              ("ewma", "tustin"))  # fmt: skip
+    westwood_variant: str = _f("mascolo", "Westwood+ estimator: Mascolo et al.'s (EWMA 0.9, duplicate ACKs counted "
+                               "once) or ns-3 3.44's (Tustin filter, its ACK counting).", ("mascolo", "ns3"))  # fmt: skip
     tibet_alpha: float = _f(0.99, "Pole of TIBET's low-pass filters (Martignon & Capone: 0.99).")
     tibet_estimator: str = _f("sent", "TIBET times sent packets (the paper's pseudo-code) or ACKs.", ("sent", "ack"))
     vegas_alpha: int = _f(1, "Vegas alpha (Brakmo & Peterson: 1).", unit="segments")
@@ -182,7 +182,7 @@ PROFILES: dict[str, dict[str, Any]] = {
         "abc": lambda c: c["cc"] == "cubic",  # TcpCubic counts segments, TcpNewReno one per ACK
         "cc_rtt": "srtt",
         "prr_variant": "ns3",
-        "westwood_filter": "tustin",
+        "westwood_variant": "ns3",
         "vegas_alpha": 2,
         "vegas_beta": 4,
         "vegas_gamma": 1,

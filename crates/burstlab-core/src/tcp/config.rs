@@ -138,12 +138,16 @@ named_enum!(
 );
 
 named_enum!(
-    /// Westwood+'s low-pass filter of the per-RTT bandwidth samples.
-    WestwoodFilter, "westwood_filter" {
-        /// b = 0.9·b + 0.1·sample (Mascolo et al. 2004).
-        Ewma = "ewma",
-        /// Tustin's approximation, b = 0.9·b + 0.05·(sample + previous sample) (ns-3).
-        Tustin = "tustin",
+    /// Westwood+'s bandwidth estimator (`cc/westwood.rs`).
+    WestwoodVariant, "westwood_variant" {
+        /// Mascolo et al. 2004 (and Linux's `tcp_westwood.c`): b = 0.9·b + 0.1·sample from the
+        /// first sample on; a duplicate ACK counts one segment and the cumulative ACK after
+        /// it only the rest.
+        Mascolo = "mascolo" | "paper",
+        /// ns-3 3.44's TcpWestwoodPlus: Tustin's filter b = 0.9·b + 0.05·(sample + previous
+        /// sample) from zero; a duplicate ACK and a partial ACK count one segment each, the ACK
+        /// that ends fast recovery every segment it acknowledges cumulatively.
+        Ns3 = "ns3",
     }
 );
 
@@ -222,7 +226,7 @@ pub struct TcpConfig {
     pub cc_rtt: CcRtt,
     pub prr_bound: PrrBound,
     pub prr_variant: PrrVariant,
-    pub westwood_filter: WestwoodFilter,
+    pub westwood_variant: WestwoodVariant,
     /// Pole of TIBET's two low-pass filters (Martignon & Capone: 0.99).
     pub tibet_alpha: f64,
     pub tibet_estimator: TibetEstimator,
@@ -273,7 +277,7 @@ impl Default for TcpConfig {
             cc_rtt: CcRtt::Sample,
             prr_bound: PrrBound::Ssrb,
             prr_variant: PrrVariant::Rfc,
-            westwood_filter: WestwoodFilter::Ewma,
+            westwood_variant: WestwoodVariant::Mascolo,
             tibet_alpha: 0.99,
             tibet_estimator: TibetEstimator::Sent,
             vegas_alpha: 1,

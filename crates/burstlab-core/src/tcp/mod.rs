@@ -67,6 +67,9 @@ pub struct Tcb {
     /// Whether the ACK that ends the Loss state (after a timeout) also grows cwnd
     /// (RFC 5681: every ACK of new data in slow start does; ns-3 does not).
     pub grow_on_loss_exit: bool,
+    /// Whether the ACK that ends fast recovery, after the recovery set cwnd, also grows it as
+    /// any ACK in the Open state (ns-3 and Linux; RFC 5681 §3.2 step 6 only deflates).
+    pub grow_on_recovery_exit: bool,
     /// RFC 6675 pipe, bytes: what the sender counts in flight when it detects a loss and,
     /// with SACK, on every ACK in recovery (FlightSize less SACKed and lost segments, plus
     /// retransmissions). The sender updates it where it is used.
@@ -166,7 +169,7 @@ impl Tcb {
         Tcb {
             mss, cwnd, ssthresh: u64::MAX, max_cwnd: u64::MAX, snd_una: 0, snd_nxt: 0, high_tx: 0, recover: 0,
             dupacks: 0, dupack_threshold: 3, state: CaState::Open, srtt: None, rttvar: 0, rto: 0, min_rtt: None,
-            ssthresh_rule: SsthreshRule::FlightSize, grow_on_loss_exit: true, pipe: 0, high_rxt: 0,
+            ssthresh_rule: SsthreshRule::FlightSize, grow_on_loss_exit: true, grow_on_recovery_exit: false, pipe: 0, high_rxt: 0,
             cwnd_limited: true, fair_share_bps: 0,
         }
     }

@@ -129,6 +129,7 @@ impl Sender {
             min_rtt: None,
             ssthresh_rule: cfg.ssthresh_rule,
             grow_on_loss_exit: cfg.grow_on_loss_exit,
+            grow_on_recovery_exit: cfg.grow_on_recovery_exit,
             pipe: 0,
             high_rxt: 0,
             cwnd_limited: true,
@@ -276,10 +277,6 @@ impl Sender {
                 }
                 CaState::Open | CaState::Disorder => self.set_state(CaState::Open),
             }
-            // The ACK that ends fast recovery deflates the window (RFC 5681 §3.2 step 6, RFC
-            // 6937); ns-3 and Linux then also grow it as for any ACK in the Open state.
-            let exited = state_before == CaState::Recovery && self.tcb.state == CaState::Open;
-            let state_before = if exited && self.cfg.grow_on_recovery_exit { CaState::Open } else { state_before };
             let info = AckInfo {
                 now,
                 acked_bytes: fresh_bytes,

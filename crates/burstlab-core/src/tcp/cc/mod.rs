@@ -124,13 +124,17 @@ pub fn resolve_ssthresh_rule(rule: SsthreshRule, cc: CcKind, sack: bool, limited
 
 /// Whether an ACK may grow the window (RFC 5681 §3.1-3.2): new data acknowledged, not in
 /// fast recovery (recovery sets the window itself, RFC 5681 §3.2 / RFC 6582 / RFC 6675 /
-/// RFC 6937), and, if the sender is configured so, not the ACK that ends the Loss state.
+/// RFC 6937), and, as the sender is configured, the ACK that ends recovery or the Loss state.
 #[inline]
 pub(crate) fn may_grow(tcb: &Tcb, ack: &AckInfo) -> bool {
-    if ack.acked_bytes == 0 || ack.state_before == CaState::Recovery {
+    if ack.acked_bytes == 0 {
         return false;
     }
-    !(ack.state_before == CaState::Loss && tcb.state != CaState::Loss && !tcb.grow_on_loss_exit)
+    match ack.state_before {
+        CaState::Recovery => tcb.state != CaState::Recovery && tcb.grow_on_recovery_exit,
+        CaState::Loss => tcb.state == CaState::Loss || tcb.grow_on_loss_exit,
+        _ => true,
+    }
 }
 
 /// A bandwidth estimate times a minimum RTT, as a window in payload bytes, at least

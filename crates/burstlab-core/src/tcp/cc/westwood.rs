@@ -8,15 +8,24 @@
 //! - timeout: ssthresh = BWE·RTTmin; cwnd = 1 segment (the sender's timeout step).
 //!
 //! Growth is Reno's. Details the paper leaves to the implementation, as Linux's
-//! `tcp_westwood.c` (by the same group) does them: a duplicate ACK counts one segment
-//! delivered and a later cumulative ACK only what it acknowledges beyond those
-//! ([`AckAccounting`]); the sample interval is one SRTT; the EWMA filter (pole 0.9) starts at
-//! the first sample. ns-3's Tustin filter (`westwood_filter = "tustin"`) starts at zero.
-//! ssthresh is at least 2 segments; before the first sample, or without an RTT, the loss
-//! response is RFC 5681's.
+//! `tcp_westwood.c` (by the same group) does them (`westwood_variant = "mascolo"`): a
+//! duplicate ACK counts one segment delivered and a later cumulative ACK only what it
+//! acknowledges beyond those ([`AckAccounting`]); samples are taken back to back, each
+//! at the first ACK at least one SRTT after the previous one; the EWMA filter (pole 0.9)
+//! starts at the first sample. ssthresh is at least 2 segments; before the first sample,
+//! or without an RTT, the loss response is RFC 5681's.
+//!
+//! `westwood_variant = "ns3"` is ns-3 3.44's TcpWestwoodPlus: a sample interval opens at
+//! an ACK and lasts the SRTT of that moment (so idle time, a timeout's wait, is never in a
+//! sample), the sample is the segments counted in it over that SRTT; duplicate and partial
+//! ACKs count one segment, the ACK that ends fast recovery all it acknowledges (SACKed
+//! segments and those the duplicates stood for, again); Tustin's filter, from zero. Its
+//! minimum RTT is the smallest RTT congestion control saw (`cc_rtt = "srtt"` in the ns3
+//! profile, as ns-3's `m_minRtt` is the smallest SRTT).
 use super::reno::Reno;
 use super::{bw_window, CongestionControl};
-use crate::tcp::config::{TcpConfig, WestwoodFilter};
+use crate::tcp::config::{TcpConfig, WestwoodVariant};
+use crate::tcp::CaState;
 use crate::tcp::{AckInfo, Tcb};
 use crate::time::Nanos;
 
@@ -56,7 +65,9 @@ impl AckAccounting {
 #[derive(Clone, Debug)]
 pub struct Westwood {
     reno: Reno,
-    filter: WestwoodFilter,
+    variant: WestwoodVariant,
+    /// ns-3's sample interval: its length (the SRTT when it opened).
+    window: Nanos,
     acct: AckAccounting,
     /// Bytes delivered since the current sample interval began.
     bytes: u64,
@@ -75,7 +86,8 @@ impl Westwood {
     pub fn new(t: &TcpConfig) -> Self {
         Westwood {
             reno: Reno::new(t.abc),
-            filter: t.westwood_filter,
+            variant: t.westwood_variant,
+            window: 0,
             acct: AckAccounting::default(),
             bytes: 0,
             since: None,
@@ -92,10 +104,10 @@ impl Westwood {
     }
 
     fn sample(&mut self, b: f64) {
-        self.bwe = match (self.filter, self.samples) {
-            (WestwoodFilter::Ewma, 0) => b,
-            (WestwoodFilter::Ewma, _) => POLE * self.bwe + (1.0 - POLE) * b,
-            (WestwoodFilter::Tustin, _) => POLE * self.bwe + (1.0 - POLE) * 0.5 * (b + self.last_sample),
+        self.bwe = match (self.variant, self.samples) {
+            (WestwoodVariant::Mascolo, 0) => b,
+            (WestwoodVariant::Mascolo, _) => POLE * self.bwe + (1.0 - POLE) * b,
+            (WestwoodVariant::Ns3, _) => POLE * self.bwe + (1.0 - POLE) * 0.5 * (b + self.last_sample),
         };
         self.last_sample = b;
         self.samples += 1;
@@ -111,17 +123,40 @@ impl CongestionControl for Westwood {
         if let Some(r) = ack.rtt {
             self.rtt_min = Some(self.rtt_min.map_or(r, |m| m.min(r)));
         }
-        // One sample per SRTT: the bytes delivered by the ACKs of the interval just ended.
-        let since = *self.since.get_or_insert(ack.now);
-        if let Some(srtt) = tcb.srtt {
-            let dt = ack.now - since;
-            if dt >= srtt && dt > 0 {
-                self.sample(self.bytes as f64 / (dt as f64 * 1e-9));
-                self.bytes = 0;
-                self.since = Some(ack.now);
+        match self.variant {
+            WestwoodVariant::Mascolo => {
+                // One sample per SRTT: the bytes delivered by the ACKs of the interval just ended.
+                let since = *self.since.get_or_insert(ack.now);
+                if let Some(srtt) = tcb.srtt {
+                    let dt = ack.now - since;
+                    if dt >= srtt && dt > 0 {
+                        self.sample(self.bytes as f64 / (dt as f64 * 1e-9));
+                        self.bytes = 0;
+                        self.since = Some(ack.now);
+                    }
+                }
+                self.bytes += self.acct.delivered(ack, tcb.mss);
+            }
+            WestwoodVariant::Ns3 => {
+                let Some(srtt) = tcb.srtt.filter(|&r| r > 0) else { return self.reno.grow(tcb, ack) };
+                if let Some(since) = self.since {
+                    if ack.now >= since + self.window {
+                        self.sample(self.bytes as f64 / (self.window as f64 * 1e-9));
+                        (self.bytes, self.since) = (0, None);
+                    }
+                }
+                if self.since.is_none() {
+                    (self.since, self.window) = (Some(ack.now), srtt);
+                }
+                let exit = ack.state_before == CaState::Recovery && tcb.state == CaState::Open;
+                self.bytes += match (ack.dup, ack.state_before) {
+                    (true, _) => tcb.mss,
+                    (false, CaState::Recovery) if exit => ack.cum_bytes,
+                    (false, CaState::Recovery) => tcb.mss,
+                    (false, _) => ack.acked_bytes,
+                };
             }
         }
-        self.bytes += self.acct.delivered(ack, tcb.mss);
         self.reno.grow(tcb, ack);
     }
 
@@ -181,13 +216,24 @@ mod tests {
         assert_eq!(w.cwnd_after_fast_retransmit(&t, 10_000), 10_000);
     }
 
-    /// Tustin's filter (ns-3): from zero, b ← 0.9·b + 0.05·(s + s_prev).
+    /// ns-3's variant: Tustin's filter from zero, b ← 0.9·b + 0.05·(s + s_prev); an interval
+    /// opens at an ACK and lasts the SRTT then, so the idle time before it is not counted.
     #[test]
-    fn tustin_filter() {
-        let mut w = Westwood::new(&TcpConfig { westwood_filter: WestwoodFilter::Tustin, ..TcpConfig::default() });
+    fn ns3_variant() {
+        let mut w = Westwood::new(&TcpConfig { westwood_variant: WestwoodVariant::Ns3, ..TcpConfig::default() });
         w.sample(100.0);
         assert!((w.bwe - 5.0).abs() < 1e-12);
         w.sample(100.0);
         assert!((w.bwe - (0.9 * 5.0 + 10.0)).abs() < 1e-12);
+        let mut w = Westwood::new(&TcpConfig { westwood_variant: WestwoodVariant::Ns3, ..TcpConfig::default() });
+        let mut t = Tcb::for_test(1000, 20_000);
+        t.srtt = Some(10 * NS_PER_MS);
+        // ACKs at 0..9 ms, then a 1 s pause, then ACKs at 1000..1010 ms: the first interval
+        // [0, 10 ms) holds 10 segments (1 MB/s); the second starts at 1000 ms, not at 10 ms.
+        for i in (0..10).chain(1000..=1010) {
+            w.on_ack(&mut t, &ack_at(i * NS_PER_MS, 1, None, CaState::Open));
+        }
+        assert_eq!(w.samples, 2);
+        assert!((w.last_sample - 1e6).abs() < 1.0, "{}", w.last_sample);
     }
 }
