@@ -8,4 +8,4 @@ pub use engine::{run, run_logged, LogRec};
 pub use scenario::{AckLoss, AckPath, LinkConfig, Scenario, SlottedConfig, TcpConfig, Variant, Workload};
 
 #[cfg(test)]
-mod validation;
+pub(crate) mod validation;

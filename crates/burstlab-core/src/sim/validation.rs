@@ -253,7 +253,7 @@ fn invariants_hold_on_random_scenarios() {
     assert!(lost > 1000 && delivered > 20_000 && timeouts > 100 && frs > 100);
 }
 
-fn check_log(r: &SimResult, log: &[LogRec], rate: u64, rto_max: u64, what: &str) {
+pub(crate) fn check_log(r: &SimResult, log: &[LogRec], rate: u64, rto_max: u64, what: &str) {
     use std::collections::HashMap;
     let mut next = 0u64;
     let mut sends: HashMap<u64, Vec<u64>> = HashMap::new();

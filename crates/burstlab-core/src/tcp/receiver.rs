@@ -176,6 +176,10 @@ impl Receiver {
     fn block_of(&self, seg: u64) -> (u64, u64) {
         let i = (seg - self.rcv_nxt - 1) as usize;
         let mut lo = i;
+        // A reported block ending at `seg` is held whole: start the walk left from its start.
+        if let Some(&(s, _)) = self.recent[..self.nrecent].iter().find(|&&(s, e)| e == seg && s > self.rcv_nxt) {
+            lo = (s - self.rcv_nxt - 1) as usize;
+        }
         while lo > 0 && self.ooo[lo - 1] {
             lo -= 1;
         }

@@ -21,6 +21,10 @@ pub struct Scoreboard {
     sacked: u64,
     /// One past the highest SACKed segment (RFC 6675's "highest SACKed"), or `base`.
     high_sacked: u64,
+    /// The last blocks marked, each wholly SACKed (a segment never loses its mark while it
+    /// is on the board), so a block the receiver repeats costs only its new part.
+    marked: [(u64, u64); 4],
+    next_marked: usize,
 }
 
 impl Scoreboard {
@@ -82,21 +86,33 @@ impl Scoreboard {
     }
 
     /// Mark [start, end) SACKed (RFC 2018 block); returns how many segments were newly SACKed.
+    /// The block is walked from its top down to the first segment already SACKed; below
+    /// it, a block marked before that covers the rest ends the walk (receivers repeat and
+    /// extend their blocks, RFC 2018 §4), else the walk goes on to `start`.
     pub fn mark_sacked(&mut self, start: u64, end: u64) -> u64 {
         let s = start.max(self.base);
         let e = end.min(self.end());
+        if e <= s {
+            return 0;
+        }
         let mut n = 0;
-        for seg in s..e {
+        let mut seg = e;
+        while seg > s {
+            seg -= 1;
             let st = &mut self.segs[(seg - self.base) as usize];
             if !st.sacked {
                 st.sacked = true;
                 n += 1;
+            } else if self.marked.iter().any(|&(ms, me)| ms <= s && me > seg) {
+                break; // [s, seg] was wholly marked before
             }
         }
         self.sacked += n;
-        if e > s && e > self.high_sacked {
+        if e > self.high_sacked {
             self.high_sacked = e;
         }
+        self.marked[self.next_marked] = (s, e);
+        self.next_marked = (self.next_marked + 1) % self.marked.len();
         n
     }
 
@@ -105,42 +121,77 @@ impl Scoreboard {
         if self.sacked == 0 {
             return 0;
         }
-        (from.max(self.base)..to.min(self.end()).min(self.high_sacked())).filter(|&s| self.segs[(s - self.base) as usize].sacked).count() as u64
+        (from.max(self.base)..to.min(self.end()).min(self.high_sacked())).filter(|&s| self.is_sacked(s)).count() as u64
+    }
+
+    #[inline]
+    fn is_sacked(&self, seg: u64) -> bool {
+        self.segs[(seg - self.base) as usize].sacked
+    }
+
+    /// The lowest segment that has fewer than `dupthresh` SACKed segments above it: every
+    /// unSACKed segment below it is lost by RFC 6675 §4 IsLost (with equal-sized segments
+    /// "DupThresh discontiguous SACKed sequences" or "more than (DupThresh − 1)·SMSS bytes
+    /// SACKed" both reduce to DupThresh SACKed segments above). `base` when fewer than
+    /// `dupthresh` are SACKed. Found by walking down from the highest SACKed segment, so it
+    /// costs the distance to the `dupthresh`-th SACKed segment from the top.
+    #[inline]
+    pub fn lost_below(&self, dupthresh: u32) -> u64 {
+        if self.sacked < dupthresh as u64 || dupthresh == 0 {
+            return self.base;
+        }
+        let mut found = 0;
+        let mut seg = self.high_sacked();
+        while seg > self.base {
+            seg -= 1;
+            if self.is_sacked(seg) {
+                found += 1;
+                if found == dupthresh {
+                    return seg;
+                }
+            }
+        }
+        self.base
     }
 
     /// SACKed segments above `seg` (exclusive) in the window.
     pub fn sacked_above(&self, seg: u64) -> u64 {
         let from = (seg + 1).max(self.base);
-        (from..self.high_sacked().max(from)).filter(|&s| self.get(s).is_some_and(|x| x.sacked)).count() as u64
+        self.sacked_between(from, self.high_sacked().max(from))
     }
 
-    /// RFC 6675 §4 IsLost(seg): at least DupThresh segments above it are SACKed (with
-    /// equal-sized segments "DupThresh discontiguous SACKed sequences" or "more than
-    /// (DupThresh − 1)·SMSS bytes SACKed" both reduce to this).
+    /// RFC 6675 §4 IsLost(seg).
+    #[inline]
     pub fn is_lost(&self, seg: u64, dupthresh: u32) -> bool {
-        self.get(seg).is_some_and(|x| !x.sacked) && self.sacked_above(seg) >= dupthresh as u64
+        self.get(seg).is_some_and(|x| !x.sacked) && seg < self.lost_below(dupthresh)
+    }
+
+    /// Unsacked segments in [from, to) (within the window).
+    #[inline]
+    fn unsacked_between(&self, from: u64, to: u64) -> u64 {
+        let (from, to) = (from.max(self.base), to.min(self.end()));
+        if from >= to {
+            return 0;
+        }
+        (to - from) - self.sacked_between(from, to)
     }
 
     /// RFC 6675 §4 SetPipe: segments in [base, high_tx) not SACKed count once if not
-    /// lost and once more if at or below HighRxt (`high_rxt` is exclusive).
+    /// lost and once more if below HighRxt (`high_rxt` is exclusive). With L =
+    /// [`Scoreboard::lost_below`]: the unSACKed segments at or above L, plus those below
+    /// HighRxt (the walk is over the region above L, which holds exactly DupThresh SACKed
+    /// segments, and over [base, HighRxt), the holes being repaired).
     pub fn pipe(&self, high_tx: u64, high_rxt: u64, dupthresh: u32) -> u64 {
-        let mut pipe = 0;
-        let mut above = 0u64; // SACKed segments above the current one
         let end = high_tx.min(self.end());
-        for seg in (self.base..end).rev() {
-            let st = &self.segs[(seg - self.base) as usize];
-            if st.sacked {
-                above += 1;
-                continue;
-            }
-            if above < dupthresh as u64 {
-                pipe += 1;
-            }
-            if seg < high_rxt {
-                pipe += 1;
-            }
-        }
-        pipe
+        let lost_below = self.lost_below(dupthresh).min(end);
+        let above = if lost_below == self.base {
+            let sacked = if end >= self.high_sacked() { self.sacked } else { self.sacked_between(self.base, end) };
+            (end - self.base) - sacked
+        } else {
+            // [L, high_sacked) holds dupthresh SACKed segments; above high_sacked none is SACKed.
+            (end - lost_below) - dupthresh as u64
+        };
+        above + self.unsacked_between(self.base, high_rxt.min(end))
     }
 
     /// RFC 6675 §4 NextSeg rules 1 and 3: the first unSACKed segment at or above
@@ -152,26 +203,24 @@ impl Scoreboard {
         if from >= hs {
             return None;
         }
-        // SACKed segments in [from, hs).
-        let mut above: u64 = (from..hs).filter(|&s| self.segs[(s - self.base) as usize].sacked).count() as u64;
-        let mut first_unsacked = None;
-        for seg in from..hs {
-            let st = &self.segs[(seg - self.base) as usize];
-            if st.sacked {
-                above -= 1;
-                continue;
+        // The first unSACKed segment at or above `from`, jumping over blocks marked whole.
+        let mut seg = from;
+        let first_unsacked = loop {
+            if seg >= hs {
+                break None;
             }
-            if above >= dupthresh as u64 {
-                return Some(seg);
+            if !self.is_sacked(seg) {
+                break Some(seg);
             }
-            if first_unsacked.is_none() {
-                first_unsacked = Some(seg);
-            }
-        }
-        if allow_rule3 {
-            first_unsacked
-        } else {
-            None
+            seg = match self.marked.iter().filter(|&&(ms, me)| ms <= seg && me > seg).map(|&(_, me)| me).max() {
+                Some(me) => me,
+                None => seg + 1,
+            };
+        };
+        match first_unsacked {
+            Some(s) if s < self.lost_below(dupthresh) => Some(s), // rule 1: the first lost one
+            Some(s) if allow_rule3 => Some(s),
+            _ => None,
         }
     }
 }
@@ -210,6 +259,49 @@ mod tests {
         assert_eq!((b.base(), b.sacked_count()), (2, 4));
         b.advance(6);
         assert_eq!((b.base(), b.sacked_count(), b.end()), (6, 0, 10));
+    }
+
+    /// The queries against their definitions (RFC 6675 §4), walked segment by segment, on
+    /// random scoreboards.
+    #[test]
+    fn fast_queries_match_the_definitions() {
+        use crate::rng::{stream, RngExt};
+        let mut g = stream(11, 3);
+        for _ in 0..2000 {
+            let n = g.random_range(1..40u64);
+            let mut b = board(n);
+            b.advance(g.random_range(0..3u64).min(n - 1));
+            let mut want = std::collections::BTreeSet::new();
+            for _ in 0..g.random_range(0..8) {
+                let s = g.random_range(0..n);
+                let e = s + g.random_range(1..6u64);
+                let fresh = (s.max(b.base())..e.min(b.end())).filter(|x| want.insert(*x)).count() as u64;
+                assert_eq!(b.mark_sacked(s, e), fresh, "newly SACKed in [{s}, {e})");
+            }
+            for s in b.base()..b.end() {
+                assert_eq!(b.get(s).unwrap().sacked, want.contains(&s), "segment {s}");
+            }
+            assert_eq!(b.sacked_count(), want.len() as u64);
+            let t = g.random_range(1..5u32);
+            let sacked = |s: u64| b.get(s).unwrap().sacked;
+            let above = |s: u64| ((s + 1)..b.end()).filter(|&x| sacked(x)).count() as u64;
+            let lost = |s: u64| !sacked(s) && above(s) >= t as u64;
+            for s in b.base()..b.end() {
+                assert_eq!(b.is_lost(s, t), lost(s), "is_lost({s}) t {t}");
+                assert_eq!(b.sacked_above(s), above(s));
+            }
+            let hr = g.random_range(0..n + 2);
+            let pipe: u64 = (b.base()..b.end()).filter(|&s| !sacked(s)).map(|s| (!lost(s)) as u64 + (s < hr) as u64).sum();
+            assert_eq!(b.pipe(b.end(), hr, t), pipe, "pipe hr {hr} t {t}");
+            let from = hr.max(b.base());
+            let hs = b.high_sacked();
+            let r1 = (from..hs).find(|&s| !sacked(s) && lost(s));
+            // NextSeg rule 1 as the code defines it: the first unSACKed segment, if it is lost.
+            let first = (from..hs).find(|&s| !sacked(s));
+            assert_eq!(b.next_retransmission(hr, t, false), first.filter(|&s| lost(s)));
+            assert!(r1.is_none() || first.is_some());
+            assert_eq!(b.next_retransmission(hr, t, true), first);
+        }
     }
 
     #[test]

@@ -228,6 +228,73 @@ fn handshake_seeds_the_rtt_estimator() {
     assert_eq!((p.srtt[0], p.rto[0]), (0, NS_PER_S));
 }
 
+/// The invariants of `sim/validation.rs` (contiguous delivery, nothing arrives unsent,
+/// counters agree with the log, goodput ≤ capacity, every lost copy repaired or still
+/// outstanding) over random scenarios drawn across every congestion control, recovery and
+/// option of this module: timestamps, handshake, byte counting, the RTT congestion control
+/// sees, PRR and Westwood+ variants, HyStart flavours, ssthresh rules, exit growth.
+#[test]
+fn invariants_hold_for_every_variant() {
+    use crate::loss::{Bernoulli, GilbertElliott, LossModel};
+    use crate::rng::{stream, uniform, RngExt};
+    use crate::sim::{engine, AckLoss};
+    use crate::tcp::config::{CcRtt, Hystart, PrrVariant, WestwoodVariant};
+    use crate::tcp::SsthreshRule;
+    let mut g = stream(2025, 11);
+    let (mut lost, mut frs, mut tos) = (0, 0, 0);
+    for case in 0..140 {
+        let cc = [CcKind::Reno, CcKind::LinuxReno, CcKind::Westwood, CcKind::Tibet, CcKind::Ideal, CcKind::Vegas, CcKind::Cubic][g.random_range(0..7)];
+        let recovery = [RecoveryKind::Tahoe, RecoveryKind::Reno, RecoveryKind::NewReno, RecoveryKind::Sack, RecoveryKind::Prr][g.random_range(0..5)];
+        let b = |g: &mut crate::rng::Rng| g.random_range(0..2) == 0;
+        let tcp = TcpConfig {
+            cc,
+            recovery,
+            init_cwnd: g.random_range(1..11),
+            delayed_ack: b(&mut g),
+            rto_min: 200 * NS_PER_MS,
+            rto_max: 10 * NS_PER_S,
+            limited_transmit: b(&mut g),
+            timestamps: b(&mut g),
+            handshake: b(&mut g),
+            abc: b(&mut g),
+            grow_on_loss_exit: b(&mut g),
+            grow_on_recovery_exit: b(&mut g),
+            rwnd: if b(&mut g) { Some(g.random_range(4..200)) } else { None },
+            cc_rtt: [CcRtt::Sample, CcRtt::Srtt][g.random_range(0..2)],
+            prr_variant: [PrrVariant::Rfc, PrrVariant::Ns3, PrrVariant::Linux][g.random_range(0..3)],
+            westwood_variant: [WestwoodVariant::Mascolo, WestwoodVariant::Ns3][g.random_range(0..2)],
+            hystart: [Hystart::Off, Hystart::Linux, Hystart::Ns3][g.random_range(0..3)],
+            tibet_estimator: [crate::tcp::config::TibetEstimator::Sent, crate::tcp::config::TibetEstimator::Ack][g.random_range(0..2)],
+            ssthresh_rule: [SsthreshRule::FlightSize, SsthreshRule::Pipe, SsthreshRule::Cwnd, SsthreshRule::Ns3][g.random_range(0..4)],
+            ..TcpConfig::default()
+        };
+        let rate = [1_000_000u64, 10_000_000, 100_000_000][g.random_range(0..3)];
+        let delay = g.random_range(1..60) * NS_PER_MS;
+        let buffer = g.random_range(2..200);
+        let model: Box<dyn LossModel> = if b(&mut g) {
+            Box::new(Bernoulli::new(uniform(&mut g) * 0.15).unwrap())
+        } else {
+            Box::new(GilbertElliott::from_prr_mu(0.7 + 0.3 * uniform(&mut g), uniform(&mut g) * 0.9).unwrap())
+        };
+        let workload = if g.random_range(0..3) == 0 {
+            Workload { duration: Some(60 * NS_PER_S), size: Some(g.random_range(1..300_000)), warmup: 0 }
+        } else {
+            Workload::bulk(g.random_range(2..12) * NS_PER_S)
+        };
+        let mut sc = Scenario::new(tcp, LinkConfig::new(rate, delay, buffer).with_loss(model, LossMode::Packet), workload);
+        sc.ack_loss = [AckLoss::None, AckLoss::Independent][g.random_range(0..2)];
+        sc.seed = case;
+        sc.log = true;
+        let what = format!("case {case}: {cc:?}/{recovery:?} rate {rate} delay {delay} buffer {buffer} {workload:?}");
+        let rto_max = sc.tcp.rto_max;
+        let (r, log) = engine::run_logged(sc).unwrap();
+        crate::sim::validation::check_log(&r, &log, rate, rto_max, &what);
+        (lost, frs, tos) = (lost + r.counters.packets_lost, frs + r.counters.fast_retransmits, tos + r.counters.timeouts);
+    }
+    eprintln!("every variant: {lost} lost, {frs} fast retransmits, {tos} timeouts");
+    assert!(lost > 1000 && frs > 100 && tos > 50, "the cases exercised loss ({lost}), fast retransmits ({frs}), timeouts ({tos})");
+}
+
 #[test]
 #[ignore]
 fn dump_trajectories() {
