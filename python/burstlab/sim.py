@@ -99,6 +99,8 @@ class TcpConfig:
                           "segment; docs/tcp.md).", ("rfc", "ns3", "linux"))  # fmt: skip
     westwood_variant: str = _f("mascolo", "Westwood+ estimator: Mascolo et al.'s (EWMA 0.9, duplicate ACKs counted "
                                "once) or ns-3 3.44's (Tustin filter, its ACK counting).", ("mascolo", "ns3"))  # fmt: skip
+    linux_reno_variant: str = _f("linux", "linux-reno as Linux 6.x or as ns-3 3.44's TcpLinuxReno runs it "
+                                 "(docs/tcp.md).", ("linux", "ns3"))  # fmt: skip
     tibet_alpha: float = _f(0.99, "Pole of TIBET's low-pass filters (Martignon & Capone: 0.99).")
     tibet_estimator: str = _f("sent", "TIBET times sent packets (the paper's pseudo-code) or ACKs.", ("sent", "ack"))
     vegas_alpha: int = _f(1, "Vegas alpha (Brakmo & Peterson: 1).", unit="segments")
@@ -183,6 +185,7 @@ PROFILES: dict[str, dict[str, Any]] = {
         "cc_rtt": "srtt",
         "prr_variant": "ns3",
         "westwood_variant": "ns3",
+        "linux_reno_variant": "ns3",
         "vegas_alpha": 2,
         "vegas_beta": 4,
         "vegas_gamma": 1,

@@ -8,7 +8,7 @@ use crate::trace::PyBitTrace;
 use burstlab_core::link::{BufferUnit, LossMode};
 use burstlab_core::results::SimResult;
 use burstlab_core::sim::{self, AckLoss, AckPath, LinkConfig, Scenario, TcpConfig, Variant, Workload};
-use burstlab_core::tcp::config::{CcKind, CcRtt, Hystart, PrrBound, PrrVariant, RecoveryKind, TibetEstimator, WestwoodVariant};
+use burstlab_core::tcp::config::{CcKind, CcRtt, Hystart, LinuxRenoVariant, PrrBound, PrrVariant, RecoveryKind, TibetEstimator, WestwoodVariant};
 use burstlab_core::tcp::rtt::BackoffReset;
 use burstlab_core::tcp::SsthreshRule;
 use burstlab_core::time::Nanos;
@@ -109,6 +109,7 @@ fn tcp_config(d: &Bound<'_, PyDict>) -> PyResult<TcpConfig> {
         prr_bound: choice(d, "prr_bound", dft.prr_bound, PrrBound::parse)?,
         prr_variant: choice(d, "prr_variant", dft.prr_variant, PrrVariant::parse)?,
         westwood_variant: choice(d, "westwood_variant", dft.westwood_variant, WestwoodVariant::parse)?,
+        linux_reno_variant: choice(d, "linux_reno_variant", dft.linux_reno_variant, LinuxRenoVariant::parse)?,
         tibet_alpha: real(d, "tibet_alpha", dft.tibet_alpha)?,
         tibet_estimator: choice(d, "tibet_estimator", dft.tibet_estimator, TibetEstimator::parse)?,
         vegas_alpha: num32("vegas_alpha", dft.vegas_alpha)?,
@@ -154,6 +155,7 @@ fn tcp_dict<'py>(py: Python<'py>, t: &TcpConfig) -> PyResult<Bound<'py, PyDict>>
     d.set_item("prr_bound", t.prr_bound.name())?;
     d.set_item("prr_variant", t.prr_variant.name())?;
     d.set_item("westwood_variant", t.westwood_variant.name())?;
+    d.set_item("linux_reno_variant", t.linux_reno_variant.name())?;
     d.set_item("tibet_alpha", t.tibet_alpha)?;
     d.set_item("tibet_estimator", t.tibet_estimator.name())?;
     d.set_item("vegas_alpha", t.vegas_alpha)?;

@@ -152,6 +152,18 @@ named_enum!(
 );
 
 named_enum!(
+    /// Which implementation of Reno with segment counting (`cc/linux_reno.rs`).
+    LinuxRenoVariant, "linux_reno_variant" {
+        /// Linux 6.x `tcp_reno_cong_avoid` / `tcp_reno_ssthresh`.
+        Linux = "linux",
+        /// ns-3 3.44's TcpLinuxReno: ssthresh = max(cwnd/2, 2 segments) in bytes (half
+        /// segments kept); no slow-start carry-over into avoidance; the ACK that ends fast
+        /// recovery counts every segment it acknowledges cumulatively (ns-3's ProcessAck).
+        Ns3 = "ns3",
+    }
+);
+
+named_enum!(
     /// Which packets TIBET's estimator times (Martignon & Capone §II).
     TibetEstimator, "tibet_estimator" {
         /// Lengths and inter-departure times of transmitted packets (the paper's pseudo-code).
@@ -227,6 +239,7 @@ pub struct TcpConfig {
     pub prr_bound: PrrBound,
     pub prr_variant: PrrVariant,
     pub westwood_variant: WestwoodVariant,
+    pub linux_reno_variant: LinuxRenoVariant,
     /// Pole of TIBET's two low-pass filters (Martignon & Capone: 0.99).
     pub tibet_alpha: f64,
     pub tibet_estimator: TibetEstimator,
@@ -278,6 +291,7 @@ impl Default for TcpConfig {
             prr_bound: PrrBound::Ssrb,
             prr_variant: PrrVariant::Rfc,
             westwood_variant: WestwoodVariant::Mascolo,
+            linux_reno_variant: LinuxRenoVariant::Linux,
             tibet_alpha: 0.99,
             tibet_estimator: TibetEstimator::Sent,
             vegas_alpha: 1,

@@ -6,13 +6,27 @@
 //! - slow start: cwnd = min(cwnd + acked, ssthresh), the rest carried into avoidance;
 //! - avoidance: a counter of acknowledged segments; one segment more per cwnd of them;
 //! - loss: ssthresh = max(cwnd / 2, 2) segments, whatever `ssthresh_rule` says.
+//!
+//! `linux_reno_variant = "ns3"`: ns-3 3.44's port, which differs in three places: ssthresh
+//! = max(cwnd / 2, 2 segments) in bytes (a half segment is kept), slow start does not carry
+//! the rest into avoidance, and the ACK that ends fast recovery counts every segment it
+//! acknowledges cumulatively (ns-3's ProcessAck recomputes segsAcked from the old SND.UNA, so
+//! the segments SACKed or duplicate-ACKed during recovery count again).
 use super::{may_grow, CongestionControl};
-use crate::tcp::{AckInfo, Tcb};
+use crate::tcp::config::LinuxRenoVariant;
+use crate::tcp::{AckInfo, CaState, Tcb};
 
 #[derive(Clone, Debug, Default)]
 pub struct LinuxReno {
     /// `snd_cwnd_cnt`: segments acknowledged toward the next increase.
     cnt: u64,
+    ns3: bool,
+}
+
+impl LinuxReno {
+    pub fn new(variant: LinuxRenoVariant) -> Self {
+        LinuxReno { cnt: 0, ns3: variant == LinuxRenoVariant::Ns3 }
+    }
 }
 
 impl CongestionControl for LinuxReno {
@@ -25,32 +39,37 @@ impl CongestionControl for LinuxReno {
             return;
         }
         let mss = tcb.mss;
-        let mut cwnd = tcb.cwnd / mss;
-        let mut acked = ack.acked_segs;
-        let ssthresh = tcb.ssthresh / mss;
-        if cwnd < ssthresh {
-            let to = (cwnd + acked).min(ssthresh);
-            acked -= to - cwnd;
-            cwnd = to;
+        let mut acked = if self.ns3 && ack.state_before == CaState::Recovery { ack.cum_bytes / mss } else { ack.acked_segs };
+        if tcb.cwnd < tcb.ssthresh {
+            let to = (tcb.cwnd + acked * mss).min(tcb.ssthresh);
+            let used = (to - tcb.cwnd).div_ceil(mss);
+            tcb.cwnd = to;
+            acked = if self.ns3 { 0 } else { acked - used.min(acked) };
         }
         if acked > 0 {
-            let w = cwnd.max(1);
+            // Linux's tcp_cong_avoid_ai with w = cwnd in segments; the increments are whole
+            // segments on top of whatever remainder the window has.
+            let w = tcb.cwnd_segs();
             if self.cnt >= w {
                 self.cnt = 0;
-                cwnd += 1;
+                tcb.cwnd += mss;
             }
             self.cnt += acked;
             if self.cnt >= w {
                 let delta = self.cnt / w;
                 self.cnt -= delta * w;
-                cwnd += delta;
+                tcb.cwnd += delta * mss;
             }
         }
-        tcb.cwnd = (cwnd * mss).min(tcb.max_cwnd);
+        tcb.cwnd = tcb.cwnd.min(tcb.max_cwnd);
     }
 
     fn ssthresh_on_loss(&mut self, tcb: &Tcb) -> u64 {
-        (tcb.cwnd_segs() / 2).max(2) * tcb.mss
+        if self.ns3 {
+            (tcb.cwnd / 2).max(2 * tcb.mss)
+        } else {
+            (tcb.cwnd_segs() / 2).max(2) * tcb.mss
+        }
     }
 }
 
@@ -64,7 +83,7 @@ mod tests {
     fn counts_segments_like_linux() {
         let mut t = Tcb::for_test(1000, 4000);
         t.ssthresh = 6000;
-        let mut c = LinuxReno::default();
+        let mut c = LinuxReno::new(LinuxRenoVariant::Linux);
         // Slow start: a delayed ACK of 2 segments adds 2 (reaching ssthresh); from there
         // acknowledged segments go to the counter.
         c.on_ack(&mut t, &ack_at(0, 2, None, CaState::Open));
@@ -84,5 +103,14 @@ mod tests {
         t.snd_una = 0;
         t.high_tx = 30;
         assert_eq!(c.ssthresh_on_loss(&t), 3000);
+        // ns-3's port: half a segment kept; the exit ACK counts all it acknowledges.
+        let mut n = LinuxReno::new(LinuxRenoVariant::Ns3);
+        assert_eq!(n.ssthresh_on_loss(&t), 3500);
+        let mut u = Tcb::for_test(1000, 5500);
+        u.ssthresh = 5500;
+        let exit = AckInfo { cum_bytes: 12_000, ..ack_at(0, 1, None, CaState::Recovery) };
+        u.grow_on_recovery_exit = true; // state now Open: the exit ACK
+        n.on_ack(&mut u, &exit); // 12 segments counted with w = 5: +2, 2 left
+        assert_eq!((u.cwnd, n.cnt), (7500, 2));
     }
 }

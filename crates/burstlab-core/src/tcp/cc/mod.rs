@@ -95,7 +95,7 @@ impl Cc {
     pub fn from_config(t: &TcpConfig) -> Cc {
         match t.cc {
             CcKind::Reno => Cc::Reno(Reno::new(t.abc)),
-            CcKind::LinuxReno => Cc::LinuxReno(LinuxReno::default()),
+            CcKind::LinuxReno => Cc::LinuxReno(LinuxReno::new(t.linux_reno_variant)),
             CcKind::Westwood => Cc::Westwood(Westwood::new(t)),
             CcKind::Tibet => Cc::Tibet(Tibet::new(t)),
             CcKind::Ideal => Cc::Ideal(Ideal::new(t)),
