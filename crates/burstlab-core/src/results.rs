@@ -193,7 +193,8 @@ impl LogHistogram {
 pub struct LinkCounters {
     /// Packets that arrived at the link's queue.
     pub offered: u64,
-    /// Packets the link transmitted (offered less queue drops).
+    /// Packets the link transmitted (service ended by the end of the run); offered less
+    /// queue drops less those still queued or in service at the end.
     pub sent: u64,
     pub bytes_sent: u64,
     /// Dropped on entry by a full buffer.

@@ -1010,12 +1010,18 @@ impl Engine {
         let links = std::mem::take(&mut self.links)
             .into_iter()
             .map(|l| {
-                // Service time scheduled past the stop was counted when the packet entered.
+                // Service scheduled past the stop was counted when the packet entered: take
+                // back the time beyond the stop, and the packets whose service had not ended.
                 let over: Nanos = l.pipe.iter().map(|e| e.sent.saturating_sub(e.start.max(stop).max(warmup))).sum();
                 let busy = l.busy.saturating_sub(over);
+                let mut c = l.c.minus(&l.snap);
+                for e in l.pipe.iter().filter(|e| e.sent > stop) {
+                    c.sent = c.sent.saturating_sub(1);
+                    c.bytes_sent = c.bytes_sent.saturating_sub(e.bytes as u64);
+                }
                 LinkResult {
                     name: l.name,
-                    counters: l.c.minus(&l.snap),
+                    counters: c,
                     utilisation: if measured > 0 { busy as f64 / measured as f64 } else { 0.0 },
                     capacity_bps: servers[l.server].timing.rate_bps(),
                     queue_delay: l.qdelay,

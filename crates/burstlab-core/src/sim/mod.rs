@@ -14,4 +14,6 @@ pub use scenario::{AckLoss, AckPath, LinkConfig, Scenario, SlottedConfig, TcpCon
 #[cfg(test)]
 mod validation;
 #[cfg(test)]
+mod network_tests;
+#[cfg(test)]
 mod regression;
