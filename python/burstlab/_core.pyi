@@ -17,6 +17,8 @@ __all__ = [
     "__version__",
     "simulate",
     "simulate_trace",
+    "link_measure",
+    "wifi_timing",
 ]
 
 class BurstlabError(ValueError): ...
@@ -117,3 +119,15 @@ def simulate(
     config: dict[str, object], forward_loss: LossModel | None = None, reverse_loss: LossModel | None = None
 ) -> dict[str, object]: ...
 def simulate_trace(trace: BitTrace, config: dict[str, object]) -> dict[str, object]: ...
+
+# -- link layer (crates/burstlab-py/src/linklayer.rs); burstlab.linklayer wraps it ---------
+def link_measure(
+    layer: dict[str, Any],
+    loss: LossModel | None,
+    mode: str,
+    frames: int,
+    frame_bytes: int,
+    seed: int,
+    quantiles: list[float],
+) -> dict[str, Any]: ...
+def wifi_timing(dcf: dict[str, Any], packet_bytes: int) -> dict[str, Any]: ...

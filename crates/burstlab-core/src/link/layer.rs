@@ -371,6 +371,23 @@ pub fn measure(
     frame_bytes: u32,
     seed: u64,
 ) -> crate::Result<Measurement> {
+    measure_with(config, loss, mode, frames, frame_bytes, seed, || true)
+}
+
+/// Frames served between two calls of `keep_going`.
+pub const CHECK_EVERY: u64 = 1 << 20;
+
+/// [`measure`], asking `keep_going` every [`CHECK_EVERY`] frames whether to go on (the
+/// Python binding checks for Ctrl-C there); a stop is an error.
+pub fn measure_with(
+    config: &LinkLayerConfig,
+    loss: Option<&dyn LossModel>,
+    mode: LossMode,
+    frames: u64,
+    frame_bytes: u32,
+    seed: u64,
+    mut keep_going: impl FnMut() -> bool,
+) -> crate::Result<Measurement> {
     if frames == 0 || frames > MAX_FRAMES {
         return Err(Error::param("frames", frames, "1 to 2^32 frames"));
     }
@@ -388,8 +405,67 @@ pub fn measure(
     };
     let mut rng = stream(seed, component_id("link.layer"));
     let mut t = 0;
-    for _ in 0..frames {
-        t = layer.serve(t, frame_bytes, &mut ch, &mut rng).end;
+    let mut left = frames;
+    while left > 0 {
+        if left < frames && !keep_going() {
+            return Err(Error::Other("link measurement interrupted".into()));
+        }
+        let chunk = left.min(CHECK_EVERY);
+        for _ in 0..chunk {
+            t = layer.serve(t, frame_bytes, &mut ch, &mut rng).end;
+        }
+        left -= chunk;
     }
     Ok(Measurement { stats: layer.stats().clone(), duration: t, frame_bytes, loss_estimate: layer.loss_estimate() })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::loss::{Bernoulli, DeterministicList, EndBehavior, Replay};
+    use crate::rng::from_seed;
+    use crate::trace::BitTrace;
+
+    #[test]
+    fn loss_source_is_a_channel() {
+        // None never loses; Own asks its model per attempt (packet) or for the interval
+        // (time); Trace (slotted) looks at the attempt's slot.
+        assert!(!LossSource::None.attempt_lost(0, 10));
+        let mut list =
+            LossSource::Own { model: Box::new(DeterministicList::new(&[2, 4], None).unwrap()), rng: from_seed(0), mode: LossMode::Packet };
+        let fates: Vec<bool> = (0..5).map(|i| list.attempt_lost(i, i)).collect();
+        assert_eq!(fates, vec![false, true, false, true, false]);
+        let replay = Replay::new(BitTrace::from_str01("101").unwrap(), Some(10), EndBehavior::Deliver).unwrap();
+        let mut timed = LossSource::Own { model: Box::new(replay), rng: from_seed(0), mode: LossMode::Time };
+        assert_eq!(
+            [timed.attempt_lost(0, 5), timed.attempt_lost(5, 12), timed.attempt_lost(20, 29), timed.attempt_lost(25, 40)],
+            [false, true, false, false]
+        );
+        let mut slotted = LossSource::Trace { trace: BitTrace::from_str01("10").unwrap(), slot: 10 };
+        assert_eq!([slotted.attempt_lost(3, 4), slotted.attempt_lost(13, 14), slotted.attempt_lost(25, 26)], [false, true, true]);
+    }
+
+    #[test]
+    fn measure_stops_when_asked_and_checks_its_input() {
+        let cfg = LinkLayerConfig::Arq(ArqConfig::retries(1, AttemptTiming::fixed(1000)));
+        let bern = Bernoulli::new(0.1).unwrap();
+        let mut calls = 0;
+        let r = measure_with(&cfg, Some(&bern), LossMode::Packet, 3 * CHECK_EVERY, 100, 1, || {
+            calls += 1;
+            calls < 2
+        });
+        assert_eq!(r.unwrap_err(), Error::Other("link measurement interrupted".into()));
+        assert_eq!(calls, 2);
+        assert!(measure(&cfg, None, LossMode::Packet, MAX_FRAMES + 1, 100, 1).is_err());
+        assert!(measure(&cfg, None, LossMode::Packet, 10, 0, 1).unwrap_err().to_string().contains("frame_bytes = 0"));
+        // The engine's view: a LinkLayer serves and keeps the statistics.
+        let mut l = cfg.build().unwrap();
+        let s = l.serve(0, 100, &mut LossSource::None, &mut from_seed(0));
+        assert_eq!((s.end, s.delivered, s.attempts), (1000, true, 1));
+        assert_eq!(l.stats().frames, 1);
+        assert_eq!(l.loss_estimate(), None);
+        let mut stats = l.stats().clone();
+        stats.clear();
+        assert_eq!(stats, LinkStats::new(2));
+    }
 }
