@@ -491,15 +491,21 @@ mod tests {
     }
 
     /// (ARQ with `attempts` attempts, LL-HARQ with its defaults and `attempts` attempts),
-    /// 802.11b timing without backoff, 1040-byte frames.
+    /// 802.11b timing without backoff, 1040-byte frames. Also checks LL-HARQ's 99th
+    /// percentile latency against ARQ with 15 attempts (Subramanian et al.'s LL-ARQ).
     fn arq_and_harq(model: &dyn LossModel, mode: LossMode, attempts: u32, frames: u64) -> (Measurement, Measurement) {
         let dcf = Dcf::b11();
-        let arq = ArqConfig { limit: attempts, counts: LimitCounts::Attempts, timing: dcf.timing(false) };
+        let arq = |a: u32| {
+            let cfg = ArqConfig { limit: a, counts: LimitCounts::Attempts, timing: dcf.timing(false) };
+            measure(&LinkLayerConfig::Arq(cfg), Some(model), mode, frames, 1040, 3).unwrap()
+        };
         let harq = HarqConfig { attempts, ..HarqConfig::new(dcf.timing(false)) };
-        let a = measure(&LinkLayerConfig::Arq(arq), Some(model), mode, frames, 1040, 3).unwrap();
+        let (a, a15) = (arq(attempts), arq(15));
         let h = measure(&LinkLayerConfig::Harq(harq), Some(model), mode, frames, 1040, 3).unwrap();
         row(&format!("ARQ-{attempts}"), &a);
+        row("ARQ-15", &a15);
         row(&format!("HARQ-{attempts}"), &h);
+        assert!(h.stats.latency.quantile(0.99) < a15.stats.latency.quantile(0.99), "p99 latency against ARQ-15");
         (a, h)
     }
 
