@@ -5,6 +5,7 @@ use pyo3::prelude::*;
 mod errors;
 mod linklayer;
 mod loss;
+mod network;
 mod sim;
 mod trace;
 
@@ -15,6 +16,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     trace::register(m)?;
     loss::register(m)?;
     sim::register(m)?;
+    network::register(m)?;
     linklayer::register(m)?;
     Ok(())
 }

@@ -15,8 +15,8 @@ use crate::Error;
 /// A link's loss process decides each attempt: `lost_packet` in packet mode (the n-th
 /// attempt through the hop), `lost_in_transit(start, end)` in time mode (the attempt's own
 /// interval on the channel, so a bad period kills the attempts that fall in it).
-/// `SharedForward` is not a process of its own: the engine passes the forward
-/// direction's source as the channel of a reverse direction that shares it.
+/// `Shared(owner)` is not a process of its own: the engine passes the owning link's
+/// source as the channel of a link that shares it.
 impl Channel for LossSource {
     #[inline]
     fn attempt_lost(&mut self, start: Nanos, end: Nanos) -> bool {

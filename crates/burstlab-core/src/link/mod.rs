@@ -8,16 +8,19 @@
 //! rng)` returns when its service ends and whether it got through ([`Service`]), asking
 //! the [`Channel`] about each transmission attempt. `docs/link-layer.md` describes them.
 pub mod arq;
+pub mod capacity;
 pub mod channel;
 pub mod harq;
 pub mod hist;
 pub mod layer;
 pub mod queue;
+pub mod ring;
 pub mod wifi;
 
-pub use channel::{LossMode, LossSource};
+pub use capacity::Opportunities;
+pub use channel::{LossMode, LossSource, LossWindow};
 pub use layer::{AttemptTiming, LinkLayer, LinkLayerConfig, LinkStats};
-pub use queue::{BufferUnit, InFlight, Pipe, Timing};
+pub use queue::{BufferUnit, InFlight, Pipe, Server, Timing};
 
 use crate::time::Nanos;
 
