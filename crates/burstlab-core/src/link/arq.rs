@@ -89,10 +89,6 @@ impl Arq {
         Ok(Arq { stats: LinkStats::new(max_attempts), config, max_attempts, cached })
     }
 
-    pub fn config(&self) -> &ArqConfig {
-        &self.config
-    }
-
     pub fn max_attempts(&self) -> u32 {
         self.max_attempts
     }

@@ -141,10 +141,6 @@ impl Harq {
         })
     }
 
-    pub fn config(&self) -> &HarqConfig {
-        &self.config
-    }
-
     /// The current fragment loss estimate p̂.
     pub fn loss_estimate(&self) -> f64 {
         self.p_hat

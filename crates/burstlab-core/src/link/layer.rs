@@ -39,13 +39,6 @@ impl Span {
             Span::Uniform { min, max } => rng.random_range(min..=max),
         }
     }
-
-    pub fn mean(&self) -> f64 {
-        match *self {
-            Span::Fixed(d) => d as f64,
-            Span::Uniform { min, max } => (min as f64 + max as f64) / 2.0,
-        }
-    }
 }
 
 /// Binary exponential backoff (IEEE 802.11 DCF): before the i-th attempt of a frame
@@ -121,11 +114,6 @@ impl AttemptTiming {
         AttemptTiming { idle: 0, overhead: Span::Uniform { min, max }, rate_bps: 0, encapsulation_bytes: 0, backoff: None }
     }
 
-    pub fn with_backoff(mut self, b: Option<Backoff>) -> Self {
-        self.backoff = b;
-        self
-    }
-
     pub fn validate(&self) -> crate::Result<()> {
         let check = |name: &str, d: Nanos| {
             if d > MAX_SPAN {
@@ -168,11 +156,6 @@ impl AttemptTiming {
             None => self.idle,
             Some(b) => self.idle + b.draw(retry, rng),
         }
-    }
-
-    /// Mean duration of the `retry`-th attempt carrying `payload` ns of air time.
-    pub fn mean_attempt(&self, retry: u32, payload: Nanos) -> f64 {
-        self.idle as f64 + self.backoff.map_or(0.0, |b| b.mean(retry)) + self.overhead.mean() + payload as f64
     }
 }
 
