@@ -353,7 +353,7 @@ def plan(cfg: StudyConfig) -> list[Task]:
     groups: dict[str, list[Item]] = {}
     for cid, (p, n) in want.items():
         groups.setdefault(f"{_env_key(p)}/{_group(p)}", []).extend(items(cfg, p, n))
-    return [Task(name, tuple(items)) for name, items in sorted(groups.items())]
+    return [Task(name, tuple(its)) for name, its in sorted(groups.items())]
 
 
 def pending(tasks: Sequence[Task], done: set[str]) -> list[Task]:

@@ -124,25 +124,25 @@ def claims(cfg: StudyConfig, env: Env) -> list[dict[str, Any]]:
         out.append({"where": where, "claim": claim, "paper": paper, "ours": ours, "verdict": verdict})
 
     m1 = cfg.sojourns[0]
-    c = cfg.setup.cycle
+    f2 = f"§2 Fig. 2 (sub-cycle {cfg.setup.cycle:g} s)"
     # §2, Fig. 2
     r1, r10, r50 = (env.model_ratio(m1, r) for r in (0.01, 0.1, 0.5))
-    add("§2 Fig. 2", f"{m1:g}-s sojourns, 1 % drop: the two models give about the same time", "≈ 1×", f"{r1:.2f}×",
+    add(f2, f"{m1:g}-s sojourns, 1 % drop: the two models give about the same time", "≈ 1×", f"{r1:.2f}×",
         "holds" if _near(r1.value, 1.0) else "differs")
-    add("§2 Fig. 2", f"{m1:g}-s sojourns, 10 %: rate-based needs more than double the temporal time", "> 2×", f"{r10:.2f}×",
+    add(f2, f"{m1:g}-s sojourns, 10 %: rate-based needs more than double the temporal time", "> 2×", f"{r10:.2f}×",
         "holds" if r10.lo > 2 else ("within noise" if r10.hi > 2 else "differs"))
-    add("§2 Fig. 2", f"{m1:g}-s sojourns, 50 %: a seven-fold difference", "7×", f"{r50:.2f}×", "holds" if _near(r50.value, 7.0) else "differs")
+    add(f2, f"{m1:g}-s sojourns, 50 %: a seven-fold difference", "7×", f"{r50:.2f}×", "holds" if _near(r50.value, 7.0) else "differs")
     allr = [(m, r, env.model_ratio(m, r)) for m in cfg.sojourns for r in cfg.drops]
     faster = sum(1 for *_, x in allr if x.value > 1)
     sig = sum(1 for *_, x in allr if x.lo > 1)
-    add("§2 Fig. 2", "TCP Tahoe finishes faster under the temporal model in every configuration", f"{len(allr)} of {len(allr)}",
+    add(f2, "TCP Tahoe finishes faster under the temporal model in every configuration", f"{len(allr)} of {len(allr)}",
         f"{faster} of {len(allr)} ({sig} beyond noise)", "holds" if faster == len(allr) else "differs")
     for m in cfg.sojourns:
         x = env.model_ratio(m, 0.1, 0.5)
-        add("§2 Fig. 2", f"{m:g}-s sojourns: rate-based 10 % takes about as long as temporal 50 %", "≈ 1×", f"{x:.2f}×",
+        add(f2, f"{m:g}-s sojourns: rate-based 10 % takes about as long as temporal 50 %", "≈ 1×", f"{x:.2f}×",
             "holds" if _near(x.value, 1.0) else "differs")
     eq = env.equivalent_drop(m1)
-    add("§2", f"{m1:g}-s sojourns: rate-based 10 % ≈ temporal 44 % (a 5 % overall drop rate ≈ a channel corrupting 22 % of the time)",
+    add(f2, f"{m1:g}-s sojourns: rate-based 10 % ≈ temporal 44 % (a 5 % overall drop rate ≈ a channel corrupting 22 % of the time)",
         "44 %", "never crossed" if not math.isfinite(eq) else f"{100 * eq:.0f} %", "holds" if math.isfinite(eq) and abs(eq - 0.44) <= 0.05 else "differs")
     if len(cfg.sojourns) > 1:
         m2 = cfg.sojourns[-1]
@@ -154,7 +154,7 @@ def claims(cfg: StudyConfig, env: Env) -> list[dict[str, Any]]:
                     longer.append((mod, r, b_.mean - a.mean, math.hypot(a.ci, b_.ci)))
         shorter = sum(1 for *_, d, _h in longer if d < 0)
         against = [f"{mod} {100 * r:g} %" for mod, r, d, h in longer if d - h > 0]
-        add("§2", f"longer sojourns ({m2:g} s vs {m1:g} s) give shorter transfers, for both models and every drop rate", f"{len(longer)} of {len(longer)}",
+        add(f2, f"longer sojourns ({m2:g} s vs {m1:g} s) give shorter transfers, for both models and every drop rate", f"{len(longer)} of {len(longer)}",
             f"{shorter} of {len(longer)} shorter" + (f"; longer beyond noise: {', '.join(against)}" if against else "; none longer beyond noise"),
             "holds" if shorter == len(longer) else ("holds, within noise" if not against else "differs"))
     # §3, Table 1 (LAN)
@@ -680,7 +680,7 @@ def why(cfg: StudyConfig, env: Env, pts: Sequence[tuple[str, Any, Env]]) -> list
             f"NewReno's {nn.timeouts:.1f}. A bad period destroys several segments of one window; RFC 5681 Reno retransmits the first, leaves fast recovery on "  # type: ignore[union-attr]
             "the first partial ACK with its window halved, and the other holes wait for the retransmission timer, whereas NewReno repairs them on partial ACKs "
             "and Tahoe resends the window (go-back-N). The paper does not describe its x-kernel Reno; its Table 1 (Reno the fastest without ACK losses) "
-            "suggests it did not stall so. The same mechanism makes Reno the slowest at 50 ms, where the paper finds it the fastest under ACK losses.")
+            "suggests it did not stall so." + _reno_at(cfg, env))
         d = (c[("tahoe", "sync")].mean - tn.mean) / tn.mean  # type: ignore[union-attr]
         n = min(cfg.seeds, 20)
         seeds = [replicate_seed(cfg.seed, k) for k in range(n)]
@@ -721,6 +721,16 @@ def why(cfg: StudyConfig, env: Env, pts: Sequence[tuple[str, Any, Env]]) -> list
             f"{100 * t.data_loss:.2f} % of the segments against the rate-based {100 * a.data_loss:.2f} %. With sub-cycles of seconds the ON periods are long "
             "against a segment and the ratio is at least 1 (table above).")
     return out
+
+
+def _reno_at(cfg: StudyConfig, env: Env) -> str:
+    """Where Reno ranks at the first added delay (the paper: the fastest there under ACK losses)."""
+    if len(cfg.delays) < 2:
+        return ""
+    d = cfg.delays[1]
+    last = [a for a in ACK_MODES if _order(env, a, d)[-1] == "reno"]
+    return (f" At {1e3 * d:g} ms Reno is the slowest variant in {len(last)} of the 3 ACK modes" + (f" ({', '.join(ACK_LABEL[a] for a in last)})" if last else "")
+            + "; the paper finds it the fastest there under ACK losses.")
 
 
 def _sweep_txt(pts: Sequence[tuple[str, Any, Env]], name: str, f: Any) -> str:
