@@ -164,6 +164,23 @@ class ResultStore:
         names = [d[0] for d in cur.description]
         return [dict(zip(names, r)) for r in cur.fetchall()]
 
+    def rows_with_keys(self, keys: Sequence[str], order_by: str = '"key"') -> list[dict[str, Any]]:
+        """Exactly the rows whose key is in ``keys``, ordered by ``order_by``: what a study
+        reads back after its run (a RuntimeError if any is missing)."""
+        import pyarrow as pa
+
+        con = self._con
+        con.register("_burstlab_want", pa.table({"key": pa.array(list(keys), pa.string())}))
+        try:
+            cur = con.execute(f'SELECT r.* FROM "{self.table}" r JOIN _burstlab_want w USING ("key") ORDER BY {order_by}')
+            names = [d[0] for d in cur.description]
+            rows = [dict(zip(names, r)) for r in cur.fetchall()]
+        finally:
+            con.unregister("_burstlab_want")
+        if len(rows) != len(keys):
+            raise RuntimeError(f"the store holds {len(rows)} of the {len(keys)} rows asked for")
+        return rows
+
     @property
     def connection(self) -> duckdb.DuckDBPyConnection:
         """The open DuckDB connection (for queries and derived tables)."""

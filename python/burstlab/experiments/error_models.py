@@ -41,7 +41,7 @@ import hashlib
 import json
 import math
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
@@ -707,29 +707,11 @@ def run_study(
             store.insert_many(rows)  # one transaction per finished task
             if not progress:
                 say(f"finished {task.name} ({k}/{len(todo)} tasks)")
-        runs = fetch(store, keys)
+        runs = store.rows_with_keys(keys, order_by="r.cell, r.replicate")
         from burstlab.experiments.error_models_report import write_outputs
 
         figures, claims, md, html = write_outputs(cfg, out, store, runs)
     return StudyResult(out, store_path, md, html, runs, figures, claims, n_todo, len(keys) - n_todo, time.perf_counter() - t0)
-
-
-def fetch(store: ResultStore, keys: Iterable[str]) -> list[dict[str, Any]]:
-    """The study's rows (exactly ``keys``) in a fixed order."""
-    import pyarrow as pa
-
-    keys = list(keys)
-    con = store.connection
-    con.register("_want", pa.table({"key": keys}))
-    try:
-        cur = con.execute('SELECT r.* FROM runs r JOIN _want w USING ("key") ORDER BY r.cell, r.replicate')
-        names = [d[0] for d in cur.description]
-        rows = [dict(zip(names, r)) for r in cur.fetchall()]
-    finally:
-        con.unregister("_want")
-    if len(rows) != len(keys):
-        raise RuntimeError(f"the store holds {len(rows)} of the study's {len(keys)} rows after the run")
-    return rows
 
 
 def environments(cfg: StudyConfig, runs: Sequence[dict[str, Any]]) -> tuple[Env, list[tuple[str, Any, Env]]]:
