@@ -29,9 +29,11 @@ def _floats(s: str | None, name: str) -> tuple[float, ...] | None:
 @click.option("--seeds", "replicates", type=int, default=5, show_default=True, help="Seeds per synthetic condition (independent, GE).")
 @click.option("--seed", type=click.IntRange(0, 2**32 - 1), default=0, show_default=True, help="Study seed.")
 @click.option("--profile", type=click.Choice(["mirage", "roofnet"]), default=None, help="Srinivasan et al. timers and slot (default per dataset).")
+@click.option("--tcp-profile", type=click.Choice(["tossim", "rfc"]), default="tossim", show_default=True,
+              help="TCP: Srinivasan et al.'s TinyOS/TOSSIM NewReno as reconstructed in docs/study.md, or the RFC behaviour of `burstlab sim`.")
 @click.option("--ack-path", type=click.Choice(["lossless", "trace"]), default="lossless", show_default=True)
 @click.option("--rto-backoff-reset", type=click.Choice(["sample", "new_ack"]), default="sample", show_default=True,
-              help="When a backed-off RTO collapses: at a new RTT sample (RFC 6298, Karn) or on any new ACK (ns-3, Linux).")
+              help="With --tcp-profile rfc: when a backed-off RTO collapses, at a new RTT sample (RFC 6298, Karn) or on any new ACK (ns-3, Linux).")
 @click.option("--prr-range", nargs=2, type=float, default=(0.1, 0.9), show_default=True, help="PRR range of the links simulated.")
 @click.option("--fit-range", nargs=2, type=float, default=(0.2, 0.6), show_default=True, help="PRR range of the links fitted.")
 @click.option("--folds", type=int, default=5, show_default=True, help="k for the cross-validated fit errors.")
@@ -44,7 +46,7 @@ def _floats(s: str | None, name: str) -> tuple[float, ...] | None:
 @click.option("--segment", type=int, default=98_304, show_default=True, help="TOSSIM: noise samples per derived link (0: the whole file).")
 @click.option("--no-progress", is_flag=True, help="No progress bar.")
 def prr_mu_cmd(dataset: str | None, traces_dir: str | None, fmt: str | None, out: str | None, workers: int | None, cluster: str | None,
-               replicates: int, seed: int, profile: str | None, ack_path: str, rto_backoff_reset: str, prr_range: tuple[float, float], fit_range: tuple[float, float],
+               replicates: int, seed: int, profile: str | None, tcp_profile: str, ack_path: str, rto_backoff_reset: str, prr_range: tuple[float, float], fit_range: tuple[float, float],
                folds: int, n_links: int, n_slots: int, max_links: int | None, rutgers_noise: str | None, signal_dbm: str | None,
                targets: str | None, segment: int, no_progress: bool) -> None:
     """Srinivasan et al.'s method on every link: PRR, μ, TCP NewReno over the trace, over independent and
@@ -63,6 +65,7 @@ def prr_mu_cmd(dataset: str | None, traces_dir: str | None, fmt: str | None, out
         replicates=replicates,
         seed=seed,
         ack_path=ack_path,
+        tcp_profile=tcp_profile,
         rto_backoff_reset=rto_backoff_reset,
         prr_range=tuple(prr_range),  # type: ignore[arg-type]
         fit_range=tuple(fit_range),  # type: ignore[arg-type]

@@ -63,28 +63,33 @@ class Profile:
         """Link-layer packets per second (Srinivasan et al. §7 footnote 2: 100 Mirage, 500 Roofnet)."""
         return 1.0 / self.slot
 
-    def tcp(self) -> dict[str, Any]:
-        """Keyword arguments of :class:`burstlab.sim.TcpConfig` for this profile.
+    def tcp(self, tcp_profile: str = "tossim") -> dict[str, Any]:
+        """Every field of :class:`burstlab.sim.TcpConfig` for this testbed's timers.
 
-        Srinivasan et al. give the slot, the RTO bounds, the ACK timeout and the maximum window; the
-        rest are RFC defaults (RFC 5681 initial window 2, delayed ACK every 2nd segment,
-        RFC 6298 initial RTO = the lower bound, since Srinivasan et al. scale all timers with the
-        slot), 1000-byte segments, 3 duplicate ACKs. Recorded in every row's configuration.
+        Srinivasan et al. give the slot, the RTO bounds, the ACK timeout and the maximum window.
+        ``"tossim"`` (the default) is their TinyOS/TOSSIM NewReno as reconstructed in
+        :meth:`burstlab.sim.TcpConfig.tossim` (RFC 793 timer without backoff, the receiver's
+        idle ACKs, fast retransmit after a timeout, Slow-but-Steady; ``docs/study.md``);
+        ``"rfc"`` is today's RFC behaviour (RFC 6298 timer with backoff, RFC 6582 careful
+        NewReno, delayed ACKs). Both: NewReno, 1000-byte segments, initial window 2 (RFC 5681),
+        delayed ACK every second segment, initial RTO = the lower bound (Srinivasan et al. scale
+        all timers with the slot), 3 duplicate ACKs. Recorded in every row's configuration.
         """
-        return {
-            "variant": "newreno",
-            "mss": 1000,
-            "init_cwnd": 2,
-            "max_cwnd": self.max_cwnd,
-            "rwnd": None,
-            "delayed_ack": True,
-            "ack_every": 2,
-            "ack_timeout": self.ack_timeout,
-            "rto_min": self.rto_min,
-            "rto_max": self.rto_max,
-            "rto_initial": self.rto_min,
-            "dupack_threshold": 3,
-        }
+        from dataclasses import asdict
+
+        from burstlab.sim import TcpConfig
+
+        kw = {"ack_timeout": self.ack_timeout, "rto_min": self.rto_min, "rto_max": self.rto_max, "max_cwnd": self.max_cwnd}
+        if tcp_profile == "tossim":
+            return asdict(TcpConfig.tossim(**kw))
+        if tcp_profile == "rfc":
+            return asdict(TcpConfig(variant="newreno", init_cwnd=2, delayed_ack=True, ack_every=2, rto_initial=self.rto_min, dupack_threshold=3, **kw))
+        raise ParameterError(f"invalid parameter tcp_profile = {tcp_profile!r}: expected one of {TCP_PROFILES}")
+
+
+#: TCP profiles of the study: Srinivasan et al.'s TinyOS/TOSSIM NewReno as burstlab reconstructs
+#: it (default), or the RFC behaviour of ``burstlab sim``.
+TCP_PROFILES = ("tossim", "rfc")
 
 
 #: Srinivasan et al. §3.1 (Mirage 802.15.4: 10 ms, RTO 1-60 s, ACK timeout 300 ms) and §3.2.2
@@ -109,8 +114,10 @@ class StudyConfig:
     replicates: int = 5  # seeds per synthetic condition (b) and (c)
     seed: int = 0  # the study seed (synthetic conditions, simulator)
     ack_path: str = "lossless"
+    # TCP: Srinivasan et al.'s TOSSIM NewReno as reconstructed ("tossim") or RFC ("rfc")
+    tcp_profile: str = "tossim"
     # RFC 6298 §5 + Karn ("sample", the simulator's default) or ns-3/Linux ("new_ack"): when a
-    # backed-off RTO returns to SRTT + 4·RTTVAR; Srinivasan et al. do not say (docs/study.md)
+    # backed-off RTO returns to SRTT + 4·RTTVAR (only matters with backoff, i.e. "rfc")
     rto_backoff_reset: str = "sample"
     prr_range: tuple[float, float] = (0.1, 0.9)  # links simulated (Srinivasan et al. Fig. 6)
     fit_range: tuple[float, float] = (0.2, 0.6)  # links fitted (intermediate, Srinivasan et al. §7)
@@ -138,6 +145,8 @@ class StudyConfig:
             raise ParameterError(f"invalid parameter profile = {self.profile!r}: expected one of {sorted(PROFILES)}")
         if self.replicates < 1:
             raise ParameterError(f"invalid parameter seeds = {self.replicates}: expected at least 1")
+        if self.tcp_profile not in TCP_PROFILES:
+            raise ParameterError(f"invalid parameter tcp_profile = {self.tcp_profile!r}: expected one of {TCP_PROFILES}")
         if self.rto_backoff_reset not in ("sample", "new_ack"):
             raise ParameterError(f"invalid parameter rto_backoff_reset = {self.rto_backoff_reset!r}: expected 'sample' or 'new_ack'")
         if self.ack_path not in ("lossless", "trace"):
@@ -161,9 +170,9 @@ class StudyConfig:
         return PROFILES[self.profile_name]
 
     def tcp(self) -> dict[str, Any]:
-        """Keyword arguments of :class:`burstlab.sim.TcpConfig`: the profile's plus the RTO
-        backoff rule."""
-        return {**self.prof.tcp(), "rto_backoff_reset": self.rto_backoff_reset}
+        """Keyword arguments of :class:`burstlab.sim.TcpConfig`: the testbed's timers in the
+        TCP profile, plus the RTO backoff-reset rule."""
+        return {**self.prof.tcp(self.tcp_profile), "rto_backoff_reset": self.rto_backoff_reset}
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)

@@ -105,10 +105,14 @@ impl Engine {
                 rto_initial: t.rto_initial,
                 granularity: t.clock_granularity,
                 backoff_reset: t.rto_backoff_reset,
+                estimator: t.rto_estimator,
+                backoff: t.rto_backoff,
             },
             ssthresh_rule: t.ssthresh_rule,
             grow_on_loss_exit: t.grow_on_loss_exit,
             total_bytes: sc.workload.size,
+            fast_retransmit_after_timeout: t.fast_retransmit_after_timeout,
+            restart_timer_every_partial_ack: t.restart_timer_every_partial_ack,
         };
         let sender = Sender::new(scfg, Cc::Reno(RenoCc), rec);
         let receiver = Receiver::new(ReceiverConfig {
@@ -116,6 +120,7 @@ impl Engine {
             ack_every: t.ack_every,
             ack_timeout: t.ack_timeout,
             sack: t.variant == Variant::Sack,
+            ack_on_idle: t.ack_on_idle,
         });
         let seed = sc.seed;
         let (fwd, rev, fwd_loss, rev_loss) = if let Some(s) = sc.slotted {
@@ -431,8 +436,12 @@ impl Engine {
                     None => {}
                     Some(d) if d > t => self.sync_delack(d),
                     Some(_) => {
-                        if let Some(a) = self.receiver.on_delack_timer() {
+                        if let Some(a) = self.receiver.on_delack_timer(self.now) {
                             self.send_ack(a);
+                        }
+                        // tossim: an idle-ACK receiver re-arms its timer (ReceiverConfig::ack_on_idle).
+                        if let Some(d) = self.receiver.delack_deadline {
+                            self.sync_delack(d);
                         }
                     }
                 }
@@ -453,7 +462,13 @@ impl Engine {
             }
         }
         match act {
-            RxAction::Ack(a) => self.send_ack(a),
+            RxAction::Ack(a) => {
+                self.send_ack(a);
+                // tossim: an idle-ACK receiver keeps its timer running after an immediate ACK.
+                if let Some(d) = self.receiver.delack_deadline {
+                    self.sync_delack(d);
+                }
+            }
             RxAction::Delay(d) => self.sync_delack(d),
         }
         if self.receiver.rcv_nxt >= self.sender.total_segs() {
