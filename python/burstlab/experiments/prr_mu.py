@@ -26,6 +26,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import os
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
@@ -135,6 +136,13 @@ class StudyConfig:
     tossim_targets: tuple[float, ...] | None = None
     tossim_signal_dbm: tuple[float, ...] | None = None
     tossim_segment: int | None = 98_304
+    tossim_noise_files: tuple[str, ...] | None = None  # any TOSSIM noise traces (default: the shared ones)
+    # --traces DIR: how to read the files (burstlab.io.read_trace)
+    traces_expected: int | None = None  # seqlist: packets sent (an empty file is then an all-lost link)
+    traces_drop_beyond: bool = False  # seqlist: drop (and count) seq ≥ expected instead of failing
+    traces_one_means: str = "received"  # bits/string polarity
+    # every trace keeps only every k-th entry before anything else (Srinivasan et al. §8, Fig. 14)
+    subsample: int = 1
 
     def __post_init__(self) -> None:
         if self.dataset not in DATASETS:
@@ -158,6 +166,12 @@ class StudyConfig:
             raise ParameterError(f"invalid parameter folds = {self.folds}: expected at least 2")
         if not 0 <= self.seed < 2**32:
             raise ParameterError(f"invalid parameter seed = {self.seed}: expected 0 ≤ seed < 2^32")
+        if self.subsample < 1:
+            raise ParameterError(f"invalid parameter subsample = {self.subsample}: expected keeping every k-th entry, k ≥ 1")
+        if self.traces_one_means not in ("received", "lost"):
+            raise ParameterError(f"invalid parameter one_means = {self.traces_one_means!r}: expected 'received' or 'lost'")
+        if self.traces_expected is not None and self.traces_expected < 1:
+            raise ParameterError(f"invalid parameter expected = {self.traces_expected}: expected a positive number of packets sent")
         if self.max_links is not None and self.max_links < 1:
             raise ParameterError(f"invalid parameter max_links = {self.max_links}: expected at least 1")
 
@@ -195,19 +209,51 @@ class StudyLink:
 # --------------------------------------------------------------------------------------
 # inputs
 # --------------------------------------------------------------------------------------
-def _read_dir(cfg: StudyConfig) -> list[Trace]:
-    from burstlab.io import read_trace
+def _walk(root: Path) -> list[Path]:
+    """Every file under ``root`` (sorted; hidden names skipped), following symbolic links to
+    folders once each (a link back up the tree is not followed twice)."""
+    seen: set[str] = set()
+    out: list[Path] = []
+    for top, dirs, files in os.walk(root, followlinks=True):
+        real = os.path.realpath(top)
+        if real in seen:
+            dirs[:] = []
+            continue
+        seen.add(real)
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        out.extend(Path(top) / f for f in sorted(files) if not f.startswith("."))
+    return out
+
+
+def _read_dir(cfg: StudyConfig, notes: list[str]) -> list[Trace]:
+    """The traces in ``cfg.traces_dir``. A file that is not a trace (a README, a figure…) is
+    skipped with a note; so is an empty file without ``--expected`` (nothing says how many
+    packets were sent). A file with a trace extension that does not parse is an error."""
+    from burstlab._core import EmptyInputError, TraceFormatError
+    from burstlab.io import EXTENSIONS, read_trace
 
     root = Path(cfg.traces_dir or ".")
     if not root.is_dir():
         raise FileNotFoundError(f"--traces {root}: not a directory")
-    files = sorted(p for p in root.rglob("*") if p.is_file() and not p.name.startswith("."))
+    files = _walk(root)
     if not files:
         raise ParameterError(f"invalid parameter traces = {root}: no files found")
     out = []
     for p in files:
-        tr = read_trace(p, cfg.fmt) if cfg.fmt else read_trace(p)
-        out.append(Trace(tr.bits, interval=tr.interval, timestamps=tr.timestamps, name=str(p.relative_to(root)), meta=dict(tr.meta)))
+        rel = str(p.relative_to(root))
+        try:
+            tr = read_trace(p, cfg.fmt, one_means=cfg.traces_one_means, expected=cfg.traces_expected, drop_beyond=cfg.traces_drop_beyond)  # type: ignore[arg-type]
+        except EmptyInputError:
+            notes.append(f"skipped {rel}: empty (an all-lost link? give --expected N, the packets sent, to count it)")
+            continue
+        except (TraceFormatError, UnicodeDecodeError) as e:
+            if p.suffix.lower() in EXTENSIONS:
+                raise
+            notes.append(f"skipped {rel}: not a trace ({str(e).splitlines()[0].removeprefix(str(p) + ':').strip()})")
+            continue
+        out.append(Trace(tr.bits, interval=tr.interval, timestamps=tr.timestamps, name=rel, meta=dict(tr.meta)))
+    if not out:
+        raise ParameterError(f"invalid parameter traces = {root}: none of its {len(files)} files is a trace ({'; '.join(notes[:3])})")
     return out
 
 
@@ -239,39 +285,78 @@ def _subgroup(cfg: StudyConfig, tr: Trace) -> str:
     return ""
 
 
-def load_traces(cfg: StudyConfig) -> list[Trace]:
-    """All traces of the configured input, before any filtering."""
+def load_traces(cfg: StudyConfig, notes: list[str] | None = None) -> list[Trace]:
+    """All traces of the configured input, before any filtering (sub-sampled when
+    ``cfg.subsample`` > 1). What was skipped while reading is appended to ``notes``."""
+    notes = [] if notes is None else notes
     if cfg.dataset == "synthetic":
         from burstlab.datasets.synthetic import synthetic_testbed
 
-        return synthetic_testbed(cfg.n_links, cfg.n_slots, cfg.testbed_seed, cfg.prof.slot)
-    if cfg.dataset == "tossim":
+        traces = synthetic_testbed(cfg.n_links, cfg.n_slots, cfg.testbed_seed, cfg.prof.slot)
+    elif cfg.dataset == "tossim":
         from burstlab.datasets.tossim import DEFAULT_TARGETS, tossim
 
-        return list(
+        traces = list(
             tossim(
                 targets=cfg.tossim_targets or DEFAULT_TARGETS,
                 signal_dbm=cfg.tossim_signal_dbm,
                 seed=cfg.seed,
                 interval=cfg.prof.slot,
                 segment=cfg.tossim_segment,
+                noise_files=cfg.tossim_noise_files,
             )
         )
-    if cfg.dataset == "rutgers":
-        return _rutgers(cfg)
-    return _read_dir(cfg)
+    elif cfg.dataset == "rutgers":
+        traces = _rutgers(cfg)
+    else:
+        traces = _read_dir(cfg, notes)
+    if cfg.subsample > 1:
+        from burstlab.datasets import subsample
+
+        traces = [subsample(t, cfg.subsample) for t in traces]
+    return traces
 
 
-def select_links(cfg: StudyConfig, traces: Sequence[Trace]) -> tuple[list[StudyLink], dict[str, int]]:
+#: Srinivasan et al. §8: μ levels off after about 40,000 packets on Mirage (802.15.4, 10 ms)
+#: and 10,000 on Roofnet (802.11b, 2 ms); by profile.
+CONVERGENCE_LENGTH = {"mirage": 40_000, "roofnet": 10_000}
+
+
+def input_warnings(traces: Sequence[Trace], stats: Sequence[TraceStats], fmt: str | None) -> list[str]:
+    """What looks like a misread input, with the reason and the option that fixes it:
+    traces with almost no reception (a 0/1 *loss* indicator read as reception) and
+    sequence lists where most entries were dropped (another format read as a list)."""
+    out = []
+    low = [(t.name or "?", st.prr) for t, st in zip(traces, stats, strict=True) if st.prr is not None and st.length >= 100 and st.prr < 0.01]
+    if low:
+        ex = ", ".join(f"{n} (PRR {p:.3f})" for n, p in low[:3])
+        out.append(f"{len(low)} of {len(traces)} traces receive almost nothing: {ex}. If 1 marks a *lost* packet in these files, "
+                   "read them with --one-means lost; if the links really are dead, ignore this.")
+    for t in traces:
+        m = t.meta
+        read = int(m.get("received", 0)) + int(m.get("duplicates", 0)) + int(m.get("dropped", 0))
+        bad = int(m.get("duplicates", 0)) + int(m.get("dropped", 0))
+        if read >= 10 and bad > read // 2:
+            out.append(f"{t.name}: read as a sequence list, {bad:,} of its {read:,} entries were dropped as duplicates or beyond "
+                       f"the packets sent ({m.get('duplicates', 0):,} duplicates): is it a 0/1 trace? Give --format bits (or string)"
+                       + ("" if fmt is None else f" instead of --format {fmt}") + ".")
+    return out
+
+
+def select_links(cfg: StudyConfig, traces: Sequence[Trace], info: dict[str, Any] | None = None) -> tuple[list[StudyLink], dict[str, int]]:
     """The links the study simulates (PRR in ``prr_range`` and μ defined) and, for the report,
-    how many traces were left out and why."""
+    how many traces were left out and why. ``info`` (if given) receives ``"all_prr"`` (subgroup,
+    PRR of every trace: Fig. 1) and ``"warnings"`` (:func:`input_warnings`)."""
     lo, hi = cfg.prr_range
     excluded: dict[str, int] = {}
     links: list[StudyLink] = []
     seen: set[str] = set()
     group = {"synthetic": "synthetic", "rutgers": "rutgers", "tossim": "tossim", "traces": "traces"}[cfg.dataset]
-    for i, tr in enumerate(traces):
-        st = trace_stats(tr, chunk=cfg.chunk, warn=False)
+    all_stats = [trace_stats(tr, chunk=cfg.chunk, warn=False) for tr in traces]
+    if info is not None:
+        info["all_prr"] = [(_subgroup(cfg, tr), st.prr) for tr, st in zip(traces, all_stats, strict=True) if st.prr is not None]
+        info["warnings"] = input_warnings(traces, all_stats, cfg.fmt)
+    for i, (tr, st) in enumerate(zip(traces, all_stats, strict=True)):
         why = None
         if st.length == 0:
             why = "empty"
@@ -507,6 +592,43 @@ class StudyResult:
     ran: int
     skipped: int
     elapsed_s: float
+    timings: dict[str, float] = field(default_factory=dict)
+
+
+#: The study's phases, in order (each is reported as it starts and ends; :class:`StudyResult`
+#: keeps their wall times).
+PHASES = ("inputs", "simulations", "tables", "fits and figures", "report")
+
+#: Finished links' rows are committed together at most this often (s): one DuckDB commit
+#: costs ~20 ms, one per link was a fifth of the whole study (issue 12).
+FLUSH_EVERY_S = 0.25
+
+
+class _Phases:
+    """Announce each phase ('[2/6] simulations …') and time it."""
+
+    def __init__(self, say: Callable[[str], None]) -> None:
+        self.say = say
+        self.times: dict[str, float] = {}
+
+    def __call__(self, name: str, what: str = "") -> _Phase:
+        return _Phase(self, name, what)
+
+
+class _Phase:
+    def __init__(self, ph: _Phases, name: str, what: str) -> None:
+        self.ph, self.name, self.what = ph, name, what
+
+    def __enter__(self) -> _Phase:
+        self.t0 = time.perf_counter()
+        self.ph.say(f"[{PHASES.index(self.name) + 1}/{len(PHASES)}] {self.name}" + (f": {self.what}" if self.what else "") + " …")
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        dt = time.perf_counter() - self.t0
+        self.ph.times[self.name] = dt
+        if exc[0] is None:
+            self.ph.say(f"[{PHASES.index(self.name) + 1}/{len(PHASES)}] {self.name} done in {dt:.2f} s")
 
 
 def run_study(
@@ -517,33 +639,91 @@ def run_study(
     cluster: str | None = None,
     progress: bool = True,
     log: Callable[[str], None] | None = None,
+    formats: Sequence[str] = ("png",),
 ) -> StudyResult:
-    """Run (or resume) the study and write the store, tables, figures and report under ``out``."""
+    """Run (or resume) the study and write the store, tables, figures and report under ``out``.
+
+    ``formats``: the figure files to write (PNG always, PDF on request). ``log`` receives
+    one line per phase start/end and per note (the CLI prints them on stderr)."""
     say = log or (lambda s: None)
+    ph = _Phases(say)
     t0 = time.perf_counter()
     out = Path(out)
+    if cluster is None and workers != 1:
+        _start_forkserver()
     # Bad input (a malformed trace, no eligible link) fails before anything is written.
-    traces = load_traces(cfg)
-    links, excluded = select_links(cfg, traces)
-    if not links:
-        raise ParameterError(f"invalid parameter dataset = {cfg.dataset!r}: no link has PRR in {cfg.prr_range} with μ defined ({excluded})")
-    tasks = plan(cfg, links)
+    info: dict[str, Any] = {}
+    notes: list[str] = []
+    with ph("inputs", f"{cfg.dataset} traces, statistics"):
+        traces = load_traces(cfg, notes)
+        links, excluded = select_links(cfg, traces, info)
+        for n in notes:
+            say(f"note: {n}")
+        for w in info["warnings"]:
+            say(f"warning: {w}")
+        if not links:
+            raise ParameterError(f"invalid parameter dataset = {cfg.dataset!r}: no link has PRR in {cfg.prr_range} with μ defined ({excluded})")
+        tasks = plan(cfg, links)
     out.mkdir(parents=True, exist_ok=True)
     keys = [i.key for t in tasks for i in t.items]
     store_path = out / "store.duckdb"
     with ResultStore(store_path, "runs", RUN_SCHEMA) as store:
         todo = pending_tasks(tasks, store.keys())
         n_todo = sum(len(t.items) for t in todo)
-        say(f"{len(links)} links, {len(keys)} simulations: {len(keys) - n_todo} already in {store_path}, {n_todo} to run")
-        for k, (task, rows) in enumerate(run_tasks(run_link, todo, workers=workers, cluster=cluster, progress=progress, description=f"prr-mu {cfg.dataset}"), 1):
-            store.insert_many(rows)  # one transaction per finished link
-            if not progress:
-                say(f"finished {task.link_id} ({k}/{len(todo)} links)")
-        runs = _fetch(store, keys)
-        from burstlab.experiments.prr_mu_report import write_outputs
+        with ph("simulations", f"{len(links)} links, {len(keys)} simulations, {len(keys) - n_todo} already in {store_path}, {n_todo} to run"):
+            _simulate_all(cfg, todo, store, workers=workers, cluster=cluster, progress=progress, say=say)
+        from burstlab.experiments import prr_mu_report as R
 
-        links_tab, fig13, figures, md, html = write_outputs(cfg, out, store, links, runs, excluded)
-    return StudyResult(out, store_path, md, html, runs, links_tab, fig13, figures, n_todo, len(keys) - n_todo, time.perf_counter() - t0)
+        with ph("tables"):
+            runs = _fetch(store, keys)
+            links_tab = R.write_tables(cfg, out, store, links, runs)
+    with ph("fits and figures", "least-L1 fits with cross-validation and bootstrap, figures (only what changed)"):
+        fitted, figs = R.fits_and_figures(cfg, out, links, links_tab, info, workers=workers, progress=progress, formats=formats)
+    with ph("report"):
+        md, html = R.write_report(cfg, out, links, links_tab, runs, excluded, fitted, R.fit_notes(cfg, fitted), figs, notes, info, ph.times)
+    return StudyResult(out, store_path, md, html, runs, links_tab, R.fig13_rows(fitted), figs, n_todo, len(keys) - n_todo,
+                       time.perf_counter() - t0, dict(ph.times))
+
+
+def _start_forkserver() -> None:
+    """Start the forkserver of the local pools now, importing this study (numpy, burstlab)
+    while this process reads the inputs: the simulation and figure workers fork from it with
+    nothing left to import."""
+    import multiprocessing
+    from multiprocessing import forkserver
+
+    multiprocessing.get_context("forkserver").set_forkserver_preload(["burstlab.experiments.prr_mu", "burstlab.experiments.prr_mu_report"])
+    forkserver.ensure_running()
+
+
+def _simulate_all(cfg: StudyConfig, todo: Sequence[LinkTask], store: ResultStore, *, workers: int | None, cluster: str | None,
+                  progress: bool, say: Callable[[str], None]) -> None:
+    """Run the pending link tasks and commit their rows: every :data:`FLUSH_EVERY_S` the
+    links finished since the last commit go in one transaction (a killed study loses at most
+    those and the ones in flight), and "finished …" is said only once a link is committed."""
+    batch: list[dict[str, Any]] = []
+    names: list[str] = []
+    last = time.perf_counter()
+    k = 0
+
+    def flush() -> None:
+        nonlocal last, k
+        store.insert_many(batch)
+        for name in names:
+            k += 1
+            if not progress:
+                say(f"finished {name} ({k}/{len(todo)} links)")
+        batch.clear()
+        names.clear()
+        last = time.perf_counter()
+
+    for task, rows in run_tasks(run_link, todo, workers=workers, cluster=cluster, progress=progress, description=f"prr-mu {cfg.dataset}: simulations"):
+        batch.extend(rows)
+        names.append(task.link_id)
+        if time.perf_counter() - last >= FLUSH_EVERY_S:
+            flush()
+    if batch:
+        flush()
 
 
 def _fetch(store: ResultStore, keys: Sequence[str]) -> list[dict[str, Any]]:
@@ -568,10 +748,15 @@ def link_table(cfg: StudyConfig, links: Sequence[StudyLink], runs: Sequence[dict
     for r in runs:
         by.setdefault(r["link_id"], {}).setdefault(r["condition"], []).append(r)
     lo, hi = cfg.fit_range
+    conv = CONVERGENCE_LENGTH[cfg.prof.name]
     out = []
     for lk in links:
         c = by[lk.link_id]
         (emp,) = c["empirical"]
+        bits = lk.trace.to_numpy()
+        opening = int(np.argmin(bits)) if bits.size and bits.min() == 0 else int(bits.size)
+        delivered = round(emp["throughput_pps"] * emp["sim_duration"]) if emp["throughput_pps"] is not None else None
+        ind_deliv = [r["throughput_pps"] * r["sim_duration"] for r in c.get("independent", []) if r["throughput_pps"] is not None]
         ind = [r["throughput_pps"] for r in c.get("independent", []) if r["throughput_pps"] is not None]
         ge = [r for r in c.get("ge", []) if r["throughput_pps"] is not None]
         ind_m = float(np.mean(ind)) if ind else math.nan
@@ -604,6 +789,13 @@ def link_table(cfg: StudyConfig, links: Sequence[StudyLink], runs: Sequence[dict
                 "max_loss_burst": st.loss_bursts.max,
                 "chunk_rms_mu": st.chunk_rms,
                 "intermediate": bool(lo <= (st.prr or 0.0) <= hi),
+                # Srinivasan et al. §8: shorter than the length after which μ levels off
+                "converged": bool(st.length >= conv),
+                # received frames before the first loss, and whether they alone make the link
+                # beat its independent twins (its later data is no more than theirs)
+                "opening_run": opening,
+                "delivered": delivered,
+                "opening_makes_diff": bool(delivered is not None and ind_deliv and delivered > float(np.mean(ind_deliv)) >= delivered - min(opening, delivered)),
                 "ge_note": "; ".join(r["note"] for r in c.get("ge", []) if r["note"]) or None,
             }
         )
