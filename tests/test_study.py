@@ -207,3 +207,108 @@ def test_real_datasets_small(shared: Path, tmp_path: Path) -> None:
     t = run_study(StudyConfig(dataset="tossim", max_links=3, replicates=1, tossim_targets=(0.3, 0.5)), tmp_path / "tossim", workers=1, progress=False)
     assert len(t.links) == 3 and all(row["subgroup"] in ("meyer-heavy", "casino-lab") for row in t.links)
     assert "TOSSIM" in t.report_md.read_text()
+
+
+def _seqlist(path: Path, bits: np.ndarray) -> None:
+    path.write_text("".join(f"{i}\n" for i in np.flatnonzero(bits)))
+
+
+def test_traces_folder_reading(tmp_path: Path) -> None:
+    """`--traces DIR`: symlinked folders followed once, a README skipped with a note, an empty
+    file skipped (no --expected) or an all-lost link (--expected N), a malformed file with a
+    trace extension an error."""
+    from burstlab.experiments.prr_mu import load_traces
+
+    rng = np.random.default_rng(0)
+    d = tmp_path / "in"
+    (d / "sub").mkdir(parents=True)
+    (tmp_path / "elsewhere").mkdir()
+    for name, where in (("a.txt", d), ("b.txt", tmp_path / "elsewhere")):
+        _seqlist(where / name, rng.random(500) < 0.4)
+    (d / "sub" / "linked").symlink_to(tmp_path / "elsewhere", target_is_directory=True)
+    (d / "sub" / "loop").symlink_to(d, target_is_directory=True)  # a cycle: followed once
+    (d / "empty.txt").write_text("")
+    (d / "README.md").write_text("# my traces\nsequence lists of received packets\n")
+    notes: list[str] = []
+    cfg = StudyConfig(dataset="traces", traces_dir=str(d), fmt="seqlist")
+    names = sorted(t.name for t in load_traces(cfg, notes))
+    assert names == ["a.txt", "sub/linked/b.txt"]
+    assert any(n.startswith("skipped README.md: not a trace (README.md:2:") for n in notes)
+    assert any(n.startswith("skipped empty.txt: empty") and "--expected" in n for n in notes)
+    notes = []
+    with_n = {t.name: t for t in load_traces(StudyConfig(dataset="traces", traces_dir=str(d), fmt="seqlist", traces_expected=600), notes)}
+    assert len(with_n["empty.txt"]) == 600 and with_n["empty.txt"].bits.count_ones() == 0  # an all-lost link
+    assert len(with_n["a.txt"]) == 600
+    (d / "c.txt").write_text("3\n1000\n")  # seq 1000 beyond --expected 600: dropped with --drop-beyond
+    t = {t.name: t for t in load_traces(StudyConfig(dataset="traces", traces_dir=str(d), fmt="seqlist", traces_expected=600, traces_drop_beyond=True))}["c.txt"]
+    assert t.meta["dropped"] == 1 and t.bits.count_ones() == 1
+    (d / "bad.seq").write_text("1\nxyz\n")
+    with pytest.raises(Exception, match=r"bad.seq:2"):
+        load_traces(StudyConfig(dataset="traces", traces_dir=str(d), fmt="seqlist", traces_expected=600, traces_drop_beyond=True))
+
+
+def test_input_warnings_name_the_cause_and_the_fix(tmp_path: Path) -> None:
+    """A 0/1 loss indicator read as reception (PRR 0.003) and a 0/1 file read as a sequence
+    list (almost everything a duplicate) are warned about, with the flag that fixes them."""
+    from burstlab.experiments.prr_mu import load_traces, select_links
+
+    rng = np.random.default_rng(1)
+    lossy = (rng.random(20000) < 0.003).astype(int)  # 1 = lost: PRR 0.003 when read as 1 = received
+    d = tmp_path / "bits"
+    d.mkdir()
+    (d / "l.bits").write_text("\n".join(map(str, lossy)) + "\n")
+    info: dict[str, Any] = {}
+    cfg = StudyConfig(dataset="traces", traces_dir=str(d))
+    select_links(cfg, load_traces(cfg), info)
+    (w,) = info["warnings"]
+    assert "l.bits (PRR 0.00" in w and "--one-means lost" in w
+    info = {}
+    cfg = StudyConfig(dataset="traces", traces_dir=str(d), traces_one_means="lost")
+    links, _ = select_links(cfg, load_traces(cfg), info)
+    assert info["warnings"] == [] and links == []  # PRR 0.997: fine, but outside 0.1-0.9
+    info = {}
+    cfg = StudyConfig(dataset="traces", traces_dir=str(d), fmt="seqlist")
+    select_links(cfg, load_traces(cfg), info)
+    (w,) = info["warnings"]
+    assert "19,998 of its 20,000 entries (19,998 duplicates)" in w and "--format bits" in w and "instead of --format seqlist" in w
+
+
+def test_short_links_opening_runs_phases_and_rerun(tmp_path: Path) -> None:
+    """A 3000-packet link that opens with 40 received frames and then loses everything: the
+    report flags it as too short for μ to converge (Srinivasan et al. §8) and says its whole
+    "difference" from its independent twins is that opening run. Every phase is announced; a
+    re-run fits and draws nothing."""
+    d = tmp_path / "in"
+    d.mkdir()
+    rng = np.random.default_rng(2)
+    bits = np.zeros(3000, dtype=int)
+    bits[:40] = 1
+    bits[40:] = rng.random(2960) < 0.01  # a few stray receptions later
+    (d / "opening.bits").write_text("\n".join(map(str, bits)) + "\n")
+    (d / "plain.bits").write_text("\n".join(map(str, (rng.random(3000) < 0.3).astype(int))) + "\n")
+    cfg = StudyConfig(dataset="traces", traces_dir=str(d), prr_range=(0.01, 0.9), replicates=2)
+    lines: list[str] = []
+    r = run_study(cfg, tmp_path / "out", workers=1, progress=False, log=lines.append)
+    from burstlab.experiments.prr_mu import PHASES
+
+    for k, ph in enumerate(PHASES, 1):
+        assert any(x.startswith(f"[{k}/{len(PHASES)}] {ph}") for x in lines) and any(x == f"[{k}/{len(PHASES)}] {ph} done in {r.timings[ph]:.2f} s" for x in lines)
+    row = {x["link_id"]: x for x in r.links}["opening.bits"]
+    assert row["opening_run"] == 40 and row["delivered"] >= 40 and not row["converged"]
+    assert row["opening_makes_diff"] and row["diff_pct"] > 100
+    md = r.report_md.read_text()
+    assert "2 of 2 links are shorter than the length after which μ converges" in md
+    assert "owe all of it to their opening run" in md
+    figs = {p: p.stat().st_mtime_ns for p in (tmp_path / "out" / "figures").glob("*.png")}
+    again = run_study(cfg, tmp_path / "out", workers=1, progress=False)
+    assert again.ran == 0 and {p: p.stat().st_mtime_ns for p in figs} == figs  # nothing redrawn
+    assert again.report_md.read_text() == md
+
+
+def test_subsample_gives_fig14_and_ab(tmp_path: Path) -> None:
+    cfg = StudyConfig(dataset="synthetic", n_links=16, n_slots=6000, replicates=1, subsample=3)
+    r = run_study(cfg, tmp_path / "sub", workers=1, progress=False)
+    assert all(row["length"] == 2000 for row in r.runs)
+    assert "fig14" in r.figures and "fig08" not in r.figures and r.figures["fig14"].exists()
+    md = r.report_md.read_text()
+    assert "sub-sampled every 3" in md and "--subsample 3" in md

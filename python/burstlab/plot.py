@@ -110,6 +110,17 @@ def _figure(w: float = 5.5, h: float = 4.0, *, colorbar: bool = False) -> tuple[
     return fig, fig.add_subplot()
 
 
+def _log(ax: Any, which: str) -> None:
+    """A log axis with decade ticks only: minor ticks (eight per decade, each a label-less
+    Tick object) were half the drawing time of a log-log figure."""
+    from matplotlib.ticker import LogLocator, NullLocator
+
+    axis = ax.yaxis if which == "y" else ax.xaxis
+    (ax.set_yscale if which == "y" else ax.set_xscale)("log")
+    axis.set_major_locator(LogLocator(base=10.0, numticks=8))
+    axis.set_minor_locator(NullLocator())
+
+
 def _labels(ax: Any, xlabel: str, ylabel: str, title: str, *, fontsize: float | None = None) -> None:
     """Axis labels and title at fixed positions: matplotlib otherwise measures every tick
     label to place them, a quarter of the drawing time of these small figures."""
@@ -172,11 +183,11 @@ def fig03_throughput_vs_prr(prr: FloatArray, thr: FloatArray, mu: FloatArray) ->
             ax.scatter(prr[zero], np.full(zero.sum(), floor), marker="v", facecolors="none", edgecolors="k", s=20, label=f"0 packets/s ({int(zero.sum())})")
             ax.legend(fontsize=7, loc="upper left")
         y = np.where(zero, np.nan, thr)
-        ax.set_yscale("log")
+        _log(ax, "y")
     sc = ax.scatter(prr, y, c=mu, cmap="viridis", s=18, vmin=min(-0.1, float(np.nanmin(mu)) if np.isfinite(mu).any() else 0.0), vmax=1.0)
     fig.colorbar(sc, ax=ax, label="μ", fraction=0.05)
     _labels(ax, "PRR", "TCP throughput (packets/s)" + (", log scale" if log else ""), "TCP throughput against reception ratio")
-    ax.grid(alpha=0.3, which="both")
+    ax.grid(alpha=0.3)
     return fig
 
 
@@ -318,9 +329,9 @@ def fig20_longest_runs(runs: FloatArray, ge_runs: FloatArray) -> Any:
     if ok.any():
         hi = float(max(runs[ok].max(), ge_runs[ok].max())) * 1.5
         ax.plot([1.0, hi], [1.0, hi], "k--", lw=0.8, label="x = y")
-        ax.set_xscale("log")
-        ax.set_yscale("log")
+        _log(ax, "x")
+        _log(ax, "y")
         ax.legend(fontsize=8)
     _labels(ax, "longest success run, empirical link (packets)", "longest success run, GE links (packets)", "Longest bursts of successes", fontsize=10)
-    ax.grid(alpha=0.3, which="both")
+    ax.grid(alpha=0.3)
     return fig

@@ -249,7 +249,7 @@ def _read_dir(cfg: StudyConfig, notes: list[str]) -> list[Trace]:
         except (TraceFormatError, UnicodeDecodeError) as e:
             if p.suffix.lower() in EXTENSIONS:
                 raise
-            notes.append(f"skipped {rel}: not a trace ({str(e).splitlines()[0].removeprefix(str(p) + ':').strip()})")
+            notes.append(f"skipped {rel}: not a trace ({str(e).splitlines()[0].replace(str(p), rel)})")
             continue
         out.append(Trace(tr.bits, interval=tr.interval, timestamps=tr.timestamps, name=rel, meta=dict(tr.meta)))
     if not out:
@@ -322,24 +322,33 @@ def load_traces(cfg: StudyConfig, notes: list[str] | None = None) -> list[Trace]
 CONVERGENCE_LENGTH = {"mirage": 40_000, "roofnet": 10_000}
 
 
-def input_warnings(traces: Sequence[Trace], stats: Sequence[TraceStats], fmt: str | None) -> list[str]:
+def input_warnings(traces: Sequence[Trace], stats: Sequence[TraceStats], fmt: str | None, user_files: bool = True) -> list[str]:
     """What looks like a misread input, with the reason and the option that fixes it:
-    traces with almost no reception (a 0/1 *loss* indicator read as reception) and
+    traces with almost no reception (a 0/1 *loss* indicator read as reception; with
+    ``user_files``, also links that received nothing, in case ``--expected`` is wrong) and
     sequence lists where most entries were dropped (another format read as a list)."""
     out = []
-    low = [(t.name or "?", st.prr) for t, st in zip(traces, stats, strict=True) if st.prr is not None and st.length >= 100 and st.prr < 0.01]
-    if low:
-        ex = ", ".join(f"{n} (PRR {p:.3f})" for n, p in low[:3])
-        out.append(f"{len(low)} of {len(traces)} traces receive almost nothing: {ex}. If 1 marks a *lost* packet in these files, "
-                   "read them with --one-means lost; if the links really are dead, ignore this.")
+    low = [(t, st.prr) for t, st in zip(traces, stats, strict=True) if st.prr is not None and st.length >= 100 and st.prr < 0.01]
+    flipped = [(t, p) for t, p in low if t.meta.get("format") in ("bits", "string") and p > 0]  # 0/1 files with a few 1s
+    if flipped:
+        ex = ", ".join(f"{t.name} (PRR {p:.3f})" for t, p in flipped[:3])
+        out.append(f"{len(flipped)} of {len(traces)} 0/1 traces receive almost nothing, e.g. {ex}. If 1 marks a *lost* packet in these files, "
+                   "read them with --one-means lost (PRR becomes 1 − PRR); if the links really are that bad, ignore this.")
+    dead = [(t, p) for t, p in low if not any(t is f for f, _ in flipped)]
+    if dead and user_files:
+        ex = ", ".join(f"{t.name} (PRR {p:.3f})" for t, p in dead[:3])
+        out.append(f"{len(dead)} of {len(traces)} traces receive (almost) nothing, e.g. {ex}"
+                   + (" (sequence lists: is --expected the number of packets sent?)" if any(t.meta.get("format") == "seqlist" for t, _ in dead) else "") + ".")
+    dropped = []
     for t in traces:
         m = t.meta
         read = int(m.get("received", 0)) + int(m.get("duplicates", 0)) + int(m.get("dropped", 0))
         bad = int(m.get("duplicates", 0)) + int(m.get("dropped", 0))
         if read >= 10 and bad > read // 2:
-            out.append(f"{t.name}: read as a sequence list, {bad:,} of its {read:,} entries were dropped as duplicates or beyond "
-                       f"the packets sent ({m.get('duplicates', 0):,} duplicates): is it a 0/1 trace? Give --format bits (or string)"
-                       + ("" if fmt is None else f" instead of --format {fmt}") + ".")
+            dropped.append(f"{t.name}: {bad:,} of its {read:,} entries ({m.get('duplicates', 0):,} duplicates)")
+    if dropped:
+        out.append(f"{len(dropped)} of {len(traces)} traces read as sequence lists lost most of their entries as duplicates or beyond the packets sent, "
+                   f"e.g. {'; '.join(dropped[:3])}: are they 0/1 traces? Give --format bits (or string)" + ("" if fmt is None else f" instead of --format {fmt}") + ".")
     return out
 
 
@@ -355,7 +364,7 @@ def select_links(cfg: StudyConfig, traces: Sequence[Trace], info: dict[str, Any]
     all_stats = [trace_stats(tr, chunk=cfg.chunk, warn=False) for tr in traces]
     if info is not None:
         info["all_prr"] = [(_subgroup(cfg, tr), st.prr) for tr, st in zip(traces, all_stats, strict=True) if st.prr is not None]
-        info["warnings"] = input_warnings(traces, all_stats, cfg.fmt)
+        info["warnings"] = input_warnings(traces, all_stats, cfg.fmt, user_files=cfg.dataset == "traces")
     for i, (tr, st) in enumerate(zip(traces, all_stats, strict=True)):
         why = None
         if st.length == 0:

@@ -600,7 +600,7 @@ def dataset_notes(cfg: Any, study_links: Sequence[Any]) -> list[str]:
         notes.append(f"Traces read from `{cfg.traces_dir}`" + (f" as `{cfg.fmt}`" if cfg.fmt else " (format auto-detected)")
                      + (f", {cfg.traces_expected} packets sent each" if cfg.traces_expected else "") + (", 1 = lost" if cfg.traces_one_means == "lost" else "") + ".")
     if cfg.subsample > 1:
-        notes.append(f"Every trace was sub-sampled: only every {cfg.subsample}-th entry is kept (Srinivasan et al. §8 sub-sample Roofnet's 2 ms traces at 10 ms; `burstlab convert --every {cfg.subsample}` does the same to a file).")
+        notes.append(f"Every trace was sub-sampled: one entry in {cfg.subsample} is kept (Srinivasan et al. §8 sub-sample Roofnet's 2 ms traces at 10 ms; `burstlab convert --every {cfg.subsample}` does the same to a file).")
     return notes
 
 
