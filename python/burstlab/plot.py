@@ -136,7 +136,12 @@ def save_figure(fig: Any, folder: Path, name: str, formats: Sequence[str] = FORM
     PNG path."""
     folder.mkdir(parents=True, exist_ok=True)
     for ext in formats:
-        atomic_write(folder / f"{name}.{ext}", lambda tmp: fig.savefig(tmp, dpi=110, format=ext))
+        # zlib level 1: a fifth of the PNG time saved for files ~30 % larger
+        kw: dict[str, Any] = {"pil_kwargs": {"compress_level": 1}} if ext == "png" else {}
+        def write(tmp: str, ext: str = ext, kw: dict[str, Any] = kw) -> None:
+            fig.savefig(tmp, dpi=110, format=ext, **kw)
+
+        atomic_write(folder / f"{name}.{ext}", write)
     return folder / f"{name}.png"
 
 

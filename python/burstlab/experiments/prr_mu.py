@@ -80,11 +80,11 @@ class Profile:
 
         from burstlab.sim import TcpConfig
 
-        kw = {"ack_timeout": self.ack_timeout, "rto_min": self.rto_min, "rto_max": self.rto_max, "max_cwnd": self.max_cwnd}
         if tcp_profile == "tossim":
-            return asdict(TcpConfig.tossim(**kw))
+            return asdict(TcpConfig.tossim(ack_timeout=self.ack_timeout, rto_min=self.rto_min, rto_max=self.rto_max, max_cwnd=self.max_cwnd))
         if tcp_profile == "rfc":
-            return asdict(TcpConfig(variant="newreno", init_cwnd=2, delayed_ack=True, ack_every=2, rto_initial=self.rto_min, dupack_threshold=3, **kw))
+            return asdict(TcpConfig(variant="newreno", init_cwnd=2, delayed_ack=True, ack_every=2, rto_initial=self.rto_min, dupack_threshold=3,
+                                    ack_timeout=self.ack_timeout, rto_min=self.rto_min, rto_max=self.rto_max, max_cwnd=self.max_cwnd))
         raise ParameterError(f"invalid parameter tcp_profile = {tcp_profile!r}: expected one of {TCP_PROFILES}")
 
 

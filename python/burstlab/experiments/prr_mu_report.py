@@ -40,7 +40,7 @@ FITS = (("prr", "PRR only"), ("fifteen", "PRR and μ, 15 terms"), ("second_order
 
 #: Srinivasan et al.'s published numbers the report sets beside this run's ("PRR Is Not Enough":
 #: §4 and Fig. 3, Fig. 13, §8, §9.2). Mirage = 802.15.4, 10 ms; Roofnet = 802.11b, 2 ms.
-PAPER = {
+PAPER: dict[str, Any] = {
     "thr_prr_030_040": "2-14 (Mirage ch. 26: PRR 0.33 → ~2, PRR 0.35 → > 7; ch. 16: three links at PRR 0.37 → 3, 8, 14)",
     "spread_equal_prr": "> 250 % (ch. 26), up to 320 % (ch. 16), > 200 % (Roofnet)",
     "diff_vs_mu": "rises with μ (Figs. 6-10; the text gives no values)",
