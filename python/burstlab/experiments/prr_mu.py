@@ -244,7 +244,10 @@ def _read_dir(cfg: StudyConfig, notes: list[str]) -> list[Trace]:
         try:
             tr = read_trace(p, cfg.fmt, one_means=cfg.traces_one_means, expected=cfg.traces_expected, drop_beyond=cfg.traces_drop_beyond)  # type: ignore[arg-type]
         except EmptyInputError:
-            notes.append(f"skipped {rel}: empty (an all-lost link? give --expected N, the packets sent, to count it)")
+            if p.stat().st_size and p.read_bytes().strip():
+                notes.append(f"skipped {rel}: no trace entries (only comments)")
+            else:
+                notes.append(f"skipped {rel}: empty (an all-lost link? give --expected N, the packets sent, to count it)")
             continue
         except (TraceFormatError, UnicodeDecodeError) as e:
             if p.suffix.lower() in EXTENSIONS:
