@@ -17,6 +17,7 @@ __all__ = [
     "__version__",
     "simulate",
     "simulate_trace",
+    "simulate_network",
 ]
 
 class BurstlabError(ValueError): ...
@@ -117,3 +118,8 @@ def simulate(
     config: dict[str, object], forward_loss: LossModel | None = None, reverse_loss: LossModel | None = None
 ) -> dict[str, object]: ...
 def simulate_trace(trace: BitTrace, config: dict[str, object]) -> dict[str, object]: ...
+def simulate_network(
+    config: dict[str, object],
+    losses: list[LossModel | None],
+    capacities: list[npt.NDArray[np.uint64] | None],
+) -> dict[str, object]: ...

@@ -4,6 +4,7 @@ use pyo3::prelude::*;
 
 mod errors;
 mod loss;
+mod network;
 mod sim;
 mod trace;
 
@@ -14,5 +15,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     trace::register(m)?;
     loss::register(m)?;
     sim::register(m)?;
+    network::register(m)?;
     Ok(())
 }

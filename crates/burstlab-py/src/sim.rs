@@ -16,7 +16,7 @@ use numpy::IntoPyArray;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
-fn get<'py, T: FromPyObject<'py>>(d: &Bound<'py, PyDict>, key: &str) -> PyResult<Option<T>> {
+pub(crate) fn get<'py, T: FromPyObject<'py>>(d: &Bound<'py, PyDict>, key: &str) -> PyResult<Option<T>> {
     match d.get_item(key)? {
         None => Ok(None),
         Some(v) if v.is_none() => Ok(None),
@@ -26,12 +26,12 @@ fn get<'py, T: FromPyObject<'py>>(d: &Bound<'py, PyDict>, key: &str) -> PyResult
     }
 }
 
-fn req<'py, T: FromPyObject<'py>>(d: &Bound<'py, PyDict>, key: &str, default: T) -> PyResult<T> {
+pub(crate) fn req<'py, T: FromPyObject<'py>>(d: &Bound<'py, PyDict>, key: &str, default: T) -> PyResult<T> {
     Ok(get(d, key)?.unwrap_or(default))
 }
 
 /// Seconds → ns, rejecting negatives and non-finite values with the parameter's name.
-fn secs(name: &str, s: f64) -> PyResult<Nanos> {
+pub(crate) fn secs(name: &str, s: f64) -> PyResult<Nanos> {
     if (0.0..1.0e9).contains(&s) {
         Ok(burstlab_core::time::from_secs_f64(s))
     } else {
@@ -39,11 +39,11 @@ fn secs(name: &str, s: f64) -> PyResult<Nanos> {
     }
 }
 
-fn count(name: &str, x: i64) -> PyResult<u64> {
+pub(crate) fn count(name: &str, x: i64) -> PyResult<u64> {
     u64::try_from(x).map_err(|_| crate::errors::to_py(Error::param(name, x, "a non-negative integer")))
 }
 
-fn tcp_config(d: &Bound<'_, PyDict>) -> PyResult<TcpConfig> {
+pub(crate) fn tcp_config(d: &Bound<'_, PyDict>) -> PyResult<TcpConfig> {
     let dft = TcpConfig::default();
     let variant: String = req(d, "variant", "newreno".to_string())?;
     let reset: String = req(d, "rto_backoff_reset", "sample".to_string())?;
@@ -124,11 +124,14 @@ fn link_config(prefix: &str, d: &Bound<'_, PyDict>, loss: Option<&PyLossModel>) 
     )
     .with_unit(unit);
     l.loss_mode = mode;
+    let window: String = req(d, "loss_window", "serialisation".to_string())?;
+    l.loss_window = burstlab_core::link::LossWindow::parse(&window)
+        .map_err(|_| crate::errors::to_py(Error::param(&format!("{prefix}.loss_window"), window, "serialisation or transit")))?;
     l.loss = loss.map(|m| m.fresh());
     Ok(l)
 }
 
-fn dict_of<'py>(py: Python<'py>, d: &Bound<'py, PyDict>, key: &str) -> PyResult<Bound<'py, PyDict>> {
+pub(crate) fn dict_of<'py>(py: Python<'py>, d: &Bound<'py, PyDict>, key: &str) -> PyResult<Bound<'py, PyDict>> {
     match d.get_item(key)? {
         Some(v) if !v.is_none() => Ok(v.downcast_into::<PyDict>()?),
         _ => Ok(PyDict::new(py)),
@@ -142,7 +145,7 @@ fn workload(d: &Bound<'_, PyDict>) -> PyResult<Workload> {
     Ok(Workload { duration, size, warmup })
 }
 
-fn result_dict<'py>(py: Python<'py>, r: SimResult) -> PyResult<Bound<'py, PyDict>> {
+pub(crate) fn result_dict<'py>(py: Python<'py>, r: SimResult) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
     let c = r.counters;
     d.set_item("goodput_bps", r.goodput_bps)?;

@@ -67,6 +67,9 @@ pub struct Sender {
     backoffs: u32,
     total_segs: u64,
     last_len: u64,
+    /// Segments the application has supplied so far (u64::MAX = always backlogged; an
+    /// ON/OFF application holds it at what was sent when it turns OFF).
+    app_limit: u64,
     pub counters: SenderCounters,
 }
 
@@ -106,6 +109,7 @@ impl Sender {
             backoffs: 0,
             total_segs,
             last_len,
+            app_limit: u64::MAX,
             counters: SenderCounters::default(),
         }
     }
@@ -137,6 +141,18 @@ impl Sender {
     /// Open the connection: send the initial window.
     pub fn start(&mut self, now: Nanos, out: &mut Vec<Tx>) {
         self.send_loop(now, out);
+    }
+
+    /// The application stops supplying data (`false`: nothing beyond what has been sent
+    /// is written) or supplies it again without limit (`true`, then send what the
+    /// windows allow).
+    pub fn set_app_backlogged(&mut self, backlogged: bool, now: Nanos, out: &mut Vec<Tx>) {
+        if backlogged {
+            self.app_limit = u64::MAX;
+            self.send_loop(now, out);
+        } else {
+            self.app_limit = self.tcb.high_tx;
+        }
     }
 
     fn set_state(&mut self, to: CaState) {
@@ -299,7 +315,7 @@ impl Sender {
 
     /// Send whatever the windows allow.
     fn send_loop(&mut self, now: Nanos, out: &mut Vec<Tx>) {
-        let rwnd_end = self.tcb.snd_una.saturating_add(self.cfg.rwnd).min(self.total_segs);
+        let rwnd_end = self.tcb.snd_una.saturating_add(self.cfg.rwnd).min(self.total_segs).min(self.app_limit);
         if self.tcb.state == CaState::Recovery {
             if let Recovery::Sack(_) = self.rec {
                 return self.sack_send_loop(now, rwnd_end, out);
