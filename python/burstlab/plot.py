@@ -106,7 +106,7 @@ def _figure(w: float = 5.5, h: float = 4.0, *, colorbar: bool = False) -> tuple[
     from matplotlib.figure import Figure
 
     fig = Figure(figsize=(w, h))
-    fig.subplots_adjust(left=0.14, right=0.84 if colorbar else 0.96, bottom=0.13, top=0.9)
+    fig.subplots_adjust(left=0.16, right=0.84 if colorbar else 0.96, bottom=0.13, top=0.9)
     return fig, fig.add_subplot()
 
 
@@ -127,7 +127,7 @@ def _labels(ax: Any, xlabel: str, ylabel: str, title: str, *, fontsize: float | 
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     ax.xaxis.set_label_coords(0.5, -0.1)
-    ax.yaxis.set_label_coords(-0.12, 0.5)
+    ax.yaxis.set_label_coords(-0.15, 0.5)  # clear of 4-digit tick labels
     ax.set_title(title, y=1.01, fontsize=fontsize)
 
 
@@ -223,14 +223,17 @@ def fig06_diff_vs_mu(mu: FloatArray, diff: FloatArray, prr: FloatArray, title: s
         lo, hi = float(diff[ok].min()), float(diff[ok].max())
         q90 = float(np.percentile(diff[ok], 90))
         top = hi
+        pad = 0.06 * max(top - lo, 1.0)
+        head = pad
         if ok.sum() >= 10 and hi > 3 * max(q90, 1.0) and hi > 100.0:
             top = 1.5 * max(q90, 1.0)
             out = ok & (diff > top)
             ax.scatter(mu[out], np.full(out.sum(), top), marker="^", c="k", s=24, label=f"{int(out.sum())} above {top:.0f} % (up to {hi:.0f} %)")
             y = np.where(out, np.nan, diff)
+            pad = 0.06 * max(top - lo, 1.0)
+            head = 3 * pad  # room for the legend above the triangles
             ax.legend(fontsize=7, loc="upper left")
-        pad = 0.06 * max(top - lo, 1.0)
-        ax.set_ylim(lo - pad, top + pad)
+        ax.set_ylim(lo - pad, top + head)
     from matplotlib import colormaps
     from matplotlib.colors import ListedColormap
 
