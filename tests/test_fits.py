@@ -175,6 +175,8 @@ def test_kfold_partitions_and_min_links() -> None:
     # 2 links per coefficient (4, 6, 16), in sample and in the smallest 5-fold training split n − ⌈n/5⌉.
     assert [fits_mod.min_links(f) for f in ("prr", "second_order", "fifteen")] == [8, 12, 32]
     assert [fits_mod.min_links(f, 5) for f in ("prr", "second_order", "fifteen")] == [10, 15, 40]
+    with pytest.raises(ParameterError, match="folds"):
+        fits_mod.min_links("prr", 1)  # one fold has no training split (this once looped forever)
 
 
 def test_the_issue_case_21_links_makes_no_15_term_fit() -> None:

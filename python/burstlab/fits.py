@@ -251,6 +251,8 @@ def min_links(feature_set: str, folds: int | None = None) -> int:
     need = MIN_LINKS_PER_COEF * n_coef(feature_set)
     if folds is None:
         return need
+    if not (isinstance(folds, int | np.integer) and folds >= 2):
+        raise ParameterError(f"invalid folds = {folds!r}: expected an integer ≥ 2")
     n = need
     while n - -(-n // folds) < need:
         n += 1
@@ -397,6 +399,8 @@ def fig13_row(
     y = _as_array("throughput", throughput)
     if y.size == 0:
         raise EmptyInputError(f"group {group!r}: no rows to fit")
+    if not (isinstance(folds, int | np.integer) and folds >= 2):
+        raise ParameterError(f"invalid folds = {folds!r}: expected an integer ≥ 2")
     cv_ok = y.size >= folds
     err: dict[str, float] = {}
     cv: dict[str, float] = {}

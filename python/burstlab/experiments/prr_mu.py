@@ -23,6 +23,7 @@ seeds derived from (study seed, link id, condition, replicate), never from the w
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import math
@@ -225,10 +226,28 @@ def _walk(root: Path) -> list[Path]:
     return out
 
 
+#: Extensions of files that sit beside traces and are never traces.
+NOT_TRACES = {".md", ".rst", ".html", ".htm", ".pdf", ".png", ".jpg", ".jpeg", ".svg", ".json", ".yaml", ".yml", ".toml", ".py", ".sh", ".gz", ".zip", ".tar"}
+
+
+def _looks_like_a_trace(p: Path) -> bool:
+    """Whether the content sniffing of :func:`burstlab.io.detect_format` recognises a trace
+    format in ``p`` (then a line that does not parse is a malformed trace, not a README)."""
+    from burstlab._core import BurstlabError
+    from burstlab.io import detect_format
+
+    try:
+        detect_format(p)
+    except (BurstlabError, OSError, UnicodeDecodeError):
+        return False
+    return True
+
+
 def _read_dir(cfg: StudyConfig, notes: list[str]) -> list[Trace]:
-    """The traces in ``cfg.traces_dir``. A file that is not a trace (a README, a figure…) is
-    skipped with a note; so is an empty file without ``--expected`` (nothing says how many
-    packets were sent). A file with a trace extension that does not parse is an error."""
+    """The traces in ``cfg.traces_dir``. A file that is not a trace (a README, a figure: its
+    extension says so, or no trace format can be recognised in it) is skipped with a note; so
+    is an empty file without ``--expected`` (nothing says how many packets were sent). A trace
+    that does not parse (a trace extension, or content recognised as a trace) is an error."""
     from burstlab._core import EmptyInputError, TraceFormatError
     from burstlab.io import EXTENSIONS, read_trace
 
@@ -250,8 +269,8 @@ def _read_dir(cfg: StudyConfig, notes: list[str]) -> list[Trace]:
                 notes.append(f"skipped {rel}: empty (an all-lost link? give --expected N, the packets sent, to count it)")
             continue
         except (TraceFormatError, UnicodeDecodeError) as e:
-            if p.suffix.lower() in EXTENSIONS:
-                raise
+            if p.suffix.lower() in EXTENSIONS or (p.suffix.lower() not in NOT_TRACES and _looks_like_a_trace(p)):
+                raise  # a trace with a bad line: an error naming it (docs/errors.md)
             notes.append(f"skipped {rel}: not a trace ({str(e).splitlines()[0].replace(str(p), rel)})")
             continue
         out.append(Trace(tr.bits, interval=tr.interval, timestamps=tr.timestamps, name=rel, meta=dict(tr.meta)))
@@ -633,14 +652,16 @@ class _Phase:
 
     def __enter__(self) -> _Phase:
         self.t0 = time.perf_counter()
-        self.ph.say(f"[{PHASES.index(self.name) + 1}/{len(PHASES)}] {self.name}" + (f": {self.what}" if self.what else "") + " …")
+        if self.name != PHASES[0]:  # the first is announced when it is done: bad input is then the only line
+            self.ph.say(f"[{PHASES.index(self.name) + 1}/{len(PHASES)}] {self.name}" + (f": {self.what}" if self.what else "") + " …")
         return self
 
     def __exit__(self, *exc: object) -> None:
         dt = time.perf_counter() - self.t0
         self.ph.times[self.name] = dt
         if exc[0] is None:
-            self.ph.say(f"[{PHASES.index(self.name) + 1}/{len(PHASES)}] {self.name} done in {dt:.2f} s")
+            what = f" ({self.what})" if self.name == PHASES[0] and self.what else ""
+            self.ph.say(f"[{PHASES.index(self.name) + 1}/{len(PHASES)}] {self.name}{what} done in {dt:.2f} s")
 
 
 def run_study(
@@ -663,10 +684,13 @@ def run_study(
     out = Path(out)
     if cluster is None and workers != 1:
         _start_forkserver()
-    # Bad input (a malformed trace, no eligible link) fails before anything is written.
+    # Bad input (a malformed trace, no eligible link, an output path that is a file) fails
+    # before anything is written.
+    if out.exists() and not out.is_dir():
+        raise NotADirectoryError(errno.ENOTDIR, "is a file, expected a folder", str(out))
     info: dict[str, Any] = {}
     notes: list[str] = []
-    with ph("inputs", f"{cfg.dataset} traces, statistics"):
+    with ph("inputs", f"{cfg.dataset} traces read, statistics"):
         traces = load_traces(cfg, notes)
         links, excluded = select_links(cfg, traces, info)
         for n in notes:
