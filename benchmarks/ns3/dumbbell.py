@@ -17,8 +17,10 @@ router R2, where the N receivers (ns-3: PacketSinks on R2) are; ACKs return over
 links. ns-3: point-to-point links, their device DropTail queues only (the traffic-control
 queue discs are removed), ``TcpNewReno`` with classic recovery, SACK, timestamps and limited
 transmit off, initial window 2, delayed ACK 2 / 200 ms, minimum and initial RTO 1 s, socket
-buffers of 64 MiB (no receiver-window limit), all flows starting at 0 (after ns-3's
-handshake). burstlab: the `dumbbell` preset with the wire sizes of ns-3 (42-byte headers and
+buffers of 64 MiB (no receiver-window limit), flow k starting at a time drawn uniformly in [0,
+``--start-jitter``) from the seed, the same on both sides (without it both simulators are
+deterministic — there is no loss process — and which flow wins at the DropTail bottleneck
+is a phase effect of the exact timing). burstlab: the `dumbbell` preset with the wire sizes of ns-3 (42-byte headers and
 ACKs: TCP 20 + IPv4 20 + PPP 2), its clock granularity (1 ms) and its ssthresh arithmetic
 (``flightsize_minus_lost``, as ``compare.py``). Target: per-flow and aggregate goodput
 within ±10 % (docs/validation.md).
@@ -51,9 +53,20 @@ DEFAULTS: dict[str, Any] = {
     "ack_timeout": 0.2,
     "rto_min": 1.0,
     "rto_initial": 1.0,
+    "start_jitter": 1.0,  # s: flow k starts at U(0, jitter), the same draw on both sides
 }
 HEADER = 42  # PPP 2 + IPv4 20 + TCP 20
 TOLERANCE = 0.10
+
+
+def starts(seed: int, prm: dict[str, Any]) -> list[float]:
+    """Each flow's start, uniform in [0, start_jitter) from the seed: the same on both sides.
+    Without it both simulators are deterministic (no loss process) and which flow wins at
+    the DropTail bottleneck is a phase effect of the exact timing, different in each."""
+    import random
+
+    g = random.Random(seed)
+    return [round(g.uniform(0, prm["start_jitter"]), 6) for _ in range(int(prm["flows"]))]
 
 
 def bdp_packets(rate: float, prm: dict[str, Any]) -> int:
@@ -124,7 +137,7 @@ def ns3_run(rate: float, seed: int, prm: dict[str, Any]) -> dict[str, Any]:
         bulk = ns.BulkSendHelper("ns3::TcpSocketFactory", ns.InetSocketAddress(bott_if.GetAddress(1), port).ConvertTo())
         bulk.SetAttribute("MaxBytes", ns.UintegerValue(0))
         bulk.SetAttribute("SendSize", ns.UintegerValue(prm["mss"]))
-        bulk.Install(sources.Get(k)).Start(ns.Seconds(0.0))
+        bulk.Install(sources.Get(k)).Start(ns.Seconds(starts(seed, prm)[k]))
 
     ns.Simulator.Stop(ns.Seconds(prm["duration"]))
     t0 = time.perf_counter()
@@ -154,10 +167,15 @@ def burstlab_run(rate: float, seed: int, prm: dict[str, Any]) -> dict[str, Any]:
         duration=prm["duration"],
         seed=seed,
     )
+    import dataclasses
+
+    net = dataclasses.replace(net, flows=[dataclasses.replace(f, start=s) for f, s in zip(net.flows, starts(seed, prm))])
     t0 = time.perf_counter()
     r = run_network(net)
     wall = time.perf_counter() - t0
-    return {"rate": rate, "seed": seed, "goodput_bps": [f.goodput_bps for f in r.flows.values()], "wall_s": wall}
+    # Bytes over the whole run, as ns-3's PacketSink counts them (not over each flow's own life).
+    gp = [f.delivered_bytes * 8.0 / prm["duration"] for f in r.flows.values()]
+    return {"rate": rate, "seed": seed, "goodput_bps": gp, "wall_s": wall}
 
 
 # --------------------------------------------------------------------------- comparison
@@ -192,14 +210,15 @@ def default_ns3_python() -> Path:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--rates", default="2e6,10e6", help="bottleneck rates, bits/s (default 2e6,10e6)")
-    ap.add_argument("--seeds", type=int, default=3, help="seeds 1..N on each side (default 3)")
+    ap.add_argument("--seeds", type=int, default=20, help="seeds 1..N on each side (default 20)")
     ap.add_argument("--flows", type=int, default=DEFAULTS["flows"])
     ap.add_argument("--duration", type=float, default=DEFAULTS["duration"])
+    ap.add_argument("--start-jitter", type=float, default=DEFAULTS["start_jitter"], help="flow starts uniform in [0, J) s")
     ap.add_argument("--ns3-python", type=Path, default=None, help="interpreter of the ns-3 environment")
     ap.add_argument("--ns3-side", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--out", type=Path, default=None, help="write the comparison to this JSON file")
     args = ap.parse_args(argv)
-    prm = {**DEFAULTS, "flows": args.flows, "duration": args.duration}
+    prm = {**DEFAULTS, "flows": args.flows, "duration": args.duration, "start_jitter": args.start_jitter}
     rates = [float(x) for x in args.rates.split(",") if x.strip()]
     seeds = list(range(1, args.seeds + 1))
     if args.ns3_side:
@@ -212,7 +231,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: no ns-3 environment at {py} (bash benchmarks/ns3/setup.sh, or --ns3-python)", file=sys.stderr)
         return 2
     cmd = [str(py), str(Path(__file__).resolve()), "--ns3-side", "--rates", args.rates, "--seeds", str(args.seeds),
-           "--flows", str(args.flows), "--duration", str(args.duration)]  # fmt: skip
+           "--flows", str(args.flows), "--duration", str(args.duration), "--start-jitter", str(args.start_jitter)]  # fmt: skip
     proc = subprocess.run(cmd, capture_output=True, text=True)
     if proc.returncode != 0:
         print(f"error: the ns-3 side failed:\n{proc.stderr[-3000:]}", file=sys.stderr)
