@@ -636,7 +636,7 @@ FLUSH_EVERY_S = 0.25
 
 
 class _Phases:
-    """Announce each phase ('[2/6] simulations …') and time it."""
+    """Announce each phase ('[2/5] simulations …') and time it."""
 
     def __init__(self, say: Callable[[str], None]) -> None:
         self.say = say

@@ -164,7 +164,7 @@ def fit_notes(cfg: Any, fitted: dict[str, dict[str, Any]]) -> list[str]:
     return [f"group {g}: no {dict(FITS)[fs]} fit on the {f['n']} links with PRR {lo:g}-{hi:g}: {why}" for g, f in fitted.items() for fs, why in f["skipped"].items()]
 
 
-def _fit_figures(cfg: Any, g: str, f: dict[str, Any]) -> list[FigureJob]:
+def _fit_figures(g: str, f: dict[str, Any]) -> list[FigureJob]:
     """Figs. 11-12 of one group from its fits (the fits that were made)."""
     act = np.asarray(f["actual"], dtype=float)
     jobs = []
@@ -205,7 +205,7 @@ def run_job(job: FitTask | FigureJob) -> tuple[str, str, Any]:
         return ("figure", render_figure(job), None)
     f = _fit_one(job.group, job.prr, job.mu, job.thr, job.link_pps, job.folds, job.seed)
     if job.folder:
-        for fj in _fit_figures(None, job.group, {**f, "actual": np.asarray(job.thr).tolist()}):
+        for fj in _fit_figures(job.group, {**f, "actual": np.asarray(job.thr).tolist()}):
             render_figure(replace(fj, folder=job.folder, formats=job.formats))
     return ("fit", job.group, f)
 
@@ -352,10 +352,6 @@ def render_figure(job: FigureJob) -> str:
     return job.stem
 
 
-def _arr(rows: Sequence[dict[str, Any]], key: str) -> np.ndarray:
-    return _f(rows, key)
-
-
 def pick_pair_ab(links: Sequence[dict[str, Any]], prr_tol: float = 0.05, mu_tol: float = 0.1) -> tuple[dict[str, Any], dict[str, Any]] | None:
     """Srinivasan et al. §8's links A and B: two intermediate links with similar PRR and μ
     (within ``prr_tol`` and ``mu_tol``) whose throughputs differ the most; A is the faster."""
@@ -409,7 +405,7 @@ def figure_jobs(cfg: Any, study_links: Sequence[Any], links: Sequence[dict[str, 
     for sg, p in info.get("all_prr", []):
         groups.setdefault(sg or cfg.dataset, []).append(float(p))
     add("fig01", "fig01-prr-cdf", "fig01_prr_cdf", f"Fig. 1: CDF of the PRR of all {sum(map(len, groups.values()))} traces", {k: np.asarray(v) for k, v in groups.items()})
-    add("fig03", "fig03-throughput-vs-prr", "fig03_throughput_vs_prr", "Fig. 3: throughput vs PRR", _arr(links, "prr"), _arr(links, "throughput_pps"), _arr(links, "mu"))
+    add("fig03", "fig03-throughput-vs-prr", "fig03_throughput_vs_prr", "Fig. 3: throughput vs PRR", _f(links, "prr"), _f(links, "throughput_pps"), _f(links, "mu"))
     spread, a, b = equal_prr_spread(links)
     if a is not None and b is not None:
         add("fig04", "fig04-loss-burst-cdf", "fig04_burst_cdf", "Fig. 4: loss bursts of two links with the same PRR", _pair_data(study_links, [a, b], "loss_bursts"))
@@ -417,16 +413,16 @@ def figure_jobs(cfg: Any, study_links: Sequence[Any], links: Sequence[dict[str, 
     marks = {} if ab is None else {"A": (float(ab[0]["mu"]), float(ab[0]["diff_pct"])), "B": (float(ab[1]["mu"]), float(ab[1]["diff_pct"]))}
     sub = f", traces sub-sampled every {cfg.subsample}" if cfg.subsample > 1 else ""
     add("fig06", "fig06-diff-vs-mu-all", "fig06_diff_vs_mu", f"Fig. 6: throughput difference vs μ, PRR {cfg.prr_range[0]:g}-{cfg.prr_range[1]:g}",
-        _arr(links, "mu"), _arr(links, "diff_pct"), _arr(links, "prr"), f"Difference vs μ, PRR {cfg.prr_range[0]:g}-{cfg.prr_range[1]:g}{sub}")
+        _f(links, "mu"), _f(links, "diff_pct"), _f(links, "prr"), f"Difference vs μ, PRR {cfg.prr_range[0]:g}-{cfg.prr_range[1]:g}{sub}")
     key8, stem8 = ("fig14", "fig14-diff-vs-mu-subsampled") if cfg.subsample > 1 else ("fig08", "fig08-diff-vs-mu-intermediate")
     cap8 = (f"Fig. 14: throughput difference vs μ of the sub-sampled traces (every {cfg.subsample}), intermediate links, A and B marked" if cfg.subsample > 1
             else "Fig. 8: throughput difference vs μ, intermediate links (A and B of Fig. 15 marked)")
-    add(key8, stem8, "fig06_diff_vs_mu", cap8, _arr(inter, "mu"), _arr(inter, "diff_pct"), _arr(inter, "prr"), f"Difference vs μ, PRR {lo:g}-{hi:g}{sub}", marks=marks)
+    add(key8, stem8, "fig06_diff_vs_mu", cap8, _f(inter, "mu"), _f(inter, "diff_pct"), _f(inter, "prr"), f"Difference vs μ, PRR {lo:g}-{hi:g}{sub}", marks=marks)
     if ab is not None:
         add("fig15", "fig15-success-runs-a-b", "fig15_success_runs", f"Fig. 15: success runs of links A ({ab[0]['link_id']}) and B ({ab[1]['link_id']})", _pair_data(study_links, list(ab), "success_runs"))
     else:
         notes.append("Fig. 15: no two intermediate links have PRR within 0.05 and μ within 0.1 of each other")
-    add("fig16", "fig16-chunk-rms-mu", "fig16_chunk_rms", "Fig. 16: chunk-μ RMS vs μ", _arr(links, "mu"), _arr(links, "chunk_rms_mu"), cfg.chunk)
+    add("fig16", "fig16-chunk-rms-mu", "fig16_chunk_rms", "Fig. 16: chunk-μ RMS vs μ", _f(links, "mu"), _f(links, "chunk_rms_mu"), cfg.chunk)
     # Fig. 17 (Mirage timescale) or Fig. 18 (Roofnet): only with traces long enough to show μ level off
     conv = CONVERGENCE_LENGTH[cfg.prof.name]
     key, num = ("fig17", 17) if cfg.prof.name == "mirage" else ("fig18", 18)
@@ -442,8 +438,8 @@ def figure_jobs(cfg: Any, study_links: Sequence[Any], links: Sequence[dict[str, 
     else:
         notes.append(f"Fig. {num}: no link has the {conv:,} packets after which Srinivasan et al. §8 saw μ level off on this time scale "
                      f"(the longest has {max(int(r['length']) for r in links):,})")
-    add("fig19", "fig19-ge-vs-empirical", "fig19_ge_vs_empirical", "Fig. 19: GE vs empirical throughput", _arr(links, "throughput_pps"), _arr(links, "ge_pps"), cfg.prof.link_pps)
-    add("fig20", "fig20-longest-success-runs", "fig20_longest_runs", "Fig. 20: longest success runs", _arr(links, "max_success_run"), _arr(links, "ge_max_success_run"))
+    add("fig19", "fig19-ge-vs-empirical", "fig19_ge_vs_empirical", "Fig. 19: GE vs empirical throughput", _f(links, "throughput_pps"), _f(links, "ge_pps"), cfg.prof.link_pps)
+    add("fig20", "fig20-longest-success-runs", "fig20_longest_runs", "Fig. 20: longest success runs", _f(links, "max_success_run"), _f(links, "ge_max_success_run"))
     return jobs, alt, notes
 
 
@@ -479,7 +475,7 @@ def fits_and_figures(cfg: Any, out: Path, study_links: Sequence[Any], links: Seq
     jobs, alt, notes = figure_jobs(cfg, study_links, links, info)
     jobs = [place(j) for j in jobs]
     for g, f in fitted.items():
-        jobs += [place(j) for j in _fit_figures(cfg, g, f)]
+        jobs += [place(j) for j in _fit_figures(g, f)]
     fit_tasks = [replace(t, folder=str(folder), formats=fmts) for t in fit_tasks]
     todo: list[FitTask | FigureJob] = [*fit_tasks, *(j for j in jobs if not current(j))]  # the slow fits first
     n_workers = 1 if len(todo) < 3 else min(len(todo), workers or 2)
@@ -487,7 +483,7 @@ def fits_and_figures(cfg: Any, out: Path, study_links: Sequence[Any], links: Seq
         if kind == "fit":
             fitted[name] = {**result, "actual": next(np.asarray(t.thr).tolist() for t in fit_tasks if t.group == name)}
             cache[keys[name]] = result
-            jobs += [place(j) for j in _fit_figures(cfg, name, fitted[name])]
+            jobs += [place(j) for j in _fit_figures(name, fitted[name])]
     fitted = dict(sorted(fitted.items()))
     (out / ".cache").mkdir(parents=True, exist_ok=True)
     atomic_write_text(out / ".cache" / "fits.json", json.dumps({keys[g]: cache[keys[g]] for g in fitted}, allow_nan=False))
