@@ -35,7 +35,7 @@ def _runs(out: Path) -> list[tuple[Any, ...]]:
 
 @pytest.fixture(scope="module")
 def quick(tmp_path_factory: pytest.TempPathFactory) -> Any:
-    return E.run_study(QUICK, tmp_path_factory.mktemp("error-models") / "quick", workers=2, progress=False)
+    return E.run_study(QUICK, tmp_path_factory.mktemp("error-models") / "quick", workers=2, progress=False, formats=("png", "pdf"))
 
 
 def test_quick_outputs(quick: Any) -> None:
@@ -47,7 +47,7 @@ def test_quick_outputs(quick: Any) -> None:
     for name in ("fig02", "fig02-equivalence", "fig02-subcycle", "table1", "fig03a", "fig03b", "sensitivity-table1-rate", "sensitivity-sync", "sensitivity-models"):
         png = quick.figures[name]
         assert png.stat().st_size > 1000 and png.with_suffix(".pdf").stat().st_size > 1000, name
-        assert str(png.relative_to(out)) in md, name
+        assert str(png.relative_to(out)) in md and str(png.with_suffix(".pdf").relative_to(out)) in md, name
     for f in ("cells.csv", "claims.csv", "sensitivity.csv", "summary.json"):
         assert (out / f).stat().st_size > 100
     # The paper's nine Table 1 times are in the report beside ours.
@@ -99,7 +99,7 @@ def test_partial_store_resumes_to_the_same_tables(quick: Any, tmp_path: Path) ->
         st.connection.execute("DELETE FROM runs WHERE (replicate + hash(cell)) % 3 = 0")
         left = len(st)
     assert 0 < left < len(quick.runs)
-    again = E.run_study(QUICK, part, workers=1, progress=False)
+    again = E.run_study(QUICK, part, workers=1, progress=False, formats=("png", "pdf"))
     assert again.ran == len(quick.runs) - left and again.skipped == left
     assert _runs(part) == _runs(quick.out)
     for f in ("cells.csv", "claims.csv", "sensitivity.csv", "report.md"):
@@ -114,6 +114,8 @@ def test_dask_cluster_gives_the_same_rows(tmp_path: Path) -> None:
         viadask = E.run_study(cfg, tmp_path / "dask", cluster=cluster.scheduler_address, progress=False)
     assert viadask.ran == ref.ran > 0
     assert _runs(tmp_path / "dask") == _runs(tmp_path / "local")
+    # PNG only by default: the report links no PDF
+    assert not list((tmp_path / "local" / "figures").glob("*.pdf")) and ".pdf" not in ref.report_md.read_text()
 
 
 # --------------------------------------------------------------------------------------

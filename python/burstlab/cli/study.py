@@ -136,10 +136,11 @@ def prr_mu_cmd(dataset: str | None, traces_dir: str | None, fmt: str | None, exp
 @click.option("--fig2-ack-loss", type=click.Choice(["none", "sync", "independent"]), default="sync", show_default=True, help="ACK losses of Fig. 2's models.")
 @click.option("--size", "sync_size", type=SIZE, default=8_000_000, show_default="8MB", help="Table 1 / Fig. 3 transfer size (MB = 10^6; 8MiB for 2^20).")
 @click.option("--fig2-size", "models_size", type=SIZE, default=5_000_000, show_default="5MB", help="Fig. 2 transfer size.")
+@click.option("--pdf/--no-pdf", default=False, show_default=True, help="Also write every figure as PDF.")
 @click.option("--no-progress", is_flag=True, help="No progress bar (one line per finished task instead).")
 def error_models_cmd(out: str, workers: int | None, cluster: str | None, quick: bool, seeds: int | None, sweep_seeds: int | None, seed: int,
                      no_sweep: bool, rate: float, buffer: int, lan_delay: float, mss: int, delayed_ack: bool, rto_min: float, rwnd: int | None,
-                     init_cwnd: int, cycle: float, fig2_ack_loss: str, sync_size: int, models_size: int, no_progress: bool) -> None:  # fmt: skip
+                     init_cwnd: int, cycle: float, fig2_ack_loss: str, sync_size: int, models_size: int, pdf: bool, no_progress: bool) -> None:  # fmt: skip
     """Pentikousis & Badr, "Error Modeling for TCP Simulations": rate-based vs temporal
     (VDDP) error models (Fig. 2) and synchronized vs not synchronized ACK losses (Table 1,
     Fig. 3), every open parameter swept; writes a results store, figures and a report with
@@ -154,7 +155,8 @@ def error_models_cmd(out: str, workers: int | None, cluster: str | None, quick: 
     if sweep_seeds is not None:
         kw["sweep_seeds"] = sweep_seeds
     cfg = StudyConfig.quick_config(setup, **kw) if quick else StudyConfig(setup=setup, **kw)  # type: ignore[arg-type]
-    res = run_study(cfg, out, workers=workers, cluster=cluster, progress=not no_progress, log=lambda s: click.echo(s, err=True))
+    res = run_study(cfg, out, workers=workers, cluster=cluster, progress=not no_progress, log=lambda s: click.echo(s, err=True),
+                    formats=("png", "pdf") if pdf else ("png",))
     click.echo(f"{res.ran} simulations run, {res.skipped} reused from the store, {res.elapsed_s:.1f} s")
     held = sum(1 for c in res.claims if c["verdict"].startswith("holds"))
     click.echo(f"claims of the paper: {held} of {len(res.claims)} hold (report: claims table)")

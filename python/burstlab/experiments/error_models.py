@@ -690,8 +690,10 @@ def run_study(
     cluster: str | None = None,
     progress: bool = True,
     log: Callable[[str], None] | None = None,
+    formats: Sequence[str] = ("png",),
 ) -> StudyResult:
-    """Run (or resume) the study; write the store, tables, figures and report under ``out``."""
+    """Run (or resume) the study; write the store, tables, figures (PNG, and the other
+    ``formats``, e.g. ``("png", "pdf")``) and report under ``out``."""
     say = log or (lambda s: None)
     t0 = time.perf_counter()
     out = Path(out)
@@ -710,7 +712,7 @@ def run_study(
         runs = store.rows_with_keys(keys, order_by="r.cell, r.replicate")
         from burstlab.experiments.error_models_report import write_outputs
 
-        figures, claims, md, html = write_outputs(cfg, out, store, runs)
+        figures, claims, md, html = write_outputs(cfg, out, store, runs, formats)
     return StudyResult(out, store_path, md, html, runs, figures, claims, n_todo, len(keys) - n_todo, time.perf_counter() - t0)
 
 

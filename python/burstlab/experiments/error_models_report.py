@@ -8,7 +8,7 @@ Outputs under the study folder:
 - ``cells.csv``, ``claims.csv``, ``sensitivity.csv``, ``summary.json``;
 - ``figures/``: ``fig02-connection-times``, ``fig02-subcycle``, ``fig02-equivalence``,
   ``table1``, ``fig03a``, ``fig03b``, ``sensitivity-table1-rate``, ``sensitivity-sync``,
-  ``sensitivity-models`` (PNG and PDF);
+  ``sensitivity-models`` (PNG; PDF too with ``formats``);
 - ``report.md`` and ``report.html`` (the same content).
 """
 
@@ -462,9 +462,19 @@ def _noise_note(cfg: StudyConfig, env: Env) -> str:
             f"{cfg.seeds} transfers per cell and paired differences (every cell sees the same channel trajectories).")
 
 
-def write_outputs(cfg: StudyConfig, out: Path, store: ResultStore, runs: Sequence[dict[str, Any]]) -> tuple[dict[str, Path], list[dict[str, Any]], Path, Path]:
-    """Write every table, figure and the report; returns (figures, claims, md, html)."""
+def write_outputs(cfg: StudyConfig, out: Path, store: ResultStore, runs: Sequence[dict[str, Any]],
+                  formats: Sequence[str] = ("png",)) -> tuple[dict[str, Path], list[dict[str, Any]], Path, Path]:  # fmt: skip
+    """Write every table, figure (PNG, and the other ``formats``) and the report; returns
+    (figures, claims, md, html)."""
+    import matplotlib.pyplot as plt
+
     from burstlab import plot as P  # matplotlib, Agg backend
+
+    def save(fig: Any, name: str) -> Path:
+        try:
+            return P.save_figure(fig, figdir, name, formats)
+        finally:
+            plt.close(fig)
 
     stats = cell_stats(runs)
     base, pts = environments(cfg, runs)
@@ -478,31 +488,32 @@ def write_outputs(cfg: StudyConfig, out: Path, store: ResultStore, runs: Sequenc
 
     figdir = out / "figures"
     figs: dict[str, Path] = {}
-    figs["fig02"] = P.save_figure(fig02_times(cfg, base), figdir, "fig02-connection-times")
-    figs["fig02-equivalence"] = P.save_figure(fig02_equivalence(cfg, base), figdir, "fig02-equivalence")
+    figs["fig02"] = save(fig02_times(cfg, base), "fig02-connection-times")
+    figs["fig02-equivalence"] = save(fig02_equivalence(cfg, base), "fig02-equivalence")
     if any(name == "cycle" for name, _, _ in pts):
-        figs["fig02-subcycle"] = P.save_figure(fig02_subcycle(cfg, pts), figdir, "fig02-subcycle")
+        figs["fig02-subcycle"] = save(fig02_subcycle(cfg, pts), "fig02-subcycle")
     delays = list(cfg.delays)
-    figs["table1"] = P.save_figure(fig_sync(base, 0.0, f"Table 1: ON/OFF {ON_OFF[0]:g} s / {ON_OFF[1]:g} s, {cfg.sync_size / 1e6:g} MB, LAN", True), figdir, "table1")
+    figs["table1"] = save(fig_sync(base, 0.0, f"Table 1: ON/OFF {ON_OFF[0]:g} s / {ON_OFF[1]:g} s, {cfg.sync_size / 1e6:g} MB, LAN", True), "table1")
     for tag, d in zip(("fig03a", "fig03b"), delays[1:]):
-        figs[tag] = P.save_figure(fig_sync(base, d, f"Fig. 3{tag[-1]}: + {1e3 * d:g} ms per segment each way", False), figdir, tag)
+        figs[tag] = save(fig_sync(base, d, f"Fig. 3{tag[-1]}: + {1e3 * d:g} ms per segment each way", False), tag)
     if any(name == "rate" for name, _, _ in pts):
-        figs["sensitivity-table1-rate"] = P.save_figure(fig_table1_rate(cfg, pts), figdir, "sensitivity-table1-rate")
+        figs["sensitivity-table1-rate"] = save(fig_table1_rate(cfg, pts), "sensitivity-table1-rate")
     if pts:
-        figs["sensitivity-sync"] = P.save_figure(fig_sensitivity(cfg, pts, "sync"), figdir, "sensitivity-sync")
-        figs["sensitivity-models"] = P.save_figure(fig_sensitivity(cfg, pts, "models"), figdir, "sensitivity-models")
+        figs["sensitivity-sync"] = save(fig_sensitivity(cfg, pts, "sync"), "sensitivity-sync")
+        figs["sensitivity-models"] = save(fig_sensitivity(cfg, pts, "models"), "sensitivity-models")
 
     write_json(out / "summary.json", {"config": cfg.to_dict(), "burstlab_version": __version__, "n_runs": len(runs), "n_cells": len(stats),
                                       "headline": {k: (v.value if isinstance(v, Ratio) else v) for k, v in base.headline().items()}, "claims": cl})  # fmt: skip
-    blocks = build_report(cfg, out, base, pts, stats, cl, figs, len(runs))
+    blocks = build_report(cfg, out, base, pts, stats, cl, figs, len(runs), "pdf" in formats)
     md, html = out / "report.md", out / "report.html"
     atomic_write_text(md, render_md(blocks))
     atomic_write_text(html, render_html(blocks, "burstlab: error models for TCP simulations (Pentikousis & Badr)"))
     return figs, cl, md, html
 
 
-def _img(figs: dict[str, Path], out: Path, key: str, alt: str) -> list[Block]:
-    return [("img", (str(figs[key].relative_to(out)), alt))] if key in figs else []
+def _img(figs: dict[str, Path], out: Path, key: str, alt: str, pdf: bool) -> list[Block]:
+    """A figure block: the PNG, with a link to its PDF when this run wrote one (``--pdf``)."""
+    return [("img", (str(figs[key].relative_to(out)), alt, pdf))] if key in figs else []
 
 
 def _mech_sync(env: Env, delay: float) -> list[list[str]]:
@@ -523,7 +534,7 @@ MECH_HEAD = ["variant", "ACKs", "time (s)", "timeouts (spurious)", "fast retrans
 
 
 def build_report(cfg: StudyConfig, out: Path, env: Env, pts: Sequence[tuple[str, Any, Env]], stats: dict[str, CellStats], cl: Sequence[dict[str, Any]],
-                 figs: dict[str, Path], n_runs: int) -> list[Block]:  # fmt: skip
+                 figs: dict[str, Path], n_runs: int, pdf: bool = False) -> list[Block]:  # fmt: skip
     s = cfg.setup
     b: list[Block] = [("h1", "Error models for TCP simulations: Pentikousis & Badr, reproduced")]
     if cfg.quick:
@@ -574,7 +585,7 @@ def build_report(cfg: StudyConfig, out: Path, env: Env, pts: Sequence[tuple[str,
         ps = sum(PAPER_TABLE1[(x, "sync")] for x in vs) / sum(PAPER_TABLE1[(x, "none")] for x in vs)
         rat.append([var or "pooled", f"{pr:.2f}", format(env.sync_ratio("independent", "sync", 0.0, var), ".2f"), f"{ps:.3f}", format(env.sync_ratio("sync", "none", 0.0, var), ".3f")])
     b.append(("table", (["variant", "paper: not sync ÷ sync", "ours", "paper: sync ÷ none", "ours"], rat)))
-    b += _img(figs, out, "table1", "Table 1 (bars: ours, 95 % CI; diamonds: the paper)")
+    b += _img(figs, out, "table1", "Table 1 (bars: ours, 95 % CI; diamonds: the paper)", pdf)
     b.append(("p", _noise_note(cfg, env)))
     b.append(("p", "Mechanism (means per transfer; a spurious timeout fired while the segment it retransmits had arrived or was still on its way — "
                    "i.e. its ACKs, not its data, were lost or late):"))
@@ -582,7 +593,7 @@ def build_report(cfg: StudyConfig, out: Path, env: Env, pts: Sequence[tuple[str,
     for tag, d in zip(("fig03a", "fig03b"), list(cfg.delays)[1:]):
         b.append(("h2", f"Fig. 3{tag[-1]}: + {1e3 * d:g} ms per segment each way"))
         b.append(("p", "The paper gives Fig. 3 only as a bar chart without numbers; its text's claims are checked above."))
-        b += _img(figs, out, tag, f"Fig. 3{tag[-1]}")
+        b += _img(figs, out, tag, f"Fig. 3{tag[-1]}", pdf)
         b.append(("table", (MECH_HEAD, _mech_sync(env, d))))
 
     # Fig. 2
@@ -599,8 +610,8 @@ def build_report(cfg: StudyConfig, out: Path, env: Env, pts: Sequence[tuple[str,
     b.append(("p", f"The paper's Fig. 2 has no printed numbers; its text: ≈ 1× at 1 %, > 2× at 10 %, 7× at 50 % (1-s sojourns); rate-based 10 % ≈ temporal 50 % "
                    f"for both sojourns and ≈ temporal 44 % for 1-s sojourns. Ours: temporal drop rate equivalent to rate-based 10 %: "
                    + ", ".join(f"{100 * env.equivalent_drop(m):.0f} % ({m:g}-s sojourns)" if math.isfinite(env.equivalent_drop(m)) else f"never ({m:g} s)" for m in cfg.sojourns) + "."))
-    b += _img(figs, out, "fig02", "Fig. 2: connection times (ratio rate ÷ temporal above the bars)")
-    b += _img(figs, out, "fig02-equivalence", "Fig. 2: the temporal drop rate equivalent to rate-based 10 %")
+    b += _img(figs, out, "fig02", "Fig. 2: connection times (ratio rate ÷ temporal above the bars)", pdf)
+    b += _img(figs, out, "fig02-equivalence", "Fig. 2: the temporal drop rate equivalent to rate-based 10 %", pdf)
     cyc = sorted(((v, e) for name, v, e in pts if name == "cycle"), key=lambda t: t[0])
     if cyc:
         b.append(("p", "**The unpublished VDDP sub-cycle.** Ratio rate-based ÷ temporal and the equivalent temporal drop rate for every sub-cycle swept "
@@ -611,7 +622,7 @@ def build_report(cfg: StudyConfig, out: Path, env: Env, pts: Sequence[tuple[str,
         b.append(("table", (head, rows)))
         b.append(("p", "Where the paper's Fig. 2 statements hold along the sub-cycle (±15 % for ≈; the equivalent drop rate within 5 points of 44 %):"))
         b.append(("ul", where_reached(cfg, cyc)))
-        b += _img(figs, out, "fig02-subcycle", "Fig. 2 against the VDDP sub-cycle")
+        b += _img(figs, out, "fig02-subcycle", "Fig. 2 against the VDDP sub-cycle", pdf)
 
     b.append(("h2", "Where ours differ from the paper, and why"))
     b.append(("ul", why(cfg, env, pts)))
@@ -634,7 +645,7 @@ def build_report(cfg: StudyConfig, out: Path, env: Env, pts: Sequence[tuple[str,
         b.append(("table", (head, rows)))
         for k, alt in (("sensitivity-table1-rate", "Table 1 against the capacity"), ("sensitivity-sync", "ACK synchronization against each open parameter"),
                        ("sensitivity-models", "Fig. 2 ratios against each open parameter")):
-            b += _img(figs, out, k, alt)
+            b += _img(figs, out, k, alt, pdf)
 
     b.append(("h2", "Reproduce"))
     b.append(("p", "`burstlab study error-models " + " ".join(cli_args(cfg)) + f" --out {out}` (re-running skips every finished transfer; "
