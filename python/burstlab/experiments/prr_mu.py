@@ -763,19 +763,7 @@ def _simulate_all(cfg: StudyConfig, todo: Sequence[LinkTask], store: ResultStore
 
 
 def _fetch(store: ResultStore, keys: Sequence[str]) -> list[dict[str, Any]]:
-    import pyarrow as pa
-
-    con = store.connection
-    con.register("_want", pa.table({"key": list(keys)}))
-    try:
-        cur = con.execute('SELECT r.* FROM runs r JOIN _want w USING ("key") ORDER BY r.link_id, r.condition, r.replicate')
-        names = [d[0] for d in cur.description]
-        rows = [dict(zip(names, r)) for r in cur.fetchall()]
-    finally:
-        con.unregister("_want")
-    if len(rows) != len(keys):
-        raise RuntimeError(f"the store holds {len(rows)} of the study's {len(keys)} rows after the run")
-    return rows
+    return store.rows_with_keys(keys, order_by="r.link_id, r.condition, r.replicate")
 
 
 def link_table(cfg: StudyConfig, links: Sequence[StudyLink], runs: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
