@@ -114,7 +114,6 @@ def prr_mu_cmd(dataset: str | None, traces_dir: str | None, fmt: str | None, exp
     click.echo(f"report (HTML): {res.report_html.resolve()}")
 
 
-
 @study_group.command("error-models")
 @click.option("--out", "out", type=click.Path(file_okay=False), default="results/error-models", show_default=True, help="Output folder.")
 @click.option("--workers", type=click.IntRange(min=1), default=None, help="Local worker processes (default: all cores).")
