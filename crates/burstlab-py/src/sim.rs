@@ -9,7 +9,7 @@ use burstlab_core::link::{BufferUnit, LossMode};
 use burstlab_core::results::SimResult;
 use burstlab_core::sim::{self, AckLoss, AckPath, LinkConfig, Scenario, TcpConfig, Variant, Workload};
 use burstlab_core::tcp::config::{CcKind, CcRtt, Hystart, LinuxRenoVariant, PrrBound, PrrVariant, RecoveryKind, TibetEstimator, WestwoodVariant};
-use burstlab_core::tcp::rtt::BackoffReset;
+use burstlab_core::tcp::rtt::{BackoffReset, RtoEstimator};
 use burstlab_core::tcp::SsthreshRule;
 use burstlab_core::time::Nanos;
 use burstlab_core::Error;
@@ -17,7 +17,7 @@ use numpy::IntoPyArray;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
-fn get<'py, T: FromPyObject<'py>>(d: &Bound<'py, PyDict>, key: &str) -> PyResult<Option<T>> {
+pub(crate) fn get<'py, T: FromPyObject<'py>>(d: &Bound<'py, PyDict>, key: &str) -> PyResult<Option<T>> {
     match d.get_item(key)? {
         None => Ok(None),
         Some(v) if v.is_none() => Ok(None),
@@ -27,12 +27,12 @@ fn get<'py, T: FromPyObject<'py>>(d: &Bound<'py, PyDict>, key: &str) -> PyResult
     }
 }
 
-fn req<'py, T: FromPyObject<'py>>(d: &Bound<'py, PyDict>, key: &str, default: T) -> PyResult<T> {
+pub(crate) fn req<'py, T: FromPyObject<'py>>(d: &Bound<'py, PyDict>, key: &str, default: T) -> PyResult<T> {
     Ok(get(d, key)?.unwrap_or(default))
 }
 
 /// Seconds → ns, rejecting negatives and non-finite values with the parameter's name.
-fn secs(name: &str, s: f64) -> PyResult<Nanos> {
+pub(crate) fn secs(name: &str, s: f64) -> PyResult<Nanos> {
     if (0.0..1.0e9).contains(&s) {
         Ok(burstlab_core::time::from_secs_f64(s))
     } else {
@@ -40,7 +40,7 @@ fn secs(name: &str, s: f64) -> PyResult<Nanos> {
     }
 }
 
-fn count(name: &str, x: i64) -> PyResult<u64> {
+pub(crate) fn count(name: &str, x: i64) -> PyResult<u64> {
     u64::try_from(x).map_err(|_| crate::errors::to_py(Error::param(name, x, "a non-negative integer")))
 }
 
@@ -72,7 +72,7 @@ fn real(d: &Bound<'_, PyDict>, key: &str, default: f64) -> PyResult<f64> {
 
 /// `TcpConfig` from the flat dict `burstlab.sim.TcpConfig` builds (missing keys: the Rust
 /// defaults). `variant`, if present, sets the (cc, recovery) pair; `cc` and `recovery` win.
-fn tcp_config(d: &Bound<'_, PyDict>) -> PyResult<TcpConfig> {
+pub(crate) fn tcp_config(d: &Bound<'_, PyDict>) -> PyResult<TcpConfig> {
     let dft = match get::<String>(d, "variant")? {
         Some(v) => TcpConfig::variant(Variant::parse(&v).py()?),
         None => TcpConfig::default(),
@@ -120,6 +120,20 @@ fn tcp_config(d: &Bound<'_, PyDict>) -> PyResult<TcpConfig> {
         cubic_fast_convergence: flag(d, "cubic_fast_convergence", dft.cubic_fast_convergence)?,
         cubic_reno_friendly: flag(d, "cubic_reno_friendly", dft.cubic_reno_friendly)?,
         hystart: choice(d, "hystart", dft.hystart, Hystart::parse)?,
+        // The `tossim` profile's timer and receiver (Srinivasan et al. §3.1; docs/study.md).
+        rto_estimator: match get::<String>(d, "rto_estimator")?.as_deref() {
+            None | Some("rfc6298") => RtoEstimator::Rfc6298,
+            Some("rfc793") => RtoEstimator::Rfc793 { alpha: req(d, "rto_alpha", 0.875)?, beta: req(d, "rto_beta", 2.0)? },
+            Some(other) => return Err(crate::errors::to_py(Error::param("rto_estimator", other, "rfc6298 or rfc793"))),
+        },
+        rto_backoff: flag(d, "rto_backoff", dft.rto_backoff)?,
+        ack_on_idle: flag(d, "ack_on_idle", dft.ack_on_idle)?,
+        fast_retransmit_after_timeout: flag(d, "fast_retransmit_after_timeout", dft.fast_retransmit_after_timeout)?,
+        restart_timer_every_partial_ack: match get::<String>(d, "partial_ack_timer")?.as_deref() {
+            None | Some("first") => dft.restart_timer_every_partial_ack,
+            Some("every") => true,
+            Some(other) => return Err(crate::errors::to_py(Error::param("partial_ack_timer", other, "first or every"))),
+        },
     })
 }
 
@@ -166,6 +180,17 @@ fn tcp_dict<'py>(py: Python<'py>, t: &TcpConfig) -> PyResult<Bound<'py, PyDict>>
     d.set_item("cubic_fast_convergence", t.cubic_fast_convergence)?;
     d.set_item("cubic_reno_friendly", t.cubic_reno_friendly)?;
     d.set_item("hystart", t.hystart.name())?;
+    let (est, alpha, beta) = match t.rto_estimator {
+        RtoEstimator::Rfc6298 => ("rfc6298", 0.875, 2.0),
+        RtoEstimator::Rfc793 { alpha, beta } => ("rfc793", alpha, beta),
+    };
+    d.set_item("rto_estimator", est)?;
+    d.set_item("rto_alpha", alpha)?;
+    d.set_item("rto_beta", beta)?;
+    d.set_item("rto_backoff", t.rto_backoff)?;
+    d.set_item("ack_on_idle", t.ack_on_idle)?;
+    d.set_item("fast_retransmit_after_timeout", t.fast_retransmit_after_timeout)?;
+    d.set_item("partial_ack_timer", if t.restart_timer_every_partial_ack { "every" } else { "first" })?;
     Ok(d)
 }
 
@@ -205,11 +230,14 @@ fn link_config(prefix: &str, d: &Bound<'_, PyDict>, loss: Option<&PyLossModel>) 
     )
     .with_unit(unit);
     l.loss_mode = mode;
+    let window: String = req(d, "loss_window", "serialisation".to_string())?;
+    l.loss_window = burstlab_core::link::LossWindow::parse(&window)
+        .map_err(|_| crate::errors::to_py(Error::param(&format!("{prefix}.loss_window"), window, "serialisation or transit")))?;
     l.loss = loss.map(|m| m.fresh());
     Ok(l)
 }
 
-fn dict_of<'py>(py: Python<'py>, d: &Bound<'py, PyDict>, key: &str) -> PyResult<Bound<'py, PyDict>> {
+pub(crate) fn dict_of<'py>(py: Python<'py>, d: &Bound<'py, PyDict>, key: &str) -> PyResult<Bound<'py, PyDict>> {
     match d.get_item(key)? {
         Some(v) if !v.is_none() => Ok(v.downcast_into::<PyDict>()?),
         _ => Ok(PyDict::new(py)),
@@ -223,7 +251,7 @@ fn workload(d: &Bound<'_, PyDict>) -> PyResult<Workload> {
     Ok(Workload { duration, size, warmup })
 }
 
-fn result_dict<'py>(py: Python<'py>, r: SimResult) -> PyResult<Bound<'py, PyDict>> {
+pub(crate) fn result_dict<'py>(py: Python<'py>, r: SimResult) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
     let c = r.counters;
     d.set_item("goodput_bps", r.goodput_bps)?;

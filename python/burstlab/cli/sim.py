@@ -139,8 +139,10 @@ def _show_config(tcp: Any, kw: dict[str, Any], link: dict[str, Any] | None) -> N
 
 
 @click.command("sim")
-@click.option("--profile", default="rfc", show_default=True, type=click.Choice(["rfc", "ns3", "linux"]),
-              help="Every TCP setting at once: RFC defaults, ns-3 3.44's defaults, or a Linux 6.x host's (docs/tcp.md).")
+@click.argument("scenario", required=False, type=click.Path(exists=True, dir_okay=False))
+@click.option("--profile", default="rfc", show_default=True, type=click.Choice(["rfc", "ns3", "linux", "tossim"]),
+              help="Every TCP setting at once: RFC defaults, ns-3 3.44's defaults, a Linux 6.x host's, or the PRR/mu "
+              "study's TinyOS sender (docs/tcp.md).")
 @click.option("--tcp", "variant", default=None, type=click.Choice(["tahoe", "reno", "newreno", "sack", "westwood", "tibet", "ideal", "vegas", "cubic", "linux-reno"]),
               help="Shorthand for a (--cc, --recovery) pair; --cc and --recovery win over it. Default: the profile's (rfc: newreno).")
 @_tcp_options
@@ -166,10 +168,19 @@ def _show_config(tcp: Any, kw: dict[str, Any], link: dict[str, Any] | None) -> N
 @click.option("--series", "series_out", default=None, help="Write cwnd/ssthresh/srtt/rto/sequence series to OUT (.npz or .csv).")
 @click.pass_context
 def sim_cmd(ctx: click.Context, **kw: Any) -> None:
-    """Simulate one TCP flow over a lossy link and print goodput and counters."""
+    """Simulate one TCP flow over a lossy link and print goodput and counters; or, given a
+    SCENARIO file (TOML, see docs/simulator.md), a network of hops and flows."""
     from burstlab.lossspec import parse_loss_spec
     from burstlab.sim import Link, Scenario, Workload, run, run_trace
 
+    if kw["scenario"] is not None:
+        from burstlab.cli.scenario import run_file
+
+        extra = [n for n in kw if n not in ("scenario", "seed", "as_json") and _given(ctx, n)]
+        if extra:
+            opts = ", ".join(_opt(n) for n in extra)
+            raise click.UsageError(f"{opts}: a scenario file describes the whole network (only --seed and --json go with it)")
+        return run_file(kw["scenario"], kw["seed"] if _given(ctx, "seed") else None, kw["as_json"])
     _check_combination(ctx, kw)
     if kw["series_out"] is not None:
         _check_series_path(kw["series_out"])

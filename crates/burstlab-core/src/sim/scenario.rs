@@ -1,6 +1,7 @@
 //! Scenario description: TCP settings, the two link directions, the ACK-loss coupling,
 //! the workload, the seed; or the slotted trace-driven mode of Srinivasan et al. §3.1.
-use crate::link::{BufferUnit, LossMode};
+use super::network::{FlowSpec, LinkLoss, LinkSpec, Network};
+use crate::link::{BufferUnit, LossMode, LossWindow, Timing};
 use crate::loss::LossModel;
 // tcp-variants: TcpConfig (and the --tcp shorthand) moved to tcp/config.rs.
 pub use crate::tcp::config::{TcpConfig, Variant};
@@ -16,11 +17,21 @@ pub struct LinkConfig {
     pub buffer_unit: BufferUnit,
     pub loss: Option<Box<dyn LossModel>>,
     pub loss_mode: LossMode,
+    /// Time mode: the interval the loss process is asked about (serialisation by default).
+    pub loss_window: LossWindow,
 }
 
 impl LinkConfig {
     pub fn new(rate_bps: u64, delay: Nanos, buffer: u64) -> Self {
-        LinkConfig { rate_bps, delay, buffer, buffer_unit: BufferUnit::Packets, loss: None, loss_mode: LossMode::Packet }
+        LinkConfig {
+            rate_bps,
+            delay,
+            buffer,
+            buffer_unit: BufferUnit::Packets,
+            loss: None,
+            loss_mode: LossMode::Packet,
+            loss_window: LossWindow::default(),
+        }
     }
 
     pub fn with_loss(mut self, m: Box<dyn LossModel>, mode: LossMode) -> Self {
@@ -31,7 +42,7 @@ impl LinkConfig {
 
     /// Same rate, delay and buffer, no loss.
     pub fn lossless_twin(&self) -> Self {
-        LinkConfig { loss: None, ..LinkConfig::new(self.rate_bps, self.delay, self.buffer) }
+        LinkConfig { loss: None, loss_window: self.loss_window, ..LinkConfig::new(self.rate_bps, self.delay, self.buffer) }
             .with_unit(self.buffer_unit)
     }
 
@@ -199,5 +210,70 @@ impl Scenario {
             ));
         }
         Ok(())
+    }
+}
+
+impl Scenario {
+    /// This scenario as a network: a forward link named "forward" and a reverse link named
+    /// "reverse" (their loss streams are `link.forward.loss` and `link.reverse.loss`, as
+    /// before networks), one TCP flow "flow" over them. The slotted mode's two directions
+    /// share one slotted server when ACKs take transmission opportunities.
+    pub fn into_network(self) -> Network {
+        let w = self.workload;
+        let mut net = Network::new(w.end());
+        net.warmup = w.warmup;
+        net.seed = self.seed;
+        net.series = self.series;
+        net.log = self.log;
+        if let Some(s) = self.slotted {
+            let data = net.server(Timing::Slotted { slot: s.slot });
+            let mut f = LinkSpec::new("forward", data, 0, u64::MAX);
+            f.loss = LinkLoss::Trace { trace: s.trace.clone(), slot: s.slot };
+            let f = net.link(f);
+            let r = match s.ack_path {
+                AckPath::Lossless => {
+                    let acks = net.server(Timing::SlotEnd { slot: s.slot });
+                    net.link(LinkSpec::new("reverse", acks, 0, u64::MAX))
+                }
+                AckPath::Trace => {
+                    let mut r = LinkSpec::new("reverse", data, 0, u64::MAX);
+                    r.loss = LinkLoss::Trace { trace: s.trace, slot: s.slot };
+                    net.link(r)
+                }
+            };
+            net.flow(FlowSpec::tcp("flow", self.tcp, vec![f], vec![r]));
+            return net;
+        }
+        let fwd = self.forward;
+        let rev = self.reverse.unwrap_or_else(|| fwd.lossless_twin());
+        let fwd_copy = fwd.loss.as_ref().map(|m| (m.clone_box(), fwd.loss_mode));
+        let link = |net: &mut Network, name: &str, l: &LinkConfig| {
+            let sv = net.server(Timing::Rate { rate_bps: l.rate_bps });
+            let mut spec = LinkSpec::new(name, sv, l.delay, l.buffer);
+            spec.buffer_unit = l.buffer_unit;
+            spec.loss_window = l.loss_window;
+            spec
+        };
+        let mut f = link(&mut net, "forward", &fwd);
+        f.loss = match fwd.loss {
+            Some(m) => LinkLoss::Own(m, fwd.loss_mode),
+            None => LinkLoss::None,
+        };
+        let f = net.link(f);
+        let mut r = link(&mut net, "reverse", &rev);
+        let rev_own = rev.loss.map(|m| (m, rev.loss_mode));
+        r.loss = match self.ack_loss {
+            AckLoss::None => rev_own.map_or(LinkLoss::None, |(m, mode)| LinkLoss::Own(m, mode)),
+            AckLoss::Independent => {
+                let (m, mode) = rev_own.or(fwd_copy).expect("validated: a model to copy");
+                LinkLoss::Own(m, mode)
+            }
+            AckLoss::Sync => LinkLoss::Shared(f),
+        };
+        let r = net.link(r);
+        let mut flow = FlowSpec::tcp("flow", self.tcp, vec![f], vec![r]);
+        flow.size = w.size;
+        net.flow(flow);
+        net
     }
 }

@@ -23,7 +23,11 @@ import numpy.typing as npt
 
 from burstlab import _core
 
-__all__ = ["PROFILES", "Link", "Scenario", "SimResult", "TcpConfig", "Workload", "run", "run_trace", "tcp_settings"]
+__all__ = [
+    "PROFILES", "Cbr", "Flow", "FlowResult", "Hop", "Link", "LinkResult", "Network", "NetworkResult", "OnOff",
+    "Scenario", "SimResult", "TcpConfig", "Workload", "load_scenario", "loss_model", "presets", "run", "run_network",
+    "run_trace", "tcp_settings",
+]  # fmt: skip
 
 #: Congestion controls (``TcpConfig.cc``), loss recoveries (``TcpConfig.recovery``).
 CONGESTION_CONTROLS = ("reno", "linux-reno", "westwood", "tibet", "ideal", "vegas", "cubic")
@@ -56,8 +60,9 @@ class TcpConfig:
     Congestion control (``cc``) and loss recovery (``recovery``) are chosen separately;
     ``TcpConfig(variant="sack")`` is the shorthand for the usual pairs (:data:`VARIANTS`);
     an explicit ``cc`` or ``recovery`` wins over it. Defaults are the RFC behaviour (the
-    ``rfc`` profile); :meth:`TcpConfig.profile` gives ns-3 3.44's and a Linux 6.x host's
-    settings. ``docs/tcp.md`` describes every field and each profile's sources.
+    ``rfc`` profile); :meth:`TcpConfig.profile` gives ns-3 3.44's, a Linux 6.x host's and
+    the PRR/μ study's TinyOS sender's (``tossim``, :meth:`TcpConfig.tossim`) settings.
+    ``docs/tcp.md`` describes every field and each profile's sources.
     """
 
     variant: InitVar[str | None] = None
@@ -112,6 +117,18 @@ class TcpConfig:
     cubic_reno_friendly: bool = _f(True, "CUBIC Reno-friendly region (RFC 9438 4.3).")
     hystart: str = _f("linux", "CUBIC hybrid slow start (Ha & Rhee): off, as Linux 6.x, or as ns-3 3.44.",
                       ("off", "linux", "ns3"))  # fmt: skip
+    # The `tossim` profile of the PRR/μ study (Srinivasan et al. §3.1; docs/study.md).
+    rto_estimator: str = _f("rfc6298", "RTO estimator: RFC 6298, or RFC 793 §3.7 (RTO = clamp(rto_beta·SRTT)).",
+                            ("rfc6298", "rfc793"))  # fmt: skip
+    rto_alpha: float = _f(0.875, "RFC 793's SRTT gain alpha (with rto_estimator rfc793).")
+    rto_beta: float = _f(2.0, "RFC 793's RTO factor beta (with rto_estimator rfc793).")
+    rto_backoff: bool = _f(True, "Exponential backoff on a timeout (RFC 6298 5.5; RFC 793 has none).")
+    ack_on_idle: bool = _f(False, "The receiver re-sends its ACK after every ack_timeout without an arriving segment "
+                           "(Srinivasan et al. 3.1).")  # fmt: skip
+    fast_retransmit_after_timeout: bool = _f(False, "Duplicate ACKs after a timeout may start fast retransmit (RFC 2581, "
+                                             "RFC 2582's base algorithm).")  # fmt: skip
+    partial_ack_timer: str = _f("first", "Restart the timer on the first partial ACK (RFC 6582 Impatient) or on every "
+                                "one (RFC 2582 Slow-but-Steady).", ("first", "every"))  # fmt: skip
 
     def __post_init__(self, variant: str | None) -> None:
         if variant is None:
@@ -141,6 +158,44 @@ class TcpConfig:
             if callable(v) and k not in given:
                 values[k] = v(values)
         return cls(**values)
+
+    @classmethod
+    def tossim(
+        cls,
+        *,
+        ack_timeout: float = 0.300,
+        rto_min: float = 1.0,
+        rto_max: float = 60.0,
+        max_cwnd: int | None = 130,
+        **overrides: Any,
+    ) -> TcpConfig:
+        """NewReno as Srinivasan et al. ("PRR Is Not Enough", §3.1) ran it on TinyOS/TOSSIM,
+        reconstructed from what the paper says and the documents it cites (``docs/study.md``
+        gives the reasoning and the measured effect of each setting). The defaults are the
+        paper's Mirage timers (10 ms slots): ACK timeout 300 ms, RTO 1-60 s, window ≤ 130;
+        its Roofnet timers are ``ack_timeout=0.06, rto_min=0.2, rto_max=12``.
+
+        - ``rto_estimator="rfc793"``, ``rto_backoff=False``: RFC 793 §3.7's timer (cited by
+          the paper), RTO = min(UBOUND, max(LBOUND, β·SRTT)) with "UBOUND ... (e.g.,
+          1 minute), LBOUND ... (e.g., 1 second)" — the paper's bounds — and no exponential
+          backoff (which RFC 793 does not have);
+        - ``ack_on_idle=True``: §3.1's receiver ACK timeout, which "governs how long to wait
+          for a packet before sending an acknowledgement ... so the sender gets up-to-date
+          information when there are a lot of losses": every ACK timeout of silence sends
+          the current (duplicate) ACK; three of them (0.9 s; 180 ms with Roofnet's 60 ms)
+          come just before the minimum RTO (1 s; 200 ms);
+        - ``fast_retransmit_after_timeout=True``: those duplicate ACKs start fast retransmit
+          even after a timeout (RFC 2581 §3.2 and RFC 2582's base algorithm, both cited;
+          RFC 2582 also describes "careful" variants against it, which RFC 3782 made the
+          standard);
+        - ``partial_ack_timer="every"``: RFC 2582 §4's Slow-but-Steady variant, so a long
+          recovery that keeps making progress is not cut short by the 1 s timer.
+
+        Everything else is the RFC default: NewReno, initial window 2, delayed ACKs every
+        second segment, 3 duplicate ACKs. ``overrides`` replace any field. The same as
+        ``TcpConfig.profile("tossim", ...)`` (:data:`PROFILES`).
+        """
+        return cls.profile("tossim", ack_timeout=ack_timeout, rto_min=rto_min, rto_max=rto_max, max_cwnd=max_cwnd, **overrides)
 
 
 def _variant_pair(variant: str) -> tuple[str, str]:
@@ -191,6 +246,27 @@ PROFILES: dict[str, dict[str, Any]] = {
         "vegas_gamma": 1,
         "hystart": "ns3",
     },
+    # NewReno as Srinivasan et al. ran it on TinyOS/TOSSIM (the PRR/μ study, docs/study.md):
+    # the Mirage timers by default (TcpConfig.tossim).
+    "tossim": {
+        "cc": "reno",
+        "recovery": "newreno",
+        "init_cwnd": 2,
+        "max_cwnd": 130,
+        "ack_every": 2,
+        "ack_timeout": 0.300,
+        "rto_min": 1.0,
+        "rto_max": 60.0,
+        "rto_initial": lambda c: c["rto_min"],
+        "dupack_threshold": 3,
+        "rto_estimator": "rfc793",
+        "rto_alpha": 0.875,
+        "rto_beta": 2.0,
+        "rto_backoff": False,
+        "ack_on_idle": True,
+        "fast_retransmit_after_timeout": True,
+        "partial_ack_timer": "every",
+    },
     # A Linux 6.x host with the kernel's defaults (net.ipv4.tcp_*, tcp_cubic.c, tcp_vegas.c).
     "linux": {
         "cc": "cubic",
@@ -226,28 +302,61 @@ def _number(name: str, value: Any, kind: type) -> Any:
         raise _core.ParameterError(f"invalid parameter {name} = {value!r}: expected a number") from None
 
 
+def loss_model(loss: Any) -> _core.LossModel | None:
+    """A link's loss as the simulator takes it: a :class:`burstlab._core.LossModel` as it
+    is, a fitted or configured :mod:`burstlab.models` model (its ``to_core()``), a loss spec
+    string (:func:`burstlab.lossspec.parse_loss_spec`, e.g. ``"ge:prr=0.9,mu=0.6"``), or None."""
+    if loss is None or isinstance(loss, _core.LossModel):
+        return loss
+    if isinstance(loss, str):
+        from burstlab.lossspec import parse_loss_spec
+
+        return parse_loss_spec(loss)
+    to_core = getattr(loss, "to_core", None)
+    if callable(to_core):
+        return to_core()
+    raise _core.ParameterError(
+        f"invalid parameter loss = {loss!r}: expected a burstlab._core.LossModel, a burstlab.models model or a loss spec string"
+    )
+
+
 @dataclass(frozen=True)
 class Link:
     """One link direction: capacity (bits/s), one-way delay (s), DropTail buffer and a
-    loss model (a :class:`burstlab._core.LossModel`, e.g. from
-    :func:`burstlab.lossspec.parse_loss_spec`), consulted per packet (``"packet"``) or
-    for the interval a packet is in transit (``"time"``)."""
+    loss model, consulted per packet (``"packet"``) or in time (``"time"``).
+
+    ``loss``: a :class:`burstlab._core.LossModel`, a :mod:`burstlab.models` model, or a
+    loss spec string such as ``"ge:prr=0.9,mu=0.6"`` (see :func:`loss_model`).
+    ``loss_window`` (time mode): the loss process is asked about the interval the packet
+    occupies this link's channel, its ``"serialisation"`` (default), or its whole
+    ``"transit"`` including the propagation delay (burstlab's behaviour before networks:
+    a long delay then raises the loss rate).
+    ``capacity`` (networks only): a time-varying capacity instead of ``rate``, as a
+    Mahimahi delivery-opportunity trace — a file path, or an array of millisecond
+    timestamps; each opportunity carries ``opportunity_bytes`` (1500, an IP MTU); the trace
+    loops with the period of its last timestamp.
+    """
 
     rate: float = 10e6
     delay: float = 0.010
     buffer: int = 100
     buffer_unit: Literal["packets", "bytes"] = "packets"
-    loss: _core.LossModel | None = None
+    loss: Any = None
     loss_mode: Literal["packet", "time"] = "packet"
+    loss_window: Literal["serialisation", "transit"] = "serialisation"
+    capacity: Any = None
+    opportunity_bytes: int = 1500
 
     def _config(self) -> dict[str, Any]:
+        model = loss_model(self.loss)
         return {
             "rate": _number("rate", self.rate, float),
             "delay": _number("delay", self.delay, float),
             "buffer": _number("buffer", self.buffer, int),
             "buffer_unit": self.buffer_unit,
-            "loss": None if self.loss is None else repr(self.loss),
+            "loss": None if model is None else repr(model),
             "loss_mode": self.loss_mode,
+            "loss_window": self.loss_window,
         }
 
 
@@ -343,10 +452,11 @@ class SimResult:
     )  # fmt: skip
 
     @classmethod
-    def _from_core(cls, d: dict[str, Any], config: dict[str, Any]) -> SimResult:
+    def _from_core(cls, d: dict[str, Any], config: dict[str, Any], config_hash: str | None = None, **extra: Any) -> Any:
         kw = {k: d[k] for k in cls._SCALARS}
         series = {k: np.asarray(v) for k, v in d["series"].items()}
-        return cls(config=config, config_hash=_hash(config), series=series, **kw)
+        h = _hash(config) if config_hash is None else config_hash
+        return cls(config=config, config_hash=h, series=series, **kw, **extra)
 
     def to_dict(self, series: bool = False) -> dict[str, Any]:
         """Numbers, configuration and its hash (and the series as lists if asked)."""
@@ -362,13 +472,18 @@ def run(scenario: Scenario) -> SimResult:
     """Simulate one scenario (in Rust, GIL released)."""
     if not isinstance(scenario, Scenario):
         raise _core.ParameterError(f"invalid parameter scenario: expected a burstlab.sim.Scenario, got {type(scenario).__name__}")
+    for which, link in (("forward", scenario.forward), ("reverse", scenario.reverse)):
+        if link is not None and link.capacity is not None:
+            raise _core.ParameterError(
+                f"invalid parameter {which}.capacity: a time-varying capacity needs a network (burstlab.sim.Network)"
+            )
     cfg = scenario.config()
     core_cfg = dict(cfg)
     core_cfg["forward"] = {k: v for k, v in cfg["forward"].items() if k != "loss"}
     if cfg["reverse"] is not None:
         core_cfg["reverse"] = {k: v for k, v in cfg["reverse"].items() if k != "loss"}
-    rev_loss = None if scenario.reverse is None else scenario.reverse.loss
-    d = _core.simulate(core_cfg, scenario.forward.loss, rev_loss)
+    rev_loss = None if scenario.reverse is None else loss_model(scenario.reverse.loss)
+    d = _core.simulate(core_cfg, loss_model(scenario.forward.loss), rev_loss)
     return SimResult._from_core(d, cfg)
 
 
@@ -411,3 +526,19 @@ def run_trace(
     }
     d = _core.simulate_trace(bits, cfg)
     return SimResult._from_core(d, cfg)
+
+
+# The network half of the package: hops, flows, results, presets, scenario files.
+from burstlab.sim.network import (  # noqa: E402
+    Cbr,
+    Flow,
+    FlowResult,
+    Hop,
+    LinkResult,
+    Network,
+    NetworkResult,
+    OnOff,
+    run_network,
+)
+from burstlab.sim import presets  # noqa: E402
+from burstlab.sim.scenario_file import load_scenario  # noqa: E402
