@@ -1,12 +1,18 @@
 #!/usr/bin/env python3
-"""ns-3 reference runs for issue 4's validation and speed comparison.
+"""ns-3 reference runs for issue 4's and issue 11's validation and speed comparison.
 
-One bulk TCP NewReno flow over a point-to-point link with Bernoulli loss on the data path, built
-with ns-3's own Python bindings (ns-3.44, cppyy: ``from ns import ns``). Needs the optional
+One bulk TCP flow over a point-to-point link with Bernoulli loss on the data path, built with
+ns-3's own Python bindings (ns-3.44, cppyy: ``from ns import ns``). Needs the optional
 environment made by ``bash benchmarks/ns3/setup.sh``; run with its interpreter:
 
     benchmarks/ns3/.venv/bin/python benchmarks/ns3/ns3_reference.py \
         --loss 0,0.01,0.05,0.1 --seeds 1-10 --out /tmp/ns3.json
+
+``--profile issue4`` (default) is issue 4's NewReno with the fixed settings listed below;
+``--profile ns3 --cc newreno|westwood|vegas|cubic|linux-reno`` (issue 11) leaves every TCP
+attribute at ns-3 3.44's default (IW 10, timestamps, limited transmit, SACK + PRR, 128 KiB
+buffers, MinRto 1 s, delayed ACK 2 / 200 ms) and picks the congestion control, the counterpart
+of ``burstlab sim --profile ns3 --cc ...`` (``docs/ns3-reference.md``).
 
 Prints one JSON object per (p, seed) on stdout (JSON lines) and, with ``--out``, writes them all
 with the chosen parameters to one JSON file.
