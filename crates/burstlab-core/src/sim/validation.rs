@@ -43,7 +43,12 @@ fn lossless_goodput_at_least_95_percent_of_capacity() {
 /// ssthresh) pair after every ACK, step by step. The expected sequences are derived by
 /// hand from the RFCs in docs/validation.md.
 fn drop_run(variant: Variant) -> (SimResult, Vec<(u64, u64)>) {
-    let tcp = TcpConfig { init_cwnd: 10, delayed_ack: false, ..TcpConfig::variant(variant) };
+    drop_run_with(TcpConfig::variant(variant))
+}
+
+/// `drop_run` for any TcpConfig (init_cwnd and delayed_ack overridden); tcp-variants uses it.
+pub(crate) fn drop_run_with(tcp: TcpConfig) -> (SimResult, Vec<(u64, u64)>) {
+    let tcp = TcpConfig { init_cwnd: 10, delayed_ack: false, ..tcp };
     let link = LinkConfig::new(1_000_000_000, 10 * NS_PER_MS, 1000)
         .with_loss(Box::new(DeterministicList::new(&[3, 6], None).expect("valid drop list")), LossMode::Packet);
     let mut sc = Scenario::new(tcp, link, Workload::bulk(NS_PER_S));

@@ -6,22 +6,11 @@
 //! `docs/tcp.md` and in the comments from the papers' and RFCs' rules.
 use crate::link::LossMode;
 use crate::loss::DeterministicList;
-use crate::results::SimResult;
 use crate::sim::{run, LinkConfig, Scenario, TcpConfig, Workload};
 use crate::tcp::config::{CcKind, RecoveryKind};
 use crate::time::{NS_PER_MS, NS_PER_S};
 
-pub(crate) fn drop_run(tcp: TcpConfig) -> (SimResult, Vec<(u64, u64)>) {
-    let tcp = TcpConfig { init_cwnd: 10, delayed_ack: false, ..tcp };
-    let link = LinkConfig::new(1_000_000_000, 10 * NS_PER_MS, 1000)
-        .with_loss(Box::new(DeterministicList::new(&[3, 6], None).expect("valid drop list")), LossMode::Packet);
-    let mut sc = Scenario::new(tcp, link, Workload::bulk(NS_PER_S));
-    sc.series = true;
-    let r = run(sc).unwrap();
-    let s = r.series.clone().unwrap();
-    let rows = s.cwnd.iter().zip(&s.ssthresh).map(|(&c, &t)| (c, t)).collect();
-    (r, rows)
-}
+use crate::sim::validation::drop_run_with as drop_run;
 
 fn with(cc: CcKind, recovery: RecoveryKind) -> TcpConfig {
     TcpConfig { cc, recovery, ..TcpConfig::default() }
