@@ -14,16 +14,16 @@
 //! The single-link [`Scenario`] runs as a network of two links and one flow and gives the
 //! results it gave before networks existed (`sim/regression.rs`).
 use super::event::{EventQueue, Timer};
-use super::mintree::{Key, MinTree, NONE};
+use super::mintree::{key, key_time, Key, MinTree, NONE};
 use super::network::{FlowKind, FlowSpec, LinkLoss, Network, OnOff};
 use super::scenario::{Scenario, TcpConfig, Variant};
-use crate::link::{LossMode, LossSource, LossWindow, Pipe, Server};
+use crate::link::{InFlight, LossMode, LossSource, LossWindow, Pipe, Server};
 use crate::results::{
     jain, Counters, FlowKindTag, FlowResult, LinkCounters, LinkResult, LogHistogram, NetworkResult, Series, SimResult,
 };
 use crate::rng::{component_id, stream, Rng};
 use crate::tcp::cc::{Cc, Reno as RenoCc};
-use crate::tcp::receiver::{AckPkt, Receiver, ReceiverConfig, RxAction, MAX_SACK_BLOCKS};
+use crate::tcp::receiver::{AckPkt, Receiver, ReceiverConfig, RxAction};
 use crate::tcp::recovery::{NewReno, Recovery, Reno, Sack, Tahoe};
 use crate::tcp::rtt::RttConfig;
 use crate::tcp::sender::{Sender, SenderConfig, Tx};
@@ -35,10 +35,17 @@ use std::collections::VecDeque;
 #[derive(Clone, Copy, Debug)]
 pub enum PktKind {
     Data(Tx),
-    Ack(AckWire),
+    /// An ACK: the cumulative ACK, and the number of its SACK blocks in its flow's queue
+    /// of SACK blocks in flight ([`NO_SACK`]: none). ACKs of one flow cross one path of
+    /// FIFO links, so they arrive in the order they were sent and the blocks stay out of
+    /// the links' rings (a packet in a pipe stays small: 64 bytes).
+    Ack { ack: u64, sack: u32 },
     /// A CBR datagram and its number.
     Udp(u64),
 }
+
+/// [`PktKind::Ack`] without SACK blocks.
+pub const NO_SACK: u32 = u32::MAX;
 
 impl Default for PktKind {
     fn default() -> Self {
@@ -46,44 +53,14 @@ impl Default for PktKind {
     }
 }
 
-/// An ACK as it crosses the network: [`AckPkt`] with its SACK blocks as 32-bit offsets
-/// above the cumulative ACK (a block lies above it and within the window), so packets
-/// stay small in the links' rings.
-#[derive(Clone, Copy, Debug)]
-pub struct AckWire {
-    pub ack: u64,
-    sack: [(u32, u32); MAX_SACK_BLOCKS],
-    nsack: u8,
-}
-
-impl AckWire {
-    #[inline]
-    fn from(a: &AckPkt) -> Self {
-        let mut sack = [(0u32, 0u32); MAX_SACK_BLOCKS];
-        for (w, &(s, e)) in sack.iter_mut().zip(&a.sack[..a.nsack as usize]) {
-            debug_assert!(s >= a.ack && e - a.ack <= u32::MAX as u64);
-            *w = ((s - a.ack) as u32, (e - a.ack) as u32);
-        }
-        AckWire { ack: a.ack, sack, nsack: a.nsack }
-    }
-
-    #[inline]
-    fn to_ack(self) -> AckPkt {
-        let mut a = AckPkt { ack: self.ack, nsack: self.nsack, ..AckPkt::default() };
-        for (o, &(s, e)) in a.sack.iter_mut().zip(&self.sack[..self.nsack as usize]) {
-            *o = (self.ack + s as u64, self.ack + e as u64);
-        }
-        a
-    }
-}
-
-/// A packet in the network: its flow, the index of the link it is on within its path,
-/// its size on the wire, when its flow sent it, and what it carries.
+/// A packet in the network: its flow, where it is on its path (an index into the
+/// engine's table of paths), when its flow sent it, and what it carries. Its size on the
+/// wire travels beside it ([`InFlight::bytes`](crate::link::InFlight)).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Pkt {
     pub flow: u32,
-    pub hop: u16,
-    pub bytes: u32,
+    /// Index in the path table of the link it is on.
+    pub pos: u32,
     /// When the flow handed it to the first link of its path.
     pub t0: Nanos,
     pub kind: PktKind,
@@ -133,7 +110,7 @@ impl PktKind {
     fn log_fields(&self) -> (LogKind, u64, bool) {
         match *self {
             PktKind::Data(tx) => (LogKind::Data, tx.seg, tx.retx),
-            PktKind::Ack(a) => (LogKind::Ack, a.ack, false),
+            PktKind::Ack { ack, .. } => (LogKind::Ack, ack, false),
             PktKind::Udp(n) => (LogKind::Datagram, n, false),
         }
     }
@@ -149,6 +126,8 @@ struct LinkRt {
     /// Decisions wait for the service start, in event order (time-mode processes).
     time_mode: bool,
     window: LossWindow,
+    /// `offered` is filled in when read: offered = sent + queue drops (`sent` counts the
+    /// packets admitted until `finish` takes back those not yet served).
     c: LinkCounters,
     snap: LinkCounters,
     busy: Nanos,
@@ -173,6 +152,9 @@ struct TcpFlow {
     spurious_retx: u64,
     /// Timeouts not yet known to be spurious or not: (segment, when).
     pending_rto: VecDeque<(u64, Nanos)>,
+    /// SACK blocks of the ACKs in flight that carry some, oldest first, by number.
+    sacks: VecDeque<(u32, AckPkt)>,
+    next_sack: u32,
     spurious_timeouts: u64,
     snapshot: Counters,
     series: Option<Series>,
@@ -201,6 +183,9 @@ enum FlowState {
 
 struct FlowRt {
     spec: FlowSpec,
+    /// Where its forward and reverse paths begin in the engine's path table.
+    fwd0: u32,
+    rev0: u32,
     state: FlowState,
     started: bool,
     /// ON (or no ON/OFF): the application has data.
@@ -219,15 +204,23 @@ impl FlowRt {
     }
 }
 
-struct Engine {
+/// The engine; `LOG`: whether it records the per-packet log (a constant, so that a run
+/// without the log pays nothing for it).
+struct Engine<const LOG: bool> {
     now: Nanos,
     seq: u64,
     events: u64,
     heap: EventQueue,
+    /// The heap's top key (cached: compared with the tree's root at every event).
+    timer_key: Key,
+    /// The links' next events.
     tree: MinTree,
     servers: Vec<Server>,
     links: Vec<LinkRt>,
     flows: Vec<FlowRt>,
+    /// Every flow's forward path, then its reverse path, as link indices, each path
+    /// followed by [`END`]: a packet's `pos` moves along it.
+    paths: Vec<u32>,
     txbuf: Vec<Tx>,
     end: Nanos,
     warmup: Nanos,
@@ -236,8 +229,12 @@ struct Engine {
     finite_open: usize,
     stop_on_completion: bool,
     stopped_at: Option<Nanos>,
-    log: Option<Vec<LogRec>>,
+    /// The per-packet log (empty unless `LOG`).
+    log: Vec<LogRec>,
 }
+
+/// The end of a path in [`Engine::paths`].
+const END: u32 = u32::MAX;
 
 /// Run a single-link scenario to completion.
 pub fn run(sc: Scenario) -> Result<SimResult> {
@@ -259,9 +256,15 @@ pub fn run_network(net: Network) -> Result<NetworkResult> {
 /// Run a network scenario and return the per-packet log as well (when `net.log` is set).
 pub fn run_network_logged(net: Network) -> Result<(NetworkResult, Vec<LogRec>)> {
     net.validate()?;
-    let mut e = Engine::new(net);
-    e.run();
-    Ok(e.finish())
+    if net.log {
+        let mut e = Engine::<true>::new(net);
+        e.run();
+        Ok(e.finish())
+    } else {
+        let mut e = Engine::<false>::new(net);
+        e.run();
+        Ok(e.finish())
+    }
 }
 
 fn make_sender(t: &TcpConfig, size: Option<u64>) -> Sender {
@@ -292,7 +295,7 @@ fn make_sender(t: &TcpConfig, size: Option<u64>) -> Sender {
     Sender::new(scfg, Cc::Reno(RenoCc), rec)
 }
 
-impl Engine {
+impl<const LOG: bool> Engine<LOG> {
     fn new(net: Network) -> Self {
         let seed = net.seed;
         let mut links: Vec<LinkRt> = Vec::with_capacity(net.links.len());
@@ -331,7 +334,7 @@ impl Engine {
         let mut finite_open = 0;
         let mut any_tcp = false;
         let mut all_finite = true;
-        let flows = net
+        let mut flows = net
             .flows
             .into_iter()
             .map(|f| {
@@ -363,6 +366,8 @@ impl Engine {
                             arrived_bytes: 0,
                             spurious_retx: 0,
                             pending_rto: VecDeque::with_capacity(8),
+                            sacks: VecDeque::new(),
+                            next_sack: 0,
                             spurious_timeouts: 0,
                             snapshot: Counters::default(),
                             series: net.series.then(Series::default),
@@ -382,26 +387,36 @@ impl Engine {
                     }),
                 };
                 let onoff_rng = f.on_off.as_ref().map(|_| stream(seed, component_id(&format!("flow.{}.onoff", f.name))));
-                FlowRt { spec: f, state, started: false, on: true, stopped: false, onoff_rng }
+                FlowRt { spec: f, state, fwd0: 0, rev0: 0, started: false, on: true, stopped: false, onoff_rng }
             })
-            .collect();
+            .collect::<Vec<_>>();
+        let mut paths = Vec::new();
+        for f in &mut flows {
+            for (start, path) in [(&mut f.fwd0, &f.spec.forward), (&mut f.rev0, &f.spec.reverse)] {
+                *start = paths.len() as u32;
+                paths.extend(path.iter().map(|&l| l as u32));
+                paths.push(END);
+            }
+        }
         let nlinks = links.len();
         Engine {
             now: 0,
             seq: 0,
             events: 0,
             heap: EventQueue::new(),
+            timer_key: NONE,
             tree: MinTree::new(nlinks),
             servers: net.servers.into_iter().map(Server::new).collect(),
             links,
             flows,
+            paths,
             txbuf: Vec::with_capacity(256),
             end: net.duration,
             warmup: net.warmup,
             finite_open,
             stop_on_completion: any_tcp && all_finite,
             stopped_at: None,
-            log: net.log.then(Vec::new),
+            log: Vec::new(),
         }
     }
 
@@ -415,6 +430,7 @@ impl Engine {
     fn push_timer(&mut self, t: Nanos, ev: Timer) {
         let seq = self.next_seq();
         self.heap.push(t, seq, ev);
+        self.timer_key = self.heap.peek_key();
     }
 
     // ---- links -------------------------------------------------------------------
@@ -424,12 +440,10 @@ impl Engine {
     #[inline]
     fn link_key(&self, i: usize) -> Key {
         let l = &self.links[i];
-        let h = l.pipe.head().unwrap_or(NONE);
+        let h = l.pipe.head().map_or(NONE, |(t, s)| key(t, s));
         if l.time_mode {
-            if let Some(u) = l.pipe.next_undecided() {
-                if u <= h {
-                    return u;
-                }
+            if let Some((t, s)) = l.pipe.next_undecided() {
+                return h.min(key(t, s));
             }
         }
         h
@@ -441,114 +455,147 @@ impl Engine {
         self.tree.set(i, k);
     }
 
-    /// The fate of a packet on link `i` served during [start, sent], arriving at `arrive`.
+    /// The fate of a packet on link `i` served during [start, sent], arriving at `arrive`:
+    /// the loss process of the link's owner (itself, or the link whose process it shares)
+    /// over the link's loss window.
     #[inline(always)]
     fn decide(&mut self, i: usize, start: Nanos, sent: Nanos, arrive: Nanos) -> bool {
-        let end = match self.links[i].window {
+        let l = &mut self.links[i];
+        let end = match l.window {
             LossWindow::Serialisation => sent,
             LossWindow::Transit => arrive,
         };
-        let o = self.links[i].owner;
-        self.links[o].loss.decide(start, end)
-    }
-
-    #[inline]
-    fn log_pkt(&mut self, event: LogEvent, link: u32, p: &Pkt) {
-        if let Some(log) = &mut self.log {
-            let (kind, seg, retx) = p.kind.log_fields();
-            log.push(LogRec { t: self.now, event, kind, flow: p.flow, link, seg, to: seg + 1, retx, t0: p.t0 });
+        if l.owner == i {
+            l.loss.decide(start, end)
+        } else {
+            let o = l.owner;
+            self.links[o].loss.decide(start, end)
         }
     }
 
-    /// Put a packet on link `li` at the current time.
     #[inline(always)]
-    fn enter(&mut self, li: usize, p: Pkt) {
-        let seq = self.next_seq();
+    fn log_pkt(&mut self, event: LogEvent, link: u32, p: &Pkt) {
+        if LOG {
+            let (kind, seg, retx) = p.kind.log_fields();
+            self.log.push(LogRec { t: self.now, event, kind, flow: p.flow, link, seg, to: seg + 1, retx, t0: p.t0 });
+        }
+    }
+
+    /// Put a packet of `bytes` on link `li` at the current time.
+    #[inline(always)]
+    fn enter(&mut self, li: usize, p: Pkt, bytes: u32) {
         let now = self.now;
-        let measured = now >= self.warmup;
         let l = &mut self.links[li];
-        l.c.offered += 1;
-        match l.pipe.enter(now, p.bytes, seq, p, &mut self.servers[l.server]) {
-            Some(i) => {
-                let e = l.pipe.entry_mut(i);
-                let (start, sent, arrive) = (e.start, e.sent, e.arrive);
-                l.c.sent += 1;
-                l.c.bytes_sent += p.bytes as u64;
-                // Busy time within the measured interval (trimmed at the stop in finish()).
-                l.busy += sent.saturating_sub(start.max(self.warmup));
-                if measured {
-                    l.qdelay.record(start - now);
-                }
-                // The link's next event changes only if this packet is its new head, or
-                // (time mode) its first undecided entry.
-                let key_changed = i == 0 || (l.time_mode && l.pipe.decided() == i);
-                if !l.time_mode {
-                    let lost = self.decide(li, start, sent, arrive);
-                    self.links[li].pipe.mark_decided(i, lost);
-                }
-                if key_changed {
-                    self.refresh(li);
-                }
+        let Some((start, sent)) = l.pipe.admit(now, bytes, &mut self.servers[l.server]) else {
+            return self.dropped(li, &p);
+        };
+        self.seq += 1;
+        let seq = self.seq;
+        l.c.sent += 1;
+        l.c.bytes_sent += bytes as u64;
+        // Busy time within the measured interval (trimmed at the stop in finish()).
+        l.busy += sent.saturating_sub(start.max(self.warmup));
+        if now >= self.warmup {
+            l.qdelay.record(start - now);
+        }
+        let arrive = sent + l.pipe.delay;
+        let e = InFlight { start, arrive, seq, bytes, lost: false, pkt: p };
+        // The link's next event changes only if this packet is its new head, or (time
+        // mode) its first undecided entry.
+        if l.time_mode {
+            let first_undecided = l.pipe.decided() == l.pipe.len();
+            l.pipe.push(e, false);
+            if first_undecided {
+                self.refresh(li);
             }
-            None => {
-                l.c.queue_drops += 1;
-                self.log_pkt(LogEvent::Dropped, li as u32, &p);
-                match &mut self.flows[p.flow as usize].state {
-                    FlowState::Tcp(t) => match p.kind {
-                        PktKind::Ack(_) => t.acks_lost += 1,
-                        _ => t.queue_drops += 1,
-                    },
-                    FlowState::Cbr(c) => c.queue_drops += 1,
-                }
+        } else {
+            let was_empty = l.pipe.is_empty();
+            let lost = self.decide(li, start, sent, arrive);
+            self.links[li].pipe.push(InFlight { lost, ..e }, true);
+            if was_empty {
+                self.tree.set(li, key(arrive, seq));
             }
+        }
+    }
+
+    /// DropTail dropped `p` at the entry of link `li`.
+    #[cold]
+    #[inline(never)]
+    fn dropped(&mut self, li: usize, p: &Pkt) {
+        self.links[li].c.queue_drops += 1;
+        self.log_pkt(LogEvent::Dropped, li as u32, p);
+        match &mut self.flows[p.flow as usize].state {
+            FlowState::Tcp(t) => match p.kind {
+                PktKind::Ack { .. } => t.acks_lost += 1,
+                _ => t.queue_drops += 1,
+            },
+            FlowState::Cbr(c) => c.queue_drops += 1,
+        }
+    }
+
+    /// Link `li`'s loss process lost `p`.
+    #[cold]
+    #[inline(never)]
+    fn lost(&mut self, li: usize, p: &Pkt) {
+        self.links[li].c.channel_losses += 1;
+        self.log_pkt(LogEvent::Lost, li as u32, p);
+        match &mut self.flows[p.flow as usize].state {
+            FlowState::Tcp(t) => match p.kind {
+                PktKind::Ack { .. } => t.acks_lost += 1,
+                _ => t.channel_losses += 1,
+            },
+            FlowState::Cbr(c) => c.channel_losses += 1,
         }
     }
 
     /// The next event of link `li` at the current time: a time-mode decision or an arrival.
+    #[inline(always)]
     fn on_link(&mut self, li: usize) {
-        let l = &self.links[li];
-        let head = l.pipe.head().unwrap_or(NONE);
-        if l.time_mode && l.pipe.next_undecided().is_some_and(|u| u <= head) {
-            let e = self.links[li].pipe.undecided_mut();
-            let (s, t, a) = (e.start, e.sent, e.arrive);
-            let lost = self.decide(li, s, t, a);
-            let l = &mut self.links[li];
-            l.pipe.undecided_mut().lost = lost;
-            l.pipe.advance_decided();
+        let l = &mut self.links[li];
+        if l.time_mode {
+            let head = l.pipe.head().map_or(NONE, |(t, s)| key(t, s));
+            if l.pipe.next_undecided().is_some_and(|(t, s)| key(t, s) <= head) {
+                return self.decide_time_mode(li);
+            }
+            let e = l.pipe.pop();
             self.refresh(li);
-            return;
+            return self.arrive(li, e);
         }
-        let e = self.links[li].pipe.pop();
+        let e = l.pipe.pop();
+        let k = l.pipe.head().map_or(NONE, |(t, s)| key(t, s));
+        self.tree.set(li, k);
+        self.arrive(li, e)
+    }
+
+    /// Time mode: decide the fate of link `li`'s first undecided entry at its service start.
+    #[inline(never)]
+    fn decide_time_mode(&mut self, li: usize) {
+        let p = &self.links[li].pipe;
+        let e = p.undecided();
+        let (s, t, a) = (e.start, p.sent(e), e.arrive);
+        let lost = self.decide(li, s, t, a);
+        self.links[li].pipe.decide_next(lost);
         self.refresh(li);
+    }
+
+    /// Packet `e` reaches the far end of link `li`: the next link of its path, or its end host.
+    #[inline(always)]
+    fn arrive(&mut self, li: usize, e: InFlight<Pkt>) {
         let p = e.pkt;
         if e.lost {
-            self.links[li].c.channel_losses += 1;
-            self.log_pkt(LogEvent::Lost, li as u32, &p);
-            match &mut self.flows[p.flow as usize].state {
-                FlowState::Tcp(t) => match p.kind {
-                    PktKind::Ack(_) => t.acks_lost += 1,
-                    _ => t.channel_losses += 1,
-                },
-                FlowState::Cbr(c) => c.channel_losses += 1,
-            }
-            return;
+            return self.lost(li, &p);
         }
         self.links[li].c.delivered += 1;
-        let f = p.flow as usize;
-        let path = match p.kind {
-            PktKind::Ack(_) => &self.flows[f].spec.reverse,
-            _ => &self.flows[f].spec.forward,
-        };
-        let next = p.hop as usize + 1;
-        if next < path.len() {
-            let nl = path[next];
-            self.enter(nl, Pkt { hop: next as u16, ..p });
-            return;
+        let pos = p.pos + 1;
+        let next = self.paths[pos as usize];
+        if next != END {
+            return self.enter(next as usize, Pkt { pos, ..p }, e.bytes);
         }
         self.log_pkt(LogEvent::Arrived, u32::MAX, &p);
+        let f = p.flow as usize;
         match p.kind {
             PktKind::Data(tx) => self.on_data(f, tx, p.t0),
-            PktKind::Ack(a) => self.on_ack(f, &a.to_ack()),
+            PktKind::Ack { ack, sack } => self.on_ack(f, ack, sack),
             PktKind::Udp(_) => {
                 if let FlowState::Cbr(c) = &mut self.flows[f].state {
                     c.delivered += 1;
@@ -559,6 +606,7 @@ impl Engine {
 
     // ---- TCP end hosts -----------------------------------------------------------
 
+    #[inline]
     fn record(&mut self, f: usize) {
         let now = self.now;
         let t = self.flows[f].tcp();
@@ -577,16 +625,19 @@ impl Engine {
     /// Hand flow `f`'s pending segments to the first link of its path.
     #[inline]
     fn flush_tx(&mut self, f: usize) {
-        let first = self.flows[f].spec.forward[0];
+        let fl = &mut self.flows[f];
+        let pos = fl.fwd0;
+        let first = self.paths[pos as usize] as usize;
         let (hdr, mss) = {
-            let t = self.flows[f].tcp();
+            let t = fl.tcp();
             (t.data_bytes_hdr, t.mss)
         };
+        let now = self.now;
         for k in 0..self.txbuf.len() {
             let tx = self.txbuf[k];
-            let p = Pkt { flow: f as u32, hop: 0, bytes: hdr - (mss - tx.len), t0: self.now, kind: PktKind::Data(tx) };
+            let p = Pkt { flow: f as u32, pos, t0: now, kind: PktKind::Data(tx) };
             self.log_pkt(LogEvent::Sent, first as u32, &p);
-            self.enter(first, p);
+            self.enter(first, p, hdr - (mss - tx.len));
         }
         self.txbuf.clear();
         self.sync_rto(f);
@@ -594,13 +645,22 @@ impl Engine {
 
     #[inline]
     fn send_ack(&mut self, f: usize, a: AckPkt) {
-        let first = self.flows[f].spec.reverse[0];
-        let bytes = self.flows[f].tcp().ack_bytes;
-        let p = Pkt { flow: f as u32, hop: 0, bytes, t0: self.now, kind: PktKind::Ack(AckWire::from(&a)) };
-        if self.log.is_some() {
-            self.log_pkt(LogEvent::Sent, first as u32, &p);
-        }
-        self.enter(first, p);
+        let fl = &mut self.flows[f];
+        let pos = fl.rev0;
+        let t = fl.tcp();
+        let bytes = t.ack_bytes;
+        let sack = if a.nsack == 0 {
+            NO_SACK
+        } else {
+            let id = t.next_sack;
+            t.next_sack = if id == NO_SACK - 1 { 0 } else { id + 1 };
+            t.sacks.push_back((id, a));
+            id
+        };
+        let first = self.paths[pos as usize] as usize;
+        let p = Pkt { flow: f as u32, pos, t0: self.now, kind: PktKind::Ack { ack: a.ack, sack } };
+        self.log_pkt(LogEvent::Sent, first as u32, &p);
+        self.enter(first, p, bytes);
     }
 
     #[inline]
@@ -623,10 +683,22 @@ impl Engine {
         }
     }
 
-    fn on_ack(&mut self, f: usize, a: &AckPkt) {
+    /// An ACK reaches flow `f`'s sender: its cumulative ACK, and its SACK blocks from the
+    /// flow's queue (dropping those of earlier ACKs that were lost on the way).
+    fn on_ack(&mut self, f: usize, ack: u64, sack: u32) {
         let now = self.now;
         let t = self.flows[f].tcp();
-        t.sender.on_ack(a, now, &mut self.txbuf);
+        let a = if sack == NO_SACK {
+            AckPkt { ack, ..AckPkt::default() }
+        } else {
+            loop {
+                let (id, a) = t.sacks.pop_front().expect("an ACK's SACK blocks wait in its flow's queue");
+                if id == sack {
+                    break a;
+                }
+            }
+        };
+        t.sender.on_ack(&a, now, &mut self.txbuf);
         self.record(f);
         self.flush_tx(f);
     }
@@ -654,27 +726,34 @@ impl Engine {
             t.spurious_retx += 1;
         }
         let done = after >= t.sender.total_segs();
-        if let Some(log) = &mut self.log {
-            if after > before {
-                log.push(LogRec {
-                    t: now,
-                    event: LogEvent::Delivered,
-                    kind: LogKind::Data,
-                    flow: f as u32,
-                    link: u32::MAX,
-                    seg: before,
-                    to: after,
-                    retx: tx.retx,
-                    t0,
-                });
-            }
+        if LOG && after > before {
+            self.log.push(LogRec {
+                t: now,
+                event: LogEvent::Delivered,
+                kind: LogKind::Data,
+                flow: f as u32,
+                link: u32::MAX,
+                seg: before,
+                to: after,
+                retx: tx.retx,
+                t0,
+            });
         }
         match act {
             RxAction::Ack(a) => self.send_ack(f, a),
             RxAction::Delay(d) => self.sync_delack(f, d),
         }
+        if done {
+            self.completed(f);
+        }
+    }
+
+    /// Flow `f`'s receiver holds the whole transfer.
+    #[cold]
+    fn completed(&mut self, f: usize) {
+        let now = self.now;
         let t = self.flows[f].tcp();
-        if done && t.completion.is_none() {
+        if t.completion.is_none() {
             t.completion = Some(now);
             if self.flows[f].spec.on_off.is_none() {
                 self.finite_open -= 1;
@@ -804,16 +883,17 @@ impl Engine {
 
     /// Send one CBR datagram now and schedule the next.
     fn cbr_send(&mut self, f: usize) {
-        let first = self.flows[f].spec.forward[0];
+        let pos = self.flows[f].fwd0;
+        let first = self.paths[pos as usize] as usize;
         let FlowState::Cbr(c) = &mut self.flows[f].state else { unreachable!() };
         c.armed = false;
         let no = c.next_no;
         c.next_no += 1;
         c.sent += 1;
         let (bytes, interval) = (c.bytes, c.interval);
-        let p = Pkt { flow: f as u32, hop: 0, bytes, t0: self.now, kind: PktKind::Udp(no) };
+        let p = Pkt { flow: f as u32, pos, t0: self.now, kind: PktKind::Udp(no) };
         self.log_pkt(LogEvent::Sent, first as u32, &p);
-        self.enter(first, p);
+        self.enter(first, p, bytes);
         let next = self.now + interval;
         if next <= self.end {
             if let FlowState::Cbr(c) = &mut self.flows[f].state {
@@ -893,6 +973,7 @@ impl Engine {
             }
         }
         for l in &mut self.links {
+            l.c.offered = l.c.sent + l.c.queue_drops;
             l.snap = l.c;
         }
     }
@@ -930,16 +1011,17 @@ impl Engine {
             }
         }
         loop {
-            let tk = self.heap.peek().map_or(NONE, |(t, s, _)| (t, s));
             let (lk, li) = self.tree.min();
-            let best = tk.min(lk);
-            if best.0 > self.end || best.0 == Nanos::MAX {
+            let k = lk.min(self.timer_key);
+            let t = key_time(k);
+            if t > self.end || t == Nanos::MAX {
                 break;
             }
-            self.now = best.0;
+            self.now = t;
             self.events += 1;
-            if tk <= lk {
-                let (t, _, ev) = self.heap.pop().expect("peeked");
+            if self.timer_key < lk {
+                let (t, _, ev) = self.heap.pop().expect("timer_key is the heap's top");
+                self.timer_key = self.heap.peek_key();
                 self.on_timer(t, ev);
             } else {
                 self.on_link(li);
@@ -1012,10 +1094,13 @@ impl Engine {
             .map(|l| {
                 // Service scheduled past the stop was counted when the packet entered: take
                 // back the time beyond the stop, and the packets whose service had not ended.
-                let over: Nanos = l.pipe.iter().map(|e| e.sent.saturating_sub(e.start.max(stop).max(warmup))).sum();
+                let over: Nanos =
+                    l.pipe.iter().map(|e| l.pipe.sent(e).saturating_sub(e.start.max(stop).max(warmup))).sum();
                 let busy = l.busy.saturating_sub(over);
-                let mut c = l.c.minus(&l.snap);
-                for e in l.pipe.iter().filter(|e| e.sent > stop) {
+                let mut lc = l.c;
+                lc.offered = lc.sent + lc.queue_drops;
+                let mut c = lc.minus(&l.snap);
+                for e in l.pipe.iter().filter(|e| l.pipe.sent(e) > stop) {
                     c.sent = c.sent.saturating_sub(1);
                     c.bytes_sent = c.bytes_sent.saturating_sub(e.bytes as u64);
                 }
@@ -1038,7 +1123,7 @@ impl Engine {
             end_time: stop,
             events: self.events,
         };
-        (r, self.log.unwrap_or_default())
+        (r, self.log)
     }
 }
 

@@ -1,90 +1,83 @@
-//! A tournament tree over the links' next events: each leaf holds one link's earliest
-//! (time, sequence) key — its head arrival, or in time mode its next loss decision — and
-//! the root the earliest of all. Updating a leaf costs O(log links) and reading the
-//! minimum O(1), so the engine finds the next packet event among many links without a
-//! heap entry per packet per hop (a link's key changes only when its pipe does). With
-//! few links (≤ [`SCAN`]) a linear scan of the keys is cheaper than keeping the tree, and
-//! is used instead.
+//! A tournament tree over the engine's next events: each leaf holds one source's earliest
+//! key — a link's head arrival (or, in time mode, its next loss decision), or the timer
+//! heap's top — and every internal node the smallest key below it with its leaf, so the
+//! root is the next event of the whole simulation. Updating a leaf costs O(log leaves)
+//! and stops early once a node is unchanged; reading the minimum is one load. The engine
+//! thus finds the next packet event among many links without a heap entry per packet per
+//! hop (a link's key changes only when its pipe's head does).
+//!
+//! A key is (time, insertion sequence) packed into one `u128` (time in the high half), so
+//! that ordering by time, then by sequence, is one integer comparison. Sequences are
+//! unique, so keys are too (except [`NONE`], for an empty source).
 use crate::time::Nanos;
 
-pub type Key = (Nanos, u64);
-pub const NONE: Key = (Nanos::MAX, u64::MAX);
-/// Up to this many links the minimum is found by scanning.
-pub const SCAN: usize = 8;
+pub type Key = u128;
+/// The key of a source with no event.
+pub const NONE: Key = u128::MAX;
+
+/// The key of an event at time `t` with insertion sequence `seq`.
+#[inline(always)]
+pub fn key(t: Nanos, seq: u64) -> Key {
+    ((t as u128) << 64) | seq as u128
+}
+
+/// The time of a key.
+#[inline(always)]
+pub fn key_time(k: Key) -> Nanos {
+    (k >> 64) as Nanos
+}
+
+/// A node: the smallest key below it and the leaf (source) holding it.
+#[derive(Clone, Copy, Debug)]
+struct Node {
+    key: Key,
+    leaf: u32,
+}
 
 #[derive(Clone, Debug)]
 pub struct MinTree {
-    /// Number of leaves (a power of two ≥ the number of links).
+    /// Number of leaves (a power of two ≥ the number of sources).
     size: usize,
-    /// Leaf keys.
-    keys: Vec<Key>,
-    /// Internal nodes (1-based heap layout, node 1 = root): index of the winning leaf.
-    win: Vec<u32>,
+    /// 1-based heap layout, node 1 = the root; the leaves are nodes size..2·size. Its
+    /// length is a power of two, so indices are masked rather than bounds-checked.
+    nodes: Box<[Node]>,
 }
 
 impl MinTree {
     pub fn new(n: usize) -> Self {
         let size = n.max(1).next_power_of_two();
-        let mut t = MinTree { size, keys: vec![NONE; size], win: vec![0; size.max(2)] };
-        for node in (1..size).rev() {
-            t.win[node] = t.pick(node);
+        let mut nodes = vec![Node { key: NONE, leaf: 0 }; 2 * size];
+        for (i, x) in nodes[size..].iter_mut().enumerate() {
+            x.leaf = i as u32;
         }
-        if size == 1 {
-            t.win[1] = 0;
-        }
-        t
+        MinTree { size, nodes: nodes.into_boxed_slice() }
     }
 
-    #[inline]
-    fn child_winner(&self, c: usize) -> u32 {
-        if c >= self.size {
-            (c - self.size) as u32
-        } else {
-            self.win[c]
-        }
-    }
-
-    #[inline]
-    fn pick(&self, node: usize) -> u32 {
-        let (a, b) = (self.child_winner(2 * node), self.child_winner(2 * node + 1));
-        if self.keys[b as usize] < self.keys[a as usize] {
-            b
-        } else {
-            a
-        }
-    }
-
-    /// Set leaf `i`'s key.
+    /// Set leaf `i`'s key, replaying its matches up to the root.
     #[inline]
     pub fn set(&mut self, i: usize, key: Key) {
-        if self.keys[i] == key {
-            return;
-        }
-        self.keys[i] = key;
-        if self.size <= SCAN {
-            return;
-        }
-        let mut node = (i + self.size) / 2;
-        while node >= 1 {
-            self.win[node] = self.pick(node);
-            node /= 2;
+        let nodes = &mut self.nodes[..];
+        debug_assert!(i < self.size && nodes.len() == 2 * self.size);
+        let Some(mask) = nodes.len().checked_sub(1) else { return };
+        let mut n = (i + self.size) & mask;
+        nodes[n].key = key;
+        let (mut k, mut w) = (key, i as u32);
+        while n > 1 {
+            let s = (n ^ 1) & mask;
+            if nodes[s].key < k {
+                k = nodes[s].key;
+                w = nodes[s].leaf;
+            }
+            n >>= 1;
+            nodes[n & mask] = Node { key: k, leaf: w };
         }
     }
 
-    /// The earliest key and its leaf (the lowest leaf among equal keys).
+    /// The earliest key and its leaf.
     #[inline]
     pub fn min(&self) -> (Key, usize) {
-        if self.size <= SCAN {
-            let mut best = (self.keys[0], 0);
-            for (i, &k) in self.keys.iter().enumerate().skip(1) {
-                if k < best.0 {
-                    best = (k, i);
-                }
-            }
-            return best;
-        }
-        let w = self.win[1] as usize;
-        (self.keys[w], w)
+        let root = self.nodes[1];
+        (root.key, root.leaf as usize)
     }
 }
 
@@ -99,15 +92,25 @@ mod tests {
             let mut t = MinTree::new(n);
             let mut keys = vec![NONE; n];
             let mut g = stream(n as u64, 1);
+            let mut seq = 0;
             for _ in 0..2000 {
                 let i = g.random_range(0..n);
-                let k = if g.random_range(0..5) == 0 { NONE } else { (g.random_range(0..50), g.random_range(0..1000)) };
+                seq += 1;
+                let k = if g.random_range(0..5) == 0 { NONE } else { key(g.random_range(0..50), seq) };
                 keys[i] = k;
                 t.set(i, k);
-                let want = keys.iter().enumerate().min_by_key(|(_, k)| **k).map(|(i, k)| (*k, i)).unwrap();
-                assert_eq!(t.min().0, want.0);
-                assert_eq!(keys[t.min().1], want.0);
+                let want = *keys.iter().min().unwrap();
+                assert_eq!(t.min().0, want);
+                assert_eq!(keys[t.min().1], want);
             }
         }
+    }
+
+    #[test]
+    fn keys_order_by_time_then_sequence() {
+        assert!(key(1, u64::MAX) < key(2, 0));
+        assert!(key(5, 3) < key(5, 4));
+        assert_eq!(key_time(key(123_456_789_000, 42)), 123_456_789_000);
+        assert!(key(Nanos::MAX - 1, u64::MAX) < NONE);
     }
 }
