@@ -84,7 +84,7 @@ impl Server {
     }
 
     /// Whether a packet entering at `now` would wait for the server.
-    #[inline]
+    #[inline(always)]
     fn would_wait(&self, now: Nanos) -> bool {
         match &self.timing {
             Timing::Rate { .. } => self.busy_until > now,
@@ -95,16 +95,21 @@ impl Server {
 
     /// Serve a packet of `bytes` entering at `now`: (service start, service end). The
     /// packet arrives at the far end one propagation delay after the end.
-    #[inline]
+    #[inline(always)]
     pub fn serve(&mut self, now: Nanos, bytes: u32) -> (Nanos, Nanos) {
+        if let Timing::Rate { rate_bps } = self.timing {
+            let start = self.busy_until.max(now);
+            let end = start + self.tx_time(bytes, rate_bps);
+            self.busy_until = end;
+            return (start, end);
+        }
+        self.serve_other(now, bytes)
+    }
+
+    #[inline(never)]
+    fn serve_other(&mut self, now: Nanos, bytes: u32) -> (Nanos, Nanos) {
         match &self.timing {
-            Timing::Rate { rate_bps } => {
-                let rate = *rate_bps;
-                let start = self.busy_until.max(now);
-                let end = start + self.tx_time(bytes, rate);
-                self.busy_until = end;
-                (start, end)
-            }
+            Timing::Rate { .. } => unreachable!("served inline"),
             Timing::Opportunities(o) => self.opp.serve(o, now, bytes),
             Timing::Slotted { slot } => {
                 let k = now.div_ceil(*slot).max(self.slot_next);
@@ -116,7 +121,6 @@ impl Server {
     }
 }
 
-/// A packet in a pipe. Kept small: the ring moves it twice per hop (in and out).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct InFlight<P: Copy> {
     /// Service (serialisation) start; its end is `arrive` less the pipe's delay.
@@ -172,14 +176,14 @@ impl<P: Copy + Default> Pipe<P> {
     /// then [`Pipe::push`]es it, before any other call on this pipe.
     #[inline(always)]
     pub fn admit(&mut self, now: Nanos, bytes: u32, server: &mut Server) -> Option<(Nanos, Nanos)> {
-        while let Some(e) = self.ring.get(self.first_waiting) {
-            if e.start > now {
-                break;
-            }
-            self.waiting_bytes -= e.bytes as u64;
-            self.first_waiting += 1;
-        }
         if server.would_wait(now) {
+            while let Some(e) = self.ring.get(self.first_waiting) {
+                if e.start > now {
+                    break;
+                }
+                self.waiting_bytes -= e.bytes as u64;
+                self.first_waiting += 1;
+            }
             let full = match self.unit {
                 BufferUnit::Packets => (self.ring.len() - self.first_waiting) as u64 >= self.buffer,
                 BufferUnit::Bytes => self.waiting_bytes + bytes as u64 > self.buffer,
@@ -188,6 +192,11 @@ impl<P: Copy + Default> Pipe<P> {
                 self.queue_drops += 1;
                 return None;
             }
+        } else {
+            // The server is free: every packet here has started its service (waiting
+            // only matters to the buffer check, which a free server skips).
+            self.first_waiting = self.ring.len();
+            self.waiting_bytes = 0;
         }
         let (start, sent) = server.serve(now, bytes);
         if start > now {

@@ -31,31 +31,25 @@ use crate::time::{to_secs_f64, Nanos};
 use crate::Result;
 use std::collections::VecDeque;
 
-/// What a packet carries.
-#[derive(Clone, Copy, Debug)]
+/// What a packet is.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum PktKind {
-    Data(Tx),
-    /// An ACK: the cumulative ACK, and the number of its SACK blocks in its flow's queue
-    /// of SACK blocks in flight ([`NO_SACK`]: none). ACKs of one flow cross one path of
-    /// FIFO links, so they arrive in the order they were sent and the blocks stay out of
-    /// the links' rings (a packet in a pipe stays small: 64 bytes).
-    Ack { ack: u64, sack: u32 },
-    /// A CBR datagram and its number.
-    Udp(u64),
+    /// A TCP data segment.
+    Data,
+    /// A TCP ACK.
+    Ack,
+    /// A CBR datagram.
+    #[default]
+    Udp,
 }
 
-/// [`PktKind::Ack`] without SACK blocks.
+/// An ACK without SACK blocks ([`Pkt::aux`]).
 pub const NO_SACK: u32 = u32::MAX;
-
-impl Default for PktKind {
-    fn default() -> Self {
-        PktKind::Udp(0)
-    }
-}
 
 /// A packet in the network: its flow, where it is on its path (an index into the
 /// engine's table of paths), when its flow sent it, and what it carries. Its size on the
-/// wire travels beside it ([`InFlight::bytes`](crate::link::InFlight)).
+/// wire travels beside it ([`InFlight::bytes`](crate::link::InFlight)). Plain fields, no
+/// enum payload: the pipes move it as a few words (a packet in a pipe takes 64 bytes).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Pkt {
     pub flow: u32,
@@ -63,7 +57,27 @@ pub struct Pkt {
     pub pos: u32,
     /// When the flow handed it to the first link of its path.
     pub t0: Nanos,
+    /// Data: the segment; ACK: the cumulative ACK; datagram: its number.
+    pub num: u64,
+    /// Data: its payload bytes. ACK: the number of its SACK blocks in its flow's queue of
+    /// SACK blocks in flight, or [`NO_SACK`]. ACKs of one flow cross one path of FIFO
+    /// links, so they arrive in the order they were sent, and the blocks need not travel
+    /// in the links' rings.
+    pub aux: u32,
     pub kind: PktKind,
+    /// Data: a retransmission.
+    pub retx: bool,
+}
+
+impl Pkt {
+    fn log_fields(&self) -> (LogKind, u64, bool) {
+        let kind = match self.kind {
+            PktKind::Data => LogKind::Data,
+            PktKind::Ack => LogKind::Ack,
+            PktKind::Udp => LogKind::Datagram,
+        };
+        (kind, self.num, self.retx)
+    }
 }
 
 /// One line of the optional per-packet log.
@@ -106,15 +120,6 @@ pub enum LogKind {
     Datagram,
 }
 
-impl PktKind {
-    fn log_fields(&self) -> (LogKind, u64, bool) {
-        match *self {
-            PktKind::Data(tx) => (LogKind::Data, tx.seg, tx.retx),
-            PktKind::Ack { ack, .. } => (LogKind::Ack, ack, false),
-            PktKind::Udp(n) => (LogKind::Datagram, n, false),
-        }
-    }
-}
 
 struct LinkRt {
     name: String,
@@ -476,7 +481,7 @@ impl<const LOG: bool> Engine<LOG> {
     #[inline(always)]
     fn log_pkt(&mut self, event: LogEvent, link: u32, p: &Pkt) {
         if LOG {
-            let (kind, seg, retx) = p.kind.log_fields();
+            let (kind, seg, retx) = p.log_fields();
             self.log.push(LogRec { t: self.now, event, kind, flow: p.flow, link, seg, to: seg + 1, retx, t0: p.t0 });
         }
     }
@@ -526,7 +531,7 @@ impl<const LOG: bool> Engine<LOG> {
         self.log_pkt(LogEvent::Dropped, li as u32, p);
         match &mut self.flows[p.flow as usize].state {
             FlowState::Tcp(t) => match p.kind {
-                PktKind::Ack { .. } => t.acks_lost += 1,
+                PktKind::Ack => t.acks_lost += 1,
                 _ => t.queue_drops += 1,
             },
             FlowState::Cbr(c) => c.queue_drops += 1,
@@ -541,7 +546,7 @@ impl<const LOG: bool> Engine<LOG> {
         self.log_pkt(LogEvent::Lost, li as u32, p);
         match &mut self.flows[p.flow as usize].state {
             FlowState::Tcp(t) => match p.kind {
-                PktKind::Ack { .. } => t.acks_lost += 1,
+                PktKind::Ack => t.acks_lost += 1,
                 _ => t.channel_losses += 1,
             },
             FlowState::Cbr(c) => c.channel_losses += 1,
@@ -594,9 +599,9 @@ impl<const LOG: bool> Engine<LOG> {
         self.log_pkt(LogEvent::Arrived, u32::MAX, &p);
         let f = p.flow as usize;
         match p.kind {
-            PktKind::Data(tx) => self.on_data(f, tx, p.t0),
-            PktKind::Ack { ack, sack } => self.on_ack(f, ack, sack),
-            PktKind::Udp(_) => {
+            PktKind::Data => self.on_data(f, Tx { seg: p.num, len: p.aux, retx: p.retx }, p.t0),
+            PktKind::Ack => self.on_ack(f, p.num, p.aux),
+            PktKind::Udp => {
                 if let FlowState::Cbr(c) = &mut self.flows[f].state {
                     c.delivered += 1;
                 }
@@ -635,7 +640,7 @@ impl<const LOG: bool> Engine<LOG> {
         let now = self.now;
         for k in 0..self.txbuf.len() {
             let tx = self.txbuf[k];
-            let p = Pkt { flow: f as u32, pos, t0: now, kind: PktKind::Data(tx) };
+            let p = Pkt { flow: f as u32, pos, t0: now, num: tx.seg, aux: tx.len, kind: PktKind::Data, retx: tx.retx };
             self.log_pkt(LogEvent::Sent, first as u32, &p);
             self.enter(first, p, hdr - (mss - tx.len));
         }
@@ -658,7 +663,7 @@ impl<const LOG: bool> Engine<LOG> {
             id
         };
         let first = self.paths[pos as usize] as usize;
-        let p = Pkt { flow: f as u32, pos, t0: self.now, kind: PktKind::Ack { ack: a.ack, sack } };
+        let p = Pkt { flow: f as u32, pos, t0: self.now, num: a.ack, aux: sack, kind: PktKind::Ack, retx: false };
         self.log_pkt(LogEvent::Sent, first as u32, &p);
         self.enter(first, p, bytes);
     }
@@ -891,7 +896,7 @@ impl<const LOG: bool> Engine<LOG> {
         c.next_no += 1;
         c.sent += 1;
         let (bytes, interval) = (c.bytes, c.interval);
-        let p = Pkt { flow: f as u32, pos, t0: self.now, kind: PktKind::Udp(no) };
+        let p = Pkt { flow: f as u32, pos, t0: self.now, num: no, aux: 0, kind: PktKind::Udp, retx: false };
         self.log_pkt(LogEvent::Sent, first as u32, &p);
         self.enter(first, p, bytes);
         let next = self.now + interval;

@@ -17,3 +17,5 @@ mod validation;
 mod network_tests;
 #[cfg(test)]
 mod regression;
+#[cfg(test)]
+mod fp_tmp;
