@@ -611,8 +611,17 @@ impl<const LOG: bool> Engine<LOG> {
 
     // ---- TCP end hosts -----------------------------------------------------------
 
-    #[inline]
+    /// A row of flow `f`'s time series, if it records one.
+    #[inline(always)]
     fn record(&mut self, f: usize) {
+        if self.flows[f].tcp().series.is_some() {
+            self.record_row(f);
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn record_row(&mut self, f: usize) {
         let now = self.now;
         let t = self.flows[f].tcp();
         if let Some(s) = &mut t.series {

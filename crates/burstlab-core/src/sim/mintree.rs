@@ -63,11 +63,13 @@ impl MinTree {
         nodes[n].key = key;
         let (mut k, mut w) = (key, i as u32);
         while n > 1 {
-            let s = (n ^ 1) & mask;
-            if nodes[s].key < k {
-                k = nodes[s].key;
-                w = nodes[s].leaf;
-            }
+            let sib = nodes[(n ^ 1) & mask];
+            // Branch-free minimum: which side wins is unpredictable.
+            let lt = (sib.key < k) as u128;
+            let m = lt.wrapping_neg();
+            k = (sib.key & m) | (k & !m);
+            let m32 = (lt as u32).wrapping_neg();
+            w = (sib.leaf & m32) | (w & !m32);
             n >>= 1;
             nodes[n & mask] = Node { key: k, leaf: w };
         }
