@@ -93,11 +93,13 @@ pub struct SimResult {
 /// A histogram of non-negative integers (nanoseconds) with bounded relative error: values
 /// below 2^SUB are exact; above, each power of two is split into 2^SUB bins, so a bin's
 /// width is at most 1/2^SUB of its value (SUB = 5: ≤ 3.1 %). Fixed size, no allocation
-/// when recording (HdrHistogram's layout, simplified).
+/// when recording (HdrHistogram's layout, simplified). Recording is on the engine's
+/// per-packet path: the bins live in a power-of-two array, indexed without a bounds
+/// check, and the count is their sum, taken when read.
 #[derive(Clone, Debug, PartialEq)]
 pub struct LogHistogram {
-    counts: Vec<u64>,
-    total: u64,
+    /// `BINS` bins, padded to a power of two.
+    counts: Box<[u64; Self::SLOTS]>,
     /// Sum of the values (wraps past 1.8·10^19: 584 years of summed nanoseconds).
     sum: u64,
     max: u64,
@@ -105,13 +107,14 @@ pub struct LogHistogram {
 
 impl Default for LogHistogram {
     fn default() -> Self {
-        LogHistogram { counts: vec![0; Self::BINS], total: 0, sum: 0, max: 0 }
+        LogHistogram { counts: Box::new([0; Self::SLOTS]), sum: 0, max: 0 }
     }
 }
 
 impl LogHistogram {
     const SUB: u32 = 5;
     const BINS: usize = ((64 - Self::SUB as usize) + 1) << Self::SUB;
+    const SLOTS: usize = Self::BINS.next_power_of_two();
 
     #[inline]
     fn bin(v: u64) -> usize {
@@ -137,34 +140,35 @@ impl LogHistogram {
 
     #[inline]
     pub fn record(&mut self, v: u64) {
-        self.counts[Self::bin(v)] += 1;
-        self.total += 1;
+        self.counts[Self::bin(v) & (Self::SLOTS - 1)] += 1;
         self.sum = self.sum.wrapping_add(v);
         self.max = self.max.max(v);
     }
 
     pub fn count(&self) -> u64 {
-        self.total
+        self.counts.iter().sum()
     }
 
     pub fn mean(&self) -> Option<f64> {
-        (self.total > 0).then(|| self.sum as f64 / self.total as f64)
+        let n = self.count();
+        (n > 0).then(|| self.sum as f64 / n as f64)
     }
 
     pub fn max(&self) -> Option<u64> {
-        (self.total > 0).then_some(self.max)
+        (self.count() > 0).then_some(self.max)
     }
 
     /// The q-quantile (0 ≤ q ≤ 1): the midpoint of the bin holding it (the maximum itself
     /// for q = 1).
     pub fn quantile(&self, q: f64) -> Option<f64> {
-        if self.total == 0 {
+        let total = self.count();
+        if total == 0 {
             return None;
         }
         if q >= 1.0 {
             return Some(self.max as f64);
         }
-        let rank = ((q.max(0.0) * self.total as f64).ceil() as u64).max(1);
+        let rank = ((q.max(0.0) * total as f64).ceil() as u64).max(1);
         let mut seen = 0;
         for (b, &c) in self.counts.iter().enumerate() {
             seen += c;

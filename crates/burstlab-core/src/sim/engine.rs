@@ -130,13 +130,28 @@ struct LinkRt {
     owner: usize,
     /// Decisions wait for the service start, in event order (time-mode processes).
     time_mode: bool,
+    /// No loss process (its own or shared): no decision to make.
+    lossless: bool,
     window: LossWindow,
-    /// `offered` is filled in when read: offered = sent + queue drops (`sent` counts the
-    /// packets admitted until `finish` takes back those not yet served).
+    /// `offered` and `delivered` are filled in when read ([`LinkRt::counters`]): `sent`
+    /// counts the packets admitted (until `finish` takes back those not yet served).
     c: LinkCounters,
     snap: LinkCounters,
     busy: Nanos,
     qdelay: LogHistogram,
+}
+
+impl LinkRt {
+    /// The counters so far: every packet offered was dropped on entry or admitted, and
+    /// every admitted one has left the pipe (lost or delivered) or is still in it.
+    fn counters(&self) -> LinkCounters {
+        let c = self.c;
+        LinkCounters {
+            offered: c.sent + c.queue_drops,
+            delivered: c.sent - self.pipe.len() as u64 - c.channel_losses,
+            ..c
+        }
+    }
 }
 
 /// A TCP flow's end hosts and bookkeeping.
@@ -325,6 +340,7 @@ impl<const LOG: bool> Engine<LOG> {
                 loss,
                 owner: owners[i],
                 time_mode: false,
+                lossless: false,
                 window: l.loss_window,
                 c: LinkCounters::default(),
                 snap: LinkCounters::default(),
@@ -335,6 +351,7 @@ impl<const LOG: bool> Engine<LOG> {
         for i in 0..links.len() {
             let o = links[i].owner;
             links[i].time_mode = links[o].loss.mode() == Some(LossMode::Time);
+            links[i].lossless = matches!(links[o].loss, LossSource::None);
         }
         let mut finite_open = 0;
         let mut any_tcp = false;
@@ -515,7 +532,7 @@ impl<const LOG: bool> Engine<LOG> {
             }
         } else {
             let was_empty = l.pipe.is_empty();
-            let lost = self.decide(li, start, sent, arrive);
+            let lost = !l.lossless && self.decide(li, start, sent, arrive);
             self.links[li].pipe.push(InFlight { lost, ..e }, true);
             if was_empty {
                 self.tree.set(li, key(arrive, seq));
@@ -590,7 +607,6 @@ impl<const LOG: bool> Engine<LOG> {
         if e.lost {
             return self.lost(li, &p);
         }
-        self.links[li].c.delivered += 1;
         let pos = p.pos + 1;
         let next = self.paths[pos as usize];
         if next != END {
@@ -658,7 +674,7 @@ impl<const LOG: bool> Engine<LOG> {
     }
 
     #[inline]
-    fn send_ack(&mut self, f: usize, a: AckPkt) {
+    fn send_ack(&mut self, f: usize, a: &AckPkt) {
         let fl = &mut self.flows[f];
         let pos = fl.rev0;
         let t = fl.tcp();
@@ -668,7 +684,7 @@ impl<const LOG: bool> Engine<LOG> {
         } else {
             let id = t.next_sack;
             t.next_sack = if id == NO_SACK - 1 { 0 } else { id + 1 };
-            t.sacks.push_back((id, a));
+            t.sacks.push_back((id, *a));
             id
         };
         let first = self.paths[pos as usize] as usize;
@@ -754,7 +770,7 @@ impl<const LOG: bool> Engine<LOG> {
             });
         }
         match act {
-            RxAction::Ack(a) => self.send_ack(f, a),
+            RxAction::Ack(ref a) => self.send_ack(f, a),
             RxAction::Delay(d) => self.sync_delack(f, d),
         }
         if done {
@@ -816,7 +832,7 @@ impl<const LOG: bool> Engine<LOG> {
             Some(d) if d > at => self.sync_delack(f, d),
             Some(_) => {
                 if let Some(a) = t.receiver.on_delack_timer() {
-                    self.send_ack(f, a);
+                    self.send_ack(f, &a);
                 }
             }
         }
@@ -987,8 +1003,7 @@ impl<const LOG: bool> Engine<LOG> {
             }
         }
         for l in &mut self.links {
-            l.c.offered = l.c.sent + l.c.queue_drops;
-            l.snap = l.c;
+            l.snap = l.counters();
         }
     }
 
@@ -1111,9 +1126,7 @@ impl<const LOG: bool> Engine<LOG> {
                 let over: Nanos =
                     l.pipe.iter().map(|e| l.pipe.sent(e).saturating_sub(e.start.max(stop).max(warmup))).sum();
                 let busy = l.busy.saturating_sub(over);
-                let mut lc = l.c;
-                lc.offered = lc.sent + lc.queue_drops;
-                let mut c = lc.minus(&l.snap);
+                let mut c = l.counters().minus(&l.snap);
                 for e in l.pipe.iter().filter(|e| l.pipe.sent(e) > stop) {
                     c.sent = c.sent.saturating_sub(1);
                     c.bytes_sent = c.bytes_sent.saturating_sub(e.bytes as u64);
