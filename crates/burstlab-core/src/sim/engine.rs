@@ -421,13 +421,24 @@ impl<const LOG: bool> Engine<LOG> {
             }
         }
         let nlinks = links.len();
+        // The links most flows cross (the bottleneck's two directions in a dumbbell) keep
+        // their keys beside the tree: their updates are most of the updates.
+        let mut crossing = vec![0usize; nlinks];
+        for f in &flows {
+            for &l in f.spec.forward.iter().chain(&f.spec.reverse) {
+                crossing[l] += 1;
+            }
+        }
+        let mut by_use: Vec<usize> = (0..nlinks).collect();
+        by_use.sort_by_key(|&l| std::cmp::Reverse(crossing[l]));
+        let hot: Vec<usize> = by_use.into_iter().take(super::mintree::HOT).collect();
         Engine {
             now: 0,
             seq: 0,
             events: 0,
             heap: EventQueue::new(),
             timer_key: NONE,
-            tree: MinTree::new(nlinks),
+            tree: MinTree::with_hot(nlinks, &hot),
             servers: net.servers.into_iter().map(Server::new).collect(),
             links,
             flows,

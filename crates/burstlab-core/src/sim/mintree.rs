@@ -34,34 +34,71 @@ struct Node {
     leaf: u32,
 }
 
+/// How many sources may be kept beside the tree ([`MinTree::with_hot`]).
+pub const HOT: usize = 2;
+/// Marks a source kept beside the tree in [`MinTree::place`].
+const HOT_FLAG: u32 = 1 << 31;
+
 #[derive(Clone, Debug)]
 pub struct MinTree {
-    /// Number of leaves (a power of two ≥ the number of sources).
+    /// Number of leaves (a power of two ≥ the number of sources in the tree).
     size: usize,
-    /// 1-based heap layout, node 1 = the root; the leaves are nodes size..2·size. Its
-    /// length is a power of two, so indices are masked rather than bounds-checked.
+    /// 1-based heap layout, node 1 = the root; the leaves are nodes size..2·size; a
+    /// node's `leaf` is the source that holds its key. Its length is a power of two, so
+    /// indices are masked rather than bounds-checked.
     nodes: Box<[Node]>,
+    /// Where each source's key lives: its leaf's position, or `HOT_FLAG | slot`.
+    place: Vec<u32>,
+    /// The sources kept beside the tree (the busiest: the engine's bottleneck links),
+    /// whose updates then cost one store, and their keys, compared at every `min`.
+    hot: [Key; HOT],
+    hot_src: [u32; HOT],
 }
 
 impl MinTree {
     pub fn new(n: usize) -> Self {
-        let size = n.max(1).next_power_of_two();
-        let mut nodes = vec![Node { key: NONE, leaf: 0 }; 2 * size];
-        for (i, x) in nodes[size..].iter_mut().enumerate() {
-            x.leaf = i as u32;
-        }
-        MinTree { size, nodes: nodes.into_boxed_slice() }
+        Self::with_hot(n, &[])
     }
 
-    /// Set leaf `i`'s key, replaying its matches up to the root.
-    #[inline]
+    /// A tree over sources `0..n`, but for those in `hot` (at most [`HOT`], distinct).
+    pub fn with_hot(n: usize, hot: &[usize]) -> Self {
+        assert!(hot.len() <= HOT, "at most {HOT} sources beside the tree");
+        let mut place = vec![0u32; n];
+        let mut hot_src = [0u32; HOT];
+        for (slot, &i) in hot.iter().enumerate() {
+            place[i] = HOT_FLAG | slot as u32;
+            hot_src[slot] = i as u32;
+        }
+        let cold: Vec<usize> = (0..n).filter(|&i| place[i] & HOT_FLAG == 0).collect();
+        let size = cold.len().max(1).next_power_of_two();
+        let mut nodes = vec![Node { key: NONE, leaf: 0 }; 2 * size];
+        for (pos, &i) in cold.iter().enumerate() {
+            place[i] = pos as u32;
+            nodes[size + pos].leaf = i as u32;
+        }
+        MinTree { size, nodes: nodes.into_boxed_slice(), place, hot: [NONE; HOT], hot_src }
+    }
+
+    /// Set source `i`'s key.
+    #[inline(always)]
     pub fn set(&mut self, i: usize, key: Key) {
+        let p = self.place[i];
+        if p & HOT_FLAG != 0 {
+            self.hot[(p & 1) as usize] = key;
+        } else {
+            self.set_leaf(p as usize, i as u32, key);
+        }
+    }
+
+    /// Set the key of the leaf at `pos` (source `src`), replaying its matches up to the root.
+    #[inline]
+    fn set_leaf(&mut self, pos: usize, src: u32, key: Key) {
         let nodes = &mut self.nodes[..];
-        debug_assert!(i < self.size && nodes.len() == 2 * self.size);
+        debug_assert!(pos < self.size && nodes.len() == 2 * self.size);
         let Some(mask) = nodes.len().checked_sub(1) else { return };
-        let mut n = (i + self.size) & mask;
+        let mut n = (pos + self.size) & mask;
         nodes[n].key = key;
-        let (mut k, mut w) = (key, i as u32);
+        let (mut k, mut w) = (key, src);
         while n > 1 {
             let sib = nodes[(n ^ 1) & mask];
             // Branch-free minimum: which side wins is unpredictable.
@@ -75,11 +112,18 @@ impl MinTree {
         }
     }
 
-    /// The earliest key and its leaf.
-    #[inline]
+    /// The earliest key and its source.
+    #[inline(always)]
     pub fn min(&self) -> (Key, usize) {
         let root = self.nodes[1];
-        (root.key, root.leaf as usize)
+        let (mut k, mut w) = (root.key, root.leaf);
+        for j in 0..HOT {
+            if self.hot[j] < k {
+                k = self.hot[j];
+                w = self.hot_src[j];
+            }
+        }
+        (k, w as usize)
     }
 }
 
@@ -98,6 +142,24 @@ mod tests {
             for _ in 0..2000 {
                 let i = g.random_range(0..n);
                 seq += 1;
+                let k = if g.random_range(0..5) == 0 { NONE } else { key(g.random_range(0..50), seq) };
+                keys[i] = k;
+                t.set(i, k);
+                let want = *keys.iter().min().unwrap();
+                assert_eq!(t.min().0, want);
+                assert_eq!(keys[t.min().1], want);
+            }
+        }
+    }
+
+    #[test]
+    fn sources_beside_the_tree() {
+        for (n, hot) in [(1usize, vec![0usize]), (2, vec![0, 1]), (5, vec![3]), (9, vec![8, 2]), (40, vec![0, 39])] {
+            let mut t = MinTree::with_hot(n, &hot);
+            let mut keys = vec![NONE; n];
+            let mut g = stream(n as u64 + 100, 1);
+            for seq in 0..3000u64 {
+                let i = if g.random_range(0..3) == 0 { hot[g.random_range(0..hot.len())] } else { g.random_range(0..n) };
                 let k = if g.random_range(0..5) == 0 { NONE } else { key(g.random_range(0..50), seq) };
                 keys[i] = k;
                 t.set(i, k);
