@@ -33,6 +33,7 @@ use std::collections::VecDeque;
 
 /// What a packet is.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[repr(u8)]
 pub enum PktKind {
     /// A TCP data segment.
     Data,
@@ -48,8 +49,8 @@ pub const NO_SACK: u32 = u32::MAX;
 
 /// A packet in the network: its flow, where it is on its path (an index into the
 /// engine's table of paths), when its flow sent it, and what it carries. Its size on the
-/// wire travels beside it ([`InFlight::bytes`](crate::link::InFlight)). Plain fields, no
-/// enum payload: the pipes move it as a few words (a packet in a pipe takes 64 bytes).
+/// wire travels beside it ([`InFlight::bytes`](crate::link::InFlight)). Four words, no
+/// enum payload: the pipes move it as such (a packet in a pipe takes 64 bytes).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Pkt {
     pub flow: u32,
@@ -59,24 +60,46 @@ pub struct Pkt {
     pub t0: Nanos,
     /// Data: the segment; ACK: the cumulative ACK; datagram: its number.
     pub num: u64,
+    /// [`Pkt::aux`], then [`Pkt::kind`] and [`Pkt::retx`] in the upper half.
+    meta: u64,
+}
+
+impl Pkt {
+    pub fn new(flow: u32, pos: u32, t0: Nanos, kind: PktKind, num: u64, aux: u32, retx: bool) -> Self {
+        Pkt { flow, pos, t0, num, meta: aux as u64 | (kind as u64) << 32 | (retx as u64) << 40 }
+    }
+
     /// Data: its payload bytes. ACK: the number of its SACK blocks in its flow's queue of
     /// SACK blocks in flight, or [`NO_SACK`]. ACKs of one flow cross one path of FIFO
     /// links, so they arrive in the order they were sent, and the blocks need not travel
     /// in the links' rings.
-    pub aux: u32,
-    pub kind: PktKind,
-    /// Data: a retransmission.
-    pub retx: bool,
-}
+    #[inline]
+    pub fn aux(&self) -> u32 {
+        self.meta as u32
+    }
 
-impl Pkt {
+    #[inline]
+    pub fn kind(&self) -> PktKind {
+        match (self.meta >> 32) as u8 {
+            0 => PktKind::Data,
+            1 => PktKind::Ack,
+            _ => PktKind::Udp,
+        }
+    }
+
+    /// Data: a retransmission.
+    #[inline]
+    pub fn retx(&self) -> bool {
+        self.meta >> 40 & 1 != 0
+    }
+
     fn log_fields(&self) -> (LogKind, u64, bool) {
-        let kind = match self.kind {
+        let kind = match self.kind() {
             PktKind::Data => LogKind::Data,
             PktKind::Ack => LogKind::Ack,
             PktKind::Udp => LogKind::Datagram,
         };
-        (kind, self.num, self.retx)
+        (kind, self.num, self.retx())
     }
 }
 
@@ -558,7 +581,7 @@ impl<const LOG: bool> Engine<LOG> {
         self.links[li].c.queue_drops += 1;
         self.log_pkt(LogEvent::Dropped, li as u32, p);
         match &mut self.flows[p.flow as usize].state {
-            FlowState::Tcp(t) => match p.kind {
+            FlowState::Tcp(t) => match p.kind() {
                 PktKind::Ack => t.acks_lost += 1,
                 _ => t.queue_drops += 1,
             },
@@ -573,7 +596,7 @@ impl<const LOG: bool> Engine<LOG> {
         self.links[li].c.channel_losses += 1;
         self.log_pkt(LogEvent::Lost, li as u32, p);
         match &mut self.flows[p.flow as usize].state {
-            FlowState::Tcp(t) => match p.kind {
+            FlowState::Tcp(t) => match p.kind() {
                 PktKind::Ack => t.acks_lost += 1,
                 _ => t.channel_losses += 1,
             },
@@ -625,9 +648,9 @@ impl<const LOG: bool> Engine<LOG> {
         }
         self.log_pkt(LogEvent::Arrived, u32::MAX, &p);
         let f = p.flow as usize;
-        match p.kind {
-            PktKind::Data => self.on_data(f, Tx { seg: p.num, len: p.aux, retx: p.retx }, p.t0),
-            PktKind::Ack => self.on_ack(f, p.num, p.aux),
+        match p.kind() {
+            PktKind::Data => self.on_data(f, Tx { seg: p.num, len: p.aux(), retx: p.retx() }, p.t0),
+            PktKind::Ack => self.on_ack(f, p.num, p.aux()),
             PktKind::Udp => {
                 if let FlowState::Cbr(c) = &mut self.flows[f].state {
                     c.delivered += 1;
@@ -676,7 +699,7 @@ impl<const LOG: bool> Engine<LOG> {
         let now = self.now;
         for k in 0..self.txbuf.len() {
             let tx = self.txbuf[k];
-            let p = Pkt { flow: f as u32, pos, t0: now, num: tx.seg, aux: tx.len, kind: PktKind::Data, retx: tx.retx };
+            let p = Pkt::new(f as u32, pos, now, PktKind::Data, tx.seg, tx.len, tx.retx);
             self.log_pkt(LogEvent::Sent, first as u32, &p);
             self.enter(first, p, hdr - (mss - tx.len));
         }
@@ -699,7 +722,7 @@ impl<const LOG: bool> Engine<LOG> {
             id
         };
         let first = self.paths[pos as usize] as usize;
-        let p = Pkt { flow: f as u32, pos, t0: self.now, num: a.ack, aux: sack, kind: PktKind::Ack, retx: false };
+        let p = Pkt::new(f as u32, pos, self.now, PktKind::Ack, a.ack, sack, false);
         self.log_pkt(LogEvent::Sent, first as u32, &p);
         self.enter(first, p, bytes);
     }
@@ -932,7 +955,7 @@ impl<const LOG: bool> Engine<LOG> {
         c.next_no += 1;
         c.sent += 1;
         let (bytes, interval) = (c.bytes, c.interval);
-        let p = Pkt { flow: f as u32, pos, t0: self.now, num: no, aux: 0, kind: PktKind::Udp, retx: false };
+        let p = Pkt::new(f as u32, pos, self.now, PktKind::Udp, no, 0, false);
         self.log_pkt(LogEvent::Sent, first as u32, &p);
         self.enter(first, p, bytes);
         let next = self.now + interval;
