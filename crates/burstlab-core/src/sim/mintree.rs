@@ -90,14 +90,29 @@ impl MinTree {
         }
     }
 
-    /// Set the key of the leaf at `pos` (source `src`), replaying its matches up to the root.
+    /// Set the key of the leaf at `pos` (source `src`): a larger key replays its matches
+    /// up to the root.
     #[inline]
     fn set_leaf(&mut self, pos: usize, src: u32, key: Key) {
         let nodes = &mut self.nodes[..];
         debug_assert!(pos < self.size && nodes.len() == 2 * self.size);
         let Some(mask) = nodes.len().checked_sub(1) else { return };
         let mut n = (pos + self.size) & mask;
+        let old = nodes[n].key;
         nodes[n].key = key;
+        if key < old {
+            // A smaller key (a packet entering an empty link) climbs while it wins: a
+            // node whose key is no larger is unchanged, and so is everything above it.
+            while n > 1 {
+                n >>= 1;
+                let p = &mut nodes[n & mask];
+                if p.key <= key {
+                    return;
+                }
+                *p = Node { key, leaf: src };
+            }
+            return;
+        }
         let (mut k, mut w) = (key, src);
         while n > 1 {
             let sib = nodes[(n ^ 1) & mask];
