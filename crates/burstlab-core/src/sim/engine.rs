@@ -254,10 +254,10 @@ struct Engine<const LOG: bool> {
     seq: u64,
     events: u64,
     heap: EventQueue,
-    /// The heap's top key (cached: compared with the tree's root at every event).
-    timer_key: Key,
-    /// The links' next events.
+    /// The links' next events (sources `0..links`) and the timer heap's top (source
+    /// `timers`, in the tree: it changes seldom).
     tree: MinTree,
+    timers: usize,
     servers: Vec<Server>,
     links: Vec<LinkRt>,
     flows: Vec<FlowRt>,
@@ -460,8 +460,8 @@ impl<const LOG: bool> Engine<LOG> {
             seq: 0,
             events: 0,
             heap: EventQueue::new(),
-            timer_key: NONE,
-            tree: MinTree::with_hot(nlinks, &hot),
+            timers: nlinks,
+            tree: MinTree::with_hot(nlinks + 1, &hot),
             servers: net.servers.into_iter().map(Server::new).collect(),
             links,
             flows,
@@ -486,7 +486,7 @@ impl<const LOG: bool> Engine<LOG> {
     fn push_timer(&mut self, t: Nanos, ev: Timer) {
         let seq = self.next_seq();
         self.heap.push(t, seq, ev);
-        self.timer_key = self.heap.peek_key();
+        self.tree.set(self.timers, self.heap.peek_key());
     }
 
     // ---- links -------------------------------------------------------------------
@@ -1074,20 +1074,19 @@ impl<const LOG: bool> Engine<LOG> {
             }
         }
         loop {
-            let (lk, li) = self.tree.min();
-            let k = lk.min(self.timer_key);
+            let (k, i) = self.tree.min();
             let t = key_time(k);
             if t > self.end || t == Nanos::MAX {
                 break;
             }
             self.now = t;
             self.events += 1;
-            if self.timer_key < lk {
-                let (t, _, ev) = self.heap.pop().expect("timer_key is the heap's top");
-                self.timer_key = self.heap.peek_key();
+            if i == self.timers {
+                let (t, _, ev) = self.heap.pop().expect("the timers' key is the heap's top");
+                self.tree.set(self.timers, self.heap.peek_key());
                 self.on_timer(t, ev);
             } else {
-                self.on_link(li);
+                self.on_link(i);
             }
             if self.stopped_at.is_some() {
                 break;
