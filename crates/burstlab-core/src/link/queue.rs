@@ -176,19 +176,51 @@ impl<P: Copy + Default> Pipe<P> {
     /// then [`Pipe::push`]es it, before any other call on this pipe.
     #[inline(always)]
     pub fn admit(&mut self, now: Nanos, bytes: u32, server: &mut Server) -> Option<(Nanos, Nanos)> {
-        if server.would_wait(now) {
-            while let Some(e) = self.ring.get(self.first_waiting) {
-                if e.start > now {
-                    break;
-                }
-                self.waiting_bytes -= e.bytes as u64;
-                self.first_waiting += 1;
+        let Timing::Rate { rate_bps } = server.timing else {
+            return self.admit_other(now, bytes, server);
+        };
+        // A fixed-rate server: it is free at `busy_until`.
+        let busy = server.busy_until;
+        let start = if busy > now {
+            if self.full(now, bytes) {
+                self.queue_drops += 1;
+                return None;
             }
-            let full = match self.unit {
-                BufferUnit::Packets => (self.ring.len() - self.first_waiting) as u64 >= self.buffer,
-                BufferUnit::Bytes => self.waiting_bytes + bytes as u64 > self.buffer,
-            };
-            if full {
+            self.waiting_bytes += bytes as u64;
+            busy
+        } else {
+            // Free: every packet here has started its service, and this one starts now.
+            self.first_waiting = self.ring.len() + 1;
+            self.waiting_bytes = 0;
+            now
+        };
+        let sent = start + server.tx_time(bytes, rate_bps);
+        server.busy_until = sent;
+        Some((start, sent))
+    }
+
+    /// Whether the packets waiting at `now` (not counting the one in service) leave no
+    /// room for one more of `bytes`.
+    #[inline(always)]
+    fn full(&mut self, now: Nanos, bytes: u32) -> bool {
+        while let Some(e) = self.ring.get(self.first_waiting) {
+            if e.start > now {
+                break;
+            }
+            self.waiting_bytes -= e.bytes as u64;
+            self.first_waiting += 1;
+        }
+        match self.unit {
+            BufferUnit::Packets => (self.ring.len() - self.first_waiting) as u64 >= self.buffer,
+            BufferUnit::Bytes => self.waiting_bytes + bytes as u64 > self.buffer,
+        }
+    }
+
+    /// [`Pipe::admit`] for the other timings.
+    #[inline(never)]
+    fn admit_other(&mut self, now: Nanos, bytes: u32, server: &mut Server) -> Option<(Nanos, Nanos)> {
+        if server.would_wait(now) {
+            if self.full(now, bytes) {
                 self.queue_drops += 1;
                 return None;
             }
