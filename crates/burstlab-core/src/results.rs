@@ -92,29 +92,32 @@ pub struct SimResult {
 
 /// A histogram of non-negative integers (nanoseconds) with bounded relative error: values
 /// below 2^SUB are exact; above, each power of two is split into 2^SUB bins, so a bin's
-/// width is at most 1/2^SUB of its value (SUB = 5: ≤ 3.1 %). Fixed size, no allocation
-/// when recording (HdrHistogram's layout, simplified). Recording is on the engine's
-/// per-packet path: the bins live in a power-of-two array, indexed without a bounds
-/// check, and the count is their sum, taken when read.
-#[derive(Clone, Debug, PartialEq)]
+/// width is at most 1/2^SUB of its value (SUB = 5: ≤ 3.1 %) (HdrHistogram's layout,
+/// simplified). Recording is on the engine's per-packet path, once per packet per link:
+/// the bins grow only up to the largest value seen (a link that never queues holds one),
+/// so memory follows what is recorded rather than the 1920 possible bins, and the count
+/// is their sum, taken when read.
+#[derive(Clone, Debug, Default)]
 pub struct LogHistogram {
-    /// `BINS` bins, padded to a power of two.
-    counts: Box<[u64; Self::SLOTS]>,
+    /// Bins 0..len; the others are empty.
+    counts: Vec<u64>,
     /// Sum of the values (wraps past 1.8·10^19: 584 years of summed nanoseconds).
     sum: u64,
     max: u64,
 }
 
-impl Default for LogHistogram {
-    fn default() -> Self {
-        LogHistogram { counts: Box::new([0; Self::SLOTS]), sum: 0, max: 0 }
+impl PartialEq for LogHistogram {
+    /// Equal bins (whatever the length each has grown to), sum and maximum.
+    fn eq(&self, o: &Self) -> bool {
+        let n = self.counts.len().max(o.counts.len());
+        let bin = |h: &Self, b: usize| h.counts.get(b).copied().unwrap_or(0);
+        self.sum == o.sum && self.max == o.max && (0..n).all(|b| bin(self, b) == bin(o, b))
     }
 }
 
 impl LogHistogram {
     const SUB: u32 = 5;
     const BINS: usize = ((64 - Self::SUB as usize) + 1) << Self::SUB;
-    const SLOTS: usize = Self::BINS.next_power_of_two();
 
     #[inline]
     fn bin(v: u64) -> usize {
@@ -140,9 +143,23 @@ impl LogHistogram {
 
     #[inline]
     pub fn record(&mut self, v: u64) {
-        self.counts[Self::bin(v) & (Self::SLOTS - 1)] += 1;
+        let b = Self::bin(v);
+        match self.counts.get_mut(b) {
+            Some(c) => *c += 1,
+            None => self.grow(b),
+        }
         self.sum = self.sum.wrapping_add(v);
         self.max = self.max.max(v);
+    }
+
+    /// Count a value in bin `b`, beyond the bins held so far: hold up to the end of its
+    /// power of two.
+    #[cold]
+    #[inline(never)]
+    fn grow(&mut self, b: usize) {
+        let len = ((b >> Self::SUB) + 1) << Self::SUB;
+        self.counts.resize(len.min(Self::BINS), 0);
+        self.counts[b] += 1;
     }
 
     pub fn count(&self) -> u64 {

@@ -201,7 +201,8 @@ struct TcpFlow {
     spurious_timeouts: u64,
     snapshot: Counters,
     series: Option<Series>,
-    /// The flow's fair share of its path now, bits/s (see `recompute_shares`).
+    /// The flow's fair share of its path, bits/s, as of the last `recompute_shares`
+    /// (read it through `Engine::fair_share_bps`).
     fair_share_bps: f64,
 }
 
@@ -272,6 +273,8 @@ struct Engine<const LOG: bool> {
     finite_open: usize,
     stop_on_completion: bool,
     stopped_at: Option<Nanos>,
+    /// The flows' fair shares need recomputing (see `recompute_shares`).
+    shares_stale: bool,
     /// The per-packet log (empty unless `LOG`).
     log: Vec<LogRec>,
 }
@@ -472,6 +475,7 @@ impl<const LOG: bool> Engine<LOG> {
             finite_open,
             stop_on_completion: any_tcp && all_finite,
             stopped_at: None,
+            shares_stale: true,
             log: Vec::new(),
         }
     }
@@ -821,7 +825,7 @@ impl<const LOG: bool> Engine<LOG> {
             t.completion = Some(now);
             if self.flows[f].spec.on_off.is_none() {
                 self.finite_open -= 1;
-                self.recompute_shares();
+                self.shares_stale = true;
                 if self.stop_on_completion && self.finite_open == 0 {
                     self.stopped_at = Some(now);
                 }
@@ -882,7 +886,7 @@ impl<const LOG: bool> Engine<LOG> {
         if let Some(stop) = self.flows[f].spec.stop {
             self.push_timer(stop, Timer::Stop(f as u32));
         }
-        self.recompute_shares();
+        self.shares_stale = true;
         if self.flows[f].spec.is_tcp() {
             self.record(f);
             let now = self.now;
@@ -928,7 +932,7 @@ impl<const LOG: bool> Engine<LOG> {
 
     /// The application turns on or off.
     fn set_active(&mut self, f: usize, on: bool) {
-        self.recompute_shares();
+        self.shares_stale = true;
         let now = self.now;
         match &mut self.flows[f].state {
             FlowState::Tcp(t) => {
@@ -967,10 +971,26 @@ impl<const LOG: bool> Engine<LOG> {
         }
     }
 
+    /// Flow `f`'s fair share of its forward path at this instant, bits/s (Martignon &
+    /// Capone §V's ideal estimate, for the congestion controls that use it).
+    #[allow(dead_code)] // read by the ideal-estimate congestion controls
+    fn fair_share_bps(&mut self, f: usize) -> f64 {
+        if self.shares_stale {
+            self.recompute_shares();
+            self.shares_stale = false;
+        }
+        match &self.flows[f].state {
+            FlowState::Tcp(t) => t.fair_share_bps,
+            FlowState::Cbr(_) => f64::NAN,
+        }
+    }
+
     /// Each TCP flow's fair share of its forward path at this instant (Martignon & Capone
     /// §V's ideal estimate): over the links of the path, the link's capacity less the
     /// rates of the CBR flows active on it, divided by the TCP flows active on it; the
-    /// smallest. Recomputed when a flow starts, completes, or switches on or off.
+    /// smallest. The shares change when a flow starts, completes, or switches on or off;
+    /// they are recomputed when next read (`shares_stale`), not at every change: with N
+    /// flows starting, eager recomputation costs O(N²).
     fn recompute_shares(&mut self) {
         // Few flows change rarely: a direct computation is clearer than bookkeeping.
         let n = self.links.len();
