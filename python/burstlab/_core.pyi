@@ -18,6 +18,8 @@ __all__ = [
     "simulate",
     "simulate_trace",
     "simulate_network",
+    "link_measure",
+    "wifi_timing",
 ]
 
 class BurstlabError(ValueError): ...
@@ -123,3 +125,15 @@ def simulate_network(
     losses: list[LossModel | None],
     capacities: list[npt.NDArray[np.uint64] | None],
 ) -> dict[str, object]: ...
+
+# -- link layer (crates/burstlab-py/src/linklayer.rs); burstlab.linklayer wraps it ---------
+def link_measure(
+    layer: dict[str, Any],
+    loss: LossModel | None,
+    mode: str,
+    frames: int,
+    frame_bytes: int,
+    seed: int,
+    quantiles: list[float],
+) -> dict[str, Any]: ...
+def wifi_timing(dcf: dict[str, Any], packet_bytes: int) -> dict[str, Any]: ...

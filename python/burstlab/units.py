@@ -87,3 +87,7 @@ class Quantity(click.ParamType):
 
 #: A positive time in seconds (``burstlab predict --rtt``, ``validate padhye --duration``).
 DURATION = Quantity("DURATION", parse_duration)
+#: A rate in bits/s (``1.5Mbit``), a time in seconds (``500us``, zero allowed), a size in bytes (``8MB``).
+RATE = Quantity("RATE", parse_rate)
+TIME = Quantity("TIME", parse_time)
+SIZE = Quantity("SIZE", parse_size)

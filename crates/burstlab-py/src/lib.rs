@@ -3,6 +3,7 @@
 use pyo3::prelude::*;
 
 mod errors;
+mod linklayer;
 mod loss;
 mod network;
 mod sim;
@@ -16,5 +17,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     loss::register(m)?;
     sim::register(m)?;
     network::register(m)?;
+    linklayer::register(m)?;
     Ok(())
 }

@@ -8,6 +8,7 @@ use crate::trace::PyBitTrace;
 use burstlab_core::link::{BufferUnit, LossMode};
 use burstlab_core::results::SimResult;
 use burstlab_core::sim::{self, AckLoss, AckPath, LinkConfig, Scenario, TcpConfig, Variant, Workload};
+use burstlab_core::tcp::rtt::RtoEstimator;
 use burstlab_core::tcp::SsthreshRule;
 use burstlab_core::time::Nanos;
 use burstlab_core::Error;
@@ -51,6 +52,19 @@ pub(crate) fn tcp_config(d: &Bound<'_, PyDict>) -> PyResult<TcpConfig> {
         "new_ack" => burstlab_core::tcp::rtt::BackoffReset::NewAck,
         _ => return Err(crate::errors::to_py(Error::param("rto_backoff_reset", reset, "sample or new_ack"))),
     };
+    // The `tossim` profile's timer and receiver (Srinivasan et al. §3.1; docs/study.md).
+    let est: String = req(d, "rto_estimator", "rfc6298".to_string())?;
+    let rto_estimator = match est.as_str() {
+        "rfc6298" => RtoEstimator::Rfc6298,
+        "rfc793" => RtoEstimator::Rfc793 { alpha: req(d, "rto_alpha", 0.875)?, beta: req(d, "rto_beta", 2.0)? },
+        _ => return Err(crate::errors::to_py(Error::param("rto_estimator", est, "rfc6298 or rfc793"))),
+    };
+    let pat: String = req(d, "partial_ack_timer", "first".to_string())?;
+    let restart_timer_every_partial_ack = match pat.as_str() {
+        "first" => false,
+        "every" => true,
+        _ => return Err(crate::errors::to_py(Error::param("partial_ack_timer", pat, "first or every"))),
+    };
     let rule: String = req(d, "ssthresh_rule", "flightsize".to_string())?;
     let ssthresh_rule = match rule.as_str() {
         "flightsize" => SsthreshRule::FlightSize,
@@ -78,6 +92,11 @@ pub(crate) fn tcp_config(d: &Bound<'_, PyDict>) -> PyResult<TcpConfig> {
         ssthresh_rule,
         grow_on_loss_exit: req(d, "grow_on_loss_exit", true)?,
         rto_backoff_reset,
+        rto_estimator,
+        rto_backoff: req(d, "rto_backoff", true)?,
+        ack_on_idle: req(d, "ack_on_idle", false)?,
+        fast_retransmit_after_timeout: req(d, "fast_retransmit_after_timeout", false)?,
+        restart_timer_every_partial_ack,
     })
 }
 

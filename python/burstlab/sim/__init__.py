@@ -45,6 +45,18 @@ class TcpConfig:
     the post-timeout Loss state (as ns-3 does). ``rto_backoff_reset`` ``"sample"`` keeps a
     backed-off RTO until a new RTT sample (RFC 6298 §5, Karn), ``"new_ack"`` recomputes it
     from SRTT/RTTVAR on any ACK of new data (as ns-3 and Linux do).
+
+    The ``tossim`` profile of the PRR/μ study (:meth:`TcpConfig.tossim`; Srinivasan et al.
+    §3.1, ``docs/study.md``) adds five settings, off by default: ``rto_estimator="rfc793"``
+    computes RTO = clamp(``rto_beta``·SRTT, ``rto_min``, ``rto_max``) with
+    SRTT ← ``rto_alpha``·SRTT + (1 − ``rto_alpha``)·RTT (RFC 793 §3.7) instead of RFC 6298;
+    ``rto_backoff=False`` leaves RTO unchanged on a timeout (RFC 793 has no backoff);
+    ``ack_on_idle=True`` makes the receiver send its current ACK after every ``ack_timeout``
+    without an arriving segment (duplicates included), not only to end a delayed ACK;
+    ``fast_retransmit_after_timeout=True`` lets duplicate ACKs after a timeout start fast
+    retransmit (RFC 2581, RFC 2582's base algorithm) instead of RFC 6582's careful check;
+    ``partial_ack_timer="every"`` restarts the timer on every partial ACK (RFC 2582 §4
+    "Slow-but-Steady") instead of the first only ("first", "Impatient").
     """
 
     variant: str = "newreno"
@@ -66,6 +78,70 @@ class TcpConfig:
     ssthresh_rule: Literal["flightsize", "pipe", "flightsize_minus_lost"] = "flightsize"
     grow_on_loss_exit: bool = True
     rto_backoff_reset: Literal["sample", "new_ack"] = "sample"
+    rto_estimator: Literal["rfc6298", "rfc793"] = "rfc6298"
+    rto_alpha: float = 0.875
+    rto_beta: float = 2.0
+    rto_backoff: bool = True
+    ack_on_idle: bool = False
+    fast_retransmit_after_timeout: bool = False
+    partial_ack_timer: Literal["first", "every"] = "first"
+
+    @classmethod
+    def tossim(
+        cls,
+        *,
+        ack_timeout: float = 0.300,
+        rto_min: float = 1.0,
+        rto_max: float = 60.0,
+        max_cwnd: int | None = 130,
+        **overrides: Any,
+    ) -> TcpConfig:
+        """NewReno as Srinivasan et al. ("PRR Is Not Enough", §3.1) ran it on TinyOS/TOSSIM,
+        reconstructed from what the paper says and the documents it cites (``docs/study.md``
+        gives the reasoning and the measured effect of each setting). The defaults are the
+        paper's Mirage timers (10 ms slots): ACK timeout 300 ms, RTO 1-60 s, window ≤ 130;
+        its Roofnet timers are ``ack_timeout=0.06, rto_min=0.2, rto_max=12``.
+
+        - ``rto_estimator="rfc793"``, ``rto_backoff=False``: RFC 793 §3.7's timer (cited by
+          the paper), RTO = min(UBOUND, max(LBOUND, β·SRTT)) with "UBOUND ... (e.g.,
+          1 minute), LBOUND ... (e.g., 1 second)" — the paper's bounds — and no exponential
+          backoff (which RFC 793 does not have);
+        - ``ack_on_idle=True``: §3.1's receiver ACK timeout, which "governs how long to wait
+          for a packet before sending an acknowledgement ... so the sender gets up-to-date
+          information when there are a lot of losses": every ACK timeout of silence sends
+          the current (duplicate) ACK; three of them (0.9 s; 180 ms with Roofnet's 60 ms)
+          come just before the minimum RTO (1 s; 200 ms);
+        - ``fast_retransmit_after_timeout=True``: those duplicate ACKs start fast retransmit
+          even after a timeout (RFC 2581 §3.2 and RFC 2582's base algorithm, both cited;
+          RFC 2582 also describes "careful" variants against it, which RFC 3782 made the
+          standard);
+        - ``partial_ack_timer="every"``: RFC 2582 §4's Slow-but-Steady variant, so a long
+          recovery that keeps making progress is not cut short by the 1 s timer.
+
+        Everything else is the RFC default: NewReno, initial window 2, delayed ACKs every
+        second segment, 3 duplicate ACKs. ``overrides`` replace any field.
+        """
+        fields: dict[str, Any] = {
+            "variant": "newreno",
+            "init_cwnd": 2,
+            "max_cwnd": max_cwnd,
+            "delayed_ack": True,
+            "ack_every": 2,
+            "ack_timeout": ack_timeout,
+            "rto_min": rto_min,
+            "rto_max": rto_max,
+            "rto_initial": rto_min,
+            "dupack_threshold": 3,
+            "rto_estimator": "rfc793",
+            "rto_alpha": 0.875,
+            "rto_beta": 2.0,
+            "rto_backoff": False,
+            "ack_on_idle": True,
+            "fast_retransmit_after_timeout": True,
+            "partial_ack_timer": "every",
+        }
+        fields.update(overrides)
+        return cls(**fields)
 
 
 def _number(name: str, value: Any, kind: type) -> Any:

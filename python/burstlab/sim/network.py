@@ -292,8 +292,8 @@ class Network:
             else:
                 if not isinstance(f.tcp, TcpConfig):
                     raise _core.ParameterError(f"invalid parameter flow {f.name}.tcp: expected a burstlab.sim.TcpConfig")
-                rev = list(reversed(list(f.path))) if f.reverse_path is None else list(f.reverse_path)
-                d.update(kind="tcp", tcp=asdict(f.tcp), reverse=path(f, rev, 1, "reverse_path"))
+                back = list(reversed(list(f.path))) if f.reverse_path is None else list(f.reverse_path)
+                d.update(kind="tcp", tcp=asdict(f.tcp), reverse=path(f, back, 1, "reverse_path"))
             flows.append(d)
             plain_flows.append(dict(d))
         core = {
@@ -422,7 +422,7 @@ def run_network(network: Network) -> NetworkResult:
     if not isinstance(network, Network):
         raise _core.ParameterError(f"invalid parameter network: expected a burstlab.sim.Network, got {type(network).__name__}")
     core, losses, capacities, plain = network._build()
-    d = _core.simulate_network(core, losses, capacities)
+    d: dict[str, Any] = _core.simulate_network(core, losses, capacities)
     h = _hash(plain)
     flows = [
         FlowResult._from_core(fd, plain, h, name=fd["name"], kind=fd["kind"], spurious_timeouts=fd["spurious_timeouts"])

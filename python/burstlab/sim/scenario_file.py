@@ -99,7 +99,7 @@ class _Where:
 
 def _label(where: tuple[Any, ...]) -> str:
     """("flow", 1, "tcp") → "[[flow]] #2 tcp"."""
-    out = []
+    out: list[str] = []
     for i, p in enumerate(where):
         if isinstance(p, int):
             out[-1] = f"[[{where[i - 1]}]] #{p + 1}"
@@ -266,7 +266,7 @@ class _Reader:
         if oo:
             if "on" not in d or "off" not in d:
                 raise self.fail((*where, oo[0]), f"{_label(where)}: ON/OFF needs both on and off")
-            dist = self.string(d.get("on_off_dist", "exponential"), (*where, "on_off_dist"), ("exponential", "constant", "pareto"))
+            dist: Any = self.string(d.get("on_off_dist", "exponential"), (*where, "on_off_dist"), ("exponential", "constant", "pareto"))
             shape = d.get("on_off_shape", 1.5)
             if isinstance(shape, bool) or not isinstance(shape, (int, float)):
                 raise self.fail((*where, "on_off_shape"), f"on_off_shape = {shape!r}: expected a number > 1")

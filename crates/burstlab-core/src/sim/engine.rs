@@ -333,10 +333,14 @@ fn make_sender(t: &TcpConfig, size: Option<u64>) -> Sender {
             rto_initial: t.rto_initial,
             granularity: t.clock_granularity,
             backoff_reset: t.rto_backoff_reset,
+            estimator: t.rto_estimator,
+            backoff: t.rto_backoff,
         },
         ssthresh_rule: t.ssthresh_rule,
         grow_on_loss_exit: t.grow_on_loss_exit,
         total_bytes: size,
+        fast_retransmit_after_timeout: t.fast_retransmit_after_timeout,
+        restart_timer_every_partial_ack: t.restart_timer_every_partial_ack,
     };
     Sender::new(scfg, Cc::Reno(RenoCc), rec)
 }
@@ -401,6 +405,7 @@ impl<const LOG: bool> Engine<LOG> {
                                 ack_every: t.ack_every,
                                 ack_timeout: t.ack_timeout,
                                 sack: t.variant == Variant::Sack,
+                                ack_on_idle: t.ack_on_idle,
                             }),
                             rto_sched: None,
                             delack_sched: None,
@@ -808,7 +813,13 @@ impl<const LOG: bool> Engine<LOG> {
             });
         }
         match act {
-            RxAction::Ack(ref a) => self.send_ack(f, a),
+            RxAction::Ack(ref a) => {
+                self.send_ack(f, a);
+                // tossim: an idle-ACK receiver keeps its timer running after an immediate ACK.
+                if let Some(d) = self.flows[f].tcp().receiver.delack_deadline {
+                    self.sync_delack(f, d);
+                }
+            }
             RxAction::Delay(d) => self.sync_delack(f, d),
         }
         if done {
@@ -869,8 +880,13 @@ impl<const LOG: bool> Engine<LOG> {
             None => {}
             Some(d) if d > at => self.sync_delack(f, d),
             Some(_) => {
-                if let Some(a) = t.receiver.on_delack_timer() {
+                let now = self.now;
+                if let Some(a) = t.receiver.on_delack_timer(now) {
                     self.send_ack(f, &a);
+                }
+                // tossim: an idle-ACK receiver re-arms its timer (ReceiverConfig::ack_on_idle).
+                if let Some(d) = self.flows[f].tcp().receiver.delack_deadline {
+                    self.sync_delack(f, d);
                 }
             }
         }

@@ -68,6 +68,20 @@ pub struct TcpConfig {
     pub grow_on_loss_exit: bool,
     /// When a backed-off RTO collapses back (RFC 6298: on a new RTT sample).
     pub rto_backoff_reset: crate::tcp::rtt::BackoffReset,
+    // --- the `tossim` profile of the PRR/μ study (Srinivasan et al. §3.1; docs/study.md) ---
+    /// RTO estimator: RFC 6298 (default) or RFC 793 §3.7 (β·SRTT within the bounds).
+    pub rto_estimator: crate::tcp::rtt::RtoEstimator,
+    /// Exponential backoff on a timeout (RFC 6298 §5.5; RFC 793 has none).
+    pub rto_backoff: bool,
+    /// The receiver re-acknowledges after every `ack_timeout` without an arriving segment
+    /// (Srinivasan et al. §3.1's receiver ACK timeout; `tcp::receiver`).
+    pub ack_on_idle: bool,
+    /// Duplicate ACKs after a timeout may start fast retransmit (RFC 2581 §3.2, RFC 2582's
+    /// base algorithm) instead of RFC 6582's careful check.
+    pub fast_retransmit_after_timeout: bool,
+    /// Restart the retransmission timer on every partial ACK (RFC 2582 §4 "Slow-but-Steady")
+    /// instead of the first only ("Impatient", RFC 6582 §3.2 step 5).
+    pub restart_timer_every_partial_ack: bool,
 }
 
 impl TcpConfig {
@@ -98,6 +112,14 @@ impl TcpConfig {
         if t.rto_initial == 0 {
             return Err(Error::param("rto_initial", 0, "a positive time"));
         }
+        if let crate::tcp::rtt::RtoEstimator::Rfc793 { alpha, beta } = t.rto_estimator {
+            if !(0.0..1.0).contains(&alpha) {
+                return Err(Error::param("rto_alpha", alpha, "0 ≤ α < 1 (RFC 793: .8 to .9)"));
+            }
+            if !(beta.is_finite() && beta >= 1.0) {
+                return Err(Error::param("rto_beta", beta, "a finite β ≥ 1 (RFC 793: 1.3 to 2.0)"));
+            }
+        }
         if t.dupack_threshold == 0 {
             return Err(Error::param("dupack_threshold", 0, "at least 1"));
         }
@@ -127,6 +149,11 @@ impl Default for TcpConfig {
             ssthresh_rule: crate::tcp::SsthreshRule::FlightSize,
             grow_on_loss_exit: true,
             rto_backoff_reset: crate::tcp::rtt::BackoffReset::Sample,
+            rto_estimator: crate::tcp::rtt::RtoEstimator::Rfc6298,
+            rto_backoff: true,
+            ack_on_idle: false,
+            fast_retransmit_after_timeout: false,
+            restart_timer_every_partial_ack: false,
         }
     }
 }
