@@ -21,7 +21,7 @@ differs between the two simulators: ``benchmarks/README.md``.
 valgrind's callgrind, one run each: repeatable where CPU times are noisy.
 ``--flows N,...`` runs the dumbbell with N flows at constant load per flow (a bottleneck of
 N Mb/s, buffer one BDP) for max(10, 1000/N) simulated seconds, in both simulators, and
-prints packets per CPU-second and peak resident memory (getrusage of the child).
+prints packets per CPU-second and peak resident memory (each program's VmHWM).
 """
 
 from __future__ import annotations
@@ -34,7 +34,6 @@ import shutil
 import statistics
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -63,22 +62,16 @@ def build() -> tuple[Path, Path]:
 
 
 def run(cmd: list[str]) -> dict[str, Any]:
-    """Run one simulator process: its last JSON line, plus the child's peak resident set
-    (``maxrss_kb``, from wait4)."""
-    with tempfile.TemporaryFile(mode="w+") as err:
-        p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=err, text=True)
-        assert p.stdout is not None
-        out = p.stdout.read()
-        _, status, ru = os.wait4(p.pid, 0)
-        p.returncode = os.waitstatus_to_exitcode(status)
-        if status != 0:
-            err.seek(0)
-            sys.exit(f"error: {' '.join(cmd)} exited {p.returncode}: {err.read().strip()[-500:]}")
-    lines = [l for l in out.splitlines() if l.startswith("{")]
+    """Run one simulator process: its last JSON line (the dumbbell and chain drivers and
+    burstlab's binary report their peak resident set, ``maxrss_kb``, from /proc/self's
+    VmHWM: getrusage of the child would also count the Python image the fork copied)."""
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    if p.returncode != 0:
+        sys.exit(f"error: {' '.join(cmd)} exited {p.returncode}: {p.stderr.strip()[-500:]}")
+    lines = [l for l in p.stdout.splitlines() if l.startswith("{")]
     if not lines:
         sys.exit(f"error: {' '.join(cmd)} printed no JSON line")
     r: dict[str, Any] = json.loads(lines[-1])
-    r["maxrss_kb"] = ru.ru_maxrss
     return r
 
 

@@ -55,6 +55,19 @@ inline Flags parse_flags(int argc, char** argv, Flags f) {
     return f;
 }
 
+// Peak resident set of this program (VmHWM: after exec, unlike getrusage's ru_maxrss,
+// which also counts the parent's image a fork copied), kB; -1 if unknown.
+inline long vm_hwm_kb() {
+    FILE* f = fopen("/proc/self/status", "r");
+    if (!f) return -1;
+    char line[256];
+    long kb = -1;
+    while (fgets(line, sizeof line, f))
+        if (!strncmp(line, "VmHWM:", 6)) { kb = atol(line + 6); break; }
+    fclose(f);
+    return kb;
+}
+
 inline double cpu_now() {
     timespec c;
     clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c);
@@ -79,8 +92,8 @@ inline void run_and_report(EventList& ev, const char* scenario, const Flags& f,
     fprintf(stdout,
             "{\"sim\": \"htsim\", \"scenario\": \"%s\", \"flows\": %zu, \"T\": %g, \"seed\": %llu, "
             "\"packets_sent\": %llu, \"channel_losses\": %llu, \"queue_drops\": %ld, \"goodput_bps\": %.0f, "
-            "\"events\": %llu, \"loop_cpu_s\": %.6f, \"loop_cpu_pps\": %.4e}\n",
+            "\"events\": %llu, \"loop_cpu_s\": %.6f, \"loop_cpu_pps\": %.4e, \"maxrss_kb\": %ld}\n",
             scenario, srcs.size(), f.T, (unsigned long long)f.seed, (unsigned long long)pkts,
             (unsigned long long)lost, drops, (double)acked * 8.0 / f.T, (unsigned long long)events, cpu,
-            pkts / cpu);
+            pkts / cpu, vm_hwm_kb());
 }
