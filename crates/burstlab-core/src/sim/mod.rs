@@ -17,5 +17,3 @@ mod validation;
 mod network_tests;
 #[cfg(test)]
 mod regression;
-#[cfg(test)]
-mod fp_tmp;
