@@ -552,7 +552,7 @@ impl<const LOG: bool> Engine<LOG> {
         let now = self.now;
         let l = &mut self.links[li];
         let Some((start, sent)) = l.pipe.admit(now, bytes, &mut self.servers[l.server]) else {
-            return self.dropped(li, &p);
+            return self.lose(li, &p, true);
         };
         self.seq += 1;
         let seq = self.seq;
@@ -583,34 +583,23 @@ impl<const LOG: bool> Engine<LOG> {
         }
     }
 
-    /// DropTail dropped `p` at the entry of link `li`.
+    /// `p` is lost on link `li`: dropped on entry by its full buffer (`by_queue`), or
+    /// lost by its loss process. Counted for the link and the packet's flow (an ACK's
+    /// loss, either way, as `acks_lost`), and logged.
     #[cold]
     #[inline(never)]
-    fn dropped(&mut self, li: usize, p: &Pkt) {
-        self.links[li].c.queue_drops += 1;
-        self.log_pkt(LogEvent::Dropped, li as u32, p);
-        match &mut self.flows[p.flow as usize].state {
-            FlowState::Tcp(t) => match p.kind() {
-                PktKind::Ack => t.acks_lost += 1,
-                _ => t.queue_drops += 1,
-            },
-            FlowState::Cbr(c) => c.queue_drops += 1,
-        }
-    }
-
-    /// Link `li`'s loss process lost `p`.
-    #[cold]
-    #[inline(never)]
-    fn lost(&mut self, li: usize, p: &Pkt) {
-        self.links[li].c.channel_losses += 1;
-        self.log_pkt(LogEvent::Lost, li as u32, p);
-        match &mut self.flows[p.flow as usize].state {
-            FlowState::Tcp(t) => match p.kind() {
-                PktKind::Ack => t.acks_lost += 1,
-                _ => t.channel_losses += 1,
-            },
-            FlowState::Cbr(c) => c.channel_losses += 1,
-        }
+    fn lose(&mut self, li: usize, p: &Pkt, by_queue: bool) {
+        let c = &mut self.links[li].c;
+        let (counter, event) =
+            if by_queue { (&mut c.queue_drops, LogEvent::Dropped) } else { (&mut c.channel_losses, LogEvent::Lost) };
+        *counter += 1;
+        self.log_pkt(event, li as u32, p);
+        let (queue_drops, channel_losses) = match &mut self.flows[p.flow as usize].state {
+            FlowState::Tcp(t) if p.kind() == PktKind::Ack => return t.acks_lost += 1,
+            FlowState::Tcp(t) => (&mut t.queue_drops, &mut t.channel_losses),
+            FlowState::Cbr(c) => (&mut c.queue_drops, &mut c.channel_losses),
+        };
+        *(if by_queue { queue_drops } else { channel_losses }) += 1;
     }
 
     /// The next event of link `li` at the current time: a time-mode decision or an arrival.
@@ -648,7 +637,7 @@ impl<const LOG: bool> Engine<LOG> {
     fn arrive(&mut self, li: usize, e: InFlight<Pkt>) {
         let p = e.pkt;
         if e.lost {
-            return self.lost(li, &p);
+            return self.lose(li, &p, false);
         }
         let pos = p.pos + 1;
         let next = self.paths[pos as usize];

@@ -147,41 +147,38 @@ mod tests {
     use super::*;
     use crate::rng::{stream, RngExt};
 
+    /// Random updates of `n` sources (a third of them to the `hot` ones, if any), each
+    /// followed by a check of the minimum against a scan of all keys.
+    fn check_against_a_scan(n: usize, hot: &[usize], seed: u64) {
+        let mut t = MinTree::with_hot(n, hot);
+        let mut keys = vec![NONE; n];
+        let mut g = stream(seed, 1);
+        for seq in 0..3000u64 {
+            let i = if !hot.is_empty() && g.random_range(0..3) == 0 {
+                hot[g.random_range(0..hot.len())]
+            } else {
+                g.random_range(0..n)
+            };
+            let k = if g.random_range(0..5) == 0 { NONE } else { key(g.random_range(0..50), seq) };
+            keys[i] = k;
+            t.set(i, k);
+            let want = *keys.iter().min().unwrap();
+            assert_eq!(t.min().0, want);
+            assert_eq!(keys[t.min().1], want);
+        }
+    }
+
     #[test]
     fn min_matches_a_linear_scan() {
         for n in [1usize, 2, 3, 5, 8, 9, 13, 64, 300] {
-            let mut t = MinTree::new(n);
-            let mut keys = vec![NONE; n];
-            let mut g = stream(n as u64, 1);
-            let mut seq = 0;
-            for _ in 0..2000 {
-                let i = g.random_range(0..n);
-                seq += 1;
-                let k = if g.random_range(0..5) == 0 { NONE } else { key(g.random_range(0..50), seq) };
-                keys[i] = k;
-                t.set(i, k);
-                let want = *keys.iter().min().unwrap();
-                assert_eq!(t.min().0, want);
-                assert_eq!(keys[t.min().1], want);
-            }
+            check_against_a_scan(n, &[], n as u64);
         }
     }
 
     #[test]
     fn sources_beside_the_tree() {
         for (n, hot) in [(1usize, vec![0usize]), (2, vec![0, 1]), (5, vec![3]), (9, vec![8, 2]), (40, vec![0, 39])] {
-            let mut t = MinTree::with_hot(n, &hot);
-            let mut keys = vec![NONE; n];
-            let mut g = stream(n as u64 + 100, 1);
-            for seq in 0..3000u64 {
-                let i = if g.random_range(0..3) == 0 { hot[g.random_range(0..hot.len())] } else { g.random_range(0..n) };
-                let k = if g.random_range(0..5) == 0 { NONE } else { key(g.random_range(0..50), seq) };
-                keys[i] = k;
-                t.set(i, k);
-                let want = *keys.iter().min().unwrap();
-                assert_eq!(t.min().0, want);
-                assert_eq!(keys[t.min().1], want);
-            }
+            check_against_a_scan(n, &hot, n as u64 + 100);
         }
     }
 
