@@ -5,11 +5,15 @@
 //! live in the links' FIFO pipes: a packet's service start, end and arrival are computed
 //! when it enters a link ([`crate::link::Pipe`]), so each link's next event is its head
 //! (or, in time mode, its first undecided entry), and a tournament tree
-//! ([`super::mintree::MinTree`]) keeps the earliest over all links. The loop takes the
-//! earlier of the heap top and the tree root by (time, insertion sequence). An arriving
-//! packet enters the next link of its path at its arrival instant; at the end of its path
-//! it reaches its flow's receiver (data) or sender (ACKs). The hot path allocates nothing:
-//! pipes, scoreboards, receiver rings and the transmit buffer are reused.
+//! ([`super::mintree::MinTree`]) keeps the earliest over all links and the heap's top, by
+//! (time, insertion sequence) packed in one `u128` key; the two links most flows cross keep
+//! their keys beside it. The loop takes the tree's minimum. An arriving packet enters the
+//! next link of its path at its arrival instant; at the end of its path it reaches its
+//! flow's receiver (data) or sender (ACKs). The hot path allocates nothing once the pipes,
+//! scoreboards, receiver rings and the transmit buffer have grown to what they hold; a
+//! packet in a pipe is 64 bytes (SACK blocks wait in their flow's queue), statistics are
+//! counted once per packet per link, and the per-packet log is a compile-time parameter.
+//! (Speed against htsim: `docs/validation.md`, "Speed against htsim".)
 //!
 //! The single-link [`Scenario`] runs as a network of two links and one flow and gives the
 //! results it gave before networks existed (`sim/regression.rs`).
