@@ -15,6 +15,7 @@ __all__ = [
     "parse_file",
     "read_mahimahi",
     "write_text",
+    "available_memory",
     "LossModel",
     "BurstlabError",
     "EmptyInputError",
@@ -77,6 +78,7 @@ def parse_file(
     drop_beyond: bool = False,
 ) -> tuple[BitTrace, int, int, int, int | None, bool]: ...
 def read_mahimahi(path: str | os.PathLike[str], file: str | None = None) -> npt.NDArray[np.uint64]: ...
+def available_memory() -> int | None: ...
 def write_text(trace: BitTrace, path: str | os.PathLike[str], format: str, one_means_lost: bool = False) -> None: ...
 @final
 class BitTraceBuilder:

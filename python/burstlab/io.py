@@ -501,7 +501,9 @@ def _read_table(p: Path, label: str, kind: str, *, expected: int | None, interva
             raise _core.TraceFormatError(f"{label}: {col} must be a column of whole numbers, not {a.dtype}")
         if bad.any():
             i = int(np.argmax(bad))
-            raise _core.TraceFormatError(f"{where(row0 + i)}: {col} = {a[i]!r} is not a sequence number (a whole number ≥ 0){where.text(row0 + i)}")
+            raise _core.TraceFormatError(
+                f"{where(row0 + i)}: {col} = {a[i].item()!r} is not a sequence number (a whole number ≥ 0){where.text(row0 + i)}"
+            )
         return a.astype(np.uint64)
 
     row0 = 0
@@ -538,7 +540,7 @@ def _read_table(p: Path, label: str, kind: str, *, expected: int | None, interva
             bad = (vals != 0) & (vals != 1)
         if bad.any():
             i = int(np.argmax(bad))
-            raise _core.TraceFormatError(f"{where(row0 + i)}: {val_col} must be 0 or 1, got {vals[i]!r}{where.text(row0 + i)}")
+            raise _core.TraceFormatError(f"{where(row0 + i)}: {val_col} must be 0 or 1, got {vals[i].item()!r}{where.text(row0 + i)}")
         b = vals.astype(np.uint8)
         builder.extend(1 - b if val_col == "lost" else b)
         if "seq" in cols:
@@ -650,17 +652,42 @@ def output_dir(path: str | os.PathLike[str] | None) -> Iterator[Path | None]:
         raise
 
 
+def _disk_full(e: BaseException, folder: Path) -> bool:
+    """Did this write fail because the disk is full? An ``ENOSPC``/``EDQUOT`` anywhere in the
+    exception's chain, or (for writers that turn it into another error on the way out, e.g.
+    matplotlib's PDF backend: "'Stream' object has no attribute 'pos'") a file system left
+    with less than 1 MiB free."""
+    x: BaseException | None = e
+    seen: set[int] = set()
+    while x is not None and id(x) not in seen:
+        seen.add(id(x))
+        if isinstance(x, OSError) and x.errno in (errno.ENOSPC, errno.EDQUOT):
+            return True
+        if isinstance(x, OSError) and x.errno == errno.EFBIG:
+            return False  # a file-size limit: said as such
+        x = x.__cause__ or x.__context__
+    try:
+        st = os.statvfs(folder)
+    except OSError:
+        return False
+    return st.f_blocks > 0 and st.f_bavail * st.f_frsize < (1 << 20)
+
+
 def atomic_write(path: str | os.PathLike[str], write: Callable[[str], object]) -> None:
     """Write ``path`` through ``write(tmp)`` on a temporary file beside it, then rename:
     a failed write never leaves a half-written file, and an ``OSError`` names ``path``
-    (not the temporary file). The temporary name ends in ``path``'s extension
-    (``.name.XXXX.tmp.png``), so writers that choose the format by extension
-    (matplotlib's ``savefig``) write the right one."""
+    (not the temporary file). A full disk is ``OSError(ENOSPC)`` whatever error the writer
+    raised. The temporary name ends in ``path``'s extension (``.name.XXXX.tmp.png``), so
+    writers that choose the format by extension (matplotlib's ``savefig``) write the right
+    one; a temporary file that a killed process left behind is removed by
+    :func:`remove_stale_temporaries`."""
     p = check_output_path(path)
     try:
         p.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=f".tmp{p.suffix}", dir=p.parent)
     except OSError as e:
+        if e.errno in (errno.ENOSPC, errno.EDQUOT):
+            raise OSError(e.errno, "cannot write: no space left on the device", str(p)) from None
         raise type(e)(e.errno, f"cannot write: {e.strerror}", str(p)) from None
     os.close(fd)
     try:
@@ -674,6 +701,8 @@ def atomic_write(path: str | os.PathLike[str], write: Callable[[str], object]) -
             os.unlink(tmp)
         except FileNotFoundError:
             pass
+        if isinstance(e, Exception) and _disk_full(e, p.parent):
+            raise OSError(errno.ENOSPC, "cannot write: no space left on the device", str(p)) from None
         if isinstance(e, OSError) and e.strerror:
             raise type(e)(e.errno, f"cannot write: {e.strerror}", str(p)) from None
         raise

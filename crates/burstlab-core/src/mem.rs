@@ -18,14 +18,24 @@ pub fn available_bytes() -> Option<u64> {
     Some(kib.saturating_mul(1024))
 }
 
+/// `bytes` with three significant digits in the largest unit that keeps them whole-ish:
+/// "125 GB", "1.25e5 TB" for absurd requests.
 fn human(bytes: u64) -> String {
     let b = bytes as f64;
-    if b >= 1e9 {
-        format!("{:.3} GB", b / 1e9)
+    let (v, unit) = if b >= 1e12 {
+        (b / 1e12, "TB")
+    } else if b >= 1e9 {
+        (b / 1e9, "GB")
     } else if b >= 1e6 {
-        format!("{:.3} MB", b / 1e6)
+        (b / 1e6, "MB")
     } else {
-        format!("{bytes} bytes")
+        return format!("{bytes} bytes");
+    };
+    if v >= 1000.0 {
+        format!("{v:.3e} {unit}")
+    } else {
+        let digits = if v >= 100.0 { 0 } else if v >= 10.0 { 1 } else { 2 };
+        format!("{v:.digits$} {unit}")
     }
 }
 

@@ -364,7 +364,15 @@ impl PySeqListBuilder {
     }
 }
 
+/// Bytes of memory available to a new allocation (Linux `MemAvailable`), or None where
+/// the system does not say: the figure every input-sized allocation is checked against.
+#[pyfunction]
+fn available_memory() -> Option<u64> {
+    burstlab_core::mem::available_bytes()
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(available_memory, m)?)?;
     m.add_class::<PyBitTrace>()?;
     m.add_class::<PyBitTraceBuilder>()?;
     m.add_class::<PySeqListBuilder>()?;

@@ -4,6 +4,44 @@ from __future__ import annotations
 
 import click
 
+from burstlab.cli.options import FORMAT, count
+
+#: Options that only one input uses: giving one for another input is a usage error, not
+#: a silent no-op (docs/errors.md "Combinations").
+_ONLY_FOR = {
+    "n_links": ("--links", "synthetic"),
+    "n_slots": ("--slots", "synthetic"),
+    "rutgers_noise": ("--noise", "rutgers"),
+    "signal_dbm": ("--signal-dbm", "tossim"),
+    "targets": ("--targets", "tossim"),
+    "segment": ("--segment", "tossim"),
+    "fmt": ("--format", "traces"),
+}
+
+
+def _check_applicable(ctx: click.Context, ds: str) -> None:
+    from click.core import ParameterSource
+
+    wrong = [(opt, only) for name, (opt, only) in _ONLY_FOR.items() if only != ds and ctx.get_parameter_source(name) is not ParameterSource.DEFAULT]
+    if wrong:
+        what = "; ".join(f"{opt} is for {'--traces' if only == 'traces' else '--dataset ' + only}" for opt, only in wrong)
+        raise click.UsageError(f"{', '.join(o for o, _ in wrong)} {'has' if len(wrong) == 1 else 'have'} no effect with "
+                               f"{'--traces' if ds == 'traces' else '--dataset ' + ds} ({what})")
+
+
+def _check_memory(n_links: int, n_slots: int) -> None:
+    """The synthetic testbed holds every link's packed trace at once (1 bit per slot): refuse,
+    naming the options, a size the machine cannot hold."""
+    from burstlab._core import ParameterError, available_memory
+
+    need = n_links * ((n_slots + 63) // 64) * 8
+    avail = available_memory()
+    if avail is not None and need > avail:
+        raise ParameterError(
+            f"invalid --slots = {n_slots} with --links = {n_links}: the testbed's packed traces need {need / 1e9:.3g} GB, "
+            f"only {avail / 1e9:.3g} GB of memory is available"
+        )
+
 
 @click.group("study")
 def study_group() -> None:
@@ -20,9 +58,10 @@ def _floats(s: str | None, name: str) -> tuple[float, ...] | None:
 
 
 @study_group.command("prr-mu")
+@click.pass_context
 @click.option("--dataset", type=click.Choice(["synthetic", "rutgers", "tossim"]), default=None, help="Named input (default: the built-in synthetic testbed).")
 @click.option("--traces", "traces_dir", type=click.Path(file_okay=False), default=None, help="A folder of trace files instead of a named dataset.")
-@click.option("--format", "fmt", default=None, help="Trace format for --traces (default: auto-detect).")
+@click.option("--format", "fmt", type=FORMAT, default=None, help="Trace format for --traces (default: detected).")
 @click.option("--out", "out", type=click.Path(file_okay=False), default=None, help="Output folder (default: results/prr-mu-<dataset>).")
 @click.option("--workers", type=click.IntRange(min=1), default=None, help="Local worker processes (default: all cores).")
 @click.option("--cluster", default=None, help="Dask scheduler address (tcp://host:port) to run the tasks on.")
@@ -36,14 +75,14 @@ def _floats(s: str | None, name: str) -> tuple[float, ...] | None:
 @click.option("--fit-range", nargs=2, type=float, default=(0.2, 0.6), show_default=True, help="PRR range of the links fitted.")
 @click.option("--folds", type=int, default=5, show_default=True, help="k for the cross-validated fit errors.")
 @click.option("--links", "n_links", type=int, default=60, show_default=True, help="Synthetic testbed: number of links.")
-@click.option("--slots", "n_slots", type=int, default=100_000, show_default=True, help="Synthetic testbed: slots per link.")
+@click.option("--slots", "n_slots", type=count(), default=100_000, show_default=True, help="Synthetic testbed: slots per link.")
 @click.option("--max-links", type=int, default=None, help="Only the first N eligible links (by id).")
 @click.option("--noise", "rutgers_noise", default=None, help="Rutgers: comma-separated noise levels (e.g. dbm0,dbm-5).")
 @click.option("--signal-dbm", default=None, help="TOSSIM: comma-separated signal strengths in dBm (default: solved for --targets).")
 @click.option("--targets", default=None, help="TOSSIM: comma-separated expected PRRs the signal strengths are solved for.")
 @click.option("--segment", type=int, default=98_304, show_default=True, help="TOSSIM: noise samples per derived link (0: the whole file).")
 @click.option("--no-progress", is_flag=True, help="No progress bar.")
-def prr_mu_cmd(dataset: str | None, traces_dir: str | None, fmt: str | None, out: str | None, workers: int | None, cluster: str | None,
+def prr_mu_cmd(ctx: click.Context, dataset: str | None, traces_dir: str | None, fmt: str | None, out: str | None, workers: int | None, cluster: str | None,
                replicates: int, seed: int, profile: str | None, ack_path: str, rto_backoff_reset: str, prr_range: tuple[float, float], fit_range: tuple[float, float],
                folds: int, n_links: int, n_slots: int, max_links: int | None, rutgers_noise: str | None, signal_dbm: str | None,
                targets: str | None, segment: int, no_progress: bool) -> None:
@@ -55,6 +94,9 @@ def prr_mu_cmd(dataset: str | None, traces_dir: str | None, fmt: str | None, out
     if traces_dir and dataset:
         raise click.UsageError("give either --dataset or --traces, not both")
     ds = "traces" if traces_dir else (dataset or "synthetic")
+    _check_applicable(ctx, ds)
+    if ds == "synthetic" and n_links >= 1 and n_slots >= 2:
+        _check_memory(n_links, n_slots)
     cfg = StudyConfig(
         dataset=ds,
         traces_dir=traces_dir,

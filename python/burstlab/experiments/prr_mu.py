@@ -523,6 +523,10 @@ def run_study(
     keys = [i.key for t in tasks for i in t.items]
     store_path = out / "store.duckdb"
     with ResultStore(store_path, "runs", RUN_SCHEMA) as store:
+        # the store's lock is ours: temporary files a killed run left are nobody's now
+        from burstlab.io import remove_stale_temporaries
+
+        remove_stale_temporaries(out)
         todo = pending_tasks(tasks, store.keys())
         n_todo = sum(len(t.items) for t in todo)
         say(f"{len(links)} links, {len(keys)} simulations: {len(keys) - n_todo} already in {store_path}, {n_todo} to run")
