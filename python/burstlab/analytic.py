@@ -122,10 +122,17 @@ def _prob_open(name: str, p: float) -> float:
     return v
 
 
+#: The shortest time the closed forms take (burstlab's clock resolution): a round trip or a
+#: timeout below 1 ns is not a physical one, and 1/(RTT·√p) would underflow to a division by 0.
+MIN_SECONDS = 1e-9
+
+
 def _positive(name: str, x: float, unit: str = "") -> float:
     v = _finite(name, x)
     if v <= 0.0:
         raise ParameterError(f"invalid {name} = {x!r}: expected a positive number{unit}")
+    if unit == " of seconds" and v < MIN_SECONDS:
+        raise ParameterError(f"invalid {name} = {x!r}: expected at least 1 ns (1e-9 s)")
     return v
 
 

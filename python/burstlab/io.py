@@ -348,32 +348,66 @@ def _csv_line_of_row(p: Path, row: int) -> tuple[int, str] | None:
     return None
 
 
-def _first_bad_csv_row(p: Path, label: str, header: list[str]) -> _core.TraceFormatError | None:
-    """The first CSV row that does not parse, as an error naming its line and text."""
+def _first_bad_csv_row(p: Path, label: str, header: list[str], expected: int | None = None) -> _core.TraceFormatError | None:
+    """The first CSV row, in file order, that breaks any rule of the format (a field that
+    does not parse, a value out of its domain, seq not counting up, time going backwards,
+    a seq beyond ``expected``), as an error naming its line and text. The streaming reader
+    finds problems batch by batch; on its error path this scan names the first one."""
+    val = "received" if "received" in header else "lost" if "lost" in header else None
+    prev_seq: int | None = None
+    prev_t: float | None = None
     for lineno, text in _csv_rows(p):
+
+        def err(why: str) -> _core.TraceFormatError:
+            return _core.TraceFormatError(f"{label}:{lineno}: {why}: {text[:80]!r}")
+
         if "\0" in text:
-            return _core.TraceFormatError(f"{label}:{lineno}: a NUL byte: not a CSV text line")
+            return err("a NUL byte: not a CSV text line")
         try:
             fields = next(_csv.reader([text]))
         except _csv.Error as e:
-            return _core.TraceFormatError(f"{label}:{lineno}: not a CSV row ({e}): {text[:80]!r}")
+            return err(f"not a CSV row ({e})")
         if len(fields) != len(header):
-            return _core.TraceFormatError(f"{label}:{lineno}: expected {len(header)} fields ({', '.join(header)}): {text[:80]!r}")
+            return err(f"expected {len(header)} fields ({', '.join(header)})")
+        row: dict[str, float | int] = {}
         for col, v in zip(header, fields):
-            if not v.strip():
-                return _core.TraceFormatError(f"{label}:{lineno}: empty {col} field: {text[:80]!r}")
-            try:
-                x = float(v)
-            except ValueError:
-                return _core.TraceFormatError(f"{label}:{lineno}: {col} is not a number: {text[:80]!r}")
+            v = v.strip()
+            if not v:
+                return err(f"empty {col} field")
             if col == "time":
+                try:
+                    row[col] = float(v)
+                except ValueError:
+                    return err("time is not a number")
                 continue
-            if not (np.isfinite(x) and x == int(x)):
-                return _core.TraceFormatError(f"{label}:{lineno}: {col} is not an integer: {text[:80]!r}")
-            if col == "seq" and not 0 <= int(v.strip()) < 2**64:
-                return _core.TraceFormatError(f"{label}:{lineno}: seq is not a sequence number in 0 .. 2^64-1: {text[:80]!r}")
-            if col != "seq" and int(x) not in (0, 1):
-                return _core.TraceFormatError(f"{label}:{lineno}: {col} must be 0 or 1: {text[:80]!r}")
+            if not (v.isascii() and v.isdigit()):
+                try:
+                    x = float(v)
+                except ValueError:
+                    return err(f"{col} is not a number")
+                if x < 0 and col == "seq":
+                    return err("negative sequence number")
+                return err(f"{col} is not a whole number written with digits only")
+            row[col] = int(v)
+            if col == "seq" and row[col] >= 2**64:
+                return err("seq is not a sequence number in 0 .. 2^64-1")
+            if col != "seq" and row[col] not in (0, 1):
+                return err(f"{col} must be 0 or 1")
+        if val is None:
+            if expected is not None and "seq" in row and row["seq"] >= expected:
+                return err(f"sequence number {row['seq']} is beyond the {expected} packets expected (0..{expected - 1})")
+            continue
+        if "seq" in row:
+            if prev_seq is not None and row["seq"] != prev_seq + 1:
+                return err(f"seq must count up by one per row (got {prev_seq} then {row['seq']})")
+            prev_seq = int(row["seq"])
+        if "time" in row:
+            t = float(row["time"])
+            if not np.isfinite(t):
+                return err("time is not a finite number")
+            if prev_t is not None and t < prev_t:
+                return err(f"time goes backwards ({prev_t} then {t})")
+            prev_t = t
     return None
 
 
@@ -399,7 +433,7 @@ class _Where:
         return ""
 
 
-def _batches(p: Path, label: str, kind: str, header: list[str] | None) -> Iterator[dict[str, npt.NDArray[Any]]]:
+def _batches(p: Path, label: str, kind: str, header: list[str] | None, expected: int | None = None) -> Iterator[dict[str, npt.NDArray[Any]]]:
     """The table's columns in batches of about ``BATCH_ROWS`` rows (CSV: every value
     parsed by pyarrow with the column's type; a row that does not parse is reported with
     its line)."""
@@ -409,9 +443,9 @@ def _batches(p: Path, label: str, kind: str, header: list[str] | None) -> Iterat
         import pyarrow.parquet as pq
 
         try:
-            pf = pq.ParquetFile(p)
+            pf = pq.ParquetFile(p, buffer_size=1 << 20)
             names = [n.lower() for n in pf.schema_arrow.names]
-            it = pf.iter_batches(batch_size=BATCH_ROWS)
+            it = pf.iter_batches(batch_size=BATCH_ROWS, use_threads=False)
             while True:
                 try:
                     b = next(it)
@@ -425,12 +459,20 @@ def _batches(p: Path, label: str, kind: str, header: list[str] | None) -> Iterat
     import pyarrow.csv as pcsv
 
     assert header is not None
+    with open(p, "rb") as f:
+        f.readline()
+        if not f.read(1):
+            return  # a header and nothing else (pyarrow cannot skip a header without a newline)
     types = {"seq": pa.uint64(), "time": pa.float64(), "received": pa.int64(), "lost": pa.int64()}
     try:
+        # Small blocks, one thread and the system allocator: pyarrow's default (4 MiB blocks
+        # read ahead by threads into mimalloc, which keeps what it had) peaks at ~20× the
+        # packed trace on a 10^8-row file; these settings keep it a constant and read faster.
         reader = pcsv.open_csv(
             p,
-            read_options=pcsv.ReadOptions(column_names=header, skip_rows=1, block_size=1 << 22),
+            read_options=pcsv.ReadOptions(column_names=header, skip_rows=1, block_size=1 << 18, use_threads=False),
             convert_options=pcsv.ConvertOptions(column_types={h: types[h] for h in header}),
+            memory_pool=pa.system_memory_pool(),
         )
         for b in reader:
             cols: dict[str, npt.NDArray[Any]] = {}
@@ -441,7 +483,7 @@ def _batches(p: Path, label: str, kind: str, header: list[str] | None) -> Iterat
                 cols[h] = col.to_numpy(zero_copy_only=False)
             yield cols
     except (pa.ArrowException, ValueError, UnicodeDecodeError) as e:
-        bad = _first_bad_csv_row(p, label, header)
+        bad = _first_bad_csv_row(p, label, header, expected)
         if bad is not None:
             raise bad from None
         raise _core.TraceFormatError(f"{label}: malformed CSV: {' '.join(str(e).split())[:200]}") from None
@@ -486,42 +528,69 @@ def _read_table(p: Path, label: str, kind: str, *, expected: int | None, interva
         raise _core.TraceFormatError(f"{label}: needs a received (or lost) column, or a seq column of received packets")
     meta: dict[str, Any] = {"format": kind}
 
-    def integers(col: str, a: npt.NDArray[Any], row0: int) -> npt.NDArray[np.uint64]:
-        """Column ``col`` as sequence numbers: whole, non-negative, below 2^64."""
+    def first_non_sequence(a: npt.NDArray[Any]) -> int | None:
+        """The first entry of ``a`` that is not a sequence number (whole, ≥ 0, < 2^64)."""
         if a.dtype.kind == "u":
-            return a.astype(np.uint64, copy=False)
+            return None
         if a.dtype.kind == "i":
             bad = a < 0
         elif a.dtype.kind == "f":
             with np.errstate(invalid="ignore"):
                 bad = ~np.isfinite(a) | (a != np.floor(a)) | (a < 0) | (a >= 2.0**64)
         elif a.dtype.kind == "b":
-            bad = np.zeros(a.shape, dtype=bool)
+            return None
         else:
+            return -1
+        return int(np.argmax(bad)) if bad.any() else None
+
+    def fail(problems: list[tuple[int, str]], row0: int) -> None:
+        """Raise the problem of the earliest row (the first bad line in file order: for CSV,
+        the full scan finds it, an earlier batch's rows included)."""
+        if problems:
+            if kind == "csv" and header is not None:
+                bad = _first_bad_csv_row(p, label, header, expected)
+                if bad is not None:
+                    raise bad
+            i, msg = min(problems, key=lambda x: x[0])
+            raise _core.TraceFormatError(f"{where(row0 + i)}: {msg}{where.text(row0 + i)}")
+
+    def integers(col: str, a: npt.NDArray[Any], row0: int) -> npt.NDArray[np.uint64]:
+        """Column ``col`` as sequence numbers: whole, non-negative, below 2^64."""
+        i = first_non_sequence(a)
+        if i == -1:
             raise _core.TraceFormatError(f"{label}: {col} must be a column of whole numbers, not {a.dtype}")
-        if bad.any():
-            i = int(np.argmax(bad))
-            raise _core.TraceFormatError(
-                f"{where(row0 + i)}: {col} = {a[i].item()!r} is not a sequence number (a whole number ≥ 0){where.text(row0 + i)}"
-            )
+        if i is not None:
+            fail([(i, f"{col} = {a[i].item()!r} is not a sequence number (a whole number ≥ 0)")], row0)
         return a.astype(np.uint64)
 
     row0 = 0
     if val_col is None:  # received sequence numbers, like seqlist
         acc = _core.SeqListBuilder(label, expected, False)
-        for cols in _batches(p, label, kind, header):
+
+        def as_line(e: _core.TraceFormatError) -> _core.TraceFormatError:
+            """The builder names rows; a CSV's messages name lines."""
+            m = re.match(rf"{re.escape(label)}: row (\d+): (.*)", str(e), flags=re.S)
+            if m is None or kind != "csv":
+                return e
+            if header is not None:
+                bad = _first_bad_csv_row(p, label, header, expected)
+                if bad is not None:
+                    return bad
+            return _core.TraceFormatError(f"{where(int(m.group(1)))}: {m.group(2)}")
+
+        for cols in _batches(p, label, kind, header, expected):
             seqs = integers("seq", cols["seq"], row0)
             try:
                 acc.add(seqs, row0, rows=True)
             except _core.TraceFormatError as e:
-                m = re.match(rf"{re.escape(label)}: row (\d+): (.*)", str(e))
-                if m is None or kind != "csv":
-                    raise
-                raise _core.TraceFormatError(f"{where(int(m.group(1)))}: {m.group(2)}") from None
+                raise as_line(e) from None
             row0 += len(seqs)
         if row0 == 0 and expected is None:
             raise _core.EmptyInputError(f"{label}: empty file: no received packet, and no expected count")
-        bits, received, duplicates, dropped, max_seq = acc.finish()
+        try:
+            bits, received, duplicates, dropped, max_seq = acc.finish()
+        except _core.TraceFormatError as e:
+            raise as_line(e) from None
         meta.update(expected=len(bits), received=received, duplicates=duplicates)
         return Trace(bits, interval=interval if interval is not None else stored_interval, name=label, meta=meta)
 
@@ -531,43 +600,52 @@ def _read_table(p: Path, label: str, kind: str, *, expected: int | None, interva
     step: float | None = stored_interval
     slotted = "time" in names and interval is None  # until a time shows otherwise
     times: list[npt.NDArray[np.float64]] = []
-    for cols in _batches(p, label, kind, header):
+    for cols in _batches(p, label, kind, header, expected):
         vals = cols[val_col]
         n = len(vals)
         if vals.dtype.kind not in "biuf":
             raise _core.TraceFormatError(f"{label}: {val_col} must be a column of 0/1 numbers, not {vals.dtype}")
+        problems: list[tuple[int, str]] = []
         with np.errstate(invalid="ignore"):
             bad = (vals != 0) & (vals != 1)
         if bad.any():
             i = int(np.argmax(bad))
-            raise _core.TraceFormatError(f"{where(row0 + i)}: {val_col} must be 0 or 1, got {vals[i].item()!r}{where.text(row0 + i)}")
-        b = vals.astype(np.uint8)
-        builder.extend(1 - b if val_col == "lost" else b)
-        if "seq" in cols:
-            seq = integers("seq", cols["seq"], row0).astype(np.int64, copy=False) if n else np.zeros(0, np.int64)
-            if n:
-                if next_seq is not None and int(cols["seq"][0]) != next_seq:
-                    raise _core.TraceFormatError(
-                        f"{where(row0)}: seq must count up by one per row (got {next_seq - 1} then {int(cols['seq'][0])}){where.text(row0)}"
-                    )
-                steps = np.diff(seq)
-                if steps.size and (steps != 1).any():
-                    i = int(np.argmax(steps != 1)) + 1
-                    raise _core.TraceFormatError(
-                        f"{where(row0 + i)}: seq must count up by one per row (got {int(seq[i - 1])} then {int(seq[i])}){where.text(row0 + i)}"
-                    )
+            problems.append((i, f"{val_col} must be 0 or 1, got {vals[i].item()!r}"))
+        if "seq" in cols and n:
+            a = cols["seq"]
+            i = first_non_sequence(a)
+            if i == -1:
+                raise _core.TraceFormatError(f"{label}: seq must be a column of whole numbers, not {a.dtype}")
+            if i is not None:
+                problems.append((i, f"seq = {a[i].item()!r} is not a sequence number (a whole number ≥ 0)"))
+                a = a[:i]  # the counting check below stops where the numbers do
+            seq = a.astype(np.int64) if a.dtype.kind != "u" else a.astype(np.uint64)
+            if seq.size and next_seq is not None and int(seq[0]) != next_seq:
+                problems.append((0, f"seq must count up by one per row (got {next_seq - 1} then {int(seq[0])})"))
+            steps = np.diff(seq.astype(np.float64)) if seq.dtype.kind == "u" else np.diff(seq)
+            if steps.size and (steps != 1).any():
+                i = int(np.argmax(steps != 1)) + 1
+                problems.append((i, f"seq must count up by one per row (got {int(seq[i - 1])} then {int(seq[i])})"))
+            if seq.size:
                 next_seq = int(seq[-1]) + 1
+        t = None
         if "time" in cols and n:
+            if cols["time"].dtype.kind not in "biuf":
+                raise _core.TraceFormatError(f"{label}: time must be a column of numbers (seconds), not {cols['time'].dtype}")
             t = np.asarray(cols["time"], dtype=np.float64)
             if not np.isfinite(t).all():
                 i = int(np.argmax(~np.isfinite(t)))
-                raise _core.TraceFormatError(f"{where(row0 + i)}: time is not a finite number{where.text(row0 + i)}")
-            back = np.diff(t) < 0
+                problems.append((i, "time is not a finite number"))
             if t_last is not None and t[0] < t_last:
-                raise _core.TraceFormatError(f"{where(row0)}: time goes backwards ({t_last} then {t[0]}){where.text(row0)}")
+                problems.append((0, f"time goes backwards ({t_last} then {t[0]})"))
+            back = np.diff(t) < 0
             if back.any():
                 i = int(np.argmax(back)) + 1
-                raise _core.TraceFormatError(f"{where(row0 + i)}: time goes backwards ({t[i - 1]} then {t[i]}){where.text(row0 + i)}")
+                problems.append((i, f"time goes backwards ({t[i - 1]} then {t[i]})"))
+        fail(problems, row0)
+        b = vals.astype(np.uint8)
+        builder.extend(1 - b if val_col == "lost" else b)
+        if t is not None:
             t_last = float(t[-1])
             if keep_times:
                 times.append(t)

@@ -687,6 +687,9 @@ impl Sink for SeqSink<'_> {
             if !s.is_empty() {
                 if self.acc.is_none() {
                     let from_header = if self.line == 1 && self.expected.is_none() { header_expected(s) } else { None };
+                    if from_header == Some(0) {
+                        return Err(parse_err(self.file, self.line, s, "the header says no packet was sent (expected=0): a trace needs at least one"));
+                    }
                     let expected = self.expected.or(from_header);
                     self.acc = Some(SeqListBuilder::new(self.file, expected, self.drop_beyond)?);
                 }
