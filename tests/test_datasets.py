@@ -67,3 +67,30 @@ def test_rutgers_strays_are_dropped_and_counted(tmp_path: Path) -> None:
     assert a.name == "rutgers/dbm0/1-2->3-4" and len(a) == 301
     assert a.meta["dropped"] == 1 and a.meta["max_seq"] == 305 and a.bits.count_ones() == 3
     assert b.bits.count_ones() == 0 and len(b) == 301
+
+
+def test_subsample_keeps_one_entry_in_k() -> None:
+    from burstlab import Trace
+    from burstlab.datasets import subsample
+
+    t = Trace.from_string("1101001110", interval=0.002, name="x", meta={"a": 1})
+    s = subsample(t, 5)
+    assert s.to_numpy().tolist() == [1, 0] and s.interval == pytest.approx(0.01) and s.name == "x"
+    assert s.meta == {"a": 1, "subsampled": 5} and subsample(s, 2).meta["subsampled"] == 10
+    assert subsample(t, 3, offset=1).to_numpy().tolist() == [1, 0, 1]
+    assert subsample(t, 1) is t
+    ts = Trace([1, 0, 1, 1], timestamps=[0.0, 0.5, 1.0, 2.0])
+    assert subsample(ts, 2).timestamps.tolist() == [0.0, 1.0]
+    with pytest.raises(ParameterError, match="every"):
+        subsample(t, 0)
+
+
+def test_convert_every(tmp_path: Path) -> None:
+    from burstlab.cli import main
+    from burstlab.io import read_trace
+
+    src = tmp_path / "a.bits"
+    src.write_text("\n".join("1" if i % 3 else "0" for i in range(30)) + "\n")
+    assert main(["convert", str(src), str(tmp_path / "b.csv"), "--every", "3", "--interval", "0.002"]) == 0
+    b = read_trace(tmp_path / "b.csv")
+    assert b.to_numpy().tolist() == [0] * 10 and b.interval == pytest.approx(0.006)

@@ -75,9 +75,18 @@ def _check_burstlab(cmd: str) -> None:
 
 
 def _rust_test_names() -> set[str]:
+    """Every test as cargo's filter sees it: its module path and name (``sim::network_tests::
+    dumbbell_rtt_bias``; a file's inline ``mod tests`` adds ``tests::``)."""
     names = set()
-    for f in (REPO / "crates" / "burstlab-core" / "src").rglob("*.rs"):
-        names.update(re.findall(r"#\[test\]\s*(?:#\[[^\]]*\]\s*)*fn\s+(\w+)", f.read_text()))
+    src = REPO / "crates" / "burstlab-core" / "src"
+    for f in src.rglob("*.rs"):
+        parts = list(f.relative_to(src).with_suffix("").parts)
+        if parts[-1] in ("mod", "lib"):
+            parts.pop()
+        text = f.read_text()
+        inner = ["tests"] if re.search(r"^mod tests \{", text, flags=re.M) else []
+        for name in re.findall(r"#\[test\]\s*(?:#\[[^\]]*\]\s*)*fn\s+(\w+)", text):
+            names.add("::".join([*parts, *inner, name]))
     return names
 
 

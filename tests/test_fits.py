@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 from burstlab import EmptyInputError, ParameterError
 from burstlab.cli import main
+import burstlab.fits as fits_mod
 from burstlab.fits import (
     ThroughputFit,
     cross_validated_nmae,
@@ -165,6 +166,45 @@ def test_cross_validation_exact_data_is_zero_and_noisy_data_is_honest() -> None:
         cross_validated_nmae(prr, mu, y, "prr", 100.0, folds=1)
 
 
+def test_kfold_partitions_and_min_links() -> None:
+    parts = fits_mod.kfold(23, 5, seed=4)
+    assert sorted(np.concatenate(parts).tolist()) == list(range(23))
+    assert {p.size for p in parts} == {4, 5}
+    assert [p.tolist() for p in fits_mod.kfold(23, 5, seed=4)] == [p.tolist() for p in parts]
+    assert [p.tolist() for p in fits_mod.kfold(23, 5, seed=5)] != [p.tolist() for p in parts]
+    # 2 links per coefficient (4, 6, 16), in sample and in the smallest 5-fold training split n − ⌈n/5⌉.
+    assert [fits_mod.min_links(f) for f in ("prr", "second_order", "fifteen")] == [8, 12, 32]
+    assert [fits_mod.min_links(f, 5) for f in ("prr", "second_order", "fifteen")] == [10, 15, 40]
+    with pytest.raises(ParameterError, match="folds"):
+        fits_mod.min_links("prr", 1)  # one fold has no training split (this once looped forever)
+
+
+def test_the_issue_case_21_links_makes_no_15_term_fit() -> None:
+    """21 links, 5 folds: a training split of 16 links would interpolate the 16-coefficient
+    fit (the cross-validated error was once reported as 155·10⁻²): no such fit is made."""
+    prr, mu, y = _synthetic_links(21, 3)
+    row = fits_mod.fig13_row(prr, mu, y, folds=5)
+    assert set(row.skipped) == {"fifteen"} and "the group has 21" in row.skipped["fifteen"]
+    assert np.isnan(row.error["fifteen"]) and np.isnan(row.cv_error["fifteen"]) and np.isnan(row.improvement("fifteen", cv=True))
+    assert np.isfinite(row.cv_error["second_order"]) and np.isfinite(row.cv_error["prr"])
+    assert np.isnan(cross_validated_nmae(prr, mu, y, "fifteen", 100.0, folds=5))
+
+
+def test_gain_interval_known_answers() -> None:
+    rng = np.random.default_rng(0)
+    base = rng.exponential(1.0, 200)
+    assert fits_mod.gain_interval(base, base) == (0.0, 0.0)
+    assert fits_mod.gain_interval(base, 0.5 * base) == pytest.approx((50.0, 50.0))
+    # Noisy errors: the interval brackets the point gain and narrows with more links (~1/√n).
+    other = base * rng.uniform(0.2, 1.2, 200)
+    point = 100 * (1 - other.sum() / base.sum())
+    lo, hi = fits_mod.gain_interval(base, other)
+    lo4, hi4 = fits_mod.gain_interval(np.tile(base, 4), np.tile(other, 4))
+    assert lo < point < hi and lo4 < point < hi4
+    assert (hi4 - lo4) == pytest.approx((hi - lo) / 2, rel=0.25)
+    assert np.isnan(fits_mod.gain_interval([1.0], [1.0])[0])
+
+
 def test_fifteen_nests_the_other_fits_in_sample() -> None:
     prr, mu, y = _synthetic_links(80, 5)
     e = {fs: ThroughputFit(fs).fit(prr, mu, y).nmae_ for fs in ("prr", "second_order", "fifteen")}
@@ -195,10 +235,11 @@ def test_fig13_table_groups_and_normaliser() -> None:
     text = format_fig13(rows)
     assert "PRR only" in text and "15 term" in text and "2nd order" in text and "roofnet" in text
     assert rows[0].underdetermined() == []
+    # 5 links in 2 folds: no fit has 2 links per coefficient in a training split of 2.
     tiny = fig13_table(prr[:5], mu[:5], y[:5], folds=2)
-    assert tiny[0].underdetermined() == ["fifteen", "second_order"]  # 16 and 6 coefficients ≥ 5 links
-    assert tiny[0].error["fifteen"] == pytest.approx(0.0, abs=1e-9)
-    assert "interpolate" in format_fig13(tiny)
+    assert tiny[0].underdetermined() == ["prr", "fifteen", "second_order"]
+    assert np.isnan(tiny[0].error["fifteen"]) and tiny[0].coef["fifteen"] == []
+    assert "no 15 term fit: 16 coefficients need at least 64 links" in format_fig13(tiny)
     with pytest.raises(ParameterError, match="not constant"):
         fig13_table(prr, mu, y, groups, [100.0] * 99 + [500.0])
 
@@ -321,7 +362,7 @@ def test_cli_json_has_null_not_nan(tmp_path: Path, capsys: pytest.CaptureFixture
     assert "NaN" not in out
     d = json.loads(out)
     assert d["rows"][0]["cv_error"]["fifteen"] is None
-    assert d["rows"][0]["underdetermined"] == ["fifteen"]
+    assert set(d["rows"][0]["skipped"]) == {"prr", "fifteen", "second_order"}  # 7 links: 2 per coefficient is too many
 
 
 def test_l1_fit_agrees_with_scikit_learn_median_regression() -> None:

@@ -133,6 +133,32 @@ def test_run_trace_known_answers() -> None:
     assert shared.packets_lost == 0
 
 
+def test_tossim_profile_idle_acks_fast_retransmit_and_no_backoff() -> None:
+    """TcpConfig.tossim() (docs/study.md): 2 slots received, 200 lost, then all received.
+    Segments 0-1 arrive by 20 ms; 2-4 are lost. RFC: nothing reaches the sender until the
+    RTO at 1.02 s, which doubles to 2 s, so recovery waits for 3.02 s. tossim: the receiver
+    re-ACKs every 300 ms of silence (0.32, 0.62, 0.92 s); the third duplicate starts a fast
+    retransmit (also after the 1.02 s timeout: at 1.22, 1.52, 1.82 s), and the RTO stays
+    1 s, so the retransmission at 2.02 s (the first good slot, 202) ends the outage: the
+    transfer is exactly 100 slots ahead of RFC's."""
+    bits = np.ones(1000, dtype=np.uint8)
+    bits[2:202] = 0
+    rfc = run_trace(bits, slot=0.01, tcp=TcpConfig(max_cwnd=130, ack_timeout=0.3), series=True)
+    tos = run_trace(bits, slot=0.01, tcp=TcpConfig.tossim(), series=True)
+    t_rfc = np.round(rfc.series["time"][:4], 3).tolist()
+    t_tos = np.round(tos.series["time"][:10], 3).tolist()
+    assert t_rfc == [0.0, 0.02, 1.02, 3.02]
+    assert t_tos == [0.0, 0.02, 0.32, 0.62, 0.92, 1.02, 1.22, 1.52, 1.82, 2.02]
+    assert (rfc.fast_retransmits, tos.fast_retransmits) == (0, 2)
+    assert tos.delivered_segments - rfc.delivered_segments == 100
+    # Field values, and overrides (the Roofnet timers of Srinivasan et al. §3.2.2).
+    t = TcpConfig.tossim(ack_timeout=0.06, rto_min=0.2, rto_max=12.0, delayed_ack=False)
+    assert (t.rto_estimator, t.rto_backoff, t.ack_on_idle, t.fast_retransmit_after_timeout, t.partial_ack_timer) == ("rfc793", False, True, True, "every")
+    assert (t.ack_timeout, t.rto_min, t.rto_initial, t.rto_max, t.max_cwnd, t.delayed_ack) == (0.06, 0.2, 0.2, 12.0, 130, False)
+    with pytest.raises(ParameterError, match="rto_beta"):
+        run_trace(bits, tcp=TcpConfig.tossim(rto_beta=0.5))
+
+
 def test_run_trace_accepts_trace_types_and_drops_zero_slots() -> None:
     from burstlab import Trace
 

@@ -50,6 +50,15 @@ def test_insert_and_read_back(tmp_path: Path) -> None:
         assert st.keys() == {"k1", "k2"}
 
 
+def test_rows_with_keys_reads_back_exactly_those(tmp_path: Path) -> None:
+    with ResultStore(tmp_path / "s.duckdb", "runs", SCHEMA) as st:
+        st.insert_many([{"key": f"k{i}", "link": "ab"[i % 2], "value": float(i), "n": 10 - i, "ok": True} for i in range(6)])
+        rows = st.rows_with_keys(["k4", "k1", "k2"], order_by="r.n")
+        assert [r["key"] for r in rows] == ["k4", "k2", "k1"]
+        with pytest.raises(RuntimeError, match="2 of the 3 rows"):
+            st.rows_with_keys(["k0", "k5", "missing"])
+
+
 def test_schema_mismatch_is_an_error(tmp_path: Path) -> None:
     ResultStore(tmp_path / "s.duckdb", "runs", SCHEMA).close()
     with pytest.raises(ParameterError, match="has columns"):

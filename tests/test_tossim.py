@@ -71,3 +71,20 @@ def test_shared_files(shared: Path) -> None:
     for t in links:
         assert t.stats().prr == pytest.approx(t.meta["expected_prr"], abs=0.01)
         assert "196608" in t.meta["cleaning"]
+
+
+def test_any_noise_file_by_path(tmp_path: Path) -> None:
+    """`--dataset tossim --noise FILE`: any TOSSIM noise trace, by path; a file shorter than
+    the segment is one link; a binary file is a TraceFormatError naming it."""
+    rng = np.random.default_rng(1)
+    f = tmp_path / "my-noise.txt"
+    f.write_text("\n".join(str(int(v)) for v in np.where(rng.random(5000) < 0.2, -75, -97)) + "\n")
+    links = list(tossim(noise_files=[f], targets=[0.4]))  # default segment 98,304 > 5000 readings
+    assert len(links) == 1 and len(links[0]) == 5000 and links[0].meta["noise_file"] == "my-noise.txt"
+    assert links[0].meta["expected_prr"] == pytest.approx(0.4, abs=0.01)
+    b = tmp_path / "bin.txt"
+    b.write_bytes(b"\xff\xfe\x00\x01")
+    with pytest.raises(TraceFormatError, match="bin.txt: not a text file"):
+        list(tossim(noise_files=[b], targets=[0.4]))
+    with pytest.raises(FileNotFoundError, match="nope.txt"):
+        list(tossim(noise_files=[tmp_path / "nope.txt"], targets=[0.4]))

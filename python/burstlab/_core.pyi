@@ -24,6 +24,9 @@ __all__ = [
     "__version__",
     "simulate",
     "simulate_trace",
+    "simulate_network",
+    "link_measure",
+    "wifi_timing",
 ]
 
 class BurstlabError(ValueError): ...
@@ -148,3 +151,20 @@ def simulate(
     config: dict[str, object], forward_loss: LossModel | None = None, reverse_loss: LossModel | None = None
 ) -> dict[str, object]: ...
 def simulate_trace(trace: BitTrace, config: dict[str, object]) -> dict[str, object]: ...
+def simulate_network(
+    config: dict[str, object],
+    losses: list[LossModel | None],
+    capacities: list[npt.NDArray[np.uint64] | None],
+) -> dict[str, object]: ...
+
+# -- link layer (crates/burstlab-py/src/linklayer.rs); burstlab.linklayer wraps it ---------
+def link_measure(
+    layer: dict[str, Any],
+    loss: LossModel | None,
+    mode: str,
+    frames: int,
+    frame_bytes: int,
+    seed: int,
+    quantiles: list[float],
+) -> dict[str, Any]: ...
+def wifi_timing(dcf: dict[str, Any], packet_bytes: int) -> dict[str, Any]: ...

@@ -28,6 +28,21 @@ In-sample errors flatter big feature sets (the 15-term fit has 16 coefficients; 
 Mirage channel 16 fit reaches an error of 1.6·10⁻⁴ that way), so :func:`fig13_table` also
 reports the k-fold cross-validated error: each fold is predicted by a fit on the others and
 the absolute errors of all held-out rows are averaged.
+
+**Enough links per coefficient.** An optimal L1 fit with k coefficients is a vertex of the LP:
+it passes exactly through (at least) k of its training links. With n ≤ k links it interpolates
+them and its error is 0 by construction; with n = 2k at least half the residuals are free to
+say something. A feature set is therefore fitted only when it has at least
+:data:`MIN_LINKS_PER_COEF` = 2 links per coefficient, in sample *and* in every
+cross-validation training split (:func:`min_links`: 10 links for PRR only, 15 for the second
+order, 40 for the 15-term fit with 5 folds); otherwise its row says why it was not made.
+
+**How sure is a gain?** Each error is a mean over links, so the improvement of a PRR-and-μ fit
+over PRR only comes with a 95 % percentile bootstrap interval (:func:`gain_interval`): the
+links are resampled with replacement and the ratio of the two fits' summed absolute errors
+(in sample, or the held-out errors of the cross-validation) recomputed, pairing each link's
+two errors. It measures how much the gain depends on which links happened to be measured,
+with the fits held fixed.
 """
 
 from __future__ import annotations
@@ -35,7 +50,7 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -52,6 +67,13 @@ FEATURE_SETS = ("prr", "fifteen", "second_order", "fifteen_noconst")
 
 #: Link-layer packet rates Srinivasan et al. normalise by (§7 footnote 2).
 LINK_PPS = {"mirage": 100.0, "roofnet": 500.0}
+
+#: Links per coefficient a fit needs, in sample and in every cross-validation training split
+#: (see the module docstring).
+MIN_LINKS_PER_COEF = 2
+
+#: Bootstrap resamples of the gain intervals.
+N_BOOT = 2000
 
 
 # --------------------------------------------------------------------------- features
@@ -211,6 +233,58 @@ def n_coef(feature_set: str) -> int:
     return features([0.5], [0.5], feature_set)[0].shape[1]
 
 
+def kfold(n: int, folds: int, seed: int = 0) -> list[npt.NDArray[np.int64]]:
+    """The held-out index sets of a shuffled k-fold split of ``n`` rows: a seeded permutation
+    (numpy PCG64) cut into ``folds`` nearly equal parts (sizes differ by at most one)."""
+    if not (isinstance(folds, int | np.integer) and folds >= 2):
+        raise ParameterError(f"invalid folds = {folds!r}: expected an integer ≥ 2")
+    if n < folds:
+        raise ParameterError(f"invalid folds = {folds}: only {n} rows to split")
+    perm = np.random.default_rng(seed).permutation(n)
+    return [np.sort(part) for part in np.array_split(perm, int(folds))]
+
+
+def min_links(feature_set: str, folds: int | None = None) -> int:
+    """The fewest links a feature set is fitted on: :data:`MIN_LINKS_PER_COEF` per coefficient,
+    and with ``folds``-fold cross-validation as many in the smallest training split
+    (n − ⌈n/folds⌉)."""
+    need = MIN_LINKS_PER_COEF * n_coef(feature_set)
+    if folds is None:
+        return need
+    if not (isinstance(folds, int | np.integer) and folds >= 2):
+        raise ParameterError(f"invalid folds = {folds!r}: expected an integer ≥ 2")
+    n = need
+    while n - -(-n // folds) < need:
+        n += 1
+    return n
+
+
+def cross_validated_errors(
+    prr: Any,
+    mu: Any,
+    throughput: Any,
+    feature_set: str,
+    folds: int = 5,
+    seed: int = 0,
+) -> FloatArray | None:
+    """Per row, the absolute error of the k-fold cross-validated prediction (packets/s): each
+    fold (:func:`kfold`) is predicted by the L1 fit on the others. None when the smallest
+    training split has fewer than :func:`min_links` rows (the fit would say nothing)."""
+    r = _as_array("prr", prr)
+    m = _as_array("mu", mu)
+    y = _as_array("throughput", throughput)
+    n = y.size
+    parts = kfold(n, folds, seed)
+    if n - max(p.size for p in parts) < min_links(feature_set):
+        return None
+    err = np.empty(n)
+    for test in parts:
+        train = np.setdiff1d(np.arange(n), test, assume_unique=True)
+        f = ThroughputFit(feature_set).fit(r[train], m[train], y[train])
+        err[test] = np.abs(y[test] - f.predict(r[test], m[test]))
+    return err
+
+
 def cross_validated_nmae(
     prr: Any,
     mu: Any,
@@ -220,31 +294,32 @@ def cross_validated_nmae(
     folds: int = 5,
     seed: int = 0,
 ) -> float:
-    """k-fold cross-validated normalised MAE: the rows are shuffled (``seed``) into ``folds``
-    folds (scikit-learn's KFold); each fold is predicted by the L1 fit on the others and the
-    absolute errors of all held-out rows are averaged and divided by ``link_pps``.
+    """k-fold cross-validated normalised MAE: the mean of :func:`cross_validated_errors`
+    divided by ``link_pps``; NaN when a training split has too few rows (:func:`min_links`)."""
+    err = cross_validated_errors(prr, mu, throughput, feature_set, folds, seed)
+    if err is None:
+        return math.nan
+    return normalised_mae(err, np.zeros(err.size), link_pps)
 
-    NaN when some training split has fewer rows than the feature set has coefficients (the
-    fit is then not determined by the data, and its held-out error says nothing)."""
-    from sklearn.model_selection import KFold
 
-    r = _as_array("prr", prr)
-    m = _as_array("mu", mu)
-    y = _as_array("throughput", throughput)
-    n = y.size
-    if not (isinstance(folds, int | np.integer) and folds >= 2):
-        raise ParameterError(f"invalid folds = {folds!r}: expected an integer ≥ 2")
-    if n < folds:
-        raise ParameterError(f"invalid folds = {folds}: only {n} rows to split")
-    k = n_coef(feature_set)
-    kf = KFold(n_splits=int(folds), shuffle=True, random_state=seed)
-    err = np.empty(n)
-    for train, test in kf.split(r):
-        if train.size < k:
-            return math.nan
-        f = ThroughputFit(feature_set, link_pps).fit(r[train], m[train], y[train])
-        err[test] = np.abs(y[test] - f.predict(r[test], m[test]))
-    return normalised_mae(err, np.zeros(n), link_pps)
+def gain_interval(base_err: Any, err: Any, *, level: float = 0.95, n_boot: int = N_BOOT, seed: int = 0) -> tuple[float, float]:
+    """Percentile bootstrap interval of the improvement 100·(1 − Σerr/Σbase_err) (%) over
+    links resampled with replacement, each link keeping its pair of errors (the module
+    docstring). NaN, NaN when there is nothing to resample."""
+    a = np.asarray(base_err, dtype=np.float64)
+    b = np.asarray(err, dtype=np.float64)
+    if a.shape != b.shape or a.size < 2:
+        return (math.nan, math.nan)
+    idx = np.random.default_rng(seed).integers(0, a.size, size=(int(n_boot), a.size))
+    sa, sb = a[idx].sum(axis=1), b[idx].sum(axis=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        g = np.where(sa > 0, 100.0 * (1.0 - sb / sa), np.nan)
+    g = g[np.isfinite(g)]
+    if g.size == 0:
+        return (math.nan, math.nan)
+    q = 100.0 * (1.0 - level) / 2.0
+    lo, hi = np.percentile(g, [q, 100.0 - q])
+    return (float(lo), float(hi))
 
 
 # --------------------------------------------------------------------------- Fig. 13
@@ -253,7 +328,8 @@ def cross_validated_nmae(
 @dataclass(frozen=True)
 class Fig13Row:
     """One row of Srinivasan et al. Fig. 13: normalised MAE of each fit, in sample and k-fold
-    cross-validated, and the improvement of each PRR-and-μ fit over the PRR-only fit (%)."""
+    cross-validated, the improvement of each PRR-and-μ fit over the PRR-only fit (%) with its
+    bootstrap interval, and the fits not made for want of links (``skipped``: reason)."""
 
     group: str
     n: int
@@ -262,11 +338,15 @@ class Fig13Row:
     error: dict[str, float]
     cv_error: dict[str, float]
     coef: dict[str, list[float]]
+    skipped: dict[str, str] = field(default_factory=dict)
+    residuals: dict[str, FloatArray] = field(default_factory=dict, repr=False)
+    cv_residuals: dict[str, FloatArray] = field(default_factory=dict, repr=False)
+    seed: int = 0
+    estimates: dict[str, FloatArray] = field(default_factory=dict, repr=False)  # in-sample fitted values
 
     def underdetermined(self) -> list[str]:
-        """The feature sets with at least as many coefficients as this group has links: their
-        in-sample error is (close to) zero by construction and says nothing."""
-        return [fs for fs in self.error if n_coef(fs) >= self.n]
+        """The feature sets not fitted because the group has too few links for them."""
+        return list(self.skipped)
 
     def improvement(self, fs: str, cv: bool = False) -> float:
         e = self.cv_error if cv else self.error
@@ -274,6 +354,13 @@ class Fig13Row:
         if not (math.isfinite(base) and math.isfinite(e[fs])) or base == 0.0:
             return math.nan
         return 100.0 * (base - e[fs]) / base
+
+    def improvement_interval(self, fs: str, cv: bool = False) -> tuple[float, float]:
+        """95 % bootstrap interval of :meth:`improvement` (:func:`gain_interval`)."""
+        res = self.cv_residuals if cv else self.residuals
+        if fs not in res or "prr" not in res:
+            return (math.nan, math.nan)
+        return gain_interval(res["prr"], res[fs], seed=self.seed)
 
     def to_dict(self) -> dict[str, Any]:
         fss = [f for f in self.error if f != "prr"]
@@ -285,9 +372,11 @@ class Fig13Row:
             "error": dict(self.error),
             "cv_error": dict(self.cv_error),
             "improvement_pct": {f: self.improvement(f) for f in fss},
+            "improvement_ci95": {f: list(self.improvement_interval(f)) for f in fss},
             "cv_improvement_pct": {f: self.improvement(f, cv=True) for f in fss},
+            "cv_improvement_ci95": {f: list(self.improvement_interval(f, cv=True)) for f in fss},
             "coef": {k: list(v) for k, v in self.coef.items()},
-            "underdetermined": self.underdetermined(),
+            "skipped": dict(self.skipped),
         }
 
 
@@ -301,21 +390,45 @@ def fig13_row(
     seed: int = 0,
     feature_sets: Sequence[str] = ("prr", "fifteen", "second_order"),
 ) -> Fig13Row:
-    """Fit every feature set to one group's links and compute its Fig. 13 row."""
+    """Fit every feature set that has enough links (:func:`min_links`) to one group's links
+    and compute its Fig. 13 row; the others are listed in ``skipped`` with the reason."""
     if "prr" not in feature_sets:
         raise ParameterError("fig13_row: the feature sets must include 'prr' (the baseline)")
+    r = _as_array("prr", prr)
+    m = _as_array("mu", mu)
     y = _as_array("throughput", throughput)
     if y.size == 0:
         raise EmptyInputError(f"group {group!r}: no rows to fit")
+    if not (isinstance(folds, int | np.integer) and folds >= 2):
+        raise ParameterError(f"invalid folds = {folds!r}: expected an integer ≥ 2")
+    cv_ok = y.size >= folds
     err: dict[str, float] = {}
     cv: dict[str, float] = {}
     coef: dict[str, list[float]] = {}
+    skipped: dict[str, str] = {}
+    res: dict[str, FloatArray] = {}
+    cv_res: dict[str, FloatArray] = {}
+    est: dict[str, FloatArray] = {}
     for fs in feature_sets:
-        f = ThroughputFit(fs, link_pps).fit(prr, mu, y)
+        need = min_links(fs, folds if cv_ok else None)
+        if y.size < need:
+            k = n_coef(fs)
+            skipped[fs] = (f"{k} coefficients need at least {need} links ({MIN_LINKS_PER_COEF} per coefficient"
+                           + (f" in every {folds}-fold training split" if cv_ok else "") + f"), the group has {y.size}")
+            err[fs] = cv[fs] = math.nan
+            coef[fs] = []
+            continue
+        f = ThroughputFit(fs, link_pps).fit(r, m, y)
         err[fs] = f.nmae_
         coef[fs] = [float(c) for c in f.coef_]
-        cv[fs] = cross_validated_nmae(prr, mu, y, fs, link_pps, folds, seed) if y.size >= folds else math.nan
-    return Fig13Row(group=group, n=int(y.size), link_pps=float(link_pps), folds=folds, error=err, cv_error=cv, coef=coef)
+        est[fs] = f.predict(r, m)
+        res[fs] = np.abs(y - est[fs])
+        e = cross_validated_errors(r, m, y, fs, folds, seed) if cv_ok else None
+        cv[fs] = math.nan if e is None else normalised_mae(e, np.zeros(e.size), link_pps)
+        if e is not None:
+            cv_res[fs] = e
+    return Fig13Row(group=group, n=int(y.size), link_pps=float(link_pps), folds=folds, error=err, cv_error=cv, coef=coef,
+                    skipped=skipped, residuals=res, cv_residuals=cv_res, seed=seed, estimates=est)
 
 
 def fig13_table(
@@ -357,42 +470,43 @@ _LABEL = {"prr": "PRR only", "fifteen": "15 term", "second_order": "2nd order", 
 
 def format_fig13(rows: Sequence[Fig13Row]) -> str:
     """The Fig. 13 layout as text: estimation error (×10⁻²) per fit, % improvement over PRR
-    only, then the same from k-fold cross-validation."""
+    only, then the same from k-fold cross-validation, each improvement with its 95 %
+    bootstrap interval; fits not made for want of links are '-' and explained below."""
     if not rows:
         return "(no rows)"
     fss = list(rows[0].error)
     others = [f for f in fss if f != "prr"]
     gw = max(8, *(len(r.group) for r in rows))
-    head1 = f"{'':{gw}} {'':>5}  {'in-sample error (x1e-2)':^{12 * len(fss)}}  {'% improvement':^{12 * len(others)}}"
-    head2 = f"{'group':{gw}} {'n':>5}  " + "".join(f"{_LABEL[f]:>12}" for f in fss) + "  " + "".join(f"{_LABEL[f]:>12}" for f in others)
+    iw = 24
+    head1 = f"{'':{gw}} {'':>5}  {'in-sample error (x1e-2)':^{12 * len(fss)}}  {'% improvement [95% CI]':^{iw * len(others)}}"
+    head2 = f"{'group':{gw}} {'n':>5}  " + "".join(f"{_LABEL[f]:>12}" for f in fss) + "  " + "".join(f"{_LABEL[f]:>{iw}}" for f in others)
+
+    def num(v: float, fmt: str) -> str:
+        return format(v, fmt) if math.isfinite(v) else "-"
 
     def line(r: Fig13Row, cv: bool) -> str:
         e = r.cv_error if cv else r.error
-        return (
-            f"{r.group:{gw}} {r.n:>5}  "
-            + "".join(f"{100 * e[f]:>12.4g}" for f in fss)
-            + "  "
-            + "".join(f"{r.improvement(f, cv):>11.2f}%" for f in others)
-        )
+        cells = []
+        for f in others:
+            lo, hi = r.improvement_interval(f, cv)
+            g = r.improvement(f, cv)
+            cells.append(f"{num(g, '.1f')}% [{num(lo, '.0f')}, {num(hi, '.0f')}]" if math.isfinite(g) else "-")
+        return f"{r.group:{gw}} {r.n:>5}  " + "".join(f"{num(100 * e[f], '.4g'):>12}" for f in fss) + "  " + "".join(f"{c:>{iw}}" for c in cells)
 
     out = [head1, head2]
     out += [line(r, False) for r in rows]
     out.append("")
-    out.append(f"{'':{gw}} {'':>5}  {f'{rows[0].folds}-fold cross-validated error (x1e-2)':^{12 * len(fss)}}  {'% improvement':^{12 * len(others)}}")
+    out.append(f"{'':{gw}} {'':>5}  {f'{rows[0].folds}-fold cross-validated error (x1e-2)':^{12 * len(fss)}}  {'% improvement [95% CI]':^{iw * len(others)}}")
     out.append(head2)
     out += [line(r, True) for r in rows]
     out.append("")
     for r in rows:
-        und = r.underdetermined()
-        if und:
-            out.append(
-                f"note: {r.group}: {r.n} links, no more than the coefficients of {', '.join(_LABEL[f] for f in und)}: "
-                "those fits interpolate the data, their in-sample error is 0 by construction"
-            )
-        if not all(math.isfinite(v) for v in r.cv_error.values()):
-            out.append(f"note: {r.group}: cross-validated error NaN where a training split has fewer links than coefficients")
-    out.append("error = mean |throughput - fit| / link-layer packets per second (Srinivasan et al. §7); fits are least-L1 (HiGHS LP).")
+        for fs, why in r.skipped.items():
+            out.append(f"note: {r.group}: no {_LABEL[fs]} fit: {why}")
+    out.append("error = mean |throughput - fit| / link-layer packets per second (Srinivasan et al. §7); fits are least-L1 (HiGHS LP),")
+    out.append(f"made only with {MIN_LINKS_PER_COEF} links per coefficient (in every cross-validation training split too).")
     out.append("The in-sample error flatters the larger fits; the cross-validated error is each held-out fold predicted by a fit on the rest.")
+    out.append("[95% CI]: percentile bootstrap over links of the paired errors (fits held fixed).")
     return "\n".join(out)
 
 
@@ -551,8 +665,12 @@ __all__ = [
     "Fig13Row",
     "L1Solution",
     "ThroughputFit",
+    "cross_validated_errors",
     "cross_validated_nmae",
     "features",
+    "gain_interval",
+    "kfold",
+    "min_links",
     "fig13_row",
     "fig13_table",
     "format_fig13",

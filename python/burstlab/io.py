@@ -199,7 +199,8 @@ def _text_trace(parsed: tuple[Any, ...], fmt: str, label: str, interval: float |
         if duplicates > received:
             raise _core.TraceFormatError(
                 f"{label}: {duplicates} of its {duplicates + received} sequence numbers repeat one already seen (only {received} distinct): "
-                "not a list of received packets (a bits file? a Mahimahi trace?); give the right --format"
+                "not a list of received packets; if it holds one 0/1 per line, give --format bits instead of --format seqlist "
+                "(a Mahimahi capacity trace is read by burstlab.io.read_mahimahi)"
             )
         if detected and duplicates and sorted_single:
             raise _core.TraceFormatError(_mahimahi_message(label))

@@ -128,11 +128,23 @@ def _abandon(pool: ProcessPoolExecutor) -> None:
             pass
 
 
+def set_forkserver_preload(*modules: str) -> None:
+    """What the local pools' forkserver imports when it starts: ``modules`` (to fork workers
+    with nothing left to import), always with the guard that makes the forkserver die with
+    this process (:mod:`burstlab._lifetime`). Only a forkserver not yet running is affected."""
+    multiprocessing.get_context("forkserver").set_forkserver_preload(["__main__", "burstlab._forkserver_guard", *modules])
+
+
 def _run_pool(fn: Callable[[T], R], tasks: list[T], workers: int, advance: Callable[[], None], max_pending: int | None) -> Iterator[tuple[T, R]]:
     from burstlab._lifetime import init_worker
 
+    from multiprocessing import forkserver
+
     ctx = multiprocessing.get_context("forkserver")
-    ctx.set_forkserver_preload(["burstlab._forkserver_guard"])
+    fs = getattr(forkserver, "_forkserver", None)  # CPython's module-level server
+    preload = list(getattr(fs, "_preload_modules", []) or [])
+    if "burstlab._forkserver_guard" not in preload:  # keep what the caller preloads, add the guard
+        set_forkserver_preload(*(m for m in preload if m != "__main__"))
     limit = max_pending or 4 * workers
     pool = ProcessPoolExecutor(max_workers=min(workers, len(tasks)), mp_context=ctx, initializer=init_worker)
     finished = False

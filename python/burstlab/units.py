@@ -112,7 +112,8 @@ class Quantity(click.ParamType):
 
 #: A positive time in seconds (``burstlab predict --rtt``, ``validate padhye --duration``).
 DURATION = Quantity("DURATION", parse_duration)
-#: A non-negative time in seconds (``validate padhye --warmup``).
-TIME = Quantity("TIME", parse_time)
-#: A rate in bits/s (``validate padhye --rate``, like ``sim --rate``).
+#: A rate in bits/s (``1.5Mbit``; ``validate padhye --rate``, like ``sim --rate``), a time in
+#: seconds (``500us``, zero allowed; ``validate padhye --warmup``), a size in bytes (``8MB``).
 RATE = Quantity("RATE", parse_rate)
+TIME = Quantity("TIME", parse_time)
+SIZE = Quantity("SIZE", parse_size)

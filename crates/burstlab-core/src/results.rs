@@ -89,3 +89,231 @@ pub struct SimResult {
     pub events: u64,
     pub series: Option<Series>,
 }
+
+/// A histogram of non-negative integers (nanoseconds) with bounded relative error: values
+/// below 2^SUB are exact; above, each power of two is split into 2^SUB bins, so a bin's
+/// width is at most 1/2^SUB of its value (SUB = 5: ≤ 3.1 %). Fixed size, no allocation
+/// when recording (HdrHistogram's layout, simplified).
+#[derive(Clone, Debug, PartialEq)]
+pub struct LogHistogram {
+    counts: Vec<u64>,
+    total: u64,
+    /// Sum of the values (wraps past 1.8·10^19: 584 years of summed nanoseconds).
+    sum: u64,
+    max: u64,
+}
+
+impl Default for LogHistogram {
+    fn default() -> Self {
+        LogHistogram { counts: vec![0; Self::BINS], total: 0, sum: 0, max: 0 }
+    }
+}
+
+impl LogHistogram {
+    const SUB: u32 = 5;
+    const BINS: usize = ((64 - Self::SUB as usize) + 1) << Self::SUB;
+
+    #[inline]
+    fn bin(v: u64) -> usize {
+        let sub = 1u64 << Self::SUB;
+        if v < sub {
+            return v as usize;
+        }
+        let e = 63 - v.leading_zeros(); // ≥ SUB
+        let shift = e - Self::SUB;
+        (((e - Self::SUB + 1) as u64) << Self::SUB) as usize + ((v >> shift) - sub) as usize
+    }
+
+    /// The smallest value of bin `b`.
+    fn low(b: usize) -> u64 {
+        let sub = 1usize << Self::SUB;
+        if b < sub {
+            return b as u64;
+        }
+        let e = (b >> Self::SUB) as u32 + Self::SUB - 1;
+        let m = (b & (sub - 1)) as u64 + sub as u64;
+        m << (e - Self::SUB)
+    }
+
+    #[inline]
+    pub fn record(&mut self, v: u64) {
+        self.counts[Self::bin(v)] += 1;
+        self.total += 1;
+        self.sum = self.sum.wrapping_add(v);
+        self.max = self.max.max(v);
+    }
+
+    pub fn count(&self) -> u64 {
+        self.total
+    }
+
+    pub fn mean(&self) -> Option<f64> {
+        (self.total > 0).then(|| self.sum as f64 / self.total as f64)
+    }
+
+    pub fn max(&self) -> Option<u64> {
+        (self.total > 0).then_some(self.max)
+    }
+
+    /// The q-quantile (0 ≤ q ≤ 1): the midpoint of the bin holding it (the maximum itself
+    /// for q = 1).
+    pub fn quantile(&self, q: f64) -> Option<f64> {
+        if self.total == 0 {
+            return None;
+        }
+        if q >= 1.0 {
+            return Some(self.max as f64);
+        }
+        let rank = ((q.max(0.0) * self.total as f64).ceil() as u64).max(1);
+        let mut seen = 0;
+        for (b, &c) in self.counts.iter().enumerate() {
+            seen += c;
+            if seen >= rank {
+                let lo = Self::low(b);
+                let hi = if b + 1 < Self::BINS { Self::low(b + 1) } else { u64::MAX };
+                return Some(((lo as f64 + hi as f64 - 1.0) / 2.0).min(self.max as f64));
+            }
+        }
+        Some(self.max as f64)
+    }
+
+    /// Non-empty bins as (lower edge, upper edge exclusive, count).
+    pub fn bins(&self) -> Vec<(u64, u64, u64)> {
+        self.counts
+            .iter()
+            .enumerate()
+            .filter(|(_, &c)| c > 0)
+            .map(|(b, &c)| (Self::low(b), if b + 1 < Self::BINS { Self::low(b + 1) } else { u64::MAX }, c))
+            .collect()
+    }
+}
+
+/// Counters of one link direction over the measured interval.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LinkCounters {
+    /// Packets that arrived at the link's queue.
+    pub offered: u64,
+    /// Packets the link transmitted (service ended by the end of the run); offered less
+    /// queue drops less those still queued or in service at the end.
+    pub sent: u64,
+    pub bytes_sent: u64,
+    /// Dropped on entry by a full buffer.
+    pub queue_drops: u64,
+    /// Lost by the link's loss process.
+    pub channel_losses: u64,
+    /// Reached the far end.
+    pub delivered: u64,
+}
+
+impl LinkCounters {
+    pub fn minus(&self, o: &LinkCounters) -> LinkCounters {
+        LinkCounters {
+            offered: self.offered - o.offered,
+            sent: self.sent - o.sent,
+            bytes_sent: self.bytes_sent - o.bytes_sent,
+            queue_drops: self.queue_drops - o.queue_drops,
+            channel_losses: self.channel_losses - o.channel_losses,
+            delivered: self.delivered - o.delivered,
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct LinkResult {
+    pub name: String,
+    pub counters: LinkCounters,
+    /// Fraction of the measured interval the link's transmitter spent sending this
+    /// link's packets.
+    pub utilisation: f64,
+    /// Long-run capacity, bits/s (None for slotted channels).
+    pub capacity_bps: Option<f64>,
+    /// Queueing delay (entry to service start) of the packets that entered during the
+    /// measured interval and were not dropped, ns.
+    pub queue_delay: LogHistogram,
+}
+
+/// What a flow was.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FlowKindTag {
+    Tcp,
+    Cbr,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct FlowResult {
+    pub name: String,
+    pub kind: FlowKindTag,
+    /// TCP: what [`SimResult`] reports for one flow (goodput, counters, series...); CBR:
+    /// `packets_sent`, `packets_lost`, `channel_losses`, `queue_drops`, `arrived_bytes`
+    /// and `delivered_*` (datagrams that arrived) are filled, goodput = delivered bytes.
+    pub result: SimResult,
+    /// Retransmission timeouts that fired while an earlier copy of the segment was on its
+    /// way to the receiver (and then arrived) or had already arrived (its ACK lost or late).
+    pub spurious_timeouts: u64,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct NetworkResult {
+    pub flows: Vec<FlowResult>,
+    pub links: Vec<LinkResult>,
+    /// Sum of the flows' goodputs, bits/s.
+    pub aggregate_goodput_bps: f64,
+    /// Jain's fairness index of the TCP flows' goodputs, (Σx)²/(n·Σx²) (None without TCP flows).
+    pub jain_index: Option<f64>,
+    /// Simulated time at which the run stopped.
+    pub end_time: Nanos,
+    pub events: u64,
+}
+
+/// Jain's fairness index of `xs` (1 = all equal, 1/n = one takes everything).
+pub fn jain(xs: &[f64]) -> Option<f64> {
+    if xs.is_empty() {
+        return None;
+    }
+    let s: f64 = xs.iter().sum();
+    let q: f64 = xs.iter().map(|x| x * x).sum();
+    Some(if q > 0.0 { s * s / (xs.len() as f64 * q) } else { 1.0 })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn histogram_bins_are_exact_below_32_and_within_3_percent_above() {
+        for v in [0u64, 1, 31, 32, 33, 63, 64, 1000, 123_456_789, u64::MAX / 3] {
+            let b = LogHistogram::bin(v);
+            let (lo, hi) = (LogHistogram::low(b), LogHistogram::low(b + 1));
+            assert!(lo <= v && v < hi, "{v}: [{lo}, {hi})");
+            if v >= 32 {
+                assert!((hi - lo) as f64 <= v as f64 / 32.0 + 1.0, "{v}: width {}", hi - lo);
+            } else {
+                assert_eq!(hi - lo, 1);
+            }
+        }
+    }
+
+    #[test]
+    fn histogram_quantiles_of_a_uniform_sample() {
+        let mut h = LogHistogram::default();
+        for v in 1..=100_000u64 {
+            h.record(v * 1000);
+        }
+        assert_eq!(h.count(), 100_000);
+        assert_eq!(h.max(), Some(100_000_000));
+        for q in [0.5, 0.9, 0.99] {
+            let want = q * 100_000_000.0;
+            let got = h.quantile(q).unwrap();
+            assert!((got / want - 1.0).abs() < 0.032, "q {q}: {got} vs {want}");
+        }
+        assert!((h.mean().unwrap() - 50_000_500.0).abs() < 1.0);
+    }
+
+    #[test]
+    fn jain_known_answers() {
+        assert_eq!(jain(&[5.0, 5.0, 5.0]), Some(1.0));
+        assert_eq!(jain(&[1.0, 0.0, 0.0, 0.0]), Some(0.25));
+        assert!((jain(&[1.0, 2.0]).unwrap() - 0.9).abs() < 1e-12);
+        assert_eq!(jain(&[]), None);
+    }
+}

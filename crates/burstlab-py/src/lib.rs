@@ -3,7 +3,9 @@
 use pyo3::prelude::*;
 
 mod errors;
+mod linklayer;
 mod loss;
+mod network;
 mod sim;
 mod trace;
 
@@ -14,5 +16,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     trace::register(m)?;
     loss::register(m)?;
     sim::register(m)?;
+    network::register(m)?;
+    linklayer::register(m)?;
     Ok(())
 }

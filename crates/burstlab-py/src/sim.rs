@@ -8,6 +8,7 @@ use crate::trace::PyBitTrace;
 use burstlab_core::link::{BufferUnit, LossMode};
 use burstlab_core::results::SimResult;
 use burstlab_core::sim::{self, AckLoss, AckPath, LinkConfig, Scenario, TcpConfig, Variant, Workload};
+use burstlab_core::tcp::rtt::RtoEstimator;
 use burstlab_core::tcp::SsthreshRule;
 use burstlab_core::time::Nanos;
 use burstlab_core::Error;
@@ -15,7 +16,7 @@ use numpy::IntoPyArray;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
-fn get<'py, T: FromPyObject<'py>>(d: &Bound<'py, PyDict>, key: &str) -> PyResult<Option<T>> {
+pub(crate) fn get<'py, T: FromPyObject<'py>>(d: &Bound<'py, PyDict>, key: &str) -> PyResult<Option<T>> {
     match d.get_item(key)? {
         None => Ok(None),
         Some(v) if v.is_none() => Ok(None),
@@ -25,12 +26,12 @@ fn get<'py, T: FromPyObject<'py>>(d: &Bound<'py, PyDict>, key: &str) -> PyResult
     }
 }
 
-fn req<'py, T: FromPyObject<'py>>(d: &Bound<'py, PyDict>, key: &str, default: T) -> PyResult<T> {
+pub(crate) fn req<'py, T: FromPyObject<'py>>(d: &Bound<'py, PyDict>, key: &str, default: T) -> PyResult<T> {
     Ok(get(d, key)?.unwrap_or(default))
 }
 
 /// Seconds → ns, rejecting negatives and non-finite values with the parameter's name.
-fn secs(name: &str, s: f64) -> PyResult<Nanos> {
+pub(crate) fn secs(name: &str, s: f64) -> PyResult<Nanos> {
     if (0.0..1.0e9).contains(&s) {
         Ok(burstlab_core::time::from_secs_f64(s))
     } else {
@@ -38,11 +39,11 @@ fn secs(name: &str, s: f64) -> PyResult<Nanos> {
     }
 }
 
-fn count(name: &str, x: i64) -> PyResult<u64> {
+pub(crate) fn count(name: &str, x: i64) -> PyResult<u64> {
     u64::try_from(x).map_err(|_| crate::errors::to_py(Error::param(name, x, "a non-negative integer")))
 }
 
-fn tcp_config(d: &Bound<'_, PyDict>) -> PyResult<TcpConfig> {
+pub(crate) fn tcp_config(d: &Bound<'_, PyDict>) -> PyResult<TcpConfig> {
     let dft = TcpConfig::default();
     let variant: String = req(d, "variant", "newreno".to_string())?;
     let reset: String = req(d, "rto_backoff_reset", "sample".to_string())?;
@@ -50,6 +51,19 @@ fn tcp_config(d: &Bound<'_, PyDict>) -> PyResult<TcpConfig> {
         "sample" => burstlab_core::tcp::rtt::BackoffReset::Sample,
         "new_ack" => burstlab_core::tcp::rtt::BackoffReset::NewAck,
         _ => return Err(crate::errors::to_py(Error::param("rto_backoff_reset", reset, "sample or new_ack"))),
+    };
+    // The `tossim` profile's timer and receiver (Srinivasan et al. §3.1; docs/study.md).
+    let est: String = req(d, "rto_estimator", "rfc6298".to_string())?;
+    let rto_estimator = match est.as_str() {
+        "rfc6298" => RtoEstimator::Rfc6298,
+        "rfc793" => RtoEstimator::Rfc793 { alpha: req(d, "rto_alpha", 0.875)?, beta: req(d, "rto_beta", 2.0)? },
+        _ => return Err(crate::errors::to_py(Error::param("rto_estimator", est, "rfc6298 or rfc793"))),
+    };
+    let pat: String = req(d, "partial_ack_timer", "first".to_string())?;
+    let restart_timer_every_partial_ack = match pat.as_str() {
+        "first" => false,
+        "every" => true,
+        _ => return Err(crate::errors::to_py(Error::param("partial_ack_timer", pat, "first or every"))),
     };
     let rule: String = req(d, "ssthresh_rule", "flightsize".to_string())?;
     let ssthresh_rule = match rule.as_str() {
@@ -78,6 +92,11 @@ fn tcp_config(d: &Bound<'_, PyDict>) -> PyResult<TcpConfig> {
         ssthresh_rule,
         grow_on_loss_exit: req(d, "grow_on_loss_exit", true)?,
         rto_backoff_reset,
+        rto_estimator,
+        rto_backoff: req(d, "rto_backoff", true)?,
+        ack_on_idle: req(d, "ack_on_idle", false)?,
+        fast_retransmit_after_timeout: req(d, "fast_retransmit_after_timeout", false)?,
+        restart_timer_every_partial_ack,
     })
 }
 
@@ -105,11 +124,14 @@ fn link_config(prefix: &str, d: &Bound<'_, PyDict>, loss: Option<&PyLossModel>) 
     )
     .with_unit(unit);
     l.loss_mode = mode;
+    let window: String = req(d, "loss_window", "serialisation".to_string())?;
+    l.loss_window = burstlab_core::link::LossWindow::parse(&window)
+        .map_err(|_| crate::errors::to_py(Error::param(&format!("{prefix}.loss_window"), window, "serialisation or transit")))?;
     l.loss = loss.map(|m| m.fresh());
     Ok(l)
 }
 
-fn dict_of<'py>(py: Python<'py>, d: &Bound<'py, PyDict>, key: &str) -> PyResult<Bound<'py, PyDict>> {
+pub(crate) fn dict_of<'py>(py: Python<'py>, d: &Bound<'py, PyDict>, key: &str) -> PyResult<Bound<'py, PyDict>> {
     match d.get_item(key)? {
         Some(v) if !v.is_none() => Ok(v.downcast_into::<PyDict>()?),
         _ => Ok(PyDict::new(py)),
@@ -123,7 +145,7 @@ fn workload(d: &Bound<'_, PyDict>) -> PyResult<Workload> {
     Ok(Workload { duration, size, warmup })
 }
 
-fn result_dict<'py>(py: Python<'py>, r: SimResult) -> PyResult<Bound<'py, PyDict>> {
+pub(crate) fn result_dict<'py>(py: Python<'py>, r: SimResult) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
     let c = r.counters;
     d.set_item("goodput_bps", r.goodput_bps)?;

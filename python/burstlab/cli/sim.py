@@ -68,6 +68,7 @@ def _check_series_path(path: str) -> None:
 
 
 @click.command("sim")
+@click.argument("scenario", required=False, type=click.Path(exists=True, dir_okay=False))
 @click.option("--tcp", "variant", default="newreno", show_default=True, type=click.Choice(["tahoe", "reno", "newreno", "sack"]))
 @click.option("--rate", default="10Mbit", show_default=True, help="Link capacity, e.g. 10Mbit.")
 @click.option("--delay", default="10ms", show_default=True, help="One-way propagation delay.")
@@ -98,10 +99,19 @@ def _check_series_path(path: str) -> None:
 @click.option("--series", "series_out", default=None, help="Write cwnd/ssthresh/srtt/rto/sequence series to OUT (.npz or .csv).")
 @click.pass_context
 def sim_cmd(ctx: click.Context, **kw: Any) -> None:
-    """Simulate one TCP flow over a lossy link and print goodput and counters."""
+    """Simulate one TCP flow over a lossy link and print goodput and counters; or, given a
+    SCENARIO file (TOML, see docs/simulator.md), a network of hops and flows."""
     from burstlab.lossspec import parse_loss_spec
     from burstlab.sim import Link, Scenario, TcpConfig, Workload, run, run_trace
 
+    if kw["scenario"] is not None:
+        from burstlab.cli.scenario import run_file
+
+        extra = [n for n in kw if n not in ("scenario", "seed", "as_json") and _given(ctx, n)]
+        if extra:
+            opts = ", ".join(_opt(n) for n in extra)
+            raise click.UsageError(f"{opts}: a scenario file describes the whole network (only --seed and --json go with it)")
+        return run_file(kw["scenario"], kw["seed"] if _given(ctx, "seed") else None, kw["as_json"])
     _check_combination(ctx, kw)
     if kw["series_out"] is not None:
         _check_series_path(kw["series_out"])

@@ -217,6 +217,8 @@ def stats_cmd(
     show_default=True,
     help="Polarity of bits/string output.",
 )
+@click.option("--every", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Keep only every K-th entry: the link probed K times less often (Srinivasan et al. §8, Fig. 14).")
 def convert_cmd(
     src: str,
     dst: str,
@@ -227,6 +229,7 @@ def convert_cmd(
     interval: float | None,
     to_fmt: str | None,
     to_one_means: str,
+    every: int,
 ) -> None:
     """Convert a trace from one format to another (streamed: memory about the packed trace;
     written atomically)."""
@@ -234,6 +237,10 @@ def convert_cmd(
 
     t = read_trace(src, fmt, one_means=one_means, expected=expected, interval=interval, drop_beyond=drop_beyond)  # type: ignore[arg-type]
     _warn_duplicates(t)
+    if every > 1:
+        from burstlab.datasets import subsample
+
+        t = subsample(t, every)
     write_trace(t, dst, to_fmt, one_means=to_one_means)  # type: ignore[arg-type]
     click.echo(f"wrote {dst} ({len(t)} entries)", err=True)
 

@@ -1,32 +1,40 @@
-"""``burstlab study prr-mu``: Srinivasan et al.'s PRR/μ study from traces to figures and a report."""
+"""``burstlab study``: the papers' studies — ``prr-mu`` (Srinivasan et al.'s PRR/μ study) and
+``error-models`` (Pentikousis & Badr's error models) — from inputs to figures and a report."""
 
 from __future__ import annotations
 
 import click
 
 from burstlab.cli.options import FORMAT, count
+from burstlab.units import RATE, SIZE, TIME
 
-#: Options that only one input uses: giving one for another input is a usage error, not
+#: Options that only some inputs use: giving one for another input is a usage error, not
 #: a silent no-op (docs/errors.md "Combinations").
 _ONLY_FOR = {
-    "n_links": ("--links", "synthetic"),
-    "n_slots": ("--slots", "synthetic"),
-    "rutgers_noise": ("--noise", "rutgers"),
-    "signal_dbm": ("--signal-dbm", "tossim"),
-    "targets": ("--targets", "tossim"),
-    "segment": ("--segment", "tossim"),
-    "fmt": ("--format", "traces"),
+    "n_links": ("--links", ("synthetic",)),
+    "n_slots": ("--slots", ("synthetic",)),
+    "noise": ("--noise", ("rutgers", "tossim")),
+    "signal_dbm": ("--signal-dbm", ("tossim",)),
+    "targets": ("--targets", ("tossim",)),
+    "segment": ("--segment", ("tossim",)),
+    "fmt": ("--format", ("traces",)),
+    "expected": ("--expected", ("traces",)),
+    "drop_beyond": ("--drop-beyond", ("traces",)),
+    "one_means": ("--one-means", ("traces",)),
 }
+
+
+def _input_name(ds: str) -> str:
+    return "--traces" if ds == "traces" else f"--dataset {ds}"
 
 
 def _check_applicable(ctx: click.Context, ds: str) -> None:
     from click.core import ParameterSource
 
-    wrong = [(opt, only) for name, (opt, only) in _ONLY_FOR.items() if only != ds and ctx.get_parameter_source(name) is not ParameterSource.DEFAULT]
+    wrong = [(opt, only) for name, (opt, only) in _ONLY_FOR.items() if ds not in only and ctx.get_parameter_source(name) is not ParameterSource.DEFAULT]
     if wrong:
-        what = "; ".join(f"{opt} is for {'--traces' if only == 'traces' else '--dataset ' + only}" for opt, only in wrong)
-        raise click.UsageError(f"{', '.join(o for o, _ in wrong)} {'has' if len(wrong) == 1 else 'have'} no effect with "
-                               f"{'--traces' if ds == 'traces' else '--dataset ' + ds} ({what})")
+        what = "; ".join(f"{opt} is for {' or '.join(_input_name(o) for o in only)}" for opt, only in wrong)
+        raise click.UsageError(f"{', '.join(o for o, _ in wrong)} {'has' if len(wrong) == 1 else 'have'} no effect with {_input_name(ds)} ({what})")
 
 
 def _check_memory(n_links: int, n_slots: int) -> None:
@@ -62,30 +70,40 @@ def _floats(s: str | None, name: str) -> tuple[float, ...] | None:
 @click.option("--dataset", type=click.Choice(["synthetic", "rutgers", "tossim"]), default=None, help="Named input (default: the built-in synthetic testbed).")
 @click.option("--traces", "traces_dir", type=click.Path(file_okay=False), default=None, help="A folder of trace files instead of a named dataset.")
 @click.option("--format", "fmt", type=FORMAT, default=None, help="Trace format for --traces (default: detected).")
+@click.option("--expected", type=click.IntRange(min=1), default=None, help="--traces seqlist files: packets sent per link (an empty file is then an all-lost link).")
+@click.option("--drop-beyond", is_flag=True, help="--traces seqlist files: drop (and count) sequence numbers ≥ --expected instead of stopping.")
+@click.option("--one-means", type=click.Choice(["received", "lost"]), default="received", show_default=True, help="--traces bits/string files: what a 1 means.")
+@click.option("--subsample", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Keep every K-th entry of every trace (Srinivasan et al. §8, Fig. 14; `burstlab convert --every K` does it to a file).")
 @click.option("--out", "out", type=click.Path(file_okay=False), default=None, help="Output folder (default: results/prr-mu-<dataset>).")
 @click.option("--workers", type=click.IntRange(min=1), default=None, help="Local worker processes (default: all cores).")
 @click.option("--cluster", default=None, help="Dask scheduler address (tcp://host:port) to run the tasks on.")
 @click.option("--seeds", "replicates", type=int, default=5, show_default=True, help="Seeds per synthetic condition (independent, GE).")
 @click.option("--seed", type=click.IntRange(0, 2**32 - 1), default=0, show_default=True, help="Study seed.")
 @click.option("--profile", type=click.Choice(["mirage", "roofnet"]), default=None, help="Srinivasan et al. timers and slot (default per dataset).")
+@click.option("--tcp-profile", type=click.Choice(["tossim", "rfc"]), default="tossim", show_default=True,
+              help="TCP: Srinivasan et al.'s TinyOS/TOSSIM NewReno as reconstructed in docs/study.md, or the RFC behaviour of `burstlab sim`.")
 @click.option("--ack-path", type=click.Choice(["lossless", "trace"]), default="lossless", show_default=True)
 @click.option("--rto-backoff-reset", type=click.Choice(["sample", "new_ack"]), default="sample", show_default=True,
-              help="When a backed-off RTO collapses: at a new RTT sample (RFC 6298, Karn) or on any new ACK (ns-3, Linux).")
+              help="With --tcp-profile rfc: when a backed-off RTO collapses, at a new RTT sample (RFC 6298, Karn) or on any new ACK (ns-3, Linux).")
 @click.option("--prr-range", nargs=2, type=float, default=(0.1, 0.9), show_default=True, help="PRR range of the links simulated.")
 @click.option("--fit-range", nargs=2, type=float, default=(0.2, 0.6), show_default=True, help="PRR range of the links fitted.")
 @click.option("--folds", type=int, default=5, show_default=True, help="k for the cross-validated fit errors.")
 @click.option("--links", "n_links", type=int, default=60, show_default=True, help="Synthetic testbed: number of links.")
 @click.option("--slots", "n_slots", type=count(), default=100_000, show_default=True, help="Synthetic testbed: slots per link.")
 @click.option("--max-links", type=int, default=None, help="Only the first N eligible links (by id).")
-@click.option("--noise", "rutgers_noise", default=None, help="Rutgers: comma-separated noise levels (e.g. dbm0,dbm-5).")
+@click.option("--noise", "noise", default=None,
+              help="Rutgers: comma-separated noise levels (e.g. dbm0,dbm-5). TOSSIM: comma-separated noise trace files (any TOSSIM noise trace, one dBm reading per line).")
 @click.option("--signal-dbm", default=None, help="TOSSIM: comma-separated signal strengths in dBm (default: solved for --targets).")
 @click.option("--targets", default=None, help="TOSSIM: comma-separated expected PRRs the signal strengths are solved for.")
 @click.option("--segment", type=int, default=98_304, show_default=True, help="TOSSIM: noise samples per derived link (0: the whole file).")
-@click.option("--no-progress", is_flag=True, help="No progress bar.")
-def prr_mu_cmd(ctx: click.Context, dataset: str | None, traces_dir: str | None, fmt: str | None, out: str | None, workers: int | None, cluster: str | None,
-               replicates: int, seed: int, profile: str | None, ack_path: str, rto_backoff_reset: str, prr_range: tuple[float, float], fit_range: tuple[float, float],
-               folds: int, n_links: int, n_slots: int, max_links: int | None, rutgers_noise: str | None, signal_dbm: str | None,
-               targets: str | None, segment: int, no_progress: bool) -> None:
+@click.option("--pdf/--no-pdf", default=False, show_default=True, help="Also write every figure as PDF.")
+@click.option("--no-progress", is_flag=True, help="No progress bar (one line per phase and finished link instead).")
+def prr_mu_cmd(ctx: click.Context, dataset: str | None, traces_dir: str | None, fmt: str | None, expected: int | None, drop_beyond: bool, one_means: str, subsample: int,
+               out: str | None, workers: int | None, cluster: str | None,
+               replicates: int, seed: int, profile: str | None, tcp_profile: str, ack_path: str, rto_backoff_reset: str, prr_range: tuple[float, float], fit_range: tuple[float, float],
+               folds: int, n_links: int, n_slots: int, max_links: int | None, noise: str | None, signal_dbm: str | None,
+               targets: str | None, segment: int, pdf: bool, no_progress: bool) -> None:
     """Srinivasan et al.'s method on every link: PRR, μ, TCP NewReno over the trace, over independent and
     Gilbert-Elliott links with the same PRR (and μ), the differences, μ convergence, the L1 fits
     (PRR only, second order, 15 terms); writes a results store, figures and a report."""
@@ -97,6 +115,7 @@ def prr_mu_cmd(ctx: click.Context, dataset: str | None, traces_dir: str | None, 
     _check_applicable(ctx, ds)
     if ds == "synthetic" and n_links >= 1 and n_slots >= 2:
         _check_memory(n_links, n_slots)
+    noise_list = tuple(x.strip() for x in noise.split(",") if x.strip()) if noise else None
     cfg = StudyConfig(
         dataset=ds,
         traces_dir=traces_dir,
@@ -105,6 +124,7 @@ def prr_mu_cmd(ctx: click.Context, dataset: str | None, traces_dir: str | None, 
         replicates=replicates,
         seed=seed,
         ack_path=ack_path,
+        tcp_profile=tcp_profile,
         rto_backoff_reset=rto_backoff_reset,
         prr_range=tuple(prr_range),  # type: ignore[arg-type]
         fit_range=tuple(fit_range),  # type: ignore[arg-type]
@@ -112,17 +132,76 @@ def prr_mu_cmd(ctx: click.Context, dataset: str | None, traces_dir: str | None, 
         n_links=n_links,
         n_slots=n_slots,
         max_links=max_links,
-        rutgers_noise=tuple(x.strip() for x in rutgers_noise.split(",")) if rutgers_noise else None,
+        rutgers_noise=noise_list if ds == "rutgers" else None,
+        tossim_noise_files=noise_list if ds == "tossim" else None,
+        traces_expected=expected,
+        traces_drop_beyond=drop_beyond,
+        traces_one_means=one_means,
+        subsample=subsample,
         tossim_targets=_floats(targets, "--targets"),
         tossim_signal_dbm=_floats(signal_dbm, "--signal-dbm"),
         tossim_segment=segment or None,
     )
     out_dir = out or f"results/prr-mu-{ds}"
-    res = run_study(cfg, out_dir, workers=workers, cluster=cluster, progress=not no_progress, log=lambda s: click.echo(s, err=True))
+    res = run_study(cfg, out_dir, workers=workers, cluster=cluster, progress=not no_progress, log=lambda s: click.echo(s, err=True),
+                    formats=("png", "pdf") if pdf else ("png",))
     click.echo(f"{res.ran} simulations run, {res.skipped} reused from the store, {res.elapsed_s:.1f} s")
+
+    def e(v: float) -> str:
+        return "-" if v != v else f"{100 * v:.2f}"  # NaN: the fit was not made
+
     for r in res.fig13:
-        click.echo(f"fit error ×1e-2 [{r['group']}]: PRR only {100 * r['err_prr']:.2f}, 2nd order {100 * r['err_2nd']:.2f}, 15 term {100 * r['err_15']:.2f} "
-                   f"(CV: {100 * r['cv_err_prr']:.2f}, {100 * r['cv_err_2nd']:.2f}, {100 * r['cv_err_15']:.2f})")
+        click.echo(f"fit error ×1e-2 [{r['group']}]: PRR only {e(r['err_prr'])}, 2nd order {e(r['err_2nd'])}, 15 term {e(r['err_15'])} "
+                   f"(CV: {e(r['cv_err_prr'])}, {e(r['cv_err_2nd'])}, {e(r['cv_err_15'])})")
+    click.echo(f"report: {res.report_md.resolve()}")
+    click.echo(f"report (HTML): {res.report_html.resolve()}")
+
+
+@study_group.command("error-models")
+@click.option("--out", "out", type=click.Path(file_okay=False), default="results/error-models", show_default=True, help="Output folder.")
+@click.option("--workers", type=click.IntRange(min=1), default=None, help="Local worker processes (default: all cores).")
+@click.option("--cluster", default=None, help="Dask scheduler address (tcp://host:port) to run the tasks on.")
+@click.option("--quick", is_flag=True, help="A reduced study (3 transfers per cell, 2 per sensitivity point, two values per open parameter): the same figures and report in under a minute.")
+@click.option("--seeds", type=click.IntRange(min=2), default=None, help="Transfers per cell at the defaults (default 100; --quick 3; the paper: 10 batches).")
+@click.option("--sweep-seeds", type=click.IntRange(min=2), default=None, help="Transfers per cell of every sensitivity point (default 20; --quick 2).")
+@click.option("--seed", type=click.IntRange(0, 2**32 - 1), default=0, show_default=True, help="Study seed.")
+@click.option("--no-sweep", is_flag=True, help="Only the defaults: no sensitivity sweeps (and no sub-cycle figure).")
+@click.option("--rate", type=RATE, default=1.5e6, show_default="1.5Mbit", help="Channel capacity: the paper's unstated 'low bandwidth environment'.")
+@click.option("--buffer", type=click.IntRange(min=1), default=50, show_default=True, help="Channel DropTail buffer (packets; ns-2's default).")
+@click.option("--lan-delay", type=TIME, default=0.0005, show_default="0.5ms", help="Channel one-way propagation delay (the LAN).")
+@click.option("--mss", type=click.IntRange(1, 65_495), default=1460, show_default=True, help="Segment payload (bytes; Ethernet).")
+@click.option("--delayed-ack/--no-delayed-ack", default=True, show_default=True, help="Delayed ACKs (every 2nd segment, 200 ms).")
+@click.option("--rto-min", type=TIME, default=1.0, show_default="1s", help="Minimum RTO (BSD's, RFC 6298's).")
+@click.option("--rwnd", type=click.IntRange(min=1), default=None, help="Receiver window in segments (default: unlimited, the paper's 'sufficiently large').")
+@click.option("--init-cwnd", type=click.IntRange(min=1), default=1, show_default=True, help="Initial window (segments; BSD's 1).")
+@click.option("--cycle", type=TIME, default=1.0, show_default="1s", help="VDDP mean ON+OFF sub-cycle of Fig. 2's temporal model (not published).")
+@click.option("--fig2-ack-loss", type=click.Choice(["none", "sync", "independent"]), default="sync", show_default=True, help="ACK losses of Fig. 2's models.")
+@click.option("--size", "sync_size", type=SIZE, default=8_000_000, show_default="8MB", help="Table 1 / Fig. 3 transfer size (MB = 10^6; 8MiB for 2^20).")
+@click.option("--fig2-size", "models_size", type=SIZE, default=5_000_000, show_default="5MB", help="Fig. 2 transfer size.")
+@click.option("--pdf/--no-pdf", default=False, show_default=True, help="Also write every figure as PDF.")
+@click.option("--no-progress", is_flag=True, help="No progress bar (one line per finished task instead).")
+def error_models_cmd(out: str, workers: int | None, cluster: str | None, quick: bool, seeds: int | None, sweep_seeds: int | None, seed: int,
+                     no_sweep: bool, rate: float, buffer: int, lan_delay: float, mss: int, delayed_ack: bool, rto_min: float, rwnd: int | None,
+                     init_cwnd: int, cycle: float, fig2_ack_loss: str, sync_size: int, models_size: int, pdf: bool, no_progress: bool) -> None:  # fmt: skip
+    """Pentikousis & Badr, "Error Modeling for TCP Simulations": rate-based vs temporal
+    (VDDP) error models (Fig. 2) and synchronized vs not synchronized ACK losses (Table 1,
+    Fig. 3), every open parameter swept; writes a results store, figures and a report with
+    the paper's numbers beside ours."""
+    from burstlab.experiments.error_models import Setup, StudyConfig, run_study
+
+    setup = Setup(rate=rate, buffer=buffer, lan_delay=lan_delay, mss=mss, delayed_ack=delayed_ack, rto_min=rto_min, rwnd=rwnd,
+                  init_cwnd=init_cwnd, cycle=cycle, fig2_ack_loss=fig2_ack_loss)  # fmt: skip
+    kw: dict[str, object] = {"seed": seed, "sweep": not no_sweep, "sync_size": int(sync_size), "models_size": int(models_size)}
+    if seeds is not None:
+        kw["seeds"] = seeds
+    if sweep_seeds is not None:
+        kw["sweep_seeds"] = sweep_seeds
+    cfg = StudyConfig.quick_config(setup, **kw) if quick else StudyConfig(setup=setup, **kw)  # type: ignore[arg-type]
+    res = run_study(cfg, out, workers=workers, cluster=cluster, progress=not no_progress, log=lambda s: click.echo(s, err=True),
+                    formats=("png", "pdf") if pdf else ("png",))
+    click.echo(f"{res.ran} simulations run, {res.skipped} reused from the store, {res.elapsed_s:.1f} s")
+    held = sum(1 for c in res.claims if c["verdict"].startswith("holds"))
+    click.echo(f"claims of the paper: {held} of {len(res.claims)} hold (report: claims table)")
     click.echo(f"report: {res.report_md.resolve()}")
     click.echo(f"report (HTML): {res.report_html.resolve()}")
 

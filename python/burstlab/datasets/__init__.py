@@ -8,6 +8,10 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from burstlab.traces import Trace
 
 
 def shared_root() -> Path:
@@ -15,6 +19,27 @@ def shared_root() -> Path:
     return Path(os.environ.get("BURSTLAB_SHARED", "../shared")).resolve()
 
 
+def subsample(trace: Trace, every: int, offset: int = 0) -> Trace:
+    """Keep entries ``offset, offset + every, offset + 2·every, …`` of ``trace``: the trace
+    of the same link probed ``every`` times less often (Srinivasan et al. §8, Fig. 14:
+    Roofnet's 2 ms traces sub-sampled at 10 ms). The interval (or the timestamps) follow;
+    ``meta["subsampled"]`` records ``every`` (times the trace's own, if it had one)."""
+    from burstlab._core import ParameterError
+    from burstlab.traces import Trace
+
+    if not (isinstance(every, int) and every >= 1):
+        raise ParameterError(f"invalid parameter every = {every!r}: expected an integer ≥ 1")
+    if not (isinstance(offset, int) and 0 <= offset < every):
+        raise ParameterError(f"invalid parameter offset = {offset!r}: expected 0 ≤ offset < every = {every}")
+    if every == 1:
+        return trace
+    bits = trace.to_numpy()[offset::every]
+    ts = None if trace.timestamps is None else trace.timestamps[offset::every]
+    iv = None if trace.interval is None else trace.interval * every
+    meta = {**trace.meta, "subsampled": every * int(trace.meta.get("subsampled", 1))}
+    return Trace(bits, interval=None if ts is not None else iv, timestamps=ts, name=trace.name, meta=meta)
+
+
 from burstlab.datasets.rutgers_noise import rutgers  # noqa: E402  (needs shared_root)
 
-__all__ = ["rutgers", "shared_root"]
+__all__ = ["rutgers", "shared_root", "subsample"]

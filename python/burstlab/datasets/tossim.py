@@ -90,7 +90,10 @@ def _lines(ns: Sequence[int]) -> str:
 def read_noise(path: str | Path) -> NoiseTrace:
     """Read a TOSSIM noise file (one dBm reading per line)."""
     p = Path(path)
-    text = p.read_text()
+    try:
+        text = p.read_bytes().decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise TraceFormatError(f"{p}: not a text file (byte {e.start} is not UTF-8): expected a TOSSIM noise trace, one dBm reading per line") from None
     vals: list[float] = []
     blank: list[int] = []
     stripped: list[int] = []
@@ -169,21 +172,30 @@ def tossim(
     seed: int = 0,
     interval: float = 0.01,
     segment: int | None = DEFAULT_SEGMENT,
+    noise_files: Sequence[str | Path] | None = None,
 ) -> Iterator[Trace]:
     """Links derived from the TOSSIM noise traces: each file is cut into segments of
     ``segment`` readings (None: the whole file; a shorter tail is dropped), and each segment
     gives one link per signal strength (``signal_dbm``, or the strengths whose expected PRR
-    over that segment is each of ``targets``)."""
+    over that segment is each of ``targets``). ``noise_files`` are paths of any TOSSIM noise
+    traces (one dBm reading per line) to use instead of ``files`` under ``root``."""
     if segment is not None and segment < 2:
         raise ParameterError(f"invalid parameter segment = {segment}: expected at least 2 readings")
-    base = Path(root) if root is not None else shared_root() / "data" / "tossim-noise"
-    if not base.is_dir():
-        raise FileNotFoundError(f"TOSSIM noise data not found at {base} (set BURSTLAB_SHARED)")
-    for name in files:
-        path = base / f"{name}.txt"
+    if noise_files is not None:
+        paths = [Path(f) for f in noise_files]
+        for path in paths:
+            if not path.is_file():
+                raise FileNotFoundError(f"--noise {path}: no such file (a TOSSIM noise trace, one dBm reading per line)")
+    else:
+        base = Path(root) if root is not None else shared_root() / "data" / "tossim-noise"
+        if not base.is_dir():
+            raise FileNotFoundError(f"TOSSIM noise data not found at {base} (set BURSTLAB_SHARED)")
+        paths = [base / f"{name}.txt" for name in files]
+    for path in paths:
         noise = read_noise(path)
         n = len(noise.noise_dbm)
-        seg = n if segment is None else segment
+        # A file of the user's shorter than the segment is one link (the shared ones are longer).
+        seg = n if segment is None or (noise_files is not None and segment > n) else segment
         if seg > n:
             raise ParameterError(f"invalid parameter segment = {segment}: {path} has only {n} readings")
         for start in range(0, n - seg + 1, seg):

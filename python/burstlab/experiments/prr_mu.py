@@ -23,9 +23,11 @@ seeds derived from (study seed, link id, condition, replicate), never from the w
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import math
+import os
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
@@ -63,28 +65,33 @@ class Profile:
         """Link-layer packets per second (Srinivasan et al. §7 footnote 2: 100 Mirage, 500 Roofnet)."""
         return 1.0 / self.slot
 
-    def tcp(self) -> dict[str, Any]:
-        """Keyword arguments of :class:`burstlab.sim.TcpConfig` for this profile.
+    def tcp(self, tcp_profile: str = "tossim") -> dict[str, Any]:
+        """Every field of :class:`burstlab.sim.TcpConfig` for this testbed's timers.
 
-        Srinivasan et al. give the slot, the RTO bounds, the ACK timeout and the maximum window; the
-        rest are RFC defaults (RFC 5681 initial window 2, delayed ACK every 2nd segment,
-        RFC 6298 initial RTO = the lower bound, since Srinivasan et al. scale all timers with the
-        slot), 1000-byte segments, 3 duplicate ACKs. Recorded in every row's configuration.
+        Srinivasan et al. give the slot, the RTO bounds, the ACK timeout and the maximum window.
+        ``"tossim"`` (the default) is their TinyOS/TOSSIM NewReno as reconstructed in
+        :meth:`burstlab.sim.TcpConfig.tossim` (RFC 793 timer without backoff, the receiver's
+        idle ACKs, fast retransmit after a timeout, Slow-but-Steady; ``docs/study.md``);
+        ``"rfc"`` is today's RFC behaviour (RFC 6298 timer with backoff, RFC 6582 careful
+        NewReno, delayed ACKs). Both: NewReno, 1000-byte segments, initial window 2 (RFC 5681),
+        delayed ACK every second segment, initial RTO = the lower bound (Srinivasan et al. scale
+        all timers with the slot), 3 duplicate ACKs. Recorded in every row's configuration.
         """
-        return {
-            "variant": "newreno",
-            "mss": 1000,
-            "init_cwnd": 2,
-            "max_cwnd": self.max_cwnd,
-            "rwnd": None,
-            "delayed_ack": True,
-            "ack_every": 2,
-            "ack_timeout": self.ack_timeout,
-            "rto_min": self.rto_min,
-            "rto_max": self.rto_max,
-            "rto_initial": self.rto_min,
-            "dupack_threshold": 3,
-        }
+        from dataclasses import asdict
+
+        from burstlab.sim import TcpConfig
+
+        if tcp_profile == "tossim":
+            return asdict(TcpConfig.tossim(ack_timeout=self.ack_timeout, rto_min=self.rto_min, rto_max=self.rto_max, max_cwnd=self.max_cwnd))
+        if tcp_profile == "rfc":
+            return asdict(TcpConfig(variant="newreno", init_cwnd=2, delayed_ack=True, ack_every=2, rto_initial=self.rto_min, dupack_threshold=3,
+                                    ack_timeout=self.ack_timeout, rto_min=self.rto_min, rto_max=self.rto_max, max_cwnd=self.max_cwnd))
+        raise ParameterError(f"invalid parameter tcp_profile = {tcp_profile!r}: expected one of {TCP_PROFILES}")
+
+
+#: TCP profiles of the study: Srinivasan et al.'s TinyOS/TOSSIM NewReno as burstlab reconstructs
+#: it (default), or the RFC behaviour of ``burstlab sim``.
+TCP_PROFILES = ("tossim", "rfc")
 
 
 #: Srinivasan et al. §3.1 (Mirage 802.15.4: 10 ms, RTO 1-60 s, ACK timeout 300 ms) and §3.2.2
@@ -109,8 +116,10 @@ class StudyConfig:
     replicates: int = 5  # seeds per synthetic condition (b) and (c)
     seed: int = 0  # the study seed (synthetic conditions, simulator)
     ack_path: str = "lossless"
+    # TCP: Srinivasan et al.'s TOSSIM NewReno as reconstructed ("tossim") or RFC ("rfc")
+    tcp_profile: str = "tossim"
     # RFC 6298 §5 + Karn ("sample", the simulator's default) or ns-3/Linux ("new_ack"): when a
-    # backed-off RTO returns to SRTT + 4·RTTVAR; Srinivasan et al. do not say (docs/study.md)
+    # backed-off RTO returns to SRTT + 4·RTTVAR (only matters with backoff, i.e. "rfc")
     rto_backoff_reset: str = "sample"
     prr_range: tuple[float, float] = (0.1, 0.9)  # links simulated (Srinivasan et al. Fig. 6)
     fit_range: tuple[float, float] = (0.2, 0.6)  # links fitted (intermediate, Srinivasan et al. §7)
@@ -128,6 +137,13 @@ class StudyConfig:
     tossim_targets: tuple[float, ...] | None = None
     tossim_signal_dbm: tuple[float, ...] | None = None
     tossim_segment: int | None = 98_304
+    tossim_noise_files: tuple[str, ...] | None = None  # any TOSSIM noise traces (default: the shared ones)
+    # --traces DIR: how to read the files (burstlab.io.read_trace)
+    traces_expected: int | None = None  # seqlist: packets sent (an empty file is then an all-lost link)
+    traces_drop_beyond: bool = False  # seqlist: drop (and count) seq ≥ expected instead of failing
+    traces_one_means: str = "received"  # bits/string polarity
+    # every trace keeps only every k-th entry before anything else (Srinivasan et al. §8, Fig. 14)
+    subsample: int = 1
 
     def __post_init__(self) -> None:
         if self.dataset not in DATASETS:
@@ -138,6 +154,8 @@ class StudyConfig:
             raise ParameterError(f"invalid parameter profile = {self.profile!r}: expected one of {sorted(PROFILES)}")
         if self.replicates < 1:
             raise ParameterError(f"invalid parameter seeds = {self.replicates}: expected at least 1")
+        if self.tcp_profile not in TCP_PROFILES:
+            raise ParameterError(f"invalid parameter tcp_profile = {self.tcp_profile!r}: expected one of {TCP_PROFILES}")
         if self.rto_backoff_reset not in ("sample", "new_ack"):
             raise ParameterError(f"invalid parameter rto_backoff_reset = {self.rto_backoff_reset!r}: expected 'sample' or 'new_ack'")
         if self.ack_path not in ("lossless", "trace"):
@@ -149,6 +167,12 @@ class StudyConfig:
             raise ParameterError(f"invalid parameter folds = {self.folds}: expected at least 2")
         if not 0 <= self.seed < 2**32:
             raise ParameterError(f"invalid parameter seed = {self.seed}: expected 0 ≤ seed < 2^32")
+        if self.subsample < 1:
+            raise ParameterError(f"invalid parameter subsample = {self.subsample}: expected keeping every k-th entry, k ≥ 1")
+        if self.traces_one_means not in ("received", "lost"):
+            raise ParameterError(f"invalid parameter one_means = {self.traces_one_means!r}: expected 'received' or 'lost'")
+        if self.traces_expected is not None and self.traces_expected < 1:
+            raise ParameterError(f"invalid parameter expected = {self.traces_expected}: expected a positive number of packets sent")
         if self.max_links is not None and self.max_links < 1:
             raise ParameterError(f"invalid parameter max_links = {self.max_links}: expected at least 1")
 
@@ -161,9 +185,9 @@ class StudyConfig:
         return PROFILES[self.profile_name]
 
     def tcp(self) -> dict[str, Any]:
-        """Keyword arguments of :class:`burstlab.sim.TcpConfig`: the profile's plus the RTO
-        backoff rule."""
-        return {**self.prof.tcp(), "rto_backoff_reset": self.rto_backoff_reset}
+        """Keyword arguments of :class:`burstlab.sim.TcpConfig`: the testbed's timers in the
+        TCP profile, plus the RTO backoff-reset rule."""
+        return {**self.prof.tcp(self.tcp_profile), "rto_backoff_reset": self.rto_backoff_reset}
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
@@ -186,19 +210,72 @@ class StudyLink:
 # --------------------------------------------------------------------------------------
 # inputs
 # --------------------------------------------------------------------------------------
-def _read_dir(cfg: StudyConfig) -> list[Trace]:
-    from burstlab.io import read_trace
+def _walk(root: Path) -> list[Path]:
+    """Every file under ``root`` (sorted; hidden names skipped), following symbolic links to
+    folders once each (a link back up the tree is not followed twice)."""
+    seen: set[str] = set()
+    out: list[Path] = []
+    for top, dirs, files in os.walk(root, followlinks=True):
+        real = os.path.realpath(top)
+        if real in seen:
+            dirs[:] = []
+            continue
+        seen.add(real)
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        out.extend(Path(top) / f for f in sorted(files) if not f.startswith("."))
+    return out
+
+
+#: Extensions of files that sit beside traces and are never traces.
+NOT_TRACES = {".md", ".rst", ".html", ".htm", ".pdf", ".png", ".jpg", ".jpeg", ".svg", ".json", ".yaml", ".yml", ".toml", ".py", ".sh", ".gz", ".zip", ".tar"}
+
+
+def _looks_like_a_trace(p: Path) -> bool:
+    """Whether the content sniffing of :func:`burstlab.io.detect_format` recognises a trace
+    format in ``p`` (then a line that does not parse is a malformed trace, not a README)."""
+    from burstlab._core import BurstlabError
+    from burstlab.io import detect_format
+
+    try:
+        detect_format(p)
+    except (BurstlabError, OSError, UnicodeDecodeError):
+        return False
+    return True
+
+
+def _read_dir(cfg: StudyConfig, notes: list[str]) -> list[Trace]:
+    """The traces in ``cfg.traces_dir``. A file that is not a trace (a README, a figure: its
+    extension says so, or no trace format can be recognised in it) is skipped with a note; so
+    is an empty file without ``--expected`` (nothing says how many packets were sent). A trace
+    that does not parse (a trace extension, or content recognised as a trace) is an error."""
+    from burstlab._core import EmptyInputError, TraceFormatError
+    from burstlab.io import EXTENSIONS, read_trace
 
     root = Path(cfg.traces_dir or ".")
     if not root.is_dir():
         raise FileNotFoundError(f"--traces {root}: not a directory")
-    files = sorted(p for p in root.rglob("*") if p.is_file() and not p.name.startswith("."))
+    files = _walk(root)
     if not files:
         raise ParameterError(f"invalid parameter traces = {root}: no files found")
     out = []
     for p in files:
-        tr = read_trace(p, cfg.fmt) if cfg.fmt else read_trace(p)
-        out.append(Trace(tr.bits, interval=tr.interval, timestamps=tr.timestamps, name=str(p.relative_to(root)), meta=dict(tr.meta)))
+        rel = str(p.relative_to(root))
+        try:
+            tr = read_trace(p, cfg.fmt, one_means=cfg.traces_one_means, expected=cfg.traces_expected, drop_beyond=cfg.traces_drop_beyond)  # type: ignore[arg-type]
+        except EmptyInputError:
+            if p.stat().st_size and p.read_bytes().strip():
+                notes.append(f"skipped {rel}: no trace entries (only comments)")
+            else:
+                notes.append(f"skipped {rel}: empty (an all-lost link? give --expected N, the packets sent, to count it)")
+            continue
+        except (TraceFormatError, UnicodeDecodeError) as e:
+            if p.suffix.lower() in EXTENSIONS or (p.suffix.lower() not in NOT_TRACES and _looks_like_a_trace(p)):
+                raise  # a trace with a bad line: an error naming it (docs/errors.md)
+            notes.append(f"skipped {rel}: not a trace ({str(e).splitlines()[0].replace(str(p), rel)})")
+            continue
+        out.append(Trace(tr.bits, interval=tr.interval, timestamps=tr.timestamps, name=rel, meta=dict(tr.meta)))
+    if not out:
+        raise ParameterError(f"invalid parameter traces = {root}: none of its {len(files)} files is a trace ({'; '.join(notes[:3])})")
     return out
 
 
@@ -230,39 +307,87 @@ def _subgroup(cfg: StudyConfig, tr: Trace) -> str:
     return ""
 
 
-def load_traces(cfg: StudyConfig) -> list[Trace]:
-    """All traces of the configured input, before any filtering."""
+def load_traces(cfg: StudyConfig, notes: list[str] | None = None) -> list[Trace]:
+    """All traces of the configured input, before any filtering (sub-sampled when
+    ``cfg.subsample`` > 1). What was skipped while reading is appended to ``notes``."""
+    notes = [] if notes is None else notes
     if cfg.dataset == "synthetic":
         from burstlab.datasets.synthetic import synthetic_testbed
 
-        return synthetic_testbed(cfg.n_links, cfg.n_slots, cfg.testbed_seed, cfg.prof.slot)
-    if cfg.dataset == "tossim":
+        traces = synthetic_testbed(cfg.n_links, cfg.n_slots, cfg.testbed_seed, cfg.prof.slot)
+    elif cfg.dataset == "tossim":
         from burstlab.datasets.tossim import DEFAULT_TARGETS, tossim
 
-        return list(
+        traces = list(
             tossim(
                 targets=cfg.tossim_targets or DEFAULT_TARGETS,
                 signal_dbm=cfg.tossim_signal_dbm,
                 seed=cfg.seed,
                 interval=cfg.prof.slot,
                 segment=cfg.tossim_segment,
+                noise_files=cfg.tossim_noise_files,
             )
         )
-    if cfg.dataset == "rutgers":
-        return _rutgers(cfg)
-    return _read_dir(cfg)
+    elif cfg.dataset == "rutgers":
+        traces = _rutgers(cfg)
+    else:
+        traces = _read_dir(cfg, notes)
+    if cfg.subsample > 1:
+        from burstlab.datasets import subsample
+
+        traces = [subsample(t, cfg.subsample) for t in traces]
+    return traces
 
 
-def select_links(cfg: StudyConfig, traces: Sequence[Trace]) -> tuple[list[StudyLink], dict[str, int]]:
+#: Srinivasan et al. §8: μ levels off after about 40,000 packets on Mirage (802.15.4, 10 ms)
+#: and 10,000 on Roofnet (802.11b, 2 ms); by profile.
+CONVERGENCE_LENGTH = {"mirage": 40_000, "roofnet": 10_000}
+
+
+def input_warnings(traces: Sequence[Trace], stats: Sequence[TraceStats], fmt: str | None, user_files: bool = True) -> list[str]:
+    """What looks like a misread input, with the reason and the option that fixes it:
+    traces with almost no reception (a 0/1 *loss* indicator read as reception; with
+    ``user_files``, also links that received nothing, in case ``--expected`` is wrong) and
+    sequence lists where most entries were dropped (another format read as a list)."""
+    out = []
+    low = [(t, st.prr) for t, st in zip(traces, stats, strict=True) if st.prr is not None and st.length >= 100 and st.prr < 0.01]
+    flipped = [(t, p) for t, p in low if t.meta.get("format") in ("bits", "string") and p > 0]  # 0/1 files with a few 1s
+    if flipped:
+        ex = ", ".join(f"{t.name} (PRR {p:.3f})" for t, p in flipped[:3])
+        out.append(f"{len(flipped)} of {len(traces)} 0/1 traces receive almost nothing, e.g. {ex}. If 1 marks a *lost* packet in these files, "
+                   "read them with --one-means lost (PRR becomes 1 − PRR); if the links really are that bad, ignore this.")
+    dead = [(t, p) for t, p in low if not any(t is f for f, _ in flipped)]
+    if dead and user_files:
+        ex = ", ".join(f"{t.name} (PRR {p:.3f})" for t, p in dead[:3])
+        out.append(f"{len(dead)} of {len(traces)} traces receive (almost) nothing, e.g. {ex}"
+                   + (" (sequence lists: is --expected the number of packets sent?)" if any(t.meta.get("format") == "seqlist" for t, _ in dead) else "") + ".")
+    dropped = []
+    for t in traces:
+        m = t.meta
+        read = int(m.get("received", 0)) + int(m.get("duplicates", 0)) + int(m.get("dropped", 0))
+        bad = int(m.get("duplicates", 0)) + int(m.get("dropped", 0))
+        if read >= 10 and bad > read // 2:
+            dropped.append(f"{t.name}: {bad:,} of its {read:,} entries ({m.get('duplicates', 0):,} duplicates)")
+    if dropped:
+        out.append(f"{len(dropped)} of {len(traces)} traces read as sequence lists lost most of their entries as duplicates or beyond the packets sent, "
+                   f"e.g. {'; '.join(dropped[:3])}: are they 0/1 traces? Give --format bits (or string)" + ("" if fmt is None else f" instead of --format {fmt}") + ".")
+    return out
+
+
+def select_links(cfg: StudyConfig, traces: Sequence[Trace], info: dict[str, Any] | None = None) -> tuple[list[StudyLink], dict[str, int]]:
     """The links the study simulates (PRR in ``prr_range`` and μ defined) and, for the report,
-    how many traces were left out and why."""
+    how many traces were left out and why. ``info`` (if given) receives ``"all_prr"`` (subgroup,
+    PRR of every trace: Fig. 1) and ``"warnings"`` (:func:`input_warnings`)."""
     lo, hi = cfg.prr_range
     excluded: dict[str, int] = {}
     links: list[StudyLink] = []
     seen: set[str] = set()
     group = {"synthetic": "synthetic", "rutgers": "rutgers", "tossim": "tossim", "traces": "traces"}[cfg.dataset]
-    for i, tr in enumerate(traces):
-        st = trace_stats(tr, chunk=cfg.chunk, warn=False)
+    all_stats = [trace_stats(tr, chunk=cfg.chunk, warn=False) for tr in traces]
+    if info is not None:
+        info["all_prr"] = [(_subgroup(cfg, tr), st.prr) for tr, st in zip(traces, all_stats, strict=True) if st.prr is not None]
+        info["warnings"] = input_warnings(traces, all_stats, cfg.fmt, user_files=cfg.dataset == "traces")
+    for i, (tr, st) in enumerate(zip(traces, all_stats, strict=True)):
         why = None
         if st.length == 0:
             why = "empty"
@@ -498,6 +623,45 @@ class StudyResult:
     ran: int
     skipped: int
     elapsed_s: float
+    timings: dict[str, float] = field(default_factory=dict)
+
+
+#: The study's phases, in order (each is reported as it starts and ends; :class:`StudyResult`
+#: keeps their wall times).
+PHASES = ("inputs", "simulations", "tables", "fits and figures", "report")
+
+#: Finished links' rows are committed together at most this often (s): one DuckDB commit
+#: costs ~20 ms, one per link was a fifth of the whole study (issue 12).
+FLUSH_EVERY_S = 0.25
+
+
+class _Phases:
+    """Announce each phase ('[2/5] simulations …') and time it."""
+
+    def __init__(self, say: Callable[[str], None]) -> None:
+        self.say = say
+        self.times: dict[str, float] = {}
+
+    def __call__(self, name: str, what: str = "") -> _Phase:
+        return _Phase(self, name, what)
+
+
+class _Phase:
+    def __init__(self, ph: _Phases, name: str, what: str) -> None:
+        self.ph, self.name, self.what = ph, name, what
+
+    def __enter__(self) -> _Phase:
+        self.t0 = time.perf_counter()
+        if self.name != PHASES[0]:  # the first is announced when it is done: bad input is then the only line
+            self.ph.say(f"[{PHASES.index(self.name) + 1}/{len(PHASES)}] {self.name}" + (f": {self.what}" if self.what else "") + " …")
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        dt = time.perf_counter() - self.t0
+        self.ph.times[self.name] = dt
+        if exc[0] is None:
+            what = f" ({self.what})" if self.name == PHASES[0] and self.what else ""
+            self.ph.say(f"[{PHASES.index(self.name) + 1}/{len(PHASES)}] {self.name}{what} done in {dt:.2f} s")
 
 
 def run_study(
@@ -508,17 +672,34 @@ def run_study(
     cluster: str | None = None,
     progress: bool = True,
     log: Callable[[str], None] | None = None,
+    formats: Sequence[str] = ("png",),
 ) -> StudyResult:
-    """Run (or resume) the study and write the store, tables, figures and report under ``out``."""
+    """Run (or resume) the study and write the store, tables, figures and report under ``out``.
+
+    ``formats``: the figure files to write (PNG always, PDF on request). ``log`` receives
+    one line per phase start/end and per note (the CLI prints them on stderr)."""
     say = log or (lambda s: None)
+    ph = _Phases(say)
     t0 = time.perf_counter()
     out = Path(out)
-    # Bad input (a malformed trace, no eligible link) fails before anything is written.
-    traces = load_traces(cfg)
-    links, excluded = select_links(cfg, traces)
-    if not links:
-        raise ParameterError(f"invalid parameter dataset = {cfg.dataset!r}: no link has PRR in {cfg.prr_range} with μ defined ({excluded})")
-    tasks = plan(cfg, links)
+    if cluster is None and workers != 1:
+        _start_forkserver()
+    # Bad input (a malformed trace, no eligible link, an output path that is a file) fails
+    # before anything is written.
+    if out.exists() and not out.is_dir():
+        raise NotADirectoryError(errno.ENOTDIR, "is a file, expected a folder", str(out))
+    info: dict[str, Any] = {}
+    notes: list[str] = []
+    with ph("inputs", f"{cfg.dataset} traces read, statistics"):
+        traces = load_traces(cfg, notes)
+        links, excluded = select_links(cfg, traces, info)
+        for n in notes:
+            say(f"note: {n}")
+        for w in info["warnings"]:
+            say(f"warning: {w}")
+        if not links:
+            raise ParameterError(f"invalid parameter dataset = {cfg.dataset!r}: no link has PRR in {cfg.prr_range} with μ defined ({excluded})")
+        tasks = plan(cfg, links)
     out.mkdir(parents=True, exist_ok=True)
     keys = [i.key for t in tasks for i in t.items]
     store_path = out / "store.duckdb"
@@ -529,32 +710,66 @@ def run_study(
         remove_stale_temporaries(out)
         todo = pending_tasks(tasks, store.keys())
         n_todo = sum(len(t.items) for t in todo)
-        say(f"{len(links)} links, {len(keys)} simulations: {len(keys) - n_todo} already in {store_path}, {n_todo} to run")
-        for k, (task, rows) in enumerate(run_tasks(run_link, todo, workers=workers, cluster=cluster, progress=progress, description=f"prr-mu {cfg.dataset}"), 1):
-            store.insert_many(rows)  # one transaction per finished link
-            if not progress:
-                say(f"finished {task.link_id} ({k}/{len(todo)} links)")
-        runs = _fetch(store, keys)
-        from burstlab.experiments.prr_mu_report import write_outputs
+        with ph("simulations", f"{len(links)} links, {len(keys)} simulations, {len(keys) - n_todo} already in {store_path}, {n_todo} to run"):
+            _simulate_all(cfg, todo, store, workers=workers, cluster=cluster, progress=progress, say=say)
+        from burstlab.experiments import prr_mu_report as R
 
-        links_tab, fig13, figures, md, html = write_outputs(cfg, out, store, links, runs, excluded)
-    return StudyResult(out, store_path, md, html, runs, links_tab, fig13, figures, n_todo, len(keys) - n_todo, time.perf_counter() - t0)
+        with ph("tables"):
+            runs = _fetch(store, keys)
+            links_tab = R.write_tables(cfg, out, store, links, runs)
+    with ph("fits and figures", "least-L1 fits with cross-validation and bootstrap, figures (only what changed)"):
+        fitted, figs = R.fits_and_figures(cfg, out, links, links_tab, info, workers=workers, progress=progress, formats=formats)
+    with ph("report"):
+        md, html = R.write_report(cfg, out, links, links_tab, runs, excluded, fitted, R.fit_notes(cfg, fitted), figs, notes, info, ph.times)
+    return StudyResult(out, store_path, md, html, runs, links_tab, R.fig13_rows(fitted), figs, n_todo, len(keys) - n_todo,
+                       time.perf_counter() - t0, dict(ph.times))
+
+
+def _start_forkserver() -> None:
+    """Start the forkserver of the local pools now, importing this study (numpy, burstlab)
+    while this process reads the inputs: the simulation and figure workers fork from it with
+    nothing left to import."""
+    import multiprocessing
+    from multiprocessing import forkserver
+
+    from burstlab.sweep import set_forkserver_preload
+
+    set_forkserver_preload("burstlab.experiments.prr_mu", "burstlab.experiments.prr_mu_report")  # with the dies-with-us guard
+    forkserver.ensure_running()
+
+
+def _simulate_all(cfg: StudyConfig, todo: Sequence[LinkTask], store: ResultStore, *, workers: int | None, cluster: str | None,
+                  progress: bool, say: Callable[[str], None]) -> None:
+    """Run the pending link tasks and commit their rows: every :data:`FLUSH_EVERY_S` the
+    links finished since the last commit go in one transaction (a killed study loses at most
+    those and the ones in flight), and "finished …" is said only once a link is committed."""
+    batch: list[dict[str, Any]] = []
+    names: list[str] = []
+    last = time.perf_counter()
+    k = 0
+
+    def flush() -> None:
+        nonlocal last, k
+        store.insert_many(batch)
+        for name in names:
+            k += 1
+            if not progress:
+                say(f"finished {name} ({k}/{len(todo)} links)")
+        batch.clear()
+        names.clear()
+        last = time.perf_counter()
+
+    for task, rows in run_tasks(run_link, todo, workers=workers, cluster=cluster, progress=progress, description=f"prr-mu {cfg.dataset}: simulations"):
+        batch.extend(rows)
+        names.append(task.link_id)
+        if time.perf_counter() - last >= FLUSH_EVERY_S:
+            flush()
+    if batch:
+        flush()
 
 
 def _fetch(store: ResultStore, keys: Sequence[str]) -> list[dict[str, Any]]:
-    import pyarrow as pa
-
-    con = store.connection
-    con.register("_want", pa.table({"key": list(keys)}))
-    try:
-        cur = con.execute('SELECT r.* FROM runs r JOIN _want w USING ("key") ORDER BY r.link_id, r.condition, r.replicate')
-        names = [d[0] for d in cur.description]
-        rows = [dict(zip(names, r)) for r in cur.fetchall()]
-    finally:
-        con.unregister("_want")
-    if len(rows) != len(keys):
-        raise RuntimeError(f"the store holds {len(rows)} of the study's {len(keys)} rows after the run")
-    return rows
+    return store.rows_with_keys(keys, order_by="r.link_id, r.condition, r.replicate")
 
 
 def link_table(cfg: StudyConfig, links: Sequence[StudyLink], runs: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -563,10 +778,15 @@ def link_table(cfg: StudyConfig, links: Sequence[StudyLink], runs: Sequence[dict
     for r in runs:
         by.setdefault(r["link_id"], {}).setdefault(r["condition"], []).append(r)
     lo, hi = cfg.fit_range
+    conv = CONVERGENCE_LENGTH[cfg.prof.name]
     out = []
     for lk in links:
         c = by[lk.link_id]
         (emp,) = c["empirical"]
+        bits = lk.trace.to_numpy()
+        opening = int(np.argmin(bits)) if bits.size and bits.min() == 0 else int(bits.size)
+        delivered = round(emp["throughput_pps"] * emp["sim_duration"]) if emp["throughput_pps"] is not None else None
+        ind_deliv = [r["throughput_pps"] * r["sim_duration"] for r in c.get("independent", []) if r["throughput_pps"] is not None]
         ind = [r["throughput_pps"] for r in c.get("independent", []) if r["throughput_pps"] is not None]
         ge = [r for r in c.get("ge", []) if r["throughput_pps"] is not None]
         ind_m = float(np.mean(ind)) if ind else math.nan
@@ -599,6 +819,13 @@ def link_table(cfg: StudyConfig, links: Sequence[StudyLink], runs: Sequence[dict
                 "max_loss_burst": st.loss_bursts.max,
                 "chunk_rms_mu": st.chunk_rms,
                 "intermediate": bool(lo <= (st.prr or 0.0) <= hi),
+                # Srinivasan et al. §8: shorter than the length after which μ levels off
+                "converged": bool(st.length >= conv),
+                # received frames before the first loss, and whether they alone make the link
+                # beat its independent twins (its later data is no more than theirs)
+                "opening_run": opening,
+                "delivered": delivered,
+                "opening_makes_diff": bool(delivered is not None and ind_deliv and delivered > float(np.mean(ind_deliv)) >= delivered - min(opening, delivered)),
                 "ge_note": "; ".join(r["note"] for r in c.get("ge", []) if r["note"]) or None,
             }
         )

@@ -1,5 +1,5 @@
-//! The loss process of a link direction: none, its own model and random stream, the
-//! forward direction's model shared ("sync": one channel process for data and ACKs,
+//! The loss process of a link direction: none, its own model and random stream, another
+//! link's model shared ("sync": one channel process for data and ACKs,
 //! Pentikousis & Badr §3), or a reception trace indexed by slot (Srinivasan et al. §3.1).
 use crate::loss::LossModel;
 use crate::rng::Rng;
@@ -15,22 +15,53 @@ pub enum LossMode {
     Time,
 }
 
+/// Which interval a time-mode loss process is asked about for a packet.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum LossWindow {
+    /// The packet's service on this hop's channel, [start, end of serialisation]: a
+    /// channel's state matters while the packet is on the air, not while it propagates.
+    #[default]
+    Serialisation,
+    /// Its whole transit, [start of serialisation, arrival] (burstlab before networks):
+    /// a long propagation delay then raises the loss rate (a 300 ms delay turns a 10 %
+    /// ON/OFF bad-time share into ~24 % loss).
+    Transit,
+}
+
+impl LossWindow {
+    pub fn parse(s: &str) -> crate::Result<Self> {
+        match s.to_ascii_lowercase().as_str() {
+            "serialisation" | "serialization" | "service" => Ok(LossWindow::Serialisation),
+            "transit" => Ok(LossWindow::Transit),
+            _ => Err(crate::Error::param("loss_window", s, "serialisation or transit")),
+        }
+    }
+
+    pub fn name(&self) -> &'static str {
+        match self {
+            LossWindow::Serialisation => "serialisation",
+            LossWindow::Transit => "transit",
+        }
+    }
+}
+
 #[derive(Debug)]
 pub enum LossSource {
     None,
     Own { model: Box<dyn LossModel>, rng: Rng, mode: LossMode },
-    /// Uses the forward direction's model and stream (only on the reverse direction).
-    SharedForward,
+    /// Uses another link's model and stream (one channel process for several links,
+    /// Pentikousis & Badr's synchronized losses): the index of the owning link.
+    Shared(usize),
     /// Slotted mode: lost iff the trace bit of the packet's slot is 0 (or beyond the end).
     Trace { trace: BitTrace, slot: Nanos },
 }
 
 impl LossSource {
-    pub fn mode(&self, forward: &LossSource) -> Option<LossMode> {
+    /// The mode of an owned process (None for no process; a shared one asks its owner).
+    pub fn mode(&self) -> Option<LossMode> {
         match self {
-            LossSource::None => None,
+            LossSource::None | LossSource::Shared(_) => None,
             LossSource::Own { mode, .. } => Some(*mode),
-            LossSource::SharedForward => forward.mode(&LossSource::None),
             LossSource::Trace { .. } => Some(LossMode::Packet),
         }
     }
@@ -44,7 +75,7 @@ impl LossSource {
                 LossMode::Packet => model.lost_packet(rng),
                 LossMode::Time => model.lost_in_transit(start, arrive, rng),
             },
-            LossSource::SharedForward => unreachable!("shared source decided through the forward one"),
+            LossSource::Shared(_) => unreachable!("a shared source is decided through its owner"),
             LossSource::Trace { trace, slot } => {
                 let k = (start / *slot) as usize;
                 k >= trace.len() || !trace.get(k)

@@ -1,8 +1,44 @@
 //! One direction of a link: a DropTail queue feeding a serialiser of fixed capacity,
 //! then a propagation delay ([`queue::Pipe`]), and the loss process that decides each
 //! packet's fate ([`channel::LossSource`]).
+//!
+//! A link layer between that channel and the packets (802.11 ARQ [`arq`], Subramanian
+//! et al.'s hybrid ARQ [`harq`], with 802.11 DCF timing from [`wifi`]) serves one frame at
+//! a time: when a frame reaches the head of the link's FIFO, `serve(start, bytes, channel,
+//! rng)` returns when its service ends and whether it got through ([`Service`]), asking
+//! the [`Channel`] about each transmission attempt. `docs/link-layer.md` describes them.
+pub mod arq;
+pub mod capacity;
 pub mod channel;
+pub mod harq;
+pub mod hist;
+pub mod layer;
 pub mod queue;
+pub mod ring;
+pub mod wifi;
 
-pub use channel::{LossMode, LossSource};
-pub use queue::{BufferUnit, InFlight, Pipe, Timing};
+pub use capacity::Opportunities;
+pub use channel::{LossMode, LossSource, LossWindow};
+pub use layer::{AttemptTiming, LinkLayer, LinkLayerConfig, LinkStats};
+pub use queue::{BufferUnit, InFlight, Pipe, Server, Timing};
+
+use crate::time::Nanos;
+
+/// A hop's channel as a link layer sees it: decides one transmission attempt occupying
+/// the channel during [start, end] (true = lost). Calls come in non-decreasing `start`
+/// order. [`LossSource`] implements it (`layer.rs`): per attempt in packet mode, for the
+/// attempt's own interval in time mode.
+pub trait Channel {
+    fn attempt_lost(&mut self, start: Nanos, end: Nanos) -> bool;
+}
+
+/// What serving one frame took: the link is busy during [start, end]; the frame got
+/// through (`delivered`) or was dropped at the attempt limit (a residual loss) after
+/// `attempts` attempts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Service {
+    pub start: Nanos,
+    pub end: Nanos,
+    pub delivered: bool,
+    pub attempts: u32,
+}

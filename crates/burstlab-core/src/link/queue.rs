@@ -1,13 +1,20 @@
 //! A FIFO link direction as a pipe: a packet entering at `now` starts serialising when
-//! the link is free, occupies it for its transmission time and arrives one propagation
-//! delay later. Because the link is FIFO with a fixed delay, arrivals leave in entry
-//! order, so the engine needs no heap event per packet: it peeks at the pipe's head
-//! (ordered with heap events by (time, insertion sequence)).
+//! the link's server is free, occupies it for its transmission time and arrives one
+//! propagation delay later. Because the link is FIFO with a fixed delay, arrivals leave in
+//! entry order, so the engine needs no heap event per packet: it orders each pipe's head
+//! with the other events by (time, insertion sequence).
+//!
+//! The server ([`Server`]) is separate from the pipe so that several link directions can
+//! share one: the two directions of a half-duplex hop (data and ACKs queue for one
+//! channel, as on Wi-Fi), or the slotted channel of Srinivasan et al. §3.1. Each direction
+//! keeps its own buffer (each station its own interface queue); the shared server takes
+//! their packets in the order they enter.
 //!
 //! DropTail: a packet is dropped on entry when the packets (or bytes) waiting for the
-//! serialiser, not counting the one being serialised, already fill the buffer.
+//! server, not counting the one being served, already fill the buffer.
+use super::capacity::{OppState, Opportunities};
+use super::ring::Ring;
 use crate::time::{tx_time, Nanos};
-use std::collections::VecDeque;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum BufferUnit {
@@ -15,110 +22,179 @@ pub enum BufferUnit {
     Bytes,
 }
 
-/// How a direction times its packets.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// How a server times its packets.
+#[derive(Clone, Debug)]
 pub enum Timing {
-    /// Capacity (bits/s) and one-way propagation delay.
-    Rate { rate_bps: u64, delay: Nanos },
-    /// Slotted channel (Srinivasan et al. §3.1): one transmission opportunity per slot; a packet
-    /// occupies the next free slot (shared with the other direction when both use the
-    /// engine's slot allocator) and arrives at the slot's end.
+    /// Fixed capacity, bits/s.
+    Rate { rate_bps: u64 },
+    /// Time-varying capacity: a looping schedule of delivery opportunities (Mahimahi).
+    Opportunities(Opportunities),
+    /// Slotted channel (Srinivasan et al. §3.1): one transmission opportunity per slot; a
+    /// packet occupies the next free slot and arrives at the slot's end.
     Slotted { slot: Nanos },
     /// Lossless instant path of the slotted mode: a packet sent at `now` arrives at the
     /// end of the current slot (at `now` itself when `now` is a slot boundary).
     SlotEnd { slot: Nanos },
 }
 
-#[derive(Clone, Copy, Debug)]
+impl Timing {
+    /// Long-run capacity in bits/s (None for the slotted timings, counted in slots).
+    pub fn rate_bps(&self) -> Option<f64> {
+        match self {
+            Timing::Rate { rate_bps } => Some(*rate_bps as f64),
+            Timing::Opportunities(o) => Some(o.mean_rate_bps()),
+            Timing::Slotted { .. } | Timing::SlotEnd { .. } => None,
+        }
+    }
+}
+
+/// The transmitter of one link direction, or of several that share a channel.
+#[derive(Clone, Debug)]
+pub struct Server {
+    pub timing: Timing,
+    /// When the server is next free (fixed rate).
+    busy_until: Nanos,
+    /// Next free slot (slotted).
+    slot_next: u64,
+    /// Opportunity schedule position (time-varying capacity).
+    opp: OppState,
+    /// The last two (size, transmission time) pairs at a fixed rate: most packets are
+    /// one of two sizes (data, ACK), and the time is a 128-bit division.
+    tx_cache: [(u32, Nanos); 2],
+}
+
+impl Server {
+    pub fn new(timing: Timing) -> Self {
+        Server { timing, busy_until: 0, slot_next: 0, opp: OppState::default(), tx_cache: [(u32::MAX, 0); 2] }
+    }
+
+    #[inline]
+    fn tx_time(&mut self, bytes: u32, rate_bps: u64) -> Nanos {
+        if self.tx_cache[0].0 == bytes {
+            return self.tx_cache[0].1;
+        }
+        if self.tx_cache[1].0 == bytes {
+            self.tx_cache.swap(0, 1);
+            return self.tx_cache[0].1;
+        }
+        let t = tx_time(bytes as u64, rate_bps);
+        self.tx_cache[1] = self.tx_cache[0];
+        self.tx_cache[0] = (bytes, t);
+        t
+    }
+
+    /// Whether a packet entering at `now` would wait for the server.
+    #[inline]
+    fn would_wait(&self, now: Nanos) -> bool {
+        match &self.timing {
+            Timing::Rate { .. } => self.busy_until > now,
+            Timing::Opportunities(o) => self.opp.peek_start(o, now) > now,
+            Timing::Slotted { .. } | Timing::SlotEnd { .. } => false,
+        }
+    }
+
+    /// Serve a packet of `bytes` entering at `now`: (service start, service end). The
+    /// packet arrives at the far end one propagation delay after the end.
+    #[inline]
+    pub fn serve(&mut self, now: Nanos, bytes: u32) -> (Nanos, Nanos) {
+        match &self.timing {
+            Timing::Rate { rate_bps } => {
+                let rate = *rate_bps;
+                let start = self.busy_until.max(now);
+                let end = start + self.tx_time(bytes, rate);
+                self.busy_until = end;
+                (start, end)
+            }
+            Timing::Opportunities(o) => self.opp.serve(o, now, bytes),
+            Timing::Slotted { slot } => {
+                let k = now.div_ceil(*slot).max(self.slot_next);
+                self.slot_next = k + 1;
+                (k * slot, (k + 1) * slot)
+            }
+            Timing::SlotEnd { slot } => (now, now.div_ceil(*slot) * slot),
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, Default)]
 pub struct InFlight<P: Copy> {
-    /// When the packet entered the link.
-    pub entered: Nanos,
-    /// Serialisation start.
+    /// Service (serialisation) start and end.
     pub start: Nanos,
+    pub sent: Nanos,
     /// Arrival at the far end.
     pub arrive: Nanos,
     /// Global insertion sequence (ties between equal times go to the lower).
     pub seq: u64,
-    /// Fate decided (packet mode decides on entry, time mode at `start`).
-    pub decided: bool,
+    /// Size on the wire.
+    pub bytes: u32,
+    /// Its fate, once decided (packet mode decides on entry, time mode at `start`; the
+    /// pipe knows which entries are decided).
     pub lost: bool,
     pub pkt: P,
 }
 
 #[derive(Clone, Debug)]
-pub struct Pipe<P: Copy> {
-    pub timing: Timing,
+pub struct Pipe<P: Copy + Default> {
+    /// One-way propagation delay.
+    pub delay: Nanos,
     pub buffer: u64,
     pub unit: BufferUnit,
     /// Packets in the pipe, in arrival order.
-    ring: VecDeque<InFlight<P>>,
+    ring: Ring<InFlight<P>>,
     /// Number of entries at the front of `ring` whose fate is decided.
     decided: usize,
-    /// When the serialiser is next free.
-    busy_until: Nanos,
-    /// Serialisation starts (and sizes) of packets still waiting, for DropTail.
-    waiting: VecDeque<(Nanos, u32)>,
+    /// Index in `ring` of the first packet that had not started service at the last
+    /// entry (service starts are non-decreasing along the ring, so the packets waiting
+    /// for the server are a suffix), and the bytes from there to the end.
+    first_waiting: usize,
     waiting_bytes: u64,
     /// Packets dropped by the full buffer.
     pub queue_drops: u64,
 }
 
-impl<P: Copy> Pipe<P> {
-    pub fn new(timing: Timing, buffer: u64, unit: BufferUnit) -> Self {
+impl<P: Copy + Default> Pipe<P> {
+    pub fn new(delay: Nanos, buffer: u64, unit: BufferUnit) -> Self {
         Pipe {
-            timing,
+            delay,
             buffer,
             unit,
-            ring: VecDeque::with_capacity(1024),
+            ring: Ring::with_capacity(1024),
             decided: 0,
-            busy_until: 0,
-            waiting: VecDeque::with_capacity(1024),
+            first_waiting: 0,
             waiting_bytes: 0,
             queue_drops: 0,
         }
     }
 
-    /// Enter a packet of `bytes` at `now`; `slot_next` is the slot allocator of the
-    /// slotted mode. Returns the index of the new entry, or None if DropTail dropped it.
-    #[inline]
-    pub fn enter(&mut self, now: Nanos, bytes: u32, seq: u64, pkt: P, slot_next: &mut u64) -> Option<usize> {
-        let (start, arrive) = match self.timing {
-            Timing::Rate { rate_bps, delay } => {
-                while let Some(&(s, b)) = self.waiting.front() {
-                    if s > now {
-                        break;
-                    }
-                    self.waiting.pop_front();
-                    self.waiting_bytes -= b as u64;
-                }
-                let start = self.busy_until.max(now);
-                if start > now {
-                    let full = match self.unit {
-                        BufferUnit::Packets => self.waiting.len() as u64 >= self.buffer,
-                        BufferUnit::Bytes => self.waiting_bytes + bytes as u64 > self.buffer,
-                    };
-                    if full {
-                        self.queue_drops += 1;
-                        return None;
-                    }
-                    self.waiting.push_back((start, bytes));
-                    self.waiting_bytes += bytes as u64;
-                }
-                let end = start + tx_time(bytes as u64, rate_bps);
-                self.busy_until = end;
-                (start, end + delay)
+    /// Enter a packet of `bytes` at `now`, served by `server`. Returns the index of the
+    /// new entry, or None if DropTail dropped it.
+    #[inline(always)]
+    pub fn enter(&mut self, now: Nanos, bytes: u32, seq: u64, pkt: P, server: &mut Server) -> Option<usize> {
+        while let Some(e) = self.ring.get(self.first_waiting) {
+            if e.start > now {
+                break;
             }
-            Timing::Slotted { slot } => {
-                let k = now.div_ceil(slot).max(*slot_next);
-                *slot_next = k + 1;
-                (k * slot, (k + 1) * slot)
+            self.waiting_bytes -= e.bytes as u64;
+            self.first_waiting += 1;
+        }
+        if server.would_wait(now) {
+            let full = match self.unit {
+                BufferUnit::Packets => (self.ring.len() - self.first_waiting) as u64 >= self.buffer,
+                BufferUnit::Bytes => self.waiting_bytes + bytes as u64 > self.buffer,
+            };
+            if full {
+                self.queue_drops += 1;
+                return None;
             }
-            Timing::SlotEnd { slot } => {
-                let t = now.div_ceil(slot) * slot;
-                (now, t)
-            }
-        };
-        self.ring.push_back(InFlight { entered: now, start, arrive, seq, decided: false, lost: false, pkt });
+        }
+        let (start, sent) = server.serve(now, bytes);
+        if start > now {
+            self.waiting_bytes += bytes as u64;
+        } else if self.first_waiting == self.ring.len() {
+            self.first_waiting += 1; // in service at once: not waiting
+        }
+        let arrive = sent + self.delay;
+        self.ring.push_back(InFlight { start, sent, arrive, seq, bytes, lost: false, pkt });
         Some(self.ring.len() - 1)
     }
 
@@ -127,15 +203,19 @@ impl<P: Copy> Pipe<P> {
         &mut self.ring[i]
     }
 
-    /// Mark entries decided up to and including `i` (packet mode decides on entry).
+    /// Mark entry `i` decided (packet mode decides on entry, so `i` is the last entry
+    /// and every earlier one is decided).
     #[inline]
     pub fn mark_decided(&mut self, i: usize, lost: bool) {
-        let e = &mut self.ring[i];
-        e.decided = true;
-        e.lost = lost;
-        if i == self.decided {
-            self.decided += 1;
-        }
+        debug_assert_eq!(i, self.decided);
+        self.ring[i].lost = lost;
+        self.decided += 1;
+    }
+
+    /// Number of decided entries at the front (the index of the first undecided one).
+    #[inline]
+    pub fn decided(&self) -> usize {
+        self.decided
     }
 
     /// The head's (arrival time, sequence), if any.
@@ -158,17 +238,26 @@ impl<P: Copy> Pipe<P> {
 
     #[inline]
     pub fn advance_decided(&mut self) {
-        self.ring[self.decided].decided = true;
         self.decided += 1;
     }
 
     /// Remove and return the head.
     #[inline]
     pub fn pop(&mut self) -> InFlight<P> {
+        debug_assert!(self.decided > 0, "pop of an undecided entry");
         let e = self.ring.pop_front().expect("pop on an empty pipe");
-        debug_assert!(e.decided);
         self.decided -= 1;
+        if self.first_waiting > 0 {
+            self.first_waiting -= 1;
+        } else {
+            self.waiting_bytes -= e.bytes as u64; // counted as waiting until the last entry
+        }
         e
+    }
+
+    /// Entries still in the pipe, head first.
+    pub fn iter(&self) -> impl Iterator<Item = &InFlight<P>> {
+        self.ring.iter()
     }
 
     pub fn len(&self) -> usize {
@@ -188,12 +277,11 @@ mod tests {
     #[test]
     fn serialisation_delay_and_droptail() {
         // 1000-byte packets at 10 Mb/s: 800 us each; 5 ms delay; buffer of 2 packets.
-        let mut p: Pipe<u32> =
-            Pipe::new(Timing::Rate { rate_bps: 10_000_000, delay: 5_000 * NS_PER_US }, 2, BufferUnit::Packets);
-        let mut sn = 0;
+        let mut p: Pipe<u32> = Pipe::new(5_000 * NS_PER_US, 2, BufferUnit::Packets);
+        let mut sv = Server::new(Timing::Rate { rate_bps: 10_000_000 });
         let mut arrivals = vec![];
         for k in 0..5u32 {
-            if let Some(i) = p.enter(0, 1000, k as u64, k, &mut sn) {
+            if let Some(i) = p.enter(0, 1000, k as u64, k, &mut sv) {
                 p.mark_decided(i, false);
                 arrivals.push(p.entry_mut(i).arrive);
             }
@@ -202,26 +290,59 @@ mod tests {
         assert_eq!(arrivals, vec![5_800 * NS_PER_US, 6_600 * NS_PER_US, 7_400 * NS_PER_US]);
         assert_eq!(p.queue_drops, 2);
         // At 800 us packet 1 starts: one waiting, room for one more.
-        assert!(p.enter(800 * NS_PER_US, 1000, 9, 9, &mut sn).is_some());
-        assert!(p.enter(800 * NS_PER_US, 1000, 10, 10, &mut sn).is_none());
+        assert!(p.enter(800 * NS_PER_US, 1000, 9, 9, &mut sv).is_some());
+        assert!(p.enter(800 * NS_PER_US, 1000, 10, 10, &mut sv).is_none());
         assert_eq!(p.head(), Some((5_800 * NS_PER_US, 0)));
     }
 
     #[test]
     fn slotted_shares_opportunities() {
         let slot = 10;
-        let mut a: Pipe<u8> = Pipe::new(Timing::Slotted { slot }, 0, BufferUnit::Packets);
-        let mut b: Pipe<u8> = Pipe::new(Timing::Slotted { slot }, 0, BufferUnit::Packets);
-        let mut sn = 0;
-        let i = a.enter(0, 1, 0, 0, &mut sn).unwrap();
-        let j = b.enter(3, 1, 1, 0, &mut sn).unwrap();
-        let k = a.enter(3, 1, 2, 0, &mut sn).unwrap();
+        // Two directions sharing one slotted server (one channel).
+        let mut a: Pipe<u8> = Pipe::new(0, 0, BufferUnit::Packets);
+        let mut b: Pipe<u8> = Pipe::new(0, 0, BufferUnit::Packets);
+        let mut sv = Server::new(Timing::Slotted { slot });
+        let i = a.enter(0, 1, 0, 0, &mut sv).unwrap();
+        let j = b.enter(3, 1, 1, 0, &mut sv).unwrap();
+        let k = a.enter(3, 1, 2, 0, &mut sv).unwrap();
         assert_eq!((a.entry_mut(i).start, a.entry_mut(i).arrive), (0, 10));
         assert_eq!((b.entry_mut(j).start, b.entry_mut(j).arrive), (10, 20));
         assert_eq!((a.entry_mut(k).start, a.entry_mut(k).arrive), (20, 30));
-        let mut c: Pipe<u8> = Pipe::new(Timing::SlotEnd { slot }, 0, BufferUnit::Packets);
-        let i = c.enter(20, 1, 3, 0, &mut sn).unwrap();
-        let j = c.enter(21, 1, 4, 0, &mut sn).unwrap();
+        let mut c: Pipe<u8> = Pipe::new(0, 0, BufferUnit::Packets);
+        let mut se = Server::new(Timing::SlotEnd { slot });
+        let i = c.enter(20, 1, 3, 0, &mut se).unwrap();
+        let j = c.enter(21, 1, 4, 0, &mut se).unwrap();
         assert_eq!((c.entry_mut(i).arrive, c.entry_mut(j).arrive), (20, 30));
+    }
+
+    #[test]
+    fn half_duplex_server_serialises_both_directions_in_entry_order() {
+        // 1000 B at 8 Mb/s = 1 ms. Data enters at 0 and 0; an ACK (40 B = 40 us) enters
+        // the other direction at 0.5 ms: it waits for the channel until 2 ms.
+        let mut sv = Server::new(Timing::Rate { rate_bps: 8_000_000 });
+        let mut d: Pipe<u8> = Pipe::new(NS_PER_US, 10, BufferUnit::Packets);
+        let mut a: Pipe<u8> = Pipe::new(NS_PER_US, 10, BufferUnit::Packets);
+        let i = d.enter(0, 1000, 0, 0, &mut sv).unwrap();
+        let j = d.enter(0, 1000, 1, 0, &mut sv).unwrap();
+        let k = a.enter(500 * NS_PER_US, 40, 2, 0, &mut sv).unwrap();
+        assert_eq!(d.entry_mut(i).sent, 1000 * NS_PER_US);
+        assert_eq!(d.entry_mut(j).sent, 2000 * NS_PER_US);
+        let e = a.entry_mut(k);
+        assert_eq!((e.start, e.sent, e.arrive), (2000 * NS_PER_US, 2040 * NS_PER_US, 2041 * NS_PER_US));
+    }
+
+    #[test]
+    fn opportunity_server_buffers_while_waiting() {
+        use super::super::capacity::Opportunities;
+        use crate::time::NS_PER_MS;
+        // One 1500-byte opportunity per ms; 1040-byte packets; buffer of 2 waiting.
+        let o = Opportunities::new(vec![NS_PER_MS], 1500).unwrap();
+        let mut sv = Server::new(Timing::Opportunities(o));
+        let mut p: Pipe<u8> = Pipe::new(0, 2, BufferUnit::Packets);
+        let ok: Vec<bool> = (0..4).map(|k| p.enter(0, 1040, k, 0, &mut sv).is_some()).collect();
+        // All wait for the 1 ms opportunity: two fit the buffer, the rest are dropped.
+        assert_eq!(ok, vec![true, true, false, false]);
+        let ends: Vec<_> = p.iter().map(|e| e.sent / NS_PER_US).collect();
+        assert_eq!(ends, vec![1000, 2000]); // 1500 B at 1 ms: #1 and 460 B of #2; #2 ends at 2 ms
     }
 }

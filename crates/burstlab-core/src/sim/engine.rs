@@ -1,42 +1,222 @@
-//! The event loop. Timers live in the binary heap ([`super::event::EventQueue`]);
-//! packets in flight live in the two link pipes, whose heads (arrivals) and, in time
-//! mode, first undecided entries (serialisation starts, where the loss process is
-//! consulted) are merged with the heap by the same (time, insertion sequence) key. The
-//! hot path allocates nothing: pipes, scoreboard and the transmit buffer are reused.
+//! The event loop of the network engine.
+//!
+//! Timers (retransmission, delayed ACK, flow starts, CBR sends, ON/OFF switches, the end
+//! of the warm-up) live in a binary heap ([`super::event::EventQueue`]). Packets in flight
+//! live in the links' FIFO pipes: a packet's service start, end and arrival are computed
+//! when it enters a link ([`crate::link::Pipe`]), so each link's next event is its head
+//! (or, in time mode, its first undecided entry), and a tournament tree
+//! ([`super::mintree::MinTree`]) keeps the earliest over all links. The loop takes the
+//! earlier of the heap top and the tree root by (time, insertion sequence). An arriving
+//! packet enters the next link of its path at its arrival instant; at the end of its path
+//! it reaches its flow's receiver (data) or sender (ACKs). The hot path allocates nothing:
+//! pipes, scoreboards, receiver rings and the transmit buffer are reused.
+//!
+//! The single-link [`Scenario`] runs as a network of two links and one flow and gives the
+//! results it gave before networks existed (`sim/regression.rs`).
 use super::event::{EventQueue, Timer};
-use super::scenario::{AckLoss, AckPath, Scenario, Variant};
-use crate::link::{BufferUnit, LossMode, LossSource, Pipe, Timing};
-use crate::results::{Counters, Series, SimResult};
-use crate::rng::{component_id, stream};
+use super::mintree::{Key, MinTree, NONE};
+use super::network::{FlowKind, FlowSpec, LinkLoss, Network, OnOff};
+use super::scenario::{Scenario, TcpConfig, Variant};
+use crate::link::{LossMode, LossSource, LossWindow, Pipe, Server};
+use crate::results::{
+    jain, Counters, FlowKindTag, FlowResult, LinkCounters, LinkResult, LogHistogram, NetworkResult, Series, SimResult,
+};
+use crate::rng::{component_id, stream, Rng};
 use crate::tcp::cc::{Cc, Reno as RenoCc};
-use crate::tcp::receiver::{AckPkt, Receiver, ReceiverConfig, RxAction};
+use crate::tcp::receiver::{AckPkt, Receiver, ReceiverConfig, RxAction, MAX_SACK_BLOCKS};
 use crate::tcp::recovery::{NewReno, Recovery, Reno, Sack, Tahoe};
 use crate::tcp::rtt::RttConfig;
 use crate::tcp::sender::{Sender, SenderConfig, Tx};
 use crate::time::{to_secs_f64, Nanos};
 use crate::Result;
+use std::collections::VecDeque;
 
-/// One line of the optional per-packet log (tests and debugging).
+/// What a packet carries.
+#[derive(Clone, Copy, Debug)]
+pub enum PktKind {
+    Data(Tx),
+    Ack(AckWire),
+    /// A CBR datagram and its number.
+    Udp(u64),
+}
+
+impl Default for PktKind {
+    fn default() -> Self {
+        PktKind::Udp(0)
+    }
+}
+
+/// An ACK as it crosses the network: [`AckPkt`] with its SACK blocks as 32-bit offsets
+/// above the cumulative ACK (a block lies above it and within the window), so packets
+/// stay small in the links' rings.
+#[derive(Clone, Copy, Debug)]
+pub struct AckWire {
+    pub ack: u64,
+    sack: [(u32, u32); MAX_SACK_BLOCKS],
+    nsack: u8,
+}
+
+impl AckWire {
+    #[inline]
+    fn from(a: &AckPkt) -> Self {
+        let mut sack = [(0u32, 0u32); MAX_SACK_BLOCKS];
+        for (w, &(s, e)) in sack.iter_mut().zip(&a.sack[..a.nsack as usize]) {
+            debug_assert!(s >= a.ack && e - a.ack <= u32::MAX as u64);
+            *w = ((s - a.ack) as u32, (e - a.ack) as u32);
+        }
+        AckWire { ack: a.ack, sack, nsack: a.nsack }
+    }
+
+    #[inline]
+    fn to_ack(self) -> AckPkt {
+        let mut a = AckPkt { ack: self.ack, nsack: self.nsack, ..AckPkt::default() };
+        for (o, &(s, e)) in a.sack.iter_mut().zip(&self.sack[..self.nsack as usize]) {
+            *o = (self.ack + s as u64, self.ack + e as u64);
+        }
+        a
+    }
+}
+
+/// A packet in the network: its flow, the index of the link it is on within its path,
+/// its size on the wire, when its flow sent it, and what it carries.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Pkt {
+    pub flow: u32,
+    pub hop: u16,
+    pub bytes: u32,
+    /// When the flow handed it to the first link of its path.
+    pub t0: Nanos,
+    pub kind: PktKind,
+}
+
+/// One line of the optional per-packet log.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum LogRec {
-    /// Sender handed segment `seg` to the link (`retx`: a retransmission).
-    Sent { t: Nanos, seg: u64, retx: bool },
-    /// A copy of `seg`, sent at `sent`, was lost: by the channel, or dropped by the full
-    /// buffer (`dropped`).
-    Lost { sent: Nanos, seg: u64, dropped: bool },
-    /// A copy of `seg` reached the receiver.
-    Arrived { t: Nanos, seg: u64 },
-    /// The receiver delivered segments [from, to) to the application.
-    Delivered { t: Nanos, from: u64, to: u64 },
+pub struct LogRec {
+    pub t: Nanos,
+    pub event: LogEvent,
+    pub kind: LogKind,
+    pub flow: u32,
+    /// The link where it happened (`u32::MAX`: at an end host).
+    pub link: u32,
+    /// Data: the segment (Delivered: the first delivered); ACK: the cumulative ACK;
+    /// datagram: its number.
+    pub seg: u64,
+    /// Delivered: one past the last segment delivered; otherwise `seg + 1`.
+    pub to: u64,
+    pub retx: bool,
+    /// When the packet's flow sent it.
+    pub t0: Nanos,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Src {
-    Timer,
-    FwdArrive,
-    RevArrive,
-    FwdDecide,
-    RevDecide,
+pub enum LogEvent {
+    /// Handed to the first link of its path.
+    Sent,
+    /// Dropped by the full buffer of `link`.
+    Dropped,
+    /// Lost by the loss process of `link` (`t` = when it would have arrived).
+    Lost,
+    /// Reached the end of its path.
+    Arrived,
+    /// Segments [seg, to) delivered in order to the receiving application.
+    Delivered,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LogKind {
+    Data,
+    Ack,
+    Datagram,
+}
+
+impl PktKind {
+    fn log_fields(&self) -> (LogKind, u64, bool) {
+        match *self {
+            PktKind::Data(tx) => (LogKind::Data, tx.seg, tx.retx),
+            PktKind::Ack(a) => (LogKind::Ack, a.ack, false),
+            PktKind::Udp(n) => (LogKind::Datagram, n, false),
+        }
+    }
+}
+
+struct LinkRt {
+    name: String,
+    pipe: Pipe<Pkt>,
+    server: usize,
+    loss: LossSource,
+    /// Whose loss process decides (itself, or the owner of a shared one).
+    owner: usize,
+    /// Decisions wait for the service start, in event order (time-mode processes).
+    time_mode: bool,
+    window: LossWindow,
+    c: LinkCounters,
+    snap: LinkCounters,
+    busy: Nanos,
+    qdelay: LogHistogram,
+}
+
+/// A TCP flow's end hosts and bookkeeping.
+struct TcpFlow {
+    sender: Sender,
+    receiver: Receiver,
+    rto_sched: Option<Nanos>,
+    delack_sched: Option<Nanos>,
+    data_bytes_hdr: u32,
+    ack_bytes: u32,
+    mss: u32,
+    completion: Option<Nanos>,
+    channel_losses: u64,
+    queue_drops: u64,
+    acks_lost: u64,
+    arrived_bytes: u64,
+    /// Duplicates of copies sent during the measured interval.
+    spurious_retx: u64,
+    /// Timeouts not yet known to be spurious or not: (segment, when).
+    pending_rto: VecDeque<(u64, Nanos)>,
+    spurious_timeouts: u64,
+    snapshot: Counters,
+    series: Option<Series>,
+    /// The flow's fair share of its path now, bits/s (see `recompute_shares`).
+    fair_share_bps: f64,
+}
+
+struct CbrFlow {
+    bytes: u32,
+    interval: Nanos,
+    next_no: u64,
+    sent: u64,
+    delivered: u64,
+    channel_losses: u64,
+    queue_drops: u64,
+    snap: (u64, u64, u64, u64),
+    /// A send is scheduled.
+    armed: bool,
+}
+
+#[allow(clippy::large_enum_variant)] // a flow's state is used in place, never moved per packet
+enum FlowState {
+    Tcp(TcpFlow),
+    Cbr(CbrFlow),
+}
+
+struct FlowRt {
+    spec: FlowSpec,
+    state: FlowState,
+    started: bool,
+    /// ON (or no ON/OFF): the application has data.
+    on: bool,
+    /// The application has stopped for good.
+    stopped: bool,
+    onoff_rng: Option<Rng>,
+}
+
+impl FlowRt {
+    fn tcp(&mut self) -> &mut TcpFlow {
+        match &mut self.state {
+            FlowState::Tcp(t) => t,
+            FlowState::Cbr(_) => unreachable!("not a TCP flow"),
+        }
+    }
 }
 
 struct Engine {
@@ -44,159 +224,189 @@ struct Engine {
     seq: u64,
     events: u64,
     heap: EventQueue,
-    fwd: Pipe<Tx>,
-    rev: Pipe<AckPkt>,
-    fwd_loss: LossSource,
-    rev_loss: LossSource,
-    fwd_time: bool,
-    rev_time: bool,
-    slot_next: u64,
-    sender: Sender,
-    receiver: Receiver,
-    rto_sched: Option<Nanos>,
-    delack_sched: Option<Nanos>,
+    tree: MinTree,
+    servers: Vec<Server>,
+    links: Vec<LinkRt>,
+    flows: Vec<FlowRt>,
     txbuf: Vec<Tx>,
     end: Nanos,
     warmup: Nanos,
-    data_bytes_hdr: u32,
-    ack_bytes: u32,
-    completion: Option<Nanos>,
-    // counters not kept by sender / receiver
-    channel_losses: u64,
-    acks_lost: u64,
-    arrived_bytes: u64,
-    snapshot: Counters,
-    series: Option<Series>,
+    /// TCP flows with a size that have not completed; the run stops when the last one
+    /// does (if every TCP flow has a size).
+    finite_open: usize,
+    stop_on_completion: bool,
+    stopped_at: Option<Nanos>,
     log: Option<Vec<LogRec>>,
 }
 
-/// Run a scenario to completion.
+/// Run a single-link scenario to completion.
 pub fn run(sc: Scenario) -> Result<SimResult> {
     run_logged(sc).map(|(r, _)| r)
 }
 
-/// Run a scenario and return the per-packet log as well (when `sc.log` is set).
+/// Run a single-link scenario and return the per-packet log as well (when `sc.log` is set).
 pub fn run_logged(sc: Scenario) -> Result<(SimResult, Vec<LogRec>)> {
     sc.validate()?;
-    let mut e = Engine::new(sc);
+    let (mut r, log) = run_network_logged(sc.into_network())?;
+    Ok((r.flows.swap_remove(0).result, log))
+}
+
+/// Run a network scenario.
+pub fn run_network(net: Network) -> Result<NetworkResult> {
+    run_network_logged(net).map(|(r, _)| r)
+}
+
+/// Run a network scenario and return the per-packet log as well (when `net.log` is set).
+pub fn run_network_logged(net: Network) -> Result<(NetworkResult, Vec<LogRec>)> {
+    net.validate()?;
+    let mut e = Engine::new(net);
     e.run();
     Ok(e.finish())
 }
 
+fn make_sender(t: &TcpConfig, size: Option<u64>) -> Sender {
+    let rec = match t.variant {
+        Variant::Tahoe => Recovery::Tahoe(Tahoe),
+        Variant::Reno => Recovery::Reno(Reno),
+        Variant::NewReno => Recovery::NewReno(NewReno::default()),
+        Variant::Sack => Recovery::Sack(Sack::default()),
+    };
+    let scfg = SenderConfig {
+        mss: t.mss,
+        init_cwnd: t.init_cwnd,
+        max_cwnd: t.max_cwnd.map_or(u64::MAX, |m| m.saturating_mul(t.mss)),
+        rwnd: t.rwnd.unwrap_or(u64::MAX),
+        dupack_threshold: t.dupack_threshold,
+        limited_transmit: t.limited_transmit,
+        rtt: RttConfig {
+            rto_min: t.rto_min,
+            rto_max: t.rto_max,
+            rto_initial: t.rto_initial,
+            granularity: t.clock_granularity,
+            backoff_reset: t.rto_backoff_reset,
+            estimator: t.rto_estimator,
+            backoff: t.rto_backoff,
+        },
+        ssthresh_rule: t.ssthresh_rule,
+        grow_on_loss_exit: t.grow_on_loss_exit,
+        total_bytes: size,
+        fast_retransmit_after_timeout: t.fast_retransmit_after_timeout,
+        restart_timer_every_partial_ack: t.restart_timer_every_partial_ack,
+    };
+    Sender::new(scfg, Cc::Reno(RenoCc), rec)
+}
+
 impl Engine {
-    fn new(sc: Scenario) -> Self {
-        let t = &sc.tcp;
-        let rec = match t.variant {
-            Variant::Tahoe => Recovery::Tahoe(Tahoe),
-            Variant::Reno => Recovery::Reno(Reno),
-            Variant::NewReno => Recovery::NewReno(NewReno::default()),
-            Variant::Sack => Recovery::Sack(Sack::default()),
-        };
-        let scfg = SenderConfig {
-            mss: t.mss,
-            init_cwnd: t.init_cwnd,
-            max_cwnd: t.max_cwnd.map_or(u64::MAX, |m| m.saturating_mul(t.mss)),
-            rwnd: t.rwnd.unwrap_or(u64::MAX),
-            dupack_threshold: t.dupack_threshold,
-            limited_transmit: t.limited_transmit,
-            rtt: RttConfig {
-                rto_min: t.rto_min,
-                rto_max: t.rto_max,
-                rto_initial: t.rto_initial,
-                granularity: t.clock_granularity,
-                backoff_reset: t.rto_backoff_reset,
-            },
-            ssthresh_rule: t.ssthresh_rule,
-            grow_on_loss_exit: t.grow_on_loss_exit,
-            total_bytes: sc.workload.size,
-        };
-        let sender = Sender::new(scfg, Cc::Reno(RenoCc), rec);
-        let receiver = Receiver::new(ReceiverConfig {
-            delayed_ack: t.delayed_ack,
-            ack_every: t.ack_every,
-            ack_timeout: t.ack_timeout,
-            sack: t.variant == Variant::Sack,
-        });
-        let seed = sc.seed;
-        let (fwd, rev, fwd_loss, rev_loss) = if let Some(s) = sc.slotted {
-            let fwd = Pipe::new(Timing::Slotted { slot: s.slot }, u64::MAX, BufferUnit::Packets);
-            let fwd_loss = LossSource::Trace { trace: s.trace.clone(), slot: s.slot };
-            let (rev, rev_loss) = match s.ack_path {
-                AckPath::Lossless => {
-                    (Pipe::new(Timing::SlotEnd { slot: s.slot }, u64::MAX, BufferUnit::Packets), LossSource::None)
-                }
-                AckPath::Trace => (
-                    Pipe::new(Timing::Slotted { slot: s.slot }, u64::MAX, BufferUnit::Packets),
-                    LossSource::Trace { trace: s.trace, slot: s.slot },
-                ),
-            };
-            (fwd, rev, fwd_loss, rev_loss)
-        } else {
-            let f = sc.forward;
-            let r = sc.reverse.unwrap_or_else(|| f.lossless_twin());
-            let fwd = Pipe::new(Timing::Rate { rate_bps: f.rate_bps, delay: f.delay }, f.buffer, f.buffer_unit);
-            let rev = Pipe::new(Timing::Rate { rate_bps: r.rate_bps, delay: r.delay }, r.buffer, r.buffer_unit);
-            let fwd_copy = f.loss.as_ref().map(|m| {
-                let mut m = m.clone_box();
-                m.reset();
-                m
-            });
-            let fwd_loss = match f.loss {
-                Some(mut m) => {
+    fn new(net: Network) -> Self {
+        let seed = net.seed;
+        let mut links: Vec<LinkRt> = Vec::with_capacity(net.links.len());
+        let owners: Vec<usize> =
+            net.links.iter().enumerate().map(|(i, l)| if let LinkLoss::Shared(j) = l.loss { j } else { i }).collect();
+        for (i, l) in net.links.into_iter().enumerate() {
+            let pipe = Pipe::new(l.delay, l.buffer, l.buffer_unit);
+            let loss = match l.loss {
+                LinkLoss::None => LossSource::None,
+                LinkLoss::Own(mut m, mode) => {
                     m.reset();
-                    LossSource::Own { model: m, rng: stream(seed, component_id("link.forward.loss")), mode: f.loss_mode }
+                    let rng = stream(seed, component_id(&format!("link.{}.loss", l.name)));
+                    LossSource::Own { model: m, rng, mode }
                 }
-                None => LossSource::None,
+                LinkLoss::Shared(j) => LossSource::Shared(j),
+                LinkLoss::Trace { trace, slot } => LossSource::Trace { trace, slot },
             };
-            let rev_own = r.loss.map(|mut m| {
-                m.reset();
-                (m, r.loss_mode)
+            links.push(LinkRt {
+                name: l.name,
+                pipe,
+                server: l.server,
+                loss,
+                owner: owners[i],
+                time_mode: false,
+                window: l.loss_window,
+                c: LinkCounters::default(),
+                snap: LinkCounters::default(),
+                busy: 0,
+                qdelay: LogHistogram::default(),
             });
-            let rev_loss = match sc.ack_loss {
-                AckLoss::None => match rev_own {
-                    Some((m, mode)) => {
-                        LossSource::Own { model: m, rng: stream(seed, component_id("link.reverse.loss")), mode }
+        }
+        for i in 0..links.len() {
+            let o = links[i].owner;
+            links[i].time_mode = links[o].loss.mode() == Some(LossMode::Time);
+        }
+        let mut finite_open = 0;
+        let mut any_tcp = false;
+        let mut all_finite = true;
+        let flows = net
+            .flows
+            .into_iter()
+            .map(|f| {
+                let state = match &f.kind {
+                    FlowKind::Tcp(t) => {
+                        any_tcp = true;
+                        if f.size.is_some() && f.on_off.is_none() {
+                            finite_open += 1;
+                        } else {
+                            all_finite = false;
+                        }
+                        FlowState::Tcp(TcpFlow {
+                            sender: make_sender(t, f.size),
+                            receiver: Receiver::new(ReceiverConfig {
+                                delayed_ack: t.delayed_ack,
+                                ack_every: t.ack_every,
+                                ack_timeout: t.ack_timeout,
+                                sack: t.variant == Variant::Sack,
+                                ack_on_idle: t.ack_on_idle,
+                            }),
+                            rto_sched: None,
+                            delack_sched: None,
+                            data_bytes_hdr: (t.mss + t.header_bytes) as u32,
+                            ack_bytes: t.ack_bytes as u32,
+                            mss: t.mss as u32,
+                            completion: None,
+                            channel_losses: 0,
+                            queue_drops: 0,
+                            acks_lost: 0,
+                            arrived_bytes: 0,
+                            spurious_retx: 0,
+                            pending_rto: VecDeque::with_capacity(8),
+                            spurious_timeouts: 0,
+                            snapshot: Counters::default(),
+                            series: net.series.then(Series::default),
+                            fair_share_bps: f64::INFINITY,
+                        })
                     }
-                    None => LossSource::None,
-                },
-                AckLoss::Independent => {
-                    let (m, mode) = rev_own.unwrap_or_else(|| (fwd_copy.expect("validated"), f.loss_mode));
-                    LossSource::Own { model: m, rng: stream(seed, component_id("link.reverse.loss")), mode }
-                }
-                AckLoss::Sync => LossSource::SharedForward,
-            };
-            (fwd, rev, fwd_loss, rev_loss)
-        };
-        let fwd_time = fwd_loss.mode(&LossSource::None) == Some(LossMode::Time);
-        let rev_time = rev_loss.mode(&fwd_loss) == Some(LossMode::Time);
+                    FlowKind::Cbr { rate_bps, packet_bytes } => FlowState::Cbr(CbrFlow {
+                        bytes: *packet_bytes,
+                        interval: crate::time::tx_time(*packet_bytes as u64, *rate_bps).max(1),
+                        next_no: 0,
+                        sent: 0,
+                        delivered: 0,
+                        channel_losses: 0,
+                        queue_drops: 0,
+                        snap: (0, 0, 0, 0),
+                        armed: false,
+                    }),
+                };
+                let onoff_rng = f.on_off.as_ref().map(|_| stream(seed, component_id(&format!("flow.{}.onoff", f.name))));
+                FlowRt { spec: f, state, started: false, on: true, stopped: false, onoff_rng }
+            })
+            .collect();
+        let nlinks = links.len();
         Engine {
             now: 0,
             seq: 0,
             events: 0,
             heap: EventQueue::new(),
-            fwd,
-            rev,
-            fwd_loss,
-            rev_loss,
-            fwd_time,
-            rev_time,
-            slot_next: 0,
-            sender,
-            receiver,
-            rto_sched: None,
-            delack_sched: None,
+            tree: MinTree::new(nlinks),
+            servers: net.servers.into_iter().map(Server::new).collect(),
+            links,
+            flows,
             txbuf: Vec::with_capacity(256),
-            end: sc.workload.end(),
-            warmup: sc.workload.warmup,
-            data_bytes_hdr: (t.mss + t.header_bytes) as u32,
-            ack_bytes: t.ack_bytes as u32,
-            completion: None,
-            channel_losses: 0,
-            acks_lost: 0,
-            arrived_bytes: 0,
-            snapshot: Counters::default(),
-            series: sc.series.then(Series::default),
-            log: sc.log.then(Vec::new),
+            end: net.duration,
+            warmup: net.warmup,
+            finite_open,
+            stop_on_completion: any_tcp && all_finite,
+            stopped_at: None,
+            log: net.log.then(Vec::new),
         }
     }
 
@@ -206,279 +416,643 @@ impl Engine {
         self.seq
     }
 
-    fn counters(&self) -> Counters {
-        let s = &self.sender.counters;
-        let queue_drops = self.fwd.queue_drops;
-        Counters {
-            packets_sent: s.packets_sent,
-            packets_lost: self.channel_losses + queue_drops,
-            channel_losses: self.channel_losses,
-            queue_drops,
-            retransmissions: s.retransmissions,
-            spurious_retransmissions: self.receiver.duplicates,
-            fast_retransmits: s.fast_retransmits,
-            timeouts: s.timeouts,
-            acks_sent: self.receiver.acks_sent,
-            acks_lost: self.acks_lost + self.rev.queue_drops,
-            arrived_bytes: self.arrived_bytes,
-            delivered_bytes: self.sender.bytes_below(self.receiver.rcv_nxt),
-            delivered_segments: self.receiver.rcv_nxt,
-        }
-    }
-
-    fn record(&mut self) {
-        if let Some(s) = &mut self.series {
-            let t = &self.sender.tcb;
-            s.time.push(self.now);
-            s.cwnd.push(t.cwnd);
-            s.ssthresh.push(t.ssthresh);
-            s.srtt.push(t.srtt.unwrap_or(0));
-            s.rto.push(t.rto);
-            s.snd_una.push(self.sender.bytes_below(t.snd_una));
-            s.snd_nxt.push(self.sender.bytes_below(t.snd_nxt));
-        }
-    }
-
-    /// Hand the sender's pending segments to the forward link.
     #[inline]
-    fn flush_tx(&mut self) {
+    fn push_timer(&mut self, t: Nanos, ev: Timer) {
+        let seq = self.next_seq();
+        self.heap.push(t, seq, ev);
+    }
+
+    // ---- links -------------------------------------------------------------------
+
+    /// The link's next event key: its first undecided entry (time mode) when that comes
+    /// no later than its head's arrival, else the head's arrival.
+    #[inline]
+    fn link_key(&self, i: usize) -> Key {
+        let l = &self.links[i];
+        let h = l.pipe.head().unwrap_or(NONE);
+        if l.time_mode {
+            if let Some(u) = l.pipe.next_undecided() {
+                if u <= h {
+                    return u;
+                }
+            }
+        }
+        h
+    }
+
+    #[inline]
+    fn refresh(&mut self, i: usize) {
+        let k = self.link_key(i);
+        self.tree.set(i, k);
+    }
+
+    /// The fate of a packet on link `i` served during [start, sent], arriving at `arrive`.
+    #[inline(always)]
+    fn decide(&mut self, i: usize, start: Nanos, sent: Nanos, arrive: Nanos) -> bool {
+        let end = match self.links[i].window {
+            LossWindow::Serialisation => sent,
+            LossWindow::Transit => arrive,
+        };
+        let o = self.links[i].owner;
+        self.links[o].loss.decide(start, end)
+    }
+
+    #[inline]
+    fn log_pkt(&mut self, event: LogEvent, link: u32, p: &Pkt) {
+        if let Some(log) = &mut self.log {
+            let (kind, seg, retx) = p.kind.log_fields();
+            log.push(LogRec { t: self.now, event, kind, flow: p.flow, link, seg, to: seg + 1, retx, t0: p.t0 });
+        }
+    }
+
+    /// Put a packet on link `li` at the current time.
+    #[inline(always)]
+    fn enter(&mut self, li: usize, p: Pkt) {
+        let seq = self.next_seq();
+        let now = self.now;
+        let measured = now >= self.warmup;
+        let l = &mut self.links[li];
+        l.c.offered += 1;
+        match l.pipe.enter(now, p.bytes, seq, p, &mut self.servers[l.server]) {
+            Some(i) => {
+                let e = l.pipe.entry_mut(i);
+                let (start, sent, arrive) = (e.start, e.sent, e.arrive);
+                l.c.sent += 1;
+                l.c.bytes_sent += p.bytes as u64;
+                // Busy time within the measured interval (trimmed at the stop in finish()).
+                l.busy += sent.saturating_sub(start.max(self.warmup));
+                if measured {
+                    l.qdelay.record(start - now);
+                }
+                // The link's next event changes only if this packet is its new head, or
+                // (time mode) its first undecided entry.
+                let key_changed = i == 0 || (l.time_mode && l.pipe.decided() == i);
+                if !l.time_mode {
+                    let lost = self.decide(li, start, sent, arrive);
+                    self.links[li].pipe.mark_decided(i, lost);
+                }
+                if key_changed {
+                    self.refresh(li);
+                }
+            }
+            None => {
+                l.c.queue_drops += 1;
+                self.log_pkt(LogEvent::Dropped, li as u32, &p);
+                match &mut self.flows[p.flow as usize].state {
+                    FlowState::Tcp(t) => match p.kind {
+                        PktKind::Ack(_) => t.acks_lost += 1,
+                        _ => t.queue_drops += 1,
+                    },
+                    FlowState::Cbr(c) => c.queue_drops += 1,
+                }
+            }
+        }
+    }
+
+    /// The next event of link `li` at the current time: a time-mode decision or an arrival.
+    fn on_link(&mut self, li: usize) {
+        let l = &self.links[li];
+        let head = l.pipe.head().unwrap_or(NONE);
+        if l.time_mode && l.pipe.next_undecided().is_some_and(|u| u <= head) {
+            let e = self.links[li].pipe.undecided_mut();
+            let (s, t, a) = (e.start, e.sent, e.arrive);
+            let lost = self.decide(li, s, t, a);
+            let l = &mut self.links[li];
+            l.pipe.undecided_mut().lost = lost;
+            l.pipe.advance_decided();
+            self.refresh(li);
+            return;
+        }
+        let e = self.links[li].pipe.pop();
+        self.refresh(li);
+        let p = e.pkt;
+        if e.lost {
+            self.links[li].c.channel_losses += 1;
+            self.log_pkt(LogEvent::Lost, li as u32, &p);
+            match &mut self.flows[p.flow as usize].state {
+                FlowState::Tcp(t) => match p.kind {
+                    PktKind::Ack(_) => t.acks_lost += 1,
+                    _ => t.channel_losses += 1,
+                },
+                FlowState::Cbr(c) => c.channel_losses += 1,
+            }
+            return;
+        }
+        self.links[li].c.delivered += 1;
+        let f = p.flow as usize;
+        let path = match p.kind {
+            PktKind::Ack(_) => &self.flows[f].spec.reverse,
+            _ => &self.flows[f].spec.forward,
+        };
+        let next = p.hop as usize + 1;
+        if next < path.len() {
+            let nl = path[next];
+            self.enter(nl, Pkt { hop: next as u16, ..p });
+            return;
+        }
+        self.log_pkt(LogEvent::Arrived, u32::MAX, &p);
+        match p.kind {
+            PktKind::Data(tx) => self.on_data(f, tx, p.t0),
+            PktKind::Ack(a) => self.on_ack(f, &a.to_ack()),
+            PktKind::Udp(_) => {
+                if let FlowState::Cbr(c) = &mut self.flows[f].state {
+                    c.delivered += 1;
+                }
+            }
+        }
+    }
+
+    // ---- TCP end hosts -----------------------------------------------------------
+
+    fn record(&mut self, f: usize) {
+        let now = self.now;
+        let t = self.flows[f].tcp();
+        if let Some(s) = &mut t.series {
+            let c = &t.sender.tcb;
+            s.time.push(now);
+            s.cwnd.push(c.cwnd);
+            s.ssthresh.push(c.ssthresh);
+            s.srtt.push(c.srtt.unwrap_or(0));
+            s.rto.push(c.rto);
+            s.snd_una.push(t.sender.bytes_below(c.snd_una));
+            s.snd_nxt.push(t.sender.bytes_below(c.snd_nxt));
+        }
+    }
+
+    /// Hand flow `f`'s pending segments to the first link of its path.
+    #[inline]
+    fn flush_tx(&mut self, f: usize) {
+        let first = self.flows[f].spec.forward[0];
+        let (hdr, mss) = {
+            let t = self.flows[f].tcp();
+            (t.data_bytes_hdr, t.mss)
+        };
         for k in 0..self.txbuf.len() {
             let tx = self.txbuf[k];
-            let seq = self.next_seq();
-            if let Some(log) = &mut self.log {
-                log.push(LogRec::Sent { t: self.now, seg: tx.seg, retx: tx.retx });
-            }
-            let bytes = self.data_bytes_hdr - (self.sender.cfg.mss as u32 - tx.len);
-            match self.fwd.enter(self.now, bytes, seq, tx, &mut self.slot_next) {
-                Some(i) => {
-                    if !self.fwd_time {
-                        let e = self.fwd.entry_mut(i);
-                        let (s, a) = (e.start, e.arrive);
-                        let lost = self.fwd_loss.decide(s, a);
-                        self.fwd.mark_decided(i, lost);
-                    }
-                }
-                None => {
-                    if let Some(log) = &mut self.log {
-                        log.push(LogRec::Lost { sent: self.now, seg: tx.seg, dropped: true });
-                    }
-                }
-            }
+            let p = Pkt { flow: f as u32, hop: 0, bytes: hdr - (mss - tx.len), t0: self.now, kind: PktKind::Data(tx) };
+            self.log_pkt(LogEvent::Sent, first as u32, &p);
+            self.enter(first, p);
         }
         self.txbuf.clear();
-        self.sync_rto();
+        self.sync_rto(f);
     }
 
     #[inline]
-    fn send_ack(&mut self, a: AckPkt) {
-        let seq = self.next_seq();
-        if let Some(i) = self.rev.enter(self.now, self.ack_bytes, seq, a, &mut self.slot_next) {
-            if !self.rev_time {
-                let e = self.rev.entry_mut(i);
-                let (s, t) = (e.start, e.arrive);
-                let lost = match &mut self.rev_loss {
-                    LossSource::SharedForward => self.fwd_loss.decide(s, t),
-                    l => l.decide(s, t),
-                };
-                self.rev.mark_decided(i, lost);
+    fn send_ack(&mut self, f: usize, a: AckPkt) {
+        let first = self.flows[f].spec.reverse[0];
+        let bytes = self.flows[f].tcp().ack_bytes;
+        let p = Pkt { flow: f as u32, hop: 0, bytes, t0: self.now, kind: PktKind::Ack(AckWire::from(&a)) };
+        if self.log.is_some() {
+            self.log_pkt(LogEvent::Sent, first as u32, &p);
+        }
+        self.enter(first, p);
+    }
+
+    #[inline]
+    fn sync_rto(&mut self, f: usize) {
+        let t = self.flows[f].tcp();
+        if let Some(d) = t.sender.rto_deadline {
+            if t.rto_sched.is_none_or_gt(d) {
+                t.rto_sched = Some(d);
+                self.push_timer(d, Timer::Rto(f as u32));
             }
         }
     }
 
     #[inline]
-    fn sync_rto(&mut self) {
-        if let Some(d) = self.sender.rto_deadline {
-            if self.rto_sched.is_none_or_gt(d) {
-                let seq = self.next_seq();
-                self.heap.push(d, seq, Timer::Rto);
-                self.rto_sched = Some(d);
+    fn sync_delack(&mut self, f: usize, d: Nanos) {
+        let t = self.flows[f].tcp();
+        if t.delack_sched.is_none_or_gt(d) {
+            t.delack_sched = Some(d);
+            self.push_timer(d, Timer::DelAck(f as u32));
+        }
+    }
+
+    fn on_ack(&mut self, f: usize, a: &AckPkt) {
+        let now = self.now;
+        let t = self.flows[f].tcp();
+        t.sender.on_ack(a, now, &mut self.txbuf);
+        self.record(f);
+        self.flush_tx(f);
+    }
+
+    /// A data segment reaches flow `f`'s receiver.
+    #[inline]
+    fn on_data(&mut self, f: usize, tx: Tx, t0: Nanos) {
+        let (now, warmup) = (self.now, self.warmup);
+        let t = self.flows[f].tcp();
+        t.arrived_bytes += tx.len as u64;
+        let dups = t.receiver.duplicates;
+        // A pending timeout for this segment was spurious if this copy, the first to
+        // arrive, was sent before it fired.
+        if !t.pending_rto.is_empty() {
+            let before = t.pending_rto.len();
+            t.pending_rto.retain(|&(s, at)| s != tx.seg || at <= t0);
+            t.spurious_timeouts += (before - t.pending_rto.len()) as u64;
+            t.pending_rto.retain(|&(s, _)| s != tx.seg);
+        }
+        let before = t.receiver.rcv_nxt;
+        let act = t.receiver.on_segment(tx.seg, now);
+        let after = t.receiver.rcv_nxt;
+        // A copy of data the receiver already held: spurious if sent in the measured interval.
+        if t.receiver.duplicates > dups && t0 >= warmup {
+            t.spurious_retx += 1;
+        }
+        let done = after >= t.sender.total_segs();
+        if let Some(log) = &mut self.log {
+            if after > before {
+                log.push(LogRec {
+                    t: now,
+                    event: LogEvent::Delivered,
+                    kind: LogKind::Data,
+                    flow: f as u32,
+                    link: u32::MAX,
+                    seg: before,
+                    to: after,
+                    retx: tx.retx,
+                    t0,
+                });
+            }
+        }
+        match act {
+            RxAction::Ack(a) => {
+                self.send_ack(f, a);
+                // tossim: an idle-ACK receiver keeps its timer running after an immediate ACK.
+                if let Some(d) = self.flows[f].tcp().receiver.delack_deadline {
+                    self.sync_delack(f, d);
+                }
+            }
+            RxAction::Delay(d) => self.sync_delack(f, d),
+        }
+        let t = self.flows[f].tcp();
+        if done && t.completion.is_none() {
+            t.completion = Some(now);
+            if self.flows[f].spec.on_off.is_none() {
+                self.finite_open -= 1;
+                self.recompute_shares();
+                if self.stop_on_completion && self.finite_open == 0 {
+                    self.stopped_at = Some(now);
+                }
             }
         }
     }
 
-    #[inline]
-    fn sync_delack(&mut self, d: Nanos) {
-        if self.delack_sched.is_none_or_gt(d) {
-            let seq = self.next_seq();
-            self.heap.push(d, seq, Timer::DelAck);
-            self.delack_sched = Some(d);
+    fn on_rto(&mut self, f: usize, at: Nanos) {
+        let (now, warmup) = (self.now, self.warmup);
+        let t = self.flows[f].tcp();
+        if t.rto_sched != Some(at) {
+            return; // superseded by an earlier entry
+        }
+        t.rto_sched = None;
+        match t.sender.rto_deadline {
+            None => {}
+            Some(d) if d > at => self.sync_rto(f),
+            Some(_) => {
+                let seg = t.sender.tcb.snd_una;
+                if seg < t.sender.tcb.high_tx && now >= warmup {
+                    if t.receiver.holds(seg) {
+                        t.spurious_timeouts += 1;
+                    } else {
+                        t.pending_rto.push_back((seg, now));
+                    }
+                }
+                t.sender.on_rto(now, &mut self.txbuf);
+                self.record(f);
+                self.flush_tx(f);
+            }
+        }
+    }
+
+    fn on_delack(&mut self, f: usize, at: Nanos) {
+        let t = self.flows[f].tcp();
+        if t.delack_sched != Some(at) {
+            return;
+        }
+        t.delack_sched = None;
+        match t.receiver.delack_deadline {
+            None => {}
+            Some(d) if d > at => self.sync_delack(f, d),
+            Some(_) => {
+                let now = self.now;
+                if let Some(a) = t.receiver.on_delack_timer(now) {
+                    self.send_ack(f, a);
+                }
+                // tossim: an idle-ACK receiver re-arms its timer (ReceiverConfig::ack_on_idle).
+                if let Some(d) = self.flows[f].tcp().receiver.delack_deadline {
+                    self.sync_delack(f, d);
+                }
+            }
+        }
+    }
+
+    // ---- flows ---------------------------------------------------------------------
+
+    fn start_flow(&mut self, f: usize) {
+        self.flows[f].started = true;
+        if let Some(oo) = self.flows[f].spec.on_off.clone() {
+            self.schedule_switch(f, &oo, true);
+        }
+        if let Some(stop) = self.flows[f].spec.stop {
+            self.push_timer(stop, Timer::Stop(f as u32));
+        }
+        self.recompute_shares();
+        if self.flows[f].spec.is_tcp() {
+            self.record(f);
+            let now = self.now;
+            self.flows[f].tcp().sender.start(now, &mut self.txbuf);
+            self.flush_tx(f);
+        } else {
+            self.cbr_send(f);
+        }
+    }
+
+    /// Schedule the end of the current ON (`on`) or OFF period.
+    fn schedule_switch(&mut self, f: usize, oo: &OnOff, on: bool) {
+        let rng = self.flows[f].onoff_rng.as_mut().expect("ON/OFF flows have a stream");
+        let secs = if on { oo.on.sample(rng) } else { oo.off.sample(rng) };
+        let d = crate::time::from_secs_f64(secs.clamp(0.0, 1e9)).max(1);
+        let at = self.now.saturating_add(d);
+        if at <= self.end {
+            self.push_timer(at, Timer::Switch(f as u32));
+        }
+    }
+
+    fn switch(&mut self, f: usize) {
+        if self.flows[f].stopped {
+            return;
+        }
+        let on = !self.flows[f].on;
+        self.flows[f].on = on;
+        let oo = self.flows[f].spec.on_off.clone().expect("switches belong to ON/OFF flows");
+        self.schedule_switch(f, &oo, on);
+        self.set_active(f, on);
+    }
+
+    fn stop(&mut self, f: usize) {
+        if !self.flows[f].stopped {
+            self.flows[f].stopped = true;
+            let was_on = self.flows[f].on;
+            self.flows[f].on = false;
+            if was_on {
+                self.set_active(f, false);
+            }
+        }
+    }
+
+    /// The application turns on or off.
+    fn set_active(&mut self, f: usize, on: bool) {
+        self.recompute_shares();
+        let now = self.now;
+        match &mut self.flows[f].state {
+            FlowState::Tcp(t) => {
+                t.sender.set_app_backlogged(on, now, &mut self.txbuf);
+                if on {
+                    self.flush_tx(f);
+                }
+            }
+            FlowState::Cbr(c) => {
+                if on && !c.armed {
+                    self.cbr_send(f);
+                }
+            }
+        }
+    }
+
+    /// Send one CBR datagram now and schedule the next.
+    fn cbr_send(&mut self, f: usize) {
+        let first = self.flows[f].spec.forward[0];
+        let FlowState::Cbr(c) = &mut self.flows[f].state else { unreachable!() };
+        c.armed = false;
+        let no = c.next_no;
+        c.next_no += 1;
+        c.sent += 1;
+        let (bytes, interval) = (c.bytes, c.interval);
+        let p = Pkt { flow: f as u32, hop: 0, bytes, t0: self.now, kind: PktKind::Udp(no) };
+        self.log_pkt(LogEvent::Sent, first as u32, &p);
+        self.enter(first, p);
+        let next = self.now + interval;
+        if next <= self.end {
+            if let FlowState::Cbr(c) = &mut self.flows[f].state {
+                c.armed = true;
+            }
+            self.push_timer(next, Timer::Cbr(f as u32));
+        }
+    }
+
+    /// Each TCP flow's fair share of its forward path at this instant (Martignon & Capone
+    /// §V's ideal estimate): over the links of the path, the link's capacity less the
+    /// rates of the CBR flows active on it, divided by the TCP flows active on it; the
+    /// smallest. Recomputed when a flow starts, completes, or switches on or off.
+    fn recompute_shares(&mut self) {
+        // Few flows change rarely: a direct computation is clearer than bookkeeping.
+        let n = self.links.len();
+        let mut tcp = vec![0u32; n];
+        let mut cbr = vec![0f64; n];
+        for fl in &self.flows {
+            let active = fl.started && fl.on;
+            match (&fl.spec.kind, &fl.state) {
+                (FlowKind::Tcp(_), FlowState::Tcp(t)) if active && t.completion.is_none() => {
+                    for &l in &fl.spec.forward {
+                        tcp[l] += 1;
+                    }
+                }
+                (FlowKind::Cbr { rate_bps, .. }, _) if active => {
+                    for &l in &fl.spec.forward {
+                        cbr[l] += *rate_bps as f64;
+                    }
+                }
+                _ => {}
+            }
+        }
+        let caps: Vec<Option<f64>> = self.links.iter().map(|l| self.servers[l.server].timing.rate_bps()).collect();
+        for fl in &mut self.flows {
+            if let FlowState::Tcp(t) = &mut fl.state {
+                let share = fl
+                    .spec
+                    .forward
+                    .iter()
+                    .filter_map(|&l| caps[l].map(|c| (c - cbr[l]).max(0.0) / tcp[l].max(1) as f64))
+                    .fold(f64::INFINITY, f64::min);
+                t.fair_share_bps = share;
+            }
+        }
+    }
+
+    // ---- the loop ------------------------------------------------------------------
+
+    fn on_timer(&mut self, t: Nanos, ev: Timer) {
+        match ev {
+            Timer::Warmup => self.snapshot(),
+            Timer::Rto(f) => self.on_rto(f as usize, t),
+            Timer::DelAck(f) => self.on_delack(f as usize, t),
+            Timer::Start(f) => self.start_flow(f as usize),
+            Timer::Cbr(f) => {
+                let fl = &self.flows[f as usize];
+                if fl.on && !fl.stopped {
+                    self.cbr_send(f as usize);
+                } else if let FlowState::Cbr(c) = &mut self.flows[f as usize].state {
+                    c.armed = false;
+                }
+            }
+            Timer::Switch(f) => self.switch(f as usize),
+            Timer::Stop(f) => self.stop(f as usize),
+        }
+    }
+
+    fn snapshot(&mut self) {
+        for i in 0..self.flows.len() {
+            if self.flows[i].spec.is_tcp() {
+                let c = self.tcp_counters(i);
+                self.flows[i].tcp().snapshot = c;
+            } else if let FlowState::Cbr(c) = &mut self.flows[i].state {
+                c.snap = (c.sent, c.delivered, c.channel_losses, c.queue_drops);
+            }
+        }
+        for l in &mut self.links {
+            l.snap = l.c;
+        }
+    }
+
+    fn tcp_counters(&mut self, f: usize) -> Counters {
+        let t = self.flows[f].tcp();
+        let s = &t.sender.counters;
+        Counters {
+            packets_sent: s.packets_sent,
+            packets_lost: t.channel_losses + t.queue_drops,
+            channel_losses: t.channel_losses,
+            queue_drops: t.queue_drops,
+            retransmissions: s.retransmissions,
+            spurious_retransmissions: t.spurious_retx,
+            fast_retransmits: s.fast_retransmits,
+            timeouts: s.timeouts,
+            acks_sent: t.receiver.acks_sent,
+            acks_lost: t.acks_lost,
+            arrived_bytes: t.arrived_bytes,
+            delivered_bytes: t.sender.bytes_below(t.receiver.rcv_nxt),
+            delivered_segments: t.receiver.rcv_nxt,
         }
     }
 
     fn run(&mut self) {
         if self.warmup > 0 {
-            let seq = self.next_seq();
-            self.heap.push(self.warmup, seq, Timer::Warmup);
+            self.push_timer(self.warmup, Timer::Warmup);
         }
-        self.record();
-        self.sender.start(0, &mut self.txbuf);
-        self.flush_tx();
+        for f in 0..self.flows.len() {
+            let s = self.flows[f].spec.start;
+            if s == 0 {
+                self.start_flow(f);
+            } else {
+                self.push_timer(s, Timer::Start(f as u32));
+            }
+        }
         loop {
-            // The earliest of the heap, the two pipe heads and (time mode) the two
-            // first undecided entries, by (time, sequence).
-            let mut best = (Nanos::MAX, u64::MAX);
-            let mut src = Src::Timer;
-            if let Some((t, s, _)) = self.heap.peek() {
-                best = (t, s);
-            }
-            if let Some(k) = self.fwd.head() {
-                if k < best {
-                    best = k;
-                    src = Src::FwdArrive;
-                }
-            }
-            if let Some(k) = self.rev.head() {
-                if k < best {
-                    best = k;
-                    src = Src::RevArrive;
-                }
-            }
-            if self.fwd_time {
-                if let Some(k) = self.fwd.next_undecided() {
-                    if k < best {
-                        best = k;
-                        src = Src::FwdDecide;
-                    }
-                }
-            }
-            if self.rev_time {
-                if let Some(k) = self.rev.next_undecided() {
-                    if k < best {
-                        best = k;
-                        src = Src::RevDecide;
-                    }
-                }
-            }
+            let tk = self.heap.peek().map_or(NONE, |(t, s, _)| (t, s));
+            let (lk, li) = self.tree.min();
+            let best = tk.min(lk);
             if best.0 > self.end || best.0 == Nanos::MAX {
                 break;
             }
             self.now = best.0;
             self.events += 1;
-            match src {
-                Src::Timer => {
-                    let (t, _, ev) = self.heap.pop().expect("peeked");
-                    self.on_timer(t, ev);
-                }
-                Src::FwdArrive => {
-                    let e = self.fwd.pop();
-                    if e.lost {
-                        self.channel_losses += 1;
-                        if let Some(log) = &mut self.log {
-                            log.push(LogRec::Lost { sent: e.entered, seg: e.pkt.seg, dropped: false });
-                        }
-                    } else if self.on_data(e.pkt) {
-                        break;
-                    }
-                }
-                Src::RevArrive => {
-                    let e = self.rev.pop();
-                    if e.lost {
-                        self.acks_lost += 1;
-                    } else {
-                        self.sender.on_ack(&e.pkt, self.now, &mut self.txbuf);
-                        self.record();
-                        self.flush_tx();
-                    }
-                }
-                Src::FwdDecide => {
-                    let e = self.fwd.undecided_mut();
-                    let (s, a) = (e.start, e.arrive);
-                    let lost = self.fwd_loss.decide(s, a);
-                    self.fwd.undecided_mut().lost = lost;
-                    self.fwd.advance_decided();
-                }
-                Src::RevDecide => {
-                    let e = self.rev.undecided_mut();
-                    let (s, a) = (e.start, e.arrive);
-                    let lost = match &mut self.rev_loss {
-                        LossSource::SharedForward => self.fwd_loss.decide(s, a),
-                        l => l.decide(s, a),
-                    };
-                    self.rev.undecided_mut().lost = lost;
-                    self.rev.advance_decided();
-                }
+            if tk <= lk {
+                let (t, _, ev) = self.heap.pop().expect("peeked");
+                self.on_timer(t, ev);
+            } else {
+                self.on_link(li);
+            }
+            if self.stopped_at.is_some() {
+                break;
             }
         }
-        if self.completion.is_none() {
+        if self.stopped_at.is_none() {
             self.now = self.end;
         }
     }
 
-    fn on_timer(&mut self, t: Nanos, ev: Timer) {
-        match ev {
-            Timer::Warmup => self.snapshot = self.counters(),
-            Timer::Rto => {
-                if self.rto_sched != Some(t) {
-                    return; // superseded by an earlier entry
+    fn finish(mut self) -> (NetworkResult, Vec<LogRec>) {
+        let stop = self.stopped_at.unwrap_or(self.end);
+        let warmup = self.warmup;
+        let mut flows = Vec::with_capacity(self.flows.len());
+        for f in 0..self.flows.len() {
+            let begin = warmup.max(self.flows[f].spec.start);
+            let name = self.flows[f].spec.name.clone();
+            let tcp = self.flows[f].spec.is_tcp();
+            let c = if tcp { Some(self.tcp_counters(f)) } else { None };
+            let (kind, c, completion, series, spurious) = match &mut self.flows[f].state {
+                FlowState::Tcp(t) => {
+                    let c = c.expect("counted above");
+                    (FlowKindTag::Tcp, c.minus(&t.snapshot), t.completion, t.series.take(), t.spurious_timeouts)
                 }
-                self.rto_sched = None;
-                match self.sender.rto_deadline {
-                    None => {}
-                    Some(d) if d > t => self.sync_rto(),
-                    Some(_) => {
-                        self.sender.on_rto(self.now, &mut self.txbuf);
-                        self.record();
-                        self.flush_tx();
-                    }
+                FlowState::Cbr(cb) => {
+                    let (s0, d0, l0, q0) = cb.snap;
+                    let delivered = cb.delivered - d0;
+                    let bytes = delivered * cb.bytes as u64;
+                    let c = Counters {
+                        packets_sent: cb.sent - s0,
+                        packets_lost: cb.channel_losses - l0 + cb.queue_drops - q0,
+                        channel_losses: cb.channel_losses - l0,
+                        queue_drops: cb.queue_drops - q0,
+                        arrived_bytes: bytes,
+                        delivered_bytes: bytes,
+                        delivered_segments: delivered,
+                        ..Counters::default()
+                    };
+                    (FlowKindTag::Cbr, c, None, None, 0)
                 }
-            }
-            Timer::DelAck => {
-                if self.delack_sched != Some(t) {
-                    return;
+            };
+            let flow_stop = completion.unwrap_or(stop).max(begin);
+            let secs = to_secs_f64(flow_stop - begin);
+            let per_s = |x: f64| if secs > 0.0 { x / secs } else { 0.0 };
+            let start = self.flows[f].spec.start;
+            flows.push(FlowResult {
+                name,
+                kind,
+                result: SimResult {
+                    goodput_bps: per_s(c.delivered_bytes as f64 * 8.0),
+                    goodput_pps: per_s(c.delivered_segments as f64),
+                    throughput_bps: per_s(c.arrived_bytes as f64 * 8.0),
+                    duration: secs,
+                    counters: c,
+                    completion_time: completion.map(|t| to_secs_f64(t - start)),
+                    end_time: flow_stop,
+                    events: self.events,
+                    series,
+                },
+                spurious_timeouts: spurious,
+            });
+        }
+        let measured = stop.saturating_sub(warmup);
+        let servers = &self.servers;
+        let links = std::mem::take(&mut self.links)
+            .into_iter()
+            .map(|l| {
+                // Service scheduled past the stop was counted when the packet entered: take
+                // back the time beyond the stop, and the packets whose service had not ended.
+                let over: Nanos = l.pipe.iter().map(|e| e.sent.saturating_sub(e.start.max(stop).max(warmup))).sum();
+                let busy = l.busy.saturating_sub(over);
+                let mut c = l.c.minus(&l.snap);
+                for e in l.pipe.iter().filter(|e| e.sent > stop) {
+                    c.sent = c.sent.saturating_sub(1);
+                    c.bytes_sent = c.bytes_sent.saturating_sub(e.bytes as u64);
                 }
-                self.delack_sched = None;
-                match self.receiver.delack_deadline {
-                    None => {}
-                    Some(d) if d > t => self.sync_delack(d),
-                    Some(_) => {
-                        if let Some(a) = self.receiver.on_delack_timer() {
-                            self.send_ack(a);
-                        }
-                    }
+                LinkResult {
+                    name: l.name,
+                    counters: c,
+                    utilisation: if measured > 0 { busy as f64 / measured as f64 } else { 0.0 },
+                    capacity_bps: servers[l.server].timing.rate_bps(),
+                    queue_delay: l.qdelay,
                 }
-            }
-        }
-    }
-
-    /// A data segment reaches the receiver; true when a fixed-size transfer completes.
-    #[inline]
-    fn on_data(&mut self, tx: Tx) -> bool {
-        self.arrived_bytes += tx.len as u64;
-        let before = self.receiver.rcv_nxt;
-        let act = self.receiver.on_segment(tx.seg, self.now);
-        if let Some(log) = &mut self.log {
-            log.push(LogRec::Arrived { t: self.now, seg: tx.seg });
-            if self.receiver.rcv_nxt > before {
-                log.push(LogRec::Delivered { t: self.now, from: before, to: self.receiver.rcv_nxt });
-            }
-        }
-        match act {
-            RxAction::Ack(a) => self.send_ack(a),
-            RxAction::Delay(d) => self.sync_delack(d),
-        }
-        if self.receiver.rcv_nxt >= self.sender.total_segs() {
-            self.completion = Some(self.now);
-            return true;
-        }
-        false
-    }
-
-    fn finish(self) -> (SimResult, Vec<LogRec>) {
-        let c = self.counters().minus(&self.snapshot);
-        let stop = self.completion.unwrap_or(self.end);
-        let measured = stop.saturating_sub(self.warmup);
-        let secs = to_secs_f64(measured);
-        let per_s = |x: f64| if secs > 0.0 { x / secs } else { 0.0 };
-        let r = SimResult {
-            goodput_bps: per_s(c.delivered_bytes as f64 * 8.0),
-            goodput_pps: per_s(c.delivered_segments as f64),
-            throughput_bps: per_s(c.arrived_bytes as f64 * 8.0),
-            duration: secs,
-            counters: c,
-            completion_time: self.completion.map(to_secs_f64),
+            })
+            .collect::<Vec<_>>();
+        let goodputs: Vec<f64> =
+            flows.iter().filter(|f| f.kind == FlowKindTag::Tcp).map(|f| f.result.goodput_bps).collect();
+        let r = NetworkResult {
+            aggregate_goodput_bps: flows.iter().map(|f| f.result.goodput_bps).sum(),
+            jain_index: jain(&goodputs),
+            flows,
+            links,
             end_time: stop,
             events: self.events,
-            series: self.series,
         };
         (r, self.log.unwrap_or_default())
     }

@@ -1,20 +1,29 @@
 //! The event queue: a binary heap ordered by (time, insertion sequence), so events at
 //! the same nanosecond run in the order they were scheduled (SimPy's tie-breaking
-//! counter). It holds the timers; packets in flight live in the link pipes, which the
-//! engine merges with the heap by the same (time, sequence) key.
+//! counter). It holds the timers; packets in flight live in the link pipes, whose next
+//! events the engine keeps in a tournament tree and merges with the heap by the same
+//! (time, sequence) key.
 use crate::time::Nanos;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-/// Timer events (small and Copy).
+/// Timer events (small and Copy); the number is the flow's index.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Timer {
     /// Sender retransmission timer.
-    Rto,
+    Rto(u32),
     /// Receiver delayed-ACK timer.
-    DelAck,
+    DelAck(u32),
     /// End of the warm-up: measurement starts.
     Warmup,
+    /// A flow starts.
+    Start(u32),
+    /// A CBR flow sends its next datagram.
+    Cbr(u32),
+    /// An ON/OFF flow's period ends.
+    Switch(u32),
+    /// A flow's application stops.
+    Stop(u32),
 }
 
 #[derive(Clone, Debug, Default)]
@@ -59,11 +68,11 @@ mod tests {
     #[test]
     fn ordered_by_time_then_insertion() {
         let mut q = EventQueue::new();
-        q.push(5, 0, Timer::DelAck);
+        q.push(5, 0, Timer::DelAck(0));
         q.push(3, 1, Timer::Warmup);
-        q.push(5, 2, Timer::Rto);
-        q.push(3, 3, Timer::Rto);
+        q.push(5, 2, Timer::Rto(1));
+        q.push(3, 3, Timer::Rto(0));
         let order: Vec<_> = std::iter::from_fn(|| q.pop()).collect();
-        assert_eq!(order, vec![(3, 1, Timer::Warmup), (3, 3, Timer::Rto), (5, 0, Timer::DelAck), (5, 2, Timer::Rto)]);
+        assert_eq!(order, vec![(3, 1, Timer::Warmup), (3, 3, Timer::Rto(0)), (5, 0, Timer::DelAck(0)), (5, 2, Timer::Rto(1))]);
     }
 }

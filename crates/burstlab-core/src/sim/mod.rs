@@ -1,11 +1,19 @@
-//! The discrete-event simulator: a scenario ([`scenario::Scenario`]) in, a result
-//! ([`crate::results::SimResult`]) out. See `docs/simulator.md`.
+//! The discrete-event simulator: a network ([`network::Network`]: links and flows over
+//! paths of them) or the single-link [`scenario::Scenario`] in, results out. See
+//! `docs/simulator.md`.
 pub mod engine;
 pub mod event;
+pub mod mintree;
+pub mod network;
 pub mod scenario;
 
-pub use engine::{run, run_logged, LogRec};
+pub use engine::{run, run_logged, run_network, run_network_logged, LogEvent, LogKind, LogRec, Pkt, PktKind};
+pub use network::{FlowKind, FlowSpec, LinkLoss, LinkSpec, Network, OnOff};
 pub use scenario::{AckLoss, AckPath, LinkConfig, Scenario, SlottedConfig, TcpConfig, Variant, Workload};
 
 #[cfg(test)]
 mod validation;
+#[cfg(test)]
+mod network_tests;
+#[cfg(test)]
+mod regression;

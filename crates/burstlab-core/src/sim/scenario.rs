@@ -1,6 +1,7 @@
 //! Scenario description: TCP settings, the two link directions, the ACK-loss coupling,
 //! the workload, the seed; or the slotted trace-driven mode of Srinivasan et al. §3.1.
-use crate::link::{BufferUnit, LossMode};
+use super::network::{FlowSpec, LinkLoss, LinkSpec, Network};
+use crate::link::{BufferUnit, LossMode, LossWindow, Timing};
 use crate::loss::LossModel;
 use crate::time::{Nanos, NS_PER_MS, NS_PER_S};
 use crate::trace::BitTrace;
@@ -67,6 +68,63 @@ pub struct TcpConfig {
     pub grow_on_loss_exit: bool,
     /// When a backed-off RTO collapses back (RFC 6298: on a new RTT sample).
     pub rto_backoff_reset: crate::tcp::rtt::BackoffReset,
+    // --- the `tossim` profile of the PRR/μ study (Srinivasan et al. §3.1; docs/study.md) ---
+    /// RTO estimator: RFC 6298 (default) or RFC 793 §3.7 (β·SRTT within the bounds).
+    pub rto_estimator: crate::tcp::rtt::RtoEstimator,
+    /// Exponential backoff on a timeout (RFC 6298 §5.5; RFC 793 has none).
+    pub rto_backoff: bool,
+    /// The receiver re-acknowledges after every `ack_timeout` without an arriving segment
+    /// (Srinivasan et al. §3.1's receiver ACK timeout; `tcp::receiver`).
+    pub ack_on_idle: bool,
+    /// Duplicate ACKs after a timeout may start fast retransmit (RFC 2581 §3.2, RFC 2582's
+    /// base algorithm) instead of RFC 6582's careful check.
+    pub fast_retransmit_after_timeout: bool,
+    /// Restart the retransmission timer on every partial ACK (RFC 2582 §4 "Slow-but-Steady")
+    /// instead of the first only ("Impatient", RFC 6582 §3.2 step 5).
+    pub restart_timer_every_partial_ack: bool,
+}
+
+impl TcpConfig {
+    /// Check every field's domain.
+    pub fn validate(&self) -> Result<()> {
+        let t = self;
+        if t.mss == 0 || t.mss > u32::MAX as u64 / 2 {
+            return Err(Error::param("mss", t.mss, "a positive number of bytes"));
+        }
+        if t.init_cwnd == 0 {
+            return Err(Error::param("init_cwnd", t.init_cwnd, "at least 1 segment"));
+        }
+        if t.max_cwnd == Some(0) {
+            return Err(Error::param("max_cwnd", 0, "at least 1 segment or None"));
+        }
+        if t.rwnd == Some(0) {
+            return Err(Error::param("rwnd", 0, "at least 1 segment or None"));
+        }
+        if t.ack_every == 0 {
+            return Err(Error::param("ack_every", 0, "at least 1"));
+        }
+        if t.delayed_ack && t.ack_timeout == 0 {
+            return Err(Error::param("ack_timeout", 0, "a positive time when delayed_ack is on"));
+        }
+        if t.rto_min == 0 || t.rto_min > t.rto_max {
+            return Err(Error::param("rto_min", t.rto_min as f64 / 1e9, "0 < rto_min ≤ rto_max"));
+        }
+        if t.rto_initial == 0 {
+            return Err(Error::param("rto_initial", 0, "a positive time"));
+        }
+        if let crate::tcp::rtt::RtoEstimator::Rfc793 { alpha, beta } = t.rto_estimator {
+            if !(0.0..1.0).contains(&alpha) {
+                return Err(Error::param("rto_alpha", alpha, "0 ≤ α < 1 (RFC 793: .8 to .9)"));
+            }
+            if !(beta.is_finite() && beta >= 1.0) {
+                return Err(Error::param("rto_beta", beta, "a finite β ≥ 1 (RFC 793: 1.3 to 2.0)"));
+            }
+        }
+        if t.dupack_threshold == 0 {
+            return Err(Error::param("dupack_threshold", 0, "at least 1"));
+        }
+        Ok(())
+    }
 }
 
 impl Default for TcpConfig {
@@ -91,6 +149,11 @@ impl Default for TcpConfig {
             ssthresh_rule: crate::tcp::SsthreshRule::FlightSize,
             grow_on_loss_exit: true,
             rto_backoff_reset: crate::tcp::rtt::BackoffReset::Sample,
+            rto_estimator: crate::tcp::rtt::RtoEstimator::Rfc6298,
+            rto_backoff: true,
+            ack_on_idle: false,
+            fast_retransmit_after_timeout: false,
+            restart_timer_every_partial_ack: false,
         }
     }
 }
@@ -103,11 +166,21 @@ pub struct LinkConfig {
     pub buffer_unit: BufferUnit,
     pub loss: Option<Box<dyn LossModel>>,
     pub loss_mode: LossMode,
+    /// Time mode: the interval the loss process is asked about (serialisation by default).
+    pub loss_window: LossWindow,
 }
 
 impl LinkConfig {
     pub fn new(rate_bps: u64, delay: Nanos, buffer: u64) -> Self {
-        LinkConfig { rate_bps, delay, buffer, buffer_unit: BufferUnit::Packets, loss: None, loss_mode: LossMode::Packet }
+        LinkConfig {
+            rate_bps,
+            delay,
+            buffer,
+            buffer_unit: BufferUnit::Packets,
+            loss: None,
+            loss_mode: LossMode::Packet,
+            loss_window: LossWindow::default(),
+        }
     }
 
     pub fn with_loss(mut self, m: Box<dyn LossModel>, mode: LossMode) -> Self {
@@ -118,7 +191,7 @@ impl LinkConfig {
 
     /// Same rate, delay and buffer, no loss.
     pub fn lossless_twin(&self) -> Self {
-        LinkConfig { loss: None, ..LinkConfig::new(self.rate_bps, self.delay, self.buffer) }
+        LinkConfig { loss: None, loss_window: self.loss_window, ..LinkConfig::new(self.rate_bps, self.delay, self.buffer) }
             .with_unit(self.buffer_unit)
     }
 
@@ -245,34 +318,7 @@ impl Scenario {
     }
 
     pub fn validate(&self) -> Result<()> {
-        let t = &self.tcp;
-        if t.mss == 0 || t.mss > u32::MAX as u64 / 2 {
-            return Err(Error::param("mss", t.mss, "a positive number of bytes"));
-        }
-        if t.init_cwnd == 0 {
-            return Err(Error::param("init_cwnd", t.init_cwnd, "at least 1 segment"));
-        }
-        if t.max_cwnd == Some(0) {
-            return Err(Error::param("max_cwnd", 0, "at least 1 segment or None"));
-        }
-        if t.rwnd == Some(0) {
-            return Err(Error::param("rwnd", 0, "at least 1 segment or None"));
-        }
-        if t.ack_every == 0 {
-            return Err(Error::param("ack_every", 0, "at least 1"));
-        }
-        if t.delayed_ack && t.ack_timeout == 0 {
-            return Err(Error::param("ack_timeout", 0, "a positive time when delayed_ack is on"));
-        }
-        if t.rto_min == 0 || t.rto_min > t.rto_max {
-            return Err(Error::param("rto_min", t.rto_min as f64 / 1e9, "0 < rto_min ≤ rto_max"));
-        }
-        if t.rto_initial == 0 {
-            return Err(Error::param("rto_initial", 0, "a positive time"));
-        }
-        if t.dupack_threshold == 0 {
-            return Err(Error::param("dupack_threshold", 0, "at least 1"));
-        }
+        self.tcp.validate()?;
         if let Some(s) = &self.slotted {
             if s.slot == 0 {
                 return Err(Error::param("slot", 0, "a positive time"));
@@ -313,5 +359,70 @@ impl Scenario {
             ));
         }
         Ok(())
+    }
+}
+
+impl Scenario {
+    /// This scenario as a network: a forward link named "forward" and a reverse link named
+    /// "reverse" (their loss streams are `link.forward.loss` and `link.reverse.loss`, as
+    /// before networks), one TCP flow "flow" over them. The slotted mode's two directions
+    /// share one slotted server when ACKs take transmission opportunities.
+    pub fn into_network(self) -> Network {
+        let w = self.workload;
+        let mut net = Network::new(w.end());
+        net.warmup = w.warmup;
+        net.seed = self.seed;
+        net.series = self.series;
+        net.log = self.log;
+        if let Some(s) = self.slotted {
+            let data = net.server(Timing::Slotted { slot: s.slot });
+            let mut f = LinkSpec::new("forward", data, 0, u64::MAX);
+            f.loss = LinkLoss::Trace { trace: s.trace.clone(), slot: s.slot };
+            let f = net.link(f);
+            let r = match s.ack_path {
+                AckPath::Lossless => {
+                    let acks = net.server(Timing::SlotEnd { slot: s.slot });
+                    net.link(LinkSpec::new("reverse", acks, 0, u64::MAX))
+                }
+                AckPath::Trace => {
+                    let mut r = LinkSpec::new("reverse", data, 0, u64::MAX);
+                    r.loss = LinkLoss::Trace { trace: s.trace, slot: s.slot };
+                    net.link(r)
+                }
+            };
+            net.flow(FlowSpec::tcp("flow", self.tcp, vec![f], vec![r]));
+            return net;
+        }
+        let fwd = self.forward;
+        let rev = self.reverse.unwrap_or_else(|| fwd.lossless_twin());
+        let fwd_copy = fwd.loss.as_ref().map(|m| (m.clone_box(), fwd.loss_mode));
+        let link = |net: &mut Network, name: &str, l: &LinkConfig| {
+            let sv = net.server(Timing::Rate { rate_bps: l.rate_bps });
+            let mut spec = LinkSpec::new(name, sv, l.delay, l.buffer);
+            spec.buffer_unit = l.buffer_unit;
+            spec.loss_window = l.loss_window;
+            spec
+        };
+        let mut f = link(&mut net, "forward", &fwd);
+        f.loss = match fwd.loss {
+            Some(m) => LinkLoss::Own(m, fwd.loss_mode),
+            None => LinkLoss::None,
+        };
+        let f = net.link(f);
+        let mut r = link(&mut net, "reverse", &rev);
+        let rev_own = rev.loss.map(|m| (m, rev.loss_mode));
+        r.loss = match self.ack_loss {
+            AckLoss::None => rev_own.map_or(LinkLoss::None, |(m, mode)| LinkLoss::Own(m, mode)),
+            AckLoss::Independent => {
+                let (m, mode) = rev_own.or(fwd_copy).expect("validated: a model to copy");
+                LinkLoss::Own(m, mode)
+            }
+            AckLoss::Sync => LinkLoss::Shared(f),
+        };
+        let r = net.link(r);
+        let mut flow = FlowSpec::tcp("flow", self.tcp, vec![f], vec![r]);
+        flow.size = w.size;
+        net.flow(flow);
+        net
     }
 }

@@ -260,24 +260,26 @@ fn check_log(r: &SimResult, log: &[LogRec], rate: u64, rto_max: u64, what: &str)
     let mut sends: HashMap<u64, Vec<u64>> = HashMap::new();
     let mut first_arrival: HashMap<u64, u64> = HashMap::new();
     let (mut n_sent, mut n_retx, mut last_send) = (0u64, 0u64, 0u64);
-    for rec in log {
-        match *rec {
-            LogRec::Sent { t, seg, retx } => {
+    let data = || log.iter().filter(|r| r.kind == LogKind::Data);
+    for rec in data() {
+        let (t, seg) = (rec.t, rec.seg);
+        match rec.event {
+            LogEvent::Sent => {
                 n_sent += 1;
-                n_retx += retx as u64;
+                n_retx += rec.retx as u64;
                 last_send = t;
                 sends.entry(seg).or_default().push(t);
             }
-            LogRec::Arrived { t, seg } => {
+            LogEvent::Arrived => {
                 assert!(sends.contains_key(&seg), "{what}: segment {seg} arrived but was never sent");
                 first_arrival.entry(seg).or_insert(t);
             }
-            LogRec::Delivered { from, to, .. } => {
-                assert_eq!(from, next, "{what}: delivery gap or repeat");
-                assert!(to > from);
-                next = to;
+            LogEvent::Delivered => {
+                assert_eq!(seg, next, "{what}: delivery gap or repeat");
+                assert!(rec.to > seg);
+                next = rec.to;
             }
-            LogRec::Lost { .. } => {}
+            LogEvent::Lost | LogEvent::Dropped => {}
         }
     }
     assert_eq!(next, r.counters.delivered_segments, "{what}");
@@ -285,8 +287,9 @@ fn check_log(r: &SimResult, log: &[LogRec], rate: u64, rto_max: u64, what: &str)
     assert!(r.goodput_bps <= rate as f64 * 1000.0 / 1040.0 * 1.0001, "{what}: goodput {} > capacity", r.goodput_bps);
     assert!(r.counters.delivered_bytes <= r.counters.arrived_bytes, "{what}");
     let end = r.end_time;
-    for rec in log {
-        if let LogRec::Lost { sent, seg, .. } = *rec {
+    for rec in data() {
+        if matches!(rec.event, LogEvent::Lost | LogEvent::Dropped) {
+            let (sent, seg) = (rec.t0, rec.seg);
             let held_before = first_arrival.get(&seg).is_some_and(|&a| a <= end);
             let retransmitted_later = sends[&seg].iter().any(|&t| t > sent);
             let outstanding_at_end = seg >= r.counters.delivered_segments && end - last_send <= 2 * rto_max + NS_PER_S;
@@ -354,8 +357,9 @@ fn time_mode_sync_loses_data_and_acks_in_bad_periods_only() {
     assert!(none.counters.channel_losses > 0);
     // Every lost data copy was sent shortly before or during a bad window (in transit
     // then: at most one queueing + serialisation + propagation time before it).
-    for rec in &log {
-        if let LogRec::Lost { sent, dropped: false, .. } = *rec {
+    for rec in log.iter().filter(|r| r.kind == LogKind::Data && r.event == LogEvent::Lost) {
+        {
+            let sent = rec.t0;
             let near = bad.iter().any(|&(a, b)| sent <= b && sent + 200 * NS_PER_MS >= a);
             assert!(near, "a data packet sent at {sent} was lost outside the bad periods");
         }

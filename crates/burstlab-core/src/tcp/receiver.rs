@@ -5,6 +5,13 @@
 //! segments are unacknowledged or when the ACK timer (started by the first of them)
 //! expires; an out-of-order or duplicate segment, and one that fills (part of) a gap,
 //! is acknowledged at once.
+//!
+//! Optionally (`ack_on_idle`, the `tossim` profile of the PRR/μ study) the ACK timer
+//! measures silence: Srinivasan et al. §3.1, "The ACK timeout on the receiver's side governs
+//! how long to wait for a packet before sending an acknowledgement ... so the sender gets
+//! up-to-date information when there are a lot of losses". The timer restarts at every
+//! arriving segment; when it expires the receiver sends its current ACK (a duplicate
+//! when nothing new arrived) and restarts it, once per `ack_timeout` of silence.
 use crate::time::Nanos;
 use std::collections::VecDeque;
 
@@ -27,6 +34,9 @@ pub struct ReceiverConfig {
     pub ack_every: u32,
     pub ack_timeout: Nanos,
     pub sack: bool,
+    /// Re-acknowledge after every `ack_timeout` without an arriving segment (see the module
+    /// documentation; Srinivasan et al. §3.1).
+    pub ack_on_idle: bool,
 }
 
 /// What the receiver wants after a segment arrives.
@@ -91,6 +101,21 @@ impl Receiver {
     /// A data segment arrives at `now`.
     #[inline]
     pub fn on_segment(&mut self, seg: u64, now: Nanos) -> RxAction {
+        let act = self.on_segment_inner(seg, now);
+        if !self.cfg.ack_on_idle {
+            return act;
+        }
+        // The ACK timer restarts at every arrival and runs after an immediate ACK too.
+        let d = now + self.cfg.ack_timeout;
+        self.delack_deadline = Some(d);
+        match act {
+            RxAction::Delay(_) => RxAction::Delay(d),
+            a => a,
+        }
+    }
+
+    #[inline]
+    fn on_segment_inner(&mut self, seg: u64, now: Nanos) -> RxAction {
         self.arrivals += 1;
         if self.holds(seg) {
             // Duplicate: acknowledge at once (RFC 5681 §4.2 out-of-order rule).
@@ -136,8 +161,15 @@ impl Receiver {
     }
 
     /// The delayed-ACK timer fires: the ACK to send, if any is still owed.
-    pub fn on_delack_timer(&mut self) -> Option<AckPkt> {
+    /// With `ack_on_idle`, the ACK is sent even if nothing is owed (a duplicate) and the
+    /// timer restarts at `now + ack_timeout`.
+    pub fn on_delack_timer(&mut self, now: Nanos) -> Option<AckPkt> {
         self.delack_deadline = None;
+        if self.cfg.ack_on_idle {
+            let a = self.make_ack();
+            self.delack_deadline = Some(now + self.cfg.ack_timeout);
+            return Some(a);
+        }
         (self.pending > 0).then(|| self.make_ack())
     }
 
@@ -206,7 +238,7 @@ mod tests {
     use super::*;
 
     fn rx(delayed: bool, sack: bool) -> Receiver {
-        Receiver::new(ReceiverConfig { delayed_ack: delayed, ack_every: 2, ack_timeout: 100, sack })
+        Receiver::new(ReceiverConfig { delayed_ack: delayed, ack_every: 2, ack_timeout: 100, sack, ack_on_idle: false })
     }
 
     fn ack_of(a: RxAction) -> AckPkt {
@@ -222,8 +254,8 @@ mod tests {
         assert_eq!(r.on_segment(0, 10), RxAction::Delay(110));
         assert_eq!(ack_of(r.on_segment(1, 20)).ack, 2);
         assert_eq!(r.on_segment(2, 30), RxAction::Delay(130));
-        assert_eq!(r.on_delack_timer().unwrap().ack, 3);
-        assert_eq!(r.on_delack_timer(), None);
+        assert_eq!(r.on_delack_timer(130).unwrap().ack, 3);
+        assert_eq!(r.on_delack_timer(230), None);
     }
 
     #[test]
@@ -258,5 +290,25 @@ mod tests {
         for s in 0..5 {
             assert_eq!(ack_of(r.on_segment(s, s)).ack, s + 1);
         }
+    }
+
+    /// `ack_on_idle` (Srinivasan et al. §3.1): the timer restarts at every arrival, immediate
+    /// ACKs included, and every `ack_timeout` of silence produces the current ACK again.
+    #[test]
+    fn idle_acks_repeat_while_nothing_arrives() {
+        let mut r = Receiver::new(ReceiverConfig { delayed_ack: true, ack_every: 2, ack_timeout: 100, sack: false, ack_on_idle: true });
+        assert_eq!(r.on_segment(0, 10), RxAction::Delay(110));
+        assert_eq!(r.delack_deadline, Some(110));
+        // Segment 1 lost, 2 arrives: an immediate duplicate ACK, and the timer restarts.
+        assert_eq!(ack_of(r.on_segment(2, 50)).ack, 1);
+        assert_eq!(r.delack_deadline, Some(150));
+        // Silence: the ACK for 1 every 100 ns.
+        assert_eq!(r.on_delack_timer(150).map(|a| a.ack), Some(1));
+        assert_eq!(r.delack_deadline, Some(250));
+        assert_eq!(r.on_delack_timer(250).map(|a| a.ack), Some(1));
+        assert_eq!(r.acks_sent, 3);
+        // An arrival restarts it again.
+        assert_eq!(ack_of(r.on_segment(1, 260)).ack, 3);
+        assert_eq!(r.delack_deadline, Some(360));
     }
 }

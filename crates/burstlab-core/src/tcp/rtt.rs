@@ -1,4 +1,6 @@
-//! Retransmission timer computation, RFC 6298, with configurable bounds.
+//! Retransmission timer computation, RFC 6298, with configurable bounds; optionally the
+//! original RFC 793 §3.7 estimator and no exponential backoff (the `tossim` profile of the
+//! PRR/μ study, see [`RtoEstimator`]).
 use super::Tcb;
 use crate::time::Nanos;
 
@@ -11,6 +13,25 @@ pub struct RttConfig {
     pub granularity: Nanos,
     /// When a backed-off RTO collapses back (see [`BackoffReset`]).
     pub backoff_reset: BackoffReset,
+    /// How RTO follows the RTT samples (RFC 6298 by default).
+    pub estimator: RtoEstimator,
+    /// RFC 6298 §5.5 / RFC 1122 §4.2.3.1 exponential backoff on a timeout (default on).
+    pub backoff: bool,
+}
+
+/// How RTO is computed from RTT samples.
+#[derive(Clone, Copy, Debug, PartialEq, Default)]
+pub enum RtoEstimator {
+    /// RFC 6298 §2: RTO = SRTT + max(G, 4·RTTVAR) (Jacobson/Karels).
+    #[default]
+    Rfc6298,
+    /// RFC 793 §3.7 ("Retransmission Timeout"), the reference Srinivasan et al. cite for
+    /// TCP itself: SRTT = α·SRTT + (1 − α)·RTT, RTO = min(UBOUND, max(LBOUND, β·SRTT)),
+    /// "UBOUND ... (e.g., 1 minute), LBOUND ... (e.g., 1 second), ALPHA ... (e.g., .8 to
+    /// .9), BETA ... (e.g., 1.3 to 2.0)" — exactly the 1-60 s bounds of Srinivasan et al.
+    /// §3.1. RFC 793 has no exponential backoff (that came with RFC 1122 §4.2.3.1); use it
+    /// with `backoff = false` to reproduce it.
+    Rfc793 { alpha: f64, beta: f64 },
 }
 
 /// When the exponential backoff of RFC 6298 §5.5 is undone.
@@ -36,6 +57,15 @@ pub fn init(tcb: &mut Tcb, c: &RttConfig) {
 /// A new RTT measurement `r` (RFC 6298 §2.2-2.4); also clears any backoff (§5.7 leaves
 /// the backed-off value until a new sample is taken, which is what this does).
 pub fn sample(tcb: &mut Tcb, c: &RttConfig, r: Nanos) {
+    if let RtoEstimator::Rfc793 { alpha, beta } = c.estimator {
+        // RFC 793 §3.7: the first sample initialises SRTT (RFC 793 leaves it open; RFC 6298
+        // (2.2) does the same).
+        let srtt = tcb.srtt.map_or(r, |s| (alpha * s as f64 + (1.0 - alpha) * r as f64).round() as Nanos);
+        tcb.srtt = Some(srtt);
+        tcb.min_rtt = Some(tcb.min_rtt.map_or(r, |m| m.min(r)));
+        tcb.rto = ((beta * srtt as f64).round() as Nanos).clamp(c.rto_min, c.rto_max);
+        return;
+    }
     match tcb.srtt {
         None => {
             // (2.2) SRTT <- R, RTTVAR <- R/2
@@ -62,15 +92,18 @@ pub fn on_new_ack_without_sample(tcb: &mut Tcb, c: &RttConfig) {
     if c.backoff_reset != BackoffReset::NewAck {
         return;
     }
-    tcb.rto = match tcb.srtt {
-        Some(srtt) => (srtt + c.granularity.max(4 * tcb.rttvar)).clamp(c.rto_min, c.rto_max),
-        None => c.rto_initial.clamp(c.rto_min, c.rto_max),
+    tcb.rto = match (tcb.srtt, c.estimator) {
+        (Some(srtt), RtoEstimator::Rfc6298) => (srtt + c.granularity.max(4 * tcb.rttvar)).clamp(c.rto_min, c.rto_max),
+        (Some(srtt), RtoEstimator::Rfc793 { beta, .. }) => ((beta * srtt as f64).round() as Nanos).clamp(c.rto_min, c.rto_max),
+        (None, _) => c.rto_initial.clamp(c.rto_min, c.rto_max),
     };
 }
 
-/// (5.5) Back off the timer: RTO <- min(2·RTO, max).
+/// (5.5) Back off the timer: RTO <- min(2·RTO, max); nothing when backoff is off (RFC 793).
 pub fn backoff(tcb: &mut Tcb, c: &RttConfig) {
-    tcb.rto = tcb.rto.saturating_mul(2).min(c.rto_max);
+    if c.backoff {
+        tcb.rto = tcb.rto.saturating_mul(2).min(c.rto_max);
+    }
 }
 
 #[cfg(test)]
@@ -89,7 +122,7 @@ mod tests {
 
     #[test]
     fn backoff_reset_policies() {
-        let mut c = RttConfig { rto_min: 200 * NS_PER_MS, rto_max: 12_000 * NS_PER_MS, rto_initial: 1000 * NS_PER_MS, granularity: 0, backoff_reset: BackoffReset::Sample };
+        let mut c = RttConfig { rto_min: 200 * NS_PER_MS, rto_max: 12_000 * NS_PER_MS, rto_initial: 1000 * NS_PER_MS, granularity: 0, backoff_reset: BackoffReset::Sample, estimator: RtoEstimator::Rfc6298, backoff: true };
         let mut t = tcb();
         init(&mut t, &c);
         sample(&mut t, &c, 100 * NS_PER_MS); // RTO 300 ms
@@ -113,7 +146,7 @@ mod tests {
 
     #[test]
     fn rfc6298_known_answers() {
-        let c = RttConfig { rto_min: 200 * NS_PER_MS, rto_max: 12_000 * NS_PER_MS, rto_initial: 1000 * NS_PER_MS, granularity: 0, backoff_reset: BackoffReset::Sample };
+        let c = RttConfig { rto_min: 200 * NS_PER_MS, rto_max: 12_000 * NS_PER_MS, rto_initial: 1000 * NS_PER_MS, granularity: 0, backoff_reset: BackoffReset::Sample, estimator: RtoEstimator::Rfc6298, backoff: true };
         let mut t = tcb();
         init(&mut t, &c);
         assert_eq!(t.rto, 1000 * NS_PER_MS);
@@ -134,5 +167,34 @@ mod tests {
             backoff(&mut t, &c);
         }
         assert_eq!(t.rto, 12_000 * NS_PER_MS);
+    }
+
+    /// RFC 793 §3.7 with α = 0.875, β = 2, bounds 1-60 s, no backoff: SRTT follows the
+    /// samples by α, RTO = β·SRTT clamped, and a timeout leaves RTO where it is.
+    #[test]
+    fn rfc793_estimator_without_backoff() {
+        let c = RttConfig {
+            rto_min: 1000 * NS_PER_MS, rto_max: 60_000 * NS_PER_MS, rto_initial: 1000 * NS_PER_MS, granularity: 0,
+            backoff_reset: BackoffReset::Sample, estimator: RtoEstimator::Rfc793 { alpha: 0.875, beta: 2.0 }, backoff: false,
+        };
+        let mut t = tcb();
+        init(&mut t, &c);
+        sample(&mut t, &c, 800 * NS_PER_MS); // SRTT 800 ms, RTO 1.6 s
+        assert_eq!((t.srtt, t.rto), (Some(800 * NS_PER_MS), 1600 * NS_PER_MS));
+        sample(&mut t, &c, 0); // SRTT = 7/8·800 = 700 ms, RTO 1.4 s
+        assert_eq!((t.srtt, t.rto), (Some(700 * NS_PER_MS), 1400 * NS_PER_MS));
+        for _ in 0..10 {
+            backoff(&mut t, &c);
+        }
+        assert_eq!(t.rto, 1400 * NS_PER_MS);
+        sample(&mut t, &c, 10 * NS_PER_MS); // SRTT 613.75 ms, RTO 1.2275 s
+        assert_eq!(t.rto, 1_227_500_000);
+        for _ in 0..40 {
+            sample(&mut t, &c, 10 * NS_PER_MS);
+        }
+        assert_eq!(t.rto, 1000 * NS_PER_MS); // LBOUND
+        // A new ACK without a sample ("new_ack") recomputes β·SRTT, here still LBOUND.
+        on_new_ack_without_sample(&mut t, &RttConfig { backoff_reset: BackoffReset::NewAck, ..c });
+        assert_eq!(t.rto, 1000 * NS_PER_MS);
     }
 }

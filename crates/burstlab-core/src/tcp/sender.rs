@@ -27,6 +27,12 @@ pub struct SenderConfig {
     pub grow_on_loss_exit: bool,
     /// Payload bytes to send in all (None = unlimited, bulk).
     pub total_bytes: Option<u64>,
+    /// Duplicate ACKs after a timeout may trigger fast retransmit (RFC 2581, RFC 2582's base
+    /// algorithm); off: RFC 6582's careful variant (the `tossim` profile turns it on).
+    pub fast_retransmit_after_timeout: bool,
+    /// Restart the timer on every partial ACK (RFC 2582 §4 Slow-but-Steady); off: only the
+    /// first (Impatient, RFC 6582 §3.2 step 5).
+    pub restart_timer_every_partial_ack: bool,
 }
 
 /// A segment handed to the link.
@@ -61,6 +67,9 @@ pub struct Sender {
     backoffs: u32,
     total_segs: u64,
     last_len: u64,
+    /// Segments the application has supplied so far (u64::MAX = always backlogged; an
+    /// ON/OFF application holds it at what was sent when it turns OFF).
+    app_limit: u64,
     pub counters: SenderCounters,
 }
 
@@ -100,6 +109,7 @@ impl Sender {
             backoffs: 0,
             total_segs,
             last_len,
+            app_limit: u64::MAX,
             counters: SenderCounters::default(),
         }
     }
@@ -131,6 +141,18 @@ impl Sender {
     /// Open the connection: send the initial window.
     pub fn start(&mut self, now: Nanos, out: &mut Vec<Tx>) {
         self.send_loop(now, out);
+    }
+
+    /// The application stops supplying data (`false`: nothing beyond what has been sent
+    /// is written) or supplies it again without limit (`true`, then send what the
+    /// windows allow).
+    pub fn set_app_backlogged(&mut self, backlogged: bool, now: Nanos, out: &mut Vec<Tx>) {
+        if backlogged {
+            self.app_limit = u64::MAX;
+            self.send_loop(now, out);
+        } else {
+            self.app_limit = self.tcb.high_tx;
+        }
     }
 
     fn set_state(&mut self, to: CaState) {
@@ -177,7 +199,9 @@ impl Sender {
                     if act.exit {
                         self.set_state(CaState::Open);
                     } else {
-                        restart = act.restart_timer;
+                        // tossim: RFC 2582 §4's Slow-but-Steady variant restarts the timer on
+                        // every partial ACK (`restart_timer_every_partial_ack`), not only the first.
+                        restart = act.restart_timer || self.cfg.restart_timer_every_partial_ack;
                     }
                     if act.retransmit_una && self.tcb.snd_una < self.tcb.high_tx {
                         self.transmit(self.tcb.snd_una, now, out);
@@ -200,14 +224,22 @@ impl Sender {
             }
         } else if a.ack == self.tcb.snd_una && self.tcb.snd_una < self.tcb.high_tx {
             self.tcb.dupacks += 1;
+            // tossim: with `fast_retransmit_after_timeout`, duplicate ACKs after a timeout
+            // count towards fast retransmit as in Open (RFC 2581 §3.2; RFC 2582's base
+            // algorithm, before its "careful" variants that RFC 3782 and RFC 6582 adopted): a
+            // lost retransmission is then repaired by the receiver's duplicate ACKs, not by
+            // another timeout.
+            let frat = self.cfg.fast_retransmit_after_timeout;
             match state_before {
-                CaState::Open | CaState::Disorder => {
-                    self.set_state(CaState::Disorder);
+                CaState::Open | CaState::Disorder | CaState::Loss if state_before != CaState::Loss || frat => {
+                    if state_before != CaState::Loss {
+                        self.set_state(CaState::Disorder);
+                    }
                     let sack_lost = self.rec.uses_sack()
                         && self.board.is_lost(self.tcb.snd_una, self.tcb.dupack_threshold);
                     // RFC 6582 §3.2 step 2 (and RFC 6675 §5): no new recovery unless the
                     // ACK covers the previous episode's `recover`; classic Reno has no such check.
-                    let allowed = matches!(self.rec, Recovery::Reno(_)) || self.tcb.snd_una >= self.tcb.recover;
+                    let allowed = frat || matches!(self.rec, Recovery::Reno(_)) || self.tcb.snd_una >= self.tcb.recover;
                     if (self.tcb.dupacks >= self.tcb.dupack_threshold || sack_lost) && allowed {
                         let ss = self.cc.ssthresh_on_loss(&self.tcb);
                         let from = self.tcb.state;
@@ -227,7 +259,7 @@ impl Sender {
                         self.transmit(self.tcb.snd_una, now, out);
                     }
                 }
-                CaState::Loss => {}
+                CaState::Open | CaState::Disorder | CaState::Loss => {} // Loss without `frat`
             }
             let info = AckInfo { now, acked_bytes: 0, acked_segs: 0, rtt: None, dup: true, state_before };
             self.cc.on_ack(&mut self.tcb, &info);
@@ -283,7 +315,7 @@ impl Sender {
 
     /// Send whatever the windows allow.
     fn send_loop(&mut self, now: Nanos, out: &mut Vec<Tx>) {
-        let rwnd_end = self.tcb.snd_una.saturating_add(self.cfg.rwnd).min(self.total_segs);
+        let rwnd_end = self.tcb.snd_una.saturating_add(self.cfg.rwnd).min(self.total_segs).min(self.app_limit);
         if self.tcb.state == CaState::Recovery {
             if let Recovery::Sack(_) = self.rec {
                 return self.sack_send_loop(now, rwnd_end, out);
@@ -354,10 +386,12 @@ mod tests {
             rwnd,
             dupack_threshold: 3,
             limited_transmit: false,
-            rtt: RttConfig { rto_min: 200 * NS_PER_MS, rto_max: 60_000 * NS_PER_MS, rto_initial: 1000 * NS_PER_MS, granularity: 0, backoff_reset: BackoffReset::Sample },
+            rtt: RttConfig { rto_min: 200 * NS_PER_MS, rto_max: 60_000 * NS_PER_MS, rto_initial: 1000 * NS_PER_MS, granularity: 0, backoff_reset: BackoffReset::Sample, estimator: Default::default(), backoff: true },
             ssthresh_rule: SsthreshRule::FlightSize,
             grow_on_loss_exit: true,
             total_bytes: None,
+            fast_retransmit_after_timeout: false,
+            restart_timer_every_partial_ack: false,
         };
         Sender::new(cfg, Cc::Reno(RenoCc), Recovery::NewReno(NewReno::default()))
     }
@@ -441,5 +475,54 @@ mod tests {
         f.on_ack(&ack(2), 20, &mut out);
         assert_eq!(f.rto_deadline, None);
         assert_eq!(out.len(), 2); // nothing beyond the transfer
+    }
+
+    /// The `tossim` profile's sender options. (1) `fast_retransmit_after_timeout`: after a
+    /// timeout, three duplicate ACKs start fast retransmit (RFC 2581 §3.2, RFC 2582's base
+    /// algorithm); RFC 6582's careful variant ignores them until `recover` is acknowledged.
+    #[test]
+    fn fast_retransmit_after_a_timeout_is_a_choice() {
+        let ms = NS_PER_MS;
+        for frat in [false, true] {
+            let mut s = sender(2, u64::MAX, u64::MAX);
+            s.cfg.fast_retransmit_after_timeout = frat;
+            let mut out = Vec::new();
+            s.start(0, &mut out);
+            s.on_rto(1000 * ms, &mut out);
+            assert_eq!(segs(&mut out), vec![(0, false), (1, false), (0, true)]);
+            for k in 1..=3 {
+                s.on_ack(&ack(0), (1000 + 300 * k) * ms, &mut out); // e.g. the receiver's idle ACKs
+            }
+            if frat {
+                // ssthresh = max(FlightSize/2, 2·SMSS) = 2000; cwnd = ssthresh + 3·SMSS: the
+                // retransmission of 0, then go-back-N resumes at 1 up to 5 segments in flight.
+                assert_eq!(segs(&mut out), vec![(0, true), (1, true), (2, false), (3, false), (4, false)]);
+                assert_eq!((s.counters.fast_retransmits, s.tcb.state, s.tcb.ssthresh, s.tcb.cwnd), (1, CaState::Recovery, 2000, 5000));
+            } else {
+                assert!(out.is_empty());
+                assert_eq!((s.counters.fast_retransmits, s.tcb.state), (0, CaState::Loss));
+            }
+        }
+    }
+
+    /// (2) `restart_timer_every_partial_ack`: RFC 2582 §4's Slow-but-Steady variant restarts
+    /// the timer on every partial ACK; the Impatient variant (RFC 6582) only on the first.
+    #[test]
+    fn slow_but_steady_restarts_the_timer_on_every_partial_ack() {
+        let ms = NS_PER_MS;
+        for every in [false, true] {
+            let mut s = sender(10, u64::MAX, u64::MAX);
+            s.cfg.restart_timer_every_partial_ack = every;
+            let mut out = Vec::new();
+            s.start(0, &mut out);
+            for t in [10, 20, 30] {
+                s.on_ack(&ack(0), t * ms, &mut out);
+            }
+            assert_eq!(s.tcb.state, CaState::Recovery);
+            s.on_ack(&ack(3), 100 * ms, &mut out); // first partial ACK: both restart
+            assert_eq!(s.rto_deadline, Some(1100 * ms));
+            s.on_ack(&ack(5), 200 * ms, &mut out); // second partial ACK
+            assert_eq!(s.rto_deadline, Some(if every { 1200 } else { 1100 } * ms));
+        }
     }
 }

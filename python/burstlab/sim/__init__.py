@@ -23,7 +23,10 @@ import numpy.typing as npt
 
 from burstlab import _core
 
-__all__ = ["Link", "Scenario", "SimResult", "TcpConfig", "Workload", "run", "run_trace"]
+__all__ = [
+    "Cbr", "Flow", "FlowResult", "Hop", "Link", "LinkResult", "Network", "NetworkResult", "OnOff", "Scenario",
+    "SimResult", "TcpConfig", "Workload", "load_scenario", "loss_model", "presets", "run", "run_network", "run_trace",
+]  # fmt: skip
 
 VARIANTS = ("tahoe", "reno", "newreno", "sack")
 
@@ -42,6 +45,18 @@ class TcpConfig:
     the post-timeout Loss state (as ns-3 does). ``rto_backoff_reset`` ``"sample"`` keeps a
     backed-off RTO until a new RTT sample (RFC 6298 §5, Karn), ``"new_ack"`` recomputes it
     from SRTT/RTTVAR on any ACK of new data (as ns-3 and Linux do).
+
+    The ``tossim`` profile of the PRR/μ study (:meth:`TcpConfig.tossim`; Srinivasan et al.
+    §3.1, ``docs/study.md``) adds five settings, off by default: ``rto_estimator="rfc793"``
+    computes RTO = clamp(``rto_beta``·SRTT, ``rto_min``, ``rto_max``) with
+    SRTT ← ``rto_alpha``·SRTT + (1 − ``rto_alpha``)·RTT (RFC 793 §3.7) instead of RFC 6298;
+    ``rto_backoff=False`` leaves RTO unchanged on a timeout (RFC 793 has no backoff);
+    ``ack_on_idle=True`` makes the receiver send its current ACK after every ``ack_timeout``
+    without an arriving segment (duplicates included), not only to end a delayed ACK;
+    ``fast_retransmit_after_timeout=True`` lets duplicate ACKs after a timeout start fast
+    retransmit (RFC 2581, RFC 2582's base algorithm) instead of RFC 6582's careful check;
+    ``partial_ack_timer="every"`` restarts the timer on every partial ACK (RFC 2582 §4
+    "Slow-but-Steady") instead of the first only ("first", "Impatient").
     """
 
     variant: str = "newreno"
@@ -63,6 +78,70 @@ class TcpConfig:
     ssthresh_rule: Literal["flightsize", "pipe", "flightsize_minus_lost"] = "flightsize"
     grow_on_loss_exit: bool = True
     rto_backoff_reset: Literal["sample", "new_ack"] = "sample"
+    rto_estimator: Literal["rfc6298", "rfc793"] = "rfc6298"
+    rto_alpha: float = 0.875
+    rto_beta: float = 2.0
+    rto_backoff: bool = True
+    ack_on_idle: bool = False
+    fast_retransmit_after_timeout: bool = False
+    partial_ack_timer: Literal["first", "every"] = "first"
+
+    @classmethod
+    def tossim(
+        cls,
+        *,
+        ack_timeout: float = 0.300,
+        rto_min: float = 1.0,
+        rto_max: float = 60.0,
+        max_cwnd: int | None = 130,
+        **overrides: Any,
+    ) -> TcpConfig:
+        """NewReno as Srinivasan et al. ("PRR Is Not Enough", §3.1) ran it on TinyOS/TOSSIM,
+        reconstructed from what the paper says and the documents it cites (``docs/study.md``
+        gives the reasoning and the measured effect of each setting). The defaults are the
+        paper's Mirage timers (10 ms slots): ACK timeout 300 ms, RTO 1-60 s, window ≤ 130;
+        its Roofnet timers are ``ack_timeout=0.06, rto_min=0.2, rto_max=12``.
+
+        - ``rto_estimator="rfc793"``, ``rto_backoff=False``: RFC 793 §3.7's timer (cited by
+          the paper), RTO = min(UBOUND, max(LBOUND, β·SRTT)) with "UBOUND ... (e.g.,
+          1 minute), LBOUND ... (e.g., 1 second)" — the paper's bounds — and no exponential
+          backoff (which RFC 793 does not have);
+        - ``ack_on_idle=True``: §3.1's receiver ACK timeout, which "governs how long to wait
+          for a packet before sending an acknowledgement ... so the sender gets up-to-date
+          information when there are a lot of losses": every ACK timeout of silence sends
+          the current (duplicate) ACK; three of them (0.9 s; 180 ms with Roofnet's 60 ms)
+          come just before the minimum RTO (1 s; 200 ms);
+        - ``fast_retransmit_after_timeout=True``: those duplicate ACKs start fast retransmit
+          even after a timeout (RFC 2581 §3.2 and RFC 2582's base algorithm, both cited;
+          RFC 2582 also describes "careful" variants against it, which RFC 3782 made the
+          standard);
+        - ``partial_ack_timer="every"``: RFC 2582 §4's Slow-but-Steady variant, so a long
+          recovery that keeps making progress is not cut short by the 1 s timer.
+
+        Everything else is the RFC default: NewReno, initial window 2, delayed ACKs every
+        second segment, 3 duplicate ACKs. ``overrides`` replace any field.
+        """
+        fields: dict[str, Any] = {
+            "variant": "newreno",
+            "init_cwnd": 2,
+            "max_cwnd": max_cwnd,
+            "delayed_ack": True,
+            "ack_every": 2,
+            "ack_timeout": ack_timeout,
+            "rto_min": rto_min,
+            "rto_max": rto_max,
+            "rto_initial": rto_min,
+            "dupack_threshold": 3,
+            "rto_estimator": "rfc793",
+            "rto_alpha": 0.875,
+            "rto_beta": 2.0,
+            "rto_backoff": False,
+            "ack_on_idle": True,
+            "fast_retransmit_after_timeout": True,
+            "partial_ack_timer": "every",
+        }
+        fields.update(overrides)
+        return cls(**fields)
 
 
 def _number(name: str, value: Any, kind: type) -> Any:
@@ -73,28 +152,61 @@ def _number(name: str, value: Any, kind: type) -> Any:
         raise _core.ParameterError(f"invalid parameter {name} = {value!r}: expected a number") from None
 
 
+def loss_model(loss: Any) -> _core.LossModel | None:
+    """A link's loss as the simulator takes it: a :class:`burstlab._core.LossModel` as it
+    is, a fitted or configured :mod:`burstlab.models` model (its ``to_core()``), a loss spec
+    string (:func:`burstlab.lossspec.parse_loss_spec`, e.g. ``"ge:prr=0.9,mu=0.6"``), or None."""
+    if loss is None or isinstance(loss, _core.LossModel):
+        return loss
+    if isinstance(loss, str):
+        from burstlab.lossspec import parse_loss_spec
+
+        return parse_loss_spec(loss)
+    to_core = getattr(loss, "to_core", None)
+    if callable(to_core):
+        return to_core()
+    raise _core.ParameterError(
+        f"invalid parameter loss = {loss!r}: expected a burstlab._core.LossModel, a burstlab.models model or a loss spec string"
+    )
+
+
 @dataclass(frozen=True)
 class Link:
     """One link direction: capacity (bits/s), one-way delay (s), DropTail buffer and a
-    loss model (a :class:`burstlab._core.LossModel`, e.g. from
-    :func:`burstlab.lossspec.parse_loss_spec`), consulted per packet (``"packet"``) or
-    for the interval a packet is in transit (``"time"``)."""
+    loss model, consulted per packet (``"packet"``) or in time (``"time"``).
+
+    ``loss``: a :class:`burstlab._core.LossModel`, a :mod:`burstlab.models` model, or a
+    loss spec string such as ``"ge:prr=0.9,mu=0.6"`` (see :func:`loss_model`).
+    ``loss_window`` (time mode): the loss process is asked about the interval the packet
+    occupies this link's channel, its ``"serialisation"`` (default), or its whole
+    ``"transit"`` including the propagation delay (burstlab's behaviour before networks:
+    a long delay then raises the loss rate).
+    ``capacity`` (networks only): a time-varying capacity instead of ``rate``, as a
+    Mahimahi delivery-opportunity trace — a file path, or an array of millisecond
+    timestamps; each opportunity carries ``opportunity_bytes`` (1500, an IP MTU); the trace
+    loops with the period of its last timestamp.
+    """
 
     rate: float = 10e6
     delay: float = 0.010
     buffer: int = 100
     buffer_unit: Literal["packets", "bytes"] = "packets"
-    loss: _core.LossModel | None = None
+    loss: Any = None
     loss_mode: Literal["packet", "time"] = "packet"
+    loss_window: Literal["serialisation", "transit"] = "serialisation"
+    capacity: Any = None
+    opportunity_bytes: int = 1500
 
     def _config(self) -> dict[str, Any]:
+        model = loss_model(self.loss)
         return {
             "rate": _number("rate", self.rate, float),
             "delay": _number("delay", self.delay, float),
             "buffer": _number("buffer", self.buffer, int),
             "buffer_unit": self.buffer_unit,
-            "loss": None if self.loss is None else repr(self.loss),
+            "loss": None if model is None else repr(model),
             "loss_mode": self.loss_mode,
+            "loss_window": self.loss_window,
         }
 
 
@@ -184,10 +296,11 @@ class SimResult:
     )  # fmt: skip
 
     @classmethod
-    def _from_core(cls, d: dict[str, Any], config: dict[str, Any]) -> SimResult:
+    def _from_core(cls, d: dict[str, Any], config: dict[str, Any], config_hash: str | None = None, **extra: Any) -> Any:
         kw = {k: d[k] for k in cls._SCALARS}
         series = {k: np.asarray(v) for k, v in d["series"].items()}
-        return cls(config=config, config_hash=_hash(config), series=series, **kw)
+        h = _hash(config) if config_hash is None else config_hash
+        return cls(config=config, config_hash=h, series=series, **kw, **extra)
 
     def to_dict(self, series: bool = False) -> dict[str, Any]:
         """Numbers, configuration and its hash (and the series as lists if asked)."""
@@ -203,13 +316,18 @@ def run(scenario: Scenario) -> SimResult:
     """Simulate one scenario (in Rust, GIL released)."""
     if not isinstance(scenario, Scenario):
         raise _core.ParameterError(f"invalid parameter scenario: expected a burstlab.sim.Scenario, got {type(scenario).__name__}")
+    for which, link in (("forward", scenario.forward), ("reverse", scenario.reverse)):
+        if link is not None and link.capacity is not None:
+            raise _core.ParameterError(
+                f"invalid parameter {which}.capacity: a time-varying capacity needs a network (burstlab.sim.Network)"
+            )
     cfg = scenario.config()
     core_cfg = dict(cfg)
     core_cfg["forward"] = {k: v for k, v in cfg["forward"].items() if k != "loss"}
     if cfg["reverse"] is not None:
         core_cfg["reverse"] = {k: v for k, v in cfg["reverse"].items() if k != "loss"}
-    rev_loss = None if scenario.reverse is None else scenario.reverse.loss
-    d = _core.simulate(core_cfg, scenario.forward.loss, rev_loss)
+    rev_loss = None if scenario.reverse is None else loss_model(scenario.reverse.loss)
+    d = _core.simulate(core_cfg, loss_model(scenario.forward.loss), rev_loss)
     return SimResult._from_core(d, cfg)
 
 
@@ -252,3 +370,19 @@ def run_trace(
     }
     d = _core.simulate_trace(bits, cfg)
     return SimResult._from_core(d, cfg)
+
+
+# The network half of the package: hops, flows, results, presets, scenario files.
+from burstlab.sim.network import (  # noqa: E402
+    Cbr,
+    Flow,
+    FlowResult,
+    Hop,
+    LinkResult,
+    Network,
+    NetworkResult,
+    OnOff,
+    run_network,
+)
+from burstlab.sim import presets  # noqa: E402
+from burstlab.sim.scenario_file import load_scenario  # noqa: E402

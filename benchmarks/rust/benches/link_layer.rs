@@ -1,0 +1,108 @@
+//! Link-layer speed: frames per CPU-second through `serve` (issue 10: the single-flow TCP
+//! benchmark with ARQ R = 7 at 30 % raw loss must stay ≥ 5·10^6 frames per CPU-second, so
+//! `serve` alone should leave plenty of room: aim ≥ 5·10^7).
+//!
+//! `cargo bench -p burstlab-bench --bench link_layer`: criterion reports frames/s per case;
+//! a summary line per case prints frames per CPU-second (this thread's CPU time from
+//! /proc/thread-self/schedstat, wall time where that is missing) next to the target. Each
+//! frame goes through `LinkLayer::serve` over the link's `LossSource` (a boxed loss model
+//! with its own stream), as the engine will call it.
+use burstlab_core::link::arq::ArqConfig;
+use burstlab_core::link::harq::HarqConfig;
+use burstlab_core::link::layer::AttemptTiming;
+use burstlab_core::link::wifi::Dcf;
+use burstlab_core::link::{LinkLayer, LinkLayerConfig, LossMode, LossSource};
+use burstlab_core::loss::{Bernoulli, GilbertElliott, LossModel};
+use burstlab_core::rng::{component_id, stream};
+use burstlab_core::time::NS_PER_US;
+use criterion::{black_box, criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use std::time::Instant;
+
+const FRAMES: u64 = 2_000_000;
+const TARGET: f64 = 5e7;
+
+fn cases() -> Vec<(&'static str, LinkLayerConfig, Box<dyn LossModel>)> {
+    let dcf = Dcf::b11();
+    let bern = || Box::new(Bernoulli::new(0.3).unwrap()) as Box<dyn LossModel>;
+    vec![
+        ("arq R=7 bernoulli 0.3, 802.11b timing", LinkLayerConfig::Arq(ArqConfig::retries(7, dcf.timing(false))), bern()),
+        (
+            "arq R=7 bernoulli 0.3, uniform [0.3, 2] ms",
+            LinkLayerConfig::Arq(ArqConfig::retries(7, AttemptTiming::uniform(300 * NS_PER_US, 2_000 * NS_PER_US))),
+            bern(),
+        ),
+        ("arq R=7 bernoulli 0.3, 802.11b + backoff", LinkLayerConfig::Arq(ArqConfig::retries(7, dcf.timing(true))), bern()),
+        (
+            "arq R=7 gilbert-elliott 30 %, 802.11b",
+            LinkLayerConfig::Arq(ArqConfig::retries(7, dcf.timing(false))),
+            Box::new(GilbertElliott::new(0.1, 0.2333, 1.0, 0.0).unwrap()),
+        ),
+        ("harq 2 attempts bernoulli 0.3, 802.11b", LinkLayerConfig::Harq(HarqConfig::new(dcf.timing(false))), bern()),
+    ]
+}
+
+/// Serve `FRAMES` 1040-byte frames back to back; returns the number delivered.
+fn run(cfg: &LinkLayerConfig, model: &dyn LossModel, seed: u64) -> u64 {
+    let mut layer: LinkLayer = cfg.build().unwrap();
+    let mut ch = LossSource::Own { model: model.clone_box(), rng: stream(seed, component_id("link.loss")), mode: LossMode::Packet };
+    let mut rng = stream(seed, component_id("link.layer"));
+    let mut t = 0;
+    for _ in 0..FRAMES {
+        t = layer.serve(t, 1040, &mut ch, &mut rng).end;
+    }
+    black_box(t);
+    layer.stats().delivered
+}
+
+/// This thread's CPU time in ns (Linux), if available.
+fn cpu_ns() -> Option<u64> {
+    std::fs::read_to_string("/proc/thread-self/schedstat").ok()?.split_whitespace().next()?.parse().ok()
+}
+
+/// Best of 5 runs of `f(seed)`, in CPU seconds (wall seconds without /proc).
+fn best_of_5(mut f: impl FnMut(u64)) -> f64 {
+    (0..5)
+        .map(|i| {
+            let (c0, t0) = (cpu_ns(), Instant::now());
+            f(i);
+            match (c0, cpu_ns()) {
+                (Some(a), Some(b)) if b > a => (b - a) as f64 / 1e9,
+                _ => t0.elapsed().as_secs_f64(),
+            }
+        })
+        .fold(f64::INFINITY, f64::min)
+}
+
+fn bench(c: &mut Criterion) {
+    let mut g = c.benchmark_group("link_layer");
+    g.throughput(Throughput::Elements(FRAMES));
+    g.sample_size(10);
+    for (name, cfg, m) in cases() {
+        g.bench_with_input(BenchmarkId::from_parameter(name), &(cfg, m), |b, (cfg, m)| b.iter(|| run(cfg, m.as_ref(), 1)));
+    }
+    g.finish();
+    println!("\nframes per CPU-second through serve ({FRAMES} frames, best of 5; target ≥ {TARGET:.0e}):");
+    // The floor: the channel's decisions alone, 1/(1 − 0.3) ≈ 1.43 per frame at R = 7.
+    let best = best_of_5(|i| {
+        let mut ch = LossSource::Own { model: Box::new(Bernoulli::new(0.3).unwrap()), rng: stream(i, 0), mode: LossMode::Packet };
+        let n = FRAMES * 10 / 7;
+        black_box((0..n).map(|t| ch.decide(t, t) as u64).sum::<u64>());
+    });
+    println!("  {:<45} {:>10.3e}/s  (1.43 decisions per frame, no link layer)", "channel alone, bernoulli 0.3", FRAMES as f64 / best);
+    for (i, (name, cfg, m)) in cases().into_iter().enumerate() {
+        let best = best_of_5(|seed| {
+            black_box(run(&cfg, m.as_ref(), seed));
+        });
+        let rate = FRAMES as f64 / best;
+        // The target is the issue's case (the first); the others are for comparison.
+        let verdict = match (i, rate >= TARGET) {
+            (0, true) => "meets target",
+            (0, false) => "BELOW target",
+            _ => "",
+        };
+        println!("  {name:<45} {rate:>10.3e}/s  {verdict}");
+    }
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);

@@ -1,0 +1,736 @@
+"""The error-model study of Pentikousis & Badr ("Error Modeling for TCP Simulations").
+
+Two questions, each asked by a fixed-size TCP transfer timed from its first segment to
+the receiver holding the last byte (:attr:`burstlab.sim.FlowResult.completion_time`):
+
+- **Rate-based vs temporal** (§2, Fig. 2): TCP Tahoe moves 5 MB over a channel whose two
+  main states A and B have the same exponential sojourns (mean 1 s or 10 s); A drops
+  nothing; B drops 1, 10 or 50 %. *Rate-based*: every segment that starts on the channel
+  while it is in B is dropped with that probability (a Bernoulli trial; the continuous-time
+  Markov chain of Fig. 1a, ``LossModel.markov_ct``). *Temporal*: VDDP (Fig. 1b,
+  ``LossModel.vddp``): B alternates exponential ON and OFF sub-periods whose mean ON+OFF
+  sub-cycle is ``cycle`` and whose ON share is the drop rate; a segment is lost iff an ON
+  sub-period overlaps its time on the channel. The paper does not give the sub-cycle: the
+  study sweeps it.
+- **Synchronized ACK losses** (§3, Table 1, Fig. 3): an ON/OFF channel (mean 1.8 s good,
+  0.2 s bad, every segment on the channel during a bad period lost), 8 MB, Tahoe, Reno and
+  NewReno, ACKs never lost (``ack_loss="none"``), lost by the same channel process
+  (``"sync"``) or by an independent copy of it (``"independent"``); on a LAN (Table 1) and
+  with a fixed 50 ms (Fig. 3a) or 300 ms (Fig. 3b) added delay per segment in each
+  direction — a lossless hop in series with the channel, so the loss process sees only
+  the channel.
+
+What the paper leaves open (the "low bandwidth environment", buffer, LAN round trip,
+segment size, delayed ACKs, timers, the VDDP sub-cycle, ...) is a field of :class:`Setup`
+with a documented default (``docs/study-error-models.md``), and the study re-runs every
+experiment with each of them varied one at a time (``sensitivity``).
+
+Every (cell, replicate) simulation is one row of the results store
+(:class:`burstlab.store.ResultStore`), keyed by the hash of its parameters, replicate and
+seed; a task (one environment × one experiment group) runs only the rows still missing,
+so a killed study resumes where it stopped, and rows never depend on the worker count.
+Replicate k uses the same seed in every cell (common random numbers): the channel's
+forward trajectory is the same for the three ACK modes and the three TCP variants, so
+their differences are paired.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import math
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field, fields, replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from burstlab import __version__
+from burstlab._core import ParameterError
+from burstlab.store import ResultStore, canonical_json
+from burstlab.sweep import run_tasks, task_seed
+
+STUDY = "error-models"
+VARIANTS = ("tahoe", "reno", "newreno")
+ACK_MODES = ("none", "sync", "independent")
+ACK_LABEL = {"none": "no lost ACKs", "sync": "synchronized", "independent": "not synchronized"}
+MODELS = ("rate", "temporal")
+
+#: §3: the ON/OFF channel of Table 1 and Fig. 3, mean good and bad periods (seconds).
+ON_OFF = (1.8, 0.2)
+
+#: Pentikousis & Badr Table 1: total connection time (s) of an 8-MB transfer on a LAN,
+#: averages of 10 batches.
+PAPER_TABLE1: dict[tuple[str, str], float] = {
+    ("tahoe", "none"): 71.798, ("reno", "none"): 69.800, ("newreno", "none"): 70.649,
+    ("tahoe", "sync"): 72.765, ("reno", "sync"): 71.704, ("newreno", "sync"): 75.286,
+    ("tahoe", "independent"): 97.277, ("reno", "independent"): 97.887, ("newreno", "independent"): 100.079,
+}  # fmt: skip
+
+#: The delay-only hop of Fig. 3 (VDDP's "delaying"): fast and deep enough never to queue
+#: or drop, so the added delay is a pure propagation delay in each direction.
+DELAY_HOP: dict[str, Any] = {"rate": 1e9, "buffer": 100_000}
+
+
+@dataclass(frozen=True)
+class Setup:
+    """The open parameters: one environment of the study. Pentikousis & Badr give none of
+    these; each default is argued in ``docs/study-error-models.md``.
+
+    ``rate``: the channel's capacity ("a low bandwidth environment", bits/s); ``buffer``:
+    its DropTail queue (packets; ns-2's default limit); ``lan_delay``: its one-way
+    propagation delay (the LAN of Table 1); ``mss``: segment payload (bytes, Ethernet);
+    ``delayed_ack``, ``rto_min``, ``init_cwnd``: the BSD-derived x-kernel TCP's (RFC 1122
+    delayed ACKs, 1-s minimum RTO, one-segment initial window); ``rwnd``: receiver window
+    in segments (None: unlimited, §3 "sufficiently large"); ``cycle``: VDDP's mean ON+OFF
+    sub-cycle in each main state (s); ``fig2_ack_loss``: how Fig. 2's models treat ACKs
+    ("sync": one channel process for both directions, as the original VDDP, §3).
+    """
+
+    rate: float = 1.5e6
+    buffer: int = 50
+    lan_delay: float = 0.0005
+    mss: int = 1460
+    delayed_ack: bool = True
+    rto_min: float = 1.0
+    rwnd: int | None = None
+    init_cwnd: int = 1
+    cycle: float = 1.0
+    fig2_ack_loss: str = "sync"
+
+    def __post_init__(self) -> None:
+        def bad(name: str, value: Any, expected: str) -> ParameterError:
+            return ParameterError(f"invalid parameter {name} = {value!r}: expected {expected}")
+
+        if not (isinstance(self.rate, (int, float)) and math.isfinite(self.rate) and self.rate > 0):
+            raise bad("rate", self.rate, "a positive capacity in bits/s")
+        if not (isinstance(self.buffer, int) and self.buffer >= 1):
+            raise bad("buffer", self.buffer, "at least 1 packet")
+        if not (math.isfinite(self.lan_delay) and self.lan_delay >= 0):
+            raise bad("lan_delay", self.lan_delay, "a non-negative time")
+        if not (isinstance(self.mss, int) and 1 <= self.mss <= 65_495):
+            raise bad("mss", self.mss, "1..65495 bytes")
+        if not (math.isfinite(self.rto_min) and self.rto_min > 0):
+            raise bad("rto_min", self.rto_min, "a positive time")
+        if self.rwnd is not None and not (isinstance(self.rwnd, int) and self.rwnd >= 1):
+            raise bad("rwnd", self.rwnd, "at least 1 segment, or None (unlimited)")
+        if not (isinstance(self.init_cwnd, int) and self.init_cwnd >= 1):
+            raise bad("init_cwnd", self.init_cwnd, "at least 1 segment")
+        if not (math.isfinite(self.cycle) and self.cycle > 0):
+            raise bad("cycle", self.cycle, "a positive time")
+        if self.fig2_ack_loss not in ACK_MODES:
+            raise bad("fig2_ack_loss", self.fig2_ack_loss, f"one of {', '.join(ACK_MODES)}")
+
+
+#: What each open parameter changes: every cell, only Fig. 2's, or only the temporal ones.
+SCOPE = {"cycle": "temporal", "fig2_ack_loss": "models"}
+
+#: The one-at-a-time sensitivity sweeps (each includes the default).
+SENSITIVITY: dict[str, tuple[Any, ...]] = {
+    "rate": (1e6, 1.5e6, 2e6, 3e6, 5e6, 10e6),
+    "buffer": (10, 25, 50, 100, 200),
+    "lan_delay": (0.0001, 0.0005, 0.002, 0.005),
+    "mss": (536, 1460),
+    "delayed_ack": (False, True),
+    "rto_min": (0.2, 0.5, 1.0),
+    "rwnd": (11, 44, None),
+    "init_cwnd": (1, 2),
+    "cycle": (0.03, 0.1, 0.3, 1.0, 3.0, 10.0, 30.0, 100.0),
+    "fig2_ack_loss": ("none", "sync", "independent"),
+}
+#: ``--quick``: the default and one other value of each (the same figures and report).
+QUICK_SENSITIVITY: dict[str, tuple[Any, ...]] = {
+    "rate": (1.5e6, 5e6),
+    "buffer": (10, 50),
+    "lan_delay": (0.0005, 0.005),
+    "mss": (536, 1460),
+    "delayed_ack": (False, True),
+    "rto_min": (0.2, 1.0),
+    "rwnd": (11, None),
+    "init_cwnd": (1, 2),
+    "cycle": (0.1, 1.0, 10.0),
+    "fig2_ack_loss": ("none", "sync"),
+}
+#: Points run with ``seeds`` transfers per cell (the others with ``sweep_seeds``): the
+#: defaults, and the VDDP sub-cycle, the one open parameter Fig. 2's comparison hinges on.
+FULL_SEEDS = ("baseline", "cycle")
+
+#: Temporal drop rates for the equivalence of §2 ("a rate-based 10 % ≈ a temporal 44-50 %").
+EQUIVALENCE_DROPS = (0.2, 0.3, 0.4, 0.44, 0.5, 0.6, 0.7, 0.8, 0.9)
+QUICK_EQUIVALENCE_DROPS = (0.3, 0.5, 0.7)
+
+
+@dataclass(frozen=True)
+class StudyConfig:
+    """Everything that determines the study's numbers.
+
+    ``seeds``: transfers per cell at the defaults and along the VDDP sub-cycle (the paper:
+    10 batches); ``sweep_seeds``: per cell of every other sensitivity point; ``seed``: the study seed (replicate k's seed is
+    derived from it and k alone); ``delays``: the added one-way delays (Table 1, Fig. 3a,
+    Fig. 3b); ``sojourns``, ``drops``: Fig. 2's main-state means and B drop rates;
+    ``sync_size``, ``models_size``: bytes per transfer (8 MB, 5 MB; MB = 10^6 as everywhere
+    in burstlab); ``sweep``: run the sensitivity sweeps.
+    """
+
+    setup: Setup = field(default_factory=Setup)
+    seeds: int = 100
+    sweep_seeds: int = 20
+    seed: int = 0
+    sweep: bool = True
+    quick: bool = False
+    delays: tuple[float, ...] = (0.0, 0.05, 0.3)
+    sojourns: tuple[float, ...] = (1.0, 10.0)
+    drops: tuple[float, ...] = (0.01, 0.1, 0.5)
+    equivalence_drops: tuple[float, ...] = EQUIVALENCE_DROPS
+    sync_size: int = 8_000_000
+    models_size: int = 5_000_000
+    sensitivity: tuple[tuple[str, tuple[Any, ...]], ...] = tuple(SENSITIVITY.items())
+
+    def __post_init__(self) -> None:
+        for name in ("seeds", "sweep_seeds"):
+            v = getattr(self, name)
+            if not (isinstance(v, int) and v >= 2):
+                raise ParameterError(f"invalid parameter {name.replace('_', '-')} = {v!r}: expected at least 2 (a confidence interval needs two transfers)")
+        if not 0 <= self.seed < 2**32:
+            raise ParameterError(f"invalid parameter seed = {self.seed}: expected 0 ≤ seed < 2^32")
+        for name in ("sync_size", "models_size"):
+            v = getattr(self, name)
+            if not (isinstance(v, int) and v >= 1):
+                raise ParameterError(f"invalid parameter {name} = {v!r}: expected at least 1 byte")
+        if 0.0 not in self.delays:
+            raise ParameterError(f"invalid parameter delays = {self.delays}: Table 1 needs 0 (the LAN)")
+        if 0.1 not in self.drops or 0.5 not in self.drops:
+            raise ParameterError(f"invalid parameter drops = {self.drops}: the equivalence of §2 needs 0.1 and 0.5")
+        known = {f.name for f in fields(Setup)}
+        for name, values in self.sensitivity:
+            if name not in known:
+                raise ParameterError(f"invalid parameter sensitivity: {name!r} is not an open parameter ({', '.join(sorted(known))})")
+            for v in values:
+                replace(self.setup, **{name: v})  # validates each value
+
+    @classmethod
+    def quick_config(cls, setup: Setup | None = None, **kw: Any) -> StudyConfig:
+        """The reduced study of ``--quick``: 3 transfers per cell, 2 per sweep point, the
+        default and one other value of each open parameter."""
+        base = {"seeds": 3, "sweep_seeds": 2, "quick": True, "equivalence_drops": QUICK_EQUIVALENCE_DROPS, "sensitivity": tuple(QUICK_SENSITIVITY.items())}
+        return cls(setup=setup or Setup(), **{**base, **kw})
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["sensitivity"] = {k: list(v) for k, v in self.sensitivity}
+        return d
+
+
+# --------------------------------------------------------------------------------------
+# cells: one simulated configuration (without its replicate)
+# --------------------------------------------------------------------------------------
+def setup_params(s: Setup) -> dict[str, Any]:
+    """The environment's fields every cell records (cycle and fig2_ack_loss enter only
+    the cells they change)."""
+    return {"rate": float(s.rate), "buffer": s.buffer, "lan_delay": float(s.lan_delay), "mss": s.mss, "delayed_ack": s.delayed_ack,
+            "rto_min": float(s.rto_min), "rwnd": s.rwnd, "init_cwnd": s.init_cwnd}  # fmt: skip
+
+
+def sync_cell(s: Setup, variant: str, ack_loss: str, delay: float, size: int) -> dict[str, Any]:
+    """§3: the ON/OFF channel (1.8 s / 0.2 s), ``variant``, ``ack_loss``, ``delay`` added one way."""
+    return {"experiment": "sync", "variant": variant, "ack_loss": ack_loss, "added_delay": float(delay), "model": "onoff",
+            "mean_good": ON_OFF[0], "mean_bad": ON_OFF[1], "drop": 1.0, "cycle": None, "size": size, **setup_params(s)}  # fmt: skip
+
+
+def models_cell(s: Setup, model: str, sojourn: float, drop: float, size: int) -> dict[str, Any]:
+    """§2: TCP Tahoe, rate-based or temporal (VDDP) channel, equal main sojourns, B drop rate ``drop``."""
+    return {"experiment": "models", "variant": "tahoe", "ack_loss": s.fig2_ack_loss, "added_delay": 0.0, "model": model,
+            "mean_good": float(sojourn), "mean_bad": float(sojourn), "drop": float(drop),
+            "cycle": float(s.cycle) if model == "temporal" else None, "size": size, **setup_params(s)}  # fmt: skip
+
+
+def cell_id(p: dict[str, Any]) -> str:
+    """A short identity of a cell: SHA-256 of its parameters' canonical JSON (they are plain
+    values — str, int, float, bool, None — so ``json.dumps`` with sorted keys is canonical)."""
+    text = json.dumps({"study": STUDY, "cell": p}, sort_keys=True, separators=(",", ":"), allow_nan=False)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def cells(cfg: StudyConfig, s: Setup, scope: str = "all") -> list[dict[str, Any]]:
+    """Every cell of environment ``s`` (``scope``: "all", only Fig. 2's "models", or only
+    the "temporal" ones)."""
+    out: list[dict[str, Any]] = []
+    if scope == "all":
+        for d in cfg.delays:
+            out += [sync_cell(s, v, a, d, cfg.sync_size) for v in VARIANTS for a in ACK_MODES]
+    for m in cfg.sojourns:
+        for model in MODELS:
+            if scope == "temporal" and model != "temporal":
+                continue
+            drops = sorted(set(cfg.drops) | (set(cfg.equivalence_drops) if model == "temporal" else set()))
+            out += [models_cell(s, model, m, r, cfg.models_size) for r in drops]
+    return out
+
+
+def sweep_points(cfg: StudyConfig) -> list[tuple[str, Any, Setup]]:
+    """(parameter, value, environment) of every sensitivity point; the defaults are the
+    ("baseline", None, setup) point."""
+    pts: list[tuple[str, Any, Setup]] = [("baseline", None, cfg.setup)]
+    if cfg.sweep:
+        for name, values in cfg.sensitivity:
+            pts += [(name, v, replace(cfg.setup, **{name: v})) for v in values]
+    return pts
+
+
+# --------------------------------------------------------------------------------------
+# tasks
+# --------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Item:
+    """One simulation: a cell, its replicate, seed, key and configuration."""
+
+    cell: str
+    params: dict[str, Any]
+    replicate: int
+    seed: int
+    key: str
+    config: str
+
+
+@dataclass(frozen=True)
+class Task:
+    """One environment × one experiment group (a delay, or a Fig. 2 sojourn): its items."""
+
+    name: str
+    items: tuple[Item, ...]
+
+
+@functools.lru_cache(maxsize=4096)
+def replicate_seed(study_seed: int, k: int) -> int:
+    """Replicate k's seed: the same in every cell (common random numbers)."""
+    return task_seed(study_seed, STUDY, "replicate", k)
+
+
+def items(cfg: StudyConfig, p: dict[str, Any], n: int) -> list[Item]:
+    """Replicates 0..n−1 of cell ``p``. Each key is :func:`burstlab.store.config_hash` of
+    {study, params, replicate, seed, delay hop, burstlab version}; the parameters are
+    checked once (``canonical_json``), then each replicate's text is ``json.dumps`` of plain
+    values, which is the same canonical text at a fraction of the cost."""
+    canonical_json(p)  # plain, finite, JSON-serialisable, or a ParameterError
+    cid = cell_id(p)
+    # Sorted keys: burstlab_version, delay_hop, params | replicate, seed, study.
+    head = json.dumps({"burstlab_version": __version__, "delay_hop": DELAY_HOP, "params": p}, sort_keys=True, separators=(",", ":"))[:-1]
+    out = []
+    for k in range(n):
+        seed = replicate_seed(cfg.seed, k)
+        text = f'{head},"replicate":{k},"seed":{seed},"study":"{STUDY}"}}'
+        out.append(Item(cid, p, k, seed, hashlib.sha256(text.encode()).hexdigest(), text))
+    return out
+
+
+_SETUP_KEYS = tuple(setup_params(Setup()))
+
+
+def _env_key(p: dict[str, Any]) -> str:
+    """The environment a cell belongs to (its setup fields, sub-cycle and Fig. 2 ACK mode)."""
+    env = {k: p[k] for k in _SETUP_KEYS} | {"cycle": p["cycle"], "ack": p["ack_loss"] if p["experiment"] == "models" else None}
+    return cell_id(env)
+
+
+def _group(p: dict[str, Any]) -> str:
+    if p["experiment"] == "sync":
+        return f"sync-{p['added_delay']:g}s"
+    return f"models-{p['mean_good']:g}s"
+
+
+def plan(cfg: StudyConfig) -> list[Task]:
+    """Every simulation the study needs, deduplicated by key, grouped into tasks."""
+    want: dict[str, tuple[dict[str, Any], int]] = {}  # cell id -> (params, replicates)
+    for name, _, s in sweep_points(cfg):
+        n = cfg.seeds if name in FULL_SEEDS else cfg.sweep_seeds
+        for p in cells(cfg, s, "all" if name == "baseline" else SCOPE.get(name, "all")):
+            cid = cell_id(p)
+            have = want.get(cid)
+            want[cid] = (p, max(n, have[1] if have else 0))
+    groups: dict[str, list[Item]] = {}
+    for cid, (p, n) in want.items():
+        groups.setdefault(f"{_env_key(p)}/{_group(p)}", []).extend(items(cfg, p, n))
+    return [Task(name, tuple(its)) for name, its in sorted(groups.items())]
+
+
+def pending(tasks: Sequence[Task], done: set[str]) -> list[Task]:
+    """The tasks with their finished items removed (resume)."""
+    out = []
+    for t in tasks:
+        left = tuple(i for i in t.items if i.key not in done)
+        if left:
+            out.append(Task(t.name, left))
+    return out
+
+
+# --------------------------------------------------------------------------------------
+# one simulation
+# --------------------------------------------------------------------------------------
+def loss_model(p: dict[str, Any]) -> Any:
+    """The channel's loss process of a cell (time mode: decided on the channel)."""
+    from burstlab._core import LossModel
+
+    if p["model"] == "onoff":
+        return LossModel.on_off(p["mean_good"], p["mean_bad"])
+    if p["model"] == "rate":  # Fig. 1a, rate-based: a Bernoulli trial per segment in B
+        return LossModel.markov_ct(p["mean_good"], p["mean_bad"], 0.0, p["drop"])
+    if p["model"] == "temporal":  # Fig. 1b, VDDP: A never ON, B ON for a share `drop` of its time
+        return LossModel.vddp(p["mean_good"], p["mean_bad"], 0.0, p["drop"], p["cycle"], p["cycle"])
+    raise ParameterError(f"invalid parameter model = {p['model']!r}: expected onoff, rate or temporal")
+
+
+def network(p: dict[str, Any], seed: int) -> Any:
+    """The :class:`burstlab.sim.Network` of one simulation: [a lossless ``delay`` hop of the
+    added delay, then] the ``channel`` hop (capacity, LAN delay, DropTail buffer, the loss
+    process in time mode, ACK losses as ``ack_loss``), one TCP transfer of ``size`` bytes."""
+    from burstlab.sim import Flow, Hop, Link, Network, TcpConfig
+
+    tcp = TcpConfig(variant=p["variant"], mss=p["mss"], init_cwnd=p["init_cwnd"], rwnd=p["rwnd"], delayed_ack=p["delayed_ack"], rto_min=p["rto_min"])
+    hops = []
+    if p["added_delay"] > 0:
+        hops.append(Hop("delay", Link(rate=DELAY_HOP["rate"], delay=p["added_delay"], buffer=DELAY_HOP["buffer"])))
+    channel = Link(rate=p["rate"], delay=p["lan_delay"], buffer=p["buffer"], loss=loss_model(p), loss_mode="time")
+    hops.append(Hop("channel", channel, ack_loss=p["ack_loss"]))
+    return Network(hops, [Flow("transfer", [h.name for h in hops], tcp=tcp, size=p["size"])], seed=seed)
+
+
+#: Columns of the ``runs`` table: the cell's parameters, then the transfer's numbers.
+RUN_SCHEMA: dict[str, str] = {
+    "study": "VARCHAR",
+    "cell": "VARCHAR",
+    "experiment": "VARCHAR",
+    "variant": "VARCHAR",
+    "ack_loss": "VARCHAR",
+    "added_delay": "DOUBLE",
+    "model": "VARCHAR",
+    "mean_good": "DOUBLE",
+    "mean_bad": "DOUBLE",
+    "drop": "DOUBLE",
+    "cycle": "DOUBLE",
+    "size": "BIGINT",
+    "rate": "DOUBLE",
+    "buffer": "INTEGER",
+    "lan_delay": "DOUBLE",
+    "mss": "INTEGER",
+    "delayed_ack": "BOOLEAN",
+    "rto_min": "DOUBLE",
+    "rwnd": "INTEGER",
+    "init_cwnd": "INTEGER",
+    "replicate": "INTEGER",
+    "seed": "BIGINT",
+    "completion_time": "DOUBLE",
+    "timeouts": "BIGINT",
+    "spurious_timeouts": "BIGINT",
+    "fast_retransmits": "BIGINT",
+    "retransmissions": "BIGINT",
+    "packets_sent": "BIGINT",
+    "channel_losses": "BIGINT",
+    "queue_drops": "BIGINT",
+    "acks_sent": "BIGINT",
+    "acks_lost": "BIGINT",
+    "events": "BIGINT",
+    "sim_config_hash": "VARCHAR",
+    "config": "VARCHAR",
+}
+
+
+def simulate(p: dict[str, Any], seed: int) -> Any:
+    """Run one cell with one seed; its :class:`burstlab.sim.FlowResult`."""
+    from burstlab.sim import run_network
+
+    return run_network(network(p, seed)).flows["transfer"]
+
+
+def run_task(task: Task) -> list[dict[str, Any]]:
+    """Run every item of a task; one row per item (the worker function)."""
+    rows = []
+    for it in task.items:
+        f = simulate(it.params, it.seed)
+        rows.append({
+            "key": it.key, "study": STUDY, "cell": it.cell, **it.params, "replicate": it.replicate, "seed": it.seed,
+            "completion_time": f.completion_time, "timeouts": f.timeouts, "spurious_timeouts": f.spurious_timeouts,
+            "fast_retransmits": f.fast_retransmits, "retransmissions": f.retransmissions, "packets_sent": f.packets_sent,
+            "channel_losses": f.channel_losses, "queue_drops": f.queue_drops, "acks_sent": f.acks_sent, "acks_lost": f.acks_lost,
+            "events": f.events, "sim_config_hash": f.config_hash, "config": it.config,
+        })  # fmt: skip
+    return rows
+
+
+def stall_before_timeouts(p: dict[str, Any], seeds: Sequence[int]) -> tuple[float, float]:
+    """Mechanism evidence for the report: over transfers of cell ``p`` with ``seeds``, the
+    mean idle time from the last ACK the sender received to the retransmission timeout that
+    ended that silence (the first timeout of each stall), and the number of such stalls per
+    transfer. An ACK that arrives during a bad period restarts the retransmission timer
+    (RFC 6298 §5.3) and so delays the timeout; losing it lets the timer expire sooner."""
+    import dataclasses
+
+    from burstlab.sim import run_network
+    from burstlab.sim.network import LOG_EVENTS, LOG_KINDS
+
+    gaps: list[float] = []
+    for seed in seeds:
+        r = run_network(dataclasses.replace(network(p, seed), log=True, series=True))
+        lg = r.log
+        assert lg is not None
+        acks = np.unique(lg["time"][(lg["event"] == LOG_EVENTS.index("arrived")) & (lg["kind"] == LOG_KINDS.index("ack"))])
+        t = r.flows["transfer"].series["time"][1:]  # one row after every ACK and every timeout
+        is_ack = np.isin(t, acks)
+        for k in np.flatnonzero(~is_ack):
+            if k > 0 and is_ack[k - 1]:
+                gaps.append(float(t[k] - t[k - 1]))
+    return (float(np.mean(gaps)) if gaps else math.nan), len(gaps) / max(1, len(seeds))
+
+
+# --------------------------------------------------------------------------------------
+# statistics
+# --------------------------------------------------------------------------------------
+def t95(n: int) -> float:
+    """Student's t quantile for a two-sided 95 % interval with n − 1 degrees of freedom."""
+    from scipy.stats import t
+
+    return float(t.ppf(0.975, max(1, n - 1)))
+
+
+@dataclass(frozen=True)
+class CellStats:
+    """One cell over its replicates: completion time (mean, sd, 95 % CI half-width) and
+    the mechanism counters (means per transfer)."""
+
+    params: dict[str, Any]
+    n: int
+    incomplete: int
+    times: np.ndarray  # by replicate (NaN: did not complete)
+    mean: float
+    sd: float
+    ci: float
+    timeouts: float
+    spurious_timeouts: float
+    fast_retransmits: float
+    data_loss: float  # channel losses / segments sent
+    ack_loss: float  # ACKs lost / ACKs sent
+    queue_drops: float
+
+
+def cell_stats(rows: Sequence[dict[str, Any]]) -> dict[str, CellStats]:
+    """Group rows by cell; the statistics of each."""
+    by: dict[str, list[dict[str, Any]]] = {}
+    for r in rows:
+        by.setdefault(r["cell"], []).append(r)
+    out = {}
+    for cid, rs in by.items():
+        rs = sorted(rs, key=lambda r: r["replicate"])
+        t = np.array([np.nan if r["completion_time"] is None else r["completion_time"] for r in rs], dtype=float)
+        ok = t[np.isfinite(t)]
+        n = len(ok)
+        sd = float(np.std(ok, ddof=1)) if n > 1 else math.nan
+        params = {k: rs[0][k] for k in RUN_SCHEMA if k in rs[0] and k not in _RESULT_COLUMNS}
+
+        def mean(k: str) -> float:
+            return float(np.mean([r[k] for r in rs]))
+
+        sent = sum(r["packets_sent"] for r in rs)
+        acks = sum(r["acks_sent"] for r in rs)
+        out[cid] = CellStats(
+            params=params, n=n, incomplete=len(rs) - n, times=t,
+            mean=float(np.mean(ok)) if n else math.nan, sd=sd, ci=t95(n) * sd / math.sqrt(n) if n > 1 else math.nan,
+            timeouts=mean("timeouts"), spurious_timeouts=mean("spurious_timeouts"), fast_retransmits=mean("fast_retransmits"),
+            data_loss=sum(r["channel_losses"] for r in rs) / sent if sent else math.nan,
+            ack_loss=sum(r["acks_lost"] for r in rs) / acks if acks else math.nan, queue_drops=mean("queue_drops"),
+        )  # fmt: skip
+    return out
+
+
+_RESULT_COLUMNS = {"study", "cell", "replicate", "seed", "completion_time", "timeouts", "spurious_timeouts", "fast_retransmits", "retransmissions",
+                   "packets_sent", "channel_losses", "queue_drops", "acks_sent", "acks_lost", "events", "sim_config_hash", "config"}  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Ratio:
+    """mean(x) / mean(y) over paired replicates, with a delta-method 95 % interval
+    (var R ≈ R²·(s²ₓ/(n·x̄²) + s²ᵧ/(n·ȳ²) − 2·sₓᵧ/(n·x̄·ȳ)); the pairing — common random
+    numbers — enters through the covariance)."""
+
+    value: float
+    lo: float
+    hi: float
+    n: int
+
+    def __format__(self, spec: str) -> str:
+        if not math.isfinite(self.value):
+            return "–"
+        spec = spec or ".2f"
+        return f"{self.value:{spec}} [{self.lo:{spec}}, {self.hi:{spec}}]"
+
+
+def paired_ratio(x: np.ndarray, y: np.ndarray) -> Ratio:
+    """Ratio of means of two cells (arrays by replicate; pairs with a NaN dropped)."""
+    n_all = min(len(x), len(y))
+    x, y = np.asarray(x[:n_all], float), np.asarray(y[:n_all], float)
+    ok = np.isfinite(x) & np.isfinite(y)
+    x, y = x[ok], y[ok]
+    n = len(x)
+    if n < 2 or np.mean(y) <= 0:
+        return Ratio(math.nan, math.nan, math.nan, n)
+    mx, my = float(np.mean(x)), float(np.mean(y))
+    r = mx / my
+    c = np.cov(x, y, ddof=1)
+    var = r * r * (c[0, 0] / (n * mx * mx) + c[1, 1] / (n * my * my) - 2 * c[0, 1] / (n * mx * my))
+    h = t95(n) * math.sqrt(max(var, 0.0))
+    return Ratio(r, r - h, r + h, n)
+
+
+def paired_difference(x: np.ndarray, y: np.ndarray) -> tuple[float, float]:
+    """mean(x − y) over paired replicates and its 95 % CI half-width."""
+    n_all = min(len(x), len(y))
+    d = np.asarray(x[:n_all], float) - np.asarray(y[:n_all], float)
+    d = d[np.isfinite(d)]
+    if len(d) < 2:
+        return math.nan, math.nan
+    return float(np.mean(d)), t95(len(d)) * float(np.std(d, ddof=1)) / math.sqrt(len(d))
+
+
+class Env:
+    """The cells of one environment, by their experiment coordinates."""
+
+    def __init__(self, cfg: StudyConfig, setup: Setup, stats: dict[str, CellStats]) -> None:
+        self.cfg, self.setup, self._stats = cfg, setup, stats
+
+    def sync(self, variant: str, ack: str, delay: float) -> CellStats | None:
+        return self._stats.get(cell_id(sync_cell(self.setup, variant, ack, delay, self.cfg.sync_size)))
+
+    def models(self, model: str, sojourn: float, drop: float) -> CellStats | None:
+        return self._stats.get(cell_id(models_cell(self.setup, model, sojourn, drop, self.cfg.models_size)))
+
+    def pooled_sync(self, ack: str, delay: float) -> np.ndarray | None:
+        """Per replicate, the sum over the three variants (for pooled ratios)."""
+        cs = [self.sync(v, ack, delay) for v in VARIANTS]
+        if any(c is None for c in cs):
+            return None
+        n = min(len(c.times) for c in cs)  # type: ignore[union-attr]
+        return np.sum([c.times[:n] for c in cs], axis=0)  # type: ignore[union-attr]
+
+    def sync_ratio(self, num: str, den: str, delay: float, variant: str | None = None) -> Ratio:
+        """Completion-time ratio of two ACK modes (one variant, or pooled over the three)."""
+        if variant is None:
+            x, y = self.pooled_sync(num, delay), self.pooled_sync(den, delay)
+        else:
+            cx, cy = self.sync(variant, num, delay), self.sync(variant, den, delay)
+            x, y = (cx.times if cx else None), (cy.times if cy else None)
+        if x is None or y is None:
+            return Ratio(math.nan, math.nan, math.nan, 0)
+        return paired_ratio(x, y)
+
+    def model_ratio(self, sojourn: float, drop: float, drop_temporal: float | None = None) -> Ratio:
+        """Rate-based time ÷ temporal time (same drop rate unless ``drop_temporal``)."""
+        a, b = self.models("rate", sojourn, drop), self.models("temporal", sojourn, drop if drop_temporal is None else drop_temporal)
+        if a is None or b is None:
+            return Ratio(math.nan, math.nan, math.nan, 0)
+        return paired_ratio(a.times, b.times)
+
+    def equivalent_drop(self, sojourn: float, rate_drop: float = 0.1) -> float:
+        """The temporal B drop rate whose mean time equals the rate-based model's at
+        ``rate_drop`` (linear interpolation between the swept temporal drop rates; the first
+        crossing; NaN if never crossed)."""
+        ref = self.models("rate", sojourn, rate_drop)
+        if ref is None or not math.isfinite(ref.mean):
+            return math.nan
+        pts = []
+        for r in sorted(set(self.cfg.drops) | set(self.cfg.equivalence_drops)):
+            c = self.models("temporal", sojourn, r)
+            if c is not None and math.isfinite(c.mean):
+                pts.append((r, c.mean))
+        for (r0, t0), (r1, t1) in zip(pts, pts[1:]):
+            if (t0 - ref.mean) * (t1 - ref.mean) <= 0 and t1 != t0:
+                return r0 + (ref.mean - t0) * (r1 - r0) / (t1 - t0)
+        return math.nan
+
+    def headline(self) -> dict[str, Any]:
+        """The numbers the sensitivity tables follow (NaN where the environment lacks the cells)."""
+        d: dict[str, Any] = {}
+        lan = self.sync("tahoe", "none", 0.0)
+        d["t1_tahoe_none"] = lan.mean if lan else math.nan
+        for delay, tag in zip(self.cfg.delays, ("t1", "f3a", "f3b")):
+            d[f"{tag}_indep_sync"] = self.sync_ratio("independent", "sync", delay)
+            d[f"{tag}_sync_none"] = self.sync_ratio("sync", "none", delay)
+        for m in self.cfg.sojourns:
+            for r in self.cfg.drops:
+                d[f"f2_{m:g}s_{r:g}"] = self.model_ratio(m, r)
+            d[f"f2_{m:g}s_rate10_temp50"] = self.model_ratio(m, 0.1, 0.5)
+            d[f"f2_{m:g}s_equiv"] = self.equivalent_drop(m)
+        return d
+
+
+# --------------------------------------------------------------------------------------
+# the whole study
+# --------------------------------------------------------------------------------------
+@dataclass
+class StudyResult:
+    """Where the study wrote its outputs, and what it computed."""
+
+    out: Path
+    store_path: Path
+    report_md: Path
+    report_html: Path
+    runs: list[dict[str, Any]]
+    figures: dict[str, Path]
+    claims: list[dict[str, Any]]
+    ran: int
+    skipped: int
+    elapsed_s: float
+
+
+def run_study(
+    cfg: StudyConfig,
+    out: str | Path,
+    *,
+    workers: int | None = None,
+    cluster: str | None = None,
+    progress: bool = True,
+    log: Callable[[str], None] | None = None,
+    formats: Sequence[str] = ("png",),
+) -> StudyResult:
+    """Run (or resume) the study; write the store, tables, figures (PNG, and the other
+    ``formats``, e.g. ``("png", "pdf")``) and report under ``out``."""
+    say = log or (lambda s: None)
+    t0 = time.perf_counter()
+    out = Path(out)
+    tasks = plan(cfg)
+    keys = [i.key for t in tasks for i in t.items]
+    out.mkdir(parents=True, exist_ok=True)
+    store_path = out / "store.duckdb"
+    with ResultStore(store_path, "runs", RUN_SCHEMA) as store:
+        todo = pending(tasks, store.keys())
+        n_todo = sum(len(t.items) for t in todo)
+        say(f"{len(keys)} simulations in {len(tasks)} tasks: {len(keys) - n_todo} already in {store_path}, {n_todo} to run")
+        for k, (task, rows) in enumerate(run_tasks(run_task, todo, workers=workers, cluster=cluster, progress=progress, description="error-models"), 1):
+            store.insert_many(rows)  # one transaction per finished task
+            if not progress:
+                say(f"finished {task.name} ({k}/{len(todo)} tasks)")
+        runs = store.rows_with_keys(keys, order_by="r.cell, r.replicate")
+        from burstlab.experiments.error_models_report import write_outputs
+
+        figures, claims, md, html = write_outputs(cfg, out, store, runs, formats)
+    return StudyResult(out, store_path, md, html, runs, figures, claims, n_todo, len(keys) - n_todo, time.perf_counter() - t0)
+
+
+def environments(cfg: StudyConfig, runs: Sequence[dict[str, Any]]) -> tuple[Env, list[tuple[str, Any, Env]]]:
+    """The baseline environment (every transfer) and every sensitivity point's. Along one
+    parameter every point, its default included, uses the same replicates (``seeds`` for
+    the sub-cycle, the first ``sweep_seeds`` for the others), so a sweep's curve compares
+    like with like (common random numbers) instead of setting a 100-transfer default
+    beside 20-transfer neighbours."""
+    full = cell_stats(runs)
+    few = cell_stats([r for r in runs if r["replicate"] < cfg.sweep_seeds])
+    pts = [(name, v, Env(cfg, s, full if name in FULL_SEEDS else few)) for name, v, s in sweep_points(cfg)]
+    return pts[0][2], pts[1:]
+
+
+def write_json(path: Path, obj: Any) -> None:
+    """Write JSON atomically (NaN → null)."""
+    from burstlab._util import json_safe
+    from burstlab.io import atomic_write_text
+
+    atomic_write_text(path, json.dumps(json_safe(obj), indent=2, allow_nan=False, default=str))

@@ -1,0 +1,270 @@
+"""The wireless link layer: IEEE 802.11 ARQ (Barsocchi et al., Subramanian et al.), Subramanian
+et al.'s hybrid ARQ with FEC (LL-HARQ), and 802.11 DCF timing.
+
+>>> from burstlab.linklayer import Arq, measure, wifi_timing
+>>> round(wifi_timing(1000, llc_snap_bytes=0).capacity_bps / 1e6, 1)   # Barsocchi et al. §II.B
+5.3
+>>> from burstlab._core import LossModel
+>>> m = measure(Arq(retry_limit=7, timing=0.001), LossModel.bernoulli(0.5), frames=100_000)
+>>> abs(m.residual_loss_rate - 0.5 ** 8) < 0.002
+True
+
+A link layer serves one frame at a time: attempts (ARQ) or rounds of fragments (HARQ) until
+the frame gets through or the attempt limit drops it (a residual loss). Each attempt's fate
+comes from the hop's loss model, per attempt (``mode="packet"``) or for the attempt's own
+interval on the channel (``mode="time"``, e.g. Barsocchi et al.'s Ttem trace through
+``LossModel.replay(trace, slot=0.005)``). :func:`measure` runs a saturated link without TCP
+(Subramanian et al. Fig. 1 and 7). Units: seconds, bits/s, bytes. ``docs/link-layer.md``
+describes the model and every choice the papers leave open.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal
+
+import numpy as np
+import numpy.typing as npt
+
+from burstlab import _core
+
+__all__ = ["Arq", "Backoff", "Dcf", "Distribution", "Harq", "LinkMeasurement", "WifiTiming", "measure", "wifi_timing"]
+
+#: Quantiles reported for the per-attempt time and the per-frame latency.
+QUANTILES = (0.5, 0.9, 0.99, 0.999)
+
+
+@dataclass(frozen=True)
+class Dcf:
+    """IEEE 802.11 DCF timing parameters; the defaults are 802.11b (DSSS) at 11 Mb/s with
+    the long preamble, Barsocchi et al.'s channel.
+
+    ``preamble``: ``"long"`` (192 µs of PLCP preamble and header) or ``"short"`` (96 µs).
+    ``ack_rate`` (None = ``rate``) is the MAC ACK's rate. ``mac_overhead_bytes`` is the
+    data frame's MAC header and FCS (24 + 4), ``ack_bytes`` the ACK frame (14),
+    ``llc_snap_bytes`` the LLC/SNAP header added to each network-layer packet (8; 0 to
+    count the MSDU alone). ``difs`` = ``sifs`` + 2 ``slot`` in the standard.
+    """
+
+    rate: float = 11e6
+    preamble: Literal["long", "short"] = "long"
+    ack_rate: float | None = None
+    slot: float = 20e-6
+    sifs: float = 10e-6
+    difs: float = 50e-6
+    mac_overhead_bytes: int = 28
+    ack_bytes: int = 14
+    llc_snap_bytes: int = 8
+    cw_min: int = 31
+    cw_max: int = 1023
+
+
+@dataclass(frozen=True)
+class Backoff:
+    """Binary exponential backoff (802.11 DCF): before the i-th attempt of a frame, a
+    uniform whole number of slots in [0, CW_i], CW_0 = ``cw_min``, doubling (+1) per retry
+    up to ``cw_max``. Defaults: 802.11b."""
+
+    cw_min: int = 31
+    cw_max: int = 1023
+    slot: float = 20e-6
+
+
+Timing = Dcf | float | tuple[float, float]
+
+
+def _timing(timing: Timing, rate: float | None, backoff: Backoff | None) -> dict[str, Any]:
+    if isinstance(timing, Dcf):
+        out: dict[str, Any] = {"dcf": asdict(timing)}
+        if rate is not None:
+            out["rate"] = rate
+    elif isinstance(timing, tuple):
+        out = {"attempt_time": list(timing), "rate": rate}
+    else:
+        out = {"attempt_time": timing, "rate": rate}
+    out["backoff"] = None if backoff is None else asdict(backoff)
+    return out
+
+
+@dataclass(frozen=True)
+class Arq:
+    """Link-layer ARQ as in IEEE 802.11: a frame is retried until it gets through or the
+    limit is reached, then dropped.
+
+    ``counts="retries"`` (default): ``retry_limit`` R allows R + 1 attempts (residual loss
+    p^(R+1) on independent losses). ``counts="attempts"``: ``retry_limit`` is the number of
+    attempts, which is what IEEE 802.11's dot11ShortRetryLimit (default 7) and Subramanian et
+    al.'s "ARQ = 7, 15, 25" count.
+
+    ``timing``: a :class:`Dcf` (802.11 timing from the frame size; the default), a fixed
+    time per attempt in seconds, or a ``(min, max)`` pair: each attempt uniform in [min, max]
+    (Subramanian et al. slide 8). With a number or a pair, ``rate`` (bits/s) adds the
+    frame's air time to each attempt. ``backoff``: None (default; Subramanian et al.'s driver
+    had none) or a :class:`Backoff`.
+    """
+
+    retry_limit: int = 7
+    counts: Literal["retries", "attempts"] = "retries"
+    timing: Timing = field(default_factory=Dcf)
+    rate: float | None = None
+    backoff: Backoff | None = None
+
+    def _config(self) -> dict[str, Any]:
+        return {
+            "kind": "arq",
+            "retry_limit": self.retry_limit,
+            "counts": self.counts,
+            "timing": _timing(self.timing, self.rate, self.backoff),
+        }
+
+
+@dataclass(frozen=True)
+class Harq:
+    """Subramanian et al.'s link-layer hybrid ARQ (LL-HARQ): a frame is cut into k data
+    fragments of at most ``fragment_bytes`` (each sent with ``fragment_header_bytes``) and
+    sent with proactive FEC (PFEC) under an ideal erasure code (any k fragments decode);
+    missing fragments are asked for as reactive FEC (RFEC), up to ``attempts`` attempts.
+
+    FEC is sized from p̂, an EWMA (gain ``ewma_gain`` per attempt, from ``initial_loss``) of
+    the fragment loss rate: ``sizing="quantile"`` sends the fewest fragments for the missing
+    ones to arrive with probability ≥ ``target`` if each is lost with p̂; ``"mean"`` sends
+    ⌈m / (1 − p̂)⌉. ``max_fragments`` caps the fragments per attempt (n of the code).
+    ``proactive=False`` sends data alone first. ``timing``, ``rate`` and ``backoff`` as for
+    :class:`Arq`; a fragment's air time is its bytes at the DCF's (or ``rate``'s) rate.
+    """
+
+    attempts: int = 2
+    fragment_bytes: int = 100
+    fragment_header_bytes: int = 4
+    max_fragments: int = 255
+    sizing: Literal["quantile", "mean"] = "quantile"
+    target: float = 0.99
+    proactive: bool = True
+    ewma_gain: float = 0.125
+    initial_loss: float = 0.0
+    timing: Timing = field(default_factory=Dcf)
+    rate: float | None = None
+    backoff: Backoff | None = None
+
+    def _config(self) -> dict[str, Any]:
+        out = {k: v for k, v in asdict(self).items() if k not in ("timing", "rate", "backoff")}
+        out["kind"] = "harq"
+        out["timing"] = _timing(self.timing, self.rate, self.backoff)
+        return out
+
+
+@dataclass(frozen=True)
+class WifiTiming:
+    """One 802.11 DCF attempt, in seconds: DIFS, mean backoff (CWmin/2 slots), the data
+    frame (PLCP + MAC header + LLC/SNAP + packet + FCS), SIFS, the MAC ACK; ``attempt`` is
+    DIFS + data + SIFS + ACK (no backoff); ``capacity_bps`` the saturated MAC capacity in
+    bits/s of packets (one per attempt plus mean backoff, no errors or collisions)."""
+
+    packet_bytes: int
+    difs: float
+    mean_backoff: float
+    data: float
+    sifs: float
+    ack: float
+    attempt: float
+    capacity_bps: float
+
+
+def wifi_timing(packet_bytes: int = 1000, dcf: Dcf | None = None, **overrides: Any) -> WifiTiming:
+    """802.11 DCF timing of a ``packet_bytes`` packet for ``dcf`` (default :class:`Dcf`,
+    802.11b 11 Mb/s long preamble), with any :class:`Dcf` field overridden by keyword."""
+    d = asdict(dcf if dcf is not None else Dcf())
+    unknown = set(overrides) - set(d)
+    if unknown:
+        raise _core.ParameterError(f"invalid parameter {sorted(unknown)[0]}: expected one of {sorted(d)}")
+    d.update(overrides)
+    t = _core.wifi_timing(d, packet_bytes)
+    return WifiTiming(packet_bytes=packet_bytes, **t)
+
+
+@dataclass(frozen=True)
+class Distribution:
+    """A distribution of durations (seconds) from a log-linear histogram: exact count,
+    mean, min and max; ``quantiles`` {q: value} by nearest rank, each within 0.8 % (bucket
+    midpoints); the histogram as bucket lower edges, widths and counts."""
+
+    count: int
+    mean: float | None
+    min: float | None
+    max: float | None
+    quantiles: dict[float, float | None]
+    lower: npt.NDArray[np.float64]
+    width: npt.NDArray[np.float64]
+    counts: npt.NDArray[np.uint64]
+
+
+@dataclass
+class LinkMeasurement:
+    """A saturated link (frames back to back) measured without TCP.
+
+    ``frames_per_second`` is the MAC throughput (delivered frames per second, Subramanian et
+    al. Fig. 1a), ``throughput_bps`` the same in bits/s of frame bytes. Raw loss: what the
+    channel lost of the units it carried (ARQ attempts, HARQ fragments); residual loss:
+    frames dropped at the attempt limit. ``attempts_per_frame[a]`` counts frames served in
+    ``a`` attempts (Fig. 7c); ``attempt_time`` (7a) and ``latency`` (service time per frame,
+    7b) are distributions. ``fec`` (HARQ): ``{name: (fragments, bytes)}`` for data_sent,
+    pfec_sent, rfec_sent, pfec_wasted, rfec_wasted (Table 1).
+    """
+
+    layer: dict[str, Any]
+    mode: str
+    frames: int
+    frame_bytes: int
+    seed: int
+    delivered: int
+    dropped: int
+    attempts: int
+    failed_attempts: int
+    units_sent: int
+    units_lost: int
+    duration: float
+    frames_per_second: float
+    throughput_bps: float
+    attempts_per_frame: npt.NDArray[np.uint64]
+    attempt_time: Distribution
+    latency: Distribution
+    fec: dict[str, tuple[int, int]]
+    loss_estimate: float | None
+
+    @property
+    def raw_loss_rate(self) -> float:
+        return self.units_lost / self.units_sent if self.units_sent else 0.0
+
+    @property
+    def residual_loss_rate(self) -> float:
+        return self.dropped / self.frames
+
+    @property
+    def mean_attempts(self) -> float:
+        return self.attempts / self.frames
+
+    def fec_rates_bps(self) -> dict[str, float]:
+        """Table 1's FEC rows: each counter's fragment bytes per second of the run, in bits/s."""
+        return {k: b * 8 / self.duration if self.duration > 0 else 0.0 for k, (_, b) in self.fec.items()}
+
+
+def measure(
+    layer: Arq | Harq,
+    loss: _core.LossModel | None = None,
+    mode: Literal["packet", "time"] = "packet",
+    frames: int = 100_000,
+    frame_bytes: int = 1040,
+    seed: int = 1,
+) -> LinkMeasurement:
+    """Serve ``frames`` frames of ``frame_bytes`` back to back through ``layer`` over a fresh
+    copy of ``loss`` (None: lossless), consulted per attempt (``"packet"``) or for each
+    attempt's interval (``"time"``). Runs in Rust with the GIL released; Ctrl-C stops it."""
+    if not isinstance(layer, (Arq, Harq)):
+        raise _core.ParameterError(f"invalid parameter layer: expected burstlab.linklayer.Arq or Harq, got {type(layer).__name__}")
+    for name, value, low, high in (("frames", frames, 1, 2**32), ("frame_bytes", frame_bytes, 1, 2**32 - 1), ("seed", seed, 0, 2**64 - 1)):
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not low <= value <= high:
+            raise _core.ParameterError(f"invalid parameter {name} = {value!r}: expected an integer in [{low}, {high}]")
+    cfg = layer._config()
+    d = _core.link_measure(cfg, loss, mode, frames, frame_bytes, seed, list(QUANTILES))
+    attempt_time, latency = Distribution(**d.pop("attempt_time")), Distribution(**d.pop("latency"))
+    return LinkMeasurement(layer=cfg, mode=mode, frame_bytes=frame_bytes, seed=seed, attempt_time=attempt_time, latency=latency, **d)
