@@ -28,24 +28,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "tests"))
 
-from _fuzz import (  # noqa: E402
-    CSV_CELLS,
-    CSV_HEADERS,
-    GOOD_PIECES,
-    LINE_PIECES,
-    NUMBERS,
-    SPEC_KINDS,
-    SPEC_PARAMS,
-    SPEC_VALUES,
-    ContractViolation,
-    check_cli,
-    check_csv,
-    check_file,
-    check_mahimahi,
-    check_parquet,
-    check_spec,
-    check_text,
-)
+import _fuzz as fz  # noqa: E402  (tests/_fuzz.py: the checks and grammars of tests/test_fuzz.py)
 
 #: Share of the inputs per target (the table and command-line checks cost more per input).
 WEIGHTS = {"text": 50, "file": 12, "mahimahi": 12, "csv": 12, "parquet": 2, "spec": 10, "cli": 2}
@@ -72,13 +55,13 @@ def text_input(r: random.Random, fmt: str) -> bytes:
     k = r.randrange(5)
     if k == 0:
         return bytes(r.randrange(256) for _ in range(r.randint(0, 200)))
-    pieces = GOOD_PIECES[fmt] if k >= 3 else LINE_PIECES[fmt]
+    pieces = fz.GOOD_PIECES[fmt] if k >= 3 else fz.LINE_PIECES[fmt]
     text = b"\n".join(r.choice(pieces) for _ in range(r.randint(0, 40))) + b"\n"
     return mutate(r, text) if k in (2, 4) else text
 
 
 def csv_input(r: random.Random) -> bytes:
-    header = r.choice(CSV_HEADERS)
+    header = r.choice(fz.CSV_HEADERS)
     names = header.lower().replace(b'"', b"").split(b",")
     rows = []
     good = r.random() < 0.5
@@ -86,9 +69,9 @@ def csv_input(r: random.Random) -> bytes:
         if good:
             cells = [str(k).encode() if n == b"seq" else str(k * 0.25).encode() if n == b"time" else r.choice([b"0", b"1"]) for n in names]
             if r.random() < 0.1:
-                cells[r.randrange(len(cells))] = r.choice(CSV_CELLS)
+                cells[r.randrange(len(cells))] = r.choice(fz.CSV_CELLS)
         else:
-            cells = [r.choice(CSV_CELLS) for _ in range(max(1, len(names) + r.choice([0, 0, 0, -1, 1])))]
+            cells = [r.choice(fz.CSV_CELLS) for _ in range(max(1, len(names) + r.choice([0, 0, 0, -1, 1])))]
         rows.append(b",".join(cells))
         if r.random() < 0.06:
             rows.append(b"")
@@ -125,8 +108,8 @@ def table_input(r: random.Random) -> dict:  # type: ignore[type-arg]
 def spec_input(r: random.Random) -> str:
     if r.random() < 0.1:
         return "".join(chr(r.randrange(32, 0x250)) for _ in range(r.randint(0, 30)))
-    params = ",".join(f"{r.choice(SPEC_PARAMS)}={r.choice(SPEC_VALUES)}" for _ in range(r.randint(0, 6)))
-    return r.choice(SPEC_KINDS) + r.choice([":", ":", ""]) + params
+    params = ",".join(f"{r.choice(fz.SPEC_PARAMS)}={r.choice(fz.SPEC_VALUES)}" for _ in range(r.randint(0, 6)))
+    return r.choice(fz.SPEC_KINDS) + r.choice([":", ":", ""]) + params
 
 
 def cli_input(r: random.Random, good: Path) -> list[str]:
@@ -139,7 +122,7 @@ def cli_input(r: random.Random, good: Path) -> list[str]:
     if cmd == "stats":
         argv += [str(good)]
     for _ in range(r.randint(0, 4)):
-        argv += [r.choice(opts), r.choice(NUMBERS)]
+        argv += [r.choice(opts), r.choice(fz.NUMBERS)]
     if cmd == "gen":  # a huge -n must be refused, not run
         for i, a in enumerate(argv[:-1]):
             if a == "-n" and argv[i + 1].isdigit() and 1000 < int(argv[i + 1]) < 10**12:
@@ -156,7 +139,7 @@ def make_input(target: str, r: random.Random, good: Path) -> object:
         expected = r.choice([None, None, r.randint(-2, 3000), 10**18, 2**64 - 1, 2**64]) if fmt == "seqlist" else None
         return (text_input(r, fmt), fmt, r.random() < 0.5, expected, r.random() < 0.5)
     if target == "file":
-        return (text_input(r, r.choice(list(LINE_PIECES))), r.choice(["", ".txt", ".bits", ".seq", ".ttem"]))
+        return (text_input(r, r.choice(list(fz.LINE_PIECES))), r.choice(["", ".txt", ".bits", ".seq", ".ttem"]))
     if target == "mahimahi":
         return text_input(r, "mahimahi")
     if target == "csv":
@@ -172,21 +155,21 @@ def check(target: str, inp: object, folder: Path) -> str:
     """Run ``target``'s contract check on ``inp``; the outcome's kind."""
     if target == "text":
         data, fmt, lost, expected, drop = inp  # type: ignore[misc]
-        return check_text(data, fmt, lost=lost, expected=expected, drop_beyond=drop).kind
+        return fz.check_text(data, fmt, lost=lost, expected=expected, drop_beyond=drop).kind
     if target == "file":
         data, suffix = inp  # type: ignore[misc]
-        return check_file(data, folder, suffix).kind
+        return fz.check_file(data, folder, suffix).kind
     if target == "mahimahi":
-        return check_mahimahi(inp, folder).kind  # type: ignore[arg-type]
+        return fz.check_mahimahi(inp, folder).kind  # type: ignore[arg-type]
     if target == "csv":
         data, expected = inp  # type: ignore[misc]
-        return check_csv(data, folder, expected).kind
+        return fz.check_csv(data, folder, expected).kind
     if target == "parquet":
         cols, expected = inp  # type: ignore[misc]
-        return check_parquet(cols, folder, expected).kind
+        return fz.check_parquet(cols, folder, expected).kind
     if target == "spec":
-        return check_spec(inp).kind  # type: ignore[arg-type]
-    return "ok" if check_cli(inp) == 0 else "error"  # type: ignore[arg-type]
+        return fz.check_spec(inp).kind  # type: ignore[arg-type]
+    return "ok" if fz.check_cli(inp) == 0 else "error"  # type: ignore[arg-type]
 
 
 def main() -> None:
@@ -216,7 +199,7 @@ def main() -> None:
             try:
                 kind = check(target, inp, folder)
                 counts[target]["read" if kind == "ok" else "skipped" if kind == "skip" else "refused"] += 1
-            except (ContractViolation, Exception) as e:  # noqa: BLE001 - every escape is a finding
+            except (fz.ContractViolation, Exception) as e:  # noqa: BLE001 - every escape is a finding
                 counts[target]["violation"] += 1
                 out.mkdir(parents=True, exist_ok=True)
                 (out / f"{target}-{k}.txt").write_text(f"{type(e).__name__}: {e}\n\ninput: {inp!r}\n\n{traceback.format_exc()}")

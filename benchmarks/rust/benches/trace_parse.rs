@@ -14,30 +14,8 @@ use burstlab_core::trace::parse::{parse_bytes, Format, Options};
 use burstlab_core::trace::write::write_text;
 use burstlab_core::trace::BitTrace;
 use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughput};
-use std::time::{Duration, Instant};
-
-fn thread_cpu_secs() -> Option<f64> {
-    let s = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
-    Some(s.split_whitespace().next()?.parse::<f64>().ok()? / 1e9)
-}
-
-fn median<F: FnMut()>(mut f: F, reps: usize) -> (f64, f64) {
-    let (mut wall, mut cpu) = (Vec::new(), Vec::new());
-    for _ in 0..reps {
-        let (t0, c0) = (Instant::now(), thread_cpu_secs());
-        f();
-        wall.push(t0.elapsed().as_secs_f64());
-        cpu.push(match (c0, thread_cpu_secs()) {
-            (Some(a), Some(b)) => b - a,
-            _ => f64::NAN,
-        });
-    }
-    let med = |v: &mut Vec<f64>| {
-        v.sort_by(|a, b| a.partial_cmp(b).unwrap_or(std::cmp::Ordering::Equal));
-        v[v.len() / 2]
-    };
-    (med(&mut wall), med(&mut cpu))
-}
+use std::time::Duration;
+use burstlab_bench::median_wall_cpu;
 
 fn bench_all(c: &mut Criterion) {
     let n: usize = std::env::var("BURSTLAB_BENCH_N").ok().and_then(|s| s.parse().ok()).unwrap_or(100_000_000);
@@ -71,12 +49,12 @@ fn bench_all(c: &mut Criterion) {
     g.finish();
     println!("\ntext of a {n}-entry trace; medians of 5 timings (bytes of text per second)");
     for (name, fmt, text) in &texts {
-        let (w, c) = median(|| { black_box(parse_bytes(black_box(text), *fmt, "bench", Options::default()).expect("parses")); }, 5);
+        let (w, c) = median_wall_cpu(|| { black_box(parse_bytes(black_box(text), *fmt, "bench", Options::default()).expect("parses")); }, 5);
         let (bw, bc) = (text.len() as f64 / w, text.len() as f64 / c);
         println!("  parse {name:9} {:7.1} MB: {:.2} GB/s wall, {:.2} GB/s CPU  (target >= 1 GB/s)  {}", text.len() as f64 / 1e6, bw / 1e9, bc / 1e9, if bw.max(bc) >= 1e9 { "MET" } else { "MISSED" });
     }
     for (name, fmt, text) in texts.iter().filter(|x| x.1 != Format::Mahimahi) {
-        let (w, c) = median(|| { let mut out = Vec::with_capacity(text.len()); write_text(&t, *fmt, false, &mut out).expect("in memory"); black_box(out); }, 5);
+        let (w, c) = median_wall_cpu(|| { let mut out = Vec::with_capacity(text.len()); write_text(&t, *fmt, false, &mut out).expect("in memory"); black_box(out); }, 5);
         println!("  write {name:9} {:7.1} MB: {:.2} GB/s wall, {:.2} GB/s CPU", text.len() as f64 / 1e6, text.len() as f64 / w / 1e9, text.len() as f64 / c / 1e9);
     }
 }

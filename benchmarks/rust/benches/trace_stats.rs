@@ -18,7 +18,8 @@ use burstlab_core::trace::stats::transitions;
 use burstlab_core::trace::summary::summarize;
 use burstlab_core::trace::BitTrace;
 use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughput};
-use std::time::{Duration, Instant};
+use std::time::Duration;
+use burstlab_bench::median_wall_cpu;
 
 fn n_entries() -> usize {
     std::env::var("BURSTLAB_BENCH_N").ok().and_then(|s| s.parse().ok()).unwrap_or(1_000_000_000)
@@ -29,33 +30,6 @@ fn trace(mut m: GilbertElliott, n: usize, seed: u64) -> BitTrace {
     let mut t = BitTrace::with_capacity(n);
     m.sample_into(n, &mut r, &mut t);
     t
-}
-
-/// This thread's CPU time in seconds (Linux `/proc/thread-self/schedstat`), if readable:
-/// on the shared development machine, wall time counts other people's builds too.
-fn thread_cpu_secs() -> Option<f64> {
-    let s = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
-    Some(s.split_whitespace().next()?.parse::<f64>().ok()? / 1e9)
-}
-
-/// Median (wall seconds, CPU seconds) over `reps` timings.
-fn median_secs<F: FnMut()>(mut f: F, reps: usize) -> (f64, f64) {
-    let mut wall = Vec::new();
-    let mut cpu = Vec::new();
-    for _ in 0..reps {
-        let (t0, c0) = (Instant::now(), thread_cpu_secs());
-        f();
-        wall.push(t0.elapsed().as_secs_f64());
-        cpu.push(match (c0, thread_cpu_secs()) {
-            (Some(a), Some(b)) => b - a,
-            _ => f64::NAN,
-        });
-    }
-    let med = |v: &mut Vec<f64>| {
-        v.sort_by(|a, b| a.partial_cmp(b).unwrap_or(std::cmp::Ordering::Equal));
-        v[v.len() / 2]
-    };
-    (med(&mut wall), med(&mut cpu))
 }
 
 /// The grid `burstlab.stats.trace_stats` uses: 100 evenly spaced prefixes.
@@ -90,9 +64,9 @@ fn bench_all(c: &mut Criterion) {
     for (name, t) in &traces {
         let (z, o) = run_histograms(t);
         let n_runs = z.count() + o.count();
-        let s_tr = median_secs(|| { black_box(transitions(black_box(t)).mu()); }, 7);
-        let s_all = median_secs(|| { black_box(summarize(black_box(t), 6000, &g, true)); }, 7);
-        let s_run = median_secs(|| { black_box(run_histograms(black_box(t))); }, 7);
+        let s_tr = median_wall_cpu(|| { black_box(transitions(black_box(t)).mu()); }, 7);
+        let s_all = median_wall_cpu(|| { black_box(summarize(black_box(t), 6000, &g, true)); }, 7);
+        let s_run = median_wall_cpu(|| { black_box(run_histograms(black_box(t))); }, 7);
         println!("[{name}, {n_runs} runs]   (per wall second; per CPU second of this thread)");
         let line = |what: &str, count: f64, unit: &str, (wall, cpu): (f64, f64), target: f64| {
             let (w, c) = (count / wall, count / cpu);

@@ -20,6 +20,26 @@ impl From<BitTrace> for PyBitTrace {
     }
 }
 
+fn check_chunk(chunk: usize) -> PyResult<()> {
+    if chunk == 0 {
+        return Err(crate::errors::ParameterError::new_err("invalid parameter chunk = 0: expected a positive chunk size"));
+    }
+    Ok(())
+}
+
+/// Prefix lengths, checked: ascending and at most the trace length.
+fn prefix_lengths(lengths: PyReadonlyArray1<'_, u64>, len: usize) -> PyResult<Vec<usize>> {
+    let ls: Vec<usize> = lengths.as_array().iter().map(|&l| l as usize).collect();
+    let mut prev = 0usize;
+    for &l in &ls {
+        if l < prev || l > len {
+            return Err(PyValueError::new_err(format!("prefix lengths must be ascending and at most the trace length {len}; got {l} after {prev}")));
+        }
+        prev = l;
+    }
+    Ok(ls)
+}
+
 fn check_range(start: usize, end: usize, len: usize) -> PyResult<()> {
     if start > end || end > len {
         return Err(PyIndexError::new_err(format!("range {start}..{end} out of bounds for a trace of {len} entries")));
@@ -95,20 +115,8 @@ impl PyBitTrace {
     /// ((lengths, counts) pairs), ``chunk_mu`` (μ of each full chunk of ``chunk`` entries),
     /// ``chunk_rms`` and ``prefix_mu`` (μ over [0, L) for each L of ``prefixes``).
     fn summary<'py>(&self, py: Python<'py>, chunk: usize, prefixes: PyReadonlyArray1<'_, u64>) -> PyResult<Bound<'py, pyo3::types::PyDict>> {
-        if chunk == 0 {
-            return Err(crate::errors::ParameterError::new_err("invalid parameter chunk = 0: expected a positive chunk size"));
-        }
-        let ls: Vec<usize> = prefixes.as_array().iter().map(|&l| l as usize).collect();
-        let mut prev = 0usize;
-        for &l in &ls {
-            if l < prev || l > self.inner.len() {
-                return Err(PyValueError::new_err(format!(
-                    "prefix lengths must be ascending and at most the trace length {}; got {l} after {prev}",
-                    self.inner.len()
-                )));
-            }
-            prev = l;
-        }
+        check_chunk(chunk)?;
+        let ls = prefix_lengths(prefixes, self.inner.len())?;
         let s = py.allow_threads(|| summary::summarize(&self.inner, chunk, &ls, true));
         let d = pyo3::types::PyDict::new(py);
         let t = s.transitions;
@@ -142,9 +150,7 @@ impl PyBitTrace {
     /// Root-mean-square deviation of the per-chunk μ from the whole-trace μ (Srinivasan et al. §8),
     /// over full chunks whose μ is defined; None where undefined.
     fn chunk_rms(&self, py: Python<'_>, chunk: usize) -> PyResult<Option<f64>> {
-        if chunk == 0 {
-            return Err(crate::errors::ParameterError::new_err("invalid parameter chunk = 0: expected a positive chunk size"));
-        }
+        check_chunk(chunk)?;
         Ok(py.allow_threads(|| convergence::chunk_rms_deviation(&self.inner, chunk)))
     }
 
@@ -156,26 +162,14 @@ impl PyBitTrace {
 
     /// μ over the prefixes [0, L) for each (ascending) L; NaN where undefined.
     fn prefix_mu<'py>(&self, py: Python<'py>, lengths: PyReadonlyArray1<'_, u64>) -> PyResult<Bound<'py, PyArray1<f64>>> {
-        let ls: Vec<usize> = lengths.as_array().iter().map(|&l| l as usize).collect();
-        let mut prev = 0usize;
-        for &l in &ls {
-            if l < prev || l > self.inner.len() {
-                return Err(PyValueError::new_err(format!(
-                    "prefix lengths must be ascending and at most the trace length {}; got {l} after {prev}",
-                    self.inner.len()
-                )));
-            }
-            prev = l;
-        }
+        let ls = prefix_lengths(lengths, self.inner.len())?;
         let v = py.allow_threads(|| convergence::prefix_mu(&self.inner, &ls));
         Ok(v.into_pyarray(py))
     }
 
     /// μ of every full chunk of `chunk` entries; NaN where undefined.
     fn chunk_mu<'py>(&self, py: Python<'py>, chunk: usize) -> PyResult<Bound<'py, PyArray1<f64>>> {
-        if chunk == 0 {
-            return Err(crate::errors::ParameterError::new_err("invalid parameter chunk = 0: expected a positive chunk size"));
-        }
+        check_chunk(chunk)?;
         let v = py.allow_threads(|| convergence::chunk_mu(&self.inner, chunk));
         Ok(v.into_pyarray(py))
     }

@@ -657,6 +657,16 @@ fn header_expected(line: &[u8]) -> Option<u64> {
     digits.parse().ok()
 }
 
+/// Keep [`SeqListInfo::sorted_single`] up to date: a line with more than one field, or a
+/// number below the one before, ends it.
+#[inline(always)]
+fn note_order(prev: &mut Option<u64>, sorted: &mut bool, seq: u64, single_field: bool) {
+    if !single_field || prev.is_some_and(|p| seq < p) {
+        *sorted = false;
+    }
+    *prev = Some(seq);
+}
+
 impl Sink for SeqSink<'_> {
     fn line_no(&self) -> usize {
         self.line
@@ -670,10 +680,7 @@ impl Sink for SeqSink<'_> {
                 // fast path: lines that are only a number
                 let (line, prev, sorted) = (&mut self.line, &mut self.prev, &mut self.sorted_single);
                 i = number_lines(b, i, |seq, start, end| {
-                    if prev.is_some_and(|p| seq < p) {
-                        *sorted = false;
-                    }
-                    *prev = Some(seq);
+                    note_order(prev, sorted, seq, true);
                     acc.add(seq, Loc::Line(*line), &b[start..end])?;
                     *line += 1;
                     Ok(true)
@@ -698,10 +705,7 @@ impl Sink for SeqSink<'_> {
                     let Some(seq) = parse_u64(&s[..cut]) else {
                         return Err(parse_err(self.file, self.line, s, "expected a non-negative integer sequence number as the first field"));
                     };
-                    if cut < s.len() || self.prev.is_some_and(|p| seq < p) {
-                        self.sorted_single = false;
-                    }
-                    self.prev = Some(seq);
+                    note_order(&mut self.prev, &mut self.sorted_single, seq, cut == s.len());
                     self.acc.as_mut().expect("made above").add(seq, Loc::Line(self.line), s)?;
                 }
             }
