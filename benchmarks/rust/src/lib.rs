@@ -1,6 +1,123 @@
-//! Criterion benchmarks live in `benches/`; see `benchmarks/README.md`. Shared helpers:
+//! Criterion benchmarks live in `benches/`; see `benchmarks/README.md`.
+//!
+//! [`htsim`]: the three network-speed scenarios (single flow, 10-flow dumbbell, 4-hop
+//! chain) set up as close to htsim's drivers in `benchmarks/htsim/` as the two simulators
+//! allow, shared by the `network_speed` binary and the criterion bench `network`.
 
-use std::time::Instant;
+pub mod htsim {
+    //! The scenarios of `benchmarks/htsim/` (htsim's `TcpSrc`/`TcpSink`, `Queue`, `Pipe`
+    //! and a Bernoulli drop element after the queue) in burstlab terms. What is matched:
+    //! - 1000-byte data packets on the wire (htsim's `Packet::set_packet_size(1000)`:
+    //!   `header_bytes = 0`), 40-byte ACKs (`TcpAck::ACKSIZE`);
+    //! - every segment ACKed at once (htsim's `TcpSink` has no delayed ACK);
+    //! - minimum RTO 250 ms, initial RTO 3 s (`TcpSrc`), RFC 6298 without clock term;
+    //! - initial window 2 segments, infinite initial ssthresh (set by the drivers);
+    //! - buffers in bytes: htsim's `Queue` counts the packet in service, so its limit
+    //!   of (B + 1)·1000 bytes is burstlab's B·1000 bytes waiting (`BufferUnit::Bytes`);
+    //! - Bernoulli loss after the queue (per packet, decided once the packet is queued:
+    //!   the same law as htsim's drop element, which sees the packet after its service).
+    //!
+    //! What is not (the simulators differ): htsim's NewReno halves cwnd where burstlab
+    //! halves FlightSize (RFC 5681 eq. 4), htsim checks its timers every 10 ms (a
+    //! scanner) where burstlab fires them on time, htsim's RTO has no upper bound
+    //! (burstlab's: 60 s), and the two draw their losses from different generators
+    //! (mt19937-64 against PCG): equal in law, not packet for packet.
+    use burstlab_core::link::{BufferUnit, LossMode, Timing};
+    use burstlab_core::loss::Bernoulli;
+    use burstlab_core::sim::{FlowSpec, LinkLoss, LinkSpec, Network, TcpConfig, Variant};
+    use burstlab_core::time::{Nanos, NS_PER_MS, NS_PER_S, NS_PER_US};
+
+    /// Data packet on the wire (htsim's packet size), bytes.
+    pub const PKT: u64 = 1000;
+
+    /// htsim's TCP in burstlab's settings (see the module documentation).
+    pub fn tcp() -> TcpConfig {
+        TcpConfig {
+            variant: Variant::NewReno,
+            mss: PKT,
+            header_bytes: 0,
+            ack_bytes: 40,
+            init_cwnd: 2,
+            delayed_ack: false,
+            rto_min: 250 * NS_PER_MS,
+            rto_initial: 3 * NS_PER_S,
+            ..TcpConfig::default()
+        }
+    }
+
+    /// One direction of a hop on its own server: `buffer` data packets waiting (htsim:
+    /// `buffer + 1` with the one in service), lost with probability `p` after the queue.
+    fn link(net: &mut Network, name: &str, rate_bps: u64, delay: Nanos, buffer: u64, p: f64) -> usize {
+        let s = net.server(Timing::Rate { rate_bps });
+        let mut l = LinkSpec::new(name, s, delay, buffer * PKT);
+        l.buffer_unit = BufferUnit::Bytes;
+        if p > 0.0 {
+            l.loss = LinkLoss::Own(Box::new(Bernoulli::new(p).expect("0 < p < 1")), LossMode::Packet);
+        }
+        net.link(l)
+    }
+
+    /// A full-duplex hop: (forward link with loss `p`, lossless reverse link).
+    fn hop(net: &mut Network, name: &str, rate_bps: u64, delay: Nanos, buffer: u64, p: f64) -> (usize, usize) {
+        let f = link(net, name, rate_bps, delay, buffer, p);
+        let r = link(net, &format!("{name}.rev"), rate_bps, delay, buffer, 0.0);
+        (f, r)
+    }
+
+    fn network(secs: f64, seed: u64) -> Network {
+        let mut net = Network::new((secs * NS_PER_S as f64) as Nanos);
+        net.seed = seed;
+        net
+    }
+
+    /// The single-flow scenario (htsim `main_lossy_tcp.cpp`): 10 Mb/s, 10 ms, 100 packets
+    /// waiting, loss `p` after the queue; ACKs through a 10 Mb/s queue and a 10 ms pipe.
+    pub fn single(p: f64, secs: f64, seed: u64) -> Network {
+        let mut net = network(secs, seed);
+        let (f, r) = hop(&mut net, "forward", 10_000_000, 10 * NS_PER_MS, 100, p);
+        net.flow(FlowSpec::tcp("flow", tcp(), vec![f], vec![r]));
+        net
+    }
+
+    /// Bottleneck buffer of the dumbbell: one bandwidth-delay product at the 50 ms RTT in
+    /// 1000-byte packets, rounded up (63 at 10 Mb/s).
+    pub fn dumbbell_buffer(bottleneck_bps: u64) -> u64 {
+        (bottleneck_bps * 50 / 1000).div_ceil(8 * PKT).max(2)
+    }
+
+    /// The dumbbell (htsim `main_dumbbell_tcp.cpp`): `n` flows, each over its own access
+    /// hop (100 Mb/s, 5 ms, 1000 packets: never full) into one bottleneck hop
+    /// (`bottleneck_bps`, 20 ms, one BDP of buffer, loss `p`) and back the same way;
+    /// flow k starts at k·1 ms / n.
+    pub fn dumbbell(n: usize, bottleneck_bps: u64, p: f64, secs: f64, seed: u64) -> Network {
+        let mut net = network(secs, seed);
+        let (bf, br) = hop(&mut net, "bottleneck", bottleneck_bps, 20 * NS_PER_MS, dumbbell_buffer(bottleneck_bps), p);
+        for k in 0..n {
+            let (af, ar) = hop(&mut net, &format!("access{k}"), 100_000_000, 5 * NS_PER_MS, 1000, 0.0);
+            let mut f = FlowSpec::tcp(&format!("f{k}"), tcp(), vec![af, bf], vec![br, ar]);
+            f.start = (k as u64 * 1000 / n as u64) * NS_PER_US;
+            net.flow(f);
+        }
+        net
+    }
+
+    /// The chain (htsim `main_chain_tcp.cpp`): one flow over `hops` hops of 10 Mb/s, each
+    /// 10 ms / hops of delay (the single flow's RTT), 100 packets of buffer, loss
+    /// `p_hop` after each forward queue; ACKs back through the reverse queues and pipes.
+    pub fn chain(hops: usize, p_hop: f64, secs: f64, seed: u64) -> Network {
+        let mut net = network(secs, seed);
+        let delay = 10 * NS_PER_MS / hops as u64;
+        let hs: Vec<_> = (0..hops).map(|k| hop(&mut net, &format!("h{k}"), 10_000_000, delay, 100, p_hop)).collect();
+        let fwd = hs.iter().map(|h| h.0).collect();
+        let rev = hs.iter().rev().map(|h| h.1).collect();
+        net.flow(FlowSpec::tcp("flow", tcp(), fwd, rev));
+        net
+    }
+
+    /// Per-hop loss of the 4-hop chain: 1 − (1 − 0.0025)^4 ≈ 1 % end to end, as the
+    /// single flow.
+    pub const CHAIN_P_HOP: f64 = 0.0025;
+}
 
 /// This thread's CPU time in seconds (Linux `/proc/thread-self/schedstat`), if readable:
 /// on the shared development machine, wall time counts other people's builds too.
@@ -13,7 +130,7 @@ pub fn thread_cpu_secs() -> Option<f64> {
 pub fn median_wall_cpu<F: FnMut()>(mut f: F, reps: usize) -> (f64, f64) {
     let (mut wall, mut cpu) = (Vec::new(), Vec::new());
     for _ in 0..reps {
-        let (t0, c0) = (Instant::now(), thread_cpu_secs());
+        let (t0, c0) = (std::time::Instant::now(), thread_cpu_secs());
         f();
         wall.push(t0.elapsed().as_secs_f64());
         cpu.push(match (c0, thread_cpu_secs()) {

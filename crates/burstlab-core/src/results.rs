@@ -92,20 +92,26 @@ pub struct SimResult {
 
 /// A histogram of non-negative integers (nanoseconds) with bounded relative error: values
 /// below 2^SUB are exact; above, each power of two is split into 2^SUB bins, so a bin's
-/// width is at most 1/2^SUB of its value (SUB = 5: ≤ 3.1 %). Fixed size, no allocation
-/// when recording (HdrHistogram's layout, simplified).
-#[derive(Clone, Debug, PartialEq)]
+/// width is at most 1/2^SUB of its value (SUB = 5: ≤ 3.1 %) (HdrHistogram's layout,
+/// simplified). Recording is on the engine's per-packet path, once per packet per link:
+/// the bins grow only up to the largest value seen (a link that never queues holds one),
+/// so memory follows what is recorded rather than the 1920 possible bins, and the count
+/// is their sum, taken when read.
+#[derive(Clone, Debug, Default)]
 pub struct LogHistogram {
+    /// Bins 0..len; the others are empty.
     counts: Vec<u64>,
-    total: u64,
     /// Sum of the values (wraps past 1.8·10^19: 584 years of summed nanoseconds).
     sum: u64,
     max: u64,
 }
 
-impl Default for LogHistogram {
-    fn default() -> Self {
-        LogHistogram { counts: vec![0; Self::BINS], total: 0, sum: 0, max: 0 }
+impl PartialEq for LogHistogram {
+    /// Equal bins (whatever the length each has grown to), sum and maximum.
+    fn eq(&self, o: &Self) -> bool {
+        let n = self.counts.len().max(o.counts.len());
+        let bin = |h: &Self, b: usize| h.counts.get(b).copied().unwrap_or(0);
+        self.sum == o.sum && self.max == o.max && (0..n).all(|b| bin(self, b) == bin(o, b))
     }
 }
 
@@ -137,34 +143,49 @@ impl LogHistogram {
 
     #[inline]
     pub fn record(&mut self, v: u64) {
-        self.counts[Self::bin(v)] += 1;
-        self.total += 1;
+        let b = Self::bin(v);
+        match self.counts.get_mut(b) {
+            Some(c) => *c += 1,
+            None => self.grow(b),
+        }
         self.sum = self.sum.wrapping_add(v);
         self.max = self.max.max(v);
     }
 
+    /// Count a value in bin `b`, beyond the bins held so far: hold up to the end of its
+    /// power of two.
+    #[cold]
+    #[inline(never)]
+    fn grow(&mut self, b: usize) {
+        let len = ((b >> Self::SUB) + 1) << Self::SUB;
+        self.counts.resize(len.min(Self::BINS), 0);
+        self.counts[b] += 1;
+    }
+
     pub fn count(&self) -> u64 {
-        self.total
+        self.counts.iter().sum()
     }
 
     pub fn mean(&self) -> Option<f64> {
-        (self.total > 0).then(|| self.sum as f64 / self.total as f64)
+        let n = self.count();
+        (n > 0).then(|| self.sum as f64 / n as f64)
     }
 
     pub fn max(&self) -> Option<u64> {
-        (self.total > 0).then_some(self.max)
+        (self.count() > 0).then_some(self.max)
     }
 
     /// The q-quantile (0 ≤ q ≤ 1): the midpoint of the bin holding it (the maximum itself
     /// for q = 1).
     pub fn quantile(&self, q: f64) -> Option<f64> {
-        if self.total == 0 {
+        let total = self.count();
+        if total == 0 {
             return None;
         }
         if q >= 1.0 {
             return Some(self.max as f64);
         }
-        let rank = ((q.max(0.0) * self.total as f64).ceil() as u64).max(1);
+        let rank = ((q.max(0.0) * total as f64).ceil() as u64).max(1);
         let mut seen = 0;
         for (b, &c) in self.counts.iter().enumerate() {
             seen += c;

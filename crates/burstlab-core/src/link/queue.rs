@@ -84,7 +84,7 @@ impl Server {
     }
 
     /// Whether a packet entering at `now` would wait for the server.
-    #[inline]
+    #[inline(always)]
     fn would_wait(&self, now: Nanos) -> bool {
         match &self.timing {
             Timing::Rate { .. } => self.busy_until > now,
@@ -95,16 +95,21 @@ impl Server {
 
     /// Serve a packet of `bytes` entering at `now`: (service start, service end). The
     /// packet arrives at the far end one propagation delay after the end.
-    #[inline]
+    #[inline(always)]
     pub fn serve(&mut self, now: Nanos, bytes: u32) -> (Nanos, Nanos) {
+        if let Timing::Rate { rate_bps } = self.timing {
+            let start = self.busy_until.max(now);
+            let end = start + self.tx_time(bytes, rate_bps);
+            self.busy_until = end;
+            return (start, end);
+        }
+        self.serve_other(now, bytes)
+    }
+
+    #[inline(never)]
+    fn serve_other(&mut self, now: Nanos, bytes: u32) -> (Nanos, Nanos) {
         match &self.timing {
-            Timing::Rate { rate_bps } => {
-                let rate = *rate_bps;
-                let start = self.busy_until.max(now);
-                let end = start + self.tx_time(bytes, rate);
-                self.busy_until = end;
-                (start, end)
-            }
+            Timing::Rate { .. } => unreachable!("served inline"),
             Timing::Opportunities(o) => self.opp.serve(o, now, bytes),
             Timing::Slotted { slot } => {
                 let k = now.div_ceil(*slot).max(self.slot_next);
@@ -118,9 +123,8 @@ impl Server {
 
 #[derive(Clone, Copy, Debug, Default)]
 pub struct InFlight<P: Copy> {
-    /// Service (serialisation) start and end.
+    /// Service (serialisation) start; its end is `arrive` less the pipe's delay.
     pub start: Nanos,
-    pub sent: Nanos,
     /// Arrival at the far end.
     pub arrive: Nanos,
     /// Global insertion sequence (ties between equal times go to the lower).
@@ -158,7 +162,8 @@ impl<P: Copy + Default> Pipe<P> {
             delay,
             buffer,
             unit,
-            ring: Ring::with_capacity(1024),
+            // Small at first: the ring doubles as the pipe fills (memory O(occupancy)).
+            ring: Ring::with_capacity(16),
             decided: 0,
             first_waiting: 0,
             waiting_bytes: 0,
@@ -166,10 +171,38 @@ impl<P: Copy + Default> Pipe<P> {
         }
     }
 
-    /// Enter a packet of `bytes` at `now`, served by `server`. Returns the index of the
-    /// new entry, or None if DropTail dropped it.
+    /// A packet of `bytes` arrives at `now`, served by `server`: DropTail drops it (None)
+    /// or the server schedules it, returning (service start, service end). The caller
+    /// then [`Pipe::push`]es it, before any other call on this pipe.
     #[inline(always)]
-    pub fn enter(&mut self, now: Nanos, bytes: u32, seq: u64, pkt: P, server: &mut Server) -> Option<usize> {
+    pub fn admit(&mut self, now: Nanos, bytes: u32, server: &mut Server) -> Option<(Nanos, Nanos)> {
+        let Timing::Rate { rate_bps } = server.timing else {
+            return self.admit_other(now, bytes, server);
+        };
+        // A fixed-rate server: it is free at `busy_until`.
+        let busy = server.busy_until;
+        let start = if busy > now {
+            if self.full(now, bytes) {
+                self.queue_drops += 1;
+                return None;
+            }
+            self.waiting_bytes += bytes as u64;
+            busy
+        } else {
+            // Free: every packet here has started its service, and this one starts now.
+            self.first_waiting = self.ring.len() + 1;
+            self.waiting_bytes = 0;
+            now
+        };
+        let sent = start + server.tx_time(bytes, rate_bps);
+        server.busy_until = sent;
+        Some((start, sent))
+    }
+
+    /// Whether the packets waiting at `now` (not counting the one in service) leave no
+    /// room for one more of `bytes`.
+    #[inline(always)]
+    fn full(&mut self, now: Nanos, bytes: u32) -> bool {
         while let Some(e) = self.ring.get(self.first_waiting) {
             if e.start > now {
                 break;
@@ -177,15 +210,25 @@ impl<P: Copy + Default> Pipe<P> {
             self.waiting_bytes -= e.bytes as u64;
             self.first_waiting += 1;
         }
+        match self.unit {
+            BufferUnit::Packets => (self.ring.len() - self.first_waiting) as u64 >= self.buffer,
+            BufferUnit::Bytes => self.waiting_bytes + bytes as u64 > self.buffer,
+        }
+    }
+
+    /// [`Pipe::admit`] for the other timings.
+    #[inline(never)]
+    fn admit_other(&mut self, now: Nanos, bytes: u32, server: &mut Server) -> Option<(Nanos, Nanos)> {
         if server.would_wait(now) {
-            let full = match self.unit {
-                BufferUnit::Packets => (self.ring.len() - self.first_waiting) as u64 >= self.buffer,
-                BufferUnit::Bytes => self.waiting_bytes + bytes as u64 > self.buffer,
-            };
-            if full {
+            if self.full(now, bytes) {
                 self.queue_drops += 1;
                 return None;
             }
+        } else {
+            // The server is free: every packet here has started its service (waiting
+            // only matters to the buffer check, which a free server skips).
+            self.first_waiting = self.ring.len();
+            self.waiting_bytes = 0;
         }
         let (start, sent) = server.serve(now, bytes);
         if start > now {
@@ -193,8 +236,25 @@ impl<P: Copy + Default> Pipe<P> {
         } else if self.first_waiting == self.ring.len() {
             self.first_waiting += 1; // in service at once: not waiting
         }
-        let arrive = sent + self.delay;
-        self.ring.push_back(InFlight { start, sent, arrive, seq, bytes, lost: false, pkt });
+        Some((start, sent))
+    }
+
+    /// Append the packet just admitted (`e.arrive` = its service end + the delay), its
+    /// fate decided (packet mode: every earlier entry is decided too) or not (time mode).
+    #[inline(always)]
+    pub fn push(&mut self, e: InFlight<P>, decided: bool) {
+        if decided {
+            debug_assert_eq!(self.decided, self.ring.len());
+            self.decided += 1;
+        }
+        self.ring.push_back(e);
+    }
+
+    /// Admit and push in one step (no loss decision: the entry stays undecided). Returns
+    /// the entry's index, or None if DropTail dropped it.
+    pub fn enter(&mut self, now: Nanos, bytes: u32, seq: u64, pkt: P, server: &mut Server) -> Option<usize> {
+        let (start, sent) = self.admit(now, bytes, server)?;
+        self.push(InFlight { start, arrive: sent + self.delay, seq, bytes, lost: false, pkt }, false);
         Some(self.ring.len() - 1)
     }
 
@@ -203,13 +263,10 @@ impl<P: Copy + Default> Pipe<P> {
         &mut self.ring[i]
     }
 
-    /// Mark entry `i` decided (packet mode decides on entry, so `i` is the last entry
-    /// and every earlier one is decided).
+    /// Service end of an entry.
     #[inline]
-    pub fn mark_decided(&mut self, i: usize, lost: bool) {
-        debug_assert_eq!(i, self.decided);
-        self.ring[i].lost = lost;
-        self.decided += 1;
+    pub fn sent(&self, e: &InFlight<P>) -> Nanos {
+        e.arrive - self.delay
     }
 
     /// Number of decided entries at the front (the index of the first undecided one).
@@ -230,15 +287,17 @@ impl<P: Copy + Default> Pipe<P> {
         self.ring.get(self.decided).map(|e| (e.start, e.seq))
     }
 
-    /// The first undecided entry.
+    /// Decide the first undecided entry's fate (time mode, at its service start).
     #[inline]
-    pub fn undecided_mut(&mut self) -> &mut InFlight<P> {
-        &mut self.ring[self.decided]
+    pub fn decide_next(&mut self, lost: bool) {
+        self.ring[self.decided].lost = lost;
+        self.decided += 1;
     }
 
+    /// The first undecided entry.
     #[inline]
-    pub fn advance_decided(&mut self) {
-        self.decided += 1;
+    pub fn undecided(&self) -> &InFlight<P> {
+        &self.ring[self.decided]
     }
 
     /// Remove and return the head.
@@ -282,7 +341,7 @@ mod tests {
         let mut arrivals = vec![];
         for k in 0..5u32 {
             if let Some(i) = p.enter(0, 1000, k as u64, k, &mut sv) {
-                p.mark_decided(i, false);
+                p.decide_next(false);
                 arrivals.push(p.entry_mut(i).arrive);
             }
         }
@@ -325,10 +384,11 @@ mod tests {
         let i = d.enter(0, 1000, 0, 0, &mut sv).unwrap();
         let j = d.enter(0, 1000, 1, 0, &mut sv).unwrap();
         let k = a.enter(500 * NS_PER_US, 40, 2, 0, &mut sv).unwrap();
-        assert_eq!(d.entry_mut(i).sent, 1000 * NS_PER_US);
-        assert_eq!(d.entry_mut(j).sent, 2000 * NS_PER_US);
-        let e = a.entry_mut(k);
-        assert_eq!((e.start, e.sent, e.arrive), (2000 * NS_PER_US, 2040 * NS_PER_US, 2041 * NS_PER_US));
+        let (ei, ej) = (*d.entry_mut(i), *d.entry_mut(j));
+        assert_eq!(d.sent(&ei), 1000 * NS_PER_US);
+        assert_eq!(d.sent(&ej), 2000 * NS_PER_US);
+        let e = *a.entry_mut(k);
+        assert_eq!((e.start, a.sent(&e), e.arrive), (2000 * NS_PER_US, 2040 * NS_PER_US, 2041 * NS_PER_US));
     }
 
     #[test]
@@ -342,7 +402,7 @@ mod tests {
         let ok: Vec<bool> = (0..4).map(|k| p.enter(0, 1040, k, 0, &mut sv).is_some()).collect();
         // All wait for the 1 ms opportunity: two fit the buffer, the rest are dropped.
         assert_eq!(ok, vec![true, true, false, false]);
-        let ends: Vec<_> = p.iter().map(|e| e.sent / NS_PER_US).collect();
+        let ends: Vec<_> = p.iter().map(|e| p.sent(e) / NS_PER_US).collect();
         assert_eq!(ends, vec![1000, 2000]); // 1500 B at 1 ms: #1 and 460 B of #2; #2 ends at 2 ms
     }
 }

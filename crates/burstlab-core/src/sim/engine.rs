@@ -5,25 +5,29 @@
 //! live in the links' FIFO pipes: a packet's service start, end and arrival are computed
 //! when it enters a link ([`crate::link::Pipe`]), so each link's next event is its head
 //! (or, in time mode, its first undecided entry), and a tournament tree
-//! ([`super::mintree::MinTree`]) keeps the earliest over all links. The loop takes the
-//! earlier of the heap top and the tree root by (time, insertion sequence). An arriving
-//! packet enters the next link of its path at its arrival instant; at the end of its path
-//! it reaches its flow's receiver (data) or sender (ACKs). The hot path allocates nothing:
-//! pipes, scoreboards, receiver rings and the transmit buffer are reused.
+//! ([`super::mintree::MinTree`]) keeps the earliest over all links and the heap's top, by
+//! (time, insertion sequence) packed in one `u128` key; the two links most flows cross keep
+//! their keys beside it. The loop takes the tree's minimum. An arriving packet enters the
+//! next link of its path at its arrival instant; at the end of its path it reaches its
+//! flow's receiver (data) or sender (ACKs). The hot path allocates nothing once the pipes,
+//! scoreboards, receiver rings and the transmit buffer have grown to what they hold; a
+//! packet in a pipe is 64 bytes (SACK blocks wait in their flow's queue), statistics are
+//! counted once per packet per link, and the per-packet log is a compile-time parameter.
+//! (Speed against htsim: `docs/validation.md`, "Speed against htsim".)
 //!
 //! The single-link [`Scenario`] runs as a network of two links and one flow and gives the
 //! results it gave before networks existed (`sim/regression.rs`).
 use super::event::{EventQueue, Timer};
-use super::mintree::{Key, MinTree, NONE};
+use super::mintree::{key, key_time, Key, MinTree, NONE};
 use super::network::{FlowKind, FlowSpec, LinkLoss, Network, OnOff};
 use super::scenario::{Scenario, TcpConfig, Variant};
-use crate::link::{LossMode, LossSource, LossWindow, Pipe, Server};
+use crate::link::{InFlight, LossMode, LossSource, LossWindow, Pipe, Server};
 use crate::results::{
     jain, Counters, FlowKindTag, FlowResult, LinkCounters, LinkResult, LogHistogram, NetworkResult, Series, SimResult,
 };
 use crate::rng::{component_id, stream, Rng};
 use crate::tcp::cc::{Cc, Reno as RenoCc};
-use crate::tcp::receiver::{AckPkt, Receiver, ReceiverConfig, RxAction, MAX_SACK_BLOCKS};
+use crate::tcp::receiver::{AckPkt, Receiver, ReceiverConfig, RxAction};
 use crate::tcp::recovery::{NewReno, Recovery, Reno, Sack, Tahoe};
 use crate::tcp::rtt::RttConfig;
 use crate::tcp::sender::{Sender, SenderConfig, Tx};
@@ -31,62 +35,76 @@ use crate::time::{to_secs_f64, Nanos};
 use crate::Result;
 use std::collections::VecDeque;
 
-/// What a packet carries.
-#[derive(Clone, Copy, Debug)]
+/// What a packet is.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[repr(u8)]
 pub enum PktKind {
-    Data(Tx),
-    Ack(AckWire),
-    /// A CBR datagram and its number.
-    Udp(u64),
+    /// A TCP data segment.
+    Data,
+    /// A TCP ACK.
+    Ack,
+    /// A CBR datagram.
+    #[default]
+    Udp,
 }
 
-impl Default for PktKind {
-    fn default() -> Self {
-        PktKind::Udp(0)
-    }
-}
+/// An ACK without SACK blocks ([`Pkt::aux`]).
+pub const NO_SACK: u32 = u32::MAX;
 
-/// An ACK as it crosses the network: [`AckPkt`] with its SACK blocks as 32-bit offsets
-/// above the cumulative ACK (a block lies above it and within the window), so packets
-/// stay small in the links' rings.
-#[derive(Clone, Copy, Debug)]
-pub struct AckWire {
-    pub ack: u64,
-    sack: [(u32, u32); MAX_SACK_BLOCKS],
-    nsack: u8,
-}
-
-impl AckWire {
-    #[inline]
-    fn from(a: &AckPkt) -> Self {
-        let mut sack = [(0u32, 0u32); MAX_SACK_BLOCKS];
-        for (w, &(s, e)) in sack.iter_mut().zip(&a.sack[..a.nsack as usize]) {
-            debug_assert!(s >= a.ack && e - a.ack <= u32::MAX as u64);
-            *w = ((s - a.ack) as u32, (e - a.ack) as u32);
-        }
-        AckWire { ack: a.ack, sack, nsack: a.nsack }
-    }
-
-    #[inline]
-    fn to_ack(self) -> AckPkt {
-        let mut a = AckPkt { ack: self.ack, nsack: self.nsack, ..AckPkt::default() };
-        for (o, &(s, e)) in a.sack.iter_mut().zip(&self.sack[..self.nsack as usize]) {
-            *o = (self.ack + s as u64, self.ack + e as u64);
-        }
-        a
-    }
-}
-
-/// A packet in the network: its flow, the index of the link it is on within its path,
-/// its size on the wire, when its flow sent it, and what it carries.
+/// A packet in the network: its flow, where it is on its path (an index into the
+/// engine's table of paths), when its flow sent it, and what it carries. Its size on the
+/// wire travels beside it ([`InFlight::bytes`](crate::link::InFlight)). Four words, no
+/// enum payload: the pipes move it as such (a packet in a pipe takes 64 bytes).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Pkt {
     pub flow: u32,
-    pub hop: u16,
-    pub bytes: u32,
+    /// Index in the path table of the link it is on.
+    pub pos: u32,
     /// When the flow handed it to the first link of its path.
     pub t0: Nanos,
-    pub kind: PktKind,
+    /// Data: the segment; ACK: the cumulative ACK; datagram: its number.
+    pub num: u64,
+    /// [`Pkt::aux`], then [`Pkt::kind`] and [`Pkt::retx`] in the upper half.
+    meta: u64,
+}
+
+impl Pkt {
+    pub fn new(flow: u32, pos: u32, t0: Nanos, kind: PktKind, num: u64, aux: u32, retx: bool) -> Self {
+        Pkt { flow, pos, t0, num, meta: aux as u64 | (kind as u64) << 32 | (retx as u64) << 40 }
+    }
+
+    /// Data: its payload bytes. ACK: the number of its SACK blocks in its flow's queue of
+    /// SACK blocks in flight, or [`NO_SACK`]. ACKs of one flow cross one path of FIFO
+    /// links, so they arrive in the order they were sent, and the blocks need not travel
+    /// in the links' rings.
+    #[inline]
+    pub fn aux(&self) -> u32 {
+        self.meta as u32
+    }
+
+    #[inline]
+    pub fn kind(&self) -> PktKind {
+        match (self.meta >> 32) as u8 {
+            0 => PktKind::Data,
+            1 => PktKind::Ack,
+            _ => PktKind::Udp,
+        }
+    }
+
+    /// Data: a retransmission.
+    #[inline]
+    pub fn retx(&self) -> bool {
+        self.meta >> 40 & 1 != 0
+    }
+
+    fn log_fields(&self) -> (LogKind, u64, bool) {
+        let kind = match self.kind() {
+            PktKind::Data => LogKind::Data,
+            PktKind::Ack => LogKind::Ack,
+            PktKind::Udp => LogKind::Datagram,
+        };
+        (kind, self.num, self.retx())
+    }
 }
 
 /// One line of the optional per-packet log.
@@ -129,15 +147,6 @@ pub enum LogKind {
     Datagram,
 }
 
-impl PktKind {
-    fn log_fields(&self) -> (LogKind, u64, bool) {
-        match *self {
-            PktKind::Data(tx) => (LogKind::Data, tx.seg, tx.retx),
-            PktKind::Ack(a) => (LogKind::Ack, a.ack, false),
-            PktKind::Udp(n) => (LogKind::Datagram, n, false),
-        }
-    }
-}
 
 struct LinkRt {
     name: String,
@@ -148,11 +157,28 @@ struct LinkRt {
     owner: usize,
     /// Decisions wait for the service start, in event order (time-mode processes).
     time_mode: bool,
+    /// No loss process (its own or shared): no decision to make.
+    lossless: bool,
     window: LossWindow,
+    /// `offered` and `delivered` are filled in when read ([`LinkRt::counters`]): `sent`
+    /// counts the packets admitted (until `finish` takes back those not yet served).
     c: LinkCounters,
     snap: LinkCounters,
     busy: Nanos,
     qdelay: LogHistogram,
+}
+
+impl LinkRt {
+    /// The counters so far: every packet offered was dropped on entry or admitted, and
+    /// every admitted one has left the pipe (lost or delivered) or is still in it.
+    fn counters(&self) -> LinkCounters {
+        let c = self.c;
+        LinkCounters {
+            offered: c.sent + c.queue_drops,
+            delivered: c.sent - self.pipe.len() as u64 - c.channel_losses,
+            ..c
+        }
+    }
 }
 
 /// A TCP flow's end hosts and bookkeeping.
@@ -173,10 +199,14 @@ struct TcpFlow {
     spurious_retx: u64,
     /// Timeouts not yet known to be spurious or not: (segment, when).
     pending_rto: VecDeque<(u64, Nanos)>,
+    /// SACK blocks of the ACKs in flight that carry some, oldest first, by number.
+    sacks: VecDeque<(u32, AckPkt)>,
+    next_sack: u32,
     spurious_timeouts: u64,
     snapshot: Counters,
     series: Option<Series>,
-    /// The flow's fair share of its path now, bits/s (see `recompute_shares`).
+    /// The flow's fair share of its path, bits/s, as of the last `recompute_shares`
+    /// (read it through `Engine::fair_share_bps`).
     fair_share_bps: f64,
 }
 
@@ -201,6 +231,9 @@ enum FlowState {
 
 struct FlowRt {
     spec: FlowSpec,
+    /// Where its forward and reverse paths begin in the engine's path table.
+    fwd0: u32,
+    rev0: u32,
     state: FlowState,
     started: bool,
     /// ON (or no ON/OFF): the application has data.
@@ -219,15 +252,23 @@ impl FlowRt {
     }
 }
 
-struct Engine {
+/// The engine; `LOG`: whether it records the per-packet log (a constant, so that a run
+/// without the log pays nothing for it).
+struct Engine<const LOG: bool> {
     now: Nanos,
     seq: u64,
     events: u64,
     heap: EventQueue,
+    /// The links' next events (sources `0..links`) and the timer heap's top (source
+    /// `timers`, in the tree: it changes seldom).
     tree: MinTree,
+    timers: usize,
     servers: Vec<Server>,
     links: Vec<LinkRt>,
     flows: Vec<FlowRt>,
+    /// Every flow's forward path, then its reverse path, as link indices, each path
+    /// followed by [`END`]: a packet's `pos` moves along it.
+    paths: Vec<u32>,
     txbuf: Vec<Tx>,
     end: Nanos,
     warmup: Nanos,
@@ -236,8 +277,14 @@ struct Engine {
     finite_open: usize,
     stop_on_completion: bool,
     stopped_at: Option<Nanos>,
-    log: Option<Vec<LogRec>>,
+    /// The flows' fair shares need recomputing (see `recompute_shares`).
+    shares_stale: bool,
+    /// The per-packet log (empty unless `LOG`).
+    log: Vec<LogRec>,
 }
+
+/// The end of a path in [`Engine::paths`].
+const END: u32 = u32::MAX;
 
 /// Run a single-link scenario to completion.
 pub fn run(sc: Scenario) -> Result<SimResult> {
@@ -259,9 +306,15 @@ pub fn run_network(net: Network) -> Result<NetworkResult> {
 /// Run a network scenario and return the per-packet log as well (when `net.log` is set).
 pub fn run_network_logged(net: Network) -> Result<(NetworkResult, Vec<LogRec>)> {
     net.validate()?;
-    let mut e = Engine::new(net);
-    e.run();
-    Ok(e.finish())
+    if net.log {
+        let mut e = Engine::<true>::new(net);
+        e.run();
+        Ok(e.finish())
+    } else {
+        let mut e = Engine::<false>::new(net);
+        e.run();
+        Ok(e.finish())
+    }
 }
 
 fn make_sender(t: &TcpConfig, size: Option<u64>) -> Sender {
@@ -296,7 +349,7 @@ fn make_sender(t: &TcpConfig, size: Option<u64>) -> Sender {
     Sender::new(scfg, Cc::Reno(RenoCc), rec)
 }
 
-impl Engine {
+impl<const LOG: bool> Engine<LOG> {
     fn new(net: Network) -> Self {
         let seed = net.seed;
         let mut links: Vec<LinkRt> = Vec::with_capacity(net.links.len());
@@ -321,6 +374,7 @@ impl Engine {
                 loss,
                 owner: owners[i],
                 time_mode: false,
+                lossless: false,
                 window: l.loss_window,
                 c: LinkCounters::default(),
                 snap: LinkCounters::default(),
@@ -331,11 +385,12 @@ impl Engine {
         for i in 0..links.len() {
             let o = links[i].owner;
             links[i].time_mode = links[o].loss.mode() == Some(LossMode::Time);
+            links[i].lossless = matches!(links[o].loss, LossSource::None);
         }
         let mut finite_open = 0;
         let mut any_tcp = false;
         let mut all_finite = true;
-        let flows = net
+        let mut flows = net
             .flows
             .into_iter()
             .map(|f| {
@@ -368,6 +423,8 @@ impl Engine {
                             arrived_bytes: 0,
                             spurious_retx: 0,
                             pending_rto: VecDeque::with_capacity(8),
+                            sacks: VecDeque::new(),
+                            next_sack: 0,
                             spurious_timeouts: 0,
                             snapshot: Counters::default(),
                             series: net.series.then(Series::default),
@@ -387,26 +444,48 @@ impl Engine {
                     }),
                 };
                 let onoff_rng = f.on_off.as_ref().map(|_| stream(seed, component_id(&format!("flow.{}.onoff", f.name))));
-                FlowRt { spec: f, state, started: false, on: true, stopped: false, onoff_rng }
+                FlowRt { spec: f, state, fwd0: 0, rev0: 0, started: false, on: true, stopped: false, onoff_rng }
             })
-            .collect();
+            .collect::<Vec<_>>();
+        let mut paths = Vec::new();
+        for f in &mut flows {
+            for (start, path) in [(&mut f.fwd0, &f.spec.forward), (&mut f.rev0, &f.spec.reverse)] {
+                *start = paths.len() as u32;
+                paths.extend(path.iter().map(|&l| l as u32));
+                paths.push(END);
+            }
+        }
         let nlinks = links.len();
+        // The links most flows cross (the bottleneck's two directions in a dumbbell) keep
+        // their keys beside the tree: their updates are most of the updates.
+        let mut crossing = vec![0usize; nlinks];
+        for f in &flows {
+            for &l in f.spec.forward.iter().chain(&f.spec.reverse) {
+                crossing[l] += 1;
+            }
+        }
+        let mut by_use: Vec<usize> = (0..nlinks).collect();
+        by_use.sort_by_key(|&l| std::cmp::Reverse(crossing[l]));
+        let hot: Vec<usize> = by_use.into_iter().take(super::mintree::HOT).collect();
         Engine {
             now: 0,
             seq: 0,
             events: 0,
             heap: EventQueue::new(),
-            tree: MinTree::new(nlinks),
+            timers: nlinks,
+            tree: MinTree::with_hot(nlinks + 1, &hot),
             servers: net.servers.into_iter().map(Server::new).collect(),
             links,
             flows,
+            paths,
             txbuf: Vec::with_capacity(256),
             end: net.duration,
             warmup: net.warmup,
             finite_open,
             stop_on_completion: any_tcp && all_finite,
             stopped_at: None,
-            log: net.log.then(Vec::new),
+            shares_stale: true,
+            log: Vec::new(),
         }
     }
 
@@ -420,6 +499,7 @@ impl Engine {
     fn push_timer(&mut self, t: Nanos, ev: Timer) {
         let seq = self.next_seq();
         self.heap.push(t, seq, ev);
+        self.tree.set(self.timers, self.heap.peek_key());
     }
 
     // ---- links -------------------------------------------------------------------
@@ -429,12 +509,10 @@ impl Engine {
     #[inline]
     fn link_key(&self, i: usize) -> Key {
         let l = &self.links[i];
-        let h = l.pipe.head().unwrap_or(NONE);
+        let h = l.pipe.head().map_or(NONE, |(t, s)| key(t, s));
         if l.time_mode {
-            if let Some(u) = l.pipe.next_undecided() {
-                if u <= h {
-                    return u;
-                }
+            if let Some((t, s)) = l.pipe.next_undecided() {
+                return h.min(key(t, s));
             }
         }
         h
@@ -446,115 +524,136 @@ impl Engine {
         self.tree.set(i, k);
     }
 
-    /// The fate of a packet on link `i` served during [start, sent], arriving at `arrive`.
+    /// The fate of a packet on link `i` served during [start, sent], arriving at `arrive`:
+    /// the loss process of the link's owner (itself, or the link whose process it shares)
+    /// over the link's loss window.
     #[inline(always)]
     fn decide(&mut self, i: usize, start: Nanos, sent: Nanos, arrive: Nanos) -> bool {
-        let end = match self.links[i].window {
+        let l = &mut self.links[i];
+        let end = match l.window {
             LossWindow::Serialisation => sent,
             LossWindow::Transit => arrive,
         };
-        let o = self.links[i].owner;
-        self.links[o].loss.decide(start, end)
-    }
-
-    #[inline]
-    fn log_pkt(&mut self, event: LogEvent, link: u32, p: &Pkt) {
-        if let Some(log) = &mut self.log {
-            let (kind, seg, retx) = p.kind.log_fields();
-            log.push(LogRec { t: self.now, event, kind, flow: p.flow, link, seg, to: seg + 1, retx, t0: p.t0 });
+        if l.owner == i {
+            l.loss.decide(start, end)
+        } else {
+            let o = l.owner;
+            self.links[o].loss.decide(start, end)
         }
     }
 
-    /// Put a packet on link `li` at the current time.
     #[inline(always)]
-    fn enter(&mut self, li: usize, p: Pkt) {
-        let seq = self.next_seq();
+    fn log_pkt(&mut self, event: LogEvent, link: u32, p: &Pkt) {
+        if LOG {
+            let (kind, seg, retx) = p.log_fields();
+            self.log.push(LogRec { t: self.now, event, kind, flow: p.flow, link, seg, to: seg + 1, retx, t0: p.t0 });
+        }
+    }
+
+    /// Put a packet of `bytes` on link `li` at the current time.
+    #[inline(always)]
+    fn enter(&mut self, li: usize, p: Pkt, bytes: u32) {
         let now = self.now;
-        let measured = now >= self.warmup;
         let l = &mut self.links[li];
-        l.c.offered += 1;
-        match l.pipe.enter(now, p.bytes, seq, p, &mut self.servers[l.server]) {
-            Some(i) => {
-                let e = l.pipe.entry_mut(i);
-                let (start, sent, arrive) = (e.start, e.sent, e.arrive);
-                l.c.sent += 1;
-                l.c.bytes_sent += p.bytes as u64;
-                // Busy time within the measured interval (trimmed at the stop in finish()).
-                l.busy += sent.saturating_sub(start.max(self.warmup));
-                if measured {
-                    l.qdelay.record(start - now);
-                }
-                // The link's next event changes only if this packet is its new head, or
-                // (time mode) its first undecided entry.
-                let key_changed = i == 0 || (l.time_mode && l.pipe.decided() == i);
-                if !l.time_mode {
-                    let lost = self.decide(li, start, sent, arrive);
-                    self.links[li].pipe.mark_decided(i, lost);
-                }
-                if key_changed {
-                    self.refresh(li);
-                }
+        let Some((start, sent)) = l.pipe.admit(now, bytes, &mut self.servers[l.server]) else {
+            return self.lose(li, &p, true);
+        };
+        self.seq += 1;
+        let seq = self.seq;
+        l.c.sent += 1;
+        l.c.bytes_sent += bytes as u64;
+        // Busy time within the measured interval (trimmed at the stop in finish()).
+        l.busy += sent.saturating_sub(start.max(self.warmup));
+        if now >= self.warmup {
+            l.qdelay.record(start - now);
+        }
+        let arrive = sent + l.pipe.delay;
+        let e = InFlight { start, arrive, seq, bytes, lost: false, pkt: p };
+        // The link's next event changes only if this packet is its new head, or (time
+        // mode) its first undecided entry.
+        if l.time_mode {
+            let first_undecided = l.pipe.decided() == l.pipe.len();
+            l.pipe.push(e, false);
+            if first_undecided {
+                self.refresh(li);
             }
-            None => {
-                l.c.queue_drops += 1;
-                self.log_pkt(LogEvent::Dropped, li as u32, &p);
-                match &mut self.flows[p.flow as usize].state {
-                    FlowState::Tcp(t) => match p.kind {
-                        PktKind::Ack(_) => t.acks_lost += 1,
-                        _ => t.queue_drops += 1,
-                    },
-                    FlowState::Cbr(c) => c.queue_drops += 1,
-                }
+        } else {
+            let was_empty = l.pipe.is_empty();
+            let lost = !l.lossless && self.decide(li, start, sent, arrive);
+            self.links[li].pipe.push(InFlight { lost, ..e }, true);
+            if was_empty {
+                self.tree.set(li, key(arrive, seq));
             }
         }
+    }
+
+    /// `p` is lost on link `li`: dropped on entry by its full buffer (`by_queue`), or
+    /// lost by its loss process. Counted for the link and the packet's flow (an ACK's
+    /// loss, either way, as `acks_lost`), and logged.
+    #[cold]
+    #[inline(never)]
+    fn lose(&mut self, li: usize, p: &Pkt, by_queue: bool) {
+        let c = &mut self.links[li].c;
+        let (counter, event) =
+            if by_queue { (&mut c.queue_drops, LogEvent::Dropped) } else { (&mut c.channel_losses, LogEvent::Lost) };
+        *counter += 1;
+        self.log_pkt(event, li as u32, p);
+        let (queue_drops, channel_losses) = match &mut self.flows[p.flow as usize].state {
+            FlowState::Tcp(t) if p.kind() == PktKind::Ack => return t.acks_lost += 1,
+            FlowState::Tcp(t) => (&mut t.queue_drops, &mut t.channel_losses),
+            FlowState::Cbr(c) => (&mut c.queue_drops, &mut c.channel_losses),
+        };
+        *(if by_queue { queue_drops } else { channel_losses }) += 1;
     }
 
     /// The next event of link `li` at the current time: a time-mode decision or an arrival.
+    #[inline(always)]
     fn on_link(&mut self, li: usize) {
-        let l = &self.links[li];
-        let head = l.pipe.head().unwrap_or(NONE);
-        if l.time_mode && l.pipe.next_undecided().is_some_and(|u| u <= head) {
-            let e = self.links[li].pipe.undecided_mut();
-            let (s, t, a) = (e.start, e.sent, e.arrive);
-            let lost = self.decide(li, s, t, a);
-            let l = &mut self.links[li];
-            l.pipe.undecided_mut().lost = lost;
-            l.pipe.advance_decided();
+        let l = &mut self.links[li];
+        if l.time_mode {
+            let head = l.pipe.head().map_or(NONE, |(t, s)| key(t, s));
+            if l.pipe.next_undecided().is_some_and(|(t, s)| key(t, s) <= head) {
+                return self.decide_time_mode(li);
+            }
+            let e = l.pipe.pop();
             self.refresh(li);
-            return;
+            return self.arrive(li, e);
         }
-        let e = self.links[li].pipe.pop();
+        let e = l.pipe.pop();
+        let k = l.pipe.head().map_or(NONE, |(t, s)| key(t, s));
+        self.tree.set(li, k);
+        self.arrive(li, e)
+    }
+
+    /// Time mode: decide the fate of link `li`'s first undecided entry at its service start.
+    #[inline(never)]
+    fn decide_time_mode(&mut self, li: usize) {
+        let p = &self.links[li].pipe;
+        let e = p.undecided();
+        let (s, t, a) = (e.start, p.sent(e), e.arrive);
+        let lost = self.decide(li, s, t, a);
+        self.links[li].pipe.decide_next(lost);
         self.refresh(li);
+    }
+
+    /// Packet `e` reaches the far end of link `li`: the next link of its path, or its end host.
+    #[inline(always)]
+    fn arrive(&mut self, li: usize, e: InFlight<Pkt>) {
         let p = e.pkt;
         if e.lost {
-            self.links[li].c.channel_losses += 1;
-            self.log_pkt(LogEvent::Lost, li as u32, &p);
-            match &mut self.flows[p.flow as usize].state {
-                FlowState::Tcp(t) => match p.kind {
-                    PktKind::Ack(_) => t.acks_lost += 1,
-                    _ => t.channel_losses += 1,
-                },
-                FlowState::Cbr(c) => c.channel_losses += 1,
-            }
-            return;
+            return self.lose(li, &p, false);
         }
-        self.links[li].c.delivered += 1;
-        let f = p.flow as usize;
-        let path = match p.kind {
-            PktKind::Ack(_) => &self.flows[f].spec.reverse,
-            _ => &self.flows[f].spec.forward,
-        };
-        let next = p.hop as usize + 1;
-        if next < path.len() {
-            let nl = path[next];
-            self.enter(nl, Pkt { hop: next as u16, ..p });
-            return;
+        let pos = p.pos + 1;
+        let next = self.paths[pos as usize];
+        if next != END {
+            return self.enter(next as usize, Pkt { pos, ..p }, e.bytes);
         }
         self.log_pkt(LogEvent::Arrived, u32::MAX, &p);
-        match p.kind {
-            PktKind::Data(tx) => self.on_data(f, tx, p.t0),
-            PktKind::Ack(a) => self.on_ack(f, &a.to_ack()),
-            PktKind::Udp(_) => {
+        let f = p.flow as usize;
+        match p.kind() {
+            PktKind::Data => self.on_data(f, Tx { seg: p.num, len: p.aux(), retx: p.retx() }, p.t0),
+            PktKind::Ack => self.on_ack(f, p.num, p.aux()),
+            PktKind::Udp => {
                 if let FlowState::Cbr(c) = &mut self.flows[f].state {
                     c.delivered += 1;
                 }
@@ -564,7 +663,17 @@ impl Engine {
 
     // ---- TCP end hosts -----------------------------------------------------------
 
+    /// A row of flow `f`'s time series, if it records one.
+    #[inline(always)]
     fn record(&mut self, f: usize) {
+        if self.flows[f].tcp().series.is_some() {
+            self.record_row(f);
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn record_row(&mut self, f: usize) {
         let now = self.now;
         let t = self.flows[f].tcp();
         if let Some(s) = &mut t.series {
@@ -582,30 +691,42 @@ impl Engine {
     /// Hand flow `f`'s pending segments to the first link of its path.
     #[inline]
     fn flush_tx(&mut self, f: usize) {
-        let first = self.flows[f].spec.forward[0];
+        let fl = &mut self.flows[f];
+        let pos = fl.fwd0;
+        let first = self.paths[pos as usize] as usize;
         let (hdr, mss) = {
-            let t = self.flows[f].tcp();
+            let t = fl.tcp();
             (t.data_bytes_hdr, t.mss)
         };
+        let now = self.now;
         for k in 0..self.txbuf.len() {
             let tx = self.txbuf[k];
-            let p = Pkt { flow: f as u32, hop: 0, bytes: hdr - (mss - tx.len), t0: self.now, kind: PktKind::Data(tx) };
+            let p = Pkt::new(f as u32, pos, now, PktKind::Data, tx.seg, tx.len, tx.retx);
             self.log_pkt(LogEvent::Sent, first as u32, &p);
-            self.enter(first, p);
+            self.enter(first, p, hdr - (mss - tx.len));
         }
         self.txbuf.clear();
         self.sync_rto(f);
     }
 
     #[inline]
-    fn send_ack(&mut self, f: usize, a: AckPkt) {
-        let first = self.flows[f].spec.reverse[0];
-        let bytes = self.flows[f].tcp().ack_bytes;
-        let p = Pkt { flow: f as u32, hop: 0, bytes, t0: self.now, kind: PktKind::Ack(AckWire::from(&a)) };
-        if self.log.is_some() {
-            self.log_pkt(LogEvent::Sent, first as u32, &p);
-        }
-        self.enter(first, p);
+    fn send_ack(&mut self, f: usize, a: &AckPkt) {
+        let fl = &mut self.flows[f];
+        let pos = fl.rev0;
+        let t = fl.tcp();
+        let bytes = t.ack_bytes;
+        let sack = if a.nsack == 0 {
+            NO_SACK
+        } else {
+            let id = t.next_sack;
+            t.next_sack = if id == NO_SACK - 1 { 0 } else { id + 1 };
+            t.sacks.push_back((id, *a));
+            id
+        };
+        let first = self.paths[pos as usize] as usize;
+        let p = Pkt::new(f as u32, pos, self.now, PktKind::Ack, a.ack, sack, false);
+        self.log_pkt(LogEvent::Sent, first as u32, &p);
+        self.enter(first, p, bytes);
     }
 
     #[inline]
@@ -628,10 +749,22 @@ impl Engine {
         }
     }
 
-    fn on_ack(&mut self, f: usize, a: &AckPkt) {
+    /// An ACK reaches flow `f`'s sender: its cumulative ACK, and its SACK blocks from the
+    /// flow's queue (dropping those of earlier ACKs that were lost on the way).
+    fn on_ack(&mut self, f: usize, ack: u64, sack: u32) {
         let now = self.now;
         let t = self.flows[f].tcp();
-        t.sender.on_ack(a, now, &mut self.txbuf);
+        let a = if sack == NO_SACK {
+            AckPkt { ack, ..AckPkt::default() }
+        } else {
+            loop {
+                let (id, a) = t.sacks.pop_front().expect("an ACK's SACK blocks wait in its flow's queue");
+                if id == sack {
+                    break a;
+                }
+            }
+        };
+        t.sender.on_ack(&a, now, &mut self.txbuf);
         self.record(f);
         self.flush_tx(f);
     }
@@ -659,23 +792,21 @@ impl Engine {
             t.spurious_retx += 1;
         }
         let done = after >= t.sender.total_segs();
-        if let Some(log) = &mut self.log {
-            if after > before {
-                log.push(LogRec {
-                    t: now,
-                    event: LogEvent::Delivered,
-                    kind: LogKind::Data,
-                    flow: f as u32,
-                    link: u32::MAX,
-                    seg: before,
-                    to: after,
-                    retx: tx.retx,
-                    t0,
-                });
-            }
+        if LOG && after > before {
+            self.log.push(LogRec {
+                t: now,
+                event: LogEvent::Delivered,
+                kind: LogKind::Data,
+                flow: f as u32,
+                link: u32::MAX,
+                seg: before,
+                to: after,
+                retx: tx.retx,
+                t0,
+            });
         }
         match act {
-            RxAction::Ack(a) => {
+            RxAction::Ack(ref a) => {
                 self.send_ack(f, a);
                 // tossim: an idle-ACK receiver keeps its timer running after an immediate ACK.
                 if let Some(d) = self.flows[f].tcp().receiver.delack_deadline {
@@ -684,12 +815,21 @@ impl Engine {
             }
             RxAction::Delay(d) => self.sync_delack(f, d),
         }
+        if done {
+            self.completed(f);
+        }
+    }
+
+    /// Flow `f`'s receiver holds the whole transfer.
+    #[cold]
+    fn completed(&mut self, f: usize) {
+        let now = self.now;
         let t = self.flows[f].tcp();
-        if done && t.completion.is_none() {
+        if t.completion.is_none() {
             t.completion = Some(now);
             if self.flows[f].spec.on_off.is_none() {
                 self.finite_open -= 1;
-                self.recompute_shares();
+                self.shares_stale = true;
                 if self.stop_on_completion && self.finite_open == 0 {
                     self.stopped_at = Some(now);
                 }
@@ -735,7 +875,7 @@ impl Engine {
             Some(_) => {
                 let now = self.now;
                 if let Some(a) = t.receiver.on_delack_timer(now) {
-                    self.send_ack(f, a);
+                    self.send_ack(f, &a);
                 }
                 // tossim: an idle-ACK receiver re-arms its timer (ReceiverConfig::ack_on_idle).
                 if let Some(d) = self.flows[f].tcp().receiver.delack_deadline {
@@ -755,7 +895,7 @@ impl Engine {
         if let Some(stop) = self.flows[f].spec.stop {
             self.push_timer(stop, Timer::Stop(f as u32));
         }
-        self.recompute_shares();
+        self.shares_stale = true;
         if self.flows[f].spec.is_tcp() {
             self.record(f);
             let now = self.now;
@@ -801,7 +941,7 @@ impl Engine {
 
     /// The application turns on or off.
     fn set_active(&mut self, f: usize, on: bool) {
-        self.recompute_shares();
+        self.shares_stale = true;
         let now = self.now;
         match &mut self.flows[f].state {
             FlowState::Tcp(t) => {
@@ -820,16 +960,17 @@ impl Engine {
 
     /// Send one CBR datagram now and schedule the next.
     fn cbr_send(&mut self, f: usize) {
-        let first = self.flows[f].spec.forward[0];
+        let pos = self.flows[f].fwd0;
+        let first = self.paths[pos as usize] as usize;
         let FlowState::Cbr(c) = &mut self.flows[f].state else { unreachable!() };
         c.armed = false;
         let no = c.next_no;
         c.next_no += 1;
         c.sent += 1;
         let (bytes, interval) = (c.bytes, c.interval);
-        let p = Pkt { flow: f as u32, hop: 0, bytes, t0: self.now, kind: PktKind::Udp(no) };
+        let p = Pkt::new(f as u32, pos, self.now, PktKind::Udp, no, 0, false);
         self.log_pkt(LogEvent::Sent, first as u32, &p);
-        self.enter(first, p);
+        self.enter(first, p, bytes);
         let next = self.now + interval;
         if next <= self.end {
             if let FlowState::Cbr(c) = &mut self.flows[f].state {
@@ -839,10 +980,26 @@ impl Engine {
         }
     }
 
+    /// Flow `f`'s fair share of its forward path at this instant, bits/s (Martignon &
+    /// Capone §V's ideal estimate, for the congestion controls that use it).
+    #[allow(dead_code)] // read by the ideal-estimate congestion controls
+    fn fair_share_bps(&mut self, f: usize) -> f64 {
+        if self.shares_stale {
+            self.recompute_shares();
+            self.shares_stale = false;
+        }
+        match &self.flows[f].state {
+            FlowState::Tcp(t) => t.fair_share_bps,
+            FlowState::Cbr(_) => f64::NAN,
+        }
+    }
+
     /// Each TCP flow's fair share of its forward path at this instant (Martignon & Capone
     /// §V's ideal estimate): over the links of the path, the link's capacity less the
     /// rates of the CBR flows active on it, divided by the TCP flows active on it; the
-    /// smallest. Recomputed when a flow starts, completes, or switches on or off.
+    /// smallest. The shares change when a flow starts, completes, or switches on or off;
+    /// they are recomputed when next read (`shares_stale`), not at every change: with N
+    /// flows starting, eager recomputation costs O(N²).
     fn recompute_shares(&mut self) {
         // Few flows change rarely: a direct computation is clearer than bookkeeping.
         let n = self.links.len();
@@ -909,7 +1066,7 @@ impl Engine {
             }
         }
         for l in &mut self.links {
-            l.snap = l.c;
+            l.snap = l.counters();
         }
     }
 
@@ -946,19 +1103,19 @@ impl Engine {
             }
         }
         loop {
-            let tk = self.heap.peek().map_or(NONE, |(t, s, _)| (t, s));
-            let (lk, li) = self.tree.min();
-            let best = tk.min(lk);
-            if best.0 > self.end || best.0 == Nanos::MAX {
+            let (k, i) = self.tree.min();
+            let t = key_time(k);
+            if t > self.end || t == Nanos::MAX {
                 break;
             }
-            self.now = best.0;
+            self.now = t;
             self.events += 1;
-            if tk <= lk {
-                let (t, _, ev) = self.heap.pop().expect("peeked");
+            if i == self.timers {
+                let (t, _, ev) = self.heap.pop().expect("the timers' key is the heap's top");
+                self.tree.set(self.timers, self.heap.peek_key());
                 self.on_timer(t, ev);
             } else {
-                self.on_link(li);
+                self.on_link(i);
             }
             if self.stopped_at.is_some() {
                 break;
@@ -1028,10 +1185,11 @@ impl Engine {
             .map(|l| {
                 // Service scheduled past the stop was counted when the packet entered: take
                 // back the time beyond the stop, and the packets whose service had not ended.
-                let over: Nanos = l.pipe.iter().map(|e| e.sent.saturating_sub(e.start.max(stop).max(warmup))).sum();
+                let over: Nanos =
+                    l.pipe.iter().map(|e| l.pipe.sent(e).saturating_sub(e.start.max(stop).max(warmup))).sum();
                 let busy = l.busy.saturating_sub(over);
-                let mut c = l.c.minus(&l.snap);
-                for e in l.pipe.iter().filter(|e| e.sent > stop) {
+                let mut c = l.counters().minus(&l.snap);
+                for e in l.pipe.iter().filter(|e| l.pipe.sent(e) > stop) {
                     c.sent = c.sent.saturating_sub(1);
                     c.bytes_sent = c.bytes_sent.saturating_sub(e.bytes as u64);
                 }
@@ -1054,7 +1212,7 @@ impl Engine {
             end_time: stop,
             events: self.events,
         };
-        (r, self.log.unwrap_or_default())
+        (r, self.log)
     }
 }
 

@@ -41,6 +41,13 @@ impl EventQueue {
         self.heap.push(Reverse((t, seq, ev)));
     }
 
+    /// The earliest event's key ([`super::mintree::key`] of its time and sequence), or
+    /// [`super::mintree::NONE`].
+    #[inline]
+    pub fn peek_key(&self) -> super::mintree::Key {
+        self.heap.peek().map_or(super::mintree::NONE, |r| super::mintree::key(r.0 .0, r.0 .1))
+    }
+
     /// The earliest (time, sequence, event).
     #[inline]
     pub fn peek(&self) -> Option<(Nanos, u64, Timer)> {

@@ -104,7 +104,7 @@ impl Sender {
             cfg,
             cc,
             rec,
-            board: Scoreboard::with_capacity(1024),
+            board: Scoreboard::with_capacity(16),
             rto_deadline: None,
             backoffs: 0,
             total_segs,
