@@ -287,6 +287,6 @@ def test_cli_predict(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["predict", "--prr", "0.4", "--rtt", "100ms", "--strict"]) == 2
     assert "outside its regime" in capsys.readouterr().err
     assert main(["predict", "--prr", "1.2", "--rtt", "100ms"]) == 2
-    assert "invalid prr" in capsys.readouterr().err
+    assert "invalid --prr = 1.2" in capsys.readouterr().err
     assert main(["predict", "--rtt", "100ms"]) != 0  # neither --prr nor --p
     assert main(["predict", "--p", "0.01", "--rtt", "-3ms"]) != 0

@@ -51,6 +51,15 @@ FILES = {
     "murange.csv": b"prr,mu,throughput_pps\n0.5,0.1,3\n0.6,-1.5,3\n",
     "bad.duckdb": b"not a duckdb file at all, not at all, nope",
     "goodres.csv": b"prr,mu,throughput_pps\n" + b"".join(f"{0.2 + 0.03 * i:.2f},{0.05 * i:.2f},{2 + 0.1 * i:.2f}\n".encode() for i in range(12)),
+    # issue 13: inputs that crashed, hung or were misread
+    "x.seq": b"0\n1\n3\n",
+    "stray.seq": b"0\n1\n68719476735\n",
+    "hugehdr.seq": b"# burstlab seqlist: expected=1000000000000000000\n1\n",
+    "noexp.csv": b"seq\n0\n2\n",
+    "mm.trace": b"0\n0\n2\n3\n3\n3\n5\n9\n9\n12\n",
+    "negres.csv": b"prr,mu,throughput_pps\n" + b"".join(f"{0.2 + 0.03 * i:.2f},{0.05 * i:.2f},{-1 - i}\n".encode() for i in range(12)),
+    "hugeres.csv": b"prr,mu,throughput_pps\n" + b"".join(f"{0.2 + 0.03 * i:.2f},{0.05 * i:.2f},{1e300 * (1 + i)}\n".encode() for i in range(12)),
+    "bigbits.txt": b"".join(b"%d\n" % ((i * 7919) % 3 == 0) for i in range(400)),
 }
 
 
@@ -65,6 +74,10 @@ def fx(tmp_path: Path) -> Path:
     (d / "badtraces").mkdir()
     (d / "badtraces" / "a.txt").write_bytes(b"1\n1\n0\n1\n")
     (d / "badtraces" / "b.txt").write_bytes(b"0\n1\nx\n1\n")
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    pq.write_table(pa.table({"seq": [0.5, 1.5, 2.7]}), d / "frac.parquet")
     return d
 
 
@@ -105,12 +118,13 @@ CASES: list[tuple[str, list[str]]] = [
     ("stats FX/malformed.txt --format seqlist", ["FX/malformed.txt:3", '"x"']),
     ("stats FX/malformed.txt --format string", ["FX/malformed.txt:3", '"x"']),
     ("stats FX/good.txt --format csv", ["FX/good.txt:1", "header"]),
-    ("stats FX/good.txt --chunk 0", ["chunk = 0"]),
-    ("stats FX/good.txt --chunk -5", ["chunk = -5"]),
+    ("stats FX/good.txt --chunk 0", ["--chunk", "0 is not in the range"]),
+    ("stats FX/good.txt --chunk -5", ["--chunk", "-5 is not in the range"]),
+    ("stats FX/good.txt --chunk 99999999999999999999", ["--chunk", "99999999999999999999 is not in the range"]),
     ("stats FX/good.txt --interval -1", ["interval = -1"]),
     ("stats FX/good.txt --interval nan", ["interval = nan"]),
     ("stats FX/good.txt --interval inf", ["interval = inf"]),
-    ("stats FX/good.txt --expected 0", ["expected = 0"]),
+    ("stats FX/good.txt --expected 0", ["--expected", "0 is not in the range"]),
     ("stats FX/good.txt --format nosuch", ["--format", "nosuch"]),
     ("stats FX/good.txt --one-means maybe", ["--one-means", "maybe"]),
     ("stats FX/good.txt --json --csv", ["--json", "--csv"]),
@@ -132,8 +146,8 @@ CASES: list[tuple[str, list[str]]] = [
     ("fit FX/adir", ["FX/adir", "is a directory"]),
     ("fit FX/good.txt --models foo", ["models = 'foo'"]),
     ("fit FX/good.txt --models ,", ["--models", "','"]),
-    ("fit FX/good.txt --format nosuch", ["format = 'nosuch'"]),
-    ("fit FX/good.txt --seed -1", ["random_state = -1"]),
+    ("fit FX/good.txt --format nosuch", ["--format", "'nosuch' is not one of"]),
+    ("fit FX/good.txt --seed -1", ["--seed", "-1 is not in the range"]),
     # gen: model files and specs
     ("gen FX/nonexistent.json -n 10 -o OUT/x.txt", ["FX/nonexistent.json", "No such file"]),
     ("gen FX/empty.txt -n 10 -o OUT/x.txt", ["FX/empty.txt", "empty file"]),
@@ -160,7 +174,7 @@ CASES: list[tuple[str, list[str]]] = [
     ("gen replay:file=FX/malformed.txt -n 10 -o OUT/x.txt", ["FX/malformed.txt:3", '"x"']),
     ("gen bernoulli:p=0.1 -n 0 -o OUT/x.txt", ["-n", "0"]),
     ("gen bernoulli:p=0.1 -n 100000000000000 -o OUT/x.txt", ["-n", "100000000000000 packets need"]),
-    ("gen bernoulli:p=0.1 -n 10 -o OUT/x.txt --format nosuch", ["format = 'nosuch'"]),
+    ("gen bernoulli:p=0.1 -n 10 -o OUT/x.txt --format nosuch", ["--format", "'nosuch' is not one of"]),
     ("gen bernoulli:p=0.1 -n 10 -o FX/good.txt/x.txt", ["FX/good.txt/x.txt", "not a directory"]),
     # sim: units, numbers, specs, combinations, outputs
     ("sim --rate 10Mbps? --duration 1s", ["rate = '10Mbps?'"]),
@@ -168,7 +182,7 @@ CASES: list[tuple[str, list[str]]] = [
     ("sim --rate nan --duration 1s", ["rate = 'nan'"]),
     ("sim --delay -5ms --duration 1s", ["delay = '-5ms'"]),
     ("sim --duration 0s", ["duration = 0"]),
-    ("sim --duration 1e30s", ["duration = 1"]),
+    ("sim --duration 1e30s", ["duration = '1e30s'", "at most"]),
     ("sim --size 0 --duration 1s", ["size = 0"]),
     ("sim --warmup 2s --duration 1s", ["warmup = 2"]),
     ("sim --buffer -1 --duration 1s", ["buffer = -1"]),
@@ -197,8 +211,8 @@ CASES: list[tuple[str, list[str]]] = [
     ("predict --prr 1.5 --rtt 100ms", ["prr = 1.5"]),
     ("predict --p nan --rtt 100ms", ["p = nan"]),
     ("predict --p inf --rtt 100ms", ["p = inf"]),
-    ("predict --p 0.1 --rtt -5ms", ["rtt = '-5ms'"]),
-    ("predict --p 0.1 --rtt 0", ["rtt = '0'"]),
+    ("predict --p 0.1 --rtt -5ms", ["'--rtt'", "'-5ms': must be positive"]),
+    ("predict --p 0.1 --rtt 0", ["'--rtt'", "'0': must be positive"]),
     ("predict --p 0.1 --rtt 100ms --mss 0", ["mss = 0"]),
     ("predict --p 0.1 --rtt 100ms --b 0", ["b = 0"]),
     ("predict --p 0.1 --rtt 100ms --wmax -5", ["wmax = -5"]),
@@ -231,7 +245,7 @@ CASES: list[tuple[str, list[str]]] = [
     ("validate padhye --p ,", ["--p = ','"]),
     ("validate padhye --seeds 0", ["seeds = 0"]),
     ("validate padhye --duration 1s --warmup 2s", ["warmup = 2"]),
-    ("validate padhye --rate nan", ["rate = nan"]),
+    ("validate padhye --rate nan", ["--rate", "'nan'"]),
     ("validate padhye --variants foo", ["variant = foo"]),
     # study prr-mu (rejected before any output is made)
     ("study prr-mu --traces FX/notraces --out OUT/s --no-progress", ["FX/notraces", "no files found"]),
@@ -245,6 +259,40 @@ CASES: list[tuple[str, list[str]]] = [
     ("study prr-mu --workers 0 --out OUT/s --no-progress", ["--workers", "0"]),
     ("study prr-mu --seed -1 --out OUT/s --no-progress", ["--seed", "-1"]),
     ("study prr-mu --out FX/good.txt --no-progress", ["FX/good.txt", "is a file"]),
+    # issue 13: allocations sized by input are checked first (no abort, no OOM killer)
+    ("stats --expected 1000000000000 FX/x.seq", ["out of memory", "FX/x.seq", "expected = 1000000000000", "needs 125 GB"]),
+    ("stats FX/hugehdr.seq", ["out of memory", "FX/hugehdr.seq", "expected = 1000000000000000000"]),
+    ("stats FX/stray.seq", ["FX/stray.seq:3", "sequence number 68719476735 is far beyond", "--expected"]),
+    ("study prr-mu --slots 1000000000000 --out OUT/s --no-progress", ["--slots = 1000000000000", "GB"]),
+    ("study prr-mu --slots 99999999999999999999 --out OUT/s --no-progress", ["--slots", "not in the range"]),
+    # unbounded or unrepresentable parameters
+    ("gen ctmc:good=1e-9,bad=1e-9 -n 1000 -o OUT/x.txt", ["good = 1e-9 s", "at least 1 µs"]),
+    ("gen ctmc:good=1e-12,bad=1e-12 -n 1000 -o OUT/x.txt", ["good = 1e-12 s", "at least 1 µs"]),
+    ("gen onoff:good=1,bad=1e-8 -n 10 -o OUT/x.txt", ["bad = 1e-8 s", "at least 1 µs"]),
+    ("fit-throughput --demo --demo-links 1000000000", ["--demo-links", "1000000000 is not in the range"]),
+    # numbers out of range are usage errors naming the option, not OverflowError
+    ("gen bernoulli:p=0.1 -n 10 -o OUT/x.txt --seed 18446744073709551616", ["--seed", "18446744073709551616 is not in the range"]),
+    ("gen list:drops=18446744073709551616 -n 10 -o OUT/x.txt", ["drops = '18446744073709551616'", "below 2^64"]),
+    ("gen list:drops=3,period=99999999999999999999 -n 10 -o OUT/x.txt", ["period = '99999999999999999999'"]),
+    ("gen bernoulli:p=0.1 -n 99999999999999999999 -o OUT/x.txt", ["-n", "not in the range"]),
+    ("fit-throughput FX/hugeres.csv", ["FX/hugeres.csv:2", "throughput_pps = 1e+300", "[0, 10^12]"]),
+    # silent misreads, now refused naming the fix
+    ("stats FX/bigbits.txt --format seqlist", ["FX/bigbits.txt", "repeat one already seen", "--format"]),
+    ("stats FX/mm.trace", ["FX/mm.trace", "Mahimahi", "read_mahimahi"]),
+    ("stats FX/frac.parquet", ["FX/frac.parquet: row 0", "seq = 0.5", "not a sequence number"]),
+    ("convert FX/noexp.csv OUT/x.csv --expected 0", ["--expected", "0 is not in the range"]),
+    ("gen ge:prr=0.5,mu=1 -n 100 -o OUT/x.txt", ["mu = 1", "stuck in one state"]),
+    ("fit-throughput FX/negres.csv", ["FX/negres.csv:2", "throughput_pps = -1.0", "[0, 10^12]"]),
+    ("study prr-mu --noise dbm0 --out OUT/s --no-progress", ["--noise has no effect with --dataset synthetic"]),
+    ("study prr-mu --dataset rutgers --links 5 --out OUT/s --no-progress", ["--links has no effect with --dataset rutgers"]),
+    ("study prr-mu --traces FX/badtraces --targets 0.5 --out OUT/s --no-progress", ["--targets has no effect with --traces"]),
+    # messages say what is wrong
+    ("validate padhye --duration -1s", ["--duration", "'-1s': must be positive"]),
+    ("validate padhye --duration 1e12s", ["--duration", "at most 1.84e+10 s"]),
+    ("validate padhye --rate 10Mbitz", ["--rate", "'10Mbitz'"]),
+    ("predict --prr 1.5 --rtt 100ms --mu 0.1", ["--prr = 1.5"]),
+    ("predict --prr 0.2 --rtt 100ms --strict", ["--prr = 0.2", "outside its regime"]),
+    ("stats FX/good.txt --bogus", ["No such option '--bogus'", "burstlab stats -h"]),
 ]
 
 
@@ -254,9 +302,9 @@ def test_bad_input(args: str, expect: list[str], fx: Path, out: Path, capsys: py
     rc, err = _run(argv, capsys)
     assert rc == 2, err
     lines = [ln for ln in err.splitlines() if ln.strip()]
-    # one line `error: ...`, or click's usage block whose last line is `Error: ...`
-    assert lines and (len(lines) == 1 and lines[0].startswith("error: ") or lines[-1].startswith("Error: ")), err
-    msg = lines[-1]
+    # one line `error: ...`, click's usage errors included (issue 13)
+    assert len(lines) == 1 and lines[0].startswith("error: "), err
+    msg = lines[0]
     for e in expect:
         e = e.replace("FX", str(fx)).replace("OUT", str(out))
         assert e in msg, f"{e!r} not in {msg!r}"
@@ -290,7 +338,7 @@ def test_unwritable_output_names_the_path(fx: Path, out: Path, capsys: pytest.Ca
 
 def test_internal_error_is_one_line(monkeypatch: pytest.MonkeyPatch, fx: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """An unexpected exception (a bug) is still one line and exit 3, unless BURSTLAB_DEBUG."""
-    import burstlab.cli.stats as st
+    import burstlab.stats as st
 
     def boom(*a: object, **k: object) -> None:
         raise KeyError("boom")
@@ -330,6 +378,14 @@ API_CASES = [
     ("run_trace slot", lambda fx: burstlab.sim.run_trace(np.ones(3, np.uint8), slot=-1), burstlab.ParameterError, "slot = -1"),
     ("loss spec", lambda fx: burstlab.lossspec.parse_loss_spec("ge:prr=2,mu=0.5"), burstlab.ParameterError, "prr = 2"),
     ("read_results", lambda fx: burstlab.fits.read_results(fx / "prrrange.csv"), burstlab.ParameterError, "prrrange.csv:3: prr = 1.5"),
+    # issue 13: an impossible size is a MemoryError, never an abort of the interpreter
+    ("sample 10^13", lambda fx: burstlab.lossspec.parse_loss_spec("bernoulli:p=0.1").sample(10**13, 1), MemoryError, "sampling 10000000000000 packets needs"),
+    ("filled 2^62", lambda fx: burstlab._core.BitTrace.filled(2**62, True), MemoryError, "needs"),
+    ("random_state 2^64", lambda fx: burstlab.models.BernoulliModel(p=0.1).sample(10, random_state=2**64), burstlab.ParameterError, "random_state"),
+    ("read_trace mahimahi", lambda fx: burstlab.io.read_trace(fx / "mm.trace"), burstlab.TraceFormatError, "read_mahimahi"),
+    ("read_mahimahi bits", lambda fx: burstlab.io.read_mahimahi(fx / "malformed.txt"), burstlab.TraceFormatError, 'malformed.txt:3: expected one whole number of milliseconds per line (a Mahimahi delivery opportunity): "x"'),
+    ("read_mahimahi missing", lambda fx: burstlab.io.read_mahimahi(fx / "nope.down"), FileNotFoundError, "nope.down"),
+    ("read_mahimahi empty", lambda fx: burstlab.io.read_mahimahi(fx / "blank.txt"), burstlab.EmptyInputError, "blank.txt: empty file"),
 ]
 
 
@@ -337,7 +393,7 @@ API_CASES = [
 def test_api_raises_burstlab_errors(name: str, call, exc: type, text: str, fx: Path) -> None:  # type: ignore[no-untyped-def]
     with pytest.raises(exc) as ei:
         call(fx)
-    assert isinstance(ei.value, ValueError) and text in str(ei.value)
+    assert isinstance(ei.value, (ValueError, MemoryError, OSError)) and text in str(ei.value)
 
 
 def test_error_classes_are_value_errors() -> None:
@@ -362,8 +418,8 @@ def test_output_folder_fails_early_and_is_removed(fx: Path, out: Path, capsys: p
     that then fails is removed again (burstlab.io.output_dir)."""
     rc, err = _run(["fit", str(fx / "good.txt"), "--models", "bernoulli-fer", "--save", str(fx / "good.txt" / "m")], capsys)
     assert rc == 2 and err.startswith(f"error: {fx / 'good.txt' / 'm'}: ")
-    rc, err = _run(["fit", str(fx / "good.txt"), "--models", "bernoulli-fer", "--seed", "-1", "--save", str(out / "m")], capsys)
-    assert rc == 2 and "random_state = -1" in err and _left(out) == []
+    rc, err = _run(["fit", str(fx / "good.txt"), "--models", "bogus", "--save", str(out / "m")], capsys)
+    assert rc == 2 and "models = 'bogus'" in err and _left(out) == []
 
 
 @pytest.mark.parametrize("name", sorted(burstlab.models.ALL_MODELS) + sorted(burstlab.models._EXTRA_MODELS))

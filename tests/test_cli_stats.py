@@ -134,3 +134,12 @@ def test_stats_matches_api(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
     (row,) = json.loads(out)
     s = trace_stats(t)
     assert row["mu"] == pytest.approx(s.mu) and row["chunk_rms_mu"] == pytest.approx(s.chunk_rms)
+
+
+def test_cli_default_chunk_is_the_library_default() -> None:
+    """burstlab.cli.stats keeps its own copy of the chunk default (to avoid importing numpy
+    when it only parses options): it must stay Srinivasan et al.'s 6000 of burstlab.stats."""
+    import burstlab.cli.stats as cs
+    import burstlab.stats as bs
+
+    assert cs.DEFAULT_CHUNK == bs.DEFAULT_CHUNK == 6000

@@ -260,7 +260,8 @@ def _write_all(tmp_path: Path) -> dict[str, Path]:
             "group": ["ch26"] * 40 + ["ch16"] * 40,
             "prr": np.r_[p1, p2],
             "mu": np.r_[m1, m2],
-            "throughput_pps": np.r_[y1, y2],
+            # a measured rate is never negative (read_results refuses one): clip the noise
+            "throughput_pps": np.maximum(np.r_[y1, y2], 0.0),
             "link_pps": np.full(80, 100.0),
         }
     )
@@ -295,6 +296,12 @@ def test_read_results_errors(tmp_path: Path) -> None:
     empty.write_text("prr,mu,throughput_pps\n")
     with pytest.raises(EmptyInputError, match="no rows"):
         read_results(empty)
+    # issue 13: negative or absurd rates are a misread, not data (HiGHS failed on 1e300)
+    for v, name in (("-2", "neg"), ("1e300", "huge")):
+        f = tmp_path / f"{name}.csv"
+        f.write_text(f"prr,mu,throughput_pps\n0.5,0.1,3\n0.4,0.2,{v}\n")
+        with pytest.raises(ParameterError, match=rf"{name}.csv:3: throughput_pps = .*expected a packet rate in \[0, 10\^12\]"):
+            read_results(f)
 
 
 def test_cli_fit_throughput(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

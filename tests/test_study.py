@@ -1,6 +1,7 @@
 """The PRR/μ study end to end on small configurations: outputs exist, their numbers equal
 direct API calls (run_trace, trace_stats, the fits), worker count and Dask do not change a
-number, and a killed study resumes to the same table."""
+number, and a killed, interrupted (Ctrl-C) or starved (disk) study ends with the exit code
+and message the contract promises, leaves no process behind and resumes to the same table."""
 
 from __future__ import annotations
 
@@ -157,35 +158,164 @@ def test_dask_cluster_gives_the_same_rows(tmp_path: Path) -> None:
     assert _runs_table(tmp_path / "dask") == _runs_table(tmp_path / "local")
 
 
-def test_killed_study_resumes_to_the_same_table(tmp_path: Path) -> None:
-    args = ["study", "prr-mu", "--links", "16", "--slots", "20000", "--seeds", "2", "--workers", "1", "--no-progress"]
+CMD = [sys.executable, "-c", "import sys; from burstlab.cli import main; sys.exit(main())"]
+RESUME_ARGS = ["study", "prr-mu", "--links", "16", "--slots", "20000", "--seeds", "2", "--workers", "2", "--no-progress"]
+#: Long enough per link that the simulations are still running when a few links are done.
+LONG_ARGS = ["study", "prr-mu", "--links", "16", "--slots", "400000", "--seeds", "2", "--workers", "2", "--no-progress"]
+
+
+def _descendants(pid: int) -> set[int]:
+    """Every live process below ``pid`` (Linux /proc)."""
+    parent: dict[int, int] = {}
+    for d in Path("/proc").iterdir():
+        if d.name.isdigit():
+            try:
+                stat = (d / "stat").read_text()
+            except OSError:
+                continue
+            parent[int(d.name)] = int(stat.rsplit(")", 1)[1].split()[1])
+    out: set[int] = set()
+    frontier = {pid}
+    while frontier:
+        frontier = {c for c, pp in parent.items() if pp in frontier} - out
+        out |= frontier
+    return out
+
+
+def _alive(pids: set[int]) -> set[int]:
+    live = set()
+    for q in pids:
+        try:
+            state = Path(f"/proc/{q}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if state != "Z":
+            live.add(q)
+    return live
+
+
+def _start(out: Path, args: list[str] = RESUME_ARGS) -> subprocess.Popen[str]:
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-    cmd = [sys.executable, "-c", "import sys; from burstlab.cli import main; sys.exit(main())"]
-    p = subprocess.Popen([*cmd, *args, "--out", str(tmp_path / "killed")], stderr=subprocess.PIPE, text=True, env=env)
+    return subprocess.Popen([*CMD, *args, "--out", str(out)], stderr=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env, start_new_session=True)
+
+
+def _wait_finished(p: subprocess.Popen[str], n: int, timeout: float = 180, seen: set[int] | None = None) -> int:
+    """Read stderr until ``n`` links are reported finished; returns how many were. Every
+    process seen below the study on the way is added to ``seen``."""
+    assert p.stderr is not None
     finished = 0
+    deadline = time.monotonic() + timeout
+    while finished < n and time.monotonic() < deadline:
+        line = p.stderr.readline()
+        if seen is not None:
+            seen |= _descendants(p.pid)
+        if not line:
+            break
+        finished += line.startswith("finished ")
+    return finished
+
+
+def _status(line: str) -> bool:
+    """A progress line of --no-progress (a finished link, a phase), not a result or an error."""
+    return line.startswith(("finished ", "[")) or " simulations: " in line
+
+
+def _gone(pids: set[int], timeout: float = 10) -> set[int]:
+    deadline = time.monotonic() + timeout
+    while _alive(pids) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    return _alive(pids)
+
+
+@pytest.fixture(scope="module")
+def uninterrupted(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("study-full") / "full"
+    full = subprocess.run([*CMD, *RESUME_ARGS, "--out", str(out)], capture_output=True, text=True, check=True)
+    assert "0 reused" in full.stdout
+    return out
+
+
+def test_killed_study_resumes_to_the_same_table(tmp_path: Path) -> None:
+    """SIGKILL mid-run: the workers, the forkserver and the resource tracker die with the
+    study (they would otherwise hold the caller's pipes for minutes); the next run removes
+    the temporary files the kill left, reuses every committed row and ends with the table
+    of an uninterrupted run."""
+    out = tmp_path / "killed"
+    p = _start(out, LONG_ARGS)
+    helpers: set[int] = set()
     try:
-        assert p.stderr is not None
-        deadline = time.monotonic() + 60
-        while finished < 3 and time.monotonic() < deadline:
-            line = p.stderr.readline()
-            if not line:
-                break
-            finished += line.startswith("finished ")
+        finished = _wait_finished(p, 3, seen=helpers)
+        helpers |= _descendants(p.pid)
     finally:
         os.kill(p.pid, signal.SIGKILL)
         p.wait()
-        if p.stderr is not None:
-            p.stderr.close()
     assert finished >= 3, "the study did not report finished links before the kill"
-    partial = _runs_table(tmp_path / "killed")
+    assert len(helpers) >= 4, helpers  # resource tracker, forkserver, two workers
+    assert _gone(helpers) == set(), "processes outlived the killed study"
+    assert p.stdout is not None and p.stderr is not None
+    p.stdout.read()  # the pipes are closed: every writer is gone
+    p.stderr.read()
+    p.stdout.close()
+    p.stderr.close()
+    partial = _runs_table(out)
     assert 0 < len(partial) < 16 * 5
-    resumed = subprocess.run([*cmd, *args, "--out", str(tmp_path / "killed")], capture_output=True, text=True, env=env, check=True)
+    stale = out / "figures" / ".fig03-throughput-vs-prr.png.ab12cd34.tmp.png"  # what a kill during savefig leaves
+    stale.parent.mkdir(exist_ok=True)
+    stale.write_bytes(b"half a figure")
+    resumed = subprocess.run([*CMD, *LONG_ARGS, "--out", str(out)], capture_output=True, text=True)
+    assert resumed.returncode == 0, resumed.stderr
     assert f"{len(partial)} reused from the store" in resumed.stdout
-    assert "report: " in resumed.stdout
-    full = subprocess.run([*cmd, *args, "--out", str(tmp_path / "full")], capture_output=True, text=True, env=env, check=True)
+    assert "report: " in resumed.stdout and "Traceback" not in resumed.stderr
+    assert not stale.exists()
+    assert not [f for f in out.rglob(".*") if f.is_file()]
+    full = subprocess.run([*CMD, *LONG_ARGS, "--out", str(tmp_path / "full")], capture_output=True, text=True, check=True)
     assert "0 reused" in full.stdout
-    assert _runs_table(tmp_path / "killed") == _runs_table(tmp_path / "full")
-    assert (tmp_path / "killed" / "links.csv").read_text() == (tmp_path / "full" / "links.csv").read_text()
+    assert _runs_table(out) == _runs_table(tmp_path / "full")
+    assert (out / "links.csv").read_text() == (tmp_path / "full" / "links.csv").read_text()
+
+
+def test_ctrl_c_is_one_line_and_exit_130(tmp_path: Path) -> None:
+    """Ctrl-C (SIGINT to the whole process group, as a terminal sends it) while workers
+    run: exit 130, one `aborted` line, no worker traceback, no process left; the rows
+    committed before it are kept (resuming is the kill test's)."""
+    out = tmp_path / "int"
+    p = _start(out, LONG_ARGS)
+    helpers: set[int] = set()
+    finished = _wait_finished(p, 2, seen=helpers)
+    helpers |= _descendants(p.pid)
+    os.killpg(p.pid, signal.SIGINT)
+    try:
+        rest_out, rest_err = p.communicate(timeout=60)
+    finally:
+        if p.poll() is None:
+            os.kill(p.pid, signal.SIGKILL)
+    assert finished >= 2
+    assert p.returncode == 130, rest_err
+    assert [ln for ln in rest_err.splitlines() if ln.strip() and not _status(ln)] == ["aborted"], rest_err
+    assert len(helpers) >= 4 and _gone(helpers) == set(), helpers
+    assert 0 < len(_runs_table(out)) < 16 * 5  # what was committed before Ctrl-C stays
+
+
+def test_full_disk_is_one_line_and_resumes(tmp_path: Path, uninterrupted: Path) -> None:
+    """A device that refuses more bytes (a per-file size limit, RLIMIT_FSIZE, which needs no
+    privilege; the same code paths as ENOSPC, checked by hand on a full tmpfs, see
+    docs/errors.md): exit 2 and one `error:` line naming the file, whether the results
+    store or a figure is refused; with room again the study resumes to the same table."""
+    import resource
+
+    out = tmp_path / "starved"
+    for limit in (15_000, 30_000):  # the store's log, then a figure, is the first refused
+        def cap(limit: int = limit) -> None:
+            resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+
+        r = subprocess.run([*CMD, *RESUME_ARGS, "--out", str(out)], capture_output=True, text=True, preexec_fn=cap)
+        lines = [ln for ln in r.stderr.splitlines() if ln.strip() and not _status(ln)]
+        assert r.returncode == 2, r.stderr
+        assert len(lines) == 1 and lines[0].startswith(f"error: {out}") and "file too large" in lines[0].lower(), r.stderr
+        assert not [f for f in out.rglob(".*") if f.is_file()]  # no temporary file left
+    again = subprocess.run([*CMD, *RESUME_ARGS, "--out", str(out)], capture_output=True, text=True)
+    assert again.returncode == 0, again.stderr
+    assert _runs_table(out) == _runs_table(uninterrupted)
 
 
 def test_cli_errors_are_clean(tmp_path: Path) -> None:
@@ -248,8 +378,8 @@ def test_traces_folder_reading(tmp_path: Path) -> None:
 
 
 def test_input_warnings_name_the_cause_and_the_fix(tmp_path: Path) -> None:
-    """A 0/1 loss indicator read as reception (PRR 0.003) and a 0/1 file read as a sequence
-    list (almost everything a duplicate) are warned about, with the flag that fixes them."""
+    """A 0/1 loss indicator read as reception (PRR 0.003) is warned about, and a 0/1 file read
+    as a sequence list (almost everything a duplicate) refused, with the flag that fixes them."""
     from burstlab.experiments.prr_mu import load_traces, select_links
 
     rng = np.random.default_rng(1)
@@ -266,11 +396,12 @@ def test_input_warnings_name_the_cause_and_the_fix(tmp_path: Path) -> None:
     cfg = StudyConfig(dataset="traces", traces_dir=str(d), traces_one_means="lost")
     links, _ = select_links(cfg, load_traces(cfg), info)
     assert info["warnings"] == [] and links == []  # PRR 0.997: fine, but outside 0.1-0.9
-    info = {}
+    # read as a sequence list, a 0/1 file is refused by the reader itself (burstlab.io; issue 13)
+    from burstlab import TraceFormatError
+
     cfg = StudyConfig(dataset="traces", traces_dir=str(d), fmt="seqlist")
-    select_links(cfg, load_traces(cfg), info)
-    (w,) = info["warnings"]
-    assert "19,998 of its 20,000 entries (19,998 duplicates)" in w and "--format bits" in w and "instead of --format seqlist" in w
+    with pytest.raises(TraceFormatError, match=r"l\.bits: 19998 of its 20000 sequence numbers repeat .*--format bits instead of --format seqlist"):
+        load_traces(cfg)
 
 
 def test_short_links_opening_runs_phases_and_rerun(tmp_path: Path) -> None:

@@ -14,10 +14,18 @@ def test_known_answers() -> None:
     assert all(parse_time(f"2{u}") == pytest.approx(2 * f) for u, f in TIME_UNITS.items())
 
 
-@pytest.mark.parametrize("text", ["0", "0ms", "1e999s"])
-def test_duration_must_be_positive_and_finite(text: str) -> None:
-    with pytest.raises(ParameterError, match=rf"invalid parameter rtt = '{text}': expected a positive duration"):
+@pytest.mark.parametrize(
+    ("text", "why"),
+    [("0", "must be positive"), ("0ms", "must be positive"), ("-1s", "must be positive"), ("1e999s", "too large to be a number"),
+     ("1e12s", "at most 1.84e\\+10 s")],
+)
+def test_duration_must_be_positive_and_finite(text: str, why: str) -> None:
+    """Issue 13: each message says what is wrong with the value (a sign, a size), not
+    that the text is not a number with a unit."""
+    with pytest.raises(ParameterError, match=rf"invalid parameter rtt = '{text}': {why}"):
         parse_duration(text, "rtt")
+    with pytest.raises(ParameterError, match="must not be negative"):
+        parse_time("-5ms", "delay")
 
 
 def test_errors_name_parameter_and_value() -> None:
@@ -30,4 +38,4 @@ def test_errors_name_parameter_and_value() -> None:
 def test_click_type_names_the_option(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["predict", "--p", "0.01", "--rtt", "soon"]) == 2
     err = capsys.readouterr().err
-    assert "'--rtt'" in err and "invalid parameter rtt = 'soon'" in err
+    assert err.startswith("error: ") and "'--rtt'" in err and "'soon': expected a number with a unit" in err

@@ -1,5 +1,6 @@
 # Hand-written stub of the compiled module burstlab._core; tests/test_stubs.py keeps it
 # in sync with the extension via mypy.stubtest.
+import os
 from typing import Any, final
 
 import numpy as np
@@ -8,7 +9,13 @@ import numpy.typing as npt
 __version__: str
 __all__ = [
     "BitTrace",
+    "BitTraceBuilder",
+    "SeqListBuilder",
     "parse_text",
+    "parse_file",
+    "read_mahimahi",
+    "write_text",
+    "available_memory",
     "LossModel",
     "BurstlabError",
     "EmptyInputError",
@@ -43,6 +50,7 @@ class BitTrace:
     def to_numpy(self) -> npt.NDArray[np.uint8]: ...
     def words(self) -> npt.NDArray[np.uint64]: ...
     def count_ones(self) -> int: ...
+    def summary(self, chunk: int, prefixes: npt.NDArray[np.uint64]) -> dict[str, Any]: ...
     def transitions(self, start: int = 0, end: int | None = None) -> tuple[int, int, int, int]: ...
     def run_histograms(
         self,
@@ -64,7 +72,30 @@ def parse_text(
     one_means_lost: bool = False,
     expected: int | None = None,
     drop_beyond: bool = False,
-) -> tuple[BitTrace, int, int, int, int | None]: ...
+) -> tuple[BitTrace, int, int, int, int | None, bool]: ...
+def parse_file(
+    path: str | os.PathLike[str],
+    format: str,
+    file: str | None = None,
+    one_means_lost: bool = False,
+    expected: int | None = None,
+    drop_beyond: bool = False,
+) -> tuple[BitTrace, int, int, int, int | None, bool]: ...
+def read_mahimahi(path: str | os.PathLike[str], file: str | None = None) -> npt.NDArray[np.uint64]: ...
+def available_memory() -> int | None: ...
+def write_text(trace: BitTrace, path: str | os.PathLike[str], format: str, one_means_lost: bool = False) -> None: ...
+@final
+class BitTraceBuilder:
+    def __new__(cls) -> BitTraceBuilder: ...
+    def extend(self, bits: npt.NDArray[np.uint8]) -> None: ...
+    def __len__(self) -> int: ...
+    def finish(self) -> BitTrace: ...
+
+@final
+class SeqListBuilder:
+    def __new__(cls, file: str, expected: int | None = None, drop_beyond: bool = False) -> SeqListBuilder: ...
+    def add(self, seqs: npt.NDArray[np.uint64], first: int, rows: bool = False) -> None: ...
+    def finish(self) -> tuple[BitTrace, int, int, int, int | None]: ...
 
 @final
 class LossModel:

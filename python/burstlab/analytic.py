@@ -122,10 +122,17 @@ def _prob_open(name: str, p: float) -> float:
     return v
 
 
+#: The shortest time the closed forms take (burstlab's clock resolution): a round trip or a
+#: timeout below 1 ns is not a physical one, and 1/(RTT·√p) would underflow to a division by 0.
+MIN_SECONDS = 1e-9
+
+
 def _positive(name: str, x: float, unit: str = "") -> float:
     v = _finite(name, x)
     if v <= 0.0:
         raise ParameterError(f"invalid {name} = {x!r}: expected a positive number{unit}")
+    if unit == " of seconds" and v < MIN_SECONDS:
+        raise ParameterError(f"invalid {name} = {x!r}: expected at least 1 ns (1e-9 s)")
     return v
 
 
@@ -221,9 +228,15 @@ def padhye_q(p: float, w: float) -> float:
     w ≤ 3 (fewer than three packets can follow the loss, so no triple duplicate)."""
     if w <= 3.0:
         return 1.0
-    q = 1.0 - p
-    num = (1.0 - q**3) * (1.0 + q**3 * (1.0 - q ** (w - 3.0)))
-    den = 1.0 - q**w
+    # 1 − (1−p)^k as −expm1(k·log1p(−p)): exact to rounding even where 1 − p rounds to 1
+    # (p = 1e-300 would otherwise give 0/0)
+    lq = math.log1p(-p)
+
+    def one_minus_qk(k: float) -> float:
+        return -math.expm1(k * lq)
+
+    num = one_minus_qk(3.0) * (1.0 + math.exp(3.0 * lq) * one_minus_qk(w - 3.0))
+    den = one_minus_qk(w)
     return min(1.0, num / den)
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 import os
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -65,22 +66,48 @@ def _nan(x: float) -> float | None:
     return None if math.isnan(x) else x
 
 
-def fidelity(trace: Trace, models: list[str] | None = None, seed: int = 1) -> tuple[FidelityRow, list[FidelityRow], dict[str, LossModelBase]]:
-    """(the trace's own row, one row per model, the fitted models)."""
+def fidelity(
+    trace: Trace,
+    models: list[str] | None = None,
+    seed: int = 1,
+    *,
+    skipped: list[tuple[str, str]] | None = None,
+    progress: Callable[[str], None] | None = None,
+) -> tuple[FidelityRow, list[FidelityRow], dict[str, LossModelBase]]:
+    """(the trace's own row, one row per model, the fitted models).
+
+    With ``skipped`` (a list), a model that cannot be fitted to this trace (a
+    :class:`burstlab.ParameterError` or :class:`burstlab.EmptyInputError` from its
+    ``fit``: e.g. a burst-length fit on a trace without loss) is left out and
+    ``(name, reason)`` appended there instead of failing every model; without it, that
+    error is raised. ``progress`` gets one line per model as it is fitted. Model ``i``
+    samples with seed ``seed + i`` (modulo 2^64)."""
+    from burstlab._core import EmptyInputError, ParameterError
+
     names: list[str] = []
     for n in models or ["all"]:
         for one in list(ALL_MODELS) if n == "all" else [n]:
             if one not in names:
                 names.append(one)
-    fitted = {n: make_model(n) for n in names}  # validates every name before any work
+    models_ = {n: make_model(n) for n in names}  # validates every name before any work
     ref = trace.stats(warn=False)
     ref_row = FidelityRow("trace", ref, 0.0, 0.0)
     rows = []
-    for i, (name, m) in enumerate(fitted.items()):
+    fitted: dict[str, LossModelBase] = {}
+    for i, (name, m) in enumerate(models_.items()):
+        if progress is not None:
+            progress(f"fitting {name} ({i + 1}/{len(models_)})")
         t0 = time.perf_counter()
-        m.fit(trace)
+        try:
+            m.fit(trace)
+        except (ParameterError, EmptyInputError) as e:
+            if skipped is None:
+                raise
+            skipped.append((name, str(e)))
+            continue
         dt = time.perf_counter() - t0
-        synth = m.sample(len(trace), random_state=seed + i)
+        fitted[name] = m
+        synth = m.sample(len(trace), random_state=(seed + i) % 2**64)
         st = synth.stats(warn=False)
         rows.append(
             FidelityRow(
@@ -94,6 +121,37 @@ def fidelity(trace: Trace, models: list[str] | None = None, seed: int = 1) -> tu
             )
         )
     return ref_row, rows, fitted
+
+
+def best_model(ref: FidelityRow, rows: list[FidelityRow]) -> tuple[FidelityRow, str] | None:
+    """The model whose synthetic trace is closest to the trace, and why: the smallest
+    worst Kolmogorov-Smirnov distance between the run-length distributions (loss bursts
+    and success runs, the shape Barsocchi et al. §IV and Srinivasan et al. §9 judge models
+    by), ties broken by the PRR difference. None without rows."""
+    if not rows:
+        return None
+
+    def worst_ks(r: FidelityRow) -> float:
+        ks = [k for k in (r.ks_burst, r.ks_success) if k is not None]
+        return max(ks) if ks else math.inf
+
+    def dprr(r: FidelityRow) -> float:
+        a, b = r.stats.prr, ref.stats.prr
+        return abs(a - b) if a is not None and b is not None else math.inf
+
+    best = min(rows, key=lambda r: (worst_ks(r), dprr(r)))
+    parts = []
+    if math.isfinite(worst_ks(best)):
+        ks = ", ".join(f"{w} {k:.3g}" for w, k in (("loss bursts", best.ks_burst), ("success runs", best.ks_success)) if k is not None)
+        parts.append(f"the smallest worst KS distance between run-length distributions ({ks})")
+    else:
+        parts.append("no run-length distribution to compare (the trace has no loss or no success): the closest PRR")
+
+    def show(x: float | None) -> str:
+        return "undefined" if x is None else f"{x:.4g}"
+
+    parts.append(f"PRR {show(best.stats.prr)} vs {show(ref.stats.prr)}, μ {show(best.stats.mu)} vs {show(ref.stats.mu)}")
+    return best, "; ".join(parts)
 
 
 def plot_ccdfs(ref: FidelityRow, rows: list[FidelityRow], out_dir: str | os.PathLike[str], stem: str = "fidelity") -> list[Path]:

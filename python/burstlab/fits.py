@@ -591,9 +591,10 @@ def read_results(path: str | os.PathLike[str]) -> dict[str, npt.NDArray[Any]]:
 _DOMAINS = {
     "prr": (0.0, 1.0, False, "a reception ratio in [0, 1]"),
     "mu": (-1.0, 1.0, True, "μ in [-1, 1] (or empty/NaN where undefined)"),
-    # finite only: noisy synthetic populations (tests, demos) may dip below zero
-    "throughput_pps": (-math.inf, math.inf, False, "a finite packet rate"),
-    "link_pps": (0.0, math.inf, False, "a positive finite packet rate"),
+    # a measured rate: never negative, and below 10^12 packets/s (12 Pbit/s of 1500-byte
+    # packets, beyond any link); a file of such values is a misread, not data to fit
+    "throughput_pps": (0.0, 1e12, False, "a packet rate in [0, 10^12] packets/s"),
+    "link_pps": (0.0, 1e12, False, "a positive packet rate up to 10^12 packets/s"),
 }
 
 

@@ -109,12 +109,14 @@ def parse_loss_spec(spec: str) -> _core.LossModel | None:
         check(("drops",), ("period",))
         drops = []
         for d in filter(None, p["drops"].split("/")):
-            if not d.isdigit():
-                raise _core.ParameterError(f"invalid parameter drops = {p['drops']!r} in loss spec {spec}: expected /-separated packet numbers")
+            if not (d.isascii() and d.isdigit()) or int(d) >= 2**64:
+                raise _core.ParameterError(
+                    f"invalid parameter drops = {p['drops']!r} in loss spec {spec}: expected /-separated packet numbers below 2^64"
+                )
             drops.append(int(d))
         period = p.get("period")
-        if period is not None and not period.isdigit():
-            raise _core.ParameterError(f"invalid parameter period = {period!r} in loss spec {spec}: expected a whole number of packets")
+        if period is not None and (not (period.isascii() and period.isdigit()) or int(period) >= 2**64):
+            raise _core.ParameterError(f"invalid parameter period = {period!r} in loss spec {spec}: expected a whole number of packets below 2^64")
         return _core.LossModel.deterministic(drops, None if period is None else int(period))
     if kind in ("ctmc", "markov-ct", "markov_ct"):
         good, bad, pg, pb, iv = take("good", "bad", pg=0.0, pb=1.0, interval=0.001)

@@ -96,9 +96,9 @@ def _seed(random_state: int | np.random.Generator | None) -> int:
         return int(np.random.default_rng().integers(2**63))
     if isinstance(random_state, np.random.Generator):
         return int(random_state.integers(2**63))
-    if isinstance(random_state, (int, np.integer)) and random_state >= 0:
+    if isinstance(random_state, (int, np.integer)) and 0 <= random_state < 2**64:
         return int(random_state)
-    raise _core.ParameterError(f"invalid parameter random_state = {random_state!r}: expected a non-negative int, a numpy Generator or None")
+    raise _core.ParameterError(f"invalid parameter random_state = {random_state!r}: expected an int from 0 to 2^64 - 1, a numpy Generator or None")
 
 
 def _run_lengths(trace: Trace, value: bool) -> npt.NDArray[np.int64]:

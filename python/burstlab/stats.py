@@ -259,7 +259,8 @@ def prefix_grid(length: int, points: int = 100) -> npt.NDArray[np.uint64]:
 
 
 def trace_stats(trace: Trace, *, chunk: int = DEFAULT_CHUNK, convergence_points: int = 100, warn: bool = True) -> TraceStats:
-    """All statistics of ``trace``, computed in Rust on the packed bits.
+    """All statistics of ``trace``, computed in Rust on the packed bits in one fused pass
+    (``BitTrace.summary``).
 
     ``chunk`` is the chunk size of the RMS μ deviation (Srinivasan et al. §8: 6000 packets);
     ``convergence_points`` the number of prefixes of the μ-convergence curve. Warns
@@ -270,24 +271,24 @@ def trace_stats(trace: Trace, *, chunk: int = DEFAULT_CHUNK, convergence_points:
 
         raise ParameterError(f"invalid parameter chunk = {chunk}: expected a positive chunk size")
     bits = trace.bits
-    n00, n01, n10, n11 = bits.transitions()
-    (zl, zc), (ol, oc) = bits.run_histograms()
     grid = prefix_grid(len(bits), convergence_points)
+    s = bits.summary(chunk, grid)  # every statistic in one pass over the packed words (Rust)
+    (zl, zc), (ol, oc) = s["loss_bursts"], s["success_runs"]
     st = TraceStats(
         name=trace.name,
-        length=len(bits),
-        delivered=bits.count_ones(),
-        n00=n00,
-        n01=n01,
-        n10=n10,
-        n11=n11,
+        length=s["length"],
+        delivered=s["ones"],
+        n00=s["n00"],
+        n01=s["n01"],
+        n10=s["n10"],
+        n11=s["n11"],
         loss_bursts=RunDistribution(zl, zc),
         success_runs=RunDistribution(ol, oc),
         chunk=chunk,
-        chunk_rms=bits.chunk_rms(chunk),
+        chunk_rms=s["chunk_rms"],
         prefix_lengths=grid,
-        prefix_mu=bits.prefix_mu(grid),
-        chunk_mu=bits.chunk_mu(chunk),
+        prefix_mu=s["prefix_mu"],
+        chunk_mu=s["chunk_mu"],
     )
     if st.mu is None and warn:
         warnings.warn(

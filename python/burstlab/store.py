@@ -12,9 +12,12 @@ burstlab version: a new version never silently reuses an old version's numbers.
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import hashlib
 import json
 import math
+import os
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -29,6 +32,25 @@ if TYPE_CHECKING:
 
 #: Column types the store understands (a small, explicit subset of DuckDB's).
 TYPES = ("VARCHAR", "DOUBLE", "BIGINT", "INTEGER", "BOOLEAN", "UBIGINT")
+
+
+def _duckdb_error(e: BaseException, path: str) -> BaseException:
+    """A DuckDB failure as the error the contract asks for (docs/errors.md): Ctrl-C during
+    a query (DuckDB's ``InterruptException``, "Query interrupted") is ``KeyboardInterrupt``;
+    a full disk (or a write refused otherwise, even when DuckDB reports it as a failed
+    commit) is an ``OSError`` naming the store; anything else stays as it is."""
+    import duckdb
+
+    text = str(e)
+    if isinstance(e, duckdb.InterruptException) or "interrupted" in text.lower():
+        return KeyboardInterrupt()
+    if "No space left on device" in text or "Disk full" in text:
+        return OSError(errno.ENOSPC, "no space left on the device", path)
+    if "File too large" in text:
+        return OSError(errno.EFBIG, "file too large (a file-size limit refused more bytes)", path)
+    if "Could not write file" in text:
+        return OSError(errno.EIO, f"cannot write the results store: {text.splitlines()[0]}", path)
+    return e
 
 
 def _canonical(obj: Any) -> Any:
@@ -83,18 +105,34 @@ class ResultStore:
             if typ not in TYPES:
                 raise ParameterError(f"invalid parameter schema: type {typ!r} of column {col!r}, expected one of {TYPES}")
         self.path = str(path)
+        fresh = False
         if self.path != ":memory:":
             Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+            p = Path(self.path)
+            # A store that a full disk (or a kill during creation) left at 0 bytes holds no
+            # row; DuckDB would call it "not a valid database file" forever after.
+            if p.is_file() and p.stat().st_size == 0 and not Path(self.path + ".wal").exists():
+                p.unlink()
+            fresh = not p.exists()
         self.table = table
         self.columns = ["key", *schema]
         import duckdb  # here, not at import: a worker process that only hashes configurations does not pay for it
 
         try:
             self._con = duckdb.connect(self.path)
-        except duckdb.Error as e:  # locked by another process, not a DuckDB file, …
+            cols = ", ".join(f'"{c}" {t}' for c, t in schema.items())
+            self._con.execute(f'CREATE TABLE IF NOT EXISTS "{table}" ("key" VARCHAR PRIMARY KEY, {cols})')
+        except duckdb.Error as e:  # locked by another process, not a DuckDB file, a full disk, …
+            with contextlib.suppress(Exception):
+                self._con.close()
+            if fresh:  # do not leave a half-made store behind
+                for f in (self.path, self.path + ".wal"):
+                    with contextlib.suppress(OSError):
+                        os.unlink(f)
+            mapped = _duckdb_error(e, self.path)
+            if mapped is not e:
+                raise mapped from None
             raise OSError(f"{self.path}: cannot open the results store: {str(e).splitlines()[0]}") from e
-        cols = ", ".join(f'"{c}" {t}' for c, t in schema.items())
-        self._con.execute(f'CREATE TABLE IF NOT EXISTS "{table}" ("key" VARCHAR PRIMARY KEY, {cols})')
         have = [r[0] for r in self._con.execute("SELECT column_name FROM information_schema.columns WHERE table_name = ? ORDER BY ordinal_position", [table]).fetchall()]
         if have != self.columns:
             self._con.close()
@@ -138,15 +176,22 @@ class ResultStore:
             raise ParameterError(f"invalid parameter row: {e}") from None
         con = self._con
         con.register("_burstlab_insert", table)
-        con.execute("BEGIN TRANSACTION")
         try:
+            con.execute("BEGIN TRANSACTION")
             con.execute(f'INSERT INTO "{self.table}" SELECT * FROM _burstlab_insert')
             con.execute("COMMIT")
-        except BaseException:
-            con.execute("ROLLBACK")
-            raise
+        except BaseException as e:
+            # The transaction may already be gone (an interrupted or failed COMMIT): a
+            # failing ROLLBACK must not hide why (it said "cannot rollback").
+            with contextlib.suppress(Exception):
+                con.execute("ROLLBACK")
+            mapped = _duckdb_error(e, self.path)
+            if mapped is e:
+                raise
+            raise mapped from None
         finally:
-            con.unregister("_burstlab_insert")
+            with contextlib.suppress(Exception):
+                con.unregister("_burstlab_insert")
 
     # -- reading ------------------------------------------------------------------------
     def keys(self) -> set[str]:

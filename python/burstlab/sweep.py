@@ -12,7 +12,10 @@ Backends:
 - ``workers=N>1`` (default: all cores, ``os.cpu_count()``): a
   :class:`concurrent.futures.ProcessPoolExecutor` with the ``forkserver`` start method
   (a clean process per worker: forking a process that holds a database connection and a
-  progress thread is unsafe).
+  progress thread is unsafe). The workers and the forkserver die with the process that
+  started them, even when it is killed with SIGKILL (:mod:`burstlab._lifetime`); they
+  ignore Ctrl-C, which the caller answers: on any exit other than a normal end the
+  pending tasks are cancelled and the workers terminated at once.
 - ``cluster="tcp://host:port"``: a ``dask.distributed.Client`` connected to that scheduler;
   the workers must be able to import burstlab.
 """
@@ -108,31 +111,67 @@ def run_tasks(
             yield from _run_pool(fn, tasks, workers or default_workers(), advance, max_pending)
 
 
-def _run_pool(fn: Callable[[T], R], tasks: list[T], workers: int, advance: Callable[[], None], max_pending: int | None) -> Iterator[tuple[T, R]]:
-    ctx = multiprocessing.get_context("forkserver")
-    limit = max_pending or 4 * workers
-    with ProcessPoolExecutor(max_workers=min(workers, len(tasks)), mp_context=ctx) as pool:
-        pending: dict[Future[R], T] = {}
-        it = iter(tasks)
+def _abandon(pool: ProcessPoolExecutor) -> None:
+    """Stop a pool now (Ctrl-C, an error in the caller): cancel what has not started and
+    terminate the workers instead of waiting for their tasks."""
+    procs = list((getattr(pool, "_processes", None) or {}).values())  # CPython: pid → Process
+    pool.shutdown(wait=False, cancel_futures=True)
+    for p in procs:
         try:
+            p.terminate()
+        except (OSError, ValueError, AttributeError):
+            pass
+    for p in procs:
+        try:
+            p.join(timeout=5)
+        except (OSError, ValueError, AttributeError, AssertionError):
+            pass
+
+
+def set_forkserver_preload(*modules: str) -> None:
+    """What the local pools' forkserver imports when it starts: ``modules`` (to fork workers
+    with nothing left to import), always with the guard that makes the forkserver die with
+    this process (:mod:`burstlab._lifetime`). Only a forkserver not yet running is affected."""
+    multiprocessing.get_context("forkserver").set_forkserver_preload(["__main__", "burstlab._forkserver_guard", *modules])
+
+
+def _run_pool(fn: Callable[[T], R], tasks: list[T], workers: int, advance: Callable[[], None], max_pending: int | None) -> Iterator[tuple[T, R]]:
+    from burstlab._lifetime import init_worker
+
+    from multiprocessing import forkserver
+
+    ctx = multiprocessing.get_context("forkserver")
+    fs = getattr(forkserver, "_forkserver", None)  # CPython's module-level server
+    preload = list(getattr(fs, "_preload_modules", []) or [])
+    if "burstlab._forkserver_guard" not in preload:  # keep what the caller preloads, add the guard
+        set_forkserver_preload(*(m for m in preload if m != "__main__"))
+    limit = max_pending or 4 * workers
+    pool = ProcessPoolExecutor(max_workers=min(workers, len(tasks)), mp_context=ctx, initializer=init_worker)
+    finished = False
+    pending: dict[Future[R], T] = {}
+    try:
+        it = iter(tasks)
+        for t in it:
+            pending[pool.submit(fn, t)] = t
+            if len(pending) >= limit:
+                break
+        while pending:
+            done, _ = wait(pending, return_when=FIRST_COMPLETED)
+            for f in done:
+                t = pending.pop(f)
+                r = f.result()
+                advance()
+                yield t, r
             for t in it:
                 pending[pool.submit(fn, t)] = t
                 if len(pending) >= limit:
                     break
-            while pending:
-                done, _ = wait(pending, return_when=FIRST_COMPLETED)
-                for f in done:
-                    t = pending.pop(f)
-                    r = f.result()
-                    advance()
-                    yield t, r
-                for t in it:
-                    pending[pool.submit(fn, t)] = t
-                    if len(pending) >= limit:
-                        break
-        finally:
-            for f in pending:
-                f.cancel()
+        finished = True
+    finally:
+        if finished:
+            pool.shutdown(wait=True)
+        else:
+            _abandon(pool)
 
 
 def _run_dask(fn: Callable[[T], R], tasks: list[T], address: str, advance: Callable[[], None], max_pending: int | None) -> Iterator[tuple[T, R]]:

@@ -31,17 +31,31 @@ TIME_UNITS = {"": 1.0, "s": 1.0, "sec": 1.0, "ms": 1e-3, "us": 1e-6, "µs": 1e-6
 SIZE_UNITS = {"": 1, "b": 1, "kb": 1000, "k": 1000, "mb": 1000**2, "m": 1000**2, "gb": 1000**3, "g": 1000**3,
               "kib": 1024, "mib": 1024**2, "gib": 1024**3}  # fmt: skip
 
-_NUM = re.compile(r"^\s*([0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\s*([A-Za-zµμ/]*)\s*$")
+_NUM = re.compile(r"^\s*([-+]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?)\s*([A-Za-zµμ/]*)\s*$")
+
+#: The longest time burstlab's clock holds: 2^64 − 1 nanoseconds ≈ 584 years.
+MAX_SECONDS = (2**64 - 1) / 1e9
 
 
-def parse_quantity(text: str, units: dict[str, Any], name: str, example: str) -> float:
-    """``text`` = a non-negative number and a unit of ``units`` (case-insensitive, ``/s``
-    read as ``ps``), as a multiple of the base unit."""
+def _signed(text: str, units: dict[str, Any], name: str, example: str) -> float:
     m = _NUM.match(str(text))
     unit = m.group(2).lower().replace("/s", "ps") if m else ""
     if not m or unit not in units:
         raise ParameterError(f"invalid parameter {name} = {text!r}: expected a number with a unit, e.g. {example}")
-    return float(m.group(1)) * units[unit]
+    v = float(m.group(1)) * units[unit]
+    if not math.isfinite(v):
+        raise ParameterError(f"invalid parameter {name} = {text!r}: too large to be a number (over 1.8e308)")
+    return v
+
+
+def parse_quantity(text: str, units: dict[str, Any], name: str, example: str) -> float:
+    """``text`` = a number and a unit of ``units`` (case-insensitive, ``/s`` read as
+    ``ps``), as a multiple of the base unit. A negative value is refused, saying so
+    (``must not be negative``), as is one too large to be a number at all."""
+    v = _signed(text, units, name, example)
+    if v < 0:
+        raise ParameterError(f"invalid parameter {name} = {text!r}: must not be negative")
+    return v
 
 
 def parse_rate(text: str, name: str = "rate") -> float:
@@ -49,17 +63,27 @@ def parse_rate(text: str, name: str = "rate") -> float:
     return parse_quantity(text, RATE_UNITS, name, "10Mbit, 1Gbps, 500kbit")
 
 
+def _time(text: str, name: str, example: str, positive: bool = False) -> float:
+    v = _signed(text, TIME_UNITS, name, example)
+    if positive and v <= 0:
+        raise ParameterError(f"invalid parameter {name} = {text!r}: must be positive")
+    if v < 0:
+        raise ParameterError(f"invalid parameter {name} = {text!r}: must not be negative")
+    if v > MAX_SECONDS:
+        raise ParameterError(
+            f"invalid parameter {name} = {text!r}: at most {MAX_SECONDS:.3g} s (584 years): time is counted in 64-bit nanoseconds"
+        )
+    return v
+
+
 def parse_time(text: str, name: str = "time") -> float:
     """``10ms``, ``100s``, ``2min``, ``0.3`` → seconds (zero allowed)."""
-    return parse_quantity(text, TIME_UNITS, name, "10ms, 100s, 0.3")
+    return _time(text, name, "10ms, 100s, 0.3")
 
 
 def parse_duration(text: str, name: str = "duration") -> float:
     """A positive time: ``100ms``, ``0.1s``, ``0.1`` (seconds), ``250us``, ``2min`` → seconds."""
-    v = parse_quantity(text, TIME_UNITS, name, "100ms, 0.1s, 0.1")
-    if not (math.isfinite(v) and v > 0):
-        raise ParameterError(f"invalid parameter {name} = {text!r}: expected a positive duration")
-    return v
+    return _time(text, name, "100ms, 0.1s, 0.1", positive=True)
 
 
 def parse_size(text: str, name: str = "size") -> int:
@@ -82,12 +106,14 @@ class Quantity(click.ParamType):
         try:
             return self._parse(value, opt)
         except ParameterError as e:
-            self.fail(str(e), param, ctx)
+            # click prefixes "Invalid value for '--OPT'": keep only what is wrong
+            self.fail(re.sub(r"^invalid parameter [\w-]+ = ", "", str(e)), param, ctx)
 
 
 #: A positive time in seconds (``burstlab predict --rtt``, ``validate padhye --duration``).
 DURATION = Quantity("DURATION", parse_duration)
-#: A rate in bits/s (``1.5Mbit``), a time in seconds (``500us``, zero allowed), a size in bytes (``8MB``).
+#: A rate in bits/s (``1.5Mbit``; ``validate padhye --rate``, like ``sim --rate``), a time in
+#: seconds (``500us``, zero allowed; ``validate padhye --warmup``), a size in bytes (``8MB``).
 RATE = Quantity("RATE", parse_rate)
 TIME = Quantity("TIME", parse_time)
 SIZE = Quantity("SIZE", parse_size)

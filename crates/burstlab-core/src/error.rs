@@ -9,6 +9,12 @@ pub enum Error {
     Parse { file: Option<String>, line: Option<usize>, text: String, reason: String },
     /// An operation that needs data got none (empty trace to fit, empty file).
     Empty(String),
+    /// An input-sized allocation that the machine cannot hold (a trace longer than memory,
+    /// an impossible `expected` count); becomes Python's `MemoryError`.
+    Memory(String),
+    /// A file that cannot be read or written: the path, the OS error number (when there
+    /// is one) and the reason; becomes the matching Python `OSError` with `filename` set.
+    Io { path: String, errno: Option<i32>, message: String },
     /// Anything else with a message.
     Other(String),
 }
@@ -35,6 +41,8 @@ impl fmt::Display for Error {
                 }
             }
             Error::Empty(what) => write!(f, "{what}"),
+            Error::Memory(what) => write!(f, "{what}"),
+            Error::Io { path, message, .. } => write!(f, "{path}: {message}"),
             Error::Other(msg) => write!(f, "{msg}"),
         }
     }

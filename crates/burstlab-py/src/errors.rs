@@ -2,7 +2,7 @@
 //! only know the standard library still catch them.
 use burstlab_core::Error;
 use pyo3::create_exception;
-use pyo3::exceptions::PyValueError;
+use pyo3::exceptions::{PyMemoryError, PyOSError, PyValueError};
 use pyo3::prelude::*;
 
 create_exception!(_core, BurstlabError, PyValueError, "Base class of burstlab's errors.");
@@ -16,6 +16,10 @@ pub fn to_py(e: Error) -> PyErr {
         Error::InvalidParameter { .. } => ParameterError::new_err(msg),
         Error::Parse { .. } => TraceFormatError::new_err(msg),
         Error::Empty(_) => EmptyInputError::new_err(msg),
+        Error::Memory(_) => PyMemoryError::new_err(msg),
+        // OSError(errno, strerror, filename) picks the subclass (FileNotFoundError, ...).
+        Error::Io { path, errno: Some(n), message } => PyOSError::new_err((n, message, path)),
+        Error::Io { .. } => PyOSError::new_err(msg),
         Error::Other(_) => BurstlabError::new_err(msg),
     }
 }

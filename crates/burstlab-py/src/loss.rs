@@ -246,15 +246,18 @@ impl PyLossModel {
     }
 
     /// `n` packets from a fresh copy of the model, seeded by `seed` (1 = delivered).
-    fn sample(&self, py: Python<'_>, n: usize, seed: u64) -> PyBitTrace {
+    /// The packed trace is reserved first: a size the machine cannot hold is a
+    /// MemoryError naming it, never an abort.
+    fn sample(&self, py: Python<'_>, n: usize, seed: u64) -> PyResult<PyBitTrace> {
+        let mut t = BitTrace::try_with_capacity(n, &format!("sampling {n} packets"))
+            .map_err(|e| crate::errors::to_py(e))?;
         let mut m = self.fresh();
-        py.allow_threads(move || {
+        let t = py.allow_threads(move || {
             let mut r = rng::from_seed(seed);
-            let mut t = BitTrace::with_capacity(n);
             m.sample_into(n, &mut r, &mut t);
             t
-        })
-        .into()
+        });
+        Ok(t.into())
     }
 
     fn __repr__(&self) -> String {

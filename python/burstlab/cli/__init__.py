@@ -3,6 +3,7 @@ registered here; every error becomes a one-line message and a non-zero exit."""
 
 from __future__ import annotations
 
+import errno
 import os
 import sys
 
@@ -41,6 +42,8 @@ def error_message(e: BaseException) -> str:
         if e.filename2 is not None:
             where += f" -> {os.fsdecode(e.filename2)}"
         return f"{where}: {e.strerror}"
+    if isinstance(e, OSError) and e.errno == errno.ENOSPC and e.filename is None:
+        return f"no space left on the device: {e}"
     if isinstance(e, MemoryError):
         return f"out of memory{': ' + str(e) if str(e) else ''} (ask for less: a shorter trace, fewer packets, fewer links)"
     text = str(e) or type(e).__name__
@@ -51,22 +54,31 @@ def error_message(e: BaseException) -> str:
 def main(argv: list[str] | None = None) -> int:
     """Entry point: runs the CLI and turns every error into one line on stderr and an exit
     code (docs/errors.md): 2 for bad input (burstlab's errors, ``ValueError``, ``OSError``,
-    ``MemoryError``) and click's usage errors, 130 for Ctrl-C, 3 for an unexpected internal
-    error (a bug: set ``BURSTLAB_DEBUG=1`` to see its traceback)."""
+    ``MemoryError``) and click's usage errors (also one ``error:`` line), 130 for Ctrl-C,
+    3 for an unexpected internal error (a bug: set ``BURSTLAB_DEBUG=1`` to see its
+    traceback)."""
     from burstlab import BurstlabError
 
     try:
         rv = cli.main(args=argv, prog_name="burstlab", standalone_mode=False)
-    except click.exceptions.Abort:
+    except (click.exceptions.Abort, KeyboardInterrupt):
         click.echo("aborted", err=True)
         return 130
     except click.ClickException as e:
-        e.show()
+        # click's own usage errors are one `error:` line like every other error, with
+        # the help command to see what the command takes
+        hint = ""
+        if isinstance(e, click.UsageError) and e.ctx is not None:
+            hint = f" (see '{e.ctx.command_path} -h')"
+        click.echo(f"error: {error_message(click.ClickException(e.format_message()))}{hint}", err=True)
         return e.exit_code
     except (BurstlabError, OSError, ValueError, MemoryError) as e:
         click.echo(f"error: {error_message(e)}", err=True)
         return 2
     except Exception as e:  # a bug: still one line, never a traceback unless asked for
+        if type(e).__name__ == "InterruptException" or "Query interrupted" in str(e):
+            click.echo("aborted", err=True)  # Ctrl-C inside a DuckDB query
+            return 130
         if os.environ.get("BURSTLAB_DEBUG"):
             raise
         click.echo(f"error: internal error ({type(e).__name__}: {error_message(e)}); set BURSTLAB_DEBUG=1 for the traceback and please report it", err=True)

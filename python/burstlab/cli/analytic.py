@@ -12,7 +12,8 @@ import numpy as np
 
 from burstlab._core import ParameterError
 from burstlab._util import json_safe
-from burstlab.units import DURATION
+from burstlab.cli.options import SEED, SEED_MAX, count
+from burstlab.units import DURATION, RATE, TIME
 
 
 # --------------------------------------------------------------------------- predict
@@ -55,18 +56,31 @@ def predict_cmd(
         raise click.UsageError("give exactly one of --prr and --p")
     if prr is not None:
         if not 0.0 < prr < 1.0:
-            raise ParameterError(f"invalid prr = {prr!r}: expected a reception ratio in (0, 1)")
+            raise ParameterError(f"invalid --prr = {prr!r}: expected a reception ratio in (0, 1)")
         p = float(f"{1.0 - prr:.12g}")  # 1 - 0.98 is 0.020000000000000018 in binary; p = 0.02 is meant
+        if p <= 0.0:
+            raise ParameterError(f"invalid --prr = {prr!r}: expected a reception ratio below 1 − 10⁻¹² (1 − PRR rounds to 0)")
+        given = f"--prr = {prr!r} (p = 1 − PRR = {p:g})"
     else:
         assert p_loss is not None
         p = p_loss
-    ests = [
-        an.mathis(p, rtt, mss, c=mathis_c, wmax=wmax, strict=strict),
-        an.padhye(p, rtt, t0, acked, wmax, mss, strict=strict),
-        an.padhye_approx(p, rtt, t0, acked, wmax, mss, strict=strict),
-        an.tibet_ideal(p, rtt, mss, strict=strict),
-        an.tibet_reno(p, rtt, mss, strict=strict),
-    ]
+        given = f"--p = {p_loss!r}"
+    try:
+        ests = [
+            an.mathis(p, rtt, mss, c=mathis_c, wmax=wmax, strict=strict),
+            an.padhye(p, rtt, t0, acked, wmax, mss, strict=strict),
+            an.padhye_approx(p, rtt, t0, acked, wmax, mss, strict=strict),
+            an.tibet_ideal(p, rtt, mss, strict=strict),
+            an.tibet_reno(p, rtt, mss, strict=strict),
+        ]
+    except ParameterError as e:
+        # the models name their argument p; name the option the user gave instead
+        msg = str(e)
+        if msg.startswith(f"invalid p = {p!r}"):
+            msg = f"invalid {given}" + msg[len(f"invalid p = {p!r}") :]
+        elif f"p = {p:g}" in msg and prr is not None:
+            msg = msg.replace(f"p = {p:g}", given, 1)
+        raise type(e)(msg) from None
     ge = None
     if mu is not None:
         ge = an.ge_two_successes(1.0 - p, mu)
@@ -99,7 +113,8 @@ def predict_cmd(
 @click.command("fit-throughput")
 @click.argument("results", required=False, type=click.Path(exists=True, dir_okay=False))
 @click.option("--demo", is_flag=True, help="Fit 100 synthetic Gilbert-Elliott links run through burstlab's simulator instead of a file.")
-@click.option("--demo-links", type=int, default=100, show_default=True, help="Links of the --demo population.")
+@click.option("--demo-links", type=count(1, 10_000), default=100, show_default=True,
+              help="Links of the --demo population (each one a simulation of 1000 s; at most 10000).")
 @click.option("--link-pps", type=float, default=None, help="Link-layer packets/s normaliser [default: the link_pps column, else 100 (Mirage); Roofnet: 500].")
 @click.option("--folds", type=int, default=5, show_default=True, help="k of the k-fold cross-validation.")
 @click.option("--seed", type=click.IntRange(0, 2**32 - 1), default=0, show_default=True, help="Shuffle seed of the folds (and seed of the --demo population).")
@@ -137,7 +152,8 @@ def fit_throughput_cmd(
     if demo:
         from burstlab.experiments.fit_demo import simulate_ge_links
 
-        cols = simulate_ge_links(n_links=demo_links, seed=seed)
+        click.echo(f"simulating {demo_links} Gilbert-Elliott links (TCP NewReno over each; Srinivasan et al. §3.1 Mirage settings)...", err=True)
+        cols = simulate_ge_links(n_links=demo_links, seed=seed, progress=lambda i: click.echo(f"  {i}/{demo_links} links", err=True))
         results = f"(demo: {demo_links} synthetic Gilbert-Elliott links, simulated)"
     else:
         assert results is not None
@@ -193,11 +209,11 @@ def validate_group() -> None:
 @click.option("--variants", default="reno,newreno", show_default=True, help="Comma-separated TCP variants.")
 @click.option("--p", "ps", default=None, help="Comma-separated loss probabilities [default: 0.005..0.1, 7 values].")
 @click.option("--seeds", type=int, default=5, show_default=True, help="Runs per point.")
-@click.option("--duration", type=DURATION, default=600.0, show_default=True, help="Simulated seconds per run.")
-@click.option("--warmup", type=DURATION, default=100.0, show_default=True, help="Seconds discarded at the start of each run.")
-@click.option("--first-seed", type=int, default=1, show_default=True, help="Seed of the first run (then +1 per run).")
-@click.option("--rtt", type=DURATION, default=0.1, show_default=True, help="Propagation RTT (two one-way delays).")
-@click.option("--rate", type=float, default=10e6, show_default=True, help="Link rate in bits/s.")
+@click.option("--duration", type=DURATION, default=600.0, show_default=True, help="Simulated time per run, e.g. 600s, 10min.")
+@click.option("--warmup", type=TIME, default=100.0, show_default=True, help="Time discarded at the start of each run, e.g. 100s.")
+@click.option("--first-seed", type=SEED, default=1, show_default=True, help=f"Seed of the first run (then +1 per run; 0 to {SEED_MAX}).")
+@click.option("--rtt", type=DURATION, default=0.1, show_default=True, help="Propagation RTT (two one-way delays), e.g. 100ms.")
+@click.option("--rate", type=RATE, default=10e6, show_default=True, help="Link rate, e.g. 10Mbit (a bare number is bits/s).")
 @click.option("--delayed-ack/--no-delayed-ack", default=True, show_default=True, help="Delayed ACKs (b = 2) or one ACK per segment (b = 1).")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 def validate_padhye_cmd(
@@ -235,6 +251,8 @@ def validate_padhye_cmd(
             raise ParameterError(f"invalid --p = {ps!r}: expected at least one loss probability")
     setup = ex.PadhyeSetup(**kw)
     setup.validate()
+    if first_seed + max(0, seeds - 1) > SEED_MAX:
+        raise ParameterError(f"invalid --first-seed = {first_seed}: with --seeds {seeds} the last seed passes 2^64 − 1")
     from burstlab.io import output_dir
 
     with output_dir(plot_dir):  # an unwritable --plot fails before the simulations
@@ -243,6 +261,15 @@ def validate_padhye_cmd(
             click.echo(json.dumps(json_safe([r.to_dict() for r in rows]), indent=2, allow_nan=False))
         else:
             click.echo(ex.format_table(rows))
+            from burstlab.analytic import PADHYE_P_VALIDATED
+
+            beyond = [p for p in setup.ps if p > PADHYE_P_VALIDATED]
+            if beyond:
+                click.echo(
+                    f"note: p = {', '.join(f'{p:g}' for p in beyond)} is beyond the loss rates Padhye's model has been checked "
+                    f"against a simulation at (Barsocchi et al. Fig. 3 goes to {PADHYE_P_VALIDATED:.0%}): outside its regime, "
+                    "read those rows as a model comparison, not a validation"
+                )
         if plot_dir:
             for path in ex.write_outputs(rows, setup, plot_dir):
                 click.echo(f"wrote {path}", err=True)

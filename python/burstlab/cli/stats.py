@@ -1,4 +1,5 @@
-"""``burstlab stats`` (statistics of packet-reception traces) and ``burstlab convert``."""
+"""``burstlab stats`` (statistics of packet-reception traces) and ``burstlab convert``.
+Results go to stdout, warnings and status lines to stderr."""
 
 from __future__ import annotations
 
@@ -9,14 +10,18 @@ import math
 import os
 import sys
 import warnings
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
-from burstlab import _core
-from burstlab.io import FORMATS, iter_trace_files, read_trace, write_trace
-from burstlab.stats import DEFAULT_CHUNK, TraceStats, UndefinedMuWarning, trace_stats
-from burstlab.traces import Trace
+from burstlab.cli.options import FORMAT, count
+
+if TYPE_CHECKING:
+    from burstlab.stats import TraceStats
+    from burstlab.traces import Trace
+
+#: Srinivasan et al. §8 chunk size (burstlab.stats.DEFAULT_CHUNK, without importing numpy here).
+DEFAULT_CHUNK = 6000
 
 #: The demo link: Gilbert-Elliott with P(good→bad) = 0.02 and P(bad→good) = 0.3
 #: (μ = 0.68, PRR ≈ 0.94), 10 ms between packets.
@@ -25,6 +30,9 @@ DEMO_B, DEMO_G, DEMO_INTERVAL = 0.02, 0.3, 0.01
 
 def demo_trace(n: int = 100_000, seed: int = 1) -> Trace:
     """A bursty trace from burstlab's own Rust Gilbert-Elliott model (for a first run)."""
+    from burstlab import _core
+    from burstlab.traces import Trace
+
     bits = _core.LossModel.gilbert_elliott(DEMO_B, DEMO_G).sample(n, seed)
     return Trace(bits, interval=DEMO_INTERVAL, name=f"demo-ge(b={DEMO_B},g={DEMO_G},seed={seed})")
 
@@ -96,20 +104,35 @@ def _report_warnings(caught: list[warnings.WarningMessage], stats: list[TraceSta
     click.echo(f"warning: μ is undefined for {len(caught)} of {len(stats)} traces ({detail})", err=True)
 
 
+def _warn_duplicates(t: Trace) -> None:
+    """A sequence list's repeated numbers are counted once: say so (a file of repeated
+    numbers is more likely another format than a list of received packets)."""
+    d = t.meta.get("duplicates", 0)
+    if d:
+        click.echo(
+            f"warning: {t.name}: {d} line(s) repeat a sequence number already seen (counted once); "
+            "if this is not a list of received packets, give the right --format",
+            err=True,
+        )
+
+
 def _load(files: tuple[str, ...], fmt: str | None, one_means: str, expected: int | None, interval: float | None, drop_beyond: bool) -> list[Trace]:
+    from burstlab import _core
+    from burstlab.io import iter_trace_files, read_trace
+
     traces = []
     paths = list(iter_trace_files(files))
     if not paths:
         raise _core.EmptyInputError(f"no trace file found in {', '.join(files)}")
     for p in paths:
-        traces.append(
-            read_trace(p, fmt, one_means=one_means, expected=expected, interval=interval, drop_beyond=drop_beyond)  # type: ignore[arg-type]
-        )
+        t = read_trace(p, fmt, one_means=one_means, expected=expected, interval=interval, drop_beyond=drop_beyond)  # type: ignore[arg-type]
+        _warn_duplicates(t)
+        traces.append(t)
     return traces
 
 
 _input_options = [
-    click.option("--format", "fmt", type=click.Choice(FORMATS), help="Input format (default: detected)."),
+    click.option("--format", "fmt", type=FORMAT, help="Input format (default: detected)."),
     click.option(
         "--one-means",
         type=click.Choice(["received", "lost"]),
@@ -117,7 +140,7 @@ _input_options = [
         show_default=True,
         help="Polarity of bits/string input.",
     ),
-    click.option("--expected", type=int, help="seqlist: number of packets sent (default: max seq + 1)."),
+    click.option("--expected", type=count(1, 2**64 - 1), help="seqlist: number of packets sent (default: max seq + 1)."),
     click.option("--drop-beyond", is_flag=True, help="seqlist: drop (and count) seq ≥ --expected instead of failing."),
     click.option("--interval", type=float, help="Seconds between entries (ttem default: 0.005)."),
 ]
@@ -132,7 +155,7 @@ def _with_input_options(f: Any) -> Any:
 @click.command("stats")
 @click.argument("files", nargs=-1, type=click.Path(exists=True))
 @_with_input_options
-@click.option("--chunk", type=int, default=DEFAULT_CHUNK, show_default=True, help="Chunk size of the RMS μ deviation (Srinivasan et al. §8).")
+@click.option("--chunk", type=count(), default=DEFAULT_CHUNK, show_default=True, help="Chunk size of the RMS μ deviation (Srinivasan et al. §8).")
 @click.option("--json", "as_json", is_flag=True, help="JSON output (with run-length distributions and μ convergence).")
 @click.option("--csv", "as_csv", is_flag=True, help="CSV output, one row per trace.")
 @click.option("--plot", "plot_dir", type=click.Path(file_okay=False), help="Write run-length CCDF and μ-convergence plots here.")
@@ -155,10 +178,10 @@ def stats_cmd(
     FILES may be files or directories (walked). Without FILES (or with --demo) a built-in
     Gilbert-Elliott trace is used.
     """
+    from burstlab.stats import UndefinedMuWarning, trace_stats
+
     if as_json and as_csv:
         raise click.UsageError("give at most one of --json and --csv")
-    if chunk <= 0:
-        raise _core.ParameterError(f"invalid parameter chunk = {chunk}: expected a positive chunk size")
     traces = [demo_trace()] if demo or not files else _load(files, fmt, one_means, expected, interval, drop_beyond)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", UndefinedMuWarning)
@@ -186,7 +209,7 @@ def stats_cmd(
 @click.argument("src", type=click.Path(exists=True, dir_okay=False))
 @click.argument("dst", type=click.Path(dir_okay=False))
 @_with_input_options
-@click.option("--to", "to_fmt", type=click.Choice(FORMATS), help="Output format (default: from DST's extension, else bits).")
+@click.option("--to", "to_fmt", type=FORMAT, help="Output format (default: from DST's extension, else bits).")
 @click.option(
     "--to-one-means",
     type=click.Choice(["received", "lost"]),
@@ -208,8 +231,12 @@ def convert_cmd(
     to_one_means: str,
     every: int,
 ) -> None:
-    """Convert a trace from one format to another (written atomically)."""
+    """Convert a trace from one format to another (streamed: memory about the packed trace;
+    written atomically)."""
+    from burstlab.io import read_trace, write_trace
+
     t = read_trace(src, fmt, one_means=one_means, expected=expected, interval=interval, drop_beyond=drop_beyond)  # type: ignore[arg-type]
+    _warn_duplicates(t)
     if every > 1:
         from burstlab.datasets import subsample
 

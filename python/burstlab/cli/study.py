@@ -5,7 +5,50 @@ from __future__ import annotations
 
 import click
 
+from burstlab.cli.options import FORMAT, count
 from burstlab.units import RATE, SIZE, TIME
+
+#: Options that only some inputs use: giving one for another input is a usage error, not
+#: a silent no-op (docs/errors.md "Combinations").
+_ONLY_FOR = {
+    "n_links": ("--links", ("synthetic",)),
+    "n_slots": ("--slots", ("synthetic",)),
+    "noise": ("--noise", ("rutgers", "tossim")),
+    "signal_dbm": ("--signal-dbm", ("tossim",)),
+    "targets": ("--targets", ("tossim",)),
+    "segment": ("--segment", ("tossim",)),
+    "fmt": ("--format", ("traces",)),
+    "expected": ("--expected", ("traces",)),
+    "drop_beyond": ("--drop-beyond", ("traces",)),
+    "one_means": ("--one-means", ("traces",)),
+}
+
+
+def _input_name(ds: str) -> str:
+    return "--traces" if ds == "traces" else f"--dataset {ds}"
+
+
+def _check_applicable(ctx: click.Context, ds: str) -> None:
+    from click.core import ParameterSource
+
+    wrong = [(opt, only) for name, (opt, only) in _ONLY_FOR.items() if ds not in only and ctx.get_parameter_source(name) is not ParameterSource.DEFAULT]
+    if wrong:
+        what = "; ".join(f"{opt} is for {' or '.join(_input_name(o) for o in only)}" for opt, only in wrong)
+        raise click.UsageError(f"{', '.join(o for o, _ in wrong)} {'has' if len(wrong) == 1 else 'have'} no effect with {_input_name(ds)} ({what})")
+
+
+def _check_memory(n_links: int, n_slots: int) -> None:
+    """The synthetic testbed holds every link's packed trace at once (1 bit per slot): refuse,
+    naming the options, a size the machine cannot hold."""
+    from burstlab._core import ParameterError, available_memory
+
+    need = n_links * ((n_slots + 63) // 64) * 8
+    avail = available_memory()
+    if avail is not None and need > avail:
+        raise ParameterError(
+            f"invalid --slots = {n_slots} with --links = {n_links}: the testbed's packed traces need {need / 1e9:.3g} GB, "
+            f"only {avail / 1e9:.3g} GB of memory is available"
+        )
 
 
 @click.group("study")
@@ -23,9 +66,10 @@ def _floats(s: str | None, name: str) -> tuple[float, ...] | None:
 
 
 @study_group.command("prr-mu")
+@click.pass_context
 @click.option("--dataset", type=click.Choice(["synthetic", "rutgers", "tossim"]), default=None, help="Named input (default: the built-in synthetic testbed).")
 @click.option("--traces", "traces_dir", type=click.Path(file_okay=False), default=None, help="A folder of trace files instead of a named dataset.")
-@click.option("--format", "fmt", default=None, help="Trace format for --traces (default: auto-detect).")
+@click.option("--format", "fmt", type=FORMAT, default=None, help="Trace format for --traces (default: detected).")
 @click.option("--expected", type=click.IntRange(min=1), default=None, help="--traces seqlist files: packets sent per link (an empty file is then an all-lost link).")
 @click.option("--drop-beyond", is_flag=True, help="--traces seqlist files: drop (and count) sequence numbers ≥ --expected instead of stopping.")
 @click.option("--one-means", type=click.Choice(["received", "lost"]), default="received", show_default=True, help="--traces bits/string files: what a 1 means.")
@@ -46,7 +90,7 @@ def _floats(s: str | None, name: str) -> tuple[float, ...] | None:
 @click.option("--fit-range", nargs=2, type=float, default=(0.2, 0.6), show_default=True, help="PRR range of the links fitted.")
 @click.option("--folds", type=int, default=5, show_default=True, help="k for the cross-validated fit errors.")
 @click.option("--links", "n_links", type=int, default=60, show_default=True, help="Synthetic testbed: number of links.")
-@click.option("--slots", "n_slots", type=int, default=100_000, show_default=True, help="Synthetic testbed: slots per link.")
+@click.option("--slots", "n_slots", type=count(), default=100_000, show_default=True, help="Synthetic testbed: slots per link.")
 @click.option("--max-links", type=int, default=None, help="Only the first N eligible links (by id).")
 @click.option("--noise", "noise", default=None,
               help="Rutgers: comma-separated noise levels (e.g. dbm0,dbm-5). TOSSIM: comma-separated noise trace files (any TOSSIM noise trace, one dBm reading per line).")
@@ -55,7 +99,7 @@ def _floats(s: str | None, name: str) -> tuple[float, ...] | None:
 @click.option("--segment", type=int, default=98_304, show_default=True, help="TOSSIM: noise samples per derived link (0: the whole file).")
 @click.option("--pdf/--no-pdf", default=False, show_default=True, help="Also write every figure as PDF.")
 @click.option("--no-progress", is_flag=True, help="No progress bar (one line per phase and finished link instead).")
-def prr_mu_cmd(dataset: str | None, traces_dir: str | None, fmt: str | None, expected: int | None, drop_beyond: bool, one_means: str, subsample: int,
+def prr_mu_cmd(ctx: click.Context, dataset: str | None, traces_dir: str | None, fmt: str | None, expected: int | None, drop_beyond: bool, one_means: str, subsample: int,
                out: str | None, workers: int | None, cluster: str | None,
                replicates: int, seed: int, profile: str | None, tcp_profile: str, ack_path: str, rto_backoff_reset: str, prr_range: tuple[float, float], fit_range: tuple[float, float],
                folds: int, n_links: int, n_slots: int, max_links: int | None, noise: str | None, signal_dbm: str | None,
@@ -68,10 +112,9 @@ def prr_mu_cmd(dataset: str | None, traces_dir: str | None, fmt: str | None, exp
     if traces_dir and dataset:
         raise click.UsageError("give either --dataset or --traces, not both")
     ds = "traces" if traces_dir else (dataset or "synthetic")
-    if noise and ds not in ("rutgers", "tossim"):
-        raise click.UsageError("--noise goes with --dataset rutgers (noise levels) or --dataset tossim (noise trace files)")
-    if (expected or drop_beyond or one_means != "received") and ds != "traces":
-        raise click.UsageError("--expected, --drop-beyond and --one-means describe the files of --traces DIR")
+    _check_applicable(ctx, ds)
+    if ds == "synthetic" and n_links >= 1 and n_slots >= 2:
+        _check_memory(n_links, n_slots)
     noise_list = tuple(x.strip() for x in noise.split(",") if x.strip()) if noise else None
     cfg = StudyConfig(
         dataset=ds,

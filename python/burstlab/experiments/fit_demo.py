@@ -17,6 +17,7 @@ compare near-zero numbers. Srinivasan et al. report 2-14 packets/s in that range
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -30,9 +31,11 @@ def simulate_ge_links(
     prr_range: tuple[float, float] = (0.6, 0.95),
     mu_range: tuple[float, float] = (0.0, 0.8),
     seed: int = 1,
+    progress: Callable[[int], None] | None = None,
 ) -> dict[str, Any]:
     """Columns ``group``, ``prr``, ``mu``, ``throughput_pps``, ``link_pps`` (the results-table
-    layout ``burstlab fit-throughput`` reads), one row per link."""
+    layout ``burstlab fit-throughput`` reads), one row per link. ``progress(i)`` is called
+    after every tenth of the links."""
     from burstlab._core import LossModel
     from burstlab.sim import TcpConfig, run_trace
     from burstlab.stats import trace_stats
@@ -59,6 +62,8 @@ def simulate_ge_links(
         prr[i] = st.prr if st.prr is not None else np.nan
         mu[i] = st.mu if st.mu is not None else np.nan
         thr[i] = run_trace(tr, slot=0.01, tcp=tcp, seed=seed * 1_000_003 + i).goodput_pps
+        if progress is not None and (i + 1) % max(1, n_links // 10) == 0:
+            progress(i + 1)
     return {
         "group": np.full(n_links, "synthetic-ge", dtype=object),
         "prr": prr,

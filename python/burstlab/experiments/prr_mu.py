@@ -704,6 +704,10 @@ def run_study(
     keys = [i.key for t in tasks for i in t.items]
     store_path = out / "store.duckdb"
     with ResultStore(store_path, "runs", RUN_SCHEMA) as store:
+        # the store's lock is ours: temporary files a killed run left are nobody's now
+        from burstlab.io import remove_stale_temporaries
+
+        remove_stale_temporaries(out)
         todo = pending_tasks(tasks, store.keys())
         n_todo = sum(len(t.items) for t in todo)
         with ph("simulations", f"{len(links)} links, {len(keys)} simulations, {len(keys) - n_todo} already in {store_path}, {n_todo} to run"):
@@ -728,7 +732,9 @@ def _start_forkserver() -> None:
     import multiprocessing
     from multiprocessing import forkserver
 
-    multiprocessing.get_context("forkserver").set_forkserver_preload(["burstlab.experiments.prr_mu", "burstlab.experiments.prr_mu_report"])
+    from burstlab.sweep import set_forkserver_preload
+
+    set_forkserver_preload("burstlab.experiments.prr_mu", "burstlab.experiments.prr_mu_report")  # with the dies-with-us guard
     forkserver.ensure_running()
 
 

@@ -132,25 +132,11 @@ def _load_capacity(capacity: Any) -> Any:
 
 
 def _read_mahimahi(path: str) -> Any:
-    """Provisional reader (until ``burstlab.io.read_mahimahi`` lands): one non-negative
-    integer millisecond per line, non-decreasing; errors name the file and line."""
-    import numpy as np
+    """A Mahimahi trace file: ``burstlab.io.read_mahimahi`` (streamed in Rust; errors name
+    the file, line and value)."""
+    from burstlab.io import read_mahimahi
 
-    out: list[int] = []
-    with open(path, encoding="ascii", errors="replace") as f:
-        for n, line in enumerate(f, 1):
-            text = line.strip()
-            if not text:
-                continue
-            if not text.isdigit():
-                raise _core.TraceFormatError(f"{path}:{n}: not a Mahimahi timestamp (integer milliseconds): {text[:40]!r}")
-            v = int(text)
-            if out and v < out[-1]:
-                raise _core.TraceFormatError(f"{path}:{n}: timestamp {v} ms before the previous one ({out[-1]} ms)")
-            out.append(v)
-    if not out:
-        raise _core.EmptyInputError(f"{path}: no delivery opportunities")
-    return np.asarray(out, dtype=np.uint64)
+    return read_mahimahi(path)
 
 
 def _capacity_id(capacity: Any) -> str | None:

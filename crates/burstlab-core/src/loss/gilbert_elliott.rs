@@ -42,8 +42,10 @@ impl GilbertElliott {
     /// always-losing bad state.
     pub fn from_prr_mu(prr: f64, mu: f64) -> crate::Result<Self> {
         let prr = check_prob("prr", prr)?;
-        if !(mu.is_finite() && mu <= 1.0) {
-            return Err(crate::Error::param("mu", mu, "a value ≤ 1"));
+        // μ = 1 means g = b = 0: a chain that never leaves its first state, every packet
+        // delivered or every one lost, which no PRR strictly between 0 and 1 describes.
+        if !(mu.is_finite() && mu < 1.0) {
+            return Err(crate::Error::param("mu", mu, "a value < 1 (μ = 1 is a link stuck in one state, not a channel with this PRR)"));
         }
         let (g, b) = crate::trace::stats::ge_from_prr_mu(prr, mu);
         if !(0.0..=1.0).contains(&g) || !(0.0..=1.0).contains(&b) {

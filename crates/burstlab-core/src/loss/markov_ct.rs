@@ -57,6 +57,25 @@ mod tests {
         assert!(e.contains("mean_bad ="), "{e}");
     }
 
+    /// Sojourns the nanosecond clock cannot resolve are refused by name; a chain much
+    /// faster than the packets is crossed in exact skips (the long-run loss is π_B·p_B).
+    #[test]
+    fn fast_channels_are_refused_or_skipped() {
+        for (g, b) in [(1e-9, 1e-9), (1e-12, 1e-12), (1.0, 1e-7)] {
+            let e = markov_ct(g, b, 0.0, 1.0, NS_PER_MS).unwrap_err().to_string();
+            assert!(e.contains("at least 1 µs"), "{e}");
+        }
+        // 1 ms packets over a chain with 10 µs + 30 µs cycles: every step is a skip.
+        let mut m = markov_ct(10e-6, 30e-6, 0.0, 1.0, NS_PER_MS).unwrap();
+        let mut r = from_seed(5);
+        let n = 200_000usize;
+        let v: Vec<bool> = (0..n).map(|_| m.lost_packet(&mut r)).collect();
+        let frac = v.iter().filter(|&&x| x).count() as f64 / n as f64;
+        // independent draws (the chain forgets in 25 cycles): binomial standard error
+        let tol = 5.0 * (0.75f64 * 0.25 / n as f64).sqrt();
+        assert!((frac - 0.75).abs() < tol, "{frac} ± {tol}");
+    }
+
     /// Stationary probabilities: sampled on a fine grid with zero-length probes, the
     /// fraction of time bad matches m_B/(m_G+m_B) (Pentikousis & Badr's A/B = 1.8 s / 0.2 s).
     #[test]

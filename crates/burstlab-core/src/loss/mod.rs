@@ -93,6 +93,27 @@ pub(crate) fn check_pos_ns(name: &str, x: Nanos) -> crate::Result<Nanos> {
     }
 }
 
+/// The shortest typical sojourn (seconds) a time model accepts: burstlab's clock counts
+/// whole nanoseconds (a draw is rounded, at least 1 ns), so a law whose draws are a few
+/// nanoseconds would be distorted (a mean of 10^-12 s would become 1 ns periods and a
+/// silent 0 % or 100 % loss), and a channel that changes a million times per packet
+/// costs a million draws per packet. 1 µs keeps the rounding error below 0.1 %.
+pub const MIN_SOJOURN_SECS: f64 = 1e-6;
+
+/// A sojourn law of a time model, in seconds, at the scale the clock resolves.
+pub(crate) fn check_time_law(name: &str, law: &sojourn::Sojourn) -> crate::Result<()> {
+    let t = law.typical();
+    if !(t >= MIN_SOJOURN_SECS) {
+        return Err(crate::Error::param(
+            name,
+            format!("{t:e} s (typical sojourn)"),
+            "sojourns of at least 1 µs: time is counted in whole nanoseconds, so shorter ones cannot be represented \
+             (a channel that fast is independent loss at packet scale: use bernoulli with the long-run loss rate)",
+        ));
+    }
+    Ok(())
+}
+
 /// A probability parameter in [0, 1].
 pub(crate) fn check_prob(name: &str, p: f64) -> crate::Result<f64> {
     if p.is_finite() && (0.0..=1.0).contains(&p) {

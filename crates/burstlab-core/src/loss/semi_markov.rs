@@ -38,7 +38,11 @@ pub(crate) fn draw_ns(d: &Sojourn, rng: &mut Rng) -> Nanos {
     }
 }
 
-/// Lazily generated alternating trajectory: `periods` are (start, end, bad) with no gaps.
+/// Exponential laws: gaps longer than this many mean cycles are crossed in one exact step.
+pub const SKIP_CYCLES: f64 = 64.0;
+
+/// Lazily generated alternating trajectory: `periods` are (start, end, bad) with no gaps
+/// (after a skip, the trajectory restarts at the queried time).
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Trajectory {
     periods: VecDeque<(Nanos, Nanos, bool)>,
@@ -50,6 +54,13 @@ impl Trajectory {
     }
 
     /// Make sure the trajectory covers [start, end) and forget periods ending at or before `start`.
+    ///
+    /// With exponential laws (a continuous-time Markov chain) a gap of more than
+    /// [`SKIP_CYCLES`] mean cycles before `start` is crossed in one step: the state at
+    /// `start` is drawn from the chain's transient law, P(bad at t + Δ | entering X at t) =
+    /// π_B + (1[X = bad] − π_B)·e^(−(1/m_G + 1/m_B)Δ), and by memorylessness the period
+    /// from `start` on is a fresh sojourn. This is exact, and keeps the cost per query
+    /// bounded however fast the channel changes relative to the queries.
     fn cover(&mut self, start: Nanos, end: Nanos, good: &Sojourn, bad: &Sojourn, first_bad: impl FnOnce(&mut Rng) -> bool, rng: &mut Rng) {
         if self.periods.is_empty() {
             let b = first_bad(rng);
@@ -64,6 +75,20 @@ impl Trajectory {
             let &(_, e, b) = self.periods.back().expect("non-empty");
             if e > end.max(start) {
                 break;
+            }
+            if let (Sojourn::Exponential { mean: mg }, Sojourn::Exponential { mean: mb }) = (good, bad) {
+                let cycle = (mg + mb) * NS_PER_S as f64;
+                if start > e && (start - e) as f64 > SKIP_CYCLES * cycle {
+                    let gap = (start - e) as f64 / NS_PER_S as f64;
+                    let pi_b = mb / (mg + mb);
+                    let x0 = if b { 0.0 } else { 1.0 }; // the state entered at e is !b
+                    let p_bad = pi_b + (x0 - pi_b) * (-(1.0 / mg + 1.0 / mb) * gap).exp();
+                    let now_bad = uniform(rng) < p_bad;
+                    let d = draw_ns(if now_bad { bad } else { good }, rng);
+                    self.periods.clear();
+                    self.periods.push_back((start, start.saturating_add(d), now_bad));
+                    continue;
+                }
             }
             let d = draw_ns(if b { good } else { bad }, rng);
             self.periods.push_back((e, e.saturating_add(d), !b));
@@ -102,6 +127,8 @@ pub struct SemiMarkov {
 
 impl SemiMarkov {
     pub fn new(good: Sojourn, bad: Sojourn, loss_good: f64, loss_bad: f64, mode: TimeMode, packet_interval: Nanos) -> crate::Result<Self> {
+        super::check_time_law("good", &good)?;
+        super::check_time_law("bad", &bad)?;
         let loss_good = check_prob("loss_good", loss_good)?;
         let loss_bad = check_prob("loss_bad", loss_bad)?;
         if mode == TimeMode::Temporal {

@@ -133,6 +133,21 @@ impl Sojourn {
         }
     }
 
+    /// A typical draw, to judge a time scale: the mean where it is finite, else the
+    /// smallest value the law takes (Pareto scale, spliced body) or its median.
+    pub fn typical(&self) -> f64 {
+        if let Some(m) = self.mean() {
+            return m;
+        }
+        match self {
+            Sojourn::Pareto { scale, .. } => *scale,
+            Sojourn::Lognormal { mu, .. } => mu.exp(),
+            Sojourn::Empirical { values, .. } => values.iter().copied().fold(f64::INFINITY, f64::min),
+            Sojourn::Exponential { mean } | Sojourn::Geometric { mean } => *mean,
+            Sojourn::Deterministic { value } => *value,
+        }
+    }
+
     /// The mean, where it is finite and known in closed form (None for a Pareto with
     /// shape ≤ 1 or a spliced heavy tail without a finite mean).
     pub fn mean(&self) -> Option<f64> {

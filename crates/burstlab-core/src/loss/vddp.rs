@@ -50,6 +50,15 @@ pub struct Vddp {
 
 impl Vddp {
     pub fn new(main_a: Sojourn, main_b: Sojourn, drop_a: f64, drop_b: f64, cycle_a: f64, cycle_b: f64, packet_interval: Nanos) -> crate::Result<Self> {
+        super::check_time_law("a", &main_a)?;
+        super::check_time_law("b", &main_b)?;
+        for (name, c, r) in [("cycle_a", cycle_a, drop_a), ("cycle_b", cycle_b, drop_b)] {
+            // the ON and OFF sub-periods (means r·c and (1 − r)·c) must be resolvable too
+            let shortest = c * r.min(1.0 - r);
+            if c.is_finite() && shortest > 0.0 && shortest < super::MIN_SOJOURN_SECS {
+                return Err(crate::Error::param(name, c, "sub-periods (cycle × drop share) of at least 1 µs: time is counted in whole nanoseconds"));
+            }
+        }
         Ok(Vddp {
             main: [main_a, main_b],
             drop: [check_prob("drop_a", drop_a)?, check_prob("drop_b", drop_b)?],

@@ -1,6 +1,7 @@
 //! A packed bit sequence: bit i lives in `words[i / 64]` at position `i % 64` (LSB first),
 //! which is the layout of `numpy.packbits(..., bitorder="little")` viewed as `u64`.
 use crate::error::{Error, Result};
+use crate::mem;
 
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct BitTrace {
@@ -15,6 +16,32 @@ impl BitTrace {
 
     pub fn with_capacity(bits: usize) -> Self {
         Self { words: Vec::with_capacity(bits.div_ceil(64)), len: 0 }
+    }
+
+    /// Room for `bits` entries, checked against available memory and reserved fallibly
+    /// ([`crate::mem`]): an impossible size is an [`Error::Memory`], never an abort.
+    pub fn try_with_capacity(bits: usize, what: &str) -> Result<Self> {
+        let mut t = Self::new();
+        t.reserve_bits(bits, what)?;
+        Ok(t)
+    }
+
+    /// Make room for `additional` more entries (checked, fallible, amortised growth).
+    pub fn reserve_bits(&mut self, additional: usize, what: &str) -> Result<()> {
+        let need = self.len.checked_add(additional).ok_or_else(|| Error::Memory(format!("{what}: more than 2^64 entries")))?;
+        mem::grow(&mut self.words, need.div_ceil(64), what)
+    }
+
+    /// `len` bits all equal to `value`, checked and fallible ([`BitTrace::filled`]).
+    pub fn try_filled(len: usize, value: bool, what: &str) -> Result<Self> {
+        let fill = if value { u64::MAX } else { 0 };
+        let mut words = mem::zeroed::<u64>(len.div_ceil(64), what)?;
+        if value {
+            words.iter_mut().for_each(|w| *w = fill);
+        }
+        let mut t = Self { words, len };
+        t.clear_tail();
+        Ok(t)
     }
 
     /// `len` bits, all equal to `value`.
@@ -128,9 +155,36 @@ impl BitTrace {
         }
     }
 
+    /// Append the low `n <= 64` bits of `w` at any alignment (the streaming readers' path:
+    /// callers reserve first with [`BitTrace::reserve_bits`], so this never reallocates
+    /// more than `Vec::push` would).
+    #[inline]
+    pub fn append(&mut self, w: u64, n: usize) {
+        debug_assert!(n <= 64);
+        if n == 0 {
+            return;
+        }
+        let w = if n == 64 { w } else { w & ((1u64 << n) - 1) };
+        let j = self.len & 63;
+        if j == 0 {
+            self.words.push(w);
+        } else {
+            *self.words.last_mut().expect("a partial word exists when len % 64 != 0") |= w << j;
+            if j + n > 64 {
+                self.words.push(w >> (64 - j));
+            }
+        }
+        self.len += n;
+    }
+
+    /// Release spare capacity (after a streaming read whose size was estimated).
+    pub fn shrink_to_fit(&mut self) {
+        self.words.shrink_to_fit();
+    }
+
     /// Number of 1s (delivered packets).
     pub fn count_ones(&self) -> u64 {
-        self.words.iter().map(|w| w.count_ones() as u64).sum()
+        super::stats::popcount_words(&self.words)
     }
 
     /// Number of 1s among bits [start, end).
@@ -195,16 +249,28 @@ impl BitTrace {
         t
     }
 
+    /// One byte per entry (0 or 1), checked and fallible (8× the packed size).
+    pub fn try_to_bytes(&self) -> Result<Vec<u8>> {
+        let mut v = Vec::new();
+        mem::reserve(&mut v, self.len, &format!("unpacking a trace of {} entries to one byte per entry", self.len))?;
+        self.unpack_into(&mut v);
+        Ok(v)
+    }
+
     /// One byte per entry (0 or 1).
     pub fn to_bytes(&self) -> Vec<u8> {
         let mut v = Vec::with_capacity(self.len);
+        self.unpack_into(&mut v);
+        v
+    }
+
+    fn unpack_into(&self, v: &mut Vec<u8>) {
         for (k, &w) in self.words.iter().enumerate() {
             let n = (self.len - (k << 6)).min(64);
             for j in 0..n {
                 v.push(((w >> j) & 1) as u8);
             }
         }
-        v
     }
 
     pub fn iter(&self) -> impl Iterator<Item = bool> + '_ {
@@ -261,6 +327,27 @@ mod tests {
         assert!(BitTrace::from_words(vec![0; 2], 64).is_err());
         let t = BitTrace::from_words(vec![u64::MAX], 10).unwrap();
         assert_eq!(t.count_ones(), 10);
+    }
+
+    #[test]
+    fn append_at_any_alignment_matches_push() {
+        let v: Vec<bool> = (0..1000u64).map(|i| (i * 2654435761) % 7 < 3).collect();
+        for chunk in [1usize, 3, 17, 63, 64] {
+            let mut t = BitTrace::try_with_capacity(10, "test").unwrap();
+            for c in v.chunks(chunk) {
+                let w = c.iter().enumerate().fold(0u64, |w, (j, &b)| w | ((b as u64) << j));
+                t.reserve_bits(c.len(), "test").unwrap();
+                t.append(w | (u64::MAX << c.len().min(63)) * (c.len() < 64) as u64, c.len()); // high garbage is masked
+            }
+            assert_eq!(t, BitTrace::from_bools(v.iter().copied()), "chunk {chunk}");
+        }
+    }
+
+    #[test]
+    fn impossible_sizes_are_memory_errors() {
+        assert!(matches!(BitTrace::try_with_capacity(usize::MAX - 64, "t"), Err(Error::Memory(_))));
+        assert!(matches!(BitTrace::try_filled(usize::MAX - 64, true, "t"), Err(Error::Memory(_))));
+        assert_eq!(BitTrace::try_filled(70, true, "t").unwrap(), BitTrace::filled(70, true));
     }
 
     #[test]

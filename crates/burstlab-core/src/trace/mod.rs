@@ -5,6 +5,8 @@ pub mod convergence;
 pub mod parse;
 pub mod runs;
 pub mod stats;
+pub mod summary;
+pub mod write;
 
 pub use bits::BitTrace;
 pub use runs::RunHistogram;

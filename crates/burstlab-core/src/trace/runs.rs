@@ -43,7 +43,7 @@ pub struct RunHistogram {
     long: Vec<u64>,
 }
 
-const DENSE: usize = 4096;
+pub(crate) const DENSE: usize = 4096;
 
 impl RunHistogram {
     pub fn new() -> Self {
@@ -57,6 +57,12 @@ impl RunHistogram {
         } else {
             self.long.push(len);
         }
+    }
+
+    /// `count` runs of length `len` (`len` < 4096, the dense part).
+    #[inline]
+    pub(crate) fn add_short(&mut self, len: usize, count: u64) {
+        self.dense[len] += count;
     }
 
     /// Distinct lengths (ascending) and their counts.
@@ -101,11 +107,11 @@ impl RunHistogram {
     }
 }
 
-/// Histograms of (loss bursts, success runs) in one pass.
+/// Histograms of (loss bursts, success runs) in one pass (the fused pass of
+/// [`super::summary`], 16 entries at a time).
 pub fn run_histograms(t: &BitTrace) -> (RunHistogram, RunHistogram) {
-    let (mut zeros, mut ones) = (RunHistogram::new(), RunHistogram::new());
-    for_each_run(t, |v, l| if v { ones.add(l) } else { zeros.add(l) });
-    (zeros, ones)
+    let s = super::summary::summarize(t, t.len() + 1, &[], true);
+    (s.loss_bursts, s.success_runs)
 }
 
 /// All run lengths of `value`, in trace order.
@@ -142,6 +148,19 @@ mod tests {
             let mut got = Vec::new();
             for_each_run(&t, |v, l| got.push((v, l)));
             assert_eq!(got, naive_runs(&v), "n={n}");
+        }
+    }
+
+    #[test]
+    fn histograms_match_naive_runs() {
+        for n in [0usize, 1, 15, 16, 17, 63, 64, 65, 5000, 20000] {
+            let v: Vec<u8> = (0..n as u64).map(|i| ((i * i / 7 + (i >> 4) * 3) % 5 < 2) as u8).collect();
+            let (z, o) = run_histograms(&BitTrace::from_bytes(&v));
+            let (mut zn, mut on) = (RunHistogram::new(), RunHistogram::new());
+            for (val, l) in naive_runs(&v) {
+                if val { on.add(l) } else { zn.add(l) }
+            }
+            assert_eq!((z.to_pairs(), o.to_pairs()), (zn.to_pairs(), on.to_pairs()), "n={n}");
         }
     }
 

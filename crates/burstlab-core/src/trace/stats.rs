@@ -44,37 +44,139 @@ impl std::ops::Add for Transitions {
     }
 }
 
+/// Hardware popcount, chosen at run time (docs/traces.md "Speed"): the kernels below are
+/// compiled three times, for x86-64 with AVX2 (LLVM vectorises the popcounts), with the
+/// POPCNT instruction, and for the baseline x86-64 (or any other architecture), and the
+/// first call picks the best the CPU has (`is_x86_feature_detected!`, cached by std). So a
+/// wheel built anywhere runs everywhere and still uses the instructions where they exist.
+macro_rules! dispatch {
+    ($generic:ident ( $($arg:expr),* )) => {{
+        #[cfg(target_arch = "x86_64")]
+        {
+            if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("popcnt") {
+                #[target_feature(enable = "avx2,popcnt")]
+                unsafe fn avx2(words: &[u64], next: u64) -> (u64, u64) { $generic(words, next) }
+                // SAFETY: the CPU has AVX2 and POPCNT (checked just above).
+                return unsafe { avx2($($arg),*) };
+            }
+            if std::arch::is_x86_feature_detected!("popcnt") {
+                #[target_feature(enable = "popcnt")]
+                unsafe fn popcnt(words: &[u64], next: u64) -> (u64, u64) { $generic(words, next) }
+                // SAFETY: the CPU has POPCNT (checked just above).
+                return unsafe { popcnt($($arg),*) };
+            }
+        }
+        $generic($($arg),*)
+    }};
+}
+
+/// (ones, |11|) over `words`, where the bit after the last word is bit 0 of `next`:
+/// |11| counts the pairs (i, i+1) both 1 whose start i lies in `words`.
+#[inline(always)]
+fn ones_n11_generic(words: &[u64], next: u64) -> (u64, u64) {
+    let (mut ones, mut n11) = (0u64, 0u64);
+    if let Some((&last, head)) = words.split_last() {
+        for (w, nx) in head.iter().zip(&words[1..]) {
+            let y = (w >> 1) | (nx << 63);
+            ones += w.count_ones() as u64;
+            n11 += (w & y).count_ones() as u64;
+        }
+        let y = (last >> 1) | (next << 63);
+        ones += last.count_ones() as u64;
+        n11 += (last & y).count_ones() as u64;
+    }
+    (ones, n11)
+}
+
+/// (ones, |11|) of whole words, with the fastest popcount the CPU has.
+pub fn ones_n11(words: &[u64], next: u64) -> (u64, u64) {
+    dispatch!(ones_n11_generic(words, next))
+}
+
+/// Number of 1 bits in `words` (hardware popcount where the CPU has it).
+pub fn popcount_words(words: &[u64]) -> u64 {
+    ones_n11(words, 0).0
+}
+
+/// Cumulative counts up to bit position p: C1(p) = ones among bits [0, p) and
+/// C11(p) = pairs (j, j+1) with j < p and both bits 1 (a pair past the end counts as 0).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Cumulative {
+    pub ones: u64,
+    pub n11: u64,
+}
+
+/// Transition counts of the pairs within [s, e) from the cumulative counts at s and e and
+/// the bits b_{e-1}, b_e (b_len = 0): with j ranging over the pair starts [s, e − 1),
+/// |11| = C11(e−1) − C11(s), the 1s among pair starts give |10| = that − |11| and the 1s
+/// among pair ends give |01| = that − |11|.
+pub(crate) fn transitions_between(t: &BitTrace, s: usize, cs: Cumulative, e: usize, ce: Cumulative) -> Transitions {
+    if e < s + 2 {
+        return Transitions::default();
+    }
+    let bit = |i: usize| if i < t.len() { t.get(i) as u64 } else { 0 };
+    let (bs, be1, be) = (bit(s), bit(e - 1), bit(e));
+    let n11 = ce.n11 - (be1 & be) - cs.n11;
+    let starts_ones = (ce.ones - be1) - cs.ones; // ones in [s, e-1)
+    let ends_ones = ce.ones - (cs.ones + bs); // ones in [s+1, e)
+    let (n10, n01) = (starts_ones - n11, ends_ones - n11);
+    let pairs = (e - s - 1) as u64;
+    Transitions { n00: pairs - n11 - n10 - n01, n01, n10, n11 }
+}
+
+/// The cumulative counts at position `p` (one pass over the words before it).
+fn cumulative_at(t: &BitTrace, p: usize) -> Cumulative {
+    let words = t.words();
+    let k = p >> 6;
+    let nx = |i: usize| words.get(i).copied().unwrap_or(0);
+    let (mut ones, mut n11) = ones_n11(&words[..k], nx(k));
+    let r = p & 63;
+    if r > 0 {
+        let w = words[k] & ((1u64 << r) - 1);
+        let y = (words[k] >> 1) | (nx(k + 1) << 63);
+        ones += w.count_ones() as u64;
+        n11 += (w & y).count_ones() as u64;
+    }
+    Cumulative { ones, n11 }
+}
+
 /// Transition counts over pairs (i, i+1) with `start <= i` and `i + 1 < end`,
-/// i.e. within bits [start, end). Word-at-a-time with popcount: memory-bound.
+/// i.e. within bits [start, end). Word-at-a-time with two hardware popcounts per word
+/// (|11| and the 1s; the other counts follow): memory-bound.
 pub fn transitions_range(t: &BitTrace, start: usize, end: usize) -> Transitions {
     assert!(start <= end && end <= t.len());
     if end - start < 2 {
         return Transitions::default();
     }
+    let cs = cumulative_at(t, start);
+    // C(end) = C(start) + counts over [start, end): whole words in between, parts at the ends.
     let words = t.words();
-    let last_i = end - 2; // last pair start
-    let (ks, ke) = (start >> 6, last_i >> 6);
-    let (mut n11, mut n10, mut n01) = (0u64, 0u64, 0u64);
-    for k in ks..=ke {
+    let nx = |i: usize| words.get(i).copied().unwrap_or(0);
+    let mut ce = cs;
+    let (ks, ke) = (start >> 6, end >> 6);
+    let part = |k: usize, lo: usize, hi: usize| -> (u64, u64) {
+        // bits [lo, hi) of word k (hi <= 64)
+        let mask = if hi - lo == 64 { u64::MAX } else { ((1u64 << (hi - lo)) - 1) << lo };
         let w = words[k];
-        let next = if k + 1 < words.len() { words[k + 1] } else { 0 };
-        let y = (w >> 1) | (next << 63); // y_j = b_{64k + j + 1}
-        let mut mask = u64::MAX;
-        if k == ks {
-            mask &= u64::MAX << (start & 63);
+        let y = (w >> 1) | (nx(k + 1) << 63);
+        ((w & mask).count_ones() as u64, (w & y & mask).count_ones() as u64)
+    };
+    if ks == ke {
+        let (o, p) = part(ks, start & 63, end & 63);
+        ce.ones += o;
+        ce.n11 += p;
+    } else {
+        let (o, p) = part(ks, start & 63, 64);
+        let (o2, p2) = ones_n11(&words[ks + 1..ke], nx(ke));
+        ce.ones += o + o2;
+        ce.n11 += p + p2;
+        if end & 63 != 0 {
+            let (o3, p3) = part(ke, 0, end & 63);
+            ce.ones += o3;
+            ce.n11 += p3;
         }
-        if k == ke {
-            let r = last_i & 63;
-            if r < 63 {
-                mask &= (1u64 << (r + 1)) - 1;
-            }
-        }
-        n11 += (w & y & mask).count_ones() as u64;
-        n10 += (w & !y & mask).count_ones() as u64;
-        n01 += (!w & y & mask).count_ones() as u64;
     }
-    let pairs = (end - start - 1) as u64;
-    Transitions { n00: pairs - n11 - n10 - n01, n01, n10, n11 }
+    transitions_between(t, start, cs, end, ce)
 }
 
 pub fn transitions(t: &BitTrace) -> Transitions {

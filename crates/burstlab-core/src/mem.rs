@@ -1,0 +1,119 @@
+//! Input-sized allocations, checked before they are made (docs/errors.md: "never runaway
+//! memory").
+//!
+//! Every buffer whose size comes from input (a trace length, an `expected` count, a
+//! sample size) is reserved through this module: the request is compared with the memory
+//! the system says is available (Linux `MemAvailable` in `/proc/meminfo`; elsewhere only
+//! the allocator's answer counts) and then reserved fallibly (`try_reserve_exact`), so an
+//! impossible request becomes [`Error::Memory`] (a Python `MemoryError`) instead of an
+//! allocation abort or a visit from the kernel's OOM killer. The check against available
+//! memory matters on Linux, whose default overcommit grants allocations it cannot back.
+use crate::error::{Error, Result};
+
+/// Bytes of memory available to a new allocation, if the system says (Linux `MemAvailable`).
+pub fn available_bytes() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib.saturating_mul(1024))
+}
+
+/// `bytes` with three significant digits in the largest unit that keeps them whole-ish:
+/// "125 GB", "1.25e5 TB" for absurd requests.
+fn human(bytes: u64) -> String {
+    let b = bytes as f64;
+    let (v, unit) = if b >= 1e12 {
+        (b / 1e12, "TB")
+    } else if b >= 1e9 {
+        (b / 1e9, "GB")
+    } else if b >= 1e6 {
+        (b / 1e6, "MB")
+    } else {
+        return format!("{bytes} bytes");
+    };
+    if v >= 1000.0 {
+        format!("{v:.3e} {unit}")
+    } else {
+        let digits = if v >= 100.0 { 0 } else if v >= 10.0 { 1 } else { 2 };
+        format!("{v:.digits$} {unit}")
+    }
+}
+
+/// Refuse a request for `bytes` of memory (for `what`) larger than what is available.
+pub fn check(bytes: u64, what: &str) -> Result<()> {
+    if let Some(avail) = available_bytes() {
+        if bytes > avail {
+            return Err(Error::Memory(format!("{what} needs {}, only {} of memory is available", human(bytes), human(avail))));
+        }
+    }
+    Ok(())
+}
+
+/// Memory of a packed trace of `bits` entries, saturating.
+pub fn packed_bytes(bits: u64) -> u64 {
+    bits.div_ceil(64).saturating_mul(8)
+}
+
+/// Reserve room for `additional` more elements in `v` (exactly), or an [`Error::Memory`]
+/// naming `what`; checked against available memory first.
+pub fn reserve<T>(v: &mut Vec<T>, additional: usize, what: &str) -> Result<()> {
+    let need = v.len().checked_add(additional);
+    if let Some(need) = need {
+        if need <= v.capacity() {
+            return Ok(());
+        }
+    }
+    let bytes = (additional as u64).saturating_mul(std::mem::size_of::<T>() as u64);
+    check(bytes, what)?;
+    v.try_reserve_exact(additional)
+        .map_err(|_| Error::Memory(format!("{what} needs {}, which cannot be allocated", human(bytes))))
+}
+
+/// Grow `v` amortised (at least doubling, like `Vec::push`) so that it can hold `min_len`
+/// elements; checked and fallible.
+pub fn grow<T>(v: &mut Vec<T>, min_len: usize, what: &str) -> Result<()> {
+    if min_len <= v.capacity() {
+        return Ok(());
+    }
+    let target = min_len.max(v.capacity().saturating_mul(2)).max(8);
+    let extra = target - v.len();
+    match reserve(v, extra, what) {
+        Ok(()) => Ok(()),
+        // The doubled size may not fit where the exact one does.
+        Err(_) => reserve(v, min_len - v.len(), what),
+    }
+}
+
+/// A vector of `n` zeros (checked and fallible).
+pub fn zeroed<T: Copy + Default>(n: usize, what: &str) -> Result<Vec<T>> {
+    let mut v = Vec::new();
+    reserve(&mut v, n, what)?;
+    v.resize(n, T::default());
+    Ok(v)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn impossible_requests_are_errors_not_aborts() {
+        let mut v: Vec<u64> = Vec::new();
+        let e = reserve(&mut v, usize::MAX / 16, "a test buffer").unwrap_err();
+        assert!(matches!(e, Error::Memory(_)), "{e:?}");
+        assert!(e.to_string().contains("a test buffer needs"), "{e}");
+        assert!(zeroed::<u64>(usize::MAX / 16, "x").is_err());
+        // Ordinary requests succeed and growth is amortised.
+        let mut v: Vec<u8> = zeroed(10, "y").unwrap();
+        grow(&mut v, 11, "y").unwrap();
+        assert!(v.capacity() >= 20);
+    }
+
+    #[test]
+    fn packed_bytes_saturates() {
+        assert_eq!(packed_bytes(0), 0);
+        assert_eq!(packed_bytes(1), 8);
+        assert_eq!(packed_bytes(65), 16);
+        assert!(packed_bytes(u64::MAX) > 1 << 60);
+    }
+}
