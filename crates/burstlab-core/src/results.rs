@@ -48,6 +48,8 @@ pub struct Counters {
     /// Payload bytes delivered in order to the receiving application.
     pub delivered_bytes: u64,
     pub delivered_segments: u64,
+    /// Window reductions in response to ECN-Echo (RFC 3168).
+    pub ecn_reductions: u64,
 }
 
 impl Counters {
@@ -66,6 +68,7 @@ impl Counters {
             arrived_bytes: self.arrived_bytes - o.arrived_bytes,
             delivered_bytes: self.delivered_bytes - o.delivered_bytes,
             delivered_segments: self.delivered_segments - o.delivered_segments,
+            ecn_reductions: self.ecn_reductions - o.ecn_reductions,
         }
     }
 }
@@ -218,12 +221,16 @@ pub struct LinkCounters {
     /// queue drops less those still queued or in service at the end.
     pub sent: u64,
     pub bytes_sent: u64,
-    /// Dropped on entry by a full buffer.
+    /// Dropped on entry: by a full buffer, or early by RED (`early_drops`).
     pub queue_drops: u64,
     /// Lost by the link's loss process.
     pub channel_losses: u64,
     /// Reached the far end.
     pub delivered: u64,
+    /// RED: packets dropped on entry before the buffer was full (counted in `queue_drops`).
+    pub early_drops: u64,
+    /// RED: ECN-capable packets marked CE instead of dropped.
+    pub ecn_marks: u64,
 }
 
 impl LinkCounters {
@@ -235,6 +242,8 @@ impl LinkCounters {
             queue_drops: self.queue_drops - o.queue_drops,
             channel_losses: self.channel_losses - o.channel_losses,
             delivered: self.delivered - o.delivered,
+            early_drops: self.early_drops - o.early_drops,
+            ecn_marks: self.ecn_marks - o.ecn_marks,
         }
     }
 }

@@ -21,12 +21,13 @@ use super::event::{EventQueue, Timer};
 use super::mintree::{key, key_time, Key, MinTree, NONE};
 use super::network::{FlowKind, FlowSpec, LinkLoss, Network, OnOff};
 use super::scenario::{Scenario, TcpConfig};
-use crate::link::{InFlight, LossMode, LossSource, LossWindow, Pipe, Server};
+use crate::link::{InFlight, LossMode, LossSource, LossWindow, Pipe, QueueDisc, Red, Server, Timing, Verdict};
 use crate::results::{
     jain, Counters, FlowKindTag, FlowResult, LinkCounters, LinkResult, LogHistogram, NetworkResult, Series, SimResult,
 };
 use crate::rng::{component_id, stream, Rng};
 use crate::tcp::config::CcKind;
+use crate::tcp::pkt_flags::{CE, ECE, ECT};
 use crate::tcp::receiver::{AckPkt, Receiver, ReceiverConfig, RxAction};
 use crate::tcp::sender::{Sender, Tx};
 use crate::time::{to_secs_f64, tx_time, Nanos};
@@ -62,9 +63,12 @@ pub struct Pkt {
     pub t0: Nanos,
     /// Data: the segment; ACK: the cumulative ACK; datagram: its number.
     pub num: u64,
-    /// [`Pkt::aux`], then [`Pkt::kind`] and [`Pkt::retx`] in the upper half.
+    /// [`Pkt::aux`], then [`Pkt::kind`], [`Pkt::retx`] and [`Pkt::flags`] in the upper half.
     meta: u64,
 }
+
+/// Where [`Pkt::flags`] sit in the packet's meta word.
+const FLAGS_SHIFT: u32 = 41;
 
 impl Pkt {
     pub fn new(flow: u32, pos: u32, t0: Nanos, kind: PktKind, num: u64, aux: u32, retx: bool) -> Self {
@@ -93,6 +97,18 @@ impl Pkt {
     #[inline]
     pub fn retx(&self) -> bool {
         self.meta >> 40 & 1 != 0
+    }
+
+    /// Header bits (`tcp::pkt_flags`: ECN field, CWR / ECE, LT-TCP's FEC marks).
+    #[inline]
+    pub fn flags(&self) -> u8 {
+        (self.meta >> FLAGS_SHIFT) as u8
+    }
+
+    #[inline]
+    pub fn with_flags(mut self, f: u8) -> Self {
+        self.meta |= (f as u64) << FLAGS_SHIFT;
+        self
     }
 
     fn log_fields(&self) -> (LogKind, u64, bool) {
@@ -164,6 +180,8 @@ struct LinkRt {
     snap: LinkCounters,
     busy: Nanos,
     qdelay: LogHistogram,
+    /// RED (`link/red.rs`), consulted at admission; None: DropTail.
+    red: Option<Box<Red>>,
 }
 
 impl LinkRt {
@@ -205,6 +223,8 @@ struct TcpFlow {
     /// The Ideal-estimate TCP (Martignon & Capone §V): the sender's `Tcb::fair_share_bps`
     /// is set from the engine's fair share before each ACK and timeout.
     needs_share: bool,
+    /// RFC 3168: the flow's new data is ECN-capable (ECT).
+    ect: u8,
     next_sack: u32,
     spurious_timeouts: u64,
     snapshot: Counters,
@@ -334,6 +354,19 @@ impl<const LOG: bool> Engine<LOG> {
             net.links.iter().enumerate().map(|(i, l)| if let LinkLoss::Shared(j) = l.loss { j } else { i }).collect();
         for (i, l) in net.links.into_iter().enumerate() {
             let pipe = Pipe::new(l.delay, l.buffer, l.buffer_unit);
+            let red = match &l.queue {
+                QueueDisc::DropTail => None,
+                QueueDisc::Red(p) => {
+                    // F&J's s: a packet of mean_packet_bytes on this link's server.
+                    let bits = p.mean_packet_bytes as f64 * 8.0;
+                    let s = match &net.servers[l.server] {
+                        Timing::Slotted { slot } => *slot as f64,
+                        t => t.rate_bps().map_or(0.0, |r| bits / r * 1e9),
+                    };
+                    let rng = stream(seed, component_id(&format!("link.{}.red", l.name)));
+                    Some(Box::new(Red::new(p.clone(), s, rng)))
+                }
+            };
             let loss = match l.loss {
                 LinkLoss::None => LossSource::None,
                 LinkLoss::Own(mut m, mode) => {
@@ -357,6 +390,7 @@ impl<const LOG: bool> Engine<LOG> {
                 snap: LinkCounters::default(),
                 busy: 0,
                 qdelay: LogHistogram::default(),
+                red,
             });
         }
         for i in 0..links.len() {
@@ -394,6 +428,7 @@ impl<const LOG: bool> Engine<LOG> {
                             ack_bytes: t.wire_ack_bytes() as u32,
                             timestamps: t.timestamps,
                             needs_share: t.cc == CcKind::Ideal,
+                            ect: if t.ecn { ECT } else { 0 },
                             mss: t.mss as u32,
                             completion: None,
                             channel_losses: 0,
@@ -531,7 +566,10 @@ impl<const LOG: bool> Engine<LOG> {
 
     /// Put a packet of `bytes` on link `li` at the current time.
     #[inline(always)]
-    fn enter(&mut self, li: usize, p: Pkt, bytes: u32) {
+    fn enter(&mut self, li: usize, mut p: Pkt, bytes: u32) {
+        if self.links[li].red.is_some() && !self.red_admits(li, &mut p) {
+            return;
+        }
         let now = self.now;
         let l = &mut self.links[li];
         let Some((start, sent)) = l.pipe.admit(now, bytes, &mut self.servers[l.server]) else {
@@ -562,6 +600,31 @@ impl<const LOG: bool> Engine<LOG> {
             self.links[li].pipe.push(InFlight { lost, ..e }, true);
             if was_empty {
                 self.tree.set(li, key(arrive, seq));
+            }
+        }
+    }
+
+    /// The queue discipline's seam: RED (`link/red.rs`) decides on `p` arriving at link
+    /// `li` from the queue it finds; an early drop is a queue drop (false), a mark sets CE.
+    #[cold]
+    #[inline(never)]
+    fn red_admits(&mut self, li: usize, p: &mut Pkt) -> bool {
+        let now = self.now;
+        let l = &mut self.links[li];
+        let q = l.pipe.backlog(now) as f64;
+        let q_time = l.pipe.last_start;
+        let red = l.red.as_mut().expect("called for RED links");
+        match red.arrival(now, q, q_time, p.flags() & ECT != 0) {
+            Verdict::Enqueue => true,
+            Verdict::Mark => {
+                *p = p.with_flags(CE);
+                l.c.ecn_marks += 1;
+                true
+            }
+            Verdict::Drop => {
+                l.c.early_drops += 1;
+                self.lose(li, p, true);
+                false
             }
         }
     }
@@ -630,8 +693,8 @@ impl<const LOG: bool> Engine<LOG> {
         self.log_pkt(LogEvent::Arrived, u32::MAX, &p);
         let f = p.flow as usize;
         match p.kind() {
-            PktKind::Data => self.on_data(f, Tx { seg: p.num, len: p.aux(), retx: p.retx(), ts: p.t0 }, p.t0),
-            PktKind::Ack => self.on_ack(f, p.num, p.aux()),
+            PktKind::Data => self.on_data(f, Tx { seg: p.num, len: p.aux(), retx: p.retx(), ts: p.t0, flags: p.flags() }, p.t0),
+            PktKind::Ack => self.on_ack(f, p.num, p.aux(), p.flags()),
             PktKind::Udp => {
                 if let FlowState::Cbr(c) = &mut self.flows[f].state {
                     c.delivered += 1;
@@ -673,14 +736,16 @@ impl<const LOG: bool> Engine<LOG> {
         let fl = &mut self.flows[f];
         let pos = fl.fwd0;
         let first = self.paths[pos as usize] as usize;
-        let (hdr, mss) = {
+        let (hdr, mss, ect) = {
             let t = fl.tcp();
-            (t.data_bytes_hdr, t.mss)
+            (t.data_bytes_hdr, t.mss, t.ect)
         };
         let now = self.now;
         for k in 0..self.txbuf.len() {
             let tx = self.txbuf[k];
-            let p = Pkt::new(f as u32, pos, now, PktKind::Data, tx.seg, tx.len, tx.retx);
+            // RFC 3168 §6.1.5: retransmissions are not ECN-capable.
+            let flags = tx.flags | if tx.retx { 0 } else { ect };
+            let p = Pkt::new(f as u32, pos, now, PktKind::Data, tx.seg, tx.len, tx.retx).with_flags(flags);
             self.log_pkt(LogEvent::Sent, first as u32, &p);
             self.enter(first, p, hdr - (mss - tx.len));
         }
@@ -703,7 +768,7 @@ impl<const LOG: bool> Engine<LOG> {
             id
         };
         let first = self.paths[pos as usize] as usize;
-        let p = Pkt::new(f as u32, pos, self.now, PktKind::Ack, a.ack, sack, false);
+        let p = Pkt::new(f as u32, pos, self.now, PktKind::Ack, a.ack, sack, false).with_flags(if a.ece { ECE } else { 0 });
         self.log_pkt(LogEvent::Sent, first as u32, &p);
         self.enter(first, p, bytes);
     }
@@ -730,11 +795,11 @@ impl<const LOG: bool> Engine<LOG> {
 
     /// An ACK reaches flow `f`'s sender: its cumulative ACK, and its SACK blocks from the
     /// flow's queue (dropping those of earlier ACKs that were lost on the way).
-    fn on_ack(&mut self, f: usize, ack: u64, sack: u32) {
+    fn on_ack(&mut self, f: usize, ack: u64, sack: u32, flags: u8) {
         let now = self.now;
         let t = self.flows[f].tcp();
         let a = if sack == NO_SACK {
-            AckPkt { ack, ..AckPkt::default() }
+            AckPkt { ack, ece: flags & ECE != 0, ..AckPkt::default() }
         } else {
             loop {
                 let (id, a) = t.sacks.pop_front().expect("an ACK's SACK blocks wait in its flow's queue");
@@ -768,6 +833,9 @@ impl<const LOG: bool> Engine<LOG> {
         }
         let before = t.receiver.rcv_nxt;
         t.receiver.note_tsval(tx.seg, tx.ts); // RFC 7323 TS.Recent
+        if tx.flags != 0 {
+            t.receiver.note_ecn(tx.flags); // RFC 3168 §6.1.3
+        }
         let act = t.receiver.on_segment(tx.seg, now);
         let after = t.receiver.rcv_nxt;
         // A copy of data the receiver already held: spurious if sent in the measured interval.
@@ -1105,6 +1173,7 @@ impl<const LOG: bool> Engine<LOG> {
             arrived_bytes: t.arrived_bytes,
             delivered_bytes: t.sender.bytes_below(t.receiver.rcv_nxt),
             delivered_segments: t.receiver.rcv_nxt,
+            ecn_reductions: s.ecn_reductions,
         }
     }
 

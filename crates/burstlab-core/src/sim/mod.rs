@@ -16,4 +16,6 @@ pub(crate) mod validation;
 #[cfg(test)]
 mod network_tests;
 #[cfg(test)]
+mod red_tests;
+#[cfg(test)]
 mod regression;

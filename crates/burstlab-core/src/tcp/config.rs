@@ -269,6 +269,9 @@ pub struct TcpConfig {
     /// Restart the retransmission timer on every partial ACK (RFC 2582 §4 "Slow-but-Steady")
     /// instead of the first only ("Impatient", RFC 6582 §3.2 step 5).
     pub restart_timer_every_partial_ack: bool,
+    /// RFC 3168 ECN: data segments are ECN-capable (ECT, retransmissions excepted, §6.1.5),
+    /// the receiver echoes CE as ECE until CWR, the sender reduces once per window.
+    pub ecn: bool,
 }
 
 /// The timestamps option on the wire: 10 bytes padded to 12 (RFC 7323 §3).
@@ -321,6 +324,7 @@ impl Default for TcpConfig {
             ack_on_idle: false,
             fast_retransmit_after_timeout: false,
             restart_timer_every_partial_ack: false,
+            ecn: false,
         }
     }
 }

@@ -28,6 +28,8 @@ pub struct AckPkt {
     pub nsack: u8,
     /// RFC 7323 TSecr: the TSval (send time) the receiver echoes (used with timestamps on).
     pub tsecr: Nanos,
+    /// RFC 3168 §6.1.3 ECN-Echo.
+    pub ece: bool,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -68,6 +70,8 @@ pub struct Receiver {
     /// RFC 7323 §4.3 TS.Recent and Last.ACK.sent (in segments).
     ts_recent: Nanos,
     last_ack_sent: u64,
+    /// RFC 3168 §6.1.3: set ECE on every ACK (a CE arrived and no CWR since).
+    ece: bool,
     /// Data segments that arrived carrying data already held (duplicates).
     pub duplicates: u64,
     /// Data segments that arrived (any).
@@ -88,6 +92,7 @@ impl Receiver {
             nrecent: 0,
             ts_recent: 0,
             last_ack_sent: 0,
+            ece: false,
             duplicates: 0,
             arrivals: 0,
             acks_sent: 0,
@@ -178,6 +183,20 @@ impl Receiver {
         }
     }
 
+    /// RFC 3168 §6.1.3: an arriving data packet's header bits (`tcp::pkt_flags`): CWR ends
+    /// the ECN-Echo, CE starts it (the same packet may do both). Call before
+    /// [`Receiver::on_segment`].
+    #[inline]
+    pub fn note_ecn(&mut self, flags: u8) {
+        use super::pkt_flags::{CE, CWR};
+        if flags & CWR != 0 {
+            self.ece = false;
+        }
+        if flags & CE != 0 {
+            self.ece = true;
+        }
+    }
+
     /// The delayed-ACK timer fires: the ACK to send, if any is still owed.
     /// With `ack_on_idle`, the ACK is sent even if nothing is owed (a duplicate) and the
     /// timer restarts at `now + ack_timeout`.
@@ -196,7 +215,7 @@ impl Receiver {
         self.delack_deadline = None;
         self.acks_sent += 1;
         self.last_ack_sent = self.rcv_nxt;
-        let mut a = AckPkt { ack: self.rcv_nxt, tsecr: self.ts_recent, ..AckPkt::default() };
+        let mut a = AckPkt { ack: self.rcv_nxt, tsecr: self.ts_recent, ece: self.ece, ..AckPkt::default() };
         if self.cfg.sack {
             a.nsack = self.nrecent as u8;
             a.sack[..self.nrecent].copy_from_slice(&self.recent[..self.nrecent]);

@@ -40,6 +40,8 @@ pub struct SenderConfig {
     /// Restart the timer on every partial ACK (RFC 2582 §4 Slow-but-Steady); off: only the
     /// first (Impatient, RFC 6582 §3.2 step 5).
     pub restart_timer_every_partial_ack: bool,
+    /// RFC 3168 ECN: respond to ECN-Echo once per window, flag CWR.
+    pub ecn: bool,
 }
 
 impl SenderConfig {
@@ -69,6 +71,7 @@ impl SenderConfig {
             total_bytes,
             fast_retransmit_after_timeout: t.fast_retransmit_after_timeout,
             restart_timer_every_partial_ack: t.restart_timer_every_partial_ack,
+            ecn: t.ecn,
         }
     }
 }
@@ -81,6 +84,9 @@ pub struct Tx {
     pub retx: bool,
     /// Send time, the segment's RFC 7323 TSval.
     pub ts: Nanos,
+    /// Header bits (`tcp::pkt_flags`): CWR, LT-TCP's FEC marks; the engine adds ECT, the
+    /// network CE.
+    pub flags: u8,
 }
 
 /// Sender-side counters.
@@ -92,6 +98,8 @@ pub struct SenderCounters {
     /// Fast retransmit episodes (DupThresh duplicate ACKs or SACK loss detection).
     pub fast_retransmits: u64,
     pub timeouts: u64,
+    /// Window reductions in response to ECN-Echo (RFC 3168 §6.1.2).
+    pub ecn_reductions: u64,
 }
 
 #[derive(Clone, Debug)]
@@ -110,6 +118,15 @@ pub struct Sender {
     /// Segments the application has supplied so far (u64::MAX = always backlogged; an
     /// ON/OFF application holds it at what was sent when it turns OFF).
     app_limit: u64,
+    /// RFC 3168 §6.1.2: `high_tx` at the last window reduction (loss or ECN), the first
+    /// segment sent after it (which carries CWR). A loss below it does not reduce again; an
+    /// ECN-Echo counts only on an ACK beyond it.
+    cwr_until: u64,
+    /// Set CWR on the next new data segment.
+    send_cwr: bool,
+    /// An ECN-Echo at a window of one segment: send nothing new until the timer fires
+    /// (RFC 3168 §6.1.2).
+    ecn_hold: bool,
     pub counters: SenderCounters,
 }
 
@@ -160,6 +177,9 @@ impl Sender {
             total_segs,
             last_len,
             app_limit: u64::MAX,
+            cwr_until: 0,
+            send_cwr: false,
+            ecn_hold: false,
             counters: SenderCounters::default(),
         }
     }
@@ -242,6 +262,7 @@ impl Sender {
     /// An ACK arrives at `now`.
     pub fn on_ack(&mut self, a: &AckPkt, now: Nanos, out: &mut Vec<Tx>) {
         let state_before = self.tcb.state;
+        let cwnd_at_ack = self.tcb.cwnd;
         let mut sacked = 0;
         if a.nsack > 0 && self.rec.uses_sack() {
             for &(s, e) in &a.sack[..a.nsack as usize] {
@@ -342,8 +363,15 @@ impl Sender {
                     let allowed = frat || matches!(self.rec, Recovery::Reno(_)) || self.tcb.snd_una >= self.tcb.recover;
                     if (self.tcb.dupacks >= self.tcb.dupack_threshold || sack_lost) && allowed {
                         self.update_pipe(true);
-                        let ss = self.cc.ssthresh_on_loss(&self.tcb);
-                        let base = self.cc.cwnd_after_fast_retransmit(&self.tcb, ss);
+                        let (ss, base) = if self.tcb.snd_una < self.cwr_until {
+                            // RFC 3168 §6.1.2: one reduction per window for CE marks and
+                            // losses together (the ECN response already made it).
+                            (self.tcb.ssthresh, self.tcb.cwnd.min(self.tcb.ssthresh))
+                        } else {
+                            let ss = self.cc.ssthresh_on_loss(&self.tcb);
+                            (ss, self.cc.cwnd_after_fast_retransmit(&self.tcb, ss))
+                        };
+                        self.window_reduced();
                         let from = self.tcb.state;
                         let act = self.rec.enter(&mut self.tcb, ss, base, delivered);
                         let to = self.tcb.state;
@@ -370,7 +398,50 @@ impl Sender {
             let info = AckInfo { now, acked_bytes: 0, acked_segs: 0, cum_bytes: 0, rtt, dup: true, state_before };
             self.cc.on_ack(&mut self.tcb, &info);
         }
+        let open = |s: CaState| matches!(s, CaState::Open | CaState::Disorder);
+        if a.ece && self.cfg.ecn && open(state_before) && open(self.tcb.state) {
+            self.on_ece(cwnd_at_ack, now);
+        }
         self.send_loop(now, out);
+    }
+
+    /// RFC 3168 §6.1.2, an ACK with ECN-Echo outside loss recovery: it does not grow cwnd;
+    /// if it acknowledges the first segment sent after the last reduction (the receiver echoes
+    /// CE until that segment's CWR reaches it), it is treated as a loss: ssthresh and cwnd
+    /// reduced as congestion control and the recovery's entry would, without retransmission
+    /// or inflation, once per window of data. At a window of one segment the timer is
+    /// restarted and nothing new is sent until it fires.
+    #[cold]
+    fn on_ece(&mut self, cwnd_at_ack: u64, now: Nanos) {
+        self.tcb.cwnd = cwnd_at_ack; // no growth from an ECN-Echo ACK
+        if self.tcb.snd_una <= self.cwr_until {
+            return;
+        }
+        if self.tcb.ssthresh_rule == SsthreshRule::Pipe {
+            self.update_pipe(false);
+        }
+        let ss = self.cc.ssthresh_on_loss(&self.tcb);
+        let base = self.cc.cwnd_after_fast_retransmit(&self.tcb, ss);
+        self.tcb.ssthresh = ss;
+        if cwnd_at_ack <= self.tcb.mss {
+            self.ecn_hold = true;
+            self.rto_deadline = Some(now + self.tcb.rto);
+        } else {
+            self.tcb.cwnd = base.min(cwnd_at_ack).max(self.tcb.mss);
+        }
+        self.counters.ecn_reductions += 1;
+        self.window_reduced();
+    }
+
+    /// A window reduction (ECN response, fast retransmit, timeout): the next new data segment
+    /// carries CWR (RFC 3168 §6.1.2, as Linux queues it on every reduction) and this window
+    /// is not reduced again.
+    #[inline]
+    fn window_reduced(&mut self) {
+        if self.cfg.ecn {
+            self.cwr_until = self.tcb.high_tx;
+            self.send_cwr = true;
+        }
     }
 
     /// The RTT congestion control sees with an ACK whose own sample is `sample`.
@@ -385,10 +456,21 @@ impl Sender {
     /// The retransmission timer fires (RFC 6298 §5.4-5.6, RFC 5681 §3.1).
     pub fn on_rto(&mut self, now: Nanos, out: &mut Vec<Tx>) {
         self.rto_deadline = None;
+        if self.ecn_hold {
+            // RFC 3168 §6.1.2: the timer restarted by an ECN-Echo at one segment lets one
+            // new segment go; it is not a timeout.
+            self.ecn_hold = false;
+            self.send_loop(now, out);
+            if self.tcb.snd_una < self.tcb.high_tx && self.rto_deadline.is_none() {
+                self.rto_deadline = Some(now + self.tcb.rto);
+            }
+            return;
+        }
         if self.tcb.snd_una >= self.tcb.high_tx {
             return;
         }
         self.counters.timeouts += 1;
+        self.window_reduced();
         // RFC 5681 eq. (4) on the first timeout; held constant on repeated timeouts.
         if self.backoffs == 0 {
             if self.tcb.ssthresh_rule == SsthreshRule::Pipe {
@@ -429,7 +511,12 @@ impl Sender {
         if self.tcb.state == CaState::Recovery {
             self.rec.on_transmit(len);
         }
-        out.push(Tx { seg, len: len as u32, retx, ts: now });
+        let mut flags = 0;
+        if self.send_cwr && !retx {
+            self.send_cwr = false;
+            flags = super::pkt_flags::CWR;
+        }
+        out.push(Tx { seg, len: len as u32, retx, ts: now, flags });
         // RFC 6298 §5.1: start the timer if it is not running.
         if self.rto_deadline.is_none() {
             self.rto_deadline = Some(now + self.tcb.rto);
@@ -438,6 +525,9 @@ impl Sender {
 
     /// Send whatever the windows allow.
     fn send_loop(&mut self, now: Nanos, out: &mut Vec<Tx>) {
+        if self.ecn_hold {
+            return;
+        }
         let rwnd_end = self.tcb.snd_una.saturating_add(self.cfg.rwnd).min(self.total_segs).min(self.app_limit);
         if self.tcb.state == CaState::Recovery && self.rec.uses_sack() {
             return self.sack_send_loop(now, rwnd_end, out);
@@ -528,12 +618,13 @@ mod tests {
             total_bytes: None,
             fast_retransmit_after_timeout: false,
             restart_timer_every_partial_ack: false,
+            ecn: false,
         };
         Sender::new(cfg, Cc::Reno(RenoCc::default()), Recovery::NewReno(NewReno::default()))
     }
 
     fn ack(n: u64) -> AckPkt {
-        AckPkt { ack: n, sack: [(0, 0); MAX_SACK_BLOCKS], nsack: 0, tsecr: 0 }
+        AckPkt { ack: n, sack: [(0, 0); MAX_SACK_BLOCKS], nsack: 0, tsecr: 0, ece: false }
     }
 
     fn segs(out: &mut Vec<Tx>) -> Vec<(u64, bool)> {
