@@ -5,7 +5,7 @@
 use crate::errors::IntoPyResult;
 use crate::loss::PyLossModel;
 use crate::trace::PyBitTrace;
-use burstlab_core::link::{BufferUnit, LossMode};
+use burstlab_core::link::{BufferUnit, LossMode, QueueDisc, RedParams};
 use burstlab_core::results::SimResult;
 use burstlab_core::sim::{self, AckLoss, AckPath, LinkConfig, Scenario, TcpConfig, Variant, Workload};
 use burstlab_core::tcp::config::{CcKind, CcRtt, Hystart, LinuxRenoVariant, PrrBound, PrrVariant, RecoveryKind, TibetEstimator, WestwoodVariant};
@@ -134,7 +134,35 @@ pub(crate) fn tcp_config(d: &Bound<'_, PyDict>) -> PyResult<TcpConfig> {
             Some("every") => true,
             Some(other) => return Err(crate::errors::to_py(Error::param("partial_ack_timer", other, "first or every"))),
         },
+        ecn: flag(d, "ecn", dft.ecn)?,
     })
+}
+
+/// A link's queue discipline from its dict: `queue` "droptail" (default) or "red", with
+/// RED's parameters in the dict under `red` (missing keys: the Rust defaults).
+pub(crate) fn queue_disc(prefix: &str, d: &Bound<'_, PyDict>) -> PyResult<QueueDisc> {
+    let kind: String = req(d, "queue", "droptail".to_string())?;
+    match kind.as_str() {
+        "droptail" => Ok(QueueDisc::DropTail),
+        "red" => {
+            let r = dict_of(d.py(), d, "red")?;
+            let dft = RedParams::default();
+            let bytes = count(&format!("{prefix}.red_mean_packet_bytes"), req(&r, "mean_packet_bytes", dft.mean_packet_bytes as i64)?)?;
+            Ok(QueueDisc::Red(RedParams {
+                min_th: real(&r, "min_th", dft.min_th)?,
+                max_th: real(&r, "max_th", dft.max_th)?,
+                max_p: real(&r, "max_p", dft.max_p)?,
+                weight: real(&r, "weight", dft.weight)?,
+                gentle: flag(&r, "gentle", dft.gentle)?,
+                wait: flag(&r, "wait", dft.wait)?,
+                ecn: flag(&r, "ecn", dft.ecn)?,
+                hard_drop: flag(&r, "hard_drop", dft.hard_drop)?,
+                mean_packet_bytes: u32::try_from(bytes)
+                    .map_err(|_| crate::errors::to_py(Error::param(&format!("{prefix}.red_mean_packet_bytes"), bytes, "below 2^32")))?,
+            }))
+        }
+        _ => Err(crate::errors::to_py(Error::param(&format!("{prefix}.queue"), kind, "droptail or red"))),
+    }
 }
 
 /// Every field of `t` as Python values (seconds, names), the inverse of [`tcp_config`].
@@ -191,6 +219,7 @@ fn tcp_dict<'py>(py: Python<'py>, t: &TcpConfig) -> PyResult<Bound<'py, PyDict>>
     d.set_item("ack_on_idle", t.ack_on_idle)?;
     d.set_item("fast_retransmit_after_timeout", t.fast_retransmit_after_timeout)?;
     d.set_item("partial_ack_timer", if t.restart_timer_every_partial_ack { "every" } else { "first" })?;
+    d.set_item("ecn", t.ecn)?;
     Ok(d)
 }
 
@@ -234,6 +263,7 @@ fn link_config(prefix: &str, d: &Bound<'_, PyDict>, loss: Option<&PyLossModel>) 
     l.loss_window = burstlab_core::link::LossWindow::parse(&window)
         .map_err(|_| crate::errors::to_py(Error::param(&format!("{prefix}.loss_window"), window, "serialisation or transit")))?;
     l.loss = loss.map(|m| m.fresh());
+    l.queue = queue_disc(prefix, d)?;
     Ok(l)
 }
 
@@ -270,6 +300,7 @@ pub(crate) fn result_dict<'py>(py: Python<'py>, r: SimResult) -> PyResult<Bound<
     d.set_item("acks_lost", c.acks_lost)?;
     d.set_item("delivered_bytes", c.delivered_bytes)?;
     d.set_item("delivered_segments", c.delivered_segments)?;
+    d.set_item("ecn_reductions", c.ecn_reductions)?;
     d.set_item("completion_time", r.completion_time)?;
     d.set_item("end_time", burstlab_core::time::to_secs_f64(r.end_time))?;
     d.set_item("events", r.events)?;

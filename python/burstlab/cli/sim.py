@@ -35,7 +35,9 @@ def _write_series(path: str, series: dict[str, Any]) -> None:
 
 
 #: Options that only mean something without --trace (the link model) and only with it.
-_LINK_ONLY = ("rate", "delay", "buffer", "buffer_unit", "loss", "loss_mode", "ack_loss", "duration", "size", "warmup")
+_LINK_ONLY = ("rate", "delay", "buffer", "buffer_unit", "loss", "loss_mode", "ack_loss", "duration", "size", "warmup", "queue",
+              *(f"red_{k}" for k in ("min_th", "max_th", "max_p", "weight", "gentle", "wait", "ecn", "hard_drop",
+                                     "mean_packet_bytes")))  # fmt: skip
 _TRACE_ONLY = ("trace_format", "slot", "ack_path")
 
 
@@ -99,6 +101,38 @@ def _tcp_options(f: Any) -> Any:
     return f
 
 
+def _red_options(f: Any) -> Any:
+    """``--queue`` and one option per :class:`burstlab.sim.Red` field (``--red-min-th``, ...)."""
+    from dataclasses import fields
+
+    from burstlab.sim import Red
+
+    for fl in reversed(fields(Red)):
+        opt = "--red-" + fl.name.replace("_", "-")
+        help_text = f"RED {fl.name.replace('_', ' ')} (with --queue red; default {fl.default})."
+        if fl.type in ("bool", bool):
+            f = click.option(f"{opt}/--no-{opt[2:]}", f"red_{fl.name}", default=None, help=help_text)(f)
+        else:
+            f = click.option(opt, f"red_{fl.name}", default=None, type=int if fl.type in ("int", int) else float, help=help_text)(f)
+    return click.option("--queue", default="droptail", show_default=True, type=click.Choice(["droptail", "red"]),
+                        help="Queue discipline of the link (both directions): DropTail, or RED with ECN marking "
+                        "(docs/simulator.md).")(f)  # fmt: skip
+
+
+def _queue_from_options(kw: dict[str, Any]) -> Any:
+    """``"droptail"`` or a :class:`burstlab.sim.Red` from --queue and the --red-* options."""
+    from dataclasses import fields
+
+    from burstlab.sim import Red
+
+    given = {fl.name: kw[f"red_{fl.name}"] for fl in fields(Red) if kw[f"red_{fl.name}"] is not None}
+    if kw["queue"] != "red":
+        if given:
+            raise click.UsageError(f"{', '.join(_opt('red_' + k) for k in given)}: RED parameters need --queue red")
+        return "droptail"
+    return Red(**given)
+
+
 def _tcp_from_options(kw: dict[str, Any]) -> Any:
     """The TcpConfig the options ask for: the profile, the --tcp pair, then each option given."""
     from dataclasses import fields
@@ -150,6 +184,7 @@ def _show_config(tcp: Any, kw: dict[str, Any], link: dict[str, Any] | None) -> N
 @click.option("--delay", default="10ms", show_default=True, help="One-way propagation delay.")
 @click.option("--buffer", default=100, show_default=True, type=int, help="DropTail buffer (see --buffer-unit).")
 @click.option("--buffer-unit", default="packets", show_default=True, type=click.Choice(["packets", "bytes"]))
+@_red_options
 @click.option("--loss", default="none", show_default=True, help="Loss spec, e.g. bernoulli:p=0.01 or ge:prr=0.9,mu=0.6.")
 @click.option("--loss-mode", default="packet", show_default=True, type=click.Choice(["packet", "time"]))
 @click.option("--ack-loss", default="none", show_default=True, type=click.Choice(["none", "independent", "sync"]))
@@ -186,11 +221,18 @@ def sim_cmd(ctx: click.Context, **kw: Any) -> None:
         _check_series_path(kw["series_out"])
 
     tcp = _tcp_from_options(kw)
+    queue = _queue_from_options(kw)
     if kw["show_config"]:
+        from burstlab.sim import _queue_config
+
         link = None if kw["trace_file"] is not None else {
             "rate": parse_rate(kw["rate"], "rate"), "delay": parse_time(kw["delay"], "delay"), "buffer": kw["buffer"],
             "buffer_unit": kw["buffer_unit"], "loss": kw["loss"], "loss_mode": kw["loss_mode"], "ack_loss": kw["ack_loss"],
         }  # fmt: skip
+        if link is not None:
+            q = _queue_config(queue)
+            link["queue"] = q["queue"]
+            link.update({f"red_{k}": v for k, v in q.get("red", {}).items()})
         return _show_config(tcp, kw, link)
     series = kw["series_out"] is not None
     if kw["trace_file"] is not None:
@@ -208,6 +250,7 @@ def sim_cmd(ctx: click.Context, **kw: Any) -> None:
             buffer_unit=kw["buffer_unit"],
             loss=parse_loss_spec(kw["loss"]),
             loss_mode=kw["loss_mode"],
+            queue=queue,
         )
         sc = Scenario(
             tcp=tcp,

@@ -24,7 +24,7 @@ import numpy.typing as npt
 from burstlab import _core
 
 __all__ = [
-    "PROFILES", "Cbr", "Flow", "FlowResult", "Hop", "Link", "LinkResult", "Network", "NetworkResult", "OnOff",
+    "PROFILES", "Cbr", "Flow", "FlowResult", "Hop", "Link", "LinkResult", "Network", "NetworkResult", "OnOff", "Red",
     "Scenario", "SimResult", "TcpConfig", "Workload", "load_scenario", "loss_model", "presets", "run", "run_network",
     "run_trace", "tcp_settings",
 ]  # fmt: skip
@@ -129,6 +129,8 @@ class TcpConfig:
                                              "RFC 2582's base algorithm).")  # fmt: skip
     partial_ack_timer: str = _f("first", "Restart the timer on the first partial ACK (RFC 6582 Impatient) or on every "
                                 "one (RFC 2582 Slow-but-Steady).", ("first", "every"))  # fmt: skip
+    ecn: bool = _f(False, "RFC 3168 ECN: ECN-capable data, the receiver echoes CE until CWR, the sender reduces once per "
+                   "window (a RED queue with red_ecn then marks instead of dropping).")  # fmt: skip
 
     def __post_init__(self, variant: str | None) -> None:
         if variant is None:
@@ -321,6 +323,48 @@ def loss_model(loss: Any) -> _core.LossModel | None:
 
 
 @dataclass(frozen=True)
+class Red:
+    """Random Early Detection (Floyd & Jacobson 1993) with ECN marking (RFC 3168), a link's
+    queue discipline (``Link(queue=Red(...))``; ``queue="red"`` takes these defaults, ns-3
+    3.44's RedQueueDisc's except ``ecn``). Thresholds of the average queue in the link's
+    buffer unit; ``max_p`` the marking probability at ``max_th``; ``weight`` the EWMA's w_q;
+    ``gentle``: the probability rises to 1 at 2·max_th instead of jumping; ``wait``: marks
+    spaced by at least 1/p_b packets; ``ecn``: ECN-capable packets are marked, not dropped;
+    ``hard_drop``: forced marks (above the thresholds) stay drops; ``mean_packet_bytes``:
+    the packet whose transmission time counts an idle period (``docs/simulator.md``)."""
+
+    min_th: float = 5.0
+    max_th: float = 15.0
+    max_p: float = 0.02
+    weight: float = 0.002
+    gentle: bool = True
+    wait: bool = True
+    ecn: bool = True
+    hard_drop: bool = True
+    mean_packet_bytes: int = 500
+
+
+#: The keys of :class:`Red` as link options (scenario files ``red_min_th = 5``, ``burstlab sim
+#: --red-min-th 5``).
+RED_FIELDS = tuple(f.name for f in fields(Red))
+
+
+def _queue_config(queue: Any) -> dict[str, Any]:
+    """A link's queue discipline as the simulator takes it: ``{"queue": "droptail"}`` or
+    ``{"queue": "red", "red": {...}}``."""
+    if isinstance(queue, Red):
+        red = queue
+    elif queue == "red":
+        red = Red()
+    elif queue == "droptail":
+        return {"queue": "droptail"}
+    else:
+        raise _core.ParameterError(f"invalid parameter queue = {queue!r}: expected 'droptail', 'red' or a burstlab.sim.Red")
+    conv = {f.name: (bool if f.type in ("bool", bool) else int if f.type in ("int", int) else float) for f in fields(Red)}
+    return {"queue": "red", "red": {k: _number(f"red_{k}", v, conv[k]) for k, v in asdict(red).items()}}
+
+
+@dataclass(frozen=True)
 class Link:
     """One link direction: capacity (bits/s), one-way delay (s), DropTail buffer and a
     loss model, consulted per packet (``"packet"``) or in time (``"time"``).
@@ -335,6 +379,8 @@ class Link:
     Mahimahi delivery-opportunity trace — a file path, or an array of millisecond
     timestamps; each opportunity carries ``opportunity_bytes`` (1500, an IP MTU); the trace
     loops with the period of its last timestamp.
+    ``queue``: ``"droptail"`` (default), ``"red"`` or a :class:`Red` with its parameters
+    (RED with ECN marking, checked at entry before the buffer).
     """
 
     rate: float = 10e6
@@ -346,6 +392,7 @@ class Link:
     loss_window: Literal["serialisation", "transit"] = "serialisation"
     capacity: Any = None
     opportunity_bytes: int = 1500
+    queue: Any = "droptail"
 
     def _config(self) -> dict[str, Any]:
         model = loss_model(self.loss)
@@ -357,6 +404,7 @@ class Link:
             "loss": None if model is None else repr(model),
             "loss_mode": self.loss_mode,
             "loss_window": self.loss_window,
+            **_queue_config(self.queue),
         }
 
 
@@ -444,11 +492,13 @@ class SimResult:
     delivered_bytes: int = 0
     delivered_segments: int = 0
     events: int = 0
+    ecn_reductions: int = 0
 
     _SCALARS = (
         "goodput_bps", "goodput_pps", "throughput_bps", "duration", "packets_sent", "packets_lost",
         "retransmissions", "spurious_retransmissions", "fast_retransmits", "timeouts", "completion_time",
         "channel_losses", "queue_drops", "acks_sent", "acks_lost", "delivered_bytes", "delivered_segments", "events",
+        "ecn_reductions",
     )  # fmt: skip
 
     @classmethod
