@@ -50,6 +50,13 @@ pub struct Counters {
     pub delivered_segments: u64,
     /// Window reductions in response to ECN-Echo (RFC 3168).
     pub ecn_reductions: u64,
+    /// LT-TCP: proactive and reactive FEC packets sent (also in `packets_sent`), blocks the
+    /// receiver decoded (rebuilding a missing data segment), FEC packets that reached a
+    /// block already complete.
+    pub pfec_sent: u64,
+    pub rfec_sent: u64,
+    pub fec_decodes: u64,
+    pub fec_wasted: u64,
 }
 
 impl Counters {
@@ -69,6 +76,10 @@ impl Counters {
             delivered_bytes: self.delivered_bytes - o.delivered_bytes,
             delivered_segments: self.delivered_segments - o.delivered_segments,
             ecn_reductions: self.ecn_reductions - o.ecn_reductions,
+            pfec_sent: self.pfec_sent - o.pfec_sent,
+            rfec_sent: self.rfec_sent - o.rfec_sent,
+            fec_decodes: self.fec_decodes - o.fec_decodes,
+            fec_wasted: self.fec_wasted - o.fec_wasted,
         }
     }
 }

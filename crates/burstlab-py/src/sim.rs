@@ -230,7 +230,7 @@ fn tcp_settings<'py>(py: Python<'py>, config: &Bound<'py, PyDict>) -> PyResult<B
     let t = tcp_config(config)?;
     t.validate().py()?;
     let d = tcp_dict(py, &t)?;
-    let rule = burstlab_core::tcp::cc::resolve_ssthresh_rule(t.ssthresh_rule, t.cc, t.sack(), t.limited_transmit);
+    let rule = t.resolved_ssthresh_rule();
     d.set_item("ssthresh_rule_resolved", rule.name())?;
     Ok(d)
 }

@@ -26,9 +26,9 @@ use crate::results::{
     jain, Counters, FlowKindTag, FlowResult, LinkCounters, LinkResult, LogHistogram, NetworkResult, Series, SimResult,
 };
 use crate::rng::{component_id, stream, Rng};
-use crate::tcp::config::CcKind;
-use crate::tcp::pkt_flags::{CE, ECE, ECT};
-use crate::tcp::receiver::{AckPkt, Receiver, ReceiverConfig, RxAction};
+use crate::tcp::config::{CcKind, RecoveryKind};
+use crate::tcp::pkt_flags::{CE, ECE, ECT, RFEC};
+use crate::tcp::receiver::{AckPkt, Receiver, RxAction};
 use crate::tcp::sender::{Sender, Tx};
 use crate::time::{to_secs_f64, tx_time, Nanos};
 use crate::Result;
@@ -67,7 +67,7 @@ pub struct Pkt {
     meta: u64,
 }
 
-/// Where [`Pkt::flags`] sit in the packet's meta word.
+/// Where [`Pkt::flags`] sit in the packet's meta word (7 bits, 41-47; [`Pkt::rseq`] above).
 const FLAGS_SHIFT: u32 = 41;
 
 impl Pkt {
@@ -102,12 +102,24 @@ impl Pkt {
     /// Header bits (`tcp::pkt_flags`: ECN field, CWR / ECE, LT-TCP's FEC marks).
     #[inline]
     pub fn flags(&self) -> u8 {
-        (self.meta >> FLAGS_SHIFT) as u8
+        (self.meta >> FLAGS_SHIFT) as u8 & 0x7f
     }
 
     #[inline]
     pub fn with_flags(mut self, f: u8) -> Self {
         self.meta |= (f as u64) << FLAGS_SHIFT;
+        self
+    }
+
+    /// LT-TCP: an RFEC packet's number, low 16 bits (the top of the meta word).
+    #[inline]
+    pub fn rseq(&self) -> u16 {
+        (self.meta >> 48) as u16
+    }
+
+    #[inline]
+    pub fn with_rseq(mut self, r: u16) -> Self {
+        self.meta |= (r as u64) << 48;
         self
     }
 
@@ -215,10 +227,12 @@ struct TcpFlow {
     spurious_retx: u64,
     /// Timeouts not yet known to be spurious or not: (segment, when).
     pending_rto: VecDeque<(u64, Nanos)>,
-    /// The ACKs in flight that carry SACK blocks or (with timestamps) a TSecr, oldest
+    /// The ACKs in flight that carry SACK blocks or (with timestamps) a TSecr (or LT-TCP's
+    /// erasure estimate), oldest
     /// first, by number.
     sacks: VecDeque<(u32, AckPkt)>,
-    /// RFC 7323 timestamps: every ACK carries its TSecr through `sacks`.
+    /// RFC 7323 timestamps or LT-TCP: every ACK carries its TSecr (its erasure estimate)
+    /// through `sacks`.
     timestamps: bool,
     /// The Ideal-estimate TCP (Martignon & Capone §V): the sender's `Tcb::fair_share_bps`
     /// is set from the engine's fair share before each ACK and timeout.
@@ -415,20 +429,14 @@ impl<const LOG: bool> Engine<LOG> {
                         }
                         FlowState::Tcp(TcpFlow {
                             sender: make_sender(t, f.size),
-                            receiver: Receiver::new(ReceiverConfig {
-                                delayed_ack: t.delayed_ack,
-                                ack_every: t.ack_every,
-                                ack_timeout: t.ack_timeout,
-                                sack: t.sack(),
-                                ack_on_idle: t.ack_on_idle,
-                            }),
+                            receiver: Receiver::from_tcp(t),
                             rto_sched: None,
                             delack_sched: None,
                             data_bytes_hdr: (t.mss + t.wire_header_bytes()) as u32, // + TCP options
                             ack_bytes: t.wire_ack_bytes() as u32,
-                            timestamps: t.timestamps,
+                            timestamps: t.timestamps || t.recovery == RecoveryKind::Lt,
                             needs_share: t.cc == CcKind::Ideal,
-                            ect: if t.ecn { ECT } else { 0 },
+                            ect: if t.ecn_on() { ECT } else { 0 },
                             mss: t.mss as u32,
                             completion: None,
                             channel_losses: 0,
@@ -693,7 +701,10 @@ impl<const LOG: bool> Engine<LOG> {
         self.log_pkt(LogEvent::Arrived, u32::MAX, &p);
         let f = p.flow as usize;
         match p.kind() {
-            PktKind::Data => self.on_data(f, Tx { seg: p.num, len: p.aux(), retx: p.retx(), ts: p.t0, flags: p.flags() }, p.t0),
+            PktKind::Data => {
+                let tx = Tx { seg: p.num, len: p.aux(), retx: p.retx(), ts: p.t0, flags: p.flags(), rseq: p.rseq() };
+                self.on_data(f, tx, p.t0)
+            }
             PktKind::Ack => self.on_ack(f, p.num, p.aux(), p.flags()),
             PktKind::Udp => {
                 if let FlowState::Cbr(c) = &mut self.flows[f].state {
@@ -745,7 +756,7 @@ impl<const LOG: bool> Engine<LOG> {
             let tx = self.txbuf[k];
             // RFC 3168 §6.1.5: retransmissions are not ECN-capable.
             let flags = tx.flags | if tx.retx { 0 } else { ect };
-            let p = Pkt::new(f as u32, pos, now, PktKind::Data, tx.seg, tx.len, tx.retx).with_flags(flags);
+            let p = Pkt::new(f as u32, pos, now, PktKind::Data, tx.seg, tx.len, tx.retx).with_flags(flags).with_rseq(tx.rseq);
             self.log_pkt(LogEvent::Sent, first as u32, &p);
             self.enter(first, p, hdr - (mss - tx.len));
         }
@@ -824,8 +835,8 @@ impl<const LOG: bool> Engine<LOG> {
         t.arrived_bytes += tx.len as u64;
         let dups = t.receiver.duplicates;
         // A pending timeout for this segment was spurious if this copy, the first to
-        // arrive, was sent before it fired.
-        if !t.pending_rto.is_empty() {
+        // arrive, was sent before it fired. (An LT-TCP RFEC packet is no copy of a segment.)
+        if !t.pending_rto.is_empty() && tx.flags & RFEC == 0 {
             let before = t.pending_rto.len();
             t.pending_rto.retain(|&(s, at)| s != tx.seg || at <= t0);
             t.spurious_timeouts += (before - t.pending_rto.len()) as u64;
@@ -836,7 +847,7 @@ impl<const LOG: bool> Engine<LOG> {
         if tx.flags != 0 {
             t.receiver.note_ecn(tx.flags); // RFC 3168 §6.1.3
         }
-        let act = t.receiver.on_segment(tx.seg, now);
+        let act = t.receiver.on_arrival(&tx, now, t.sender.lt_blocks());
         let after = t.receiver.rcv_nxt;
         // A copy of data the receiver already held: spurious if sent in the measured interval.
         if t.receiver.duplicates > dups && t0 >= warmup {
@@ -1172,8 +1183,12 @@ impl<const LOG: bool> Engine<LOG> {
             acks_lost: t.acks_lost,
             arrived_bytes: t.arrived_bytes,
             delivered_bytes: t.sender.bytes_below(t.receiver.rcv_nxt),
-            delivered_segments: t.receiver.rcv_nxt,
+            delivered_segments: t.sender.segments_below(t.receiver.rcv_nxt),
             ecn_reductions: s.ecn_reductions,
+            pfec_sent: s.pfec_sent,
+            rfec_sent: s.rfec_sent,
+            fec_decodes: t.receiver.lt.as_ref().map_or(0, |l| l.decodes),
+            fec_wasted: t.receiver.lt.as_ref().map_or(0, |l| l.fec_wasted),
         }
     }
 

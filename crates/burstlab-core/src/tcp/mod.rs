@@ -15,6 +15,8 @@ pub mod rtt;
 pub mod scoreboard;
 pub mod sender;
 #[cfg(test)]
+mod lt_tests;
+#[cfg(test)]
 mod papers;
 #[cfg(test)]
 mod trajectories;
