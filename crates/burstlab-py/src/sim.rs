@@ -135,6 +135,15 @@ pub(crate) fn tcp_config(d: &Bound<'_, PyDict>) -> PyResult<TcpConfig> {
             Some(other) => return Err(crate::errors::to_py(Error::param("partial_ack_timer", other, "first or every"))),
         },
         ecn: flag(d, "ecn", dft.ecn)?,
+        lt_pfec: flag(d, "lt_pfec", dft.lt_pfec)?,
+        lt_rfec: flag(d, "lt_rfec", dft.lt_rfec)?,
+        lt_adaptive_mss: flag(d, "lt_adaptive_mss", dft.lt_adaptive_mss)?,
+        lt_granularity: num32("lt_granularity", dft.lt_granularity)?,
+        lt_mss_min: num("lt_mss_min", dft.lt_mss_min)?,
+        lt_erasure_gain: real(d, "lt_erasure_gain", dft.lt_erasure_gain)?,
+        lt_initial_erasure: real(d, "lt_initial_erasure", dft.lt_initial_erasure)?,
+        lt_max_erasure: real(d, "lt_max_erasure", dft.lt_max_erasure)?,
+        lt_max_block: num32("lt_max_block", dft.lt_max_block)?,
     })
 }
 
@@ -220,6 +229,15 @@ fn tcp_dict<'py>(py: Python<'py>, t: &TcpConfig) -> PyResult<Bound<'py, PyDict>>
     d.set_item("fast_retransmit_after_timeout", t.fast_retransmit_after_timeout)?;
     d.set_item("partial_ack_timer", if t.restart_timer_every_partial_ack { "every" } else { "first" })?;
     d.set_item("ecn", t.ecn)?;
+    d.set_item("lt_pfec", t.lt_pfec)?;
+    d.set_item("lt_rfec", t.lt_rfec)?;
+    d.set_item("lt_adaptive_mss", t.lt_adaptive_mss)?;
+    d.set_item("lt_granularity", t.lt_granularity)?;
+    d.set_item("lt_mss_min", t.lt_mss_min)?;
+    d.set_item("lt_erasure_gain", t.lt_erasure_gain)?;
+    d.set_item("lt_initial_erasure", t.lt_initial_erasure)?;
+    d.set_item("lt_max_erasure", t.lt_max_erasure)?;
+    d.set_item("lt_max_block", t.lt_max_block)?;
     Ok(d)
 }
 
@@ -232,6 +250,7 @@ fn tcp_settings<'py>(py: Python<'py>, config: &Bound<'py, PyDict>) -> PyResult<B
     let d = tcp_dict(py, &t)?;
     let rule = t.resolved_ssthresh_rule();
     d.set_item("ssthresh_rule_resolved", rule.name())?;
+    d.set_item("ecn_resolved", t.ecn_on())?;
     Ok(d)
 }
 
@@ -301,6 +320,10 @@ pub(crate) fn result_dict<'py>(py: Python<'py>, r: SimResult) -> PyResult<Bound<
     d.set_item("delivered_bytes", c.delivered_bytes)?;
     d.set_item("delivered_segments", c.delivered_segments)?;
     d.set_item("ecn_reductions", c.ecn_reductions)?;
+    d.set_item("pfec_sent", c.pfec_sent)?;
+    d.set_item("rfec_sent", c.rfec_sent)?;
+    d.set_item("fec_decodes", c.fec_decodes)?;
+    d.set_item("fec_wasted", c.fec_wasted)?;
     d.set_item("completion_time", r.completion_time)?;
     d.set_item("end_time", burstlab_core::time::to_secs_f64(r.end_time))?;
     d.set_item("events", r.events)?;

@@ -177,7 +177,7 @@ def _show_config(tcp: Any, kw: dict[str, Any], link: dict[str, Any] | None) -> N
 @click.option("--profile", default="rfc", show_default=True, type=click.Choice(["rfc", "ns3", "linux", "tossim"]),
               help="Every TCP setting at once: RFC defaults, ns-3 3.44's defaults, a Linux 6.x host's, or the PRR/mu "
               "study's TinyOS sender (docs/tcp.md).")
-@click.option("--tcp", "variant", default=None, type=click.Choice(["tahoe", "reno", "newreno", "sack", "westwood", "tibet", "ideal", "vegas", "cubic", "linux-reno"]),
+@click.option("--tcp", "variant", default=None, type=click.Choice(["tahoe", "reno", "newreno", "sack", "westwood", "tibet", "ideal", "vegas", "cubic", "linux-reno", "lt-tcp"]),
               help="Shorthand for a (--cc, --recovery) pair; --cc and --recovery win over it. Default: the profile's (rfc: newreno).")
 @_tcp_options
 @click.option("--rate", default="10Mbit", show_default=True, help="Link capacity, e.g. 10Mbit.")

@@ -31,7 +31,7 @@ __all__ = [
 
 #: Congestion controls (``TcpConfig.cc``), loss recoveries (``TcpConfig.recovery``).
 CONGESTION_CONTROLS = ("reno", "linux-reno", "westwood", "tibet", "ideal", "vegas", "cubic")
-RECOVERIES = ("tahoe", "reno", "newreno", "sack", "prr")
+RECOVERIES = ("tahoe", "reno", "newreno", "sack", "prr", "lt")
 
 #: The ``variant`` shorthand (``burstlab sim --tcp NAME``): name -> (cc, recovery).
 VARIANTS: dict[str, tuple[str, str]] = {
@@ -45,6 +45,7 @@ VARIANTS: dict[str, tuple[str, str]] = {
     "vegas": ("vegas", "newreno"),
     "cubic": ("cubic", "prr"),
     "linux-reno": ("linux-reno", "prr"),
+    "lt-tcp": ("reno", "lt"),
 }
 
 
@@ -67,7 +68,8 @@ class TcpConfig:
 
     variant: InitVar[str | None] = None
     cc: str = _f("reno", "Congestion control.", CONGESTION_CONTROLS)
-    recovery: str = _f("newreno", "Loss recovery (sack and prr turn SACK on).", RECOVERIES)
+    recovery: str = _f("newreno", "Loss recovery (sack and prr turn SACK on; lt is LT-TCP: FEC over SACK, the window "
+                       "cut only by ECN, which it turns on).", RECOVERIES)  # fmt: skip
     mss: int = _f(1000, "Payload bytes per segment.", unit="bytes")
     init_cwnd: int = _f(2, "Initial window.", unit="segments")
     max_cwnd: int | None = _f(None, "Maximum congestion window (unbounded if not given).", unit="segments")
@@ -131,6 +133,16 @@ class TcpConfig:
                                 "one (RFC 2582 Slow-but-Steady).", ("first", "every"))  # fmt: skip
     ecn: bool = _f(False, "RFC 3168 ECN: ECN-capable data, the receiver echoes CE until CWR, the sender reduces once per "
                    "window (a RED queue with red_ecn then marks instead of dropping).")  # fmt: skip
+    # LT-TCP (recovery = "lt"; docs/tcp.md, "LT-TCP").
+    lt_pfec: bool = _f(True, "LT-TCP proactive FEC: ceil(N*E) parity packets in each block of N.")
+    lt_rfec: bool = _f(True, "LT-TCP reactive FEC after SACK shows losses beyond a block's parity.")
+    lt_adaptive_mss: bool = _f(True, "LT-TCP adaptive segment size: at least lt_granularity packets per window.")
+    lt_granularity: int = _f(10, "LT-TCP: packets per window the segment size is adapted to keep.", unit="packets")
+    lt_mss_min: int = _f(250, "LT-TCP: smallest segment (mss is the largest).", unit="bytes")
+    lt_erasure_gain: float = _f(0.25, "LT-TCP: weight of each block's erasure sample in the receiver's EWMA.")
+    lt_initial_erasure: float = _f(0.0, "LT-TCP: erasure estimate before any sample.")
+    lt_max_erasure: float = _f(0.75, "LT-TCP: ceiling of the estimate FEC is sized with.")
+    lt_max_block: int = _f(255, "LT-TCP: largest block (255: Reed-Solomon over GF(2^8)).", unit="packets")
 
     def __post_init__(self, variant: str | None) -> None:
         if variant is None:
@@ -459,7 +471,8 @@ class Scenario:
 
 def tcp_settings(tcp: TcpConfig) -> dict[str, Any]:
     """The settings the simulator will run for ``tcp``, validated by it (an error names the
-    bad field), plus ``ssthresh_rule_resolved``: what ``ssthresh_rule`` means for this cc."""
+    bad field), plus ``ssthresh_rule_resolved``: what ``ssthresh_rule`` means for this cc (and
+    recovery), and ``ecn_resolved``: whether the flow uses ECN (``ecn``, or LT-TCP)."""
     return _core.tcp_settings(asdict(tcp))
 
 
@@ -493,12 +506,16 @@ class SimResult:
     delivered_segments: int = 0
     events: int = 0
     ecn_reductions: int = 0
+    pfec_sent: int = 0
+    rfec_sent: int = 0
+    fec_decodes: int = 0
+    fec_wasted: int = 0
 
     _SCALARS = (
         "goodput_bps", "goodput_pps", "throughput_bps", "duration", "packets_sent", "packets_lost",
         "retransmissions", "spurious_retransmissions", "fast_retransmits", "timeouts", "completion_time",
         "channel_losses", "queue_drops", "acks_sent", "acks_lost", "delivered_bytes", "delivered_segments", "events",
-        "ecn_reductions",
+        "ecn_reductions", "pfec_sent", "rfec_sent", "fec_decodes", "fec_wasted",
     )  # fmt: skip
 
     @classmethod

@@ -114,13 +114,16 @@ pub struct Red {
     count: i64,
     /// Transmission time of a packet of `mean_packet_bytes`, ns (0: no idle decay).
     s: f64,
+    /// ln(1 − w_q)/s: the average decays by exp(idle·this) over `idle` ns.
+    decay: f64,
     rng: Rng,
 }
 
 impl Red {
     /// RED for a link whose packet of `mean_packet_bytes` takes `s` ns to send.
     pub fn new(p: RedParams, s: f64, rng: Rng) -> Self {
-        Red { p, avg: 0.0, count: -1, s, rng }
+        let decay = if s > 0.0 { (1.0 - p.weight).ln() / s } else { 0.0 };
+        Red { p, avg: 0.0, count: -1, s, decay, rng }
     }
 
     /// A packet arrives at `now` and finds `q` waiting (in the buffer's unit), the queue
@@ -151,9 +154,9 @@ impl Red {
         let w = self.p.weight;
         if q > 0.0 {
             self.avg = (1.0 - w) * self.avg + w * q;
-        } else if self.s > 0.0 {
-            let m = now.saturating_sub(q_time) as f64 / self.s;
-            self.avg *= (1.0 - w).powf(m);
+        } else if self.s > 0.0 && self.avg > 0.0 {
+            // (1 − w_q)^m, m = (now − q_time)/s
+            self.avg *= (now.saturating_sub(q_time) as f64 * self.decay).exp();
         }
     }
 

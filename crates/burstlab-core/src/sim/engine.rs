@@ -26,8 +26,8 @@ use crate::results::{
     jain, Counters, FlowKindTag, FlowResult, LinkCounters, LinkResult, LogHistogram, NetworkResult, Series, SimResult,
 };
 use crate::rng::{component_id, stream, Rng};
-use crate::tcp::config::{CcKind, RecoveryKind};
-use crate::tcp::pkt_flags::{CE, ECE, ECT, RFEC};
+use crate::tcp::config::CcKind;
+use crate::tcp::pkt_flags::{CE, ECE, ECT, PFEC, RFEC};
 use crate::tcp::receiver::{AckPkt, Receiver, RxAction};
 use crate::tcp::sender::{Sender, Tx};
 use crate::time::{to_secs_f64, tx_time, Nanos};
@@ -231,8 +231,7 @@ struct TcpFlow {
     /// erasure estimate), oldest
     /// first, by number.
     sacks: VecDeque<(u32, AckPkt)>,
-    /// RFC 7323 timestamps or LT-TCP: every ACK carries its TSecr (its erasure estimate)
-    /// through `sacks`.
+    /// RFC 7323 timestamps: every ACK carries its TSecr through `sacks`.
     timestamps: bool,
     /// The Ideal-estimate TCP (Martignon & Capone §V): the sender's `Tcb::fair_share_bps`
     /// is set from the engine's fair share before each ACK and timeout.
@@ -434,7 +433,7 @@ impl<const LOG: bool> Engine<LOG> {
                             delack_sched: None,
                             data_bytes_hdr: (t.mss + t.wire_header_bytes()) as u32, // + TCP options
                             ack_bytes: t.wire_ack_bytes() as u32,
-                            timestamps: t.timestamps || t.recovery == RecoveryKind::Lt,
+                            timestamps: t.timestamps,
                             needs_share: t.cc == CcKind::Ideal,
                             ect: if t.ecn_on() { ECT } else { 0 },
                             mss: t.mss as u32,
@@ -705,7 +704,7 @@ impl<const LOG: bool> Engine<LOG> {
                 let tx = Tx { seg: p.num, len: p.aux(), retx: p.retx(), ts: p.t0, flags: p.flags(), rseq: p.rseq() };
                 self.on_data(f, tx, p.t0)
             }
-            PktKind::Ack => self.on_ack(f, p.num, p.aux(), p.flags()),
+            PktKind::Ack => self.on_ack(f, p.num, p.aux(), p.flags(), p.rseq()),
             PktKind::Udp => {
                 if let FlowState::Cbr(c) = &mut self.flows[f].state {
                     c.delivered += 1;
@@ -770,8 +769,21 @@ impl<const LOG: bool> Engine<LOG> {
         let pos = fl.rev0;
         let t = fl.tcp();
         let bytes = t.ack_bytes;
+        let mut flags = if a.ece { ECE } else { 0 };
+        let mut rseq = 0;
         let sack = if a.nsack == 0 && !t.timestamps {
-            NO_SACK
+            // LT-TCP's option on an ACK without SACK blocks travels in the packet: its
+            // erasure estimate in the SACK-queue field (flag PFEC), the echoed RFEC number in
+            // the RFEC-number field (flag RFEC).
+            if let Some(e) = a.lt_erasure {
+                flags |= PFEC;
+                if let Some(r) = a.lt_rfec {
+                    (flags, rseq) = (flags | RFEC, r);
+                }
+                e
+            } else {
+                NO_SACK
+            }
         } else {
             let id = t.next_sack;
             t.next_sack = if id == NO_SACK - 1 { 0 } else { id + 1 };
@@ -779,7 +791,7 @@ impl<const LOG: bool> Engine<LOG> {
             id
         };
         let first = self.paths[pos as usize] as usize;
-        let p = Pkt::new(f as u32, pos, self.now, PktKind::Ack, a.ack, sack, false).with_flags(if a.ece { ECE } else { 0 });
+        let p = Pkt::new(f as u32, pos, self.now, PktKind::Ack, a.ack, sack, false).with_flags(flags).with_rseq(rseq);
         self.log_pkt(LogEvent::Sent, first as u32, &p);
         self.enter(first, p, bytes);
     }
@@ -806,10 +818,13 @@ impl<const LOG: bool> Engine<LOG> {
 
     /// An ACK reaches flow `f`'s sender: its cumulative ACK, and its SACK blocks from the
     /// flow's queue (dropping those of earlier ACKs that were lost on the way).
-    fn on_ack(&mut self, f: usize, ack: u64, sack: u32, flags: u8) {
+    fn on_ack(&mut self, f: usize, ack: u64, sack: u32, flags: u8, rseq: u16) {
         let now = self.now;
         let t = self.flows[f].tcp();
-        let a = if sack == NO_SACK {
+        let a = if flags & PFEC != 0 {
+            let lt_rfec = (flags & RFEC != 0).then_some(rseq);
+            AckPkt { ack, ece: flags & ECE != 0, lt_erasure: Some(sack), lt_rfec, ..AckPkt::default() }
+        } else if sack == NO_SACK {
             AckPkt { ack, ece: flags & ECE != 0, ..AckPkt::default() }
         } else {
             loop {

@@ -144,9 +144,10 @@ impl Receiver {
         use super::pkt_flags::{PFEC, RFEC};
         let rfec = tx.flags & RFEC != 0;
         let held = !rfec && self.holds(tx.seg);
+        let block = if rfec { blocks.starting_at(tx.seg) } else { blocks.find(tx.seg) };
         let lt = self.lt.as_mut().expect("an LT-TCP receiver");
         if !rfec && !tx.retx {
-            lt.first_arrival(tx.seg, blocks);
+            lt.first_arrival_in(tx.seg, block, blocks);
         }
         if held {
             if tx.flags & PFEC == 0 {
@@ -165,12 +166,10 @@ impl Receiver {
         };
         let rcv_nxt = self.rcv_nxt;
         let lt = self.lt.as_mut().expect("an LT-TCP receiver");
-        match lt.symbol(tx.seg, rfec, blocks, rcv_nxt) {
-            RxSymbol::Decoded { start, end } => {
-                let k = blocks.find(start).map_or(0, |b| b.k as u64);
-                if (start..start + k).any(|s| !self.holds(s)) {
-                    self.lt.as_mut().expect("an LT-TCP receiver").decodes += 1;
-                }
+        let data = !rfec && block.is_some_and(|b| tx.seg < b.start + b.k as u64);
+        match lt.symbol_of(block, data, rcv_nxt) {
+            RxSymbol::Decoded { start, end, rebuilt } => {
+                lt.decodes += rebuilt as u64;
                 self.hold_range(start, end);
                 RxAction::Ack(self.make_ack())
             }
@@ -330,7 +329,7 @@ impl Receiver {
         self.last_ack_sent = self.rcv_nxt;
         let mut a = AckPkt { ack: self.rcv_nxt, tsecr: self.ts_recent, ece: self.ece, ..AckPkt::default() };
         if let Some(lt) = &self.lt {
-            a.lt_erasure = Some((lt.erasure * 1e6).round() as u32);
+            a.lt_erasure = Some(lt.erasure_ppm);
             a.lt_rfec = lt.rfec_last;
         }
         if self.cfg.sack {

@@ -553,9 +553,9 @@ impl Sender {
     #[inline]
     fn transmit(&mut self, seg: u64, now: Nanos, out: &mut Vec<Tx>) {
         let retx = seg < self.tcb.high_tx;
-        let mut flags = 0;
+        let (mut flags, mut len) = (0, 0);
         if self.lt {
-            flags = self.lt_slot(seg);
+            (flags, len) = self.lt_slot(seg);
         }
         if retx {
             self.counters.retransmissions += 1;
@@ -568,7 +568,9 @@ impl Sender {
             self.tcb.high_tx = seg + 1;
         }
         self.counters.packets_sent += 1;
-        let len = self.seg_len(seg);
+        if !self.lt {
+            len = self.seg_len(seg);
+        }
         self.cc.on_send(&self.tcb, now, len);
         if self.tcb.state == CaState::Recovery {
             self.rec.on_transmit(len);
@@ -586,12 +588,12 @@ impl Sender {
 
     /// LT-TCP: slot `seg` is about to leave. A new slot past the blocks formed starts a block
     /// (its segment size becomes `Tcb::mss`, the unit of the window; the transfer's size known
-    /// once the last block is formed). Its header bits: PFEC for a parity slot.
+    /// once the last block is formed). Its header bits (PFEC for a parity slot) and payload.
     #[inline(never)]
-    fn lt_slot(&mut self, seg: u64) -> u8 {
-        let cwnd = self.tcb.cwnd.min(self.tcb.max_cwnd);
+    fn lt_slot(&mut self, seg: u64) -> (u8, u64) {
         let Recovery::Lt(l) = &mut self.rec else { unreachable!("LT-TCP's recovery") };
         if seg >= l.blocks.end() {
+            let cwnd = self.tcb.cwnd.min(self.tcb.max_cwnd);
             if let Some(b) = l.form_block(cwnd) {
                 self.tcb.mss = b.seg as u64;
             }
@@ -599,14 +601,15 @@ impl Sender {
                 self.total_segs = l.blocks.end();
             }
         }
-        match l.blocks.find(seg) {
-            Some(b) if b.slot(seg).1 => {
+        let Some(b) = l.blocks.find(seg) else { return (0, self.tcb.mss) };
+        match b.slot(seg) {
+            (len, true) => {
                 if seg >= self.tcb.high_tx {
                     self.counters.pfec_sent += 1;
                 }
-                super::pkt_flags::PFEC
+                (super::pkt_flags::PFEC, len as u64)
             }
-            _ => 0,
+            (len, false) => (0, len as u64),
         }
     }
 
@@ -631,7 +634,7 @@ impl Sender {
                 if self.rto_deadline.is_none() {
                     self.rto_deadline = Some(now + self.tcb.rto);
                 }
-            } else if let Some(s) = self.board.next_retransmission(high_rxt, thresh, false).filter(|&s| l.may_retransmit(s)) {
+            } else if let Some(s) = l.retransmissions_possible().then(|| self.board.next_retransmission(high_rxt, thresh, false)).flatten().filter(|&s| l.may_retransmit(s)) {
                 high_rxt = s + 1;
                 self.transmit(s, now, out);
             } else if self.tcb.high_tx < rwnd_end {

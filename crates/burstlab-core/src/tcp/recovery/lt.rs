@@ -140,11 +140,20 @@ impl Blocks {
     /// The block holding slot `s`.
     #[inline]
     pub fn find(&self, s: u64) -> Option<&Block> {
-        let i = self.q.partition_point(|b| b.end() <= s);
-        self.q.get(i).filter(|b| b.start <= s)
+        self.find_index(s).map(|i| &self.q[i])
     }
 
+    /// Most look-ups are of the newest block or the oldest: those first, then a search.
+    #[inline]
     fn find_index(&self, s: u64) -> Option<usize> {
+        let n = self.q.len();
+        let last = self.q.back()?;
+        if s >= last.start {
+            return (s < last.end()).then_some(n - 1);
+        }
+        if self.q[0].start <= s && s < self.q[0].end() {
+            return Some(0);
+        }
         let i = self.q.partition_point(|b| b.end() <= s);
         self.q.get(i).filter(|b| b.start <= s).map(|_| i)
     }
@@ -204,6 +213,9 @@ pub struct Lt {
     /// The next RFEC packet's number (its low 16 bits travel in the packet, and the receiver
     /// echoes the last it received).
     rfec_next: u64,
+    /// Some block has lost more than its parity (RFEC may be due, or last-resort
+    /// retransmissions): false spares the send loop the look.
+    deficit: bool,
 }
 
 impl Lt {
@@ -217,6 +229,7 @@ impl Lt {
             scan: 0,
             rfec_out: VecDeque::new(),
             rfec_next: 0,
+            deficit: false,
         }
     }
 
@@ -307,6 +320,7 @@ impl Lt {
                         blk.lost += 1;
                     }
                 }
+                self.deficit |= blk.lost > blk.n - blk.k;
                 s = stop;
             }
         }
@@ -344,8 +358,12 @@ impl Lt {
 
     /// The first block that needs an RFEC packet now: ⌈(lost − P)/(1 − E)⌉ in all, while some
     /// of what it has sent is unacknowledged (`snd_una`, `high_tx`).
-    pub fn rfec_due(&self, snd_una: u64, high_tx: u64) -> Option<usize> {
-        if !self.p.rfec {
+    pub fn rfec_due(&mut self, snd_una: u64, high_tx: u64) -> Option<usize> {
+        if !self.p.rfec || !self.deficit {
+            return None;
+        }
+        if !self.blocks.q.iter().any(|b| b.lost > b.n - b.k) {
+            self.deficit = false;
             return None;
         }
         let e = self.e();
@@ -367,6 +385,13 @@ impl Lt {
         self.rfec_next += 1;
         self.rfec_out.push_back((n, b.start, high_tx));
         (b.start, b.seg, n as u16)
+    }
+
+    /// Whether any lost slot may be due a last-resort retransmission (a block lost more than
+    /// its parity, or RFEC is off).
+    #[inline]
+    pub fn retransmissions_possible(&self) -> bool {
+        !self.p.rfec || self.deficit
     }
 
     /// Whether lost slot `s` may be retransmitted (the last resort): its block's RFEC have
@@ -409,8 +434,9 @@ impl LossRecovery for Lt {
 #[derive(Clone, Debug)]
 pub struct LtRx {
     gain: f64,
-    /// The EWMA of the per-block erasure samples.
+    /// The EWMA of the per-block erasure samples, and in millionths as the ACKs carry it.
     pub erasure: f64,
+    pub erasure_ppm: u32,
     /// Blocks with symbols received and not yet wholly below rcv_nxt, by start.
     blocks: VecDeque<RxBlock>,
     /// The block whose first transmissions are arriving now: (start, end, n, arrived).
@@ -429,7 +455,9 @@ struct RxBlock {
     start: u64,
     n: u32,
     k: u32,
+    /// Symbols received, and how many of them are data segments.
     got: u32,
+    data: u32,
     done: bool,
 }
 
@@ -438,8 +466,9 @@ struct RxBlock {
 pub enum RxSymbol {
     /// A new symbol; the block is not decodable yet (or it was the last data segment).
     Counted,
-    /// The block now holds k symbols: slots [start, end) are all recovered.
-    Decoded { start: u64, end: u64 },
+    /// The block now holds k symbols: slots [start, end) are all recovered (`rebuilt`: some
+    /// data segment had not arrived).
+    Decoded { start: u64, end: u64, rebuilt: bool },
     /// The block was already complete (or unknown): the packet is wasted.
     Useless,
 }
@@ -449,6 +478,7 @@ impl LtRx {
         LtRx {
             gain: t.lt_erasure_gain,
             erasure: t.lt_initial_erasure,
+            erasure_ppm: (t.lt_initial_erasure * 1e6).round() as u32,
             blocks: VecDeque::with_capacity(8),
             cur: (0, 0, 0, 0),
             decodes: 0,
@@ -462,6 +492,7 @@ impl LtRx {
         if n > 0 {
             let e = 1.0 - arrived.min(n) as f64 / n as f64;
             self.erasure += self.gain * (e - self.erasure);
+            self.erasure_ppm = (self.erasure * 1e6).round() as u32;
             self.samples += 1;
         }
     }
@@ -471,10 +502,16 @@ impl LtRx {
     /// go (FIFO paths): its sample is the share that did not arrive; blocks of which nothing
     /// arrived are samples of 1.
     pub fn first_arrival(&mut self, s: u64, blocks: &Blocks) {
+        self.first_arrival_in(s, blocks.find(s), blocks);
+    }
+
+    /// [`LtRx::first_arrival`] with the block of `s` already found.
+    #[inline]
+    pub fn first_arrival_in(&mut self, s: u64, block: Option<&Block>, blocks: &Blocks) {
         if s >= self.cur.1 {
             let (_, end, n, arrived) = self.cur;
             self.sample(n, arrived);
-            let Some(b) = blocks.find(s) else { return };
+            let Some(b) = block else { return };
             let mut x = end;
             while x < b.start {
                 let Some(skipped) = blocks.find(x) else { break };
@@ -491,25 +528,35 @@ impl LtRx {
     /// A new symbol of the block holding slot `s` (or starting at `s`, for an RFEC packet)
     /// arrived, the receiver's in-order point being `rcv_nxt`.
     pub fn symbol(&mut self, s: u64, rfec: bool, blocks: &Blocks, rcv_nxt: u64) -> RxSymbol {
+        let b = if rfec { blocks.starting_at(s) } else { blocks.find(s) };
+        self.symbol_of(b, !rfec && b.is_some_and(|b| s < b.start + b.k as u64), rcv_nxt)
+    }
+
+    /// A new symbol of block `b` (None: unknown) arrived, a data segment or not.
+    #[inline]
+    pub fn symbol_of(&mut self, b: Option<&Block>, data: bool, rcv_nxt: u64) -> RxSymbol {
         while self.blocks.front().is_some_and(|b| b.start + b.n as u64 <= rcv_nxt) {
             self.blocks.pop_front();
         }
-        let b = if rfec { blocks.starting_at(s) } else { blocks.find(s) };
         let Some(b) = b.filter(|b| b.end() > rcv_nxt) else { return RxSymbol::Useless };
-        let i = self.blocks.partition_point(|x| x.start < b.start);
+        let i = match self.blocks.back() {
+            Some(x) if x.start <= b.start => self.blocks.len() - (x.start == b.start) as usize,
+            _ => self.blocks.partition_point(|x| x.start < b.start),
+        };
         if self.blocks.get(i).is_none_or(|x| x.start != b.start) {
-            self.blocks.insert(i, RxBlock { start: b.start, n: b.n, k: b.k, got: 0, done: false });
+            self.blocks.insert(i, RxBlock { start: b.start, n: b.n, k: b.k, got: 0, data: 0, done: false });
         }
         let rb = &mut self.blocks[i];
         if rb.done {
             return RxSymbol::Useless;
         }
         rb.got += 1;
+        rb.data += data as u32;
         if rb.got < rb.k {
             return RxSymbol::Counted;
         }
         rb.done = true;
-        RxSymbol::Decoded { start: rb.start, end: rb.start + rb.n as u64 }
+        RxSymbol::Decoded { start: rb.start, end: rb.start + rb.n as u64, rebuilt: rb.data < rb.k }
     }
 }
 
@@ -564,7 +611,7 @@ mod tests {
             assert_eq!(rx.symbol(s, false, &l.blocks, 0), RxSymbol::Counted);
         }
         // Slot 3 lost: the first PFEC packet (slot 8) is the 8th symbol.
-        assert_eq!(rx.symbol(8, false, &l.blocks, 0), RxSymbol::Decoded { start: 0, end: 10 });
+        assert_eq!(rx.symbol(8, false, &l.blocks, 0), RxSymbol::Decoded { start: 0, end: 10, rebuilt: true });
         assert_eq!(rx.symbol(9, false, &l.blocks, 0), RxSymbol::Useless);
         assert_eq!(rx.symbol(0, true, &l.blocks, 10), RxSymbol::Useless);
         // An RFEC packet counts as a symbol of the block it names.
@@ -573,7 +620,7 @@ mod tests {
             rx.symbol(s, false, &l.blocks, 0);
         }
         assert_eq!(rx.symbol(10, true, &l.blocks, 0), RxSymbol::Counted);
-        assert_eq!(rx.symbol(10, true, &l.blocks, 0), RxSymbol::Decoded { start: 10, end: 20 });
+        assert_eq!(rx.symbol(10, true, &l.blocks, 0), RxSymbol::Decoded { start: 10, end: 20, rebuilt: true });
     }
 
     /// The receiver's estimate: per block, the share of first transmissions that did not
