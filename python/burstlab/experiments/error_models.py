@@ -37,8 +37,6 @@ their differences are paired.
 from __future__ import annotations
 
 import functools
-import hashlib
-import json
 import math
 import time
 from collections.abc import Callable, Sequence
@@ -48,9 +46,20 @@ from typing import Any
 
 import numpy as np
 
-from burstlab import __version__
 from burstlab._core import ParameterError
-from burstlab.store import ResultStore, canonical_json
+from burstlab.experiments.common import (  # noqa: F401  (t95, Ratio, write_json: used by the report and the tests)
+    Item,
+    Ratio,
+    Task,
+    cell_hash,
+    keyed_items,
+    paired_difference,
+    paired_ratio,
+    pending,
+    t95,
+    write_json,
+)
+from burstlab.store import ResultStore
 from burstlab.sweep import run_tasks, task_seed
 
 STUDY = "error-models"
@@ -248,10 +257,8 @@ def models_cell(s: Setup, model: str, sojourn: float, drop: float, size: int) ->
 
 
 def cell_id(p: dict[str, Any]) -> str:
-    """A short identity of a cell: SHA-256 of its parameters' canonical JSON (they are plain
-    values — str, int, float, bool, None — so ``json.dumps`` with sorted keys is canonical)."""
-    text = json.dumps({"study": STUDY, "cell": p}, sort_keys=True, separators=(",", ":"), allow_nan=False)
-    return hashlib.sha256(text.encode()).hexdigest()[:16]
+    """A short identity of a cell (:func:`burstlab.experiments.common.cell_hash`)."""
+    return cell_hash(STUDY, p)
 
 
 def cells(cfg: StudyConfig, s: Setup, scope: str = "all") -> list[dict[str, Any]]:
@@ -283,26 +290,6 @@ def sweep_points(cfg: StudyConfig) -> list[tuple[str, Any, Setup]]:
 # --------------------------------------------------------------------------------------
 # tasks
 # --------------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class Item:
-    """One simulation: a cell, its replicate, seed, key and configuration."""
-
-    cell: str
-    params: dict[str, Any]
-    replicate: int
-    seed: int
-    key: str
-    config: str
-
-
-@dataclass(frozen=True)
-class Task:
-    """One environment × one experiment group (a delay, or a Fig. 2 sojourn): its items."""
-
-    name: str
-    items: tuple[Item, ...]
-
-
 @functools.lru_cache(maxsize=4096)
 def replicate_seed(study_seed: int, k: int) -> int:
     """Replicate k's seed: the same in every cell (common random numbers)."""
@@ -310,20 +297,9 @@ def replicate_seed(study_seed: int, k: int) -> int:
 
 
 def items(cfg: StudyConfig, p: dict[str, Any], n: int) -> list[Item]:
-    """Replicates 0..n−1 of cell ``p``. Each key is :func:`burstlab.store.config_hash` of
-    {study, params, replicate, seed, delay hop, burstlab version}; the parameters are
-    checked once (``canonical_json``), then each replicate's text is ``json.dumps`` of plain
-    values, which is the same canonical text at a fraction of the cost."""
-    canonical_json(p)  # plain, finite, JSON-serialisable, or a ParameterError
-    cid = cell_id(p)
-    # Sorted keys: burstlab_version, delay_hop, params | replicate, seed, study.
-    head = json.dumps({"burstlab_version": __version__, "delay_hop": DELAY_HOP, "params": p}, sort_keys=True, separators=(",", ":"))[:-1]
-    out = []
-    for k in range(n):
-        seed = replicate_seed(cfg.seed, k)
-        text = f'{head},"replicate":{k},"seed":{seed},"study":"{STUDY}"}}'
-        out.append(Item(cid, p, k, seed, hashlib.sha256(text.encode()).hexdigest(), text))
-    return out
+    """Replicates 0..n−1 of cell ``p``, keyed by {study, params, replicate, seed, delay hop,
+    burstlab version} (:func:`burstlab.experiments.common.keyed_items`)."""
+    return keyed_items(STUDY, cell_id(p), p, [replicate_seed(cfg.seed, k) for k in range(n)], {"delay_hop": DELAY_HOP})
 
 
 _SETUP_KEYS = tuple(setup_params(Setup()))
@@ -354,16 +330,6 @@ def plan(cfg: StudyConfig) -> list[Task]:
     for cid, (p, n) in want.items():
         groups.setdefault(f"{_env_key(p)}/{_group(p)}", []).extend(items(cfg, p, n))
     return [Task(name, tuple(its)) for name, its in sorted(groups.items())]
-
-
-def pending(tasks: Sequence[Task], done: set[str]) -> list[Task]:
-    """The tasks with their finished items removed (resume)."""
-    out = []
-    for t in tasks:
-        left = tuple(i for i in t.items if i.key not in done)
-        if left:
-            out.append(Task(t.name, left))
-    return out
 
 
 # --------------------------------------------------------------------------------------
@@ -487,13 +453,6 @@ def stall_before_timeouts(p: dict[str, Any], seeds: Sequence[int]) -> tuple[floa
 # --------------------------------------------------------------------------------------
 # statistics
 # --------------------------------------------------------------------------------------
-def t95(n: int) -> float:
-    """Student's t quantile for a two-sided 95 % interval with n − 1 degrees of freedom."""
-    from scipy.stats import t
-
-    return float(t.ppf(0.975, max(1, n - 1)))
-
-
 @dataclass(frozen=True)
 class CellStats:
     """One cell over its replicates: completion time (mean, sd, 95 % CI half-width) and
@@ -545,51 +504,6 @@ def cell_stats(rows: Sequence[dict[str, Any]]) -> dict[str, CellStats]:
 
 _RESULT_COLUMNS = {"study", "cell", "replicate", "seed", "completion_time", "timeouts", "spurious_timeouts", "fast_retransmits", "retransmissions",
                    "packets_sent", "channel_losses", "queue_drops", "acks_sent", "acks_lost", "events", "sim_config_hash", "config"}  # fmt: skip
-
-
-@dataclass(frozen=True)
-class Ratio:
-    """mean(x) / mean(y) over paired replicates, with a delta-method 95 % interval
-    (var R ≈ R²·(s²ₓ/(n·x̄²) + s²ᵧ/(n·ȳ²) − 2·sₓᵧ/(n·x̄·ȳ)); the pairing — common random
-    numbers — enters through the covariance)."""
-
-    value: float
-    lo: float
-    hi: float
-    n: int
-
-    def __format__(self, spec: str) -> str:
-        if not math.isfinite(self.value):
-            return "–"
-        spec = spec or ".2f"
-        return f"{self.value:{spec}} [{self.lo:{spec}}, {self.hi:{spec}}]"
-
-
-def paired_ratio(x: np.ndarray, y: np.ndarray) -> Ratio:
-    """Ratio of means of two cells (arrays by replicate; pairs with a NaN dropped)."""
-    n_all = min(len(x), len(y))
-    x, y = np.asarray(x[:n_all], float), np.asarray(y[:n_all], float)
-    ok = np.isfinite(x) & np.isfinite(y)
-    x, y = x[ok], y[ok]
-    n = len(x)
-    if n < 2 or np.mean(y) <= 0:
-        return Ratio(math.nan, math.nan, math.nan, n)
-    mx, my = float(np.mean(x)), float(np.mean(y))
-    r = mx / my
-    c = np.cov(x, y, ddof=1)
-    var = r * r * (c[0, 0] / (n * mx * mx) + c[1, 1] / (n * my * my) - 2 * c[0, 1] / (n * mx * my))
-    h = t95(n) * math.sqrt(max(var, 0.0))
-    return Ratio(r, r - h, r + h, n)
-
-
-def paired_difference(x: np.ndarray, y: np.ndarray) -> tuple[float, float]:
-    """mean(x − y) over paired replicates and its 95 % CI half-width."""
-    n_all = min(len(x), len(y))
-    d = np.asarray(x[:n_all], float) - np.asarray(y[:n_all], float)
-    d = d[np.isfinite(d)]
-    if len(d) < 2:
-        return math.nan, math.nan
-    return float(np.mean(d)), t95(len(d)) * float(np.std(d, ddof=1)) / math.sqrt(len(d))
 
 
 class Env:
@@ -726,11 +640,3 @@ def environments(cfg: StudyConfig, runs: Sequence[dict[str, Any]]) -> tuple[Env,
     few = cell_stats([r for r in runs if r["replicate"] < cfg.sweep_seeds])
     pts = [(name, v, Env(cfg, s, full if name in FULL_SEEDS else few)) for name, v, s in sweep_points(cfg)]
     return pts[0][2], pts[1:]
-
-
-def write_json(path: Path, obj: Any) -> None:
-    """Write JSON atomically (NaN → null)."""
-    from burstlab._util import json_safe
-    from burstlab.io import atomic_write_text
-
-    atomic_write_text(path, json.dumps(json_safe(obj), indent=2, allow_nan=False, default=str))
