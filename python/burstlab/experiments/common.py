@@ -11,6 +11,7 @@ the rows never depend on the worker count.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import math
@@ -82,6 +83,7 @@ def pending(tasks: Sequence[Task], done: set[str]) -> list[Task]:
     return out
 
 
+@functools.lru_cache(maxsize=1024)
 def t95(n: int) -> float:
     """Student's t quantile for a two-sided 95 % interval with n − 1 degrees of freedom."""
     from scipy.stats import t
