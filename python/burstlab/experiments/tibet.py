@@ -182,7 +182,7 @@ SENSITIVITY: dict[str, tuple[Any, ...]] = {
     "reading": ("one-way", "rtt"),
     "recovery": ("reno", "newreno", "sack"),
     "rto_min": (0.2, 1.0),
-    "buffer_bdp": (0.5, 1.0, 2.0),
+    "buffer_bdp": (0.5, 0.98, 1.0, 2.0),
     "rwnd": (20, None),
     "delayed_ack": (False, True),
     "init_cwnd": (1, 2),
@@ -507,6 +507,31 @@ def run_item(it: Item) -> dict[str, Any]:
 def run_task(task: Task) -> list[dict[str, Any]]:
     """Run every item of a task; one row per item (the worker function)."""
     return [run_item(it) for it in task.items]
+
+
+def fairness_mechanism(p: dict[str, Any], seeds: Sequence[int]) -> dict[str, dict[str, float]]:
+    """Mechanism evidence for the report: re-run a Figs. 2-3 cell with ``seeds`` and the
+    window series, and give per kind of connection ("reno", "tibet") the means per
+    connection of its goodput ÷ fair share, timeouts and fast retransmits per measured
+    second, the ssthresh its loss responses set and its cwnd (segments, every ACK)."""
+    from burstlab.sim import run_network
+
+    k, mss = p["k_reno"], p["mss"]
+    acc: dict[str, list[tuple[float, ...]]] = {"reno": [], "tibet": []}
+    secs = p["duration"] - p["warmup"]
+    for seed in seeds:
+        r = run_network(replace(network(p, seed), series=True))
+        for i, f in enumerate(r.flows.values()):
+            ss, cw, t = f.series["ssthresh"], f.series["cwnd"], f.series["time"]
+            keep = t >= p["warmup"]
+            with np.errstate(invalid="ignore"):
+                changed = np.flatnonzero(np.diff(ss) != 0) + 1  # the rows where a loss response set ssthresh
+            set_ = ss[changed[t[changed] >= p["warmup"]]]
+            set_ = set_[np.isfinite(set_)]
+            acc["reno" if i < k else "tibet"].append((f.goodput_bps / fair_share(p["rate"], mss, p["n_flows"]), f.timeouts / secs, f.fast_retransmits / secs,
+                                                      float(np.mean(set_)) / mss if len(set_) else math.nan, float(np.mean(cw[keep])) / mss))  # fmt: skip
+    names = ("share", "timeouts_per_s", "fast_retransmits_per_s", "ssthresh", "cwnd")
+    return {kind: dict(zip(names, (float(np.nanmean(col)) for col in np.array(v).T))) for kind, v in acc.items() if v}
 
 
 # --------------------------------------------------------------------------------------

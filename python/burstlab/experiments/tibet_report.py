@@ -53,6 +53,9 @@ from burstlab.experiments.tibet import (
     cell_stats,
     closed_form,
     environments,
+    fairness_cell,
+    fairness_mechanism,
+    replicate_seed,
 )
 from burstlab.io import atomic_write_text
 from burstlab.store import ResultStore
@@ -636,7 +639,7 @@ def build_report(cfg: StudyConfig, out: Path, env: Env, pts: Sequence[tuple[str,
         for name, v, e in pts:
             h = e.headline()
             rows.append([PARAM_LABEL.get(name, name), show(name, v) + ("*" if v == getattr(s, name) else ""),
-                         *(_num(h.get(k, math.nan)) for k, _, _ in HEADLINE)])  # fmt: skip
+                         *(_num(k, h.get(k, math.nan)) for k, _, _ in HEADLINE)])  # fmt: skip
         b.append(("table", (head, rows)))
         b += _img(figs, out, "sensitivity-fairness-model", "fairness and model errors against each open parameter", pdf)
         b += _img(figs, out, "sensitivity-gains", "TIBET's gain and the model at high p against each open parameter", pdf)
@@ -647,10 +650,10 @@ def build_report(cfg: StudyConfig, out: Path, env: Env, pts: Sequence[tuple[str,
     return b
 
 
-def _num(x: float) -> str:
+def _num(key: str, x: float) -> str:
     if not math.isfinite(x):
         return "–"
-    return str(int(x)) if float(x).is_integer() and abs(x) >= 1 else f"{x:.3f}"
+    return str(int(x)) if key.endswith(("_above", "_below")) else f"{x:.3f}"
 
 
 def why(cfg: StudyConfig, env: Env, pts: Sequence[tuple[str, Any, Env]]) -> list[str]:
@@ -658,22 +661,32 @@ def why(cfg: StudyConfig, env: Env, pts: Sequence[tuple[str, Any, Env]]) -> list
     s = cfg.setup
     out: list[str] = []
     # Figs. 2-3
+    seeds = [replicate_seed(cfg.seed, k) for k in range(min(cfg.seeds, 4))]
     for rate in FAIR_RATES:
         dev = env.fairness_dev(rate)
         if not dev:
             continue
         k, kind, x, _ = max(dev, key=lambda t: abs(t[2] - 1))
+        if not 0 < k < N_FLOWS:
+            continue
         c = env.fair(rate, k)
         assert c is not None
-        rtt_min = 2 * s.one_way
-        q = c.queue_delay
-        out.append(
-            f"**Figs. 2-3, {rate / 1e6:g} Mb/s**: the largest departure from the fair share is {LABEL[kind]}'s {x:.3f} at k = {k}, with the bottleneck "
-            f"busy {100 * c.utilisation:.1f} % of the time. After three duplicate ACKs TCP Reno halves its window; TIBET sets it to Bwe·RTT_min, its "
-            f"filtered sending rate times the propagation round trip, i.e. about cwnd·RTT_min/RTT: with a mean queueing delay of {1e3 * q:.1f} ms over "
-            f"RTT_min = {1e3 * rtt_min:g} ms that is a factor {rtt_min / (rtt_min + q):.2f} instead of Reno's 0.5 — TIBET yields less when the queue "
-            "is short and as much when it is a full bandwidth-delay product. Where the link is not kept busy (DropTail with a one-BDP buffer and "
-            "synchronised losses), every kind falls below a fair share defined on the capacity.")
+        m = fairness_mechanism(fairness_cell(s, rate, k), seeds)
+        r, t = m["reno"], m["tibet"]
+        pipe = env.share(rate) * 2 * s.one_way / (8 * s.mss)
+        txt = (f"**Figs. 2-3, {rate / 1e6:g} Mb/s**: the largest departure from the fair share is {LABEL[kind]}'s {x:.3f} at k = {k} (bottleneck busy "
+               f"{100 * c.utilisation:.1f} % of the time). Re-running {len(seeds)} of its runs with the window series: TIBET's loss responses set ssthresh "
+               f"to {t['ssthresh']:.1f} segments on average against Reno's {r['ssthresh']:.1f} — a connection's share of the pipe, fair share × RTT_min, "
+               f"is {pipe:.1f} segments — and each TIBET connection had {t['timeouts_per_s']:.2f} timeouts and {t['fast_retransmits_per_s']:.2f} fast "
+               f"retransmits per second against Reno's {r['timeouts_per_s']:.2f} and {r['fast_retransmits_per_s']:.2f}. TCP Reno halves a window that also "
+               "holds its part of the queue; TIBET sets Bwe·RTT_min, its measured rate times the propagation round trip, i.e. its share of the pipe "
+               "without the queue. ")
+        if t["ssthresh"] < r["ssthresh"] and t["timeouts_per_s"] > r["timeouts_per_s"]:
+            txt += ("With a few segments per connection that window is too small for three duplicate ACKs more often than Reno's, so more of "
+                    "TIBET's losses end in a retransmission timeout, and the sent-packet estimator then counts the idle time in its intervals.")
+        elif t["ssthresh"] > r["ssthresh"]:
+            txt += "Here the estimate lands above Reno's halved window, and TIBET keeps more than its share."
+        out.append(txt)
     # Figs. 4-5: ties at low p
     rate = SINGLE_RATES[0]
     p0 = min(cfg.loss_ps)
@@ -695,13 +708,16 @@ def why(cfg: StudyConfig, env: Env, pts: Sequence[tuple[str, Any, Env]]) -> list
         bdp = buffer_packets(bernoulli_cell(s, "ideal", rate, s.one_way, 0.01)) / s.buffer_bdp
         pmax = max(cfg.loss_ps)
         d = paired_difference_txt(c, t)
+        every = 1 / (c.timeouts_per_s + c.fast_retransmits_per_s) if c.timeouts_per_s + c.fast_retransmits_per_s > 0 else math.inf
         out.append(
             f"**The Ideal TCP at p = {pmax:g}, {rate / 1e6:g} Mb/s**: {c.mean / 1e6:.3f} Mb/s against TIBET's {t.mean / 1e6:.3f} ({d}). After three "
             f"duplicate ACKs it sets cwnd = ssthresh = its fair share × RTT_min ≈ {bdp:.0f} packets whatever the loss rate, so the next window carries "
-            f"≈ {pmax * bdp:.0f} losses; {s.recovery} recovery repairs one hole per episode and the rest wait for the timer: "
-            f"{c.timeouts_per_s:.2f} timeouts/s against {c.fast_retransmits_per_s:.2f} fast retransmits/s (TIBET: {t.timeouts_per_s:.2f} / "
-            f"{t.fast_retransmits_per_s:.2f}). Backed-off timers then idle the link. The paper's Ideal TCP collapses too (§V); how far depends on "
-            "the recovery (Sensitivity: `recovery`).")
+            f"≈ {pmax * bdp:.0f} losses, more than {s.recovery} recovery repairs before the timer expires: {c.timeouts_per_s:.2f} timeouts/s against "
+            f"{c.fast_retransmits_per_s:.2f} fast retransmits/s (TIBET: {t.timeouts_per_s:.2f} / {t.fast_retransmits_per_s:.2f}), one loss episode every "
+            f"{every:.2f} s against a {1e3 * 2 * s.one_way:g}-ms round trip: the sender waits on backed-off timers (Karn's rule keeps the backoff "
+            f"until a segment sent once is acknowledged, and a share {pmax:g} of the retransmissions is lost again). The paper's Ideal TCP collapses "
+            "too (§V); how "
+            "far depends on the recovery (Sensitivity: `recovery`).")
     # Figs. 11-12
     for rtt in MODEL_RTTS:
         errs = [(p, env.model_error(rtt, p)[0]) for p in cfg.model_ps if MODEL_RANGE[0] <= p <= MODEL_RANGE[1]]
@@ -714,12 +730,20 @@ def why(cfg: StudyConfig, env: Env, pts: Sequence[tuple[str, Any, Env]]) -> list
         if capped:
             txt += (f"At p ≤ {max(capped):g} eq. 3 exceeds the wireless hop's {cap / 1e6:.2f} Mb/s of payload: no TCP can follow it there, and the "
                     "paper's remark that the model is \"very accurate when the packet error rate is high\" fits a capacity it hit at low p. ")
+        over = [(p, e) for p, e in errs if e > MODEL_TOL]
+        if over:
+            p_over, e_over = max(over, key=lambda t: t[1])
+            co = env.model("ideal", rtt, p_over)
+            if co is not None:
+                txt += (f"Where the simulation exceeds eq. 3 (most at p = {p_over:g}, {_pct(e_over, 0, True)}), the Ideal TCP's losses mostly end in "
+                        f"fast retransmits ({co.fast_retransmits_per_s:.2f}/s against {co.timeouts_per_s:.2f} timeouts/s) that resume at cwnd = its share "
+                        "of the pipe, while eq. 3 counts log2(1/p) round trips of slow start from one segment per loss. ")
         hi = env.model("ideal", rtt, max(cfg.model_ps))
-        if hi is not None:
-            txt += (f"At p = {max(cfg.model_ps):g} the simulated Ideal TCP spends its time in timeouts ({hi.timeouts_per_s:.2f}/s against "
-                    f"{hi.fast_retransmits_per_s:.2f} fast retransmits/s), the mechanism above; eq. 3 describes a sender that restarts from one "
-                    "segment and slow-starts for log2(1/p) round trips per loss, not one stalled by backed-off timers. The wireless capacity and the "
-                    "recovery move the comparison (Sensitivity: `wireless_rate`, `recovery`).")
+        if hi is not None and hi.timeouts_per_s + hi.fast_retransmits_per_s > 0:
+            txt += (f"At p = {max(cfg.model_ps):g} the simulated Ideal TCP has one loss episode every {1 / (hi.timeouts_per_s + hi.fast_retransmits_per_s):.2f} s "
+                    f"({hi.timeouts_per_s:.2f} timeouts/s, {hi.fast_retransmits_per_s:.2f} fast retransmits/s) against a {1e3 * rtt:g}-ms round trip: it "
+                    "waits on backed-off timers, the mechanism above, which eq. 3 does not describe. The wireless capacity and the recovery move the "
+                    "comparison (Sensitivity: `wireless_rate`, `recovery`).")
         out.append(txt)
     # Westwood+, Vegas
     r10 = [(p, env.single("vegas", 10e6, p), env.single("reno", 10e6, p), env.single("westwood", 10e6, p), env.single("tibet", 10e6, p)) for p in cfg.loss_ps]
