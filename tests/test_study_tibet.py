@@ -84,7 +84,7 @@ def test_rows_equal_direct_simulations(quick: Any) -> None:
     by = {(r["experiment"], r["cc"], r["rate"], r["one_way"], r["p"], r["p_bad"], r["k_reno"], r["replicate"]): r
           for r in quick.runs if all(r[k] == v for k, v in defaults.items()) and r["start_spread"] in (None, 2.0)}  # fmt: skip
     seed = task_seed(QUICK.seed, "tibet", "replicate", 1)
-    run = {"duration": 60.0, "warmup": 20.0, "seed": seed}
+    run: dict[str, Any] = {"duration": 60.0, "warmup": 20.0, "seed": seed}
     # One BDP of 1040-byte packets: 10 Mb/s × 100 ms → 121; 2 Mb/s × 100 ms → 25; 10 Mb/s × 400 ms → 481.
     single = presets.single(Link(rate=10e6, delay=0.05, buffer=121, loss=LossModel.bernoulli(1e-3)), tcp=_tcp("tibet"), **run)
     markov = presets.single(Link(rate=2e6, delay=0.05, buffer=25, loss=LossModel.markov_ct(8.0, 4.0, 0.01, 0.5), loss_mode="time"), tcp=_tcp("ideal"), **run)

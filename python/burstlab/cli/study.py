@@ -4,6 +4,8 @@ TIBET) — from inputs to figures and a report."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import click
 
 from burstlab.cli.options import FORMAT, count
@@ -158,6 +160,25 @@ def prr_mu_cmd(ctx: click.Context, dataset: str | None, traces_dir: str | None, 
     click.echo(f"report (HTML): {res.report_html.resolve()}")
 
 
+def _run_cell_study(run_study: Any, config: Any, setup: Any, kw: dict[str, object], *, quick: bool, seeds: int | None, sweep_seeds: int | None,
+                    seed: int, no_sweep: bool, out: str, workers: int | None, cluster: str | None, no_progress: bool, pdf: bool) -> None:  # fmt: skip
+    """The common tail of ``error-models`` and ``tibet``: the configuration (``--quick``'s or
+    the full one, the seeds given), the run, and what it printed."""
+    kw = {"seed": seed, "sweep": not no_sweep, **kw}
+    if seeds is not None:
+        kw["seeds"] = seeds
+    if sweep_seeds is not None:
+        kw["sweep_seeds"] = sweep_seeds
+    cfg = config.quick_config(setup, **kw) if quick else config(setup=setup, **kw)
+    res = run_study(cfg, out, workers=workers, cluster=cluster, progress=not no_progress, log=lambda s: click.echo(s, err=True),
+                    formats=("png", "pdf") if pdf else ("png",))
+    click.echo(f"{res.ran} simulations run, {res.skipped} reused from the store, {res.elapsed_s:.1f} s")
+    held = sum(1 for c in res.claims if c["verdict"].startswith("holds"))
+    click.echo(f"claims of the paper: {held} of {len(res.claims)} hold (report: claims table)")
+    click.echo(f"report: {res.report_md.resolve()}")
+    click.echo(f"report (HTML): {res.report_html.resolve()}")
+
+
 @study_group.command("error-models")
 @click.option("--out", "out", type=click.Path(file_okay=False), default="results/error-models", show_default=True, help="Output folder.")
 @click.option("--workers", type=click.IntRange(min=1), default=None, help="Local worker processes (default: all cores).")
@@ -192,19 +213,9 @@ def error_models_cmd(out: str, workers: int | None, cluster: str | None, quick: 
 
     setup = Setup(rate=rate, buffer=buffer, lan_delay=lan_delay, mss=mss, delayed_ack=delayed_ack, rto_min=rto_min, rwnd=rwnd,
                   init_cwnd=init_cwnd, cycle=cycle, fig2_ack_loss=fig2_ack_loss)  # fmt: skip
-    kw: dict[str, object] = {"seed": seed, "sweep": not no_sweep, "sync_size": int(sync_size), "models_size": int(models_size)}
-    if seeds is not None:
-        kw["seeds"] = seeds
-    if sweep_seeds is not None:
-        kw["sweep_seeds"] = sweep_seeds
-    cfg = StudyConfig.quick_config(setup, **kw) if quick else StudyConfig(setup=setup, **kw)  # type: ignore[arg-type]
-    res = run_study(cfg, out, workers=workers, cluster=cluster, progress=not no_progress, log=lambda s: click.echo(s, err=True),
-                    formats=("png", "pdf") if pdf else ("png",))
-    click.echo(f"{res.ran} simulations run, {res.skipped} reused from the store, {res.elapsed_s:.1f} s")
-    held = sum(1 for c in res.claims if c["verdict"].startswith("holds"))
-    click.echo(f"claims of the paper: {held} of {len(res.claims)} hold (report: claims table)")
-    click.echo(f"report: {res.report_md.resolve()}")
-    click.echo(f"report (HTML): {res.report_html.resolve()}")
+    kw: dict[str, object] = {"sync_size": int(sync_size), "models_size": int(models_size)}
+    _run_cell_study(run_study, StudyConfig, setup, kw, quick=quick, seeds=seeds, sweep_seeds=sweep_seeds, seed=seed, no_sweep=no_sweep, out=out,
+                    workers=workers, cluster=cluster, no_progress=no_progress, pdf=pdf)  # fmt: skip
 
 
 @study_group.command("tibet")
@@ -248,21 +259,11 @@ def tibet_cmd(out: str, workers: int | None, cluster: str | None, quick: bool, s
     setup = Setup(reading=reading, recovery=recovery, rto_min=rto_min, init_cwnd=init_cwnd, mss=mss, rwnd=rwnd, delayed_ack=delayed_ack,
                   buffer_bdp=buffer_bdp, duration=duration, warmup=warmup, start_spread=start_spread, access_delay=access_delay,
                   wireless_rate=wireless_rate)  # fmt: skip
-    kw: dict[str, object] = {"seed": seed, "sweep": not no_sweep}
-    if seeds is not None:
-        kw["seeds"] = seeds
-    if sweep_seeds is not None:
-        kw["sweep_seeds"] = sweep_seeds
-    elif seeds is not None and not quick:
-        kw["sweep_seeds"] = min(seeds, StudyConfig().sweep_seeds)
-    cfg = StudyConfig.quick_config(setup, **kw) if quick else StudyConfig(setup=setup, **kw)  # type: ignore[arg-type]
-    res = run_study(cfg, out, workers=workers, cluster=cluster, progress=not no_progress, log=lambda s: click.echo(s, err=True),
-                    formats=("png", "pdf") if pdf else ("png",))
-    click.echo(f"{res.ran} simulations run, {res.skipped} reused from the store, {res.elapsed_s:.1f} s")
-    held = sum(1 for c in res.claims if c["verdict"].startswith("holds"))
-    click.echo(f"claims of the paper: {held} of {len(res.claims)} hold (report: claims table)")
-    click.echo(f"report: {res.report_md.resolve()}")
-    click.echo(f"report (HTML): {res.report_html.resolve()}")
+    kw: dict[str, object] = {}
+    if sweep_seeds is None and seeds is not None and not quick:
+        kw["sweep_seeds"] = min(seeds, StudyConfig().sweep_seeds)  # a sweep point has no more runs than a default cell
+    _run_cell_study(run_study, StudyConfig, setup, kw, quick=quick, seeds=seeds, sweep_seeds=sweep_seeds, seed=seed, no_sweep=no_sweep, out=out,
+                    workers=workers, cluster=cluster, no_progress=no_progress, pdf=pdf)  # fmt: skip
 
 
 COMMANDS = [study_group]

@@ -15,15 +15,16 @@ import functools
 import hashlib
 import json
 import math
-from collections.abc import Sequence
-from dataclasses import dataclass
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from burstlab import __version__
-from burstlab.store import canonical_json
+from burstlab.store import ResultStore, canonical_json
 
 
 @dataclass(frozen=True)
@@ -71,6 +72,17 @@ def keyed_items(study: str, cid: str, p: dict[str, Any], seeds: Sequence[int], e
         text = f'{head},"replicate":{k},"seed":{seed},"study":"{study}"}}'
         out.append(Item(cid, p, k, seed, hashlib.sha256(text.encode()).hexdigest(), text))
     return out
+
+
+def sweep_points(cfg: Any) -> list[tuple[str, Any, Any]]:
+    """(parameter, value, environment) of every sensitivity point of a study configuration
+    (``setup``, ``sweep``, ``sensitivity``: (name, values) pairs of the setup's fields, each
+    varied alone); the defaults are the ("baseline", None, setup) point."""
+    pts: list[tuple[str, Any, Any]] = [("baseline", None, cfg.setup)]
+    if cfg.sweep:
+        for name, values in cfg.sensitivity:
+            pts += [(name, v, replace(cfg.setup, **{name: v})) for v in values]
+    return pts
 
 
 def pending(tasks: Sequence[Task], done: set[str]) -> list[Task]:
@@ -156,3 +168,107 @@ def write_json(path: Path, obj: Any) -> None:
     from burstlab.io import atomic_write_text
 
     atomic_write_text(path, json.dumps(json_safe(obj), indent=2, allow_nan=False, default=str))
+
+
+# --------------------------------------------------------------------------------------
+# a study of keyed cells, from the plan to the report
+# --------------------------------------------------------------------------------------
+@dataclass
+class StudyResult:
+    """Where a study wrote its outputs, and what it computed."""
+
+    out: Path
+    store_path: Path
+    report_md: Path
+    report_html: Path
+    runs: list[dict[str, Any]]
+    figures: dict[str, Path]
+    claims: list[dict[str, Any]]
+    ran: int
+    skipped: int
+    elapsed_s: float
+
+
+#: What a study's ``write_outputs`` returns: (figures, claims, report.md, report.html).
+Outputs = tuple[dict[str, Path], list[dict[str, Any]], Path, Path]
+
+
+def run_keyed_study(
+    description: str,
+    tasks: Sequence[Task],
+    run_task: Callable[[Task], list[dict[str, Any]]],
+    schema: dict[str, str],
+    out: str | Path,
+    write_outputs: Callable[[Path, ResultStore, list[dict[str, Any]]], Outputs],
+    *,
+    workers: int | None = None,
+    cluster: str | None = None,
+    progress: bool = True,
+    log: Callable[[str], None] | None = None,
+) -> StudyResult:
+    """Run (or resume) the ``tasks`` of a study: the items the store under ``out`` lacks run
+    (``run_task`` on local processes or a Dask cluster, one transaction per finished task),
+    then every planned row is read back and ``write_outputs(out, store, runs)`` writes the
+    tables, figures and report."""
+    from burstlab.sweep import run_tasks
+
+    say = log or (lambda s: None)
+    t0 = time.perf_counter()
+    out = Path(out)
+    keys = [i.key for t in tasks for i in t.items]
+    out.mkdir(parents=True, exist_ok=True)
+    store_path = out / "store.duckdb"
+    with ResultStore(store_path, "runs", schema) as store:
+        todo = pending(tasks, store.keys())
+        n_todo = sum(len(t.items) for t in todo)
+        say(f"{len(keys)} simulations in {len(tasks)} tasks: {len(keys) - n_todo} already in {store_path}, {n_todo} to run")
+        for k, (task, rows) in enumerate(run_tasks(run_task, todo, workers=workers, cluster=cluster, progress=progress, description=description), 1):
+            store.insert_many(rows)  # one transaction per finished task
+            if not progress:
+                say(f"finished {task.name} ({k}/{len(todo)} tasks)")
+        runs = store.rows_with_keys(keys, order_by="r.cell, r.replicate")
+        figures, claims, md, html = write_outputs(out, store, runs)
+    return StudyResult(out, store_path, md, html, runs, figures, claims, n_todo, len(keys) - n_todo, time.perf_counter() - t0)
+
+
+def write_tables(out: Path, store: ResultStore, cells: list[dict[str, Any]], cell_columns: Sequence[str], claims: Sequence[dict[str, Any]],
+                 sensitivity: Sequence[dict[str, Any]]) -> None:  # fmt: skip
+    """``cells.csv`` and the store's ``cells`` table, ``claims.csv``, ``sensitivity.csv``."""
+    from burstlab.experiments.prr_mu_report import _replace_table, write_csv
+
+    write_csv(out / "cells.csv", cells, cell_columns)
+    _replace_table(store, "cells", cells, cell_columns)
+    write_csv(out / "claims.csv", claims, ["where", "claim", "paper", "ours", "verdict"])
+    write_csv(out / "sensitivity.csv", sensitivity, list(sensitivity[0].keys()))
+
+
+def figure_saver(figdir: Path, formats: Sequence[str]) -> Callable[[Any, str], Path]:
+    """``save(fig, name)``: write a matplotlib figure as ``figdir/name.png`` (and the other
+    ``formats``), close it, return the PNG's path."""
+    import matplotlib.pyplot as plt
+
+    from burstlab import plot as P  # matplotlib, Agg backend
+
+    def save(fig: Any, name: str) -> Path:
+        try:
+            return P.save_figure(fig, figdir, name, formats)
+        finally:
+            plt.close(fig)
+
+    return save
+
+
+def img_block(figs: dict[str, Path], out: Path, key: str, alt: str, pdf: bool) -> list[tuple[str, Any]]:
+    """A report figure block: the PNG, with a link to its PDF when this run wrote one (``--pdf``)."""
+    return [("img", (str(figs[key].relative_to(out)), alt, pdf))] if key in figs else []
+
+
+def write_report(out: Path, blocks: Sequence[tuple[str, Any]], title: str) -> tuple[Path, Path]:
+    """``report.md`` and ``report.html`` from the report's blocks, atomically."""
+    from burstlab.experiments.prr_mu_report import render_html, render_md
+    from burstlab.io import atomic_write_text
+
+    md, html = out / "report.md", out / "report.html"
+    atomic_write_text(md, render_md(blocks))
+    atomic_write_text(html, render_html(blocks, title))
+    return md, html

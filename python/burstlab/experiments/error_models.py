@@ -38,7 +38,6 @@ from __future__ import annotations
 
 import functools
 import math
-import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
@@ -47,20 +46,23 @@ from typing import Any
 import numpy as np
 
 from burstlab._core import ParameterError
-from burstlab.experiments.common import (  # noqa: F401  (t95, Ratio, write_json: used by the report and the tests)
+from burstlab.experiments.common import (  # noqa: F401  (t95, Ratio, write_json, StudyResult: used by the report, the tests and callers)
     Item,
+    Outputs,
     Ratio,
+    StudyResult,
     Task,
     cell_hash,
     keyed_items,
     paired_difference,
     paired_ratio,
-    pending,
+    run_keyed_study,
+    sweep_points,
     t95,
     write_json,
 )
 from burstlab.store import ResultStore
-from burstlab.sweep import run_tasks, task_seed
+from burstlab.sweep import task_seed
 
 STUDY = "error-models"
 VARIANTS = ("tahoe", "reno", "newreno")
@@ -275,16 +277,6 @@ def cells(cfg: StudyConfig, s: Setup, scope: str = "all") -> list[dict[str, Any]
             drops = sorted(set(cfg.drops) | (set(cfg.equivalence_drops) if model == "temporal" else set()))
             out += [models_cell(s, model, m, r, cfg.models_size) for r in drops]
     return out
-
-
-def sweep_points(cfg: StudyConfig) -> list[tuple[str, Any, Setup]]:
-    """(parameter, value, environment) of every sensitivity point; the defaults are the
-    ("baseline", None, setup) point."""
-    pts: list[tuple[str, Any, Setup]] = [("baseline", None, cfg.setup)]
-    if cfg.sweep:
-        for name, values in cfg.sensitivity:
-            pts += [(name, v, replace(cfg.setup, **{name: v})) for v in values]
-    return pts
 
 
 # --------------------------------------------------------------------------------------
@@ -580,22 +572,6 @@ class Env:
 # --------------------------------------------------------------------------------------
 # the whole study
 # --------------------------------------------------------------------------------------
-@dataclass
-class StudyResult:
-    """Where the study wrote its outputs, and what it computed."""
-
-    out: Path
-    store_path: Path
-    report_md: Path
-    report_html: Path
-    runs: list[dict[str, Any]]
-    figures: dict[str, Path]
-    claims: list[dict[str, Any]]
-    ran: int
-    skipped: int
-    elapsed_s: float
-
-
 def run_study(
     cfg: StudyConfig,
     out: str | Path,
@@ -607,27 +583,15 @@ def run_study(
     formats: Sequence[str] = ("png",),
 ) -> StudyResult:
     """Run (or resume) the study; write the store, tables, figures (PNG, and the other
-    ``formats``, e.g. ``("png", "pdf")``) and report under ``out``."""
-    say = log or (lambda s: None)
-    t0 = time.perf_counter()
-    out = Path(out)
-    tasks = plan(cfg)
-    keys = [i.key for t in tasks for i in t.items]
-    out.mkdir(parents=True, exist_ok=True)
-    store_path = out / "store.duckdb"
-    with ResultStore(store_path, "runs", RUN_SCHEMA) as store:
-        todo = pending(tasks, store.keys())
-        n_todo = sum(len(t.items) for t in todo)
-        say(f"{len(keys)} simulations in {len(tasks)} tasks: {len(keys) - n_todo} already in {store_path}, {n_todo} to run")
-        for k, (task, rows) in enumerate(run_tasks(run_task, todo, workers=workers, cluster=cluster, progress=progress, description="error-models"), 1):
-            store.insert_many(rows)  # one transaction per finished task
-            if not progress:
-                say(f"finished {task.name} ({k}/{len(todo)} tasks)")
-        runs = store.rows_with_keys(keys, order_by="r.cell, r.replicate")
+    ``formats``, e.g. ``("png", "pdf")``) and report under ``out``
+    (:func:`burstlab.experiments.common.run_keyed_study`)."""
+
+    def outputs(out: Path, store: ResultStore, runs: list[dict[str, Any]]) -> Outputs:
         from burstlab.experiments.error_models_report import write_outputs
 
-        figures, claims, md, html = write_outputs(cfg, out, store, runs, formats)
-    return StudyResult(out, store_path, md, html, runs, figures, claims, n_todo, len(keys) - n_todo, time.perf_counter() - t0)
+        return write_outputs(cfg, out, store, runs, formats)
+
+    return run_keyed_study("error-models", plan(cfg), run_task, RUN_SCHEMA, out, outputs, workers=workers, cluster=cluster, progress=progress, log=log)
 
 
 def environments(cfg: StudyConfig, runs: Sequence[dict[str, Any]]) -> tuple[Env, list[tuple[str, Any, Env]]]:

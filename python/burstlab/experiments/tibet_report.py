@@ -23,8 +23,8 @@ from typing import Any
 import numpy as np
 
 from burstlab import __version__
-from burstlab.experiments.common import Ratio, mean_ci, paired_difference, write_json
-from burstlab.experiments.prr_mu_report import Block, _replace_table, render_html, render_md, write_csv
+from burstlab.experiments.common import Ratio, figure_saver, img_block, mean_ci, paired_difference, write_json, write_report, write_tables
+from burstlab.experiments.prr_mu_report import Block
 from burstlab.experiments.tibet import (
     CCS,
     FAIR_RATES,
@@ -57,7 +57,6 @@ from burstlab.experiments.tibet import (
     fairness_mechanism,
     replicate_seed,
 )
-from burstlab.io import atomic_write_text
 from burstlab.store import ResultStore
 
 #: Figs. 2-3 (issue 11's reading of "very close to the fair share"): each kind within ±10 %.
@@ -255,35 +254,30 @@ def fig_loss(cfg: StudyConfig, env: Env, rate: float, fig_no: int) -> Any:
     return fig
 
 
-def fig_rtt(cfg: StudyConfig, env: Env) -> Any:
+def _fig_goodput(points: Sequence[Any], x: Sequence[float], cell: Any, xlabel: str, title: str) -> Any:
+    """Goodput of every TCP against one coordinate (95 % CI): ``cell(cc, point)``."""
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(6.4, 4.2))
-    x = [1e3 * r for r in cfg.rtts]
     for cc in CCS:
-        _err(ax, x, [env.rtt(cc, r) for r in cfg.rtts], 1e6, fmt="o-", color=_COLOR[cc], label=LABEL[cc])
-    ax.set_xlabel("RTT (ms)")
+        _err(ax, x, [cell(cc, q) for q in points], 1e6, fmt="o-", color=_COLOR[cc], label=LABEL[cc])
+    ax.set_xlabel(xlabel)
     ax.set_ylabel("goodput (Mb/s)")
-    ax.set_title(f"Fig. 6: goodput over a {FIG6_RATE / 1e6:g} Mb/s link with increasing RTT, p = {100 * FIG6_P:g} %", fontsize=9)
+    ax.set_title(title, fontsize=9)
     ax.legend(fontsize=7)
     ax.grid(alpha=0.3)
     return fig
+
+
+def fig_rtt(cfg: StudyConfig, env: Env) -> Any:
+    return _fig_goodput(cfg.rtts, [1e3 * r for r in cfg.rtts], env.rtt, "RTT (ms)",
+                        f"Fig. 6: goodput over a {FIG6_RATE / 1e6:g} Mb/s link with increasing RTT, p = {100 * FIG6_P:g} %")  # fmt: skip
 
 
 def fig_markov(cfg: StudyConfig, env: Env) -> Any:
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(6.4, 4.2))
-    x = [100 * p for p in cfg.p_bads]
-    for cc in CCS:
-        _err(ax, x, [env.markov(cc, p) for p in cfg.p_bads], 1e6, fmt="o-", color=_COLOR[cc], label=LABEL[cc])
     g, b, pg = MARKOV
-    ax.set_xlabel("packet error rate in the Bad state (%)")
-    ax.set_ylabel("goodput (Mb/s)")
-    ax.set_title(f"Fig. 8: {FIG8_RATE / 1e6:g} Mb/s, two-state Markov channel (Good {g:g} s, Bad {b:g} s, {100 * pg:g} % loss in Good)", fontsize=9)
-    ax.legend(fontsize=7)
-    ax.grid(alpha=0.3)
-    return fig
+    return _fig_goodput(cfg.p_bads, [100 * p for p in cfg.p_bads], env.markov, "packet error rate in the Bad state (%)",
+                        f"Fig. 8: {FIG8_RATE / 1e6:g} Mb/s, two-state Markov channel (Good {g:g} s, Bad {b:g} s, {100 * pg:g} % loss in Good)")  # fmt: skip
 
 
 def fig_closed_forms(cfg: StudyConfig, env: Env) -> Any:
@@ -447,27 +441,11 @@ def write_outputs(cfg: StudyConfig, out: Path, store: ResultStore, runs: Sequenc
                   formats: Sequence[str] = ("png",)) -> tuple[dict[str, Path], list[dict[str, Any]], Path, Path]:  # fmt: skip
     """Write every table, figure (PNG, and the other ``formats``) and the report; returns
     (figures, claims, md, html)."""
-    import matplotlib.pyplot as plt
-
-    from burstlab import plot as P  # matplotlib, Agg backend
-
-    def save(fig: Any, name: str) -> Path:
-        try:
-            return P.save_figure(fig, figdir, name, formats)
-        finally:
-            plt.close(fig)
-
     stats = cell_stats(runs)
     base, pts = environments(cfg, runs)
-    cells = cell_rows(stats)
-    write_csv(out / "cells.csv", cells, CELL_COLUMNS)
-    _replace_table(store, "cells", cells, CELL_COLUMNS)
     cl = claims(cfg, base)
-    write_csv(out / "claims.csv", cl, ["where", "claim", "paper", "ours", "verdict"])
-    sens = sensitivity_rows(pts, base)
-    write_csv(out / "sensitivity.csv", sens, list(sens[0].keys()))
-
-    figdir = out / "figures"
+    write_tables(out, store, cell_rows(stats), CELL_COLUMNS, cl, sensitivity_rows(pts, base))
+    save = figure_saver(out / "figures", formats)
     figs: dict[str, Path] = {}
     figs["fig02"] = save(fig_fairness(cfg, base, FAIR_RATES[0], 2), "fig02-fairness-2mbps")
     figs["fig03"] = save(fig_fairness(cfg, base, FAIR_RATES[1], 3), "fig03-fairness-10mbps")
@@ -485,15 +463,11 @@ def write_outputs(cfg: StudyConfig, out: Path, store: ResultStore, runs: Sequenc
     write_json(out / "summary.json", {"config": cfg.to_dict(), "burstlab_version": __version__, "n_runs": len(runs), "n_cells": len(stats),
                                       "headline": base.headline(), "claims": cl})  # fmt: skip
     blocks = build_report(cfg, out, base, pts, stats, cl, figs, len(runs), "pdf" in formats)
-    md, html = out / "report.md", out / "report.html"
-    atomic_write_text(md, render_md(blocks))
-    atomic_write_text(html, render_html(blocks, "burstlab: TCP with bandwidth estimation over wireless networks (Martignon & Capone)"))
+    md, html = write_report(out, blocks, "burstlab: TCP with bandwidth estimation over wireless networks (Martignon & Capone)")
     return figs, cl, md, html
 
 
-def _img(figs: dict[str, Path], out: Path, key: str, alt: str, pdf: bool) -> list[Block]:
-    """A figure block: the PNG, with a link to its PDF when this run wrote one (``--pdf``)."""
-    return [("img", (str(figs[key].relative_to(out)), alt, pdf))] if key in figs else []
+_img = img_block
 
 
 def _ratio(r: Ratio) -> str:
@@ -636,10 +610,10 @@ def build_report(cfg: StudyConfig, out: Path, env: Env, pts: Sequence[tuple[str,
                        "[`sensitivity.csv`](sensitivity.csv)."))
         head = ["parameter", "value"] + [lab + (f" ({crit})" if crit else "") for _, lab, crit in HEADLINE]
         rows = []
-        for name, v, e in pts:
-            h = e.headline()
+        for name, v, pe in pts:
+            hl = pe.headline()
             rows.append([PARAM_LABEL.get(name, name), show(name, v) + ("*" if v == getattr(s, name) else ""),
-                         *(_num(k, h.get(k, math.nan)) for k, _, _ in HEADLINE)])  # fmt: skip
+                         *(_num(k, hl.get(k, math.nan)) for k, _, _ in HEADLINE)])  # fmt: skip
         b.append(("table", (head, rows)))
         b += _img(figs, out, "sensitivity-fairness-model", "fairness and model errors against each open parameter", pdf)
         b += _img(figs, out, "sensitivity-gains", "TIBET's gain and the model at high p against each open parameter", pdf)
@@ -672,19 +646,19 @@ def why(cfg: StudyConfig, env: Env, pts: Sequence[tuple[str, Any, Env]]) -> list
         c = env.fair(rate, k)
         assert c is not None
         m = fairness_mechanism(fairness_cell(s, rate, k), seeds)
-        r, t = m["reno"], m["tibet"]
+        mr, mt = m["reno"], m["tibet"]
         pipe = env.share(rate) * 2 * s.one_way / (8 * s.mss)
         txt = (f"**Figs. 2-3, {rate / 1e6:g} Mb/s**: the largest departure from the fair share is {LABEL[kind]}'s {x:.3f} at k = {k} (bottleneck busy "
                f"{100 * c.utilisation:.1f} % of the time). Re-running {len(seeds)} of its runs with the window series: TIBET's loss responses set ssthresh "
-               f"to {t['ssthresh']:.1f} segments on average against Reno's {r['ssthresh']:.1f} — a connection's share of the pipe, fair share × RTT_min, "
-               f"is {pipe:.1f} segments — and each TIBET connection had {t['timeouts_per_s']:.2f} timeouts and {t['fast_retransmits_per_s']:.2f} fast "
-               f"retransmits per second against Reno's {r['timeouts_per_s']:.2f} and {r['fast_retransmits_per_s']:.2f}. TCP Reno halves a window that also "
+               f"to {mt['ssthresh']:.1f} segments on average against Reno's {mr['ssthresh']:.1f} — a connection's share of the pipe, fair share × RTT_min, "
+               f"is {pipe:.1f} segments — and each TIBET connection had {mt['timeouts_per_s']:.2f} timeouts and {mt['fast_retransmits_per_s']:.2f} fast "
+               f"retransmits per second against Reno's {mr['timeouts_per_s']:.2f} and {mr['fast_retransmits_per_s']:.2f}. TCP Reno halves a window that also "
                "holds its part of the queue; TIBET sets Bwe·RTT_min, its measured rate times the propagation round trip, i.e. its share of the pipe "
                "without the queue. ")
-        if t["ssthresh"] < r["ssthresh"] and t["timeouts_per_s"] > r["timeouts_per_s"]:
+        if mt["ssthresh"] < mr["ssthresh"] and mt["timeouts_per_s"] > mr["timeouts_per_s"]:
             txt += ("With a few segments per connection that window is too small for three duplicate ACKs more often than Reno's, so more of "
                     "TIBET's losses end in a retransmission timeout, and the sent-packet estimator then counts the idle time in its intervals.")
-        elif t["ssthresh"] > r["ssthresh"]:
+        elif mt["ssthresh"] > mr["ssthresh"]:
             txt += "Here the estimate lands above Reno's halved window, and TIBET keeps more than its share."
         out.append(txt)
     # Figs. 4-5: ties at low p
