@@ -74,6 +74,21 @@ def keyed_items(study: str, cid: str, p: dict[str, Any], seeds: Sequence[int], e
     return out
 
 
+def check_sensitivity(setup: Any, sensitivity: Sequence[tuple[str, Sequence[Any]]]) -> None:
+    """Every swept name a field of the setup, every value one it accepts (its ``__post_init__``
+    checks it), or a ParameterError."""
+    from dataclasses import fields
+
+    from burstlab._core import ParameterError
+
+    known = {f.name for f in fields(setup)}
+    for name, values in sensitivity:
+        if name not in known:
+            raise ParameterError(f"invalid parameter sensitivity: {name!r} is not an open parameter ({', '.join(sorted(known))})")
+        for v in values:
+            replace(setup, **{name: v})  # validates each value
+
+
 def sweep_points(cfg: Any) -> list[tuple[str, Any, Any]]:
     """(parameter, value, environment) of every sensitivity point of a study configuration
     (``setup``, ``sweep``, ``sensitivity``: (name, values) pairs of the setup's fields, each

@@ -39,7 +39,7 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field, fields, replace
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -53,6 +53,7 @@ from burstlab.experiments.common import (  # noqa: F401  (t95, Ratio, write_json
     StudyResult,
     Task,
     cell_hash,
+    check_sensitivity,
     keyed_items,
     paired_difference,
     paired_ratio,
@@ -215,12 +216,7 @@ class StudyConfig:
             raise ParameterError(f"invalid parameter delays = {self.delays}: Table 1 needs 0 (the LAN)")
         if 0.1 not in self.drops or 0.5 not in self.drops:
             raise ParameterError(f"invalid parameter drops = {self.drops}: the equivalence of §2 needs 0.1 and 0.5")
-        known = {f.name for f in fields(Setup)}
-        for name, values in self.sensitivity:
-            if name not in known:
-                raise ParameterError(f"invalid parameter sensitivity: {name!r} is not an open parameter ({', '.join(sorted(known))})")
-            for v in values:
-                replace(self.setup, **{name: v})  # validates each value
+        check_sensitivity(self.setup, self.sensitivity)
 
     @classmethod
     def quick_config(cls, setup: Setup | None = None, **kw: Any) -> StudyConfig:

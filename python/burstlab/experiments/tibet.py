@@ -39,14 +39,14 @@ import functools
 import json
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field, fields, replace
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from burstlab._core import ParameterError
-from burstlab.experiments.common import (  # noqa: F401  (write_json, StudyResult: for the report and callers)
+from burstlab.experiments.common import (
     NAN_RATIO,
     Item,
     Outputs,
@@ -54,13 +54,13 @@ from burstlab.experiments.common import (  # noqa: F401  (write_json, StudyResul
     StudyResult,
     Task,
     cell_hash,
+    check_sensitivity,
     keyed_items,
     mean_ci,
     paired_difference,
     paired_ratio,
     run_keyed_study,
     sweep_points,
-    write_json,
 )
 from burstlab.store import ResultStore
 from burstlab.sweep import task_seed
@@ -250,12 +250,7 @@ class StudyConfig:
             raise ParameterError(f"invalid parameter rtts = {self.rtts}: expected round trips above {2e3 * WIRELESS_DELAY:g} ms")
         if not self.ks or not all(isinstance(k, int) and 0 <= k <= N_FLOWS for k in self.ks):
             raise ParameterError(f"invalid parameter ks = {self.ks}: expected Reno counts 0..{N_FLOWS}")
-        known = {f.name for f in fields(Setup)}
-        for name, values in self.sensitivity:
-            if name not in known:
-                raise ParameterError(f"invalid parameter sensitivity: {name!r} is not an open parameter ({', '.join(sorted(known))})")
-            for v in values:
-                replace(self.setup, **{name: v})  # validates each value
+        check_sensitivity(self.setup, self.sensitivity)
 
     @classmethod
     def quick_config(cls, setup: Setup | None = None, **kw: Any) -> StudyConfig:
