@@ -283,6 +283,7 @@ fn link_config(prefix: &str, d: &Bound<'_, PyDict>, loss: Option<&PyLossModel>) 
         .map_err(|_| crate::errors::to_py(Error::param(&format!("{prefix}.loss_window"), window, "serialisation or transit")))?;
     l.loss = loss.map(|m| m.fresh());
     l.queue = queue_disc(prefix, d)?;
+    l.layer = crate::network::layer_of(d)?;
     Ok(l)
 }
 

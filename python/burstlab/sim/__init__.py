@@ -376,6 +376,13 @@ def _queue_config(queue: Any) -> dict[str, Any]:
     return {"queue": "red", "red": {k: _number(f"red_{k}", v, conv[k]) for k, v in asdict(red).items()}}
 
 
+def _queue_fields(queue: Any) -> dict[str, Any]:
+    """A link's queue discipline in its configuration: nothing for DropTail (configurations,
+    and their hashes, as before RED existed, as for the link layer), else ``queue`` and ``red``."""
+    q = _queue_config(queue)
+    return {} if q["queue"] == "droptail" else q
+
+
 @dataclass(frozen=True)
 class Link:
     """One link direction: capacity (bits/s), one-way delay (s), DropTail buffer and a
@@ -393,6 +400,12 @@ class Link:
     loops with the period of its last timestamp.
     ``queue``: ``"droptail"`` (default), ``"red"`` or a :class:`Red` with its parameters
     (RED with ECN marking, checked at entry before the buffer).
+    ``link_layer``: a :class:`burstlab.linklayer.Arq` or :class:`~burstlab.linklayer.Harq`
+    (or a spec such as ``"arq:retry_limit=7"``, :func:`burstlab.linklayer.parse_link_layer`)
+    between the channel and the network layer: it times the link's frames (``rate`` is then
+    unused), its attempts meet the loss model (per attempt, or over each attempt's own
+    interval in time mode) and a frame is lost only when the attempt limit drops it
+    (``docs/link-layer.md``).
     """
 
     rate: float = 10e6
@@ -405,10 +418,11 @@ class Link:
     capacity: Any = None
     opportunity_bytes: int = 1500
     queue: Any = "droptail"
+    link_layer: Any = None
 
     def _config(self) -> dict[str, Any]:
         model = loss_model(self.loss)
-        return {
+        out = {
             "rate": _number("rate", self.rate, float),
             "delay": _number("delay", self.delay, float),
             "buffer": _number("buffer", self.buffer, int),
@@ -416,8 +430,29 @@ class Link:
             "loss": None if model is None else repr(model),
             "loss_mode": self.loss_mode,
             "loss_window": self.loss_window,
-            **_queue_config(self.queue),
+            **_queue_fields(self.queue),
         }
+        layer = link_layer_config(self.link_layer)
+        if layer is not None:  # absent otherwise: configurations (and their hashes) without one are as before
+            out["link_layer"] = layer
+        return out
+
+
+def link_layer_config(layer: Any) -> dict[str, Any] | None:
+    """A link's ``link_layer`` (Arq, Harq, a spec string or None) as the simulator's dict."""
+    if layer is None:
+        return None
+    from burstlab.linklayer import Arq, Harq, parse_link_layer
+
+    if isinstance(layer, (str, dict)):
+        layer = parse_link_layer(layer)
+        if layer is None:
+            return None
+    if not isinstance(layer, (Arq, Harq)):
+        raise _core.ParameterError(
+            f"invalid parameter link_layer: expected burstlab.linklayer.Arq, Harq or a spec string, got {type(layer).__name__}"
+        )
+    return layer._config()
 
 
 @dataclass(frozen=True)

@@ -18,4 +18,6 @@ mod network_tests;
 #[cfg(test)]
 mod red_tests;
 #[cfg(test)]
+mod link_layer_tests;
+#[cfg(test)]
 mod regression;

@@ -550,7 +550,7 @@ impl Sender {
         self.rto_deadline = Some(now + self.tcb.rto);
     }
 
-    #[inline]
+    #[inline(always)]
     fn transmit(&mut self, seg: u64, now: Nanos, out: &mut Vec<Tx>) {
         let retx = seg < self.tcb.high_tx;
         let (mut flags, mut len) = (0, 0);
