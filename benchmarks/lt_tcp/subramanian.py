@@ -48,6 +48,27 @@ def goodput(name: str, p: float, seeds: int, duration: float, abc: bool) -> tupl
     return statistics.fmean(g), se, extra
 
 
+def draw(res: dict[tuple[str, float], tuple[float, float, dict[str, float]]], args: argparse.Namespace) -> None:
+    """Goodput against the loss rate, ± 2 standard errors, into ``args.out`` (a PNG)."""
+    import matplotlib.pyplot as plt
+
+    from burstlab import plot as P  # the Agg backend
+
+    fig, ax = plt.subplots(figsize=(6.4, 4.0))
+    for v, (label, _) in VARIANTS.items():
+        m = [res[(v, p)][0] / 1e6 for p in PS]
+        e = [2 * res[(v, p)][1] / 1e6 for p in PS]
+        ax.errorbar([100 * p for p in PS], m, yerr=e, marker="o", ms=3, capsize=2, label=label)
+    ax.set_xlabel("uniform packet loss rate (%)")
+    ax.set_ylabel("goodput (Mb/s)")
+    ax.set_title(f"10 Mb/s, RTT 100 ms, RED/ECN; {args.seeds} seeds × {args.duration:.0f} s" + (", ABC" if args.abc else ""))
+    ax.grid(alpha=0.3)
+    ax.legend()
+    fig.tight_layout()
+    P.save_figure(fig, args.out.parent, args.out.stem, ["png"])
+    plt.close(fig)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--seeds", type=int, default=10)
@@ -66,28 +87,13 @@ def main(argv: list[str] | None = None) -> int:
             cells.append(f"{m / 1e6:.3f} ± {se / 1e6:.3f} ({m / res[(v, 0.0)][0]:.0%})")
         x = res[("lt-tcp", p)][2]
         lines.append(f"| {p:.0%} | " + " | ".join(cells) + f" | {x['pfec']:.0f} / {x['rfec']:.0f} / {x['retx']:.0f} / {x['timeouts']:.1f} |")
-    text = "\n".join(lines)
-    print(text)
+    print("\n".join(lines))
     if args.table is not None:
-        args.table.write_text(text + "\n")
+        from burstlab.io import atomic_write_text
+
+        atomic_write_text(args.table, "\n".join(lines) + "\n")
     if args.out is not None:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-
-        fig, ax = plt.subplots(figsize=(6.4, 4.0))
-        for v, (label, _) in VARIANTS.items():
-            m = [res[(v, p)][0] / 1e6 for p in PS]
-            e = [2 * res[(v, p)][1] / 1e6 for p in PS]
-            ax.errorbar([100 * p for p in PS], m, yerr=e, marker="o", ms=3, capsize=2, label=label)
-        ax.set_xlabel("uniform packet loss rate (%)")
-        ax.set_ylabel("goodput (Mb/s)")
-        ax.set_title(f"10 Mb/s, RTT 100 ms, RED/ECN; {args.seeds} seeds × {args.duration:.0f} s" + (", ABC" if args.abc else ""))
-        ax.grid(alpha=0.3)
-        ax.legend()
-        fig.tight_layout()
-        fig.savefig(args.out, dpi=110)
+        draw(res, args)
     return 0
 
 

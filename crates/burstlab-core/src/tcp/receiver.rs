@@ -195,19 +195,27 @@ impl Receiver {
             }
         }
         if (start..end).contains(&self.rcv_nxt) {
-            self.rcv_nxt += 1;
-            while let Some(f) = self.ooo.pop_front() {
-                if f {
-                    self.rcv_nxt += 1;
-                    self.ooo_count -= 1;
-                } else {
-                    break;
-                }
-            }
+            self.advance_in_order();
             self.prune_sack();
         }
         if self.cfg.sack && end > self.rcv_nxt + 1 {
             self.note_sack(end - 1);
+        }
+    }
+
+    /// Segment rcv_nxt is held: deliver it and the buffered segments now in order. (`ooo`
+    /// entry 0 is again rcv_nxt + 1 afterwards: each pop removes the entry of the old
+    /// rcv_nxt + 1, which the advance has made rcv_nxt, up to and including the first hole.)
+    #[inline]
+    fn advance_in_order(&mut self) {
+        self.rcv_nxt += 1;
+        while let Some(f) = self.ooo.pop_front() {
+            if f {
+                self.rcv_nxt += 1;
+                self.ooo_count -= 1;
+            } else {
+                break;
+            }
         }
     }
 
@@ -248,18 +256,7 @@ impl Receiver {
         }
         if seg == self.rcv_nxt {
             let filled_gap = self.ooo_count > 0;
-            self.rcv_nxt += 1;
-            // Pull buffered segments that are now in order.
-            while let Some(f) = self.ooo.pop_front() {
-                if f {
-                    self.rcv_nxt += 1;
-                    self.ooo_count -= 1;
-                } else {
-                    break;
-                }
-            }
-            // `ooo` entry 0 must again be rcv_nxt + 1: the pop above removed the entry for
-            // the old rcv_nxt+1 (.. the first hole), which is now rcv_nxt itself.
+            self.advance_in_order();
             if filled_gap {
                 self.prune_sack();
                 return RxAction::Ack(self.make_ack());
