@@ -8,7 +8,6 @@ import math
 from typing import Any
 
 import click
-import numpy as np
 
 from burstlab._core import ParameterError
 from burstlab._util import json_safe
@@ -143,6 +142,8 @@ def fit_throughput_cmd(
     Links with PRR = 1 or an undefined μ (NaN) are left out and counted. ``--demo`` fits a
     synthetic population of Gilbert-Elliott links (PRR 0.6-0.95, μ 0-0.8) that burstlab's
     simulator runs NewReno over (Srinivasan et al. §3.1 Mirage settings)."""
+    import numpy as np
+
     from burstlab import fits
 
     if demo == (results is not None):
