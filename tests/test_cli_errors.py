@@ -294,6 +294,24 @@ CASES: list[tuple[str, list[str]]] = [
     ("predict --prr 1.5 --rtt 100ms --mu 0.1", ["--prr = 1.5"]),
     ("predict --prr 0.2 --rtt 100ms --strict", ["--prr = 0.2", "outside its regime"]),
     ("stats FX/good.txt --bogus", ["No such option '--bogus'", "burstlab stats -h"]),
+    ("validate padhye --rate 0", ["--rate", "'0'", "must be positive"]),
+    ("sim --duration 1e9s", ["--duration = 1000000000", "less than 10^9 s"]),
+    # sim: unbounded windows are bounded by what the run can send, saying so
+    ("sim --init-cwnd 4294967296 --duration 1s", ["--init-cwnd = 4294967296", "at most 1303 segments", "10 Mb/s link", "1 s"]),
+    ("sim --init-cwnd 1000000000", ["--init-cwnd = 1000000000", "at most 120294 segments", "100 s"]),
+    ("sim --init-cwnd 101 --size 100kB", ["--init-cwnd = 101", "at most 100 segments", "100000 bytes"]),
+    ("sim --trace FX/good.txt --init-cwnd 1000000000", ["--init-cwnd = 1000000000", "the trace has 10 slots"]),
+    # sim: replicates, variants, plots
+    ("sim --seeds 0 --duration 1s", ["--seeds", "0 is not in the range"]),
+    ("sim --seed 18446744073709551615 --seeds 2 --duration 1s", ["--seeds", "pass 2^64 − 1"]),
+    ("sim --trace FX/good.txt --seeds 3", ["--seeds", "no effect with --trace", "every seed gives the same run"]),
+    ("sim --seeds 2 --series OUT/s.npz --duration 1s", ["--series writes the series of one run"]),
+    ("sim --tcp reno,sack --series OUT/s.npz --duration 1s", ["--series writes the series of one run"]),
+    ("sim --tcp reno,bbr --duration 1s", ["--tcp", "'bbr' is not a variant", "newreno", "CC/RECOVERY"]),
+    ("sim --tcp reno,reno --duration 1s", ["--tcp", "'reno' is given twice"]),
+    ("sim --tcp reno,newreno --recovery sack --duration 1s", ["--tcp reno and newreno are the same TCP here"]),
+    ("sim --tcp cubic/bogus --duration 1s", ["'cubic/bogus' is not a variant"]),
+    ("sim --plot FX/good.txt --duration 1s", ["--plot", "FX/good.txt", "is a file"]),
 ]
 
 
