@@ -24,7 +24,7 @@ if TYPE_CHECKING:  # numpy is not imported to run a simulation: the series come 
     import numpy.typing as npt
 
 __all__ = [
-    "PROFILES", "TIME_MODELS", "VARIANTS", "Cbr", "Flow", "FlowResult", "Hop", "Link", "LinkResult", "LossModeWarning",
+    "PROFILES", "TIME_MODELS", "VARIANTS", "Cbr", "ClockResolutionWarning", "Flow", "FlowResult", "Hop", "Link", "LinkResult", "LossModeWarning",
     "Network", "NetworkResult", "OnOff", "Scenario", "SimResult", "TcpConfig", "Workload", "load_scenario", "loss_model",
     "presets", "run", "run_network", "run_trace", "segments_bound", "tcp_settings",
 ]  # fmt: skip
@@ -366,14 +366,33 @@ def _check_init_cwnd(tcp: TcpConfig, bound: int, why: str) -> None:
         )
 
 
-def _check_init_cwnd_on_link(tcp: TcpConfig, rate: float, buffer: int, buffer_unit: str, duration: float | None, size: int | None) -> None:
-    """:func:`_check_init_cwnd` for a flow whose first link has ``rate``, ``buffer`` (and a run
-    of ``duration`` seconds), or that transfers ``size`` bytes. Values of the wrong type or out
-    of range are left to the simulator's own checks, which name them."""
+class ClockResolutionWarning(UserWarning):
+    """A link so fast that a data packet's serialisation, rounded up to whole nanoseconds
+    (the simulator's clock), makes the link noticeably slower than the rate asked for."""
+
+
+def _check_first_link(where: str, tcp: TcpConfig, rate: float, buffer: int, buffer_unit: str, duration: float | None, size: int | None) -> None:
+    """Checks of a flow on its first link (``where``): the initial window against what the
+    run can send there (:func:`_check_init_cwnd`; ``rate``, ``buffer`` and a run of
+    ``duration`` seconds, or ``size`` bytes to transfer), and a warning when the nanosecond
+    clock cannot hold the link's rate (a silent misread otherwise: 10^30 bit/s ran at 8·10^12).
+    Values of the wrong type or out of range are left to the simulator's checks, which name them."""
     mss, header = tcp.mss, tcp.header_bytes
     if not (isinstance(mss, int) and isinstance(header, int) and mss > 0 and header >= 0 and buffer >= 0):
         return
     seg = mss + header + (12 if tcp.timestamps else 0)
+    if rate >= 1 and math.isfinite(rate):
+        tx = math.ceil(seg * 8e9 / int(rate))  # ns, rounded up as the simulator does (time::tx_time)
+        if seg * 8e9 / tx < 0.99 * rate:
+            import warnings
+
+            warnings.warn(
+                f"{where}: rate = {rate:g} bit/s: a {seg}-byte packet takes {seg * 8e9 / rate:.3g} ns, {tx} ns on the "
+                f"simulator's clock of whole nanoseconds, so the link runs at {_rate_text(seg * 8e9 / tx)} instead; "
+                "larger segments (mss) keep the rate",
+                ClockResolutionWarning,
+                stacklevel=4,
+            )
     bounds = []
     if duration is not None and rate > 0 and duration >= 0:
         bounds.append((segments_bound(rate, duration, buffer, buffer_unit, seg),
@@ -553,7 +572,7 @@ def run(scenario: Scenario) -> SimResult:
             )
     cfg = scenario.config()
     fwd, wl = cfg["forward"], cfg["workload"]
-    _check_init_cwnd_on_link(scenario.tcp, fwd["rate"], fwd["buffer"], fwd["buffer_unit"], wl["duration"], wl["size"])
+    _check_first_link("forward", scenario.tcp, fwd["rate"], fwd["buffer"], fwd["buffer_unit"], wl["duration"], wl["size"])
     core_cfg = dict(cfg)
     core_cfg["forward"] = {k: v for k, v in cfg["forward"].items() if k != "loss"}
     if cfg["reverse"] is not None:

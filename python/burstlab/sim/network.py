@@ -29,7 +29,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
 from burstlab import _core
-from burstlab.sim import Link, SimResult, TcpConfig, _check_init_cwnd_on_link, _check_loss_mode, _hash, _number, loss_model
+from burstlab.sim import Link, SimResult, TcpConfig, _check_first_link, _check_loss_mode, _hash, _number, loss_model
 
 __all__ = ["Cbr", "Flow", "FlowResult", "Hop", "LinkResult", "Network", "NetworkResult", "OnOff", "run_network"]
 
@@ -296,7 +296,8 @@ class Network:
                     first = links[fwd_path[0]]
                     rate = _server_rate(servers[first["server"]], capacities[first["server"]])
                     live = self._duration() - max(0.0, d["start"]) if d["stop"] is None else d["stop"] - d["start"]
-                    _check_init_cwnd_on_link(f.tcp, rate, first["buffer"], first["buffer_unit"], max(0.0, live), d["size"])
+                    _check_first_link(f"flow {f.name} on link {first['name']}", f.tcp, rate, first["buffer"], first["buffer_unit"],
+                                      max(0.0, live), d["size"])  # fmt: skip
             flows.append(d)
             plain_flows.append(dict(d))
         core = {
