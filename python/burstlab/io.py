@@ -612,12 +612,12 @@ def _read_table(p: Path, label: str, kind: str, *, expected: int | None, interva
             problems.append((i, f"{val_col} must be 0 or 1, got {vals[i].item()!r}"))
         if "seq" in cols and n:
             a = cols["seq"]
-            i = first_non_sequence(a)
-            if i == -1:
+            first_bad = first_non_sequence(a)
+            if first_bad == -1:
                 raise _core.TraceFormatError(f"{label}: seq must be a column of whole numbers, not {a.dtype}")
-            if i is not None:
-                problems.append((i, f"seq = {a[i].item()!r} is not a sequence number (a whole number ≥ 0)"))
-                a = a[:i]  # the counting check below stops where the numbers do
+            if first_bad is not None:
+                problems.append((first_bad, f"seq = {a[first_bad].item()!r} is not a sequence number (a whole number ≥ 0)"))
+                a = a[:first_bad]  # the counting check below stops where the numbers do
             seq = a.astype(np.int64) if a.dtype.kind != "u" else a.astype(np.uint64)
             if seq.size and next_seq is not None and int(seq[0]) != next_seq:
                 problems.append((0, f"seq must count up by one per row (got {next_seq - 1} then {int(seq[0])})"))

@@ -93,9 +93,9 @@ def predict_cmd(
         f"Wmax = {'none' if pp['wmax'] is None else format(pp['wmax'], 'g') + ' packets'}; Mathis C = {ests[0].params['c']:g}"
     )
     click.echo(f"{'model':18} {'pkts/s':>11} {'bits/s':>13}  {'regime':14} notes")
-    for e in ests:
-        notes = "; ".join(e.outside) if e.outside else "in regime"
-        click.echo(f"{e.model:18} {e.pps:>11.4g} {e.bps:>13.4g}  {e.regime:14} {notes}")
+    for est in ests:
+        notes = "; ".join(est.outside) if est.outside else "in regime"
+        click.echo(f"{est.model:18} {est.pps:>11.4g} {est.bps:>13.4g}  {est.regime:14} {notes}")
     if ge is not None:
         click.echo(
             f"Gilbert-Elliott (Srinivasan et al. §6.2), PRR = {ge.prr:g}, μ = {ge.mu:g}: b = {ge.b:.4g}, g = {ge.g:.4g}, "

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -107,9 +109,9 @@ def run_file(path: str, seed: int | None, as_json: bool, seeds: int = 1, plot_di
     first = net.seed if seed is None else seed
     seed_list = check_seeds(first, seeds)
     with output_dir(plot_dir) as folder:
-        jobs = [(lambda s=s: run_network(dataclasses.replace(net, seed=s))) for s in seed_list]
+        jobs: list[Callable[[], Any]] = [partial(run_network, dataclasses.replace(net, seed=s)) for s in seed_list]
         if folder is not None:  # the first seed again, with its series and per-packet log
-            jobs.append(lambda: run_network(dataclasses.replace(net, seed=seed_list[0], series=True, log=True)))
+            jobs.append(partial(run_network, dataclasses.replace(net, seed=seed_list[0], series=True, log=True)))
         if len(seed_list) > 1:
             click.echo(f"simulating {len(seed_list)} seeds on {min(workers, len(jobs))} thread(s)...", err=True)
         results = run_parallel(jobs, workers)

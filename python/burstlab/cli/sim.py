@@ -12,6 +12,7 @@ import json
 import os
 import re
 from collections.abc import Callable, Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -554,9 +555,9 @@ def _run_link_mode(kw: dict[str, Any], tcps: list[tuple[str, Any]], seeds: list[
         r = run_network(net)
         return r.flows[0].series, r.log, 0
 
-    jobs = [(lambda t=tcp, s=seed: job(t, s)) for _, tcp in tcps for seed in seeds]
+    jobs: list[Callable[[], Any]] = [partial(job, tcp, seed) for _, tcp in tcps for seed in seeds]
     _announce(len(jobs), tcps, seeds, workers)
-    draws = [(lambda t=tcp: drawn(t)) for _, tcp in tcps] if plot else []
+    draws: list[Callable[[], Any]] = [partial(drawn, tcp) for _, tcp in tcps] if plot else []
     results = run_parallel(jobs + draws, workers)
     n = len(seeds)
     columns = [results[i * n : (i + 1) * n] for i in range(len(tcps))]
@@ -569,7 +570,9 @@ def _run_trace_mode(kw: dict[str, Any], tcps: list[tuple[str, Any]], seeds: list
 
     trace = read_trace(kw["trace_file"], kw["trace_format"])
     series = plot or kw["series_out"] is not None
-    jobs = [(lambda t=tcp: run_trace(trace, slot=kw["slot"], tcp=t, ack_path=kw["ack_path"], seed=seeds[0], series=series)) for _, tcp in tcps]
+    jobs: list[Callable[[], Any]] = [
+        partial(run_trace, trace, slot=kw["slot"], tcp=tcp, ack_path=kw["ack_path"], seed=seeds[0], series=series) for _, tcp in tcps
+    ]
     _announce(len(jobs), tcps, seeds, workers)
     results = run_parallel(jobs, workers)
     title = (f"TCP over the trace {kw['trace_file']}: {len(trace)} slots of {kw['slot'] * 1e3:g} ms, one transmission opportunity "
