@@ -260,3 +260,40 @@ def test_a_rate_beyond_the_clock_is_said() -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         run(Scenario(forward=Link(rate=100e9), workload=Workload(duration=1e-3)))
+
+
+def test_parallel_runs_keep_order_and_raise_the_first_error() -> None:
+    from burstlab.cli.sim import run_parallel
+
+    assert run_parallel([lambda k=k: k * k for k in range(7)], 3) == [k * k for k in range(7)]
+
+    def fail(k: int) -> int:
+        raise ParameterError(f"job {k}")
+
+    with pytest.raises(ParameterError, match="job 1"):
+        run_parallel([lambda: 0, lambda: fail(1), lambda: fail(2)], 2)
+
+
+def test_ctrl_c_ends_replicated_runs_at_once(tmp_path: Path) -> None:
+    """Ctrl-C during --seeds runs (threads inside the simulator) exits 130 with one
+    'aborted', without waiting for the runs under way (each would take minutes here)."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    code = "import sys; from burstlab.cli import main; sys.exit(main())"
+    argv = ["sim", "--tcp", "reno,sack", "--seeds", "4", "--rate", "1Gbit", "--duration", "100000s"]
+    p = subprocess.Popen([sys.executable, "-c", code, *argv], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 60
+        while "simulating" not in (p.stderr.readline() if p.stderr else "") and time.monotonic() < deadline:
+            pass
+        time.sleep(0.5)
+        p.send_signal(signal.SIGINT)
+        t0 = time.monotonic()
+        out, err = p.communicate(timeout=60)
+    finally:
+        p.kill()
+    assert p.returncode == 130 and [ln for ln in err.splitlines() if ln.strip()] == ["aborted"] and out == ""
+    assert time.monotonic() - t0 < 30

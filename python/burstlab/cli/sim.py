@@ -230,17 +230,39 @@ def _show_config(tcps: list[tuple[str, Any]], kw: dict[str, Any], link: dict[str
 
 def run_parallel(jobs: Sequence[Callable[[], Any]], workers: int) -> list[Any]:
     """Run ``jobs`` (each a simulation, which releases the GIL) on ``workers`` threads; the
-    results in job order. Ctrl-C cancels what has not started."""
+    results in job order. The first job (in job order) that fails stops the others from
+    starting and its error is raised. The threads are daemons and the caller waits for them
+    in short steps, so Ctrl-C ends the command at once (exit 130) instead of after the runs
+    under way."""
     if workers <= 1 or len(jobs) <= 1:
         return [j() for j in jobs]
-    from concurrent.futures import ThreadPoolExecutor
+    import threading
 
-    ex = ThreadPoolExecutor(max_workers=min(workers, len(jobs)))
-    try:
-        futures = [ex.submit(j) for j in jobs]
-        return [f.result() for f in futures]
-    finally:
-        ex.shutdown(wait=False, cancel_futures=True)
+    results: list[Any] = [None] * len(jobs)
+    errors: dict[int, BaseException] = {}
+    pending = iter(range(len(jobs)))
+    lock = threading.Lock()
+
+    def work() -> None:
+        while not errors:
+            with lock:
+                i = next(pending, None)
+            if i is None:
+                return
+            try:
+                results[i] = jobs[i]()
+            except BaseException as e:  # noqa: BLE001 - handed to the caller
+                errors[i] = e
+
+    threads = [threading.Thread(target=work, daemon=True, name=f"burstlab-sim-{k}") for k in range(min(workers, len(jobs)))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        while t.is_alive():
+            t.join(0.1)
+    if errors:
+        raise errors[min(errors)]
+    return results
 
 
 def default_workers() -> int:
