@@ -486,7 +486,7 @@ def _name_options(e: _core.ParameterError) -> _core.ParameterError:
 @click.option("--seeds", default=1, show_default=True, type=count(1, 100_000),
               help="Replicates: N runs with seeds --seed, --seed + 1, ...; prints each figure's mean ± 95 % confidence interval.")  # fmt: skip
 @click.option("--workers", default=None, type=count(1, 1024), help="Runs at once with --seeds or several --tcp variants [default: the CPUs].")
-@click.option("--plot", "plot_dir", default=None, type=click.Path(file_okay=False),
+@click.option("--plot", "plot_dir", default=None, metavar="DIR", type=click.Path(file_okay=False),
               help="Draw cwnd/ssthresh, SRTT/RTO and a time-sequence plot of the first seed's run of each variant into DIR.")  # fmt: skip
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 @click.option("--show-config", is_flag=True, help="Print the resolved settings (TCP and link) and exit without simulating.")

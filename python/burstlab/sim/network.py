@@ -295,7 +295,8 @@ class Network:
                 if fwd_path:
                     first = links[fwd_path[0]]
                     rate = _server_rate(servers[first["server"]], capacities[first["server"]])
-                    live = self._duration() - max(0.0, d["start"]) if d["stop"] is None else d["stop"] - d["start"]
+                    end = self._duration() if d["stop"] is None else min(d["stop"], self._duration())
+                    live = end - max(0.0, d["start"])
                     _check_first_link(f"flow {f.name} on link {first['name']}", f.tcp, rate, first["buffer"], first["buffer_unit"],
                                       max(0.0, live), d["size"])  # fmt: skip
             flows.append(d)
