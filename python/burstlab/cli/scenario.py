@@ -58,6 +58,18 @@ def report(results: list[Any]) -> str:
         links.append([x.name, _cell(lv("capacity_bps"), " Mb/s", 1e6), _cell(lv("utilisation"), "", 1.0, 3),
                       *(_cell(lv(k)) for k in ("offered", "sent", "queue_drops", "channel_losses")),
                       _cell(lv("queue_delay_p50"), " ms", 1e-3, 3), _cell(lv("queue_delay_p99"), " ms", 1e-3, 3)])  # fmt: skip
+    layers = []
+    for i, x in enumerate(first.links.values()):
+        if x.link_layer is None:
+            continue
+
+        def ll(get: Any, i: int = i) -> list[Any]:
+            return col(lambda r: get(r.links[i].link_layer))
+
+        layers.append([x.name, _cell(ll(lambda s: s.frames)), _cell(ll(lambda s: s.mean_attempts), "", 1.0, 4),
+                       _cell(ll(lambda s: s.raw_loss_rate), "", 1.0, 4), _cell(ll(lambda s: s.residual_loss_rate), "", 1.0, 4),
+                       _cell(ll(lambda s: s.latency.mean), " ms", 1e-3, 3), _cell(ll(lambda s: s.latency.quantiles.get(0.99)), " ms", 1e-3, 3),
+                       _cell(ll(lambda s: s.latency.max), " ms", 1e-3, 3)])  # fmt: skip
     seeds = [r.config["seed"] for r in results]
     out = []
     if len(results) > 1:
@@ -69,6 +81,8 @@ def report(results: list[Any]) -> str:
         "",
         "links",
         text_table(links, ["link", "capacity", "util", "offered", "sent", "queue drops", "channel losses", "qdelay p50", "qdelay p99"], left=1),
+        *(["", "link layers", text_table(layers, ["link", "frames", "attempts/frame", "raw loss", "residual loss", "latency mean",
+                                                  "latency p99", "latency max"], left=1)] if layers else []),  # fmt: skip
         "",
         f"aggregate goodput {_cell(col(lambda r: r.aggregate_goodput_bps), ' Mb/s', 1e6)}, Jain's index "
         f"{_cell(col(lambda r: r.jain_index))}, stopped at {_cell(col(lambda r: r.end_time), ' s', 1.0, 6)}, "
@@ -91,8 +105,16 @@ def _summary(results: list[Any]) -> dict[str, Any]:
     flow_keys = (*SimResult._SCALARS, "spurious_timeouts")
     flows = [{"name": f.name, "kind": f.kind, **{k: est([getattr(r.flows[i], k) for r in results]) for k in flow_keys}}
              for i, f in enumerate(first.flows.values())]  # fmt: skip
-    links = [{"name": x.name, **{k: est([getattr(r.links[i], k) for r in results]) for k in vars(x) if k != "name"}}
-             for i, x in enumerate(first.links.values())]  # fmt: skip
+    def numbers(d: dict[str, Any]) -> list[str]:
+        return [k for k, v in d.items() if v is None or (isinstance(v, (int, float)) and not isinstance(v, bool))]
+
+    links = []
+    for i, x in enumerate(first.links.values()):
+        d = {"name": x.name, **{k: est([getattr(r.links[i], k) for r in results]) for k in numbers(vars(x)) if k != "name"}}
+        if x.link_layer is not None:  # its counters and rates (the distributions are in each run's JSON)
+            s0 = x.link_layer.summary()
+            d["link_layer"] = {k: est([r.links[i].link_layer.summary()[k] for r in results]) for k in numbers(s0)}
+        links.append(d)
     return {"flows": flows, "links": links, "aggregate_goodput_bps": est([r.aggregate_goodput_bps for r in results]),
             "jain_index": est([r.jain_index for r in results])}  # fmt: skip
 

@@ -45,7 +45,7 @@ def _write_series(path: str, series: dict[str, Any]) -> None:
 
 
 #: Options that only mean something without --trace (the link model) and only with it.
-_LINK_ONLY = ("rate", "delay", "buffer", "buffer_unit", "loss", "loss_mode", "ack_loss", "duration", "size", "warmup", "seeds")
+_LINK_ONLY = ("rate", "delay", "buffer", "buffer_unit", "loss", "loss_mode", "ack_loss", "duration", "size", "warmup", "seeds", "link_layer")
 _TRACE_ONLY = ("trace_format", "slot", "ack_path")
 #: What goes with a scenario file (the file describes the whole network).
 _SCENARIO_OPTIONS = ("scenario", "seed", "seeds", "as_json", "plot_dir", "workers")
@@ -404,7 +404,8 @@ def _link_text(kw: dict[str, Any]) -> str:
     unit = "packets" if kw["buffer_unit"] == "packets" else "bytes"
     return (
         f"one link of {_rate_text(kw['rate'])}, {kw['delay'] * 1e3:g} ms one way, buffer {kw['buffer']} {unit}; "
-        f"loss {kw['loss']} ({'in time' if kw['loss_mode'] == 'time' else 'per packet'}), ACK loss {kw['ack_loss']}; {wl}"
+        f"loss {kw['loss']} ({'in time' if kw['loss_mode'] == 'time' else 'per packet'}), ACK loss {kw['ack_loss']}"
+        + ("" if kw["link_layer"] in (None, "none") else f", link layer {kw['link_layer']}") + f"; {wl}"
     )
 
 
@@ -474,6 +475,8 @@ def _name_options(e: _core.ParameterError) -> _core.ParameterError:
 @click.option("--loss-mode", default="packet", show_default=True, type=click.Choice(["packet", "time"]),
               help="Ask the loss model per packet, or about the time a packet occupies the channel (time models only).")  # fmt: skip
 @click.option("--ack-loss", default="none", show_default=True, type=click.Choice(["none", "independent", "sync"]))
+@click.option("--link-layer", default="none", show_default=True,
+              help="Link layer on the forward link: arq:retry_limit=7, arq:attempt_time=1ms..20ms, harq:attempts=2 (docs/link-layer.md).")
 @click.option("--duration", default=None, type=DURATION, help="Bulk transfer duration, e.g. 100s (the default), or the time limit with --size.")
 @click.option("--size", default=None, type=SIZE, help="Fixed-size transfer, e.g. 5MB; reports its completion time.")
 @click.option("--warmup", default="0s", show_default=True, type=TIME, help="Initial period excluded from the measurement.")
@@ -520,9 +523,11 @@ def _sim(ctx: click.Context, kw: dict[str, Any]) -> None:
     seeds = check_seeds(kw["seed"], kw["seeds"])
     tcps = _tcp_configs(kw)
     if kw["show_config"]:
+        from burstlab.sim import link_layer_config
+
         link = None if kw["trace_file"] is not None else {
             "rate": kw["rate"], "delay": kw["delay"], "buffer": kw["buffer"], "buffer_unit": kw["buffer_unit"],
-            "loss": kw["loss"], "loss_mode": kw["loss_mode"], "ack_loss": kw["ack_loss"],
+            "loss": kw["loss"], "loss_mode": kw["loss_mode"], "ack_loss": kw["ack_loss"], "link_layer": link_layer_config(kw["link_layer"]),
         }  # fmt: skip
         return _show_config(tcps, kw, link)
 
@@ -560,7 +565,7 @@ def _run_link_mode(kw: dict[str, Any], tcps: list[tuple[str, Any]], seeds: list[
     from burstlab.sim import Link, Scenario, Workload, run
 
     link = Link(rate=kw["rate"], delay=kw["delay"], buffer=kw["buffer"], buffer_unit=kw["buffer_unit"],
-                loss=parse_loss_spec(kw["loss"]), loss_mode=kw["loss_mode"])  # fmt: skip
+                loss=parse_loss_spec(kw["loss"]), loss_mode=kw["loss_mode"], link_layer=kw["link_layer"])  # fmt: skip
     workload = Workload(duration=kw["duration"], size=kw["size"], warmup=kw["warmup"])
     series = kw["series_out"] is not None
 

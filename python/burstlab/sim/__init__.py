@@ -376,7 +376,9 @@ def _check_first_link(where: str, tcp: TcpConfig, rate: float, buffer: int, buff
     run can send there (:func:`_check_init_cwnd`; ``rate``, ``buffer`` and a run of
     ``duration`` seconds, or ``size`` bytes to transfer), and a warning when the nanosecond
     clock cannot hold the link's rate (a silent misread otherwise: 10^30 bit/s ran at 8·10^12).
-    Values of the wrong type or out of range are left to the simulator's checks, which name them."""
+    ``rate`` 0: not known (a link layer or a capacity trace times the frames), only the
+    transfer's size bounds the window. Values of the wrong type or out of range are left to
+    the simulator's checks, which name them."""
     mss, header = tcp.mss, tcp.header_bytes
     if not (isinstance(mss, int) and isinstance(header, int) and mss > 0 and header >= 0 and buffer >= 0):
         return
@@ -426,6 +428,12 @@ class Link:
     Mahimahi delivery-opportunity trace — a file path, or an array of millisecond
     timestamps; each opportunity carries ``opportunity_bytes`` (1500, an IP MTU); the trace
     loops with the period of its last timestamp.
+    ``link_layer``: a :class:`burstlab.linklayer.Arq` or :class:`~burstlab.linklayer.Harq`
+    (or a spec such as ``"arq:retry_limit=7"``, :func:`burstlab.linklayer.parse_link_layer`)
+    between the channel and the network layer: it times the link's frames (``rate`` is then
+    unused), its attempts meet the loss model (per attempt, or over each attempt's own
+    interval in time mode) and a frame is lost only when the attempt limit drops it
+    (``docs/link-layer.md``).
     """
 
     rate: float = 10e6
@@ -437,10 +445,11 @@ class Link:
     loss_window: Literal["serialisation", "transit"] = "serialisation"
     capacity: Any = None
     opportunity_bytes: int = 1500
+    link_layer: Any = None
 
     def _config(self) -> dict[str, Any]:
         model = loss_model(self.loss)
-        return {
+        out = {
             "rate": _number("rate", self.rate, float),
             "delay": _number("delay", self.delay, float),
             "buffer": _number("buffer", self.buffer, int),
@@ -449,6 +458,27 @@ class Link:
             "loss_mode": self.loss_mode,
             "loss_window": self.loss_window,
         }
+        layer = link_layer_config(self.link_layer)
+        if layer is not None:  # absent otherwise: configurations (and their hashes) without one are as before
+            out["link_layer"] = layer
+        return out
+
+
+def link_layer_config(layer: Any) -> dict[str, Any] | None:
+    """A link's ``link_layer`` (Arq, Harq, a spec string or None) as the simulator's dict."""
+    if layer is None or (isinstance(layer, str) and layer.strip().lower() == "none"):
+        return None  # without importing burstlab.linklayer (numpy): a plain link needs neither
+    from burstlab.linklayer import Arq, Harq, parse_link_layer
+
+    if isinstance(layer, (str, dict)):
+        layer = parse_link_layer(layer)
+        if layer is None:
+            return None
+    if not isinstance(layer, (Arq, Harq)):
+        raise _core.ParameterError(
+            f"invalid parameter link_layer: expected burstlab.linklayer.Arq, Harq or a spec string, got {type(layer).__name__}"
+        )
+    return layer._config()
 
 
 @dataclass(frozen=True)
@@ -572,7 +602,8 @@ def run(scenario: Scenario) -> SimResult:
             )
     cfg = scenario.config()
     fwd, wl = cfg["forward"], cfg["workload"]
-    _check_first_link("forward", scenario.tcp, fwd["rate"], fwd["buffer"], fwd["buffer_unit"], wl["duration"], wl["size"])
+    rate = 0.0 if "link_layer" in fwd else fwd["rate"]  # a link layer times its frames itself (rate unused)
+    _check_first_link("forward", scenario.tcp, rate, fwd["buffer"], fwd["buffer_unit"], wl["duration"], wl["size"])
     core_cfg = dict(cfg)
     core_cfg["forward"] = {k: v for k, v in cfg["forward"].items() if k != "loss"}
     if cfg["reverse"] is not None:
