@@ -396,7 +396,7 @@ def figure_rows(columns: list[list[Any]], figures: Sequence[tuple[str, str, str]
 def _link_text(kw: dict[str, Any]) -> str:
     from burstlab.sim import _rate_text
 
-    wl = f"{kw['size']} bytes" if kw["size"] is not None else "bulk transfer"
+    wl = f"a transfer of {kw['size']} bytes" if kw["size"] is not None else "bulk transfer"
     dur = kw["duration"] if kw["duration"] is not None else (100.0 if kw["size"] is None else None)
     wl += f" for {dur:g} s" if kw["size"] is None else (f", at most {dur:g} s" if dur is not None else "")
     if kw["warmup"]:
