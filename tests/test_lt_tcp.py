@@ -80,4 +80,4 @@ tcp = { variant = "lt-tcp", lt_granularity = 8, lt_erasure_gain = 0.5 }
     d = json.loads(out.output)
     assert d["fec_decodes"] > 0 and d["fast_retransmits"] == 0
     out = runner.invoke(cli, ["sim", "--tcp", "lt-tcp", "--lt-max-block", "1"])
-    assert out.exit_code != 0 and "lt_max_block" in str(out.exception or out.output)
+    assert out.exit_code != 0 and "lt-max-block" in str(out.exception or out.output)
