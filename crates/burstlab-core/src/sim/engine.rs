@@ -15,6 +15,10 @@
 //! counted once per packet per link, and the per-packet log is a compile-time parameter.
 //! (Speed against htsim: `docs/validation.md`, "Speed against htsim".)
 //!
+//! A link's queue discipline is DropTail, or RED with ECN marking (`link/red.rs`), which
+//! `Engine::enter` consults before the buffer check (`red_admits`); packets carry their
+//! ECN and TCP header bits, and LT-TCP's FEC marks, in the spare bits of their meta word.
+//!
 //! The single-link [`Scenario`] runs as a network of two links and one flow and gives the
 //! results it gave before networks existed (`sim/regression.rs`).
 use super::event::{EventQueue, Timer};
@@ -235,8 +239,7 @@ struct TcpFlow {
     spurious_retx: u64,
     /// Timeouts not yet known to be spurious or not: (segment, when).
     pending_rto: VecDeque<(u64, Nanos)>,
-    /// The ACKs in flight that carry SACK blocks or (with timestamps) a TSecr (or LT-TCP's
-    /// erasure estimate), oldest
+    /// The ACKs in flight that carry SACK blocks or (with timestamps) a TSecr, oldest
     /// first, by number.
     sacks: VecDeque<(u32, AckPkt)>,
     /// RFC 7323 timestamps: every ACK carries its TSecr through `sacks`.
