@@ -204,7 +204,7 @@ impl Sender {
     #[inline]
     pub fn seg_len(&self, seg: u64) -> u64 {
         if self.lt {
-            return self.lt_blocks().and_then(|b| b.find(seg)).map_or(self.tcb.mss, |b| b.slot(seg).0 as u64);
+            return self.lt_seg_len(seg);
         }
         if seg + 1 == self.total_segs {
             self.last_len
@@ -217,13 +217,25 @@ impl Sender {
     #[inline]
     pub fn bytes_below(&self, n: u64) -> u64 {
         if self.lt {
-            return self.lt_blocks().map_or(0, |b| b.bytes_below(n));
+            return self.lt_bytes_below(n);
         }
         if n >= self.total_segs {
             self.cfg.total_bytes.unwrap_or(u64::MAX)
         } else {
             n * self.cfg.mss
         }
+    }
+
+    /// [`Sender::seg_len`] and [`Sender::bytes_below`] of LT-TCP's slots, out of line so
+    /// that the others inline.
+    #[inline(never)]
+    fn lt_seg_len(&self, seg: u64) -> u64 {
+        self.lt_blocks().and_then(|b| b.find(seg)).map_or(self.tcb.mss, |b| b.slot(seg).0 as u64)
+    }
+
+    #[inline(never)]
+    fn lt_bytes_below(&self, n: u64) -> u64 {
+        self.lt_blocks().map_or(0, |b| b.bytes_below(n))
     }
 
     /// Application segments in segments [0, n): n, or with LT-TCP the data slots among them.
@@ -348,31 +360,22 @@ impl Sender {
             }
             self.tcb.dupacks = 0;
             self.backoffs = 0;
-            let mut restart = true;
+            let restart;
             match state_before {
                 CaState::Recovery => {
-                    if let Recovery::Prr(_) = self.rec {
-                        self.update_pipe(false);
-                    }
                     let delivered = fresh_bytes + sacked * self.tcb.mss;
-                    let act = self.rec.on_ack(&mut self.tcb, acked_bytes, delivered, covers_retx);
-                    if act.exit {
-                        self.set_state(CaState::Open);
-                    } else {
-                        // tossim: RFC 2582 §4's Slow-but-Steady variant restarts the timer on
-                        // every partial ACK (`restart_timer_every_partial_ack`), not only the first.
-                        restart = act.restart_timer || self.cfg.restart_timer_every_partial_ack;
-                    }
-                    if act.retransmit_una && self.tcb.snd_una < self.tcb.high_tx {
-                        self.transmit(self.tcb.snd_una, now, out);
-                    }
+                    restart = self.on_recovery_ack(acked_bytes, delivered, covers_retx, now, out);
                 }
                 CaState::Loss => {
                     if self.tcb.snd_una >= self.tcb.recover {
                         self.set_state(CaState::Open);
                     }
+                    restart = true;
                 }
-                CaState::Open | CaState::Disorder => self.set_state(CaState::Open),
+                CaState::Open | CaState::Disorder => {
+                    self.set_state(CaState::Open);
+                    restart = true;
+                }
             }
             let info = AckInfo {
                 now,
@@ -391,73 +394,112 @@ impl Sender {
                 self.rto_deadline = Some(now + self.tcb.rto);
             }
         } else if a.ack == self.tcb.snd_una && self.tcb.snd_una < self.tcb.high_tx {
-            self.tcb.dupacks += 1;
-            let delivered = sacked * self.tcb.mss;
-            // tossim: with `fast_retransmit_after_timeout`, duplicate ACKs after a timeout
-            // count towards fast retransmit as in Open (RFC 2581 §3.2; RFC 2582's base
-            // algorithm, before its "careful" variants that RFC 3782 and RFC 6582 adopted): a
-            // lost retransmission is then repaired by the receiver's duplicate ACKs, not by
-            // another timeout.
-            let frat = self.cfg.fast_retransmit_after_timeout;
-            match state_before {
-                CaState::Open | CaState::Disorder | CaState::Loss if state_before != CaState::Loss || frat => {
-                    if state_before != CaState::Loss {
-                        self.set_state(CaState::Disorder);
-                    }
-                    let sack_lost = self.rec.uses_sack()
-                        && self.board.is_lost(self.tcb.snd_una, self.tcb.dupack_threshold);
-                    // RFC 6582 §3.2 step 2 (and RFC 6675 §5): no new recovery unless the
-                    // ACK covers the previous episode's `recover`; classic Reno has no such check.
-                    let allowed = frat || matches!(self.rec, Recovery::Reno(_)) || self.tcb.snd_una >= self.tcb.recover;
-                    // LT-TCP: erasures never start a recovery (no window reduction); its FEC
-                    // and last-resort retransmissions go out in its send loop.
-                    if (self.tcb.dupacks >= self.tcb.dupack_threshold || sack_lost) && allowed && !self.lt {
-                        self.update_pipe(true);
-                        let (ss, base) = if self.tcb.snd_una < self.cwr_until {
-                            // RFC 3168 §6.1.2: one reduction per window for CE marks and
-                            // losses together (the ECN response already made it).
-                            (self.tcb.ssthresh, self.tcb.cwnd.min(self.tcb.ssthresh))
-                        } else {
-                            let ss = self.cc.ssthresh_on_loss(&self.tcb);
-                            (ss, self.cc.cwnd_after_fast_retransmit(&self.tcb, ss))
-                        };
-                        self.window_reduced();
-                        let from = self.tcb.state;
-                        let act = self.rec.enter(&mut self.tcb, ss, base, delivered);
-                        let to = self.tcb.state;
-                        self.tcb.state = from;
-                        self.set_state(to);
-                        self.counters.fast_retransmits += 1;
-                        if act.retransmit_una {
-                            self.transmit(self.tcb.snd_una, now, out);
-                        }
-                    }
-                }
-                CaState::Recovery => {
-                    if let Recovery::Prr(_) = self.rec {
-                        self.update_pipe(false);
-                    }
-                    let act = self.rec.on_dupack(&mut self.tcb, delivered);
-                    if act.retransmit_una {
-                        self.transmit(self.tcb.snd_una, now, out);
-                    }
-                }
-                CaState::Open | CaState::Disorder | CaState::Loss => {} // Loss without `frat`
-            }
-            let rtt = self.cc_rtt(None);
-            let info = AckInfo { now, acked_bytes: 0, acked_segs: 0, cum_bytes: 0, rtt, dup: true, state_before };
-            self.cc.on_ack(&mut self.tcb, &info);
+            self.on_dupack(sacked, state_before, now, out);
         }
         if self.lt {
-            let (una, high, thresh) = (self.tcb.snd_una, self.tcb.high_tx, self.tcb.dupack_threshold);
-            let Recovery::Lt(l) = &mut self.rec else { unreachable!("LT-TCP's recovery") };
-            l.after_ack(&self.board, una, high, thresh, a.lt_erasure.map(|e| e as f64 * 1e-6), a.lt_rfec);
+            self.lt_after_ack(a);
         }
         let open = |s: CaState| matches!(s, CaState::Open | CaState::Disorder);
         if a.ece && self.cfg.ecn && open(state_before) && open(self.tcb.state) {
             self.on_ece(cwnd_at_ack, now);
         }
         self.send_loop(now, out);
+    }
+
+    /// An ACK of new data in fast recovery (`acked_bytes` newly acknowledged, `delivered`
+    /// as RFC 6937's DeliveredData): the recovery's response, its exit or a partial ACK's
+    /// retransmission (RFC 6582 §3.2 step 5, RFC 6675 §5). Returns whether the timer is
+    /// restarted. Out of line: the per-ACK path outside recovery does not carry it.
+    #[inline(never)]
+    fn on_recovery_ack(&mut self, acked_bytes: u64, delivered: u64, covers_retx: bool, now: Nanos, out: &mut Vec<Tx>) -> bool {
+        if let Recovery::Prr(_) = self.rec {
+            self.update_pipe(false);
+        }
+        let act = self.rec.on_ack(&mut self.tcb, acked_bytes, delivered, covers_retx);
+        let mut restart = true;
+        if act.exit {
+            self.set_state(CaState::Open);
+        } else {
+            // tossim: RFC 2582 §4's Slow-but-Steady variant restarts the timer on
+            // every partial ACK (`restart_timer_every_partial_ack`), not only the first.
+            restart = act.restart_timer || self.cfg.restart_timer_every_partial_ack;
+        }
+        if act.retransmit_una && self.tcb.snd_una < self.tcb.high_tx {
+            self.transmit(self.tcb.snd_una, now, out);
+        }
+        restart
+    }
+
+    /// A duplicate ACK (`sacked` segments newly SACKed by it) in state `state_before`: fast
+    /// retransmit at DupThresh (RFC 5681 §3.2, RFC 6582, RFC 6675 §5), or the recovery's
+    /// response to it. Out of line: the per-ACK path of new data does not carry it.
+    #[inline(never)]
+    fn on_dupack(&mut self, sacked: u64, state_before: CaState, now: Nanos, out: &mut Vec<Tx>) {
+        self.tcb.dupacks += 1;
+        let delivered = sacked * self.tcb.mss;
+        // tossim: with `fast_retransmit_after_timeout`, duplicate ACKs after a timeout
+        // count towards fast retransmit as in Open (RFC 2581 §3.2; RFC 2582's base
+        // algorithm, before its "careful" variants that RFC 3782 and RFC 6582 adopted): a
+        // lost retransmission is then repaired by the receiver's duplicate ACKs, not by
+        // another timeout.
+        let frat = self.cfg.fast_retransmit_after_timeout;
+        match state_before {
+            CaState::Open | CaState::Disorder | CaState::Loss if state_before != CaState::Loss || frat => {
+                if state_before != CaState::Loss {
+                    self.set_state(CaState::Disorder);
+                }
+                let sack_lost = self.rec.uses_sack()
+                    && self.board.is_lost(self.tcb.snd_una, self.tcb.dupack_threshold);
+                // RFC 6582 §3.2 step 2 (and RFC 6675 §5): no new recovery unless the
+                // ACK covers the previous episode's `recover`; classic Reno has no such check.
+                let allowed = frat || matches!(self.rec, Recovery::Reno(_)) || self.tcb.snd_una >= self.tcb.recover;
+                // LT-TCP: erasures never start a recovery (no window reduction); its FEC
+                // and last-resort retransmissions go out in its send loop.
+                if (self.tcb.dupacks >= self.tcb.dupack_threshold || sack_lost) && allowed && !self.lt {
+                    self.update_pipe(true);
+                    let (ss, base) = if self.tcb.snd_una < self.cwr_until {
+                        // RFC 3168 §6.1.2: one reduction per window for CE marks and
+                        // losses together (the ECN response already made it).
+                        (self.tcb.ssthresh, self.tcb.cwnd.min(self.tcb.ssthresh))
+                    } else {
+                        let ss = self.cc.ssthresh_on_loss(&self.tcb);
+                        (ss, self.cc.cwnd_after_fast_retransmit(&self.tcb, ss))
+                    };
+                    self.window_reduced();
+                    let from = self.tcb.state;
+                    let act = self.rec.enter(&mut self.tcb, ss, base, delivered);
+                    let to = self.tcb.state;
+                    self.tcb.state = from;
+                    self.set_state(to);
+                    self.counters.fast_retransmits += 1;
+                    if act.retransmit_una {
+                        self.transmit(self.tcb.snd_una, now, out);
+                    }
+                }
+            }
+            CaState::Recovery => {
+                if let Recovery::Prr(_) = self.rec {
+                    self.update_pipe(false);
+                }
+                let act = self.rec.on_dupack(&mut self.tcb, delivered);
+                if act.retransmit_una {
+                    self.transmit(self.tcb.snd_una, now, out);
+                }
+            }
+            CaState::Open | CaState::Disorder | CaState::Loss => {} // Loss without `frat`
+        }
+        let rtt = self.cc_rtt(None);
+        let info = AckInfo { now, acked_bytes: 0, acked_segs: 0, cum_bytes: 0, rtt, dup: true, state_before };
+        self.cc.on_ack(&mut self.tcb, &info);
+    }
+
+    /// LT-TCP after an ACK (`recovery/lt.rs`): the blocks acknowledged, the echoed estimate,
+    /// the slots newly shown lost, the RFEC packets that have passed.
+    #[inline(never)]
+    fn lt_after_ack(&mut self, a: &AckPkt) {
+        let (una, high, thresh) = (self.tcb.snd_una, self.tcb.high_tx, self.tcb.dupack_threshold);
+        let Recovery::Lt(l) = &mut self.rec else { unreachable!("LT-TCP's recovery") };
+        l.after_ack(&self.board, una, high, thresh, a.lt_erasure.map(|e| e as f64 * 1e-6), a.lt_rfec);
     }
 
     /// RFC 3168 §6.1.2, an ACK with ECN-Echo outside loss recovery: it does not grow cwnd;
