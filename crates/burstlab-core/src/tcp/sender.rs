@@ -595,10 +595,7 @@ impl Sender {
     #[inline(always)]
     fn transmit(&mut self, seg: u64, now: Nanos, out: &mut Vec<Tx>) {
         let retx = seg < self.tcb.high_tx;
-        let (mut flags, mut len) = (0, 0);
-        if self.lt {
-            (flags, len) = self.lt_slot(seg);
-        }
+        let (mut flags, len) = if self.lt { self.lt_slot(seg) } else { (0, self.seg_len(seg)) };
         if retx {
             self.counters.retransmissions += 1;
             if let Some(s) = self.board.get_mut(seg) {
@@ -610,9 +607,6 @@ impl Sender {
             self.tcb.high_tx = seg + 1;
         }
         self.counters.packets_sent += 1;
-        if !self.lt {
-            len = self.seg_len(seg);
-        }
         self.cc.on_send(&self.tcb, now, len);
         if self.tcb.state == CaState::Recovery {
             self.rec.on_transmit(len);
