@@ -532,13 +532,8 @@ impl LtRx {
         self.symbol_of(b, !rfec && b.is_some_and(|b| s < b.start + b.k as u64), rcv_nxt)
     }
 
-    /// A new symbol of block `b` (None: unknown) arrived, a data segment or not.
-    #[inline]
-    pub fn symbol_of(&mut self, b: Option<&Block>, data: bool, rcv_nxt: u64) -> RxSymbol {
-        while self.blocks.front().is_some_and(|b| b.start + b.n as u64 <= rcv_nxt) {
-            self.blocks.pop_front();
-        }
-        let Some(b) = b.filter(|b| b.end() > rcv_nxt) else { return RxSymbol::Useless };
+    /// The receiver's record of block `b`, inserted in start order if it has none yet.
+    fn rx_block(&mut self, b: &Block) -> &mut RxBlock {
         let i = match self.blocks.back() {
             Some(x) if x.start <= b.start => self.blocks.len() - (x.start == b.start) as usize,
             _ => self.blocks.partition_point(|x| x.start < b.start),
@@ -546,7 +541,20 @@ impl LtRx {
         if self.blocks.get(i).is_none_or(|x| x.start != b.start) {
             self.blocks.insert(i, RxBlock { start: b.start, n: b.n, k: b.k, got: 0, data: 0, done: false });
         }
-        let rb = &mut self.blocks[i];
+        &mut self.blocks[i]
+    }
+
+    /// A new symbol of block `b` (None: unknown) arrived, a data segment or not.
+    #[inline]
+    pub fn symbol_of(&mut self, b: Option<&Block>, data: bool, rcv_nxt: u64) -> RxSymbol {
+        while self.blocks.front().is_some_and(|b| b.start + b.n as u64 <= rcv_nxt) {
+            self.blocks.pop_front();
+        }
+        let Some(b) = b.filter(|b| b.end() > rcv_nxt) else { return RxSymbol::Useless };
+        let rb = match self.blocks.back_mut() {
+            Some(x) if x.start == b.start => x, // the newest block: most symbols are of it
+            _ => self.rx_block(b),
+        };
         if rb.done {
             return RxSymbol::Useless;
         }
