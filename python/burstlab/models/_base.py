@@ -5,6 +5,7 @@ mirroring ``crates/burstlab-core/src/loss/``."""
 
 from __future__ import annotations
 
+import base64
 import inspect
 import json
 import math
@@ -77,6 +78,17 @@ def _seed(random_state: int | np.random.Generator | None) -> int:
 
 def _run_lengths(trace: Trace, value: bool) -> npt.NDArray[np.int64]:
     return trace.bits.run_lengths(value).astype(np.int64)
+
+
+def _segments(x: npt.ArrayLike) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """Maximal runs of equal values in ``x``: (value of each run, its length), in order."""
+    a = np.asarray(x)
+    if a.size == 0:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64)
+    edges = np.flatnonzero(a[1:] != a[:-1]) + 1
+    starts = np.concatenate([[0], edges])
+    ends = np.concatenate([edges, [a.size]])
+    return a[starts].astype(np.int64), (ends - starts).astype(np.int64)
 
 
 def _jsonable(x: Any) -> Any:
@@ -246,3 +258,31 @@ class _TimeModel(LossModelBase):
 
     def _fit_interval(self, trace: Trace) -> float:
         return float(self.packet_interval or _trace_interval(trace) or DEFAULT_INTERVAL)
+
+
+# --------------------------------------------------------------------------- models that keep the trace
+class _StoredTraceModel(LossModelBase):
+    """A model that keeps the fitted trace itself (``bits_`` with ``length_``: replay,
+    block bootstrap). In JSON the bits are base64 of the packed little-endian words."""
+
+    length_: int
+
+    def fitted_params(self) -> dict[str, Any]:
+        d = super().fitted_params()
+        if "bits_" in d:
+            d["bits_"] = base64.b64encode(np.asarray(self._bits().words(), dtype="<u8").tobytes()).decode()
+        return d
+
+    def _decode_fitted(self, name: str, value: Any) -> Any:
+        if name == "bits_":
+            return np.frombuffer(base64.b64decode(value), dtype="<u8").astype(np.uint64)  # resolved with length_ in _bits
+        return value
+
+    def _bits(self) -> _core.BitTrace:
+        b = getattr(self, "bits_", None)
+        if b is None:
+            raise NotFittedError(f"{type(self).__name__} has no trace: call fit")
+        if isinstance(b, np.ndarray):
+            b = _core.BitTrace.from_words(b, int(self.length_))
+            self.bits_ = b
+        return b

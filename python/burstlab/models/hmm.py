@@ -14,17 +14,26 @@ from burstlab.models._base import LossModelBase, NotFittedError, _bits, _check_t
 from burstlab.traces import Trace
 
 
-def _categorical_score(trans: npt.ArrayLike, start: npt.ArrayLike, loss: npt.ArrayLike, lost: npt.NDArray[np.int64]) -> float:
-    """Log-likelihood of a 0/1 loss sequence (1 = lost) under a discrete HMM, via hmmlearn."""
+def _categorical_hmm(trans: npt.ArrayLike, start: npt.ArrayLike, loss: npt.ArrayLike) -> Any:
+    """A fixed hmmlearn CategoricalHMM over the loss sequence (symbol 1 = lost)."""
     from hmmlearn.hmm import CategoricalHMM
 
     lp = np.clip(np.asarray(loss, dtype=float), 1e-300, 1 - 1e-16)
-    k = int(lp.size)
-    m = CategoricalHMM(n_components=k, n_features=2, init_params="", params="")
+    m = CategoricalHMM(n_components=int(lp.size), n_features=2, init_params="", params="")
     m.startprob_ = np.asarray(start, dtype=float)
     m.transmat_ = np.asarray(trans, dtype=float)
     m.emissionprob_ = np.column_stack([1 - lp, lp])
-    return float(m.score(lost.reshape(-1, 1)))
+    return m
+
+
+def _categorical_score(trans: npt.ArrayLike, start: npt.ArrayLike, loss: npt.ArrayLike, lost: npt.NDArray[np.int64]) -> float:
+    """Log-likelihood of a 0/1 loss sequence (1 = lost) under a discrete HMM, via hmmlearn."""
+    return float(_categorical_hmm(trans, start, loss).score(lost.reshape(-1, 1)))
+
+
+def _viterbi(trans: npt.ArrayLike, start: npt.ArrayLike, loss: npt.ArrayLike, lost: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
+    """The most likely state of every packet (hmmlearn's Viterbi decoder)."""
+    return np.asarray(_categorical_hmm(trans, start, loss).predict(lost.reshape(-1, 1)), dtype=np.int64)
 
 
 def _fit_hmm(trace: Trace, k: int, n_iter: int, random_state: int) -> Any:

@@ -32,12 +32,14 @@ def _fit_family(family: str, x: npt.NDArray[np.float64]) -> dict[str, Any]:
 
 
 def _fit_runs(x: npt.NDArray[np.int64], tail: str, tail_quantile: float, min_tail: int) -> dict[str, Any]:
-    """Empirical run-length law, spliced at the threshold u to a discrete Pareto tail
-    P(L ≥ l | L ≥ u) = (u/l)^α fitted by exact maximum likelihood (scipy)."""
+    """Empirical run-length law up to the threshold t (the ``tail_quantile`` of the runs),
+    spliced above it to a discrete Pareto tail P(L ≥ l | L > t) = (u/l)^α, u = t + 1,
+    fitted by exact maximum likelihood (scipy). The tail holds the runs strictly above t:
+    an atom at the quantile (many runs of exactly t packets) stays in the body."""
     from scipy.optimize import minimize_scalar
 
     x = np.asarray(x, dtype=np.int64)
-    u = int(np.quantile(x, tail_quantile)) if x.size else 1
+    u = int(np.quantile(x, tail_quantile)) + 1 if x.size else 2
     u = max(u, 2)
     tail_x = x[x >= u]
     use_tail = tail == "pareto" or (tail == "auto" and tail_x.size >= min_tail)

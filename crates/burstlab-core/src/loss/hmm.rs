@@ -19,7 +19,7 @@ pub struct MarkovModulated {
     state: Option<usize>,
 }
 
-fn check_dist(name: &str, row: &[f64]) -> crate::Result<()> {
+pub(crate) fn check_dist(name: &str, row: &[f64]) -> crate::Result<()> {
     for &p in row {
         check_prob(name, p)?;
     }
@@ -31,7 +31,7 @@ fn check_dist(name: &str, row: &[f64]) -> crate::Result<()> {
 }
 
 /// Draw an index from a discrete distribution.
-fn pick(rng: &mut Rng, p: &[f64]) -> usize {
+pub(crate) fn pick(rng: &mut Rng, p: &[f64]) -> usize {
     let u = uniform(rng);
     let mut acc = 0.0;
     for (i, &x) in p.iter().enumerate() {
@@ -77,39 +77,44 @@ impl MarkovModulated {
         &self.trans[i * self.k..(i + 1) * self.k]
     }
 
-    /// Stationary law of the chain (solves π(A − I) = 0, Σπ = 1 by Gaussian elimination);
-    /// None if the chain is not irreducible enough for a unique solution.
-    #[allow(clippy::needless_range_loop)] // matrix code reads best with indices
+    /// Stationary law of the chain ([`stationary_law`]).
     pub fn stationary(&self) -> Option<Vec<f64>> {
-        let k = self.k;
-        // Rows of M: equations Σ_i π_i (A_ij − δ_ij) = 0 for j < k−1, then Σ π_i = 1.
-        let mut m = vec![vec![0.0; k + 1]; k];
-        for j in 0..k - 1 {
-            for i in 0..k {
-                m[j][i] = self.trans[i * k + j] - if i == j { 1.0 } else { 0.0 };
-            }
-        }
+        stationary_law(&self.trans, self.k)
+    }
+}
+
+/// Stationary law of a k-state chain with row-major transition matrix `trans` (solves
+/// π(A − I) = 0, Σπ = 1 by Gaussian elimination); None if the chain is not irreducible
+/// enough for a unique solution.
+#[allow(clippy::needless_range_loop)] // matrix code reads best with indices
+pub(crate) fn stationary_law(trans: &[f64], k: usize) -> Option<Vec<f64>> {
+    // Rows of M: equations Σ_i π_i (A_ij − δ_ij) = 0 for j < k−1, then Σ π_i = 1.
+    let mut m = vec![vec![0.0; k + 1]; k];
+    for j in 0..k - 1 {
         for i in 0..k {
-            m[k - 1][i] = 1.0;
+            m[j][i] = trans[i * k + j] - if i == j { 1.0 } else { 0.0 };
         }
-        m[k - 1][k] = 1.0;
-        for c in 0..k {
-            let piv = (c..k).max_by(|&a, &b| m[a][c].abs().total_cmp(&m[b][c].abs()))?;
-            if m[piv][c].abs() < 1e-12 {
-                return None;
-            }
-            m.swap(c, piv);
-            for r in 0..k {
-                if r != c {
-                    let f = m[r][c] / m[c][c];
-                    for x in c..=k {
-                        m[r][x] -= f * m[c][x];
-                    }
+    }
+    for i in 0..k {
+        m[k - 1][i] = 1.0;
+    }
+    m[k - 1][k] = 1.0;
+    for c in 0..k {
+        let piv = (c..k).max_by(|&a, &b| m[a][c].abs().total_cmp(&m[b][c].abs()))?;
+        if m[piv][c].abs() < 1e-12 {
+            return None;
+        }
+        m.swap(c, piv);
+        for r in 0..k {
+            if r != c {
+                let f = m[r][c] / m[c][c];
+                for x in c..=k {
+                    m[r][x] -= f * m[c][x];
                 }
             }
         }
-        Some((0..k).map(|i| m[i][k] / m[i][i]).collect())
     }
+    Some((0..k).map(|i| m[i][k] / m[i][i]).collect())
 }
 
 impl LossModel for MarkovModulated {
