@@ -286,7 +286,7 @@ def test_scenario_file_through_the_cli(tmp_path, capsys):
     p.write_text(text)
     assert main(["sim", str(p)]) == 2
     assert capsys.readouterr().err == f"error: {p}:{_line(text, 'bufer')}: unknown key 'bufer' in [[hop]] #2 " + (
-        "(known: ack_loss, buffer, buffer_unit, capacity, delay, duplex, loss, loss_mode, loss_window, medium, name, "
+        "(known: ack_loss, buffer, buffer_unit, capacity, delay, duplex, link_layer, loss, loss_mode, loss_window, medium, name, "
         "opportunity_bytes, rate, reverse, reverse_name)\n"
     )
 

@@ -26,6 +26,7 @@ __all__ = [
     "simulate_trace",
     "tcp_settings",
     "simulate_network",
+    "check_link_layer",
     "link_measure",
     "wifi_timing",
 ]
@@ -174,3 +175,4 @@ def link_measure(
     quantiles: list[float],
 ) -> dict[str, Any]: ...
 def wifi_timing(dcf: dict[str, Any], packet_bytes: int) -> dict[str, Any]: ...
+def check_link_layer(layer: dict[str, Any]) -> None: ...

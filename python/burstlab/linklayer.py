@@ -28,7 +28,10 @@ import numpy.typing as npt
 
 from burstlab import _core
 
-__all__ = ["Arq", "Backoff", "Dcf", "Distribution", "Harq", "LinkMeasurement", "WifiTiming", "measure", "wifi_timing"]
+__all__ = [
+    "Arq", "Backoff", "Dcf", "Distribution", "Harq", "LinkLayerStats", "LinkMeasurement", "WifiTiming", "measure",
+    "parse_link_layer", "wifi_timing",
+]  # fmt: skip
 
 #: Quantiles reported for the per-attempt time and the per-frame latency.
 QUANTILES = (0.5, 0.9, 0.99, 0.999)
@@ -199,37 +202,32 @@ class Distribution:
 
 
 @dataclass
-class LinkMeasurement:
-    """A saturated link (frames back to back) measured without TCP.
+class LinkLayerStats:
+    """What a link layer did: frames served, delivered and dropped at the attempt limit
+    (residual losses), attempts (HARQ: rounds) and those that failed, the units the channel
+    decided (ARQ attempts, HARQ fragments) and lost. ``attempts_per_frame[a]`` counts frames
+    served in ``a`` attempts (Subramanian et al. Fig. 7c); ``attempt_time`` (7a) and
+    ``latency`` (service time per frame, 7b) are distributions in seconds. ``fec`` (HARQ):
+    ``{name: (fragments, bytes)}`` for data_sent, pfec_sent, rfec_sent, pfec_wasted,
+    rfec_wasted (Table 1)."""
 
-    ``frames_per_second`` is the MAC throughput (delivered frames per second, Subramanian et
-    al. Fig. 1a), ``throughput_bps`` the same in bits/s of frame bytes. Raw loss: what the
-    channel lost of the units it carried (ARQ attempts, HARQ fragments); residual loss:
-    frames dropped at the attempt limit. ``attempts_per_frame[a]`` counts frames served in
-    ``a`` attempts (Fig. 7c); ``attempt_time`` (7a) and ``latency`` (service time per frame,
-    7b) are distributions. ``fec`` (HARQ): ``{name: (fragments, bytes)}`` for data_sent,
-    pfec_sent, rfec_sent, pfec_wasted, rfec_wasted (Table 1).
-    """
-
-    layer: dict[str, Any]
-    mode: str
     frames: int
-    frame_bytes: int
-    seed: int
     delivered: int
     dropped: int
     attempts: int
     failed_attempts: int
     units_sent: int
     units_lost: int
-    duration: float
-    frames_per_second: float
-    throughput_bps: float
     attempts_per_frame: npt.NDArray[np.uint64]
     attempt_time: Distribution
     latency: Distribution
     fec: dict[str, tuple[int, int]]
-    loss_estimate: float | None
+
+    @classmethod
+    def _from_core(cls, d: dict[str, Any], **extra: Any) -> Any:
+        d = dict(d)
+        attempt_time, latency = Distribution(**d.pop("attempt_time")), Distribution(**d.pop("latency"))
+        return cls(attempt_time=attempt_time, latency=latency, **d, **extra)
 
     @property
     def raw_loss_rate(self) -> float:
@@ -237,11 +235,41 @@ class LinkMeasurement:
 
     @property
     def residual_loss_rate(self) -> float:
-        return self.dropped / self.frames
+        return self.dropped / self.frames if self.frames else 0.0
 
     @property
     def mean_attempts(self) -> float:
-        return self.attempts / self.frames
+        return self.attempts / self.frames if self.frames else 0.0
+
+    def summary(self) -> dict[str, Any]:
+        """The numbers as plain data (JSON-ready): counters, rates, the distributions' mean,
+        quantiles and maximum (seconds), FEC counters."""
+        out: dict[str, Any] = {k: getattr(self, k) for k in ("frames", "delivered", "dropped", "attempts", "failed_attempts", "units_sent", "units_lost")}
+        out.update(raw_loss_rate=self.raw_loss_rate, residual_loss_rate=self.residual_loss_rate, mean_attempts=self.mean_attempts)
+        for name, dist in (("attempt_time", self.attempt_time), ("latency", self.latency)):
+            out[name] = {"mean": dist.mean, "max": dist.max, **{f"p{100 * q:g}": v for q, v in dist.quantiles.items()}}
+        out["attempts_per_frame"] = [int(x) for x in self.attempts_per_frame]
+        out["fec"] = {k: list(v) for k, v in self.fec.items()}
+        return out
+
+
+@dataclass
+class LinkMeasurement(LinkLayerStats):
+    """A saturated link (frames back to back) measured without TCP (:func:`measure`).
+
+    ``frames_per_second`` is the MAC throughput (delivered frames per second, Subramanian et
+    al. Fig. 1a), ``throughput_bps`` the same in bits/s of frame bytes; the rest as
+    :class:`LinkLayerStats`.
+    """
+
+    layer: dict[str, Any] = field(default_factory=dict)
+    mode: str = "packet"
+    frame_bytes: int = 0
+    seed: int = 0
+    duration: float = 0.0
+    frames_per_second: float = 0.0
+    throughput_bps: float = 0.0
+    loss_estimate: float | None = None
 
     def fec_rates_bps(self) -> dict[str, float]:
         """Table 1's FEC rows: each counter's fragment bytes per second of the run, in bits/s."""
@@ -266,5 +294,90 @@ def measure(
             raise _core.ParameterError(f"invalid parameter {name} = {value!r}: expected an integer in [{low}, {high}]")
     cfg = layer._config()
     d = _core.link_measure(cfg, loss, mode, frames, frame_bytes, seed, list(QUANTILES))
-    attempt_time, latency = Distribution(**d.pop("attempt_time")), Distribution(**d.pop("latency"))
-    return LinkMeasurement(layer=cfg, mode=mode, frame_bytes=frame_bytes, seed=seed, attempt_time=attempt_time, latency=latency, **d)
+    return LinkMeasurement._from_core(d, layer=cfg, mode=mode, frame_bytes=frame_bytes, seed=seed)
+
+
+def parse_link_layer(spec: str | dict[str, Any]) -> Arq | Harq | None:
+    """A link layer from a spec (``burstlab sim --link-layer``, scenario files):
+    ``"arq"``, ``"arq:retry_limit=7,counts=attempts"``, ``"arq:attempt_time=1ms..20ms"``
+    (uniform, Subramanian et al. slide 8), ``"arq:attempt_time=2ms,rate=11Mbit"``,
+    ``"harq:attempts=2,fragment_bytes=100,backoff=dcf"``; ``"none"``: no link layer. A dict
+    ``{"kind": "arq", ...}`` (a TOML table) takes the same keys. Without ``attempt_time``
+    the timing is 802.11b DCF (:class:`Dcf`, optionally ``dcf_rate``); ``backoff=dcf``
+    adds 802.11b's binary exponential backoff."""
+    from burstlab.units import parse_rate, parse_time
+
+    if isinstance(spec, dict):
+        params = {str(k): v for k, v in spec.items()}
+        kind = str(params.pop("kind", ""))
+        label = repr(spec)
+    else:
+        text = spec.strip()
+        if text.lower() in ("", "none"):
+            return None
+        kind, _, body = text.partition(":")
+        params = {}
+        for item in filter(None, (x.strip() for x in body.split(","))):
+            k, eq, v = item.partition("=")
+            if not eq:
+                raise _core.ParameterError(f"invalid link layer {spec!r}: {item!r} is not key=value")
+            params[k.strip()] = v.strip()
+        label = repr(spec)
+    kind = kind.strip().lower()
+    cls: type[Arq] | type[Harq]
+    if kind == "arq":
+        cls = Arq
+    elif kind == "harq":
+        cls = Harq
+    else:
+        raise _core.ParameterError(f"invalid link layer {label}: expected arq or harq (e.g. arq:retry_limit=7)")
+    fields = {f.name: f for f in cls.__dataclass_fields__.values()}
+    kw: dict[str, Any] = {}
+    timing: Timing | None = None
+    dcf_rate: float | None = None
+    for k, v in params.items():
+        text_v = str(v)
+        try:
+            if k == "attempt_time":
+                lo, sep, hi = text_v.partition("..")
+                a = parse_time(lo, "attempt_time")
+                timing = (a, parse_time(hi, "attempt_time")) if sep else a
+            elif k == "dcf_rate":
+                dcf_rate = parse_rate(text_v, "dcf_rate")
+            elif k == "rate":
+                kw["rate"] = parse_rate(text_v, "rate")
+            elif k == "backoff":
+                if text_v not in ("none", "dcf"):
+                    raise _core.ParameterError(f"backoff = {text_v!r}: expected none or dcf")
+                kw["backoff"] = Backoff() if text_v == "dcf" else None
+            elif k in ("timing",) or k not in fields:
+                known = sorted((set(fields) - {"timing"}) | {"attempt_time", "dcf_rate"})
+                raise _core.ParameterError(f"unknown key {k!r} (keys: {', '.join(known)})")
+            else:
+                default = fields[k].default
+                if isinstance(default, bool):
+                    if text_v.lower() not in ("true", "false"):
+                        raise _core.ParameterError(f"{k} = {text_v!r}: expected true or false")
+                    kw[k] = text_v.lower() == "true"
+                elif isinstance(default, int):
+                    kw[k] = int(text_v)
+                elif isinstance(default, float):
+                    kw[k] = float(text_v)
+                else:
+                    kw[k] = text_v
+        except _core.ParameterError as e:
+            raise _core.ParameterError(f"invalid link layer {label}: {e}") from None
+        except ValueError as e:
+            raise _core.ParameterError(f"invalid link layer {label}: {k} = {text_v!r}: {e}") from None
+    if timing is not None:
+        if dcf_rate is not None:
+            raise _core.ParameterError(f"invalid link layer {label}: dcf_rate goes with the DCF timing, not with attempt_time")
+        kw["timing"] = timing
+    elif dcf_rate is not None:
+        kw["timing"] = Dcf(rate=dcf_rate)
+    layer = cls(**kw)
+    try:
+        _core.check_link_layer(layer._config())  # every value checked by name now
+    except _core.ParameterError as e:
+        raise _core.ParameterError(f"invalid link layer {label}: {e}") from None
+    return layer

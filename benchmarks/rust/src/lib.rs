@@ -33,7 +33,6 @@ pub mod htsim {
     /// htsim's TCP in burstlab's settings (see the module documentation).
     pub fn tcp() -> TcpConfig {
         TcpConfig {
-            variant: Variant::NewReno,
             mss: PKT,
             header_bytes: 0,
             ack_bytes: 40,
@@ -41,7 +40,7 @@ pub mod htsim {
             delayed_ack: false,
             rto_min: 250 * NS_PER_MS,
             rto_initial: 3 * NS_PER_S,
-            ..TcpConfig::default()
+            ..TcpConfig::variant(Variant::NewReno)
         }
     }
 

@@ -251,6 +251,9 @@ pub struct LinkResult {
     /// Queueing delay (entry to service start) of the packets that entered during the
     /// measured interval and were not dropped, ns.
     pub queue_delay: LogHistogram,
+    /// The link layer's statistics over the measured interval (frames, attempts, residual
+    /// losses, attempt times, service latency, FEC), if the link has one.
+    pub link_layer: Option<crate::link::LinkStats>,
 }
 
 /// What a flow was.

@@ -10,7 +10,7 @@ use burstlab_core::link::harq::{HarqConfig, Sizing};
 use burstlab_core::link::hist::LogHist;
 use burstlab_core::link::layer::{measure_with, AttemptTiming, Backoff, Count};
 use burstlab_core::link::wifi::{Dcf, Preamble};
-use burstlab_core::link::{LinkLayerConfig, LossMode};
+use burstlab_core::link::{LinkLayerConfig, LinkStats, LossMode};
 use burstlab_core::time::{self, Nanos};
 use burstlab_core::Error;
 use numpy::IntoPyArray;
@@ -207,7 +207,18 @@ fn link_measure<'py>(
         return Err(e);
     }
     let m = r.py()?;
-    let st = &m.stats;
+    let d = stats_dict(py, &m.stats, &quantiles)?;
+    d.set_item("duration", time::to_secs_f64(m.duration))?;
+    d.set_item("frames_per_second", m.frames_per_second())?;
+    d.set_item("throughput_bps", m.throughput_bps())?;
+    d.set_item("loss_estimate", m.loss_estimate)?;
+    Ok(d)
+}
+
+/// A link layer's statistics as a dict (`burstlab.linklayer.measure`, and the links of a
+/// network's results): counters, attempts per frame, the attempt-time and latency
+/// distributions (`quantiles`), and the FEC counters as (fragments, bytes).
+pub fn stats_dict<'py>(py: Python<'py>, st: &LinkStats, quantiles: &[f64]) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
     d.set_item("frames", st.frames)?;
     d.set_item("delivered", st.delivered)?;
@@ -216,13 +227,9 @@ fn link_measure<'py>(
     d.set_item("failed_attempts", st.failed_attempts)?;
     d.set_item("units_sent", st.units_sent)?;
     d.set_item("units_lost", st.units_lost)?;
-    d.set_item("duration", time::to_secs_f64(m.duration))?;
-    d.set_item("frames_per_second", m.frames_per_second())?;
-    d.set_item("throughput_bps", m.throughput_bps())?;
-    d.set_item("loss_estimate", m.loss_estimate)?;
     d.set_item("attempts_per_frame", st.attempts_per_frame.clone().into_pyarray(py))?;
-    d.set_item("attempt_time", distribution(py, &st.attempt_time, &quantiles)?)?;
-    d.set_item("latency", distribution(py, &st.latency, &quantiles)?)?;
+    d.set_item("attempt_time", distribution(py, &st.attempt_time, quantiles)?)?;
+    d.set_item("latency", distribution(py, &st.latency, quantiles)?)?;
     let fec = PyDict::new(py);
     let f = st.fec;
     for (name, c) in [
@@ -259,7 +266,15 @@ fn wifi_timing<'py>(py: Python<'py>, dcf: &Bound<'py, PyDict>, packet_bytes: u32
     Ok(d)
 }
 
+/// Check a link layer's settings (`burstlab.linklayer.Arq`/`Harq` config dict): an error
+/// names the bad parameter.
+#[pyfunction]
+fn check_link_layer(layer: &Bound<'_, PyDict>) -> PyResult<()> {
+    link_layer_config(layer).map(|_| ())
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(check_link_layer, m)?)?;
     m.add_function(wrap_pyfunction!(link_measure, m)?)?;
     m.add_function(wrap_pyfunction!(wifi_timing, m)?)?;
     Ok(())

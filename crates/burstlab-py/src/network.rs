@@ -89,6 +89,7 @@ fn network(
                 let bytes = u32::try_from(bytes).map_err(|_| err(Error::param("opportunity_bytes", bytes, "at most 2^32 - 1")))?;
                 Timing::Opportunities(Opportunities::new(a.as_slice()?.to_vec(), bytes).py()?)
             }
+            None if req(s, "link_layer", false)? => Timing::LinkLayer,
             None => {
                 let rate: f64 = req(s, "rate", 10e6)?;
                 if !(rate.is_finite() && (1.0..1.0e15).contains(&rate)) {
@@ -129,6 +130,7 @@ fn network(
             (None, Some(m)) => LinkLoss::Own(m.fresh(), mode),
             (None, None) => LinkLoss::None,
         };
+        spec.layer = layer_of(l)?;
         net.link(spec);
     }
     for f in dicts(config, "flows")? {
@@ -168,6 +170,17 @@ fn network(
     }
     Ok(net)
 }
+
+/// A link's `link_layer` entry (a `burstlab.linklayer.Arq`/`Harq` config dict), if any.
+pub(crate) fn layer_of(d: &Bound<'_, PyDict>) -> PyResult<Option<burstlab_core::link::LinkLayerConfig>> {
+    match d.get_item("link_layer")? {
+        Some(v) if !v.is_none() => Ok(Some(crate::linklayer::link_layer_config(v.downcast::<PyDict>()?)?)),
+        _ => Ok(None),
+    }
+}
+
+/// Quantiles reported for a link layer's attempt time and latency in network results.
+const LAYER_QUANTILES: [f64; 4] = [0.5, 0.9, 0.99, 0.999];
 
 fn log_arrays<'py>(py: Python<'py>, log: Vec<LogRec>) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
@@ -229,6 +242,10 @@ fn network_dict<'py>(py: Python<'py>, r: NetworkResult, log: Option<Vec<LogRec>>
         x.set_item("queue_delay_p90", s(q.quantile(0.9)))?;
         x.set_item("queue_delay_p99", s(q.quantile(0.99)))?;
         x.set_item("queue_delay_max", s(q.max().map(|m| m as f64)))?;
+        match &l.link_layer {
+            Some(st) => x.set_item("link_layer", crate::linklayer::stats_dict(py, st, &LAYER_QUANTILES)?)?,
+            None => x.set_item("link_layer", py.None())?,
+        }
         links.append(x)?;
     }
     d.set_item("links", links)?;

@@ -234,6 +234,7 @@ fn link_config(prefix: &str, d: &Bound<'_, PyDict>, loss: Option<&PyLossModel>) 
     l.loss_window = burstlab_core::link::LossWindow::parse(&window)
         .map_err(|_| crate::errors::to_py(Error::param(&format!("{prefix}.loss_window"), window, "serialisation or transit")))?;
     l.loss = loss.map(|m| m.fresh());
+    l.layer = crate::network::layer_of(d)?;
     Ok(l)
 }
 

@@ -37,12 +37,19 @@ def report(r: Any) -> str:
          str(x.channel_losses), _fmt(x.queue_delay_p50, " ms", 1e-3, 3), _fmt(x.queue_delay_p99, " ms", 1e-3, 3)]
         for x in r.links.values()
     ]  # fmt: skip
+    layers = [
+        [x.name, str(s.frames), f"{s.mean_attempts:.3f}", f"{s.raw_loss_rate:.4f}", f"{s.residual_loss_rate:.5f}",
+         _fmt(s.latency.mean, " ms", 1e-3, 3), _fmt(s.latency.quantiles.get(0.99), " ms", 1e-3, 3), _fmt(s.latency.max, " ms", 1e-3, 3)]
+        for x in r.links.values() if (s := x.link_layer) is not None
+    ]  # fmt: skip
     out = [
         "flows",
         _table(flows, ["flow", "kind", "goodput", "throughput", "completion", "sent", "retx", "fast retx", "timeouts", "spurious RTOs"]),
         "",
         "links",
         _table(links, ["link", "capacity", "util", "offered", "sent", "queue drops", "channel losses", "qdelay p50", "qdelay p99"]),
+        *(["", "link layers", _table(layers, ["link", "frames", "attempts/frame", "raw loss", "residual loss",
+                                              "latency mean", "latency p99", "latency max"])] if layers else []),
         "",
         f"aggregate goodput {_fmt(r.aggregate_goodput_bps, ' Mb/s', 1e6)}, Jain's index {_fmt(r.jain_index)}, "
         f"stopped at {r.end_time:.6g} s, {r.events} events",

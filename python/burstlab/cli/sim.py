@@ -35,7 +35,7 @@ def _write_series(path: str, series: dict[str, Any]) -> None:
 
 
 #: Options that only mean something without --trace (the link model) and only with it.
-_LINK_ONLY = ("rate", "delay", "buffer", "buffer_unit", "loss", "loss_mode", "ack_loss", "duration", "size", "warmup")
+_LINK_ONLY = ("rate", "delay", "buffer", "buffer_unit", "loss", "loss_mode", "ack_loss", "duration", "size", "warmup", "link_layer")
 _TRACE_ONLY = ("trace_format", "slot", "ack_path")
 
 
@@ -153,6 +153,8 @@ def _show_config(tcp: Any, kw: dict[str, Any], link: dict[str, Any] | None) -> N
 @click.option("--loss", default="none", show_default=True, help="Loss spec, e.g. bernoulli:p=0.01 or ge:prr=0.9,mu=0.6.")
 @click.option("--loss-mode", default="packet", show_default=True, type=click.Choice(["packet", "time"]))
 @click.option("--ack-loss", default="none", show_default=True, type=click.Choice(["none", "independent", "sync"]))
+@click.option("--link-layer", default="none", show_default=True,
+              help="Link layer on the forward link: arq:retry_limit=7, arq:attempt_time=1ms..20ms, harq:attempts=2 (docs/link-layer.md).")
 @click.option("--duration", default=None, help="Bulk transfer duration (default 100s), or the time limit with --size.")
 @click.option("--size", default=None, help="Fixed-size transfer, e.g. 5MB; reports its completion time.")
 @click.option("--warmup", default="0s", show_default=True, help="Initial period excluded from the measurement.")
@@ -171,7 +173,7 @@ def sim_cmd(ctx: click.Context, **kw: Any) -> None:
     """Simulate one TCP flow over a lossy link and print goodput and counters; or, given a
     SCENARIO file (TOML, see docs/simulator.md), a network of hops and flows."""
     from burstlab.lossspec import parse_loss_spec
-    from burstlab.sim import Link, Scenario, Workload, run, run_trace
+    from burstlab.sim import Link, Scenario, Workload, link_layer_config, run, run_trace
 
     if kw["scenario"] is not None:
         from burstlab.cli.scenario import run_file
@@ -190,6 +192,7 @@ def sim_cmd(ctx: click.Context, **kw: Any) -> None:
         link = None if kw["trace_file"] is not None else {
             "rate": parse_rate(kw["rate"], "rate"), "delay": parse_time(kw["delay"], "delay"), "buffer": kw["buffer"],
             "buffer_unit": kw["buffer_unit"], "loss": kw["loss"], "loss_mode": kw["loss_mode"], "ack_loss": kw["ack_loss"],
+            "link_layer": link_layer_config(kw["link_layer"]),
         }  # fmt: skip
         return _show_config(tcp, kw, link)
     series = kw["series_out"] is not None
@@ -208,6 +211,7 @@ def sim_cmd(ctx: click.Context, **kw: Any) -> None:
             buffer_unit=kw["buffer_unit"],
             loss=parse_loss_spec(kw["loss"]),
             loss_mode=kw["loss_mode"],
+            link_layer=kw["link_layer"],
         )
         sc = Scenario(
             tcp=tcp,

@@ -335,6 +335,12 @@ class Link:
     Mahimahi delivery-opportunity trace — a file path, or an array of millisecond
     timestamps; each opportunity carries ``opportunity_bytes`` (1500, an IP MTU); the trace
     loops with the period of its last timestamp.
+    ``link_layer``: a :class:`burstlab.linklayer.Arq` or :class:`~burstlab.linklayer.Harq`
+    (or a spec such as ``"arq:retry_limit=7"``, :func:`burstlab.linklayer.parse_link_layer`)
+    between the channel and the network layer: it times the link's frames (``rate`` is then
+    unused), its attempts meet the loss model (per attempt, or over each attempt's own
+    interval in time mode) and a frame is lost only when the attempt limit drops it
+    (``docs/link-layer.md``).
     """
 
     rate: float = 10e6
@@ -346,10 +352,11 @@ class Link:
     loss_window: Literal["serialisation", "transit"] = "serialisation"
     capacity: Any = None
     opportunity_bytes: int = 1500
+    link_layer: Any = None
 
     def _config(self) -> dict[str, Any]:
         model = loss_model(self.loss)
-        return {
+        out = {
             "rate": _number("rate", self.rate, float),
             "delay": _number("delay", self.delay, float),
             "buffer": _number("buffer", self.buffer, int),
@@ -358,6 +365,27 @@ class Link:
             "loss_mode": self.loss_mode,
             "loss_window": self.loss_window,
         }
+        layer = link_layer_config(self.link_layer)
+        if layer is not None:  # absent otherwise: configurations (and their hashes) without one are as before
+            out["link_layer"] = layer
+        return out
+
+
+def link_layer_config(layer: Any) -> dict[str, Any] | None:
+    """A link's ``link_layer`` (Arq, Harq, a spec string or None) as the simulator's dict."""
+    if layer is None:
+        return None
+    from burstlab.linklayer import Arq, Harq, parse_link_layer
+
+    if isinstance(layer, (str, dict)):
+        layer = parse_link_layer(layer)
+        if layer is None:
+            return None
+    if not isinstance(layer, (Arq, Harq)):
+        raise _core.ParameterError(
+            f"invalid parameter link_layer: expected burstlab.linklayer.Arq, Harq or a spec string, got {type(layer).__name__}"
+        )
+    return layer._config()
 
 
 @dataclass(frozen=True)

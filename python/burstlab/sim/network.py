@@ -29,7 +29,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
 from burstlab import _core
-from burstlab.sim import Link, SimResult, TcpConfig, _hash, _number, loss_model
+from burstlab.sim import Link, SimResult, TcpConfig, _hash, _number, link_layer_config, loss_model
 
 __all__ = ["Cbr", "Flow", "FlowResult", "Hop", "LinkResult", "Network", "NetworkResult", "OnOff", "run_network"]
 
@@ -63,7 +63,7 @@ class Hop:
             return self.reverse
         f = self.forward
         return Link(rate=f.rate, delay=f.delay, buffer=f.buffer, buffer_unit=f.buffer_unit, capacity=f.capacity,
-                    opportunity_bytes=f.opportunity_bytes)  # fmt: skip
+                    opportunity_bytes=f.opportunity_bytes, link_layer=f.link_layer)  # fmt: skip
 
     @property
     def link_names(self) -> tuple[str, str]:
@@ -187,7 +187,13 @@ class Network:
         media: dict[str, int] = {}
 
         def server(link: Link) -> int:
-            if link.capacity is not None:
+            if link.link_layer is not None and link_layer_config(link.link_layer) is not None:
+                if link.capacity is not None:
+                    raise _core.ParameterError("invalid parameter capacity: a link with a link layer is timed by it (give one or the other)")
+                capacities.append(None)
+                servers.append({"link_layer": True})
+                plain_servers.append({"link_layer": True})
+            elif link.capacity is not None:
                 capacities.append(_load_capacity(link.capacity))
                 servers.append({"opportunity_bytes": _number("opportunity_bytes", link.opportunity_bytes, int)})
                 plain_servers.append({"capacity": _capacity_id(link.capacity), "opportunity_bytes": link.opportunity_bytes})
@@ -244,6 +250,9 @@ class Network:
                     "buffer_unit": link.buffer_unit, "loss_mode": mode, "loss_window": link.loss_window,
                     "loss_shared_with": share,
                 })  # fmt: skip
+                layer = link_layer_config(link.link_layer)
+                if layer is not None:
+                    links[-1]["link_layer"] = layer
                 losses.append(None if share is not None else model)
                 plain_links.append({**links[-1], "loss": None if model is None or share is not None else repr(model)})
 
@@ -321,7 +330,11 @@ class LinkResult:
     ``utilisation`` (share of the time its transmitter spent on its packets),
     ``capacity_bps`` (long-run; None for slotted channels) and the queueing delay (entry to
     service start) of the packets it took: mean, median, 90th and 99th percentiles and
-    maximum, seconds (None when it took none; percentiles within 3 %)."""
+    maximum, seconds (None when it took none; percentiles within 3 %). ``link_layer``: a
+    link with a link layer has no fixed capacity (None) and reports what its link layer did
+    (:class:`burstlab.linklayer.LinkLayerStats`: frames, attempts, residual losses, attempt
+    times, service latency, FEC) over the measured interval; frames admitted before the end
+    are counted when admitted, those still queued at the end included."""
 
     name: str
     offered: int
@@ -337,6 +350,7 @@ class LinkResult:
     queue_delay_p90: float | None
     queue_delay_p99: float | None
     queue_delay_max: float | None
+    link_layer: Any = None
 
 
 class _ByName(Mapping[str, Any]):
@@ -393,7 +407,7 @@ class NetworkResult:
         """Numbers and configuration as plain data (JSON-ready; no series or log)."""
         return {
             "flows": [{**f.to_dict(), "name": f.name, "kind": f.kind, "spurious_timeouts": f.spurious_timeouts} for f in self.flows.values()],
-            "links": [dict(vars(x)) for x in self.links.values()],
+            "links": [{**vars(x), "link_layer": x.link_layer and x.link_layer.summary()} for x in self.links.values()],
             "aggregate_goodput_bps": self.aggregate_goodput_bps,
             "jain_index": self.jain_index,
             "end_time": self.end_time,
@@ -401,6 +415,15 @@ class NetworkResult:
             "config": self.config,
             "config_hash": self.config_hash,
         }
+
+
+def _link_fields(d: dict[str, Any]) -> dict[str, Any]:
+    layer = d.get("link_layer")
+    if layer is None:
+        return d
+    from burstlab.linklayer import LinkLayerStats
+
+    return {**d, "link_layer": LinkLayerStats._from_core(layer)}
 
 
 def run_network(network: Network) -> NetworkResult:
@@ -414,7 +437,7 @@ def run_network(network: Network) -> NetworkResult:
         FlowResult._from_core(fd, plain, h, name=fd["name"], kind=fd["kind"], spurious_timeouts=fd["spurious_timeouts"])
         for fd in d["flows"]
     ]
-    links = [LinkResult(**ld) for ld in d["links"]]
+    links = [LinkResult(**_link_fields(ld)) for ld in d["links"]]
     return NetworkResult(
         flows=_ByName(flows),
         links=_ByName(links),

@@ -38,7 +38,7 @@ from burstlab.sim.network import Cbr, Flow, Hop, Network, OnOff
 
 __all__ = ["load_scenario", "parse_scenario"]
 
-LINK_KEYS = {"rate", "delay", "buffer", "buffer_unit", "loss", "loss_mode", "loss_window", "capacity", "opportunity_bytes"}
+LINK_KEYS = {"rate", "delay", "buffer", "buffer_unit", "loss", "loss_mode", "loss_window", "capacity", "opportunity_bytes", "link_layer"}
 HOP_KEYS = LINK_KEYS | {"name", "reverse", "ack_loss", "duplex", "medium", "reverse_name"}
 FLOW_KEYS = {"name", "path", "reverse_path", "tcp", "cbr", "packet_bytes", "size", "start", "stop", "on", "off", "on_off_dist", "on_off_shape"}
 TOP_KEYS = {"duration", "warmup", "seed", "series", "log", "hop", "flow", "preset"}
@@ -198,6 +198,15 @@ class _Reader:
                     kw[k] = parse_loss_spec(spec)
                 except (ValueError, OSError) as e:
                     raise self.fail(w, f"loss = {spec!r}: {e}") from None
+            elif k == "link_layer":
+                from burstlab.linklayer import parse_link_layer
+
+                if not isinstance(v, (str, dict)):
+                    raise self.fail(w, f"link_layer = {v!r}: expected a spec string (arq:retry_limit=7) or a table with kind = \"arq\" or \"harq\"")
+                try:
+                    kw[k] = parse_link_layer(v)
+                except _core.ParameterError as e:
+                    raise self.fail(w, str(e)) from None
             elif k == "capacity":
                 p = self.string(v, w)
                 kw[k] = p if os.path.isabs(p) else os.path.join(self.base, p)

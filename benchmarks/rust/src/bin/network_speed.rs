@@ -57,7 +57,7 @@ fn build(a: &Args) -> Result<Network, String> {
         "dumbbell" => htsim::dumbbell(a.n, (a.bw_mbps * 1e6) as u64, a.p.unwrap_or(0.0), a.secs, a.seed),
         "chain" => htsim::chain(4, a.p.unwrap_or(htsim::CHAIN_P_HOP), a.secs, a.seed),
         "ns3" => {
-            let tcp = TcpConfig { variant: Variant::NewReno, ..TcpConfig::default() };
+            let tcp = TcpConfig::variant(Variant::NewReno);
             let link = LinkConfig::new(10_000_000, 10 * NS_PER_MS, 100)
                 .with_loss(Box::new(Bernoulli::new(a.p.unwrap_or(0.01)).map_err(|e| e.to_string())?), LossMode::Packet);
             let mut sc = Scenario::new(tcp, link, Workload::bulk((a.secs * NS_PER_S as f64) as u64));

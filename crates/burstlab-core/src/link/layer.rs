@@ -302,6 +302,14 @@ impl LinkLayer {
         }
     }
 
+    /// Start the statistics afresh (the engine's warm-up); the state (HARQ's estimate) stays.
+    pub fn clear_stats(&mut self) {
+        match self {
+            LinkLayer::Arq(a) => a.stats.clear(),
+            LinkLayer::Harq(h) => h.stats.clear(),
+        }
+    }
+
     /// HARQ's current estimate of the fragment loss rate (its EWMA), None for ARQ.
     pub fn loss_estimate(&self) -> Option<f64> {
         match self {

@@ -35,6 +35,10 @@ pub enum Timing {
     /// Lossless instant path of the slotted mode: a packet sent at `now` arrives at the
     /// end of the current slot (at `now` itself when `now` is a slot boundary).
     SlotEnd { slot: Nanos },
+    /// A link layer (ARQ, hybrid ARQ: [`crate::link::LinkLayer`]) times each frame: the
+    /// service starts when the server is free and lasts as long as the frame's attempts
+    /// ([`Pipe::admit_layer`]); every link on such a server carries a link layer.
+    LinkLayer,
 }
 
 impl Timing {
@@ -43,7 +47,7 @@ impl Timing {
         match self {
             Timing::Rate { rate_bps } => Some(*rate_bps as f64),
             Timing::Opportunities(o) => Some(o.mean_rate_bps()),
-            Timing::Slotted { .. } | Timing::SlotEnd { .. } => None,
+            Timing::Slotted { .. } | Timing::SlotEnd { .. } | Timing::LinkLayer => None,
         }
     }
 }
@@ -87,7 +91,7 @@ impl Server {
     #[inline(always)]
     fn would_wait(&self, now: Nanos) -> bool {
         match &self.timing {
-            Timing::Rate { .. } => self.busy_until > now,
+            Timing::Rate { .. } | Timing::LinkLayer => self.busy_until > now,
             Timing::Opportunities(o) => self.opp.peek_start(o, now) > now,
             Timing::Slotted { .. } | Timing::SlotEnd { .. } => false,
         }
@@ -110,6 +114,7 @@ impl Server {
     fn serve_other(&mut self, now: Nanos, bytes: u32) -> (Nanos, Nanos) {
         match &self.timing {
             Timing::Rate { .. } => unreachable!("served inline"),
+            Timing::LinkLayer => unreachable!("served by the link layer (Pipe::admit_layer)"),
             Timing::Opportunities(o) => self.opp.serve(o, now, bytes),
             Timing::Slotted { slot } => {
                 let k = now.div_ceil(*slot).max(self.slot_next);
@@ -180,23 +185,46 @@ impl<P: Copy + Default> Pipe<P> {
             return self.admit_other(now, bytes, server);
         };
         // A fixed-rate server: it is free at `busy_until`.
-        let busy = server.busy_until;
-        let start = if busy > now {
+        let start = self.start_when_free(now, bytes, server.busy_until)?;
+        let sent = start + server.tx_time(bytes, rate_bps);
+        server.busy_until = sent;
+        Some((start, sent))
+    }
+
+    /// [`Pipe::admit`] on a [`Timing::LinkLayer`] server: the frame's service starts when
+    /// the server is free and ends when `serve(start)` says (its link layer's attempts).
+    #[inline]
+    pub fn admit_layer(
+        &mut self,
+        now: Nanos,
+        bytes: u32,
+        server: &mut Server,
+        serve: impl FnOnce(Nanos) -> Nanos,
+    ) -> Option<(Nanos, Nanos)> {
+        debug_assert!(matches!(server.timing, Timing::LinkLayer));
+        let start = self.start_when_free(now, bytes, server.busy_until)?;
+        let sent = serve(start);
+        debug_assert!(sent >= start);
+        server.busy_until = sent;
+        Some((start, sent))
+    }
+
+    /// DropTail admission at a server free at `busy`: None (dropped) or the service start.
+    #[inline(always)]
+    fn start_when_free(&mut self, now: Nanos, bytes: u32, busy: Nanos) -> Option<Nanos> {
+        if busy > now {
             if self.full(now, bytes) {
                 self.queue_drops += 1;
                 return None;
             }
             self.waiting_bytes += bytes as u64;
-            busy
+            Some(busy)
         } else {
             // Free: every packet here has started its service, and this one starts now.
             self.first_waiting = self.ring.len() + 1;
             self.waiting_bytes = 0;
-            now
-        };
-        let sent = start + server.tx_time(bytes, rate_bps);
-        server.busy_until = sent;
-        Some((start, sent))
+            Some(now)
+        }
     }
 
     /// Whether the packets waiting at `now` (not counting the one in service) leave no

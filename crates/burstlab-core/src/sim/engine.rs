@@ -21,7 +21,7 @@ use super::event::{EventQueue, Timer};
 use super::mintree::{key, key_time, Key, MinTree, NONE};
 use super::network::{FlowKind, FlowSpec, LinkLoss, Network, OnOff};
 use super::scenario::{Scenario, TcpConfig};
-use crate::link::{InFlight, LossMode, LossSource, LossWindow, Pipe, Server};
+use crate::link::{InFlight, LinkLayer, LossMode, LossSource, LossWindow, Pipe, Server};
 use crate::results::{
     jain, Counters, FlowKindTag, FlowResult, LinkCounters, LinkResult, LogHistogram, NetworkResult, Series, SimResult,
 };
@@ -164,6 +164,14 @@ struct LinkRt {
     snap: LinkCounters,
     busy: Nanos,
     qdelay: LogHistogram,
+    /// Its link layer, if any (boxed: most links have none and stay small).
+    layer: Option<Box<LayerRt>>,
+}
+
+/// A link's link layer and its random stream (`link.NAME.layer`: attempt times, backoff).
+struct LayerRt {
+    layer: LinkLayer,
+    rng: Rng,
 }
 
 impl LinkRt {
@@ -344,7 +352,14 @@ impl<const LOG: bool> Engine<LOG> {
                 LinkLoss::Shared(j) => LossSource::Shared(j),
                 LinkLoss::Trace { trace, slot } => LossSource::Trace { trace, slot },
             };
+            let layer = l.layer.as_ref().map(|c| {
+                Box::new(LayerRt {
+                    layer: c.build().expect("validated"),
+                    rng: stream(seed, component_id(&format!("link.{}.layer", l.name))),
+                })
+            });
             links.push(LinkRt {
+                layer,
                 name: l.name,
                 pipe,
                 server: l.server,
@@ -361,7 +376,8 @@ impl<const LOG: bool> Engine<LOG> {
         }
         for i in 0..links.len() {
             let o = links[i].owner;
-            links[i].time_mode = links[o].loss.mode() == Some(LossMode::Time);
+            // A link layer decides each frame on entry, whatever the mode.
+            links[i].time_mode = links[o].loss.mode() == Some(LossMode::Time) && links[i].layer.is_none();
             links[i].lossless = matches!(links[o].loss, LossSource::None);
         }
         let mut finite_open = 0;
@@ -534,9 +550,46 @@ impl<const LOG: bool> Engine<LOG> {
     fn enter(&mut self, li: usize, p: Pkt, bytes: u32) {
         let now = self.now;
         let l = &mut self.links[li];
+        if l.layer.is_some() {
+            return self.enter_layer(li, p, bytes);
+        }
         let Some((start, sent)) = l.pipe.admit(now, bytes, &mut self.servers[l.server]) else {
             return self.lose(li, &p, true);
         };
+        self.admitted(li, p, bytes, start, sent, None)
+    }
+
+    /// [`Engine::enter`] on a link with a link layer: the frame's attempts are played out
+    /// now, from its service start (the server is FIFO, so the channel is asked in time
+    /// order: `Network::validate`); its fate and service end follow from them.
+    #[inline(never)]
+    fn enter_layer(&mut self, li: usize, p: Pkt, bytes: u32) {
+        let now = self.now;
+        let owner = self.links[li].owner;
+        let mut ch = std::mem::replace(&mut self.links[owner].loss, LossSource::None);
+        let l = &mut self.links[li];
+        let mut lr = l.layer.take().expect("a link layer");
+        let mut delivered = true;
+        let admitted = l.pipe.admit_layer(now, bytes, &mut self.servers[l.server], |start| {
+            let s = lr.layer.serve(start, bytes, &mut ch, &mut lr.rng);
+            delivered = s.delivered;
+            s.end
+        });
+        l.layer = Some(lr);
+        self.links[owner].loss = ch;
+        match admitted {
+            None => self.lose(li, &p, true),
+            Some((start, sent)) => self.admitted(li, p, bytes, start, sent, Some(!delivered)),
+        }
+    }
+
+    /// Packet `p` of `bytes` was admitted to link `li`'s pipe: service from `start` to
+    /// `sent`; `lost` if its fate is already known (a link layer's), else decided here
+    /// (packet mode) or at its service start (time mode).
+    #[inline(always)]
+    fn admitted(&mut self, li: usize, p: Pkt, bytes: u32, start: Nanos, sent: Nanos, lost: Option<bool>) {
+        let now = self.now;
+        let l = &mut self.links[li];
         self.seq += 1;
         let seq = self.seq;
         l.c.sent += 1;
@@ -558,7 +611,10 @@ impl<const LOG: bool> Engine<LOG> {
             }
         } else {
             let was_empty = l.pipe.is_empty();
-            let lost = !l.lossless && self.decide(li, start, sent, arrive);
+            let lost = match lost {
+                Some(lost) => lost,
+                None => !l.lossless && self.decide(li, start, sent, arrive),
+            };
             self.links[li].pipe.push(InFlight { lost, ..e }, true);
             if was_empty {
                 self.tree.set(li, key(arrive, seq));
@@ -1085,6 +1141,9 @@ impl<const LOG: bool> Engine<LOG> {
         }
         for l in &mut self.links {
             l.snap = l.counters();
+            if let Some(lr) = &mut l.layer {
+                lr.layer.clear_stats();
+            }
         }
     }
 
@@ -1217,6 +1276,7 @@ impl<const LOG: bool> Engine<LOG> {
                     utilisation: if measured > 0 { busy as f64 / measured as f64 } else { 0.0 },
                     capacity_bps: servers[l.server].timing.rate_bps(),
                     queue_delay: l.qdelay,
+                    link_layer: l.layer.map(|lr| lr.layer.stats().clone()),
                 }
             })
             .collect::<Vec<_>>();

@@ -16,4 +16,6 @@ pub(crate) mod validation;
 #[cfg(test)]
 mod network_tests;
 #[cfg(test)]
+mod link_layer_tests;
+#[cfg(test)]
 mod regression;

@@ -3,7 +3,7 @@
 //! data crosses, its reverse path the list its ACKs cross. The single-link
 //! [`super::Scenario`] is one such network ([`super::Scenario::into_network`]).
 use super::scenario::TcpConfig;
-use crate::link::{BufferUnit, LossMode, LossWindow, Timing};
+use crate::link::{BufferUnit, LinkLayerConfig, LossMode, LossWindow, Timing};
 use crate::loss::{LossModel, Sojourn};
 use crate::time::Nanos;
 use crate::trace::BitTrace;
@@ -36,6 +36,11 @@ pub struct LinkSpec {
     pub loss: LinkLoss,
     /// Time mode: which interval the loss process is asked about.
     pub loss_window: LossWindow,
+    /// A link layer (802.11 ARQ, hybrid ARQ) between the channel and the network layer:
+    /// the loss process decides each attempt (per attempt in packet mode, over the
+    /// attempt's own interval in time mode; `loss_window` does not apply) and the frame
+    /// is lost only when the attempt limit drops it. Needs a [`Timing::LinkLayer`] server.
+    pub layer: Option<LinkLayerConfig>,
 }
 
 impl LinkSpec {
@@ -48,6 +53,7 @@ impl LinkSpec {
             buffer_unit: BufferUnit::Packets,
             loss: LinkLoss::None,
             loss_window: LossWindow::default(),
+            layer: None,
         }
     }
 }
@@ -209,6 +215,7 @@ impl Network {
                 }
                 _ => {}
             }
+            self.validate_layer(i)?;
         }
         let mut names = std::collections::HashSet::new();
         for f in &self.flows {
@@ -251,6 +258,47 @@ impl Network {
                         return Err(Error::param(&what("size"), "a size", "none for a CBR flow (give stop instead)"));
                     }
                 }
+            }
+        }
+        Ok(())
+    }
+
+    /// Link `i`'s link layer: valid settings, on a [`Timing::LinkLayer`] server (and only
+    /// links with a link layer on such a server). A link layer decides its frames' fates
+    /// when they enter, its attempts in the future; a process in time mode must then be
+    /// asked in time order, so every link that uses the same time-mode process has a link
+    /// layer and the same server (whose frames are served one after the other).
+    fn validate_layer(&self, i: usize) -> Result<()> {
+        let l = &self.links[i];
+        let on_layer_server = matches!(self.servers[l.server], Timing::LinkLayer);
+        match &l.layer {
+            None if on_layer_server => {
+                return Err(Error::param(&format!("link {}.link_layer", l.name), "none", "a link layer: its server is timed by one"))
+            }
+            None => return Ok(()),
+            Some(_) if !on_layer_server => {
+                return Err(Error::param(
+                    &format!("link {}.server", l.name),
+                    l.server,
+                    "a server timed by the link layer (Timing::LinkLayer)",
+                ))
+            }
+            Some(c) => {
+                c.build()?;
+            }
+        }
+        let owner = if let LinkLoss::Shared(j) = l.loss { j } else { i };
+        if !matches!(self.links[owner].loss, LinkLoss::Own(_, LossMode::Time)) {
+            return Ok(());
+        }
+        for (j, m) in self.links.iter().enumerate() {
+            let uses = j == owner || matches!(m.loss, LinkLoss::Shared(o) if o == owner);
+            if uses && (m.layer.is_none() || m.server != l.server) {
+                return Err(Error::param(
+                    &format!("link {}.loss", m.name),
+                    format!("the time-mode loss process of link {}", self.links[owner].name),
+                    &format!("a link layer on the server of link {} (a time-mode channel under a link layer is asked in time order)", l.name),
+                ));
             }
         }
         Ok(())

@@ -1,7 +1,7 @@
 //! Scenario description: TCP settings, the two link directions, the ACK-loss coupling,
 //! the workload, the seed; or the slotted trace-driven mode of Srinivasan et al. §3.1.
 use super::network::{FlowSpec, LinkLoss, LinkSpec, Network};
-use crate::link::{BufferUnit, LossMode, LossWindow, Timing};
+use crate::link::{BufferUnit, LinkLayerConfig, LossMode, LossWindow, Timing};
 use crate::loss::LossModel;
 // tcp-variants: TcpConfig (and the --tcp shorthand) moved to tcp/config.rs.
 pub use crate::tcp::config::{TcpConfig, Variant};
@@ -19,6 +19,9 @@ pub struct LinkConfig {
     pub loss_mode: LossMode,
     /// Time mode: the interval the loss process is asked about (serialisation by default).
     pub loss_window: LossWindow,
+    /// A link layer (ARQ, hybrid ARQ): it then times the link's frames (its attempts
+    /// replace `rate_bps`) and its attempts meet the loss process (`docs/link-layer.md`).
+    pub layer: Option<LinkLayerConfig>,
 }
 
 impl LinkConfig {
@@ -31,6 +34,7 @@ impl LinkConfig {
             loss: None,
             loss_mode: LossMode::Packet,
             loss_window: LossWindow::default(),
+            layer: None,
         }
     }
 
@@ -248,10 +252,11 @@ impl Scenario {
         let rev = self.reverse.unwrap_or_else(|| fwd.lossless_twin());
         let fwd_copy = fwd.loss.as_ref().map(|m| (m.clone_box(), fwd.loss_mode));
         let link = |net: &mut Network, name: &str, l: &LinkConfig| {
-            let sv = net.server(Timing::Rate { rate_bps: l.rate_bps });
+            let sv = net.server(if l.layer.is_some() { Timing::LinkLayer } else { Timing::Rate { rate_bps: l.rate_bps } });
             let mut spec = LinkSpec::new(name, sv, l.delay, l.buffer);
             spec.buffer_unit = l.buffer_unit;
             spec.loss_window = l.loss_window;
+            spec.layer = l.layer.clone();
             spec
         };
         let mut f = link(&mut net, "forward", &fwd);

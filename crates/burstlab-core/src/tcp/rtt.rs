@@ -73,7 +73,7 @@ pub fn init(tcb: &mut Tcb, c: &RttConfig) {
 
 /// A new RTT measurement `r` (RFC 6298 §2.2-2.4); also clears any backoff (§5.7 leaves
 /// the backed-off value until a new sample is taken, which is what this does).
-#[inline]
+#[inline(always)]
 pub fn sample(tcb: &mut Tcb, c: &RttConfig, r: Nanos) {
     if let RtoEstimator::Rfc793 { alpha, beta } = c.estimator {
         // RFC 793 §3.7: the first sample initialises SRTT (RFC 793 leaves it open; RFC 6298

@@ -410,7 +410,7 @@ impl Sender {
         self.rto_deadline = Some(now + self.tcb.rto);
     }
 
-    #[inline]
+    #[inline(always)]
     fn transmit(&mut self, seg: u64, now: Nanos, out: &mut Vec<Tx>) {
         let retx = seg < self.tcb.high_tx;
         if retx {

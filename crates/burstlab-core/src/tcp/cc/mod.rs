@@ -149,13 +149,24 @@ pub(crate) fn bw_window(bytes_per_s: f64, rtt_min: Nanos, mss: u64) -> u64 {
     }
 }
 
+impl Cc {
+    #[inline(never)]
+    fn on_ack_other(&mut self, tcb: &mut Tcb, ack: &AckInfo) {
+        dispatch!(self, c => c.on_ack(tcb, ack))
+    }
+}
+
 impl CongestionControl for Cc {
     fn name(&self) -> &'static str {
         dispatch!(self, c => c.name())
     }
-    #[inline]
+    #[inline(always)]
     fn on_ack(&mut self, tcb: &mut Tcb, ack: &AckInfo) {
-        dispatch!(self, c => c.on_ack(tcb, ack))
+        // Reno's growth (Tahoe, Reno, NewReno, SACK) inline; the others through the table.
+        if let Cc::Reno(c) = self {
+            return c.on_ack(tcb, ack);
+        }
+        self.on_ack_other(tcb, ack)
     }
     fn ssthresh_on_loss(&mut self, tcb: &Tcb) -> u64 {
         dispatch!(self, c => c.ssthresh_on_loss(tcb))

@@ -57,6 +57,7 @@ impl CongestionControl for Reno {
         "reno"
     }
 
+    #[inline(always)]
     fn on_ack(&mut self, tcb: &mut Tcb, ack: &AckInfo) {
         self.grow(tcb, ack);
     }
