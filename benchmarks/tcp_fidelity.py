@@ -7,18 +7,22 @@ same TCP over ``--replicates`` synthetic traces of each model and over the secon
 (``--rotations`` starts), in slotted and link modes (``burstlab.judge``). A model "holds"
 a link when its mean goodput is within ``--tolerance`` (10 %) of the trace's.
 
-Printed and written to ``--out`` (``links.csv``: one row per link, family and mode;
-``summary.md``: the tables of ``docs/loss-models.md``):
+Printed and written to ``--out`` (``links.csv``: one row per link, judged part, mode and
+family; ``summary.md``: the tables of ``docs/loss-models.md``):
 
-- per family and dataset, the share of links it holds, in each mode and in both;
+- per family and dataset, the share of links it holds held-out (the target) and
+  in-sample (fitted and judged on the first half: the family's own fidelity, drift aside),
+  in each mode and in both;
 - ``selected``: the model the judge picks **from the first half alone** (fitted on the
   first quarter, judged on the second, the lowest worst error over the modes), refitted on
-  the first half and scored on the second — the figure a user of ``burstlab fit --judge
-  tcp`` gets;
+  the first half and scored on the second — what a user of ``burstlab fit --judge tcp``
+  gets;
 - ``best of all``: the best family per link on the held-out half (an optimistic bound: it
   picks with the answer);
-- ``first half``: the first half itself replayed as the "model" — how far the link
-  drifts between the halves, which no model fitted on the first half can foresee.
+- ``drift``: the first half itself (TCP over its rotations) against the second — how far
+  the link moves between the halves, which no model fitted on the first half can foresee;
+  and the held-out shares on the links that do not drift (within the tolerance in both
+  modes).
 
     python benchmarks/tcp_fidelity.py [--workers 2] [--replicates 20] [--rotations 20] [--out results/tcp-fidelity]
     python benchmarks/tcp_fidelity.py --quick      # 6 links, 6 replicates: a smoke run
@@ -90,40 +94,47 @@ def _fit_all(trace: Any, names: tuple[str, ...]) -> tuple[dict[str, Any], dict[s
 
 
 def run_link(job: Job) -> list[dict[str, Any]]:
-    from burstlab.judge import TcpSetup, judge_tcp
-    from burstlab.models import ReplayModel
+    """One link: rows per (judged on, mode, model). ``judged`` is ``held-out`` (fitted on
+    the first half, judged on the second: the target) or ``in-sample`` (fitted and judged
+    on the first half: how well a family reproduces TCP on its own data, drift aside).
+    Model ``drift`` is the first half itself (mean over its rotations, with the second
+    half's setup) against the second: how far the link moves between the halves."""
+    from burstlab.judge import TcpSetup, TcpVerdict, best_by_tcp, judge_tcp, relative_error, trace_tcp
 
     tr = _trace(job)
     h = len(tr) // 2
     first, second = tr[:h], tr[h : 2 * h]
     fitted, skipped, secs = _fit_all(first, job.models)
-    fitted["first-half"] = ReplayModel(end="wrap").fit(first)
-    rows = []
+    rows: list[dict[str, Any]] = []
     picked = None
     if job.select:
         q = h // 2
         f2, _, _ = _fit_all(first[:q], job.models)
-        js = [judge_tcp(f2, first[q : 2 * q], TcpSetup(mode=m), replicates=max(job.replicates // 2, 2), rotations=max(job.rotations // 2, 1), seed=job.seed) for m in MODES]
-        from burstlab.judge import best_by_tcp
-
+        js = [judge_tcp(f2, first[q : 2 * q], TcpSetup(mode=m), replicates=max(job.replicates // 2, 2), rotations=max(job.rotations // 2, 1), seed=job.seed)
+              for m in MODES]  # fmt: skip
         b = best_by_tcp(js)
         picked = None if b is None else b[0]
     st1, st2 = first.stats(warn=False), second.stats(warn=False)
-    for mode in MODES:
-        j = judge_tcp(fitted, second, TcpSetup(mode=mode), replicates=job.replicates, rotations=job.rotations, seed=job.seed)
-        single = j.reference.values[0]
-        for v in j.verdicts:
-            rows.append({
-                "dataset": job.dataset, "link": job.name, "mode": mode, "model": v.model,
-                "prr_fit": st1.prr, "prr_judge": st2.prr, "mu_fit": st1.mu, "mu_judge": st2.mu,
-                "trace_goodput": j.reference.mean, "trace_se": j.reference.se, "trace_single": single,
-                "model_goodput": v.goodput.mean, "model_se": v.goodput.se, "error": v.error,
-                "ci_lo": v.ci[0], "ci_hi": v.ci[1], "error_single": (v.goodput.mean - single) / single if single > 0 else math.nan,
-                "fit_seconds": secs.get(v.model, 0.0), "selected": v.model == picked,
-            })
-        for n, why in skipped.items():
-            rows.append({"dataset": job.dataset, "link": job.name, "mode": mode, "model": n, "prr_fit": st1.prr, "prr_judge": st2.prr,
-                         "error": math.nan, "note": why})
+    base = {"dataset": job.dataset, "link": job.name, "prr_fit": st1.prr, "prr_judge": st2.prr, "mu_fit": st1.mu, "mu_judge": st2.mu}
+    for judged, ref in (("held-out", second), ("in-sample", first)):
+        for mode in MODES:
+            j = judge_tcp(fitted, ref, TcpSetup(mode=mode), replicates=job.replicates, rotations=job.rotations, seed=job.seed)
+            single = j.reference.values[0]
+            verdicts = list(j.verdicts)
+            if judged == "held-out":
+                d = trace_tcp(first, j.setup, job.rotations, job.seed)
+                e, ci = relative_error(d, j.reference)
+                verdicts.append(TcpVerdict("drift", d, e, ci))
+            for v in verdicts:
+                rows.append({
+                    **base, "judged": judged, "mode": mode, "model": v.model,
+                    "trace_goodput": j.reference.mean, "trace_se": j.reference.se, "trace_single": single,
+                    "model_goodput": v.goodput.mean, "model_se": v.goodput.se, "error": v.error, "ci_lo": v.ci[0], "ci_hi": v.ci[1],
+                    "error_single": (v.goodput.mean - single) / single if single > 0 else math.nan,
+                    "fit_seconds": secs.get(v.model, 0.0), "selected": v.model == picked,
+                })  # fmt: skip
+            for n, why in skipped.items():
+                rows.append({**base, "judged": judged, "mode": mode, "model": n, "error": math.nan, "note": why})
     return rows
 
 
@@ -133,50 +144,65 @@ def datasets(root: Path) -> dict[str, list[Any]]:
     return {"tossim": list(tossim(root / "data" / "tossim-noise"))}
 
 
+def _share(d: dict[str, bool], n: int) -> str:
+    return f"{100 * sum(d.values()) / n:.0f} %" if n else "–"
+
+
 def summarise(rows: list[dict[str, Any]], tol: float) -> str:
-    """Markdown tables: share of links held per family × dataset × mode, and the
-    selected / best-of-all / first-half lines."""
-    by: dict[tuple[str, str, str], dict[str, float]] = defaultdict(dict)
+    """Markdown tables per dataset: the share of links each family holds (within ``tol``
+    of the trace's TCP goodput) held-out and in-sample, in each mode and in both; the
+    selected model, the best of all, the drift between the halves, and the held-out shares
+    on the links that do not drift."""
+    err: dict[tuple[str, str, str, str], dict[str, float]] = defaultdict(dict)
     for r in rows:
-        by[(r["dataset"], r["model"], r["mode"])][r["link"]] = r["error"]
+        err[(r["dataset"], r["judged"], r["model"], r["mode"])][r["link"]] = float(r["error"])
     out = []
     for ds in sorted({r["dataset"] for r in rows}):
         links = sorted({r["link"] for r in rows if r["dataset"] == ds})
-        models = sorted({r["model"] for r in rows if r["dataset"] == ds})
+        models = sorted({r["model"] for r in rows if r["dataset"] == ds} - {"drift"})
 
-        def held(model: str, mode: str, key: str = "error") -> dict[str, bool]:
-            return {lk: abs(e) <= tol for lk, e in by[(ds, model, mode)].items() if math.isfinite(e)}
+        def held(judged: str, model: str, mode: str, among: list[str]) -> dict[str, bool]:
+            e = err[(ds, judged, model, mode)]
+            return {lk: math.isfinite(e.get(lk, math.nan)) and abs(e[lk]) <= tol for lk in among}
 
-        def share(d: dict[str, bool]) -> str:
-            return f"{100 * sum(d.values()) / len(links):.0f} %" if links else "–"
+        def both(judged: str, model: str, among: list[str]) -> dict[str, bool]:
+            s, k = held(judged, model, "slotted", among), held(judged, model, "link", among)
+            return {lk: s[lk] and k[lk] for lk in among}
 
-        lines = [f"### {ds}: {len(links)} links, within {100 * tol:.0f} % of the trace's TCP goodput", "",
-                 "| model | slotted | link | both | median abs. error slotted / link |", "|---|---|---|---|---|"]
-        stats = []
+        steady = [lk for lk in links if both("held-out", "drift", links)[lk]]
+        lines = [f"### {ds}: {len(links)} links with held-out PRR in the range; share within {100 * tol:.0f} % of the trace's TCP goodput", "",
+                 "| model | held-out: slotted | link | **both** | in-sample: slotted | link | both | held-out, both, on the "
+                 f"{len(steady)} links that do not drift | median abs. error held-out slotted / link |",
+                 "|---|---|---|---|---|---|---|---|---|"]  # fmt: skip
+        table = []
         for m in models:
-            s, lk = held(m, "slotted"), held(m, "link")
-            both = {k: s.get(k, False) and lk.get(k, False) for k in links}
-            med = [np.nanmedian([abs(e) for e in by[(ds, m, md)].values()]) for md in MODES]
-            stats.append((sum(both.values()), m, share(s), share(lk), share(both), med))
-        for nb, m, a, b, c, med in sorted(stats, key=lambda x: (-x[0], x[1])):
-            lines.append(f"| {m} | {a} | {b} | {c} | {100 * med[0]:.1f} % / {100 * med[1]:.1f} % |")
-        # selected (picked on the first half) and best of all (picked with the answer)
-        sel = {md: {} for md in MODES}
-        best = {md: {} for md in MODES}
+            med = [np.nanmedian([abs(x) for x in err[(ds, "held-out", m, md)].values()] or [math.nan]) for md in MODES]
+            hb = both("held-out", m, links)
+            table.append((-sum(hb.values()), m, [
+                _share(held("held-out", m, "slotted", links), len(links)), _share(held("held-out", m, "link", links), len(links)),
+                f"**{_share(hb, len(links))}**", _share(held("in-sample", m, "slotted", links), len(links)),
+                _share(held("in-sample", m, "link", links), len(links)), _share(both("in-sample", m, links), len(links)),
+                _share(both("held-out", m, steady), len(steady)), f"{100 * med[0]:.1f} % / {100 * med[1]:.1f} %"]))  # fmt: skip
+        for _, m, cells in sorted(table):
+            lines.append(f"| {m} | " + " | ".join(cells) + " |")
+        sel: dict[str, dict[str, bool]] = {md: {} for md in MODES}
+        best: dict[str, dict[str, bool]] = {md: {} for md in MODES}
         for r in rows:
-            if r["dataset"] != ds or r["model"] == "first-half" or not math.isfinite(r["error"]):
-                continue
-            if r.get("selected"):
-                sel[r["mode"]][r["link"]] = abs(r["error"]) <= tol
+            if r["dataset"] == ds and r["judged"] == "held-out" and r.get("selected") and math.isfinite(float(r["error"])):
+                sel[r["mode"]][r["link"]] = abs(float(r["error"])) <= tol
         for lk in links:
-            errs = {m: max(abs(by[(ds, m, md)].get(lk, math.inf)) for md in MODES) for m in models if m != "first-half"}
-            bm = min(errs, key=lambda m: errs[m])
+            worst = {m: max(abs(err[(ds, "held-out", m, md)].get(lk, math.inf)) for md in MODES) for m in models}
+            bm = min(worst, key=lambda m: worst[m])
             for md in MODES:
-                best[md][lk] = abs(by[(ds, bm, md)].get(lk, math.inf)) <= tol
-        for label, d in (("**selected on the first half**", sel), ("best of all (picked with the answer)", best)):
-            if any(d[md] for md in MODES):
-                both = {k: d["slotted"].get(k, False) and d["link"].get(k, False) for k in links}
-                lines.append(f"| {label} | {share(d['slotted'])} | {share(d['link'])} | {share(both)} | |")
+                best[md][lk] = abs(err[(ds, "held-out", bm, md)].get(lk, math.inf)) <= tol
+        for label, d in (("**selected on the first half** (what `fit --judge tcp` picks)", sel), ("best of all, per link (picked with the answer)", best)):
+            b2 = {k: d["slotted"].get(k, False) and d["link"].get(k, False) for k in links}
+            b2s = {k: b2[k] for k in steady}
+            lines.append(f"| {label} | {_share({k: d['slotted'].get(k, False) for k in links}, len(links))} | "
+                         f"{_share({k: d['link'].get(k, False) for k in links}, len(links))} | **{_share(b2, len(links))}** | | | | {_share(b2s, len(steady))} | |")  # fmt: skip
+        dr = [held("held-out", "drift", md, links) for md in MODES]
+        lines.append(f"| *drift: the first half itself against the second* | {_share(dr[0], len(links))} | {_share(dr[1], len(links))} | "
+                     f"{_share(both('held-out', 'drift', links), len(links))} | | | | | |")  # fmt: skip
         out.append("\n".join(lines))
     return "\n\n".join(out) + "\n"
 

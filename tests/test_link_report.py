@@ -121,7 +121,7 @@ def test_cli_report_page_opens_in_chromium_with_every_figure(tmp_path: Path, cap
     f = tmp_path / "link.txt"
     f.write_text("\n".join(str(b) for b in ge_trace(0.75, 0.5, 12_000, 9).to_numpy()) + "\n")
     out = tmp_path / "rep"
-    args = ["report", str(f), "--out", str(out), "--rate", "2Mbit", "--delay", "15ms", "--buffer", "30", "--duration", "20s",
+    args = ["report", str(f), "--out", str(out), "--rate", "2Mbit", "--delay", "15ms", "--buffer", "30", "--duration", "20s", "--link-layer", "arq:retry_limit=3",
             "--tcp", "newreno,sack", "--models", "bernoulli-fer,bistable,run-chain", "--replicates", "2", "--rotations", "2", "--seeds", "2"]  # fmt: skip
     assert main(args) == 0
     cap = capsys.readouterr()
@@ -130,7 +130,7 @@ def test_cli_report_page_opens_in_chromium_with_every_figure(tmp_path: Path, cap
     chromium = _chromium()
     ok, broken, dom = _figures_in_browser(chromium, out / "report.html")
     assert (ok, broken) == (4, 0)
-    assert "Burstiness profile" in dom and "Predicted goodput of every TCP variant" in dom
+    assert "Burstiness profile" in dom and "Predicted goodput of every TCP variant" in dom and "link layer arq:retry_limit=3" in dom
     # The check sees a missing figure.
     (out / "variants.png").unlink()
     ok, broken, _ = _figures_in_browser(chromium, out / "report.html")
@@ -145,6 +145,7 @@ def test_cli_report_page_opens_in_chromium_with_every_figure(tmp_path: Path, cap
         (["--tcp", "quic"], "--tcp"),
         (["--models", "nope"], "nope"),
         (["--buffer", "0"], "--buffer"),
+        (["--link-layer", "arq:retries=3"], "link layer"),
     ],
 )
 def test_cli_report_bad_input_is_one_error_line(tmp_path: Path, capsys: pytest.CaptureFixture[str], extra: list[str], needle: str) -> None:

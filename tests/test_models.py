@@ -315,6 +315,8 @@ def test_every_spec_string_parses(tmp_path: Path) -> None:
         "runlength:success=pareto/1/1.5,burst=geom/2": "runlength",
         f"replay:file={f},end=drop": "replay",
         f"replay:file={f},slot=0.005": "replay-time",
+        f"bootstrap:file={f},block=3": "bootstrap",
+        f"bootstrap:file={f}": "bootstrap",
     }
     for spec, name in specs.items():
         m = parse_loss_spec(spec)

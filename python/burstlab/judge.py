@@ -36,6 +36,7 @@ evenly spaced offset (the trace read circularly), and each model's figure the me
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Literal, cast
@@ -306,6 +307,8 @@ class Selection:
     models: dict[str, Any]
     skipped: list[tuple[str, str]]
     best_model: Any = None
+    #: Wall seconds of each phase: fits, statistics, TCP runs (and their count), refit.
+    seconds: dict[str, float] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -319,6 +322,7 @@ class Selection:
             "best": None if self.best is None else {"model": self.best, "why": self.why},
             "best_model": None if self.best_model is None else self.best_model.to_dict(),
             "skipped": [{"model": n, "reason": r} for n, r in self.skipped],
+            "seconds": {k: round(v, 3) for k, v in self.seconds.items()},
         }
 
 
@@ -376,25 +380,36 @@ def select(
     fr, jr = split(n, holdout)
     fit_part, judge_part = trace[fr[0] : fr[1]], trace[jr[0] : jr[1]]
     notes: list[tuple[str, str]] = [] if skipped is None else skipped
+    clock = {"start": time.perf_counter()}
+
+    def lap() -> float:
+        now = time.perf_counter()
+        dt, clock["start"] = now - clock["start"], now
+        return dt
+
     fitted, seconds = fit_models(fit_part, models, skipped=notes, progress=progress)
     if not fitted:
         why = "; ".join(f"{m}: {r}" for m, r in notes)
         raise _core.ParameterError(f"no model could be fitted to {trace.name or 'the trace'} ({why})")
+    timing = {"fits": lap()}
     if progress is not None:
         progress(f"statistics of {len(fitted)} synthetic traces")
     ref_row, rows = fidelity_rows(judge_part, fitted, seed, seconds)
+    timing["statistics"] = lap()
     judgements: list[TcpJudgement] = []
     if judge == "tcp":
         base = setup or TcpSetup()
         for mode in modes:
             judgements.append(judge_tcp(fitted, judge_part, replace(base, mode=cast(Any, mode)), replicates=replicates, rotations=rotations,
                                         seed=seed, progress=progress))  # fmt: skip
+        timing["tcp"] = lap()
+        timing["tcp_runs"] = float(sum(j.reference.values.size + sum(v.goodput.values.size for v in j.verdicts) for j in judgements))
         b = best_by_tcp(judgements)
     else:
         bs = best_model(ref_row, rows)
         b = None if bs is None else (bs[0].model, bs[1])
     best, why = (None, "") if b is None else b
-    sel = Selection(judge, n, fr, jr, ref_row, rows, judgements, best, why, fitted, notes)
+    sel = Selection(judge, n, fr, jr, ref_row, rows, judgements, best, why, fitted, notes, seconds=timing)
     if best is not None and refit:
         if fr == (0, n):
             sel.best_model = fitted[best]
@@ -402,4 +417,5 @@ def select(
             if progress is not None:
                 progress(f"refitting {best} on the whole trace")
             sel.best_model = make_model(best).fit(trace)
+            timing["refit"] = lap()
     return sel

@@ -42,13 +42,16 @@ REPORT_MODELS = ("bernoulli-fer", "bistable", "markov-ct", "semi-markov", "runle
 @dataclass(frozen=True)
 class UserLink:
     """The link the user describes: capacity (bits/s), one-way delay (s), DropTail buffer
-    (packets), the run length (s) of each prediction and the TCP profile."""
+    (packets), a link layer (``link_layer``: a spec such as ``"arq:retry_limit=7"``,
+    :func:`burstlab.linklayer.parse_link_layer`; None: none), the run length (s) of each
+    prediction and the TCP profile."""
 
     rate: float = 1e6
     delay: float = 0.02
     buffer: int = 50
-    duration: float = 100.0
+    duration: float = 300.0
     profile: str = "rfc"
+    link_layer: str | None = None
 
     def __post_init__(self) -> None:
         for name in ("rate", "delay", "duration"):
@@ -57,6 +60,21 @@ class UserLink:
                 raise _core.ParameterError(f"invalid parameter {name} = {v!r}: expected a positive finite number")
         if not (isinstance(self.buffer, int) and self.buffer >= 1):
             raise _core.ParameterError(f"invalid parameter buffer = {self.buffer!r}: expected at least 1 packet")
+        from burstlab.sim import PROFILES, link_layer_config
+
+        if self.profile not in PROFILES:
+            raise _core.ParameterError(f"invalid parameter profile = {self.profile!r}: expected one of {', '.join(PROFILES)}")
+        link_layer_config(self.link_layer)  # a bad spec fails here, naming itself
+
+    def make(self, loss: Any) -> Any:
+        """The :class:`burstlab.sim.Link` with ``loss`` per packet."""
+        from burstlab.sim import Link
+
+        return Link(rate=self.rate, delay=self.delay, buffer=self.buffer, loss=loss, link_layer=self.link_layer)
+
+    def describe(self) -> str:
+        layer = f", link layer {self.link_layer}" if self.link_layer else ""
+        return f"{self.rate / 1e6:.4g} Mbit/s, one-way delay {1000 * self.delay:.4g} ms, DropTail buffer {self.buffer} packets{layer}"
 
 
 @dataclass
@@ -143,7 +161,7 @@ def predict(model: Any, trace: Trace, link: UserLink, variants: Sequence[str], s
     """Every variant over ``model`` (in the engine, losses per packet) on ``link``,
     ``seeds`` runs each (seeds ``seed``, ``seed + 1``, ...), and once over ``trace``
     replayed circularly on the same link."""
-    from burstlab.sim import Link, Scenario, TcpConfig, Workload, run
+    from burstlab.sim import Scenario, TcpConfig, Workload, run
 
     out = []
     core = model.to_core()
@@ -154,15 +172,15 @@ def predict(model: Any, trace: Trace, link: UserLink, variants: Sequence[str], s
         tcp = TcpConfig.profile(link.profile, variant=v)
         runs, tos = [], []
         for s in range(seeds):
-            sc = Scenario(tcp=tcp, forward=Link(rate=link.rate, delay=link.delay, buffer=link.buffer, loss=core), workload=Workload(duration=link.duration),
-                          seed=(seed + s) % 2**64)  # fmt: skip
+            sc = Scenario(tcp=tcp, forward=link.make(core), workload=Workload(duration=link.duration), seed=(seed + s) % 2**64)
             r = run(sc)
             runs.append(float(r.goodput_pps))
             tos.append(r.timeouts)
-        tr = run(Scenario(tcp=tcp, forward=Link(rate=link.rate, delay=link.delay, buffer=link.buffer, loss=replay), workload=Workload(duration=link.duration), seed=seed))
+        tr = run(Scenario(tcp=tcp, forward=link.make(replay), workload=Workload(duration=link.duration), seed=seed))
         a = np.asarray(runs)
         half = _t95(a.size) * float(np.std(a, ddof=1)) / math.sqrt(a.size) if a.size > 1 else math.nan
-        out.append(Prediction(v, runs, float(a.mean()), (float(a.mean() - half), float(a.mean() + half)), float(tr.goodput_pps), float(np.mean(tos))))
+        ci = (max(0.0, float(a.mean() - half)), float(a.mean() + half))  # goodput is never negative
+        out.append(Prediction(v, runs, float(a.mean()), ci, float(tr.goodput_pps), float(np.mean(tos))))
     return out
 
 
@@ -170,7 +188,8 @@ def closed_forms(stats: Any, link: UserLink, mss: int = 1000, header: int = 40) 
     """Mathis, Padhye and TIBET's ideal-estimate model at the trace's packet loss rate and
     at its loss-event rate (loss bursts per packet: a burst is one congestion signal to a
     Reno-style TCP), RTT = 2·delay + a data segment's and an ACK's serialisation; each
-    names the regime it is outside of and is capped at the link's capacity."""
+    names the regime it is outside of and is capped at the link's capacity. They know no
+    link layer: with one, the loss TCP sees is the residual loss after its attempts."""
     from burstlab.analytic import mathis, padhye, tibet_ideal
 
     rtt = 2 * link.delay + (mss + header) * 8 / link.rate + header * 8 / link.rate
@@ -204,7 +223,7 @@ def build_report(
     setup: Any = None,
     replicates: int = 6,
     rotations: int = 6,
-    seeds: int = 5,
+    seeds: int = 10,
     seed: int = 1,
     progress: Callable[[str], None] | None = None,
 ) -> LinkReport:
@@ -330,7 +349,7 @@ def _figures(rep: LinkReport, out: Path) -> dict[str, Path]:
         ax.legend(fontsize="small")
         ax.grid(True, axis="y", alpha=0.3)
         lk = rep.link
-        ax.set_title(f"TCP variants on {lk.rate / 1e6:.3g} Mbit/s, {1000 * lk.delay:.3g} ms, {lk.buffer} packets ({lk.profile} profile)")
+        ax.set_title(f"TCP variants on {lk.describe()} ({lk.profile} profile)", fontsize=9)
         figs["variants"] = save_figure(fig, out, "variants", ("png",))
         plt.close(fig)
     return figs
@@ -397,9 +416,9 @@ def blocks(rep: LinkReport, figs: dict[str, Path]) -> list[tuple[str, Any]]:
         b.append(("p", "Skipped: " + "; ".join(f"{n} ({r})" for n, r in sel.skipped)))
     b.append(("h2", "Predicted goodput of every TCP variant"))
     lk = rep.link
-    b.append(("p", f"On a link of {lk.rate / 1e6:.4g} Mbit/s, one-way delay {1000 * lk.delay:.4g} ms, DropTail buffer {lk.buffer} packets, losses per "
-                   f"packet from {sel.best} (refitted on the whole trace), TCP profile `{lk.profile}`, {lk.duration:g} s bulk transfers; mean of the runs "
-                   "with a 95 % t-interval, and one run over the trace itself replayed on the link."))  # fmt: skip
+    b.append(("p", f"On a link of {lk.describe()}, losses per packet from {sel.best} (refitted on the whole trace), TCP profile `{lk.profile}`, "
+                   f"{lk.duration:g} s bulk transfers; mean of the runs with a 95 % t-interval (clipped at 0), and one run over the trace itself "
+                   "replayed on the link."))  # fmt: skip
     if rep.predictions:
         b.append(("table", (["variant", "goodput (segments/s)", "95 % CI", "over the trace replayed", "timeouts per run"],
                             [[p.variant, _f(p.mean, 4), f"[{_f(p.ci[0], 4)}, {_f(p.ci[1], 4)}]", _f(p.trace_goodput, 4), _f(p.timeouts, 3)] for p in rep.predictions])))  # fmt: skip

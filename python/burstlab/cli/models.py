@@ -159,6 +159,9 @@ def fit_cmd(ctx: click.Context, trace_file: str, models: str, fmt: str | None, j
         click.echo(_TCP_LEGEND)
     for name, reason in skipped:
         click.echo(f"note: skipped {name}: it cannot be fitted to this trace ({reason})", err=True)
+    s = sel.seconds
+    if "tcp" in s:
+        click.echo(f"time: fits {s['fits']:.1f} s, TCP {s['tcp']:.1f} s for {s['tcp_runs']:.0f} runs", err=True)
     for p in plots:
         click.echo(f"wrote {p}", err=True)
 

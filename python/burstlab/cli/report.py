@@ -18,7 +18,9 @@ from burstlab.cli.options import FORMAT, SEED, SEED_MAX, count
 @click.option("--rate", default="1Mbit", show_default=True, help="The link's capacity.")
 @click.option("--delay", default="20ms", show_default=True, help="The link's one-way delay.")
 @click.option("--buffer", default=50, show_default=True, type=count(), help="The link's DropTail buffer, packets.")
-@click.option("--duration", default="100s", show_default=True, help="Length of each predicted transfer.")
+@click.option("--link-layer", default="none", show_default=True,
+              help="The link's link layer: arq:retry_limit=7, arq:attempt_time=1ms..20ms, harq:attempts=2 (docs/link-layer.md).")
+@click.option("--duration", default="300s", show_default=True, help="Length of each predicted transfer.")
 @click.option("--profile", default="rfc", show_default=True, type=click.Choice(["rfc", "ns3", "linux", "tossim"]),
               help="TCP profile of the predictions (docs/tcp.md).")
 @click.option("--tcp", "variants", default="all", show_default=True, help="Comma-separated TCP variants to predict, or 'all'.")
@@ -27,15 +29,16 @@ from burstlab.cli.options import FORMAT, SEED, SEED_MAX, count
 @click.option("--slot", default=None, help="Seconds per trace entry for the TCP judge (default: the trace's interval, else 10ms).")
 @click.option("--replicates", default=6, show_default=True, type=count(2, 10_000), help="Synthetic traces per model in the TCP judge.")
 @click.option("--rotations", default=6, show_default=True, type=count(1, 10_000), help="TCP starts over the held-out trace.")
-@click.option("--seeds", default=5, show_default=True, type=count(2, 10_000), help="Runs per predicted variant.")
+@click.option("--seeds", default=10, show_default=True, type=count(2, 10_000), help="Runs per predicted variant.")
 @click.option("--seed", default=1, show_default=True, type=SEED, help=f"Seed (0 to {SEED_MAX}).")
 @click.option("--json", "as_json", is_flag=True, help="Print the report's numbers as JSON instead of the summary.")
-def report_cmd(trace_file: str, out_dir: str | None, fmt: str | None, rate: str, delay: str, buffer: int, duration: str, profile: str,
+def report_cmd(trace_file: str, out_dir: str | None, fmt: str | None, rate: str, delay: str, buffer: int, link_layer: str, duration: str, profile: str,
                variants: str, models: str, slot: str | None, replicates: int, rotations: int, seeds: int, seed: int, as_json: bool) -> None:  # fmt: skip
     """From one trace of a link: its burstiness profile (PRR, μ and its convergence, run
     lengths against the geometric), the loss model TCP agrees with best (every family fitted
     on the first half, judged by TCP on the second) with its parameters, and the goodput
-    every TCP variant should get on the link described by --rate, --delay and --buffer, with
+    every TCP variant should get on the link described by --rate, --delay, --buffer and
+    --link-layer, with
     confidence intervals and the closed forms beside them. Writes report.html (figures
     included), report.md and report.json to --out."""
     from burstlab.io import output_dir, read_trace
@@ -44,7 +47,8 @@ def report_cmd(trace_file: str, out_dir: str | None, fmt: str | None, rate: str,
     from burstlab.sim import VARIANTS
     from burstlab.units import parse_rate, parse_time
 
-    link = UserLink(rate=parse_rate(rate, "rate"), delay=parse_time(delay, "delay"), buffer=buffer, duration=parse_time(duration, "duration"), profile=profile)
+    link = UserLink(rate=parse_rate(rate, "rate"), delay=parse_time(delay, "delay"), buffer=buffer, duration=parse_time(duration, "duration"), profile=profile,
+                    link_layer=None if link_layer.strip().lower() == "none" else link_layer)  # fmt: skip
     vs = list(VARIANTS) if variants.strip() == "all" else [v.strip() for v in variants.split(",") if v.strip()]
     bad = [v for v in vs if v not in VARIANTS]
     if bad or not vs:

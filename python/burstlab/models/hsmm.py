@@ -10,7 +10,7 @@ import numpy as np
 from burstlab import _core
 from burstlab.models._base import LossModelBase, NotFittedError, _bits, _check_trace, _segments, _trace_interval
 from burstlab.models.hmm import HMMModel, _viterbi
-from burstlab.models.sojourn import _fit_runs
+from burstlab.models.sojourn import _fit_runs, _tail_settings
 from burstlab.traces import Trace
 
 
@@ -62,15 +62,9 @@ class HSMMModel(LossModelBase):
         random_state: int = 0,
     ) -> None:
         HMMModel(n_states, max_states, n_iter, random_state)  # validates the shared settings
-        if tail not in ("auto", "none", "pareto"):
-            raise _core.ParameterError(f"invalid parameter tail = {tail!r}: expected 'auto', 'none' or 'pareto'")
-        if not (isinstance(tail_quantile, (int, float)) and 0 < tail_quantile < 1):
-            raise _core.ParameterError(f"invalid parameter tail_quantile = {tail_quantile!r}: expected a value in (0, 1)")
         self.n_states = n_states
         self.max_states = max_states
-        self.tail = tail
-        self.tail_quantile = float(tail_quantile)
-        self.min_tail = int(min_tail)
+        self.tail, self.tail_quantile, self.min_tail = _tail_settings(tail, tail_quantile, min_tail)
         self.n_iter = int(n_iter)
         self.random_state = int(random_state)
 

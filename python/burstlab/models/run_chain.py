@@ -10,7 +10,7 @@ import numpy.typing as npt
 
 from burstlab import _core
 from burstlab.models._base import LossModelBase, NotFittedError, _bits, _check_trace, _segments, _trace_interval
-from burstlab.models.sojourn import _fit_runs
+from burstlab.models.sojourn import _fit_runs, _tail_settings
 from burstlab.traces import Trace
 
 
@@ -63,17 +63,11 @@ class RunChainModel(LossModelBase):
                 raise _core.ParameterError(f"invalid parameter {name} = {v!r}: expected an integer ≥ {lo}")
         if order > 4:
             raise _core.ParameterError(f"invalid parameter order = {order}: expected at most 4 (the states grow as classes^order)")
-        if tail not in ("auto", "none", "pareto"):
-            raise _core.ParameterError(f"invalid parameter tail = {tail!r}: expected 'auto', 'none' or 'pareto'")
-        if not (isinstance(tail_quantile, (int, float)) and 0 < tail_quantile < 1):
-            raise _core.ParameterError(f"invalid parameter tail_quantile = {tail_quantile!r}: expected a value in (0, 1)")
         self.order = int(order)
         self.success_classes = int(success_classes)
         self.burst_classes = int(burst_classes)
         self.min_count = int(min_count)
-        self.tail = tail
-        self.tail_quantile = float(tail_quantile)
-        self.min_tail = int(min_tail)
+        self.tail, self.tail_quantile, self.min_tail = _tail_settings(tail, tail_quantile, min_tail)
 
     def fit(self, trace: Trace) -> RunChainModel:
         _check_trace(trace, need_loss=True, need_success=True)

@@ -6,7 +6,7 @@ from typing import Any
 
 from burstlab import _core
 from burstlab.models._base import LossModelBase, NotFittedError, _check_trace, _run_lengths, _trace_interval
-from burstlab.models.sojourn import _fit_runs, _run_logpmf
+from burstlab.models.sojourn import _fit_runs, _run_logpmf, _tail_settings
 from burstlab.traces import Trace
 
 
@@ -29,15 +29,9 @@ class RunLengthModel(LossModelBase):
         tail_quantile: float = 0.9,
         min_tail: int = 20,
     ) -> None:
-        if tail not in ("auto", "none", "pareto"):
-            raise _core.ParameterError(f"invalid parameter tail = {tail!r}: expected 'auto', 'none' or 'pareto'")
-        if not (0 < tail_quantile < 1):
-            raise _core.ParameterError(f"invalid parameter tail_quantile = {tail_quantile}: expected a value in (0, 1)")
         self.success = success
         self.burst = burst
-        self.tail = tail
-        self.tail_quantile = float(tail_quantile)
-        self.min_tail = int(min_tail)
+        self.tail, self.tail_quantile, self.min_tail = _tail_settings(tail, tail_quantile, min_tail)
 
     def fit(self, trace: Trace) -> RunLengthModel:
         _check_trace(trace, need_loss=True, need_success=True)

@@ -31,6 +31,18 @@ def _fit_family(family: str, x: npt.NDArray[np.float64]) -> dict[str, Any]:
     raise _core.ParameterError(f"invalid parameter family = {family!r}: expected exponential, deterministic, lognormal, pareto or empirical")
 
 
+def _tail_settings(tail: str, tail_quantile: float, min_tail: int) -> tuple[str, float, int]:
+    """The tail settings of :func:`_fit_runs` (``tail``, ``tail_quantile``, ``min_tail``),
+    checked, each error naming its parameter."""
+    if tail not in ("auto", "none", "pareto"):
+        raise _core.ParameterError(f"invalid parameter tail = {tail!r}: expected 'auto', 'none' or 'pareto'")
+    if not (isinstance(tail_quantile, (int, float)) and 0 < tail_quantile < 1):
+        raise _core.ParameterError(f"invalid parameter tail_quantile = {tail_quantile!r}: expected a value in (0, 1)")
+    if not (isinstance(min_tail, (int, np.integer)) and min_tail >= 1):
+        raise _core.ParameterError(f"invalid parameter min_tail = {min_tail!r}: expected a positive whole number of runs")
+    return tail, float(tail_quantile), int(min_tail)
+
+
 def _fit_runs(x: npt.NDArray[np.int64], tail: str, tail_quantile: float, min_tail: int) -> dict[str, Any]:
     """Empirical run-length law up to the threshold t (the ``tail_quantile`` of the runs),
     spliced above it to a discrete Pareto tail P(L ≥ l | L > t) = (u/l)^α, u = t + 1,

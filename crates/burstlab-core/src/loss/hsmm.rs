@@ -107,10 +107,10 @@ impl LossModel for SemiMarkovChain {
         let nu = stationary_law(&self.jump, self.k)?;
         let mut time = 0.0;
         let mut lost = 0.0;
-        for i in 0..self.k {
-            let m = self.duration[i].mean_count()?;
-            time += nu[i] * m;
-            lost += nu[i] * m * self.loss[i];
+        for ((v, d), p) in nu.iter().zip(&self.duration).zip(&self.loss) {
+            let m = d.mean_count()?;
+            time += v * m;
+            lost += v * m * p;
         }
         (time > 0.0).then(|| lost / time)
     }
