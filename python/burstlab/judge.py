@@ -26,7 +26,8 @@ Two ways to run TCP over a loss process (:class:`TcpSetup`):
 is chaotic: a single run's goodput over 50,000 slots of a *Bernoulli* channel varies by
 15 % (coefficient of variation, tossim NewReno at PRR 0.65) from one seed to the next, and
 as much from one starting point in the same trace to another. A single run is therefore
-one draw, and even the true model would miss it by more than 10 % half the time. The
+one draw: at PRR 0.65 only 42 % of single runs fall within 10 % of their own mean, so even
+the true model would miss most of them. The
 reference is the mean over ``rotations`` runs, each over the whole trace started at an
 evenly spaced offset (the trace read circularly), and each model's figure the mean over
 ``replicates`` independent synthetic traces; both spreads enter the interval.
