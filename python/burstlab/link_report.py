@@ -150,17 +150,12 @@ def geometric_comparison(dist: Any) -> dict[str, float | None]:
     return {"mean": m, "ks": ks, "max": dist.max, "p_10x_mean": p_obs, "p_10x_mean_geometric": p_geo}
 
 
-def _t95(n: int) -> float:
-    from scipy.stats import t
-
-    return float(t.ppf(0.975, n - 1)) if n > 1 else math.nan
-
-
 def predict(model: Any, trace: Trace, link: UserLink, variants: Sequence[str], seeds: int, seed: int = 1,
             progress: Callable[[str], None] | None = None) -> list[Prediction]:  # fmt: skip
     """Every variant over ``model`` (in the engine, losses per packet) on ``link``,
     ``seeds`` runs each (seeds ``seed``, ``seed + 1``, ...), and once over ``trace``
     replayed circularly on the same link."""
+    from burstlab.experiments.common import mean_ci
     from burstlab.sim import Scenario, TcpConfig, Workload, run
 
     out = []
@@ -177,10 +172,9 @@ def predict(model: Any, trace: Trace, link: UserLink, variants: Sequence[str], s
             runs.append(float(r.goodput_pps))
             tos.append(r.timeouts)
         tr = run(Scenario(tcp=tcp, forward=link.make(replay), workload=Workload(duration=link.duration), seed=seed))
-        a = np.asarray(runs)
-        half = _t95(a.size) * float(np.std(a, ddof=1)) / math.sqrt(a.size) if a.size > 1 else math.nan
-        ci = (max(0.0, float(a.mean() - half)), float(a.mean() + half))  # goodput is never negative
-        out.append(Prediction(v, runs, float(a.mean()), ci, float(tr.goodput_pps), float(np.mean(tos))))
+        mean, half = mean_ci(np.asarray(runs))
+        ci = (max(0.0, mean - half), mean + half)  # goodput is never negative
+        out.append(Prediction(v, runs, mean, ci, float(tr.goodput_pps), float(np.mean(tos))))
     return out
 
 
