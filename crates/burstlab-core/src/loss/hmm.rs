@@ -19,7 +19,7 @@ pub struct MarkovModulated {
     state: Option<usize>,
 }
 
-pub(crate) fn check_dist(name: &str, row: &[f64]) -> crate::Result<()> {
+fn check_dist(name: &str, row: &[f64]) -> crate::Result<()> {
     for &p in row {
         check_prob(name, p)?;
     }
@@ -28,6 +28,32 @@ pub(crate) fn check_dist(name: &str, row: &[f64]) -> crate::Result<()> {
         return Err(Error::param(name, format!("{row:?}"), "probabilities summing to 1"));
     }
     Ok(())
+}
+
+/// A k-state chain's parameters, each error naming its argument: a k×k matrix of
+/// probability rows, an initial law of k entries and k loss probabilities; returns k.
+pub(crate) fn check_chain(trans: (&str, &[Vec<f64>]), start: (&str, &[f64]), loss: &[f64]) -> crate::Result<usize> {
+    let k = trans.1.len();
+    if k == 0 {
+        return Err(Error::param(trans.0, "[]", "at least one state"));
+    }
+    for row in trans.1 {
+        if row.len() != k {
+            return Err(Error::param(trans.0, format!("a row of {} entries", row.len()), &format!("a {k}×{k} matrix")));
+        }
+        check_dist(trans.0, row)?;
+    }
+    if start.1.len() != k {
+        return Err(Error::param(start.0, start.1.len(), &format!("{k} entries")));
+    }
+    check_dist(start.0, start.1)?;
+    if loss.len() != k {
+        return Err(Error::param("loss", loss.len(), &format!("{k} entries")));
+    }
+    for &p in loss {
+        check_prob("loss", p)?;
+    }
+    Ok(k)
 }
 
 /// Draw an index from a discrete distribution.
@@ -46,26 +72,7 @@ pub(crate) fn pick(rng: &mut Rng, p: &[f64]) -> usize {
 
 impl MarkovModulated {
     pub fn new(trans: Vec<Vec<f64>>, start: Vec<f64>, loss: Vec<f64>) -> crate::Result<Self> {
-        let k = trans.len();
-        if k == 0 {
-            return Err(Error::param("transmat", "[]", "at least one state"));
-        }
-        for row in &trans {
-            if row.len() != k {
-                return Err(Error::param("transmat", format!("a row of {} entries", row.len()), &format!("a {k}×{k} matrix")));
-            }
-            check_dist("transmat", row)?;
-        }
-        if start.len() != k {
-            return Err(Error::param("startprob", start.len(), &format!("{k} entries")));
-        }
-        check_dist("startprob", &start)?;
-        if loss.len() != k {
-            return Err(Error::param("loss", loss.len(), &format!("{k} entries")));
-        }
-        for &p in &loss {
-            check_prob("loss", p)?;
-        }
+        let k = check_chain(("transmat", &trans), ("startprob", &start), &loss)?;
         Ok(MarkovModulated { k, trans: trans.concat(), start, loss, state: None })
     }
 

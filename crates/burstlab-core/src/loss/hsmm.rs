@@ -18,9 +18,9 @@
 //! Per packet: the first state is drawn from `start` and lasts a full (not residual)
 //! duration; a duration of n packets covers the next n packets.
 use super::fill::BitWriter;
-use super::hmm::{check_dist, pick, stationary_law};
+use super::hmm::{check_chain, pick, stationary_law};
 use super::sojourn::Sojourn;
-use super::{check_prob, LossModel};
+use super::LossModel;
 use crate::rng::{uniform, Rng};
 use crate::trace::BitTrace;
 use crate::Error;
@@ -39,28 +39,9 @@ pub struct SemiMarkovChain {
 
 impl SemiMarkovChain {
     pub fn new(jump: Vec<Vec<f64>>, start: Vec<f64>, duration: Vec<Sojourn>, loss: Vec<f64>) -> crate::Result<Self> {
-        let k = jump.len();
-        if k == 0 {
-            return Err(Error::param("jump", "[]", "at least one state"));
-        }
-        for row in &jump {
-            if row.len() != k {
-                return Err(Error::param("jump", format!("a row of {} entries", row.len()), &format!("a {k}×{k} matrix")));
-            }
-            check_dist("jump", row)?;
-        }
-        if start.len() != k {
-            return Err(Error::param("start", start.len(), &format!("{k} entries")));
-        }
-        check_dist("start", &start)?;
+        let k = check_chain(("jump", &jump), ("start", &start), &loss)?;
         if duration.len() != k {
             return Err(Error::param("durations", duration.len(), &format!("{k} laws, one per state")));
-        }
-        if loss.len() != k {
-            return Err(Error::param("loss", loss.len(), &format!("{k} entries")));
-        }
-        for &p in &loss {
-            check_prob("loss", p)?;
         }
         Ok(SemiMarkovChain { k, jump: jump.concat(), start, duration, loss, cur: None })
     }
