@@ -31,7 +31,22 @@ def _jump_matrix(seq: np.ndarray, k: int, allowed: np.ndarray, fallback: np.ndar
     return rows
 
 
-class HSMMModel(LossModelBase):
+class _ChainModel(LossModelBase):
+    """A family that runs on ``loss/hsmm.rs``: fitted ``jump_``, ``startprob_``,
+    ``durations_`` and ``loss_``."""
+
+    jump_: list[list[float]]
+    startprob_: list[float]
+    durations_: list[dict[str, Any]]
+    loss_: list[float]
+
+    def to_core(self) -> _core.LossModel:
+        if not hasattr(self, "jump_"):
+            raise NotFittedError(f"{type(self).__name__} is not fitted: call fit")
+        return _core.LossModel.hsmm(self.jump_, self.startprob_, self.durations_, self.loss_)
+
+
+class HSMMModel(_ChainModel):
     """Hidden semi-Markov model over packets: hidden regimes (say quiet and interfered
     periods), each lasting a whole number of packets drawn from its own duration law and
     losing each packet in it independently with its own probability; then the next regime
@@ -89,11 +104,6 @@ class HSMMModel(LossModelBase):
         self.startprob_ = share.tolist()
         self.interval_ = _trace_interval(trace)
         return self
-
-    def to_core(self) -> _core.LossModel:
-        if not hasattr(self, "jump_"):
-            raise NotFittedError("HSMMModel is not fitted: call fit")
-        return _core.LossModel.hsmm(self.jump_, self.startprob_, self.durations_, self.loss_)
 
     def describe(self) -> list[str]:
         """One line per regime: loss probability, time share, mean and longest duration."""

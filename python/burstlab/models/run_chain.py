@@ -9,7 +9,8 @@ import numpy as np
 import numpy.typing as npt
 
 from burstlab import _core
-from burstlab.models._base import LossModelBase, NotFittedError, _bits, _check_trace, _segments, _trace_interval
+from burstlab.models._base import _bits, _check_trace, _segments, _trace_interval
+from burstlab.models.hsmm import _ChainModel
 from burstlab.models.sojourn import _fit_runs, _tail_settings
 from burstlab.traces import Trace
 
@@ -25,7 +26,7 @@ def _classes(lengths: npt.NDArray[np.int64], n: int) -> tuple[npt.NDArray[np.int
     return np.searchsorted(np.asarray(edges, dtype=np.int64), lengths, side="right").astype(np.int64), edges
 
 
-class RunChainModel(LossModelBase):
+class RunChainModel(_ChainModel):
     """Success runs and loss bursts whose lengths depend on the runs before them: a
     semi-Markov chain whose states are classes of run lengths. Success runs are split into
     ``success_classes`` quantile classes and loss bursts into ``burst_classes``; each run's
@@ -141,11 +142,6 @@ class RunChainModel(LossModelBase):
         self.edges_ = {"success": s_edges, "burst": b_edges}
         self.interval_ = _trace_interval(trace)
         return self
-
-    def to_core(self) -> _core.LossModel:
-        if not hasattr(self, "jump_"):
-            raise NotFittedError("RunChainModel is not fitted: call fit")
-        return _core.LossModel.hsmm(self.jump_, self.startprob_, self.durations_, self.loss_)
 
     def describe(self) -> list[str]:
         """The class edges and how many states the chain has."""
