@@ -194,16 +194,20 @@ def relative_error(model: TcpSample, ref: TcpSample) -> tuple[float, tuple[float
 def trace_tcp(trace: Trace, setup: TcpSetup, rotations: int = 10, seed: int = 1) -> TcpSample:
     """TCP over the trace, started at ``rotations`` evenly spaced offsets (the trace read
     circularly; offset 0 first). ``setup`` must be resolved."""
-    n = len(trace)
+    return TcpSample(np.asarray([setup.goodput(t, seed) for t in rotated(trace, rotations)]))
+
+
+def rotated(trace: Trace, rotations: int) -> list[Trace]:
+    """``trace`` read circularly from ``rotations`` evenly spaced offsets (offset 0 first)."""
     if rotations < 1:
         raise _core.ParameterError(f"invalid parameter rotations = {rotations}: expected at least 1")
+    n = len(trace)
     bits = trace.to_numpy()
     out = []
     for k in range(rotations):
         off = (k * n) // rotations
-        t = trace if off == 0 else Trace(np.concatenate([bits[off:], bits[:off]]), interval=trace.interval)
-        out.append(setup.goodput(t, seed))
-    return TcpSample(np.asarray(out))
+        out.append(trace if off == 0 else Trace(np.concatenate([bits[off:], bits[:off]]), interval=trace.interval))
+    return out
 
 
 def model_tcp(model: LossModelBase, n: int, setup: TcpSetup, replicates: int = 10, seed: int = 1) -> TcpSample:

@@ -81,7 +81,7 @@ def report_cmd(trace_file: str, out_dir: str | None, fmt: str | None, rate: str,
     if sel.best is not None:
         click.echo(f"best model by TCP: {sel.best}: {sel.why}")
     for p in rep.predictions:
-        click.echo(f"  {p.variant:<11} {p.mean:10.4g} segments/s  95% CI [{p.ci[0]:.4g}, {p.ci[1]:.4g}]  (trace replayed: {p.trace_goodput:.4g})")
+        click.echo(f"  {p.variant:<11} {p.mean:10.4g} segments/s  95% CI [{p.ci[0]:.4g}, {p.ci[1]:.4g}]  (trace replayed, mean over starts: {p.trace_goodput:.4g})")
     for name, reason in sel.skipped:
         click.echo(f"note: skipped {name}: it cannot be fitted to this trace ({reason})", err=True)
     click.echo(f"wrote {page}, {md} and {len(figs)} figures ({sum(rep.seconds.values()):.1f} s)", err=True)
