@@ -487,6 +487,7 @@ def stall_before_timeouts(p: dict[str, Any], seeds: Sequence[int]) -> tuple[floa
 # --------------------------------------------------------------------------------------
 # statistics
 # --------------------------------------------------------------------------------------
+@functools.lru_cache(maxsize=1024)
 def t95(n: int) -> float:
     """Student's t quantile for a two-sided 95 % interval with n − 1 degrees of freedom."""
     from scipy.stats import t
