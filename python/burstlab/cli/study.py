@@ -4,6 +4,8 @@ Potortì's satellite/Wi-Fi path) — from inputs to figures and a report."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import click
 
 from burstlab.cli.options import FORMAT, count
@@ -52,6 +54,12 @@ def _check_memory(n_links: int, n_slots: int) -> None:
         )
 
 
+def _parallel(f: Any) -> Any:
+    """``--workers`` and ``--cluster``: where a study's tasks run (``burstlab.sweep``)."""
+    f = click.option("--cluster", default=None, help="Dask scheduler address (tcp://host:port) to run the tasks on.")(f)
+    return click.option("--workers", type=click.IntRange(min=1), default=None, help="Local worker processes (default: all cores).")(f)
+
+
 @click.group("study")
 def study_group() -> None:
     """The papers' studies, end to end (traces → simulations → fits → figures → report)."""
@@ -77,8 +85,7 @@ def _floats(s: str | None, name: str) -> tuple[float, ...] | None:
 @click.option("--subsample", type=click.IntRange(min=1), default=1, show_default=True,
               help="Keep every K-th entry of every trace (Srinivasan et al. §8, Fig. 14; `burstlab convert --every K` does it to a file).")
 @click.option("--out", "out", type=click.Path(file_okay=False), default=None, help="Output folder (default: results/prr-mu-<dataset>).")
-@click.option("--workers", type=click.IntRange(min=1), default=None, help="Local worker processes (default: all cores).")
-@click.option("--cluster", default=None, help="Dask scheduler address (tcp://host:port) to run the tasks on.")
+@_parallel
 @click.option("--seeds", "replicates", type=int, default=5, show_default=True, help="Seeds per synthetic condition (independent, GE).")
 @click.option("--seed", type=click.IntRange(0, 2**32 - 1), default=0, show_default=True, help="Study seed.")
 @click.option("--profile", type=click.Choice(["mirage", "roofnet"]), default=None, help="Srinivasan et al. timers and slot (default per dataset).")
@@ -160,8 +167,7 @@ def prr_mu_cmd(ctx: click.Context, dataset: str | None, traces_dir: str | None, 
 
 @study_group.command("error-models")
 @click.option("--out", "out", type=click.Path(file_okay=False), default="results/error-models", show_default=True, help="Output folder.")
-@click.option("--workers", type=click.IntRange(min=1), default=None, help="Local worker processes (default: all cores).")
-@click.option("--cluster", default=None, help="Dask scheduler address (tcp://host:port) to run the tasks on.")
+@_parallel
 @click.option("--quick", is_flag=True, help="A reduced study (3 transfers per cell, 2 per sensitivity point, two values per open parameter): the same figures and report in under a minute.")
 @click.option("--seeds", type=click.IntRange(min=2), default=None, help="Transfers per cell at the defaults (default 100; --quick 3; the paper: 10 batches).")
 @click.option("--sweep-seeds", type=click.IntRange(min=2), default=None, help="Transfers per cell of every sensitivity point (default 20; --quick 2).")
@@ -220,8 +226,7 @@ def error_models_cmd(out: str, workers: int | None, cluster: str | None, quick: 
 @click.option("--fer-range", nargs=2, type=float, default=(0.01, 0.5), show_default=True, help="Raw FER range of the traces used.")
 @click.option("--max-traces", type=click.IntRange(min=1), default=None, help="At most this many traces, spread evenly over their FERs (default: 8 for real data, all synthetic ones).")
 @click.option("--out", "out", type=click.Path(file_okay=False), default=None, help="Output folder (default: results/hybrid-<dataset>).")
-@click.option("--workers", type=click.IntRange(min=1), default=None, help="Local worker processes (default: all cores).")
-@click.option("--cluster", default=None, help="Dask scheduler address (tcp://host:port) to run the tasks on.")
+@_parallel
 @click.option("--quick", is_flag=True, help="A reduced study (300-s runs, 2 per cell, 3 synthetic traces, two values per open parameter): the same figures and report in under a minute.")
 @click.option("--runs", type=click.IntRange(min=2), default=None, help="Runs per cell at the defaults (default 10, the paper's; --quick 2).")
 @click.option("--sweep-seeds", type=click.IntRange(min=2), default=None, help="Runs per cell of every sensitivity point (default 5; --quick 2).")

@@ -44,7 +44,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -54,6 +54,7 @@ from burstlab.store import ResultStore, canonical_json
 from burstlab.sweep import run_tasks, task_seed
 
 STUDY = "error-models"
+T = TypeVar("T")
 VARIANTS = ("tahoe", "reno", "newreno")
 ACK_MODES = ("none", "sync", "independent")
 ACK_LABEL = {"none": "no lost ACKs", "sync": "synchronized", "independent": "not synchronized"}
@@ -356,13 +357,14 @@ def plan(cfg: StudyConfig) -> list[Task]:
     return [Task(name, tuple(its)) for name, its in sorted(groups.items())]
 
 
-def pending(tasks: Sequence[Task], done: set[str]) -> list[Task]:
-    """The tasks with their finished items removed (resume)."""
+def pending(tasks: Sequence[T], done: set[str]) -> list[T]:
+    """The tasks (dataclasses with ``items`` that have a ``key``) with their finished items
+    removed (resume)."""
     out = []
     for t in tasks:
-        left = tuple(i for i in t.items if i.key not in done)
+        left = tuple(i for i in t.items if i.key not in done)  # type: ignore[attr-defined]
         if left:
-            out.append(Task(t.name, left))
+            out.append(replace(t, items=left))  # type: ignore[type-var]
     return out
 
 

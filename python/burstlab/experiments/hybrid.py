@@ -55,7 +55,8 @@ import numpy.typing as npt
 
 from burstlab import __version__
 from burstlab._core import ParameterError
-from burstlab.experiments.error_models import t95, write_json
+from burstlab.experiments.error_models import StudyResult as _StudyResult
+from burstlab.experiments.error_models import pending, t95, write_json
 from burstlab.store import ResultStore, canonical_json, config_hash
 from burstlab.sweep import run_tasks, task_seed
 from burstlab.traces import Trace
@@ -644,16 +645,6 @@ def plan(cfg: StudyConfig, fits: dict[str, dict[str, Any]]) -> tuple[list[Task],
     return tasks, sorted(set(notes))
 
 
-def pending(tasks: Sequence[Task], done: set[str]) -> list[Task]:
-    """The tasks with their finished items removed (resume)."""
-    out = []
-    for t in tasks:
-        left = tuple(i for i in t.items if i.key not in done)
-        if left:
-            out.append(replace(t, items=left))
-    return out
-
-
 def channel_bits(task: Task, k: int, study_seed: int) -> Any:
     """Replicate k's raw channel as a ``BitTrace`` of slots (1 = good), or None (error-free)."""
     from burstlab._core import BitTrace, LossModel
@@ -682,7 +673,7 @@ def network(p: dict[str, Any], channel: Any, seed: int) -> Any:
     from burstlab.sim import Link, TcpConfig
     from burstlab.sim.presets import satellite_wifi
 
-    tcp = TcpConfig(variant=p["variant"], mss=p["mss"], init_cwnd=2, delayed_ack=p["delayed_ack"], rto_min=p["rto_min"], rwnd=p["rwnd"])
+    tcp = TcpConfig(variant=p["variant"], mss=p["mss"], init_cwnd=2, delayed_ack=p["delayed_ack"], rto_min=p["rto_min"], rwnd=p["rwnd"])  # type: ignore[call-arg]
     arq = Arq(retry_limit=p["retry_limit"], counts=p["counts"], backoff=Backoff() if p["backoff"] == "dcf" else None)
     wifi = Link(rate=5.3e6, delay=0.0, buffer=p["wifi_buffer"], loss=channel, loss_mode="time", link_layer=arq)
     net = satellite_wifi(fer=SAT_FER, wifi=wifi, tcp=tcp, duration=p["duration"], warmup=p["warmup"], seed=seed, series=True)
@@ -936,8 +927,8 @@ class Env:
         d["e_goodput_kbps"] = _nanmean([c.mean / 1e3 for c in es if c is not None])
         f = self.cfg.padhye_fers
         for tag, fer in (("low", f[0]), ("high", f[-1])):
-            c, pg = self.padhye_row(fer)
-            d[f"padhye_{tag}"] = c.median / pg if c is not None and pg > 0 else math.nan
+            cell, pg = self.padhye_row(fer)
+            d[f"padhye_{tag}"] = cell.median / pg if cell is not None and pg > 0 else math.nan
         return d
 
 
@@ -954,20 +945,10 @@ def environments(cfg: StudyConfig, runs: Sequence[dict[str, Any]]) -> tuple[Env,
 # the whole study
 # --------------------------------------------------------------------------------------
 @dataclass
-class StudyResult:
-    """Where the study wrote its outputs, and what it computed."""
+class StudyResult(_StudyResult):
+    """Where the study wrote its outputs, and what it computed (with the model fits)."""
 
-    out: Path
-    store_path: Path
-    report_md: Path
-    report_html: Path
-    runs: list[dict[str, Any]]
-    fits: list[dict[str, Any]]
-    figures: dict[str, Path]
-    claims: list[dict[str, Any]]
-    ran: int
-    skipped: int
-    elapsed_s: float
+    fits: list[dict[str, Any]] = field(default_factory=list)
 
 
 def run_study(
@@ -1012,7 +993,7 @@ def run_study(
         from burstlab.experiments.hybrid_report import write_outputs
 
         figures, claims, md, html = write_outputs(cfg, out, store, runs, fits_rows, [*notes, *skipped_cells], formats)
-    return StudyResult(out, store_path, md, html, runs, fits_rows, figures, claims, n_todo, len(keys) - n_todo, time.perf_counter() - t0)
+    return StudyResult(out, store_path, md, html, runs, figures, claims, n_todo, len(keys) - n_todo, time.perf_counter() - t0, fits=fits_rows)
 
 
 __all__ = ["ChannelTrace", "Env", "Setup", "StudyConfig", "StudyResult", "load_traces", "run_study", "synthetic_burst", "synthetic_channel", "synthetic_model"]

@@ -24,7 +24,7 @@ import numpy as np
 
 from burstlab import __version__
 from burstlab.experiments.error_models import t95, write_json
-from burstlab.experiments.error_models_report import _img
+from burstlab.experiments.error_models_report import _img, _sweeps
 from burstlab.experiments.hybrid import (
     LATE,
     SAT_DELAY,
@@ -335,13 +335,6 @@ def fig04_arq(cfg: StudyConfig, env: Env) -> Any:
 # --------------------------------------------------------------------------------------
 # sensitivity
 # --------------------------------------------------------------------------------------
-def _sweeps(pts: Sequence[tuple[str, Any, Env]]) -> dict[str, list[tuple[Any, Env]]]:
-    out: dict[str, list[tuple[Any, Env]]] = {}
-    for name, v, e in pts:
-        out.setdefault(name, []).append((v, e))
-    return out
-
-
 def _log_ticks(ax: Any) -> None:
     """A log y axis labelled at 1-2-5 steps (a sweep's panel often spans less than a decade,
     where matplotlib would label no tick)."""
@@ -362,11 +355,12 @@ def fig_sensitivity(cfg: StudyConfig, pts: Sequence[tuple[str, Any, Env]], which
     the traces), or Fig. 3's median ÷ Padhye at the lowest and highest FER."""
     import matplotlib.pyplot as plt
 
-    sw = _sweeps(pts)
+    sw = _sweeps(pts)  # type: ignore[arg-type]  # any study's (name, value, env) points
     names = list(sw)
     ncol = 4
     nrow = max(1, math.ceil(len(names) / ncol))
     fig, axes = plt.subplots(nrow, ncol, figsize=(3.3 * ncol, 2.7 * nrow), squeeze=False)
+    lines: tuple[float, ...]
     if which == "fig04":
         series = [(f"({k}) ÷ (e)", f"{k}_over_e", _COLOR[k]) for k in "abcd"]
         lines, ylabel = (1.0, 2.0), "goodput ratio to (e)"
@@ -723,10 +717,10 @@ def build_report(cfg: StudyConfig, out: Path, env: Env, pts: Sequence[tuple[str,
     head = ["trace", "FER %"] + [f"({k}) kb/s" for k in TABLE1] + [f"({k}) ÷ (e)" for k in "abcd"]
     rows = []
     for tr in env.traces:
-        cs = {k: env.table1(tr, c) for k, c in TABLE1.items()}
-        e = cs["e"]
-        rows.append([tr.name, f"{100 * tr.fer:.2f}", *[_kb(cs[k]) for k in TABLE1],
-                     *[_f(cs[k].mean / e.mean if cs[k] is not None and e is not None and e.mean > 0 else math.nan, ".2f") for k in "abcd"]])  # fmt: skip
+        by = {k: env.table1(tr, c) for k, c in TABLE1.items()}
+        ref = by["e"]
+        ratio = [_f(x.mean / ref.mean, ".2f") if x is not None and ref is not None and ref.mean > 0 else "–" for x in (by[k] for k in "abcd")]
+        rows.append([tr.name, f"{100 * tr.fer:.2f}", *[_kb(by[k]) for k in TABLE1], *ratio])
     b.append(("table", (head, rows)))
     b.append(("p", "Table I's Bernoulli and bistable parameters per trace (fitted by `burstlab.models`): "
                    + "; ".join(f"{g['trace']}: p(a) = {g['p_a']:.3f}, p(b) = {g['p_b']:.3f}, p(c) = {g['p_c']:.3f}, (d) b = {g['d_b']:.3f}, g = {g['d_g']:.3f}" for g in gaps) + "."))
@@ -734,11 +728,11 @@ def build_report(cfg: StudyConfig, out: Path, env: Env, pts: Sequence[tuple[str,
     b.append(("p", "Mechanism (means per run over the traces): how much the ARQ lets through and what TCP makes of it."))
     mech = []
     for k, c in TABLE1.items():
-        cs = [x for t in env.traces if (x := env.table1(t, c)) is not None]
-        if cs:
-            mech.append([f"({k})", _f(float(np.mean([x.channel_fer for x in cs])) * 100, ".2f"), _f(float(np.mean([x.channel_burst for x in cs])), ".2f"),
-                         _f(float(np.mean([x.raw_attempt_loss for x in cs])) * 100, ".1f"), _f(float(np.mean([x.attempts for x in cs])), ".2f"),
-                         f"{float(np.mean([x.residual for x in cs])):.2g}", f"{float(np.mean([x.timeouts for x in cs])):.1f}"])  # fmt: skip
+        got = [x for t in env.traces if (x := env.table1(t, c)) is not None]
+        if got:
+            mech.append([f"({k})", _f(float(np.mean([x.channel_fer for x in got])) * 100, ".2f"), _f(float(np.mean([x.channel_burst for x in got])), ".2f"),
+                         _f(float(np.mean([x.raw_attempt_loss for x in got])) * 100, ".1f"), _f(float(np.mean([x.attempts for x in got])), ".2f"),
+                         f"{float(np.mean([x.residual for x in got])):.2g}", f"{float(np.mean([x.timeouts for x in got])):.1f}"])  # fmt: skip
     b.append(("table", (["", "channel FER %", "channel mean burst (slots)", "attempts lost %", "attempts per frame", "ARQ residual loss", "timeouts per run"], mech)))
     b += _img(figs, out, "fig04-arq", "Residual loss after ARQ and TCP timeouts, (a)-(e)", pdf)
     if rank:
@@ -756,8 +750,8 @@ def build_report(cfg: StudyConfig, out: Path, env: Env, pts: Sequence[tuple[str,
                        "Full table: [`sensitivity.csv`](sensitivity.csv)."))
         head = ["parameter", "value"] + [lab + (f" (paper: {pv})" if pv else "") for _, lab, pv in HEADLINE] + ["nearest to (e)"]
         rows = []
-        for name, v, e in pts:
-            h = e.headline()
+        for name, v, pe in pts:
+            h = pe.headline()
             rows.append([PARAM_LABEL.get(name, name), show(name, v) + ("*" if v == getattr(s, name) else ""),
                          *[_f(h.get(k, math.nan), ".0f" if k == "e_goodput_kbps" else ".2f") for k, _, _ in HEADLINE],
                          "(" + min("abcd", key=lambda k: h[f"dist_{k}"] if math.isfinite(h[f"dist_{k}"]) else math.inf) + ")"])  # fmt: skip
@@ -833,6 +827,15 @@ def cli_args(cfg: StudyConfig) -> list[str]:
         a += ["--dataset", cfg.dataset]
     if not cfg.sweep:
         a.append("--no-sweep")
+    q = StudyConfig.quick_config() if cfg.quick else StudyConfig()
+    for name, flag, f in (("duration", "--duration", lambda v: f"{v:g}s"), ("warmup", "--warmup", lambda v: f"{v:g}s"), ("slot", "--slot", lambda v: f"{1e3 * v:g}ms"),
+                          ("fit_slots", "--fit-slots", str), ("max_traces", "--max-traces", str)):  # fmt: skip
+        if getattr(cfg, name) != getattr(q, name) and getattr(cfg, name) is not None:
+            a += [flag, f(getattr(cfg, name))]
+    if cfg.fer_range != q.fer_range:
+        a += ["--fer-range", f"{cfg.fer_range[0]:g}", f"{cfg.fer_range[1]:g}"]
+    if not cfg.all_models:
+        a.append("--table1-only")
     flags = {"variant": "--tcp", "rto_min": "--rto-min", "rwnd": "--rwnd", "mss": "--mss", "retry_limit": "--retry-limit", "counts": "--counts",
              "backoff": "--backoff", "wifi_buffer": "--wifi-buffer", "sat_buffer": "--sat-buffer", "wifi_acks": "--wifi-acks",
              "synth_alpha": "--synthetic-alpha", "synth_burst": "--synthetic-burst", "synth_burst_exp": "--synthetic-burst-exp"}  # fmt: skip
