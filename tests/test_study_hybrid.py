@@ -197,7 +197,7 @@ def test_channel_bookkeeping() -> None:
 def test_padhye_goodput_is_the_full_model_at_the_cells_means() -> None:
     from burstlab.analytic import padhye
 
-    c = H.CellStats({}, 2, np.array([1.0, 1.0]), 1.0, 0.0, 0.0, 1.0, 1.0, 1.0, seg_loss=0.01, rtt=0.7, rto=1.5, timeouts=0, queue_drops=0,
+    c = H.CellStats({}, 2, np.array([1.0, 1.0]), 1.0, 0.0, 0.0, 1.0, 1.0, 1.0, seg_loss=0.01, rtt=0.7, rto=1.5, timeouts=0, spurious=0, queue_drops=0,
                     sat_queue_delay=0, residual=0, raw_attempt_loss=0, attempts=1, late=0, channel_fer=0, channel_burst=1, channel_gap=1)  # fmt: skip
     g, est = H.padhye_goodput(c, 1000, False, None)
     assert g == pytest.approx(padhye(0.01, 0.7, 1.5, 1.0, None, 1000).pps * 0.99 * 8000) and est.regime == "loss-limited"

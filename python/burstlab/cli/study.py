@@ -1,6 +1,7 @@
 """``burstlab study``: the papers' studies — ``prr-mu`` (Srinivasan et al.'s PRR/μ study),
-``error-models`` (Pentikousis & Badr's error models) and ``hybrid`` (Barsocchi, Oligeri and
-Potortì's satellite/Wi-Fi path) — from inputs to figures and a report."""
+``error-models`` (Pentikousis & Badr's error models), ``tibet`` (Martignon & Capone's TIBET)
+and ``hybrid`` (Barsocchi, Oligeri and Potortì's satellite/Wi-Fi path) — from inputs to
+figures and a report."""
 
 from __future__ import annotations
 
@@ -165,6 +166,25 @@ def prr_mu_cmd(ctx: click.Context, dataset: str | None, traces_dir: str | None, 
     click.echo(f"report (HTML): {res.report_html.resolve()}")
 
 
+def _run_cell_study(run_study: Any, config: Any, setup: Any, kw: dict[str, object], *, quick: bool, seeds: int | None, sweep_seeds: int | None,
+                    seed: int, no_sweep: bool, out: str, workers: int | None, cluster: str | None, no_progress: bool, pdf: bool) -> None:  # fmt: skip
+    """The common tail of ``error-models`` and ``tibet``: the configuration (``--quick``'s or
+    the full one, the seeds given), the run, and what it printed."""
+    kw = {"seed": seed, "sweep": not no_sweep, **kw}
+    if seeds is not None:
+        kw["seeds"] = seeds
+    if sweep_seeds is not None:
+        kw["sweep_seeds"] = sweep_seeds
+    cfg = config.quick_config(setup, **kw) if quick else config(setup=setup, **kw)
+    res = run_study(cfg, out, workers=workers, cluster=cluster, progress=not no_progress, log=lambda s: click.echo(s, err=True),
+                    formats=("png", "pdf") if pdf else ("png",))
+    click.echo(f"{res.ran} simulations run, {res.skipped} reused from the store, {res.elapsed_s:.1f} s")
+    held = sum(1 for c in res.claims if c["verdict"].startswith("holds"))
+    click.echo(f"claims of the paper: {held} of {len(res.claims)} hold (report: claims table)")
+    click.echo(f"report: {res.report_md.resolve()}")
+    click.echo(f"report (HTML): {res.report_html.resolve()}")
+
+
 @study_group.command("error-models")
 @click.option("--out", "out", type=click.Path(file_okay=False), default="results/error-models", show_default=True, help="Output folder.")
 @_parallel
@@ -198,19 +218,56 @@ def error_models_cmd(out: str, workers: int | None, cluster: str | None, quick: 
 
     setup = Setup(rate=rate, buffer=buffer, lan_delay=lan_delay, mss=mss, delayed_ack=delayed_ack, rto_min=rto_min, rwnd=rwnd,
                   init_cwnd=init_cwnd, cycle=cycle, fig2_ack_loss=fig2_ack_loss)  # fmt: skip
-    kw: dict[str, object] = {"seed": seed, "sweep": not no_sweep, "sync_size": int(sync_size), "models_size": int(models_size)}
-    if seeds is not None:
-        kw["seeds"] = seeds
-    if sweep_seeds is not None:
-        kw["sweep_seeds"] = sweep_seeds
-    cfg = StudyConfig.quick_config(setup, **kw) if quick else StudyConfig(setup=setup, **kw)  # type: ignore[arg-type]
-    res = run_study(cfg, out, workers=workers, cluster=cluster, progress=not no_progress, log=lambda s: click.echo(s, err=True),
-                    formats=("png", "pdf") if pdf else ("png",))
-    click.echo(f"{res.ran} simulations run, {res.skipped} reused from the store, {res.elapsed_s:.1f} s")
-    held = sum(1 for c in res.claims if c["verdict"].startswith("holds"))
-    click.echo(f"claims of the paper: {held} of {len(res.claims)} hold (report: claims table)")
-    click.echo(f"report: {res.report_md.resolve()}")
-    click.echo(f"report (HTML): {res.report_html.resolve()}")
+    kw: dict[str, object] = {"sync_size": int(sync_size), "models_size": int(models_size)}
+    _run_cell_study(run_study, StudyConfig, setup, kw, quick=quick, seeds=seeds, sweep_seeds=sweep_seeds, seed=seed, no_sweep=no_sweep, out=out,
+                    workers=workers, cluster=cluster, no_progress=no_progress, pdf=pdf)  # fmt: skip
+
+
+@study_group.command("tibet")
+@click.option("--out", "out", type=click.Path(file_okay=False), default="results/tibet", show_default=True, help="Output folder.")
+@_parallel
+@click.option("--quick", is_flag=True, help="A reduced study (2 runs of 60 s per cell, fewer points per figure, two values per open parameter): the same figures and report in under a minute.")
+@click.option("--seeds", type=click.IntRange(min=2), default=None, help="Runs per cell at the defaults (default 10; --quick 2).")
+@click.option("--sweep-seeds", type=click.IntRange(min=2), default=None, help="Runs per cell of every sensitivity point (default 4; --quick 2).")
+@click.option("--seed", type=click.IntRange(0, 2**32 - 1), default=0, show_default=True, help="Study seed.")
+@click.option("--no-sweep", is_flag=True, help="Only the defaults: no sensitivity sweeps.")
+@click.option("--reading", type=click.Choice(["one-way", "rtt"]), default="one-way", show_default=True,
+              help="\"The one-way RTT is 50 ms\" (Figs. 4-5): 50 ms each way, or a 50-ms round trip; the other is shown too.")
+@click.option("--recovery", type=click.Choice(["reno", "newreno", "sack", "tahoe", "prr"]), default="reno", show_default=True, help="Loss recovery of every TCP (ns-2's TCP Reno).")
+@click.option("--rto-min", type=TIME, default=0.2, show_default="0.2s", help="Minimum RTO (ns-2 before 2004).")
+@click.option("--init-cwnd", type=click.IntRange(min=1), default=1, show_default=True, help="Initial window (segments; ns-2's windowInit_).")
+@click.option("--mss", type=click.IntRange(1, 65_495), default=1000, show_default=True, help="Segment payload (bytes; ns-2's packetSize_).")
+@click.option("--rwnd", type=click.IntRange(min=1), default=None, help="Receiver window in segments (default: unlimited).")
+@click.option("--delayed-ack/--no-delayed-ack", default=False, show_default=True, help="Delayed ACKs (ns-2's TCPSink acks every segment).")
+@click.option("--buffer-bdp", type=click.FloatRange(min=0, min_open=True), default=1.0, show_default=True, help="DropTail buffer in bandwidth-delay products (the paper: 1).")
+@click.option("--duration", type=TIME, default=None, help="Length of every run (default 300s; --quick 60s).")
+@click.option("--warmup", type=TIME, default=20.0, show_default="20s", help="Start of every run excluded from its goodput.")
+@click.option("--start-spread", type=TIME, default=2.0, show_default="2s", help="Figs. 2-3: connections start at times uniform in [0, this].")
+@click.option("--access-delay", type=TIME, default=0.005, show_default="5ms", help="Figs. 2-3: one-way delay of each connection's access hop.")
+@click.option("--wireless-rate", type=RATE, default=10e6, show_default="10Mbit", help="Figs. 11-12: capacity of the wireless hop (not published).")
+@click.option("--pdf/--no-pdf", default=False, show_default=True, help="Also write every figure as PDF.")
+@click.option("--no-progress", is_flag=True, help="No progress bar (one line per finished task instead).")
+def tibet_cmd(out: str, workers: int | None, cluster: str | None, quick: bool, seeds: int | None, sweep_seeds: int | None, seed: int, no_sweep: bool,
+              reading: str, recovery: str, rto_min: float, init_cwnd: int, mss: int, rwnd: int | None, delayed_ack: bool, buffer_bdp: float,
+              duration: float | None, warmup: float, start_spread: float, access_delay: float, wireless_rate: float, pdf: bool, no_progress: bool) -> None:  # fmt: skip
+    """Martignon & Capone, "TCP with Bandwidth Estimation over Wireless Networks": TIBET's
+    fairness towards TCP Reno (Figs. 2-3), goodput against random loss (Figs. 4-5), RTT
+    (Fig. 6) and correlated loss (Fig. 8) beside TCP Reno, the Ideal TCP, Westwood+ and
+    Vegas, and the Ideal TCP against the paper's model (Figs. 9, 11-12), every open
+    parameter swept; writes a results store, figures and a report with the paper's results
+    beside ours."""
+    from burstlab.experiments.tibet import QUICK_DURATION, Setup, StudyConfig, run_study
+
+    if duration is None:
+        duration = QUICK_DURATION if quick else Setup().duration
+    setup = Setup(reading=reading, recovery=recovery, rto_min=rto_min, init_cwnd=init_cwnd, mss=mss, rwnd=rwnd, delayed_ack=delayed_ack,
+                  buffer_bdp=buffer_bdp, duration=duration, warmup=warmup, start_spread=start_spread, access_delay=access_delay,
+                  wireless_rate=wireless_rate)  # fmt: skip
+    kw: dict[str, object] = {}
+    if sweep_seeds is None and seeds is not None and not quick:
+        kw["sweep_seeds"] = min(seeds, StudyConfig().sweep_seeds)  # a sweep point has no more runs than a default cell
+    _run_cell_study(run_study, StudyConfig, setup, kw, quick=quick, seeds=seeds, sweep_seeds=sweep_seeds, seed=seed, no_sweep=no_sweep, out=out,
+                    workers=workers, cluster=cluster, no_progress=no_progress, pdf=pdf)  # fmt: skip
 
 
 @study_group.command("hybrid")

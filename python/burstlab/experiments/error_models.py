@@ -37,24 +37,35 @@ their differences are paired.
 from __future__ import annotations
 
 import functools
-import hashlib
-import json
 import math
-import time
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field, fields, replace
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import numpy as np
 
-from burstlab import __version__
 from burstlab._core import ParameterError
-from burstlab.store import ResultStore, canonical_json
-from burstlab.sweep import run_tasks, task_seed
+from burstlab.experiments.common import (  # noqa: F401  (t95, Ratio, write_json, StudyResult: used by the report, the tests and callers)
+    Item,
+    Outputs,
+    Ratio,
+    StudyResult,
+    Task,
+    cell_hash,
+    check_sensitivity,
+    keyed_items,
+    paired_difference,
+    paired_ratio,
+    run_keyed_study,
+    sweep_points,
+    t95,
+    write_json,
+)
+from burstlab.store import ResultStore
+from burstlab.sweep import task_seed
 
 STUDY = "error-models"
-T = TypeVar("T")
 VARIANTS = ("tahoe", "reno", "newreno")
 ACK_MODES = ("none", "sync", "independent")
 ACK_LABEL = {"none": "no lost ACKs", "sync": "synchronized", "independent": "not synchronized"}
@@ -205,12 +216,7 @@ class StudyConfig:
             raise ParameterError(f"invalid parameter delays = {self.delays}: Table 1 needs 0 (the LAN)")
         if 0.1 not in self.drops or 0.5 not in self.drops:
             raise ParameterError(f"invalid parameter drops = {self.drops}: the equivalence of §2 needs 0.1 and 0.5")
-        known = {f.name for f in fields(Setup)}
-        for name, values in self.sensitivity:
-            if name not in known:
-                raise ParameterError(f"invalid parameter sensitivity: {name!r} is not an open parameter ({', '.join(sorted(known))})")
-            for v in values:
-                replace(self.setup, **{name: v})  # validates each value
+        check_sensitivity(self.setup, self.sensitivity)
 
     @classmethod
     def quick_config(cls, setup: Setup | None = None, **kw: Any) -> StudyConfig:
@@ -249,10 +255,8 @@ def models_cell(s: Setup, model: str, sojourn: float, drop: float, size: int) ->
 
 
 def cell_id(p: dict[str, Any]) -> str:
-    """A short identity of a cell: SHA-256 of its parameters' canonical JSON (they are plain
-    values — str, int, float, bool, None — so ``json.dumps`` with sorted keys is canonical)."""
-    text = json.dumps({"study": STUDY, "cell": p}, sort_keys=True, separators=(",", ":"), allow_nan=False)
-    return hashlib.sha256(text.encode()).hexdigest()[:16]
+    """A short identity of a cell (:func:`burstlab.experiments.common.cell_hash`)."""
+    return cell_hash(STUDY, p)
 
 
 def cells(cfg: StudyConfig, s: Setup, scope: str = "all") -> list[dict[str, Any]]:
@@ -271,39 +275,9 @@ def cells(cfg: StudyConfig, s: Setup, scope: str = "all") -> list[dict[str, Any]
     return out
 
 
-def sweep_points(cfg: StudyConfig) -> list[tuple[str, Any, Setup]]:
-    """(parameter, value, environment) of every sensitivity point; the defaults are the
-    ("baseline", None, setup) point."""
-    pts: list[tuple[str, Any, Setup]] = [("baseline", None, cfg.setup)]
-    if cfg.sweep:
-        for name, values in cfg.sensitivity:
-            pts += [(name, v, replace(cfg.setup, **{name: v})) for v in values]
-    return pts
-
-
 # --------------------------------------------------------------------------------------
 # tasks
 # --------------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class Item:
-    """One simulation: a cell, its replicate, seed, key and configuration."""
-
-    cell: str
-    params: dict[str, Any]
-    replicate: int
-    seed: int
-    key: str
-    config: str
-
-
-@dataclass(frozen=True)
-class Task:
-    """One environment × one experiment group (a delay, or a Fig. 2 sojourn): its items."""
-
-    name: str
-    items: tuple[Item, ...]
-
-
 @functools.lru_cache(maxsize=4096)
 def replicate_seed(study_seed: int, k: int) -> int:
     """Replicate k's seed: the same in every cell (common random numbers)."""
@@ -311,20 +285,9 @@ def replicate_seed(study_seed: int, k: int) -> int:
 
 
 def items(cfg: StudyConfig, p: dict[str, Any], n: int) -> list[Item]:
-    """Replicates 0..n−1 of cell ``p``. Each key is :func:`burstlab.store.config_hash` of
-    {study, params, replicate, seed, delay hop, burstlab version}; the parameters are
-    checked once (``canonical_json``), then each replicate's text is ``json.dumps`` of plain
-    values, which is the same canonical text at a fraction of the cost."""
-    canonical_json(p)  # plain, finite, JSON-serialisable, or a ParameterError
-    cid = cell_id(p)
-    # Sorted keys: burstlab_version, delay_hop, params | replicate, seed, study.
-    head = json.dumps({"burstlab_version": __version__, "delay_hop": DELAY_HOP, "params": p}, sort_keys=True, separators=(",", ":"))[:-1]
-    out = []
-    for k in range(n):
-        seed = replicate_seed(cfg.seed, k)
-        text = f'{head},"replicate":{k},"seed":{seed},"study":"{STUDY}"}}'
-        out.append(Item(cid, p, k, seed, hashlib.sha256(text.encode()).hexdigest(), text))
-    return out
+    """Replicates 0..n−1 of cell ``p``, keyed by {study, params, replicate, seed, delay hop,
+    burstlab version} (:func:`burstlab.experiments.common.keyed_items`)."""
+    return keyed_items(STUDY, cell_id(p), p, [replicate_seed(cfg.seed, k) for k in range(n)], {"delay_hop": DELAY_HOP})
 
 
 _SETUP_KEYS = tuple(setup_params(Setup()))
@@ -355,17 +318,6 @@ def plan(cfg: StudyConfig) -> list[Task]:
     for cid, (p, n) in want.items():
         groups.setdefault(f"{_env_key(p)}/{_group(p)}", []).extend(items(cfg, p, n))
     return [Task(name, tuple(its)) for name, its in sorted(groups.items())]
-
-
-def pending(tasks: Sequence[T], done: set[str]) -> list[T]:
-    """The tasks (dataclasses with ``items`` that have a ``key``) with their finished items
-    removed (resume)."""
-    out = []
-    for t in tasks:
-        left = tuple(i for i in t.items if i.key not in done)  # type: ignore[attr-defined]
-        if left:
-            out.append(replace(t, items=left))  # type: ignore[type-var]
-    return out
 
 
 # --------------------------------------------------------------------------------------
@@ -489,14 +441,6 @@ def stall_before_timeouts(p: dict[str, Any], seeds: Sequence[int]) -> tuple[floa
 # --------------------------------------------------------------------------------------
 # statistics
 # --------------------------------------------------------------------------------------
-@functools.lru_cache(maxsize=1024)
-def t95(n: int) -> float:
-    """Student's t quantile for a two-sided 95 % interval with n − 1 degrees of freedom."""
-    from scipy.stats import t
-
-    return float(t.ppf(0.975, max(1, n - 1)))
-
-
 @dataclass(frozen=True)
 class CellStats:
     """One cell over its replicates: completion time (mean, sd, 95 % CI half-width) and
@@ -548,51 +492,6 @@ def cell_stats(rows: Sequence[dict[str, Any]]) -> dict[str, CellStats]:
 
 _RESULT_COLUMNS = {"study", "cell", "replicate", "seed", "completion_time", "timeouts", "spurious_timeouts", "fast_retransmits", "retransmissions",
                    "packets_sent", "channel_losses", "queue_drops", "acks_sent", "acks_lost", "events", "sim_config_hash", "config"}  # fmt: skip
-
-
-@dataclass(frozen=True)
-class Ratio:
-    """mean(x) / mean(y) over paired replicates, with a delta-method 95 % interval
-    (var R ≈ R²·(s²ₓ/(n·x̄²) + s²ᵧ/(n·ȳ²) − 2·sₓᵧ/(n·x̄·ȳ)); the pairing — common random
-    numbers — enters through the covariance)."""
-
-    value: float
-    lo: float
-    hi: float
-    n: int
-
-    def __format__(self, spec: str) -> str:
-        if not math.isfinite(self.value):
-            return "–"
-        spec = spec or ".2f"
-        return f"{self.value:{spec}} [{self.lo:{spec}}, {self.hi:{spec}}]"
-
-
-def paired_ratio(x: np.ndarray, y: np.ndarray) -> Ratio:
-    """Ratio of means of two cells (arrays by replicate; pairs with a NaN dropped)."""
-    n_all = min(len(x), len(y))
-    x, y = np.asarray(x[:n_all], float), np.asarray(y[:n_all], float)
-    ok = np.isfinite(x) & np.isfinite(y)
-    x, y = x[ok], y[ok]
-    n = len(x)
-    if n < 2 or np.mean(y) <= 0:
-        return Ratio(math.nan, math.nan, math.nan, n)
-    mx, my = float(np.mean(x)), float(np.mean(y))
-    r = mx / my
-    c = np.cov(x, y, ddof=1)
-    var = r * r * (c[0, 0] / (n * mx * mx) + c[1, 1] / (n * my * my) - 2 * c[0, 1] / (n * mx * my))
-    h = t95(n) * math.sqrt(max(var, 0.0))
-    return Ratio(r, r - h, r + h, n)
-
-
-def paired_difference(x: np.ndarray, y: np.ndarray) -> tuple[float, float]:
-    """mean(x − y) over paired replicates and its 95 % CI half-width."""
-    n_all = min(len(x), len(y))
-    d = np.asarray(x[:n_all], float) - np.asarray(y[:n_all], float)
-    d = d[np.isfinite(d)]
-    if len(d) < 2:
-        return math.nan, math.nan
-    return float(np.mean(d)), t95(len(d)) * float(np.std(d, ddof=1)) / math.sqrt(len(d))
 
 
 class Env:
@@ -669,22 +568,6 @@ class Env:
 # --------------------------------------------------------------------------------------
 # the whole study
 # --------------------------------------------------------------------------------------
-@dataclass
-class StudyResult:
-    """Where the study wrote its outputs, and what it computed."""
-
-    out: Path
-    store_path: Path
-    report_md: Path
-    report_html: Path
-    runs: list[dict[str, Any]]
-    figures: dict[str, Path]
-    claims: list[dict[str, Any]]
-    ran: int
-    skipped: int
-    elapsed_s: float
-
-
 def run_study(
     cfg: StudyConfig,
     out: str | Path,
@@ -696,27 +579,15 @@ def run_study(
     formats: Sequence[str] = ("png",),
 ) -> StudyResult:
     """Run (or resume) the study; write the store, tables, figures (PNG, and the other
-    ``formats``, e.g. ``("png", "pdf")``) and report under ``out``."""
-    say = log or (lambda s: None)
-    t0 = time.perf_counter()
-    out = Path(out)
-    tasks = plan(cfg)
-    keys = [i.key for t in tasks for i in t.items]
-    out.mkdir(parents=True, exist_ok=True)
-    store_path = out / "store.duckdb"
-    with ResultStore(store_path, "runs", RUN_SCHEMA) as store:
-        todo = pending(tasks, store.keys())
-        n_todo = sum(len(t.items) for t in todo)
-        say(f"{len(keys)} simulations in {len(tasks)} tasks: {len(keys) - n_todo} already in {store_path}, {n_todo} to run")
-        for k, (task, rows) in enumerate(run_tasks(run_task, todo, workers=workers, cluster=cluster, progress=progress, description="error-models"), 1):
-            store.insert_many(rows)  # one transaction per finished task
-            if not progress:
-                say(f"finished {task.name} ({k}/{len(todo)} tasks)")
-        runs = store.rows_with_keys(keys, order_by="r.cell, r.replicate")
+    ``formats``, e.g. ``("png", "pdf")``) and report under ``out``
+    (:func:`burstlab.experiments.common.run_keyed_study`)."""
+
+    def outputs(out: Path, store: ResultStore, runs: list[dict[str, Any]]) -> Outputs:
         from burstlab.experiments.error_models_report import write_outputs
 
-        figures, claims, md, html = write_outputs(cfg, out, store, runs, formats)
-    return StudyResult(out, store_path, md, html, runs, figures, claims, n_todo, len(keys) - n_todo, time.perf_counter() - t0)
+        return write_outputs(cfg, out, store, runs, formats)
+
+    return run_keyed_study("error-models", plan(cfg), run_task, RUN_SCHEMA, out, outputs, workers=workers, cluster=cluster, progress=progress, log=log)
 
 
 def environments(cfg: StudyConfig, runs: Sequence[dict[str, Any]]) -> tuple[Env, list[tuple[str, Any, Env]]]:
@@ -729,11 +600,3 @@ def environments(cfg: StudyConfig, runs: Sequence[dict[str, Any]]) -> tuple[Env,
     few = cell_stats([r for r in runs if r["replicate"] < cfg.sweep_seeds])
     pts = [(name, v, Env(cfg, s, full if name in FULL_SEEDS else few)) for name, v, s in sweep_points(cfg)]
     return pts[0][2], pts[1:]
-
-
-def write_json(path: Path, obj: Any) -> None:
-    """Write JSON atomically (NaN → null)."""
-    from burstlab._util import json_safe
-    from burstlab.io import atomic_write_text
-
-    atomic_write_text(path, json.dumps(json_safe(obj), indent=2, allow_nan=False, default=str))

@@ -40,8 +40,8 @@ from burstlab.experiments.error_models import (
     paired_difference,
     write_json,
 )
-from burstlab.experiments.prr_mu_report import Block, _replace_table, render_html, render_md, write_csv
-from burstlab.io import atomic_write_text
+from burstlab.experiments.common import figure_saver, img_block, write_report, write_tables
+from burstlab.experiments.prr_mu_report import Block
 from burstlab.store import ResultStore
 
 #: How a quantitative "≈" claim is judged: ours within this relative distance of the paper's.
@@ -466,27 +466,11 @@ def write_outputs(cfg: StudyConfig, out: Path, store: ResultStore, runs: Sequenc
                   formats: Sequence[str] = ("png",)) -> tuple[dict[str, Path], list[dict[str, Any]], Path, Path]:  # fmt: skip
     """Write every table, figure (PNG, and the other ``formats``) and the report; returns
     (figures, claims, md, html)."""
-    import matplotlib.pyplot as plt
-
-    from burstlab import plot as P  # matplotlib, Agg backend
-
-    def save(fig: Any, name: str) -> Path:
-        try:
-            return P.save_figure(fig, figdir, name, formats)
-        finally:
-            plt.close(fig)
-
     stats = cell_stats(runs)
     base, pts = environments(cfg, runs)
-    cells = cell_rows(stats)
-    write_csv(out / "cells.csv", cells, CELL_COLUMNS)
-    _replace_table(store, "cells", cells, CELL_COLUMNS)
     cl = claims(cfg, base)
-    write_csv(out / "claims.csv", cl, ["where", "claim", "paper", "ours", "verdict"])
-    sens = sensitivity_rows(pts, base)
-    write_csv(out / "sensitivity.csv", sens, list(sens[0].keys()))
-
-    figdir = out / "figures"
+    write_tables(out, store, cell_rows(stats), CELL_COLUMNS, cl, sensitivity_rows(pts, base))
+    save = figure_saver(out / "figures", formats)
     figs: dict[str, Path] = {}
     figs["fig02"] = save(fig02_times(cfg, base), "fig02-connection-times")
     figs["fig02-equivalence"] = save(fig02_equivalence(cfg, base), "fig02-equivalence")
@@ -505,15 +489,11 @@ def write_outputs(cfg: StudyConfig, out: Path, store: ResultStore, runs: Sequenc
     write_json(out / "summary.json", {"config": cfg.to_dict(), "burstlab_version": __version__, "n_runs": len(runs), "n_cells": len(stats),
                                       "headline": {k: (v.value if isinstance(v, Ratio) else v) for k, v in base.headline().items()}, "claims": cl})  # fmt: skip
     blocks = build_report(cfg, out, base, pts, stats, cl, figs, len(runs), "pdf" in formats)
-    md, html = out / "report.md", out / "report.html"
-    atomic_write_text(md, render_md(blocks))
-    atomic_write_text(html, render_html(blocks, "burstlab: error models for TCP simulations (Pentikousis & Badr)"))
+    md, html = write_report(out, blocks, "burstlab: error models for TCP simulations (Pentikousis & Badr)")
     return figs, cl, md, html
 
 
-def _img(figs: dict[str, Path], out: Path, key: str, alt: str, pdf: bool) -> list[Block]:
-    """A figure block: the PNG, with a link to its PDF when this run wrote one (``--pdf``)."""
-    return [("img", (str(figs[key].relative_to(out)), alt, pdf))] if key in figs else []
+_img = img_block
 
 
 def _mech_sync(env: Env, delay: float) -> list[list[str]]:

@@ -41,7 +41,6 @@ condition, k); the trace condition (e) replays the trace from an offset of k alo
 from __future__ import annotations
 
 import functools
-import hashlib
 import json
 import math
 import time
@@ -53,11 +52,11 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from burstlab import __version__
 from burstlab._core import ParameterError
-from burstlab.experiments.error_models import StudyResult as _StudyResult
-from burstlab.experiments.error_models import pending, t95, write_json
-from burstlab.store import ResultStore, canonical_json, config_hash
+from burstlab.experiments.common import Item, cell_hash, check_sensitivity, keyed_items, run_keyed_study, t95
+from burstlab.experiments.common import StudyResult as _StudyResult
+from burstlab.experiments.common import sweep_points as _sweep_points
+from burstlab.store import ResultStore, config_hash
 from burstlab.sweep import run_tasks, task_seed
 from burstlab.traces import Trace
 
@@ -276,12 +275,7 @@ class StudyConfig:
             raise ParameterError(f"invalid parameter max-traces = {self.max_traces}: expected at least 1")
         if not (isinstance(self.fit_slots, int) and self.fit_slots >= 100):
             raise ParameterError(f"invalid parameter fit-slots = {self.fit_slots!r}: expected at least 100")
-        known = {f.name for f in fields(Setup)}
-        for name, values in self.sensitivity:
-            if name not in known:
-                raise ParameterError(f"invalid parameter sensitivity: {name!r} is not an open parameter ({', '.join(sorted(known))})")
-            for v in values:
-                replace(self.setup, **{name: v})  # validates each value
+        check_sensitivity(self.setup, self.sensitivity)
 
     @classmethod
     def quick_config(cls, setup: Setup | None = None, **kw: Any) -> StudyConfig:
@@ -465,8 +459,8 @@ def table1_cell(cfg: StudyConfig, s: Setup, tr: ChannelTrace, cond: str) -> dict
 
 
 def cell_id(p: dict[str, Any]) -> str:
-    """SHA-256 prefix of a cell's parameters (plain values) and the study's name."""
-    return hashlib.sha256(canonical_json({"study": STUDY, "cell": p}).encode()).hexdigest()[:16]
+    """A cell's short identity (:func:`burstlab.experiments.common.cell_hash`)."""
+    return cell_hash(STUDY, p)
 
 
 def conditions(cfg: StudyConfig, full: bool) -> list[str]:
@@ -487,13 +481,7 @@ def cells(cfg: StudyConfig, s: Setup, full: bool) -> list[dict[str, Any]]:
 def sweep_points(cfg: StudyConfig) -> list[tuple[str, Any, Setup]]:
     """(parameter, value, environment) of every sensitivity point; the defaults are the
     ("baseline", None, setup) point. The synthetic set's parameters only with it."""
-    pts: list[tuple[str, Any, Setup]] = [("baseline", None, cfg.setup)]
-    if cfg.sweep:
-        for name, values in cfg.sensitivity:
-            if name in SYNTH_FIELDS and cfg.dataset != "synthetic":
-                continue
-            pts += [(name, v, replace(cfg.setup, **{name: v})) for v in values]
-    return pts
+    return [pt for pt in _sweep_points(cfg) if not (pt[0] in SYNTH_FIELDS and cfg.dataset != "synthetic")]
 
 
 # --------------------------------------------------------------------------------------
@@ -558,16 +546,6 @@ def plan_fits(cfg: StudyConfig) -> list[FitTask]:
 # simulations
 # --------------------------------------------------------------------------------------
 @dataclass(frozen=True)
-class Item:
-    """One simulation: replicate, simulator seed, key and configuration text."""
-
-    replicate: int
-    seed: int
-    key: str
-    config: str
-
-
-@dataclass(frozen=True)
 class Task:
     """One cell's runs (picklable): its parameters, what its channel is, its items."""
 
@@ -604,16 +582,12 @@ def trace_offset(k: int, length: int) -> int:
 
 
 def items(cfg: StudyConfig, p: dict[str, Any], n: int) -> list[Item]:
-    """Replicates 0..n−1 of cell ``p``, each keyed by :func:`burstlab.store.config_hash`
-    of {study, params, replicate, seed, burstlab version}."""
-    canonical_json(p)
-    out = []
-    for k in range(n):
-        seed = replicate_seed(cfg.seed, k)
-        conf = {"study": STUDY, "params": p, "replicate": k, "seed": seed, "channel_seed": channel_seed(cfg.seed, p, k), "burstlab_version": __version__}
-        text = canonical_json(conf)
-        out.append(Item(k, seed, config_hash(conf), text))
-    return out
+    """Replicates 0..n−1 of cell ``p``, keyed by :func:`burstlab.store.config_hash` of
+    {study, params, replicate, seed, burstlab version}
+    (:func:`burstlab.experiments.common.keyed_items`). A model's channel seed
+    (:func:`channel_seed`) follows from the study seed, the trace and condition in ``p``
+    and the replicate."""
+    return keyed_items(STUDY, cell_id(p), p, [replicate_seed(cfg.seed, k) for k in range(n)])
 
 
 def plan(cfg: StudyConfig, fits: dict[str, dict[str, Any]]) -> tuple[list[Task], list[str]]:
@@ -787,6 +761,7 @@ class CellStats:
     rtt: float
     rto: float
     timeouts: float
+    spurious: float  # spurious timeouts per run
     queue_drops: float
     sat_queue_delay: float
     residual: float  # Wi-Fi frames dropped at the ARQ limit / frames
@@ -827,7 +802,7 @@ def cell_stats(rows: Sequence[dict[str, Any]]) -> dict[str, CellStats]:
             ci=t95(n) * sd / math.sqrt(n) if n > 1 else math.nan, median=float(np.median(g)), lo=float(g.min()), hi=float(g.max()),
             seg_loss=tot("segments_lost") / tot("segments_sent") if tot("segments_sent") else math.nan,
             rtt=_nanmean([r["rtt_mean"] for r in rs]), rto=_nanmean([r["rto_mean"] for r in rs]), timeouts=_nanmean([r["timeouts"] for r in rs]),
-            queue_drops=_nanmean([r["queue_drops"] for r in rs]), sat_queue_delay=_nanmean([r["sat_queue_delay"] for r in rs]),
+            spurious=_nanmean([r["spurious_timeouts"] for r in rs]),            queue_drops=_nanmean([r["queue_drops"] for r in rs]), sat_queue_delay=_nanmean([r["sat_queue_delay"] for r in rs]),
             residual=tot("wifi_dropped") / tot("wifi_frames") if tot("wifi_frames") else math.nan,
             raw_attempt_loss=tot("wifi_failed") / tot("wifi_attempts") if tot("wifi_attempts") else math.nan,
             attempts=tot("wifi_attempts") / tot("wifi_frames") if tot("wifi_frames") else math.nan,
@@ -961,8 +936,9 @@ def run_study(
     log: Callable[[str], None] | None = None,
     formats: Sequence[str] = ("png",),
 ) -> StudyResult:
-    """Run (or resume) the study: fit the models, run the simulations, write the store,
-    tables, figures (PNG, and the other ``formats``) and report under ``out``."""
+    """Run (or resume) the study: fit the models (table ``fits`` of the store), run the
+    simulations (table ``runs``), write the tables, figures (PNG, and the other ``formats``)
+    and report under ``out``."""
     say = log or (lambda s: None)
     t0 = time.perf_counter()
     out = Path(out)
@@ -971,29 +947,22 @@ def run_study(
         + (" …" if len(trs) > 4 else ""))  # fmt: skip
     fit_tasks = plan_fits(cfg)
     out.mkdir(parents=True, exist_ok=True)
-    store_path = out / "store.duckdb"
-    with ResultStore(store_path, "runs", RUN_SCHEMA) as store, ResultStore(store_path, "fits", FIT_SCHEMA) as fstore:
+    with ResultStore(out / "store.duckdb", "fits", FIT_SCHEMA) as fstore:
         have = fstore.keys()
-        todo_f = [t for t in fit_tasks if t.key not in have]
-        say(f"{len(fit_tasks)} model fits: {len(fit_tasks) - len(todo_f)} already in the store, {len(todo_f)} to do")
-        for _task, row in run_tasks(run_fit, todo_f, workers=workers, cluster=cluster, progress=progress, description="hybrid fits"):
+        todo = [t for t in fit_tasks if t.key not in have]
+        say(f"{len(fit_tasks)} model fits: {len(fit_tasks) - len(todo)} already in the store, {len(todo)} to do")
+        for _task, row in run_tasks(run_fit, todo, workers=workers, cluster=cluster, progress=progress, description="hybrid fits"):
             fstore.insert(row)
         fits_rows = fstore.rows_with_keys([t.key for t in fit_tasks], order_by="r.trace, r.model") if fit_tasks else []
-        fits = {r["key"]: r for r in fits_rows}
-        tasks, skipped_cells = plan(cfg, fits)
-        keys = [i.key for t in tasks for i in t.items]
-        todo = pending(tasks, store.keys())
-        n_todo = sum(len(t.items) for t in todo)
-        say(f"{len(keys)} simulations in {len(tasks)} tasks: {len(keys) - n_todo} already in {store_path}, {n_todo} to run")
-        for k, (task, rows) in enumerate(run_tasks(_Runner(cfg.seed), todo, workers=workers, cluster=cluster, progress=progress, description="hybrid"), 1):
-            store.insert_many(rows)  # one transaction per finished task
-            if not progress:
-                say(f"finished {task.name} ({k}/{len(todo)} tasks)")
-        runs = store.rows_with_keys(keys, order_by="r.cell, r.replicate")
+    tasks, skipped_cells = plan(cfg, {r["key"]: r for r in fits_rows})
+
+    def outputs(out: Path, store: ResultStore, runs: list[dict[str, Any]]) -> Any:
         from burstlab.experiments.hybrid_report import write_outputs
 
-        figures, claims, md, html = write_outputs(cfg, out, store, runs, fits_rows, [*notes, *skipped_cells], formats)
-    return StudyResult(out, store_path, md, html, runs, figures, claims, n_todo, len(keys) - n_todo, time.perf_counter() - t0, fits=fits_rows)
+        return write_outputs(cfg, out, store, runs, fits_rows, [*notes, *skipped_cells], formats)
+
+    res = run_keyed_study("hybrid", tasks, _Runner(cfg.seed), RUN_SCHEMA, out, outputs, workers=workers, cluster=cluster, progress=progress, log=log)  # type: ignore[arg-type]
+    return StudyResult(**{**vars(res), "elapsed_s": time.perf_counter() - t0}, fits=fits_rows)
 
 
 __all__ = ["ChannelTrace", "Env", "Setup", "StudyConfig", "StudyResult", "load_traces", "run_study", "synthetic_burst", "synthetic_channel", "synthetic_model"]

@@ -271,33 +271,25 @@ fn link_layer_networks_are_validated() {
         with_flow(net, l);
     });
     assert!(e.unwrap().contains("attempt_time"));
-    // A time-mode channel shared with a link on another server.
-    let e = build(&|net| {
+    // A channel shared with a link on another server: refused in time mode (the process
+    // would be asked out of time order), fine in packet mode (each attempt draws afresh).
+    let shared_across_servers = |loss: LinkLoss| {
+        let mut net = Network::new(NS_PER_S);
         let a = net.server(Timing::LinkLayer);
         let mut l = LinkSpec::new("x", a, 0, 10);
         l.layer = arq(7, AttemptTiming::fixed(NS_PER_MS));
-        l.loss = LinkLoss::Own(Box::new(on_off(1.0, 1.0, NS_PER_MS).unwrap()), LossMode::Time);
+        l.loss = loss;
         let l = net.link(l);
         let b = net.server(Timing::Rate { rate_bps: 1_000_000 });
         let mut r = LinkSpec::new("rev", b, 0, 10);
         r.loss = LinkLoss::Shared(l);
         let r = net.link(r);
         net.flow(FlowSpec::tcp("f", TcpConfig::default(), vec![l], vec![r]));
-    });
+        net.validate().err().map(|e| e.to_string())
+    };
+    let e = shared_across_servers(LinkLoss::Own(Box::new(on_off(1.0, 1.0, NS_PER_MS).unwrap()), LossMode::Time));
     assert!(e.unwrap().contains("link rev.loss"));
-    // In packet mode the same sharing is fine (each attempt draws afresh).
-    let e = build(&|net| {
-        let a = net.server(Timing::LinkLayer);
-        let mut l = LinkSpec::new("x", a, 0, 10);
-        l.layer = arq(7, AttemptTiming::fixed(NS_PER_MS));
-        l.loss = LinkLoss::Own(Box::new(Bernoulli::new(0.1).unwrap()) as Box<dyn LossModel>, LossMode::Packet);
-        let l = net.link(l);
-        let b = net.server(Timing::Rate { rate_bps: 1_000_000 });
-        let mut r = LinkSpec::new("rev", b, 0, 10);
-        r.loss = LinkLoss::Shared(l);
-        let r = net.link(r);
-        net.flow(FlowSpec::tcp("f", TcpConfig::default(), vec![l], vec![r]));
-    });
+    let e = shared_across_servers(LinkLoss::Own(Box::new(Bernoulli::new(0.1).unwrap()) as Box<dyn LossModel>, LossMode::Packet));
     assert_eq!(e, None);
 }
 

@@ -1,0 +1,292 @@
+"""What the simulation studies share (:mod:`~burstlab.experiments.error_models`,
+:mod:`~burstlab.experiments.tibet`): cells keyed by their parameters, tasks of items that
+resume from the store, paired statistics over replicates with common random numbers, and
+atomic JSON.
+
+A *cell* is one simulated configuration (a dict of plain values); an *item* is one cell
+with one replicate, keyed by :func:`burstlab.store.config_hash` of {study, params,
+replicate, seed, burstlab version, ...}: a killed study resumes from the rows it has, and
+the rows never depend on the worker count.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import math
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any, TypeVar
+
+import numpy as np
+
+from burstlab import __version__
+from burstlab.store import ResultStore, canonical_json
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Item:
+    """One simulation: a cell, its replicate, seed, key and configuration."""
+
+    cell: str
+    params: dict[str, Any]
+    replicate: int
+    seed: int
+    key: str
+    config: str
+
+
+@dataclass(frozen=True)
+class Task:
+    """A group of simulations run by one worker call (one environment × one experiment
+    group): its items."""
+
+    name: str
+    items: tuple[Item, ...]
+
+
+def cell_hash(study: str, p: dict[str, Any]) -> str:
+    """A short identity of a cell: SHA-256 of its parameters' canonical JSON (they are plain
+    values — str, int, float, bool, None — so ``json.dumps`` with sorted keys is canonical)."""
+    text = json.dumps({"study": study, "cell": p}, sort_keys=True, separators=(",", ":"), allow_nan=False)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def keyed_items(study: str, cid: str, p: dict[str, Any], seeds: Sequence[int], extra: dict[str, Any] | None = None) -> list[Item]:
+    """Replicates 0..len(seeds)−1 of cell ``p`` (id ``cid``), replicate k with ``seeds[k]``.
+    Each key is :func:`burstlab.store.config_hash` of {study, params, replicate, seed,
+    burstlab version, and ``extra``}; the parameters are checked once (``canonical_json``),
+    then each replicate's text is ``json.dumps`` of plain values, which is the same
+    canonical text at a fraction of the cost."""
+    extra = extra or {}
+    if any(k >= "replicate" or k in ("burstlab_version", "params") for k in extra):
+        raise ValueError(f"extra keys must sort before 'replicate' and not shadow the item's own: {sorted(extra)}")
+    canonical_json(p)  # plain, finite, JSON-serialisable, or a ParameterError
+    # Sorted keys: burstlab_version, <extra>, params | replicate, seed, study.
+    head = json.dumps({"burstlab_version": __version__, **extra, "params": p}, sort_keys=True, separators=(",", ":"))[:-1]
+    out = []
+    for k, seed in enumerate(seeds):
+        text = f'{head},"replicate":{k},"seed":{seed},"study":"{study}"}}'
+        out.append(Item(cid, p, k, seed, hashlib.sha256(text.encode()).hexdigest(), text))
+    return out
+
+
+def check_sensitivity(setup: Any, sensitivity: Sequence[tuple[str, Sequence[Any]]]) -> None:
+    """Every swept name a field of the setup, every value one it accepts (its ``__post_init__``
+    checks it), or a ParameterError."""
+    from dataclasses import fields
+
+    from burstlab._core import ParameterError
+
+    known = {f.name for f in fields(setup)}
+    for name, values in sensitivity:
+        if name not in known:
+            raise ParameterError(f"invalid parameter sensitivity: {name!r} is not an open parameter ({', '.join(sorted(known))})")
+        for v in values:
+            replace(setup, **{name: v})  # validates each value
+
+
+def sweep_points(cfg: Any) -> list[tuple[str, Any, Any]]:
+    """(parameter, value, environment) of every sensitivity point of a study configuration
+    (``setup``, ``sweep``, ``sensitivity``: (name, values) pairs of the setup's fields, each
+    varied alone); the defaults are the ("baseline", None, setup) point."""
+    pts: list[tuple[str, Any, Any]] = [("baseline", None, cfg.setup)]
+    if cfg.sweep:
+        for name, values in cfg.sensitivity:
+            pts += [(name, v, replace(cfg.setup, **{name: v})) for v in values]
+    return pts
+
+
+def pending(tasks: Sequence[T], done: set[str]) -> list[T]:
+    """The tasks with their finished items removed (resume): a :class:`Task`, or any
+    dataclass with ``items`` of :class:`Item` (a study whose tasks carry more)."""
+    out = []
+    for t in tasks:
+        left = tuple(i for i in t.items if i.key not in done)  # type: ignore[attr-defined]
+        if left:
+            out.append(replace(t, items=left))  # type: ignore[type-var]
+    return out
+
+
+@functools.lru_cache(maxsize=1024)
+def t95(n: int) -> float:
+    """Student's t quantile for a two-sided 95 % interval with n − 1 degrees of freedom."""
+    from scipy.stats import t
+
+    return float(t.ppf(0.975, max(1, n - 1)))
+
+
+def mean_ci(x: np.ndarray) -> tuple[float, float]:
+    """Mean of the finite values and its 95 % Student-t half-width (NaN with fewer than two)."""
+    x = np.asarray(x, float)
+    x = x[np.isfinite(x)]
+    if len(x) == 0:
+        return math.nan, math.nan
+    if len(x) == 1:
+        return float(x[0]), math.nan
+    return float(np.mean(x)), t95(len(x)) * float(np.std(x, ddof=1)) / math.sqrt(len(x))
+
+
+@dataclass(frozen=True)
+class Ratio:
+    """mean(x) / mean(y) over paired replicates, with a delta-method 95 % interval
+    (var R ≈ R²·(s²ₓ/(n·x̄²) + s²ᵧ/(n·ȳ²) − 2·sₓᵧ/(n·x̄·ȳ)); the pairing — common random
+    numbers — enters through the covariance)."""
+
+    value: float
+    lo: float
+    hi: float
+    n: int
+
+    def __format__(self, spec: str) -> str:
+        if not math.isfinite(self.value):
+            return "–"
+        spec = spec or ".2f"
+        return f"{self.value:{spec}} [{self.lo:{spec}}, {self.hi:{spec}}]"
+
+
+NAN_RATIO = Ratio(math.nan, math.nan, math.nan, 0)
+
+
+def paired_ratio(x: np.ndarray, y: np.ndarray) -> Ratio:
+    """Ratio of means of two cells (arrays by replicate; pairs with a NaN dropped)."""
+    n_all = min(len(x), len(y))
+    x, y = np.asarray(x[:n_all], float), np.asarray(y[:n_all], float)
+    ok = np.isfinite(x) & np.isfinite(y)
+    x, y = x[ok], y[ok]
+    n = len(x)
+    if n < 2 or np.mean(y) <= 0:
+        return Ratio(math.nan, math.nan, math.nan, n)
+    mx, my = float(np.mean(x)), float(np.mean(y))
+    r = mx / my
+    c = np.cov(x, y, ddof=1)
+    var = r * r * (c[0, 0] / (n * mx * mx) + c[1, 1] / (n * my * my) - 2 * c[0, 1] / (n * mx * my))
+    h = t95(n) * math.sqrt(max(var, 0.0))
+    return Ratio(r, r - h, r + h, n)
+
+
+def paired_difference(x: np.ndarray, y: np.ndarray) -> tuple[float, float]:
+    """mean(x − y) over paired replicates and its 95 % CI half-width."""
+    n_all = min(len(x), len(y))
+    d = np.asarray(x[:n_all], float) - np.asarray(y[:n_all], float)
+    d = d[np.isfinite(d)]
+    if len(d) < 2:
+        return math.nan, math.nan
+    return float(np.mean(d)), t95(len(d)) * float(np.std(d, ddof=1)) / math.sqrt(len(d))
+
+
+def write_json(path: Path, obj: Any) -> None:
+    """Write JSON atomically (NaN → null)."""
+    from burstlab._util import json_safe
+    from burstlab.io import atomic_write_text
+
+    atomic_write_text(path, json.dumps(json_safe(obj), indent=2, allow_nan=False, default=str))
+
+
+# --------------------------------------------------------------------------------------
+# a study of keyed cells, from the plan to the report
+# --------------------------------------------------------------------------------------
+@dataclass
+class StudyResult:
+    """Where a study wrote its outputs, and what it computed."""
+
+    out: Path
+    store_path: Path
+    report_md: Path
+    report_html: Path
+    runs: list[dict[str, Any]]
+    figures: dict[str, Path]
+    claims: list[dict[str, Any]]
+    ran: int
+    skipped: int
+    elapsed_s: float
+
+
+#: What a study's ``write_outputs`` returns: (figures, claims, report.md, report.html).
+Outputs = tuple[dict[str, Path], list[dict[str, Any]], Path, Path]
+
+
+def run_keyed_study(
+    description: str,
+    tasks: Sequence[Task],
+    run_task: Callable[[Task], list[dict[str, Any]]],
+    schema: dict[str, str],
+    out: str | Path,
+    write_outputs: Callable[[Path, ResultStore, list[dict[str, Any]]], Outputs],
+    *,
+    workers: int | None = None,
+    cluster: str | None = None,
+    progress: bool = True,
+    log: Callable[[str], None] | None = None,
+) -> StudyResult:
+    """Run (or resume) the ``tasks`` of a study: the items the store under ``out`` lacks run
+    (``run_task`` on local processes or a Dask cluster, one transaction per finished task),
+    then every planned row is read back and ``write_outputs(out, store, runs)`` writes the
+    tables, figures and report."""
+    from burstlab.sweep import run_tasks
+
+    say = log or (lambda s: None)
+    t0 = time.perf_counter()
+    out = Path(out)
+    keys = [i.key for t in tasks for i in t.items]
+    out.mkdir(parents=True, exist_ok=True)
+    store_path = out / "store.duckdb"
+    with ResultStore(store_path, "runs", schema) as store:
+        todo = pending(tasks, store.keys())
+        n_todo = sum(len(t.items) for t in todo)
+        say(f"{len(keys)} simulations in {len(tasks)} tasks: {len(keys) - n_todo} already in {store_path}, {n_todo} to run")
+        for k, (task, rows) in enumerate(run_tasks(run_task, todo, workers=workers, cluster=cluster, progress=progress, description=description), 1):
+            store.insert_many(rows)  # one transaction per finished task
+            if not progress:
+                say(f"finished {task.name} ({k}/{len(todo)} tasks)")
+        runs = store.rows_with_keys(keys, order_by="r.cell, r.replicate")
+        figures, claims, md, html = write_outputs(out, store, runs)
+    return StudyResult(out, store_path, md, html, runs, figures, claims, n_todo, len(keys) - n_todo, time.perf_counter() - t0)
+
+
+def write_tables(out: Path, store: ResultStore, cells: list[dict[str, Any]], cell_columns: Sequence[str], claims: Sequence[dict[str, Any]],
+                 sensitivity: Sequence[dict[str, Any]]) -> None:  # fmt: skip
+    """``cells.csv`` and the store's ``cells`` table, ``claims.csv``, ``sensitivity.csv``."""
+    from burstlab.experiments.prr_mu_report import _replace_table, write_csv
+
+    write_csv(out / "cells.csv", cells, cell_columns)
+    _replace_table(store, "cells", cells, cell_columns)
+    write_csv(out / "claims.csv", claims, ["where", "claim", "paper", "ours", "verdict"])
+    write_csv(out / "sensitivity.csv", sensitivity, list(sensitivity[0].keys()))
+
+
+def figure_saver(figdir: Path, formats: Sequence[str]) -> Callable[[Any, str], Path]:
+    """``save(fig, name)``: write a matplotlib figure as ``figdir/name.png`` (and the other
+    ``formats``), close it, return the PNG's path."""
+    import matplotlib.pyplot as plt
+
+    from burstlab import plot as P  # matplotlib, Agg backend
+
+    def save(fig: Any, name: str) -> Path:
+        try:
+            return P.save_figure(fig, figdir, name, formats)
+        finally:
+            plt.close(fig)
+
+    return save
+
+
+def img_block(figs: dict[str, Path], out: Path, key: str, alt: str, pdf: bool) -> list[tuple[str, Any]]:
+    """A report figure block: the PNG, with a link to its PDF when this run wrote one (``--pdf``)."""
+    return [("img", (str(figs[key].relative_to(out)), alt, pdf))] if key in figs else []
+
+
+def write_report(out: Path, blocks: Sequence[tuple[str, Any]], title: str) -> tuple[Path, Path]:
+    """``report.md`` and ``report.html`` from the report's blocks, atomically."""
+    from burstlab.experiments.prr_mu_report import render_html, render_md
+    from burstlab.io import atomic_write_text
+
+    md, html = out / "report.md", out / "report.html"
+    atomic_write_text(md, render_md(blocks))
+    atomic_write_text(html, render_html(blocks, title))
+    return md, html
