@@ -215,7 +215,7 @@ def fig03(cfg: StudyConfig, rows: Sequence[dict[str, Any]]) -> Any:
     if clean:
         ax.axhline(clean[0]["median_kbps"], color="grey", lw=0.8, ls=":", label="error-free Wi-Fi channel")
     ax.axhline(SAT_RATE / 1e3 * cfg.setup.mss / (cfg.setup.mss + 40), color="grey", lw=0.6, label="satellite capacity (payload)")
-    ax.set_yscale("log")
+    _log_ticks(ax)
     ax.set_ylabel("goodput (kb/s)")
     ax.legend(fontsize=7)
     ax.grid(alpha=0.3, which="both")
@@ -223,7 +223,7 @@ def fig03(cfg: StudyConfig, rows: Sequence[dict[str, Any]]) -> Any:
     axr.plot(x, [r["ratio"] for r in rs], "o-")
     axr.axhline(1.0, color="k", lw=0.8)
     axr.axhspan(1 - NEAR, 1 + NEAR, color="grey", alpha=0.15)
-    axr.set_yscale("log")
+    _log_ticks(axr)
     axr.set_ylabel("median ÷ Padhye")
     axr.set_xlabel("raw frame error rate of the Bernoulli channel (%)")
     axr.grid(alpha=0.3, which="both")
@@ -336,13 +336,15 @@ def fig04_arq(cfg: StudyConfig, env: Env) -> Any:
 # sensitivity
 # --------------------------------------------------------------------------------------
 def _log_ticks(ax: Any) -> None:
-    """A log y axis labelled at 1-2-5 steps (a sweep's panel often spans less than a decade,
-    where matplotlib would label no tick)."""
+    """A log y axis labelled at round steps, finer when the axis spans little (a sweep's
+    panel often spans less than a decade, where matplotlib would label no tick)."""
     from matplotlib.ticker import FixedLocator, NullFormatter, NullLocator
 
     ax.set_yscale("log")
     lo, hi = ax.get_ylim()
-    ticks = [m * 10.0**e for e in range(math.floor(math.log10(max(lo, 1e-12))) - 1, math.ceil(math.log10(max(hi, 1e-12))) + 1) for m in (1, 2, 5)]
+    span = hi / lo if lo > 0 else math.inf
+    mant = (1, 2, 5) if span > 20 else (1, 1.5, 2, 3, 5, 7) if span > 3 else (1, 1.1, 1.2, 1.3, 1.5, 1.7, 2, 2.5, 3, 4, 5, 6, 7, 8, 9)
+    ticks = [m * 10.0**e for e in range(math.floor(math.log10(max(lo, 1e-12))) - 1, math.ceil(math.log10(max(hi, 1e-12))) + 1) for m in mant]
     ticks = [t for t in ticks if lo <= t <= hi]
     ax.yaxis.set_major_locator(FixedLocator(ticks))
     ax.yaxis.set_major_formatter(lambda v, _pos: f"{v:g}")
