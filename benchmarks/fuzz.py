@@ -113,16 +113,20 @@ def spec_input(r: random.Random) -> str:
 
 
 def cli_input(r: random.Random, good: Path) -> list[str]:
-    cmd = r.choice(["predict", "gen", "stats"])
+    cmd = r.choice(["predict", "gen", "stats", "sim"])
     opts = {"predict": ["--prr", "--p", "--mu", "--rtt", "--mss", "--t0", "--b", "--wmax", "--mathis-c"], "gen": ["-n", "--seed"],
-            "stats": ["--chunk", "--expected", "--interval", "--one-means"]}[cmd]
+            "stats": ["--chunk", "--expected", "--interval", "--one-means"],
+            "sim": ["--rate", "--delay", "--seed", "--mss", "--buffer", "--loss", "--init-cwnd", "--warmup", "--loss-mode"]}[cmd]
     argv = [cmd]
     if cmd == "gen":
         argv += [spec_input(r), "-o", str(good.with_name("gen-out.txt")), "-n", "50"]
     if cmd == "stats":
         argv += [str(good)]
     for _ in range(r.randint(0, 4)):
-        argv += [r.choice(opts), r.choice(fz.NUMBERS)]
+        o = r.choice(opts)
+        argv += [o, spec_input(r) if o == "--loss" else r.choice(["packet", "time", "x"]) if o == "--loss-mode" else r.choice(fz.NUMBERS)]
+    if cmd == "sim":  # seconds of simulated time at most
+        argv += ["--duration", r.choice(["0.05s", "2ms", "-1s", "1e12s", "0"])]  # 0.05 s: 5e7 packets at most (1 per ns)
     if cmd == "gen":  # a huge -n must be refused, not run
         for i, a in enumerate(argv[:-1]):
             if a == "-n" and argv[i + 1].isdigit() and 1000 < int(argv[i + 1]) < 10**12:

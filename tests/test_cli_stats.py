@@ -143,3 +143,15 @@ def test_cli_default_chunk_is_the_library_default() -> None:
     import burstlab.stats as bs
 
     assert cs.DEFAULT_CHUNK == bs.DEFAULT_CHUNK == 6000
+
+
+def test_interval_takes_units_like_every_time(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """--interval is a time like sim's and validate's (issue 13: one set of units): 5ms is 0.005."""
+    src = tmp_path / "t.txt"
+    src.write_text("1\n0\n1\n1\n0\n1\n")
+    outs = []
+    for iv in ("5ms", "0.005", "5000us"):
+        rc, _, _ = run(["convert", str(src), str(tmp_path / f"o{len(outs)}.csv"), "--interval", iv], capsys)
+        assert rc == 0
+        outs.append((tmp_path / f"o{len(outs)}.csv").read_text())
+    assert outs[0] == outs[1] == outs[2] and "0.005" in outs[0]

@@ -227,7 +227,7 @@ def command_lines(draw: st.DrawFn, good: str) -> list[str]:
         "predict": ["--prr", "--p", "--mu", "--rtt", "--mss", "--t0", "--b", "--wmax", "--mathis-c"],
         "gen": ["-n", "--seed"],
         "stats": ["--chunk", "--expected", "--interval", "--one-means"],
-        "sim": ["--rate", "--delay", "--duration", "--seed", "--mss", "--buffer", "--loss"],
+        "sim": ["--rate", "--delay", "--duration", "--seed", "--mss", "--buffer", "--loss", "--init-cwnd", "--seeds", "--tcp", "--warmup"],
     }
     argv = [cmd]
     if cmd == "gen":

@@ -171,9 +171,9 @@ def test_scenario_file_bad_link_layer_names_file_and_line() -> None:
 def test_cli_link_layer(capsys, tmp_path) -> None:
     from burstlab.cli import main
 
-    assert main(["sim", "--link-layer", "arq:retry_limit=7,attempt_time=1ms", "--loss", "bernoulli:p=0.3", "--duration", "10s"]) == 0
-    out = dict(line.split("=", 1) for line in capsys.readouterr().out.splitlines())
-    assert float(out["goodput_bps"]) > 0
+    assert main(["sim", "--link-layer", "arq:retry_limit=7,attempt_time=1ms", "--loss", "bernoulli:p=0.3", "--duration", "10s", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["goodput_bps"] > 0 and out["config"]["forward"]["link_layer"]["kind"] == "arq"
     assert main(["sim", "--link-layer", "arq:retry=7"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("error: invalid link layer 'arq:retry=7'") and err.count("\n") == 1

@@ -298,7 +298,7 @@ def test_scenario_file_through_the_cli(tmp_path, capsys):
     d = json.loads(capsys.readouterr().out)
     assert d["config"]["seed"] == 4 and len(d["flows"]) == 3
     assert main(["sim", str(p), "--rate", "5Mbit"]) == 2
-    assert "only --seed and --json go with it" in capsys.readouterr().err
+    assert "only --seed, --seeds, --plot, --workers and --json go with it" in capsys.readouterr().err
     text = EXAMPLE.replace("buffer = 60", "bufer = 60")
     p.write_text(text)
     assert main(["sim", str(p)]) == 2
@@ -358,6 +358,7 @@ def networks(draw):
     return Network(hops, flows, duration=draw(st.integers(3, 10)) * 1.0, seed=draw(st.integers(0, 2**32)), log=True)
 
 
+@pytest.mark.filterwarnings("ignore::burstlab.sim.LossModeWarning")  # time mode with per-packet models is drawn on purpose
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(networks())
 def test_properties_of_random_networks(net):

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import math
+import sys
 from typing import Any
-
-import numpy as np
 
 
 def json_safe(x: Any) -> Any:
@@ -17,7 +16,8 @@ def json_safe(x: Any) -> Any:
         return {k: json_safe(v) for k, v in x.items()}
     if isinstance(x, (list, tuple)):
         return [json_safe(v) for v in x]
-    if isinstance(x, np.generic):
+    np = sys.modules.get("numpy")  # no numpy scalar exists unless numpy was imported: do not import it here
+    if np is not None and isinstance(x, np.generic):
         x = x.item()
     if isinstance(x, float) and not math.isfinite(x):
         return None

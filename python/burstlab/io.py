@@ -31,13 +31,11 @@ renames it, so a failed write never leaves a half-written trace.
 
 from __future__ import annotations
 
-import contextlib
 import csv as _csv
-import errno
 import os
 import re
 import tempfile
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any, Literal
 
@@ -614,12 +612,12 @@ def _read_table(p: Path, label: str, kind: str, *, expected: int | None, interva
             problems.append((i, f"{val_col} must be 0 or 1, got {vals[i].item()!r}"))
         if "seq" in cols and n:
             a = cols["seq"]
-            i = first_non_sequence(a)
-            if i == -1:
+            first_bad = first_non_sequence(a)
+            if first_bad == -1:
                 raise _core.TraceFormatError(f"{label}: seq must be a column of whole numbers, not {a.dtype}")
-            if i is not None:
-                problems.append((i, f"seq = {a[i].item()!r} is not a sequence number (a whole number ≥ 0)"))
-                a = a[:i]  # the counting check below stops where the numbers do
+            if first_bad is not None:
+                problems.append((first_bad, f"seq = {a[first_bad].item()!r} is not a sequence number (a whole number ≥ 0)"))
+                a = a[:first_bad]  # the counting check below stops where the numbers do
             seq = a.astype(np.int64) if a.dtype.kind != "u" else a.astype(np.uint64)
             if seq.size and next_seq is not None and int(seq[0]) != next_seq:
                 problems.append((0, f"seq must count up by one per row (got {next_seq - 1} then {int(seq[0])})"))
@@ -686,136 +684,13 @@ def _read_table(p: Path, label: str, kind: str, *, expected: int | None, interva
 # -- writers --------------------------------------------------------------------------
 
 
-def check_output_path(path: str | os.PathLike[str]) -> Path:
-    """Check, before any work is done, that ``path`` can be written as a file: not a
-    directory, and its folder either exists (and is a folder) or can be made. Raises
-    ``OSError`` naming ``path``."""
-    p = Path(path)
-    if p.is_dir():
-        raise IsADirectoryError(errno.EISDIR, "is a directory, expected a file path", str(p))
-    parent = p.parent
-    for anc in (parent, *parent.parents):
-        if anc.exists():
-            if not anc.is_dir():
-                raise NotADirectoryError(errno.ENOTDIR, f"cannot write there: {anc} is not a directory", str(p))
-            if not os.access(anc, os.W_OK | os.X_OK):
-                raise PermissionError(errno.EACCES, f"cannot write there: {anc} is not writable", str(p))
-            break
-    return p
-
-
-@contextlib.contextmanager
-def output_dir(path: str | os.PathLike[str] | None) -> Iterator[Path | None]:
-    """Make the output folder ``path`` now, before long work, so that an unwritable place
-    fails at once (naming ``path``); if the work then fails and the folder was made here
-    and is still empty, remove it again. ``None`` passes through."""
-    if path is None:
-        yield None
-        return
-    p = Path(path)
-    existed = p.exists()
-    if existed and not p.is_dir():
-        raise NotADirectoryError(errno.ENOTDIR, "is a file, expected a folder", str(p))
-    if not existed:
-        try:
-            p.mkdir(parents=True)
-        except OSError as e:
-            raise type(e)(e.errno, f"cannot make the folder: {e.strerror}", str(p)) from None
-    try:
-        yield p
-    except BaseException:
-        if not existed:
-            try:
-                p.rmdir()  # only when empty
-            except OSError:
-                pass
-        raise
-
-
-def _disk_full(e: BaseException, folder: Path) -> bool:
-    """Did this write fail because the disk is full? An ``ENOSPC``/``EDQUOT`` anywhere in the
-    exception's chain, or (for writers that turn it into another error on the way out, e.g.
-    matplotlib's PDF backend: "'Stream' object has no attribute 'pos'") a file system left
-    with less than 1 MiB free."""
-    x: BaseException | None = e
-    seen: set[int] = set()
-    while x is not None and id(x) not in seen:
-        seen.add(id(x))
-        if isinstance(x, OSError) and x.errno in (errno.ENOSPC, errno.EDQUOT):
-            return True
-        if isinstance(x, OSError) and x.errno == errno.EFBIG:
-            return False  # a file-size limit: said as such
-        x = x.__cause__ or x.__context__
-    try:
-        st = os.statvfs(folder)
-    except OSError:
-        return False
-    return st.f_blocks > 0 and st.f_bavail * st.f_frsize < (1 << 20)
-
-
-def atomic_write(path: str | os.PathLike[str], write: Callable[[str], object]) -> None:
-    """Write ``path`` through ``write(tmp)`` on a temporary file beside it, then rename:
-    a failed write never leaves a half-written file, and an ``OSError`` names ``path``
-    (not the temporary file). A full disk is ``OSError(ENOSPC)`` whatever error the writer
-    raised. The temporary name ends in ``path``'s extension (``.name.XXXX.tmp.png``), so
-    writers that choose the format by extension (matplotlib's ``savefig``) write the right
-    one; a temporary file that a killed process left behind is removed by
-    :func:`remove_stale_temporaries`."""
-    p = check_output_path(path)
-    try:
-        p.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=f".tmp{p.suffix}", dir=p.parent)
-    except OSError as e:
-        if e.errno in (errno.ENOSPC, errno.EDQUOT):
-            raise OSError(e.errno, "cannot write: no space left on the device", str(p)) from None
-        raise type(e)(e.errno, f"cannot write: {e.strerror}", str(p)) from None
-    os.close(fd)
-    try:
-        write(tmp)
-        um = os.umask(0)
-        os.umask(um)
-        os.chmod(tmp, 0o666 & ~um)  # mkstemp makes 0600; give the file the usual mode
-        os.replace(tmp, p)
-    except BaseException as e:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        if isinstance(e, Exception) and _disk_full(e, p.parent):
-            raise OSError(errno.ENOSPC, "cannot write: no space left on the device", str(p)) from None
-        if isinstance(e, OSError) and e.strerror:
-            raise type(e)(e.errno, f"cannot write: {e.strerror}", str(p)) from None
-        raise
-
-
-#: The temporary files :func:`atomic_write` makes: ``.NAME.XXXXXXXX.tmp[.EXT]``.
-_TEMP_RE = re.compile(r"^\..+\.[A-Za-z0-9_]{8}\.tmp(\.[^./]*)?$")
-
-
-def remove_stale_temporaries(folder: str | os.PathLike[str]) -> list[Path]:
-    """Remove the temporary files that :func:`atomic_write` left in ``folder`` (and its
-    subfolders) when its process was killed before it could clean up (a SIGKILL, a power
-    cut). Call it only where no other burstlab process writes (the study does, holding
-    its store's lock). Returns what it removed."""
-    root = Path(folder)
-    removed: list[Path] = []
-    if not root.is_dir():
-        return removed
-    for dirpath, _dirs, files in os.walk(root):
-        for f in files:
-            if _TEMP_RE.match(f):
-                q = Path(dirpath) / f
-                try:
-                    q.unlink()
-                    removed.append(q)
-                except OSError:
-                    pass
-    return removed
-
-
-def atomic_write_text(path: str | os.PathLike[str], text: str) -> None:
-    """Write ``text`` to ``path`` atomically (:func:`atomic_write`)."""
-    atomic_write(path, lambda tmp: Path(tmp).write_text(text))
+from burstlab.files import (  # noqa: E402  (re-exported: the safe writing of any output file)
+    atomic_write,
+    atomic_write_text,
+    check_output_path,
+    output_dir,
+    remove_stale_temporaries,
+)
 
 
 def format_trace(trace: Trace, fmt: str, *, one_means: OneMeans = "received") -> bytes:

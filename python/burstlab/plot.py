@@ -17,7 +17,7 @@ matplotlib.use("Agg")
 import numpy as np  # noqa: E402
 import numpy.typing as npt  # noqa: E402
 
-from burstlab.io import atomic_write  # noqa: E402
+from burstlab.files import atomic_write  # noqa: E402
 from burstlab.stats import TraceStats  # noqa: E402
 
 FORMATS = ("png", "pdf")
@@ -342,4 +342,68 @@ def fig20_longest_runs(runs: FloatArray, ge_runs: FloatArray) -> Any:
         ax.legend(fontsize=8)
     _labels(ax, "longest success run, empirical link (packets)", "longest success run, GE links (packets)", "Longest bursts of successes", fontsize=10)
     ax.grid(alpha=0.3)
+    return fig
+
+
+# --------------------------------------------------------------------------------------
+# One simulated TCP transfer (``burstlab sim --plot``): the window, the timer and the
+# time-sequence plot of what the sender sent, lost and had acknowledged.
+# --------------------------------------------------------------------------------------
+def fig_transfer(series: dict[str, Any], mss: int, title: str, log: dict[str, Any] | None = None, flow: int = 0, first_link: int = 0) -> Any:
+    """Three panels over time: cwnd and ssthresh (segments), SRTT and RTO (seconds), and the
+    time-sequence plot — each data segment the sender put on its first link (``first_link``)
+    at its segment number, retransmissions apart, the segments dropped by a buffer or lost
+    on a channel anywhere, and the cumulative ACK as it reached the sender. ``series``: a
+    run's series (``SimResult.series``, bytes and seconds); ``log``: the network's per-packet
+    log (``NetworkResult.log``) with ``flow`` the flow's index; without it the panel shows the
+    highest segment sent and the cumulative ACK from the series."""
+    from matplotlib.figure import Figure
+
+    from burstlab.sim.network import LOG_EVENTS, LOG_KINDS
+
+    fig = Figure(figsize=(8.0, 9.0))
+    fig.subplots_adjust(left=0.11, right=0.97, bottom=0.06, top=0.92, hspace=0.12)
+    ax_w, ax_t, ax_s = fig.subplots(3, 1, sharex=True)
+    t = np.asarray(series.get("time", []), dtype=np.float64)
+    seg = float(mss)
+    if t.size:
+        cwnd = np.asarray(series["cwnd"], dtype=np.float64) / seg
+        ssthresh = np.asarray(series["ssthresh"], dtype=np.float64) / seg
+        ax_w.step(t, cwnd, where="post", lw=1.0, label="cwnd")
+        ax_w.step(t, np.where(np.isfinite(ssthresh), ssthresh, np.nan), where="post", lw=1.0, label="ssthresh")
+        srtt = np.asarray(series["srtt"], dtype=np.float64)
+        ax_t.step(t, np.where(srtt > 0, srtt, np.nan), where="post", lw=1.0, label="SRTT")
+        ax_t.step(t, np.asarray(series["rto"], dtype=np.float64), where="post", lw=1.0, label="RTO")
+    ax_w.set_ylabel("window (segments)")
+    ax_t.set_ylabel("time (s), log scale")
+    if t.size:
+        _log(ax_t, "y")  # an RTO of seconds beside an SRTT of milliseconds
+    if log is not None:
+        ev, kind = np.asarray(log["event"]), np.asarray(log["kind"])
+        mine = np.asarray(log["flow"]) == flow
+        data, acks = mine & (kind == LOG_KINDS.index("data")), mine & (kind == LOG_KINDS.index("ack"))
+        link, lt, ls = np.asarray(log["link"]), np.asarray(log["time"]), np.asarray(log["seg"], dtype=np.float64)
+        sent = data & (ev == LOG_EVENTS.index("sent")) & (link == first_link)
+        retx = sent & np.asarray(log["retx"], dtype=bool)
+        new = sent & ~retx
+        lost = data & ((ev == LOG_EVENTS.index("dropped")) | (ev == LOG_EVENTS.index("lost")))
+        acked = acks & (ev == LOG_EVENTS.index("arrived")) & (link == -1)
+        small = int(sent.sum()) < 20_000
+        if acked.any():
+            ax_s.step(lt[acked], ls[acked], where="post", lw=0.8, color="C2", label="cumulative ACK", zorder=1)
+        ax_s.plot(lt[new], ls[new], ls="none", marker="." if small else ",", ms=2, color="C0", label="sent", zorder=2)
+        ax_s.plot(lt[retx], ls[retx], ls="none", marker=".", ms=3, color="C3", label="retransmitted", zorder=3)
+        ax_s.plot(lt[lost], ls[lost], ls="none", marker="x", ms=4, color="k", label="dropped or lost", zorder=4)
+    elif t.size:
+        ax_s.step(t, np.asarray(series["snd_nxt"], dtype=np.float64) / seg, where="post", lw=1.0, label="next segment to send")
+        ax_s.step(t, np.asarray(series["snd_una"], dtype=np.float64) / seg, where="post", lw=1.0, label="cumulative ACK")
+    ax_s.set_ylabel("segment number")
+    ax_s.set_xlabel("time (s)")
+    for ax in (ax_w, ax_t, ax_s):
+        ax.grid(alpha=0.3)
+        if ax.get_legend_handles_labels()[0]:
+            ax.legend(fontsize=8, loc="upper left")
+    import textwrap
+
+    fig.suptitle("\n".join(textwrap.wrap(title, 110)), fontsize=9)
     return fig

@@ -58,9 +58,18 @@ def parse_quantity(text: str, units: dict[str, Any], name: str, example: str) ->
     return v
 
 
-def parse_rate(text: str, name: str = "rate") -> float:
-    """``10Mbit``, ``10Mbps``, ``1G``, ``500k``, ``1e7`` → bits/s."""
-    return parse_quantity(text, RATE_UNITS, name, "10Mbit, 1Gbps, 500kbit")
+def parse_rate(text: str, name: str = "rate", positive: bool = False) -> float:
+    """``10Mbit``, ``10Mbps``, ``1G``, ``500k``, ``1e7`` → bits/s (``positive``: zero refused,
+    as for a link's capacity)."""
+    v = parse_quantity(text, RATE_UNITS, name, "10Mbit, 1Gbps, 500kbit")
+    if positive and v == 0:
+        raise ParameterError(f"invalid parameter {name} = {text!r}: must be positive")
+    return v
+
+
+def parse_link_rate(text: str, name: str = "rate") -> float:
+    """A link's capacity: :func:`parse_rate`, zero refused."""
+    return parse_rate(text, name, positive=True)
 
 
 def _time(text: str, name: str, example: str, positive: bool = False) -> float:
@@ -112,8 +121,9 @@ class Quantity(click.ParamType):
 
 #: A positive time in seconds (``burstlab predict --rtt``, ``validate padhye --duration``).
 DURATION = Quantity("DURATION", parse_duration)
-#: A rate in bits/s (``1.5Mbit``; ``validate padhye --rate``, like ``sim --rate``), a time in
+#: A positive rate in bits/s (``1.5Mbit``; ``sim --rate``, ``validate padhye --rate``, ``study
+#: error-models --rate``: a link's capacity), a time in
 #: seconds (``500us``, zero allowed; ``validate padhye --warmup``), a size in bytes (``8MB``).
-RATE = Quantity("RATE", parse_rate)
+RATE = Quantity("RATE", parse_link_rate)
 TIME = Quantity("TIME", parse_time)
 SIZE = Quantity("SIZE", parse_size)

@@ -6,7 +6,7 @@
 //! the per-packet log as numpy arrays when asked for.
 use crate::errors::IntoPyResult;
 use crate::loss::PyLossModel;
-use crate::sim::{count, get, req, result_dict, secs, tcp_config};
+use crate::sim::{count, get, req, result_dict, secs, seed, tcp_config};
 use burstlab_core::link::{BufferUnit, LossMode, LossWindow, Opportunities, Timing};
 use burstlab_core::loss::Sojourn;
 use burstlab_core::results::{FlowKindTag, NetworkResult};
@@ -74,7 +74,7 @@ fn network(
     let duration = secs("duration", req(config, "duration", 100.0)?)?;
     let mut net = Network::new(duration);
     net.warmup = secs("warmup", req(config, "warmup", 0.0)?)?;
-    net.seed = count("seed", req(config, "seed", 1)?)?;
+    net.seed = seed(config)?;
     net.series = req(config, "series", false)?;
     net.log = req(config, "log", false)?;
     let servers = dicts(config, "servers")?;

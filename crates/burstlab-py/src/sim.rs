@@ -31,12 +31,27 @@ pub(crate) fn req<'py, T: FromPyObject<'py>>(d: &Bound<'py, PyDict>, key: &str, 
     Ok(get(d, key)?.unwrap_or(default))
 }
 
-/// Seconds → ns, rejecting negatives and non-finite values with the parameter's name.
+/// Seconds → ns, rejecting negatives, non-finite values and times of 10^9 s or more (the
+/// 64-bit nanosecond clock holds 1.8·10^10 s; the bound leaves room for sums of times) with
+/// the parameter's name and what is wrong.
 pub(crate) fn secs(name: &str, s: f64) -> PyResult<Nanos> {
     if (0.0..1.0e9).contains(&s) {
         Ok(burstlab_core::time::from_secs_f64(s))
+    } else if s.is_finite() && s > 0.0 {
+        Err(crate::errors::to_py(Error::param(name, s, "less than 10^9 s (31.7 years): the simulator counts time in 64-bit nanoseconds")))
     } else {
         Err(crate::errors::to_py(Error::param(name, s, "a non-negative, finite number of seconds")))
+    }
+}
+
+/// The run's seed: any whole number from 0 to 2^64 − 1 (what the random streams take).
+pub(crate) fn seed(config: &Bound<'_, PyDict>) -> PyResult<u64> {
+    match config.get_item("seed")? {
+        None => Ok(1),
+        Some(v) if v.is_none() => Ok(1),
+        Some(v) => v.extract::<u64>().map_err(|_| {
+            crate::errors::to_py(Error::param("seed", v.repr().map(|r| r.to_string()).unwrap_or_default(), "a whole number from 0 to 2^64 − 1"))
+        }),
     }
 }
 
@@ -310,7 +325,7 @@ fn simulate<'py>(
     let mut sc = Scenario::new(tcp, forward, workload(&dict_of(py, config, "workload")?)?);
     sc.reverse = reverse;
     sc.ack_loss = AckLoss::parse(&ack_loss).py()?;
-    sc.seed = count("seed", req(config, "seed", 1)?)?;
+    sc.seed = seed(config)?;
     sc.series = req(config, "series", false)?;
     let r = py.allow_threads(move || sim::run(sc)).py()?;
     result_dict(py, r)
@@ -327,7 +342,7 @@ fn simulate_trace<'py>(
     let tcp = tcp_config(&dict_of(py, config, "tcp")?)?;
     let slot = secs("slot", req(config, "slot", 0.01)?)?;
     let ack_path: String = req(config, "ack_path", "lossless".to_string())?;
-    let seed = count("seed", req(config, "seed", 1)?)?;
+    let seed = seed(config)?;
     let mut sc = Scenario::slotted(tcp, trace.inner.clone(), slot, AckPath::parse(&ack_path).py()?, seed);
     sc.series = req(config, "series", false)?;
     let r = py.allow_threads(move || sim::run(sc)).py()?;

@@ -6,6 +6,8 @@ from __future__ import annotations
 import errno
 import os
 import sys
+import warnings
+from typing import Any
 
 import click
 
@@ -51,16 +53,24 @@ def error_message(e: BaseException) -> str:
     return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text)
 
 
+def _show_warning(message: Warning | str, category: type[Warning], filename: str, lineno: int, file: Any = None, line: str | None = None) -> None:
+    """A warning is one ``warning: MESSAGE`` line on stderr, like an error (not Python's
+    two-line ``FILE:LINE: Category: message`` and source line)."""
+    click.echo(f"warning: {error_message(message if isinstance(message, Warning) else Warning(message))}", err=True)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point: runs the CLI and turns every error into one line on stderr and an exit
     code (docs/errors.md): 2 for bad input (burstlab's errors, ``ValueError``, ``OSError``,
     ``MemoryError``) and click's usage errors (also one ``error:`` line), 130 for Ctrl-C,
     3 for an unexpected internal error (a bug: set ``BURSTLAB_DEBUG=1`` to see its
-    traceback)."""
+    traceback). A warning is one ``warning:`` line on stderr."""
     from burstlab import BurstlabError
 
     try:
-        rv = cli.main(args=argv, prog_name="burstlab", standalone_mode=False)
+        with warnings.catch_warnings():
+            warnings.showwarning = _show_warning
+            rv = cli.main(args=argv, prog_name="burstlab", standalone_mode=False)
     except (click.exceptions.Abort, KeyboardInterrupt):
         click.echo("aborted", err=True)
         return 130

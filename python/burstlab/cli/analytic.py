@@ -8,7 +8,6 @@ import math
 from typing import Any
 
 import click
-import numpy as np
 
 from burstlab._core import ParameterError
 from burstlab._util import json_safe
@@ -94,9 +93,9 @@ def predict_cmd(
         f"Wmax = {'none' if pp['wmax'] is None else format(pp['wmax'], 'g') + ' packets'}; Mathis C = {ests[0].params['c']:g}"
     )
     click.echo(f"{'model':18} {'pkts/s':>11} {'bits/s':>13}  {'regime':14} notes")
-    for e in ests:
-        notes = "; ".join(e.outside) if e.outside else "in regime"
-        click.echo(f"{e.model:18} {e.pps:>11.4g} {e.bps:>13.4g}  {e.regime:14} {notes}")
+    for est in ests:
+        notes = "; ".join(est.outside) if est.outside else "in regime"
+        click.echo(f"{est.model:18} {est.pps:>11.4g} {est.bps:>13.4g}  {est.regime:14} {notes}")
     if ge is not None:
         click.echo(
             f"Gilbert-Elliott (Srinivasan et al. §6.2), PRR = {ge.prr:g}, μ = {ge.mu:g}: b = {ge.b:.4g}, g = {ge.g:.4g}, "
@@ -104,7 +103,7 @@ def predict_cmd(
             f"mean loss burst {1 / ge.g if ge.g > 0 else math.inf:.3g}, mean success run {1 / ge.b if ge.b > 0 else math.inf:.3g} packets"
         )
     else:
-        click.echo("(give --mu for the Gilbert-Elliott figures; the closed forms above use p only)")
+        click.echo("note: give --mu for the Gilbert-Elliott figures; the closed forms above use p only", err=True)
 
 
 # --------------------------------------------------------------------------- fit-throughput
@@ -143,6 +142,8 @@ def fit_throughput_cmd(
     Links with PRR = 1 or an undefined μ (NaN) are left out and counted. ``--demo`` fits a
     synthetic population of Gilbert-Elliott links (PRR 0.6-0.95, μ 0-0.8) that burstlab's
     simulator runs NewReno over (Srinivasan et al. §3.1 Mirage settings)."""
+    import numpy as np
+
     from burstlab import fits
 
     if demo == (results is not None):
@@ -188,7 +189,7 @@ def fit_throughput_cmd(
         return
     click.echo(fits.format_fig13(rows))
     if n_undef or n_range:
-        click.echo(f"left out: {n_undef} rows with PRR = 1 or μ undefined/≥ 1, {n_range} outside PRR [{prr_min}, {prr_max}]")
+        click.echo(f"note: left out {n_undef} rows with PRR = 1 or μ undefined/≥ 1, {n_range} outside PRR [{prr_min}, {prr_max}]", err=True)
     if show_coef:
         for r in rows:
             for fs, c in r.coef.items():
@@ -261,15 +262,16 @@ def validate_padhye_cmd(
             click.echo(json.dumps(json_safe([r.to_dict() for r in rows]), indent=2, allow_nan=False))
         else:
             click.echo(ex.format_table(rows))
-            from burstlab.analytic import PADHYE_P_VALIDATED
+        from burstlab.analytic import PADHYE_P_VALIDATED
 
-            beyond = [p for p in setup.ps if p > PADHYE_P_VALIDATED]
-            if beyond:
-                click.echo(
-                    f"note: p = {', '.join(f'{p:g}' for p in beyond)} is beyond the loss rates Padhye's model has been checked "
-                    f"against a simulation at (Barsocchi et al. Fig. 3 goes to {PADHYE_P_VALIDATED:.0%}): outside its regime, "
-                    "read those rows as a model comparison, not a validation"
-                )
+        beyond = [p for p in setup.ps if p > PADHYE_P_VALIDATED]
+        if beyond:
+            click.echo(
+                f"note: p = {', '.join(f'{p:g}' for p in beyond)} is beyond the loss rates Padhye's model has been checked "
+                f"against a simulation at (Barsocchi et al. Fig. 3 goes to {PADHYE_P_VALIDATED:.0%}): outside its regime, "
+                "read those rows as a model comparison, not a validation",
+                err=True,
+            )
         if plot_dir:
             for path in ex.write_outputs(rows, setup, plot_dir):
                 click.echo(f"wrote {path}", err=True)

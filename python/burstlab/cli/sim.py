@@ -1,23 +1,33 @@
 """``burstlab sim``: one simulated TCP transfer over a lossy link (or a slotted
-trace-driven run with ``--trace``)."""
+trace-driven run with ``--trace``), a list of TCP variants side by side (``--tcp
+reno,newreno,sack``), replicated over seeds with 95 % confidence intervals (``--seeds N``)
+and plotted (``--plot DIR``); or a network scenario file (:mod:`burstlab.cli.scenario`).
+
+Only what a run needs is imported: numpy for ``--series``, matplotlib for ``--plot``
+(``benchmarks/startup.py``)."""
 
 from __future__ import annotations
 
 import json
+import os
+import re
+from collections.abc import Callable, Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import click
-import numpy as np
 
 from burstlab import _core
-from burstlab.io import FORMATS
-from burstlab.units import parse_rate, parse_size, parse_time
+from burstlab.cli.options import FORMAT, SEED, SEED_MAX, count
+from burstlab.units import DURATION, RATE, SIZE, TIME
 
 
 def _write_series(path: str, series: dict[str, Any]) -> None:
     """Write the series to ``.npz`` (numpy) or ``.csv``, atomically."""
-    from burstlab.io import atomic_write
+    import numpy as np
+
+    from burstlab.files import atomic_write
 
     if not series:
         raise _core.ParameterError("no series recorded")
@@ -35,8 +45,10 @@ def _write_series(path: str, series: dict[str, Any]) -> None:
 
 
 #: Options that only mean something without --trace (the link model) and only with it.
-_LINK_ONLY = ("rate", "delay", "buffer", "buffer_unit", "loss", "loss_mode", "ack_loss", "duration", "size", "warmup", "link_layer")
+_LINK_ONLY = ("rate", "delay", "buffer", "buffer_unit", "loss", "loss_mode", "ack_loss", "duration", "size", "warmup", "seeds", "link_layer")
 _TRACE_ONLY = ("trace_format", "slot", "ack_path")
+#: What goes with a scenario file (the file describes the whole network).
+_SCENARIO_OPTIONS = ("scenario", "seed", "seeds", "as_json", "plot_dir", "workers")
 
 
 def _given(ctx: click.Context, name: str) -> bool:
@@ -45,7 +57,9 @@ def _given(ctx: click.Context, name: str) -> bool:
 
 
 def _opt(name: str) -> str:
-    return "--" + name.replace("_", "-").replace("trace-format", "format")
+    return {"trace_format": "--format", "variant": "--tcp", "plot_dir": "--plot", "series_out": "--series", "as_json": "--json"}.get(
+        name, "--" + name.replace("_", "-")
+    )
 
 
 def _check_combination(ctx: click.Context, kw: dict[str, Any]) -> None:
@@ -54,13 +68,18 @@ def _check_combination(ctx: click.Context, kw: dict[str, Any]) -> None:
     wrong = [n for n in (_LINK_ONLY if trace_mode else _TRACE_ONLY) if _given(ctx, n)]
     if wrong:
         opts = ", ".join(_opt(n) for n in wrong)
-        why = "the trace decides every slot and the run lasts len(trace) × --slot" if trace_mode else "only a --trace run uses them"
+        why = "only a --trace run uses them"
+        if trace_mode:
+            why = "the trace decides every slot" + (", so every seed gives the same run" if "seeds" in wrong else "") + \
+                  " and the run lasts len(trace) × --slot"  # fmt: skip
         raise click.UsageError(f"{opts} {'has' if len(wrong) == 1 else 'have'} no effect {'with --trace' if trace_mode else 'without --trace'} ({why})")
+    if kw["series_out"] is not None and (kw["seeds"] > 1 or len(kw["variant"] or ()) > 1):
+        raise click.UsageError("--series writes the series of one run: give one --tcp variant and no --seeds (--plot draws every variant)")
 
 
 def _check_series_path(path: str) -> None:
     """Check --series before the run: a .npz or .csv file path that can be written."""
-    from burstlab.io import check_output_path
+    from burstlab.files import check_output_path
 
     if Path(path).suffix.lower() not in (".npz", ".csv"):
         raise click.BadParameter(f"{path!r}: expected a file name ending in .npz or .csv", param_hint="--series")
@@ -74,6 +93,44 @@ def _none_or_int(text: str, name: str) -> int | None:
         return int(text)
     except ValueError:
         raise _core.ParameterError(f"invalid parameter {name} = {text!r}: expected a whole number of segments or 'none'") from None
+
+
+class VariantList(click.ParamType):
+    """``--tcp``: comma-separated TCP variants, each a name of :data:`burstlab.sim.VARIANTS`
+    (``reno``, ``cubic``, ...) or a ``CC/RECOVERY`` pair (``cubic/sack``)."""
+
+    name = "VARIANT[,VARIANT...]"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        from burstlab.sim import CONGESTION_CONTROLS, RECOVERIES, VARIANTS
+
+        if isinstance(value, tuple):
+            return value
+        names = [v.strip().lower() for v in str(value).split(",")]
+        out: list[str] = []
+        for v in names:
+            cc, _, rec = v.partition("/")
+            if v in VARIANTS or (rec and cc in CONGESTION_CONTROLS and rec in RECOVERIES):
+                if v in out:
+                    self.fail(f"{v!r} is given twice", param, ctx)
+                out.append(v)
+            else:
+                self.fail(
+                    f"{v!r} is not a variant: expected comma-separated names from {', '.join(VARIANTS)}, or CC/RECOVERY pairs "
+                    f"(CC: {', '.join(CONGESTION_CONTROLS)}; RECOVERY: {', '.join(RECOVERIES)})",
+                    param,
+                    ctx,
+                )
+        return tuple(out)
+
+
+def _variants_help() -> str:
+    from burstlab.sim import VARIANTS
+
+    return (
+        f"TCP variants to run side by side, comma-separated: {', '.join(VARIANTS)} (each a (--cc, --recovery) pair), or "
+        "CC/RECOVERY pairs such as cubic/sack. --cc and --recovery win over it. Default: the profile's (rfc: newreno)."
+    )
 
 
 def _tcp_options(f: Any) -> Any:
@@ -91,16 +148,29 @@ def _tcp_options(f: Any) -> Any:
             f = click.option(opt, fl.name, default=None, type=click.Choice(list(meta["choices"]), case_sensitive=False), help=help_text)(f)
         elif fl.type in ("bool", bool):
             f = click.option(f"{opt}/--no-{opt[2:]}", fl.name, default=None, help=help_text)(f)
-        elif meta.get("unit") == "s" or fl.name in ("max_cwnd", "rwnd"):
-            f = click.option(opt, fl.name, default=None, metavar="TEXT", help=help_text)(f)  # parsed below
+        elif meta.get("unit") == "s":
+            f = click.option(opt, fl.name, default=None, type=TIME, help=help_text)(f)
+        elif fl.name in ("max_cwnd", "rwnd"):
+            f = click.option(opt, fl.name, default=None, metavar="SEGMENTS|none", help=help_text)(f)  # parsed below
         else:
             kind = int if "int" in str(fl.type) else float
             f = click.option(opt, fl.name, default=None, type=kind, help=help_text)(f)
     return f
 
 
-def _tcp_from_options(kw: dict[str, Any]) -> Any:
-    """The TcpConfig the options ask for: the profile, the --tcp pair, then each option given."""
+def _label(tcp: Any) -> str:
+    """A TcpConfig's short name: its variant's, else ``cc/recovery``."""
+    from burstlab.sim import VARIANTS
+
+    for name, pair in VARIANTS.items():
+        if pair == (tcp.cc, tcp.recovery):
+            return name
+    return f"{tcp.cc}/{tcp.recovery}"
+
+
+def _tcp_configs(kw: dict[str, Any]) -> list[tuple[str, Any]]:
+    """The (label, TcpConfig) of each --tcp variant (one, the profile's, without --tcp):
+    the profile, the variant, then each option given."""
     from dataclasses import fields
 
     from burstlab.sim import TcpConfig
@@ -110,127 +180,431 @@ def _tcp_from_options(kw: dict[str, Any]) -> Any:
         v = kw[fl.name]
         if v is None:
             continue
-        if fl.metadata.get("unit") == "s":
-            v = parse_time(v, fl.name.replace("_", "-"))
-        elif fl.name in ("max_cwnd", "rwnd"):
+        if fl.name in ("max_cwnd", "rwnd"):
             v = _none_or_int(v, fl.name.replace("_", "-"))
         elif fl.metadata.get("choices"):
             v = v.lower()
         given[fl.name] = v
-    if kw["variant"] is not None:
-        given["variant"] = kw["variant"]
-    return TcpConfig.profile(kw["profile"], **given)
+    out: list[tuple[str, Any]] = []
+    for variant in kw["variant"] or (None,):
+        over = dict(given)
+        if variant is not None and "/" in variant:
+            cc, rec = variant.split("/")
+            over.setdefault("cc", cc)
+            over.setdefault("recovery", rec)
+        elif variant is not None:
+            over["variant"] = variant
+        tcp = TcpConfig.profile(kw["profile"], **over)
+        out.append((_label(tcp) if variant is None else variant, tcp))
+    same = [(a, b) for i, (a, ta) in enumerate(out) for b, tb in out[i + 1 :] if ta == tb]
+    if same:
+        a, b = same[0]
+        raise click.UsageError(f"--tcp {a} and {b} are the same TCP here (--cc/--recovery set both): give each variant once")
+    return out
 
 
-def _show_config(tcp: Any, kw: dict[str, Any], link: dict[str, Any] | None) -> None:
+def _show_config(tcps: list[tuple[str, Any]], kw: dict[str, Any], link: dict[str, Any] | None) -> None:
     """--show-config: the resolved settings, as the simulator validated them."""
     from burstlab.sim import tcp_settings
 
-    doc: dict[str, Any] = {"profile": kw["profile"], "tcp": tcp_settings(tcp)}
-    if link is not None:
-        doc["link"] = link
+    docs = []
+    for label, tcp in tcps:
+        doc: dict[str, Any] = {"profile": kw["profile"], "variant": label, "tcp": tcp_settings(tcp)}
+        if link is not None:
+            doc["link"] = link
+        docs.append(doc)
     if kw["as_json"]:
-        click.echo(json.dumps(doc, indent=2))
+        click.echo(json.dumps(docs[0] if len(docs) == 1 else docs, indent=2))
         return
-    click.echo(f"profile={doc['profile']}")
-    for section in ("tcp", "link"):
-        for k, v in doc.get(section, {}).items():
-            click.echo(f"{section}.{k}={v}")
+    for i, doc in enumerate(docs):
+        if len(docs) > 1:
+            click.echo(("\n" if i else "") + f"[{doc['variant']}]")
+        click.echo(f"profile={doc['profile']}")
+        for section in ("tcp", "link"):
+            for k, v in doc.get(section, {}).items():
+                click.echo(f"{section}.{k}={v}")
+
+
+# ----------------------------------------------------------------------------- runs
+
+
+def run_parallel(jobs: Sequence[Callable[[], Any]], workers: int) -> list[Any]:
+    """Run ``jobs`` (each a simulation, which releases the GIL) on ``workers`` threads; the
+    results in job order. The first job (in job order) that fails stops the others from
+    starting and its error is raised. The threads are daemons and the caller waits for them
+    in short steps, so Ctrl-C ends the command at once (exit 130) instead of after the runs
+    under way."""
+    if workers <= 1 or len(jobs) <= 1:
+        return [j() for j in jobs]
+    import threading
+
+    results: list[Any] = [None] * len(jobs)
+    errors: dict[int, BaseException] = {}
+    pending = iter(range(len(jobs)))
+    lock = threading.Lock()
+
+    def work() -> None:
+        while not errors:
+            with lock:
+                i = next(pending, None)
+            if i is None:
+                return
+            try:
+                results[i] = jobs[i]()
+            except BaseException as e:  # noqa: BLE001 - handed to the caller
+                errors[i] = e
+
+    threads = [threading.Thread(target=work, daemon=True, name=f"burstlab-sim-{k}") for k in range(min(workers, len(jobs)))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        while t.is_alive():
+            t.join(0.1)
+    if errors:
+        raise errors[min(errors)]
+    return results
+
+
+def default_workers() -> int:
+    """Threads for replicated runs: the CPUs this process may use."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):  # not Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def check_seeds(seed: int, seeds: int) -> list[int]:
+    """``seeds`` consecutive seeds from ``seed``, all within 0 .. 2^64 − 1."""
+    if seed + seeds - 1 > SEED_MAX:
+        raise click.BadParameter(f"{seeds} seeds from --seed {seed} pass 2^64 − 1 (the largest seed)", param_hint="--seeds")
+    return [seed + k for k in range(seeds)]
+
+
+def plot_name(label: str) -> str:
+    """``label`` as a file name (``cubic/sack`` -> ``cubic-sack``)."""
+    return re.sub(r"[^A-Za-z0-9_.+-]+", "-", label)
+
+
+def write_plot(folder: Path, name: str, title: str, series: dict[str, Any], mss: int, log: dict[str, Any] | None = None,
+               flow: int = 0, first_link: int = 0) -> Path:  # fmt: skip
+    """One transfer's figure (:func:`burstlab.plot.fig_transfer`) as ``folder/name.png``."""
+    from burstlab.plot import fig_transfer, save_figure
+
+    fig = fig_transfer(series, mss, title, log=log, flow=flow, first_link=first_link)
+    return save_figure(fig, folder, name, formats=("png",))
+
+
+# ----------------------------------------------------------------------------- table
+
+#: The figures of a run, in the order printed: (SimResult field, label, unit kind). Unit
+#: kinds "rate" and "bytes" are scaled to the row's largest value; the others are as is.
+FIGURES: tuple[tuple[str, str, str], ...] = (
+    ("goodput_bps", "goodput", "rate"),
+    ("goodput_pps", "goodput", "segments/s"),
+    ("throughput_bps", "throughput (with retransmissions)", "rate"),
+    ("completion_time", "completion time", "s"),
+    ("delivered_bytes", "delivered", "bytes"),
+    ("delivered_segments", "delivered", "segments"),
+    ("packets_sent", "data packets sent", "packets"),
+    ("retransmissions", "retransmissions", "packets"),
+    ("spurious_retransmissions", "  spurious (copy had arrived)", "packets"),
+    ("fast_retransmits", "fast retransmits", "events"),
+    ("timeouts", "retransmission timeouts", "events"),
+    ("packets_lost", "data packets lost", "packets"),
+    ("channel_losses", "  lost on the channel", "packets"),
+    ("queue_drops", "  dropped by the buffer", "packets"),
+    ("acks_sent", "ACKs sent", "packets"),
+    ("acks_lost", "ACKs lost", "packets"),
+    ("duration", "measured time", "s"),
+    ("events", "simulator events", "events"),
+)
+_SCALES = {"rate": ((1e9, "Gb/s"), (1e6, "Mb/s"), (1e3, "kb/s"), (1.0, "b/s")), "bytes": ((1e9, "GB"), (1e6, "MB"), (1e3, "kB"), (1.0, "bytes"))}
+
+
+def scale_for(kind: str, values: Sequence[float]) -> tuple[float, str]:
+    """(divisor, unit) for a row of ``kind`` whose largest value is in ``values``."""
+    if kind not in _SCALES:
+        return 1.0, kind
+    top = max((abs(v) for v in values), default=0.0)
+    for div, unit in _SCALES[kind]:
+        if top >= div:
+            return div, unit
+    return _SCALES[kind][-1]
+
+
+def fmt_value(x: float, integer: bool = False) -> str:
+    """One figure of one run: a whole count as is, anything else to 4 significant digits."""
+    if integer and float(x).is_integer():
+        return str(int(x))
+    return f"{x:.4g}" if abs(x) < 1e6 or not float(x).is_integer() else f"{x:.0f}"
+
+
+def fmt_estimate(mean: float, half: float | None) -> str:
+    """``mean ± half-width``, both rounded to the half-width's second significant digit."""
+    import math
+
+    if half is None:
+        return fmt_value(mean)
+    if not math.isfinite(half) or half <= 1e-9 * abs(mean):  # identical runs (up to rounding)
+        return f"{fmt_value(mean)} ± {0 if math.isfinite(half) else half:g}"
+    decimals = min(9, max(0, 1 - math.floor(math.log10(half))))
+    return f"{mean:.{decimals}f} ± {half:.{decimals}f}"
+
+
+def text_table(rows: list[list[str]], header: list[str], left: int = 2) -> str:
+    """The first ``left`` columns left-aligned, the others right-aligned, a rule under the header."""
+    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
+
+    def line(r: list[str]) -> str:
+        return "  ".join(c.rjust(w) if i >= left else c.ljust(w) for i, (c, w) in enumerate(zip(r, widths))).rstrip()
+
+    return "\n".join([line(header), line(["-" * w for w in widths]), *[line(r) for r in rows]])
+
+
+def figure_rows(columns: list[list[Any]], figures: Sequence[tuple[str, str, str]] = FIGURES, keep: Sequence[str] = ()) -> tuple[list[list[str]], list[str]]:
+    """The table rows of ``figures`` for each column's runs (one result, or replicates:
+    mean ± 95 % CI), and footnotes. A figure no run has (a bulk transfer's completion time)
+    is left out unless it is in ``keep``; runs where it is missing are counted."""
+    from burstlab.replicates import estimate
+
+    rows: list[list[str]] = []
+    notes: list[str] = []
+    for key, label, kind in figures:
+        per_col = [[getattr(r, key) for r in runs] for runs in columns]
+        if all(v is None for vals in per_col for v in vals) and key not in keep:
+            continue
+        ests = [estimate([v for v in vals if v is not None]) if any(v is not None for v in vals) else None for vals in per_col]
+        div, unit = scale_for(kind, [e.mean for e in ests if e is not None])
+        integer = kind in ("packets", "events", "segments") or (kind == "bytes" and div == 1.0)
+        cells = []
+        for e, vals in zip(ests, per_col):
+            if e is None:
+                cells.append("not reached")
+                continue
+            cell = fmt_value(e.mean / div, integer) if e.half_width is None else fmt_estimate(e.mean / div, e.half_width / div)
+            missing = sum(v is None for v in vals)
+            if missing:
+                cell += f" ({len(vals) - missing} of {len(vals)})"
+            cells.append(cell)
+        rows.append([label, unit, *cells])
+        if key == "completion_time" and any(v is None for vals in per_col for v in vals):
+            notes.append("completion time: 'not reached' = the transfer did not complete within the time limit (--duration); "
+                         "(k of N) = the mean over the k runs that did")  # fmt: skip
+    return rows, notes
+
+
+def _link_text(kw: dict[str, Any]) -> str:
+    from burstlab.sim import _rate_text
+
+    wl = f"a transfer of {kw['size']} bytes" if kw["size"] is not None else "bulk transfer"
+    dur = kw["duration"] if kw["duration"] is not None else (100.0 if kw["size"] is None else None)
+    wl += f" for {dur:g} s" if kw["size"] is None else (f", at most {dur:g} s" if dur is not None else "")
+    if kw["warmup"]:
+        wl += f", the first {kw['warmup']:g} s not measured"
+    unit = "packets" if kw["buffer_unit"] == "packets" else "bytes"
+    return (
+        f"one link of {_rate_text(kw['rate'])}, {kw['delay'] * 1e3:g} ms one way, buffer {kw['buffer']} {unit}; "
+        f"loss {kw['loss']} ({'in time' if kw['loss_mode'] == 'time' else 'per packet'}), ACK loss {kw['ack_loss']}"
+        + ("" if kw["link_layer"] in (None, "none") else f", link layer {kw['link_layer']}") + f"; {wl}"
+    )
+
+
+def report(title: str, labels: list[str], columns: list[list[Any]], seeds: list[int], keep: Sequence[str] = ()) -> str:
+    """The text report: title, what the cells are, the table, footnotes."""
+    rows, notes = figure_rows(columns, keep=keep)
+    n = len(seeds)
+    if n > 1:
+        what = f"mean ± 95 % confidence interval over {n} runs per column (seeds {seeds[0]}-{seeds[-1]}; Student t, {n - 1} degrees of freedom)"
+    else:
+        what = f"one run per column (seed {seeds[0]}); --seeds N gives mean ± 95 % confidence intervals"
+    out = [title, what, "", text_table(rows, ["figure", "unit", *labels])]
+    return "\n".join(out + ([""] + notes if notes else []))
+
+
+def to_json(labels: list[str], columns: list[list[Any]], seeds: list[int]) -> dict[str, Any]:
+    """Every run, and each figure's mean, 95 % CI half-width and sd per variant."""
+    from burstlab.replicates import estimate
+
+    summary = []
+    for label, runs in zip(labels, columns):
+        figs = {}
+        for key, _, _ in FIGURES:
+            vals = [getattr(r, key) for r in runs if getattr(r, key) is not None]
+            figs[key] = estimate(vals).to_dict() if vals else None
+        summary.append({"tcp": label, "runs": len(runs), "figures": figs})
+    runs_out = [{"tcp": label, "seed": s, **r.to_dict()} for label, runs in zip(labels, columns) for s, r in zip(seeds, runs)]
+    return {"seeds": seeds, "summary": summary, "runs": runs_out}
+
+
+# ----------------------------------------------------------------------------- command
+
+
+_PARAM_OPTIONS = {"forward.rate": "--rate", "forward.delay": "--delay", "forward.buffer": "--buffer", "rate": "--rate", "delay": "--delay",
+                  "buffer": "--buffer", "duration": "--duration", "warmup": "--warmup", "size": "--size", "slot": "--slot", "seed": "--seed"}  # fmt: skip
+
+
+def _name_options(e: _core.ParameterError) -> _core.ParameterError:
+    """A simulator error names the option the user gave (``--init-cwnd``), not the field."""
+    from dataclasses import fields
+
+    from burstlab.sim import TcpConfig
+
+    m = re.match(r"invalid parameter ([\w.]+)( = |:| )", str(e))
+    if not m:
+        return e
+    name = m.group(1)
+    tcp_fields = {f.name for f in fields(TcpConfig)}
+    opt = _PARAM_OPTIONS.get(name) or ("--" + name.replace("_", "-") if name in tcp_fields else None)
+    if opt is None:
+        return e
+    return type(e)(f"invalid {opt}{str(e)[len('invalid parameter ') + len(name):]}")
 
 
 @click.command("sim")
 @click.argument("scenario", required=False, type=click.Path(exists=True, dir_okay=False))
 @click.option("--profile", default="rfc", show_default=True, type=click.Choice(["rfc", "ns3", "linux", "tossim"]),
-              help="Every TCP setting at once: RFC defaults, ns-3 3.44's defaults, a Linux 6.x host's, or the PRR/mu "
-              "study's TinyOS sender (docs/tcp.md).")
-@click.option("--tcp", "variant", default=None, type=click.Choice(["tahoe", "reno", "newreno", "sack", "westwood", "tibet", "ideal", "vegas", "cubic", "linux-reno"]),
-              help="Shorthand for a (--cc, --recovery) pair; --cc and --recovery win over it. Default: the profile's (rfc: newreno).")
+              help="Every TCP setting at once: RFC defaults, ns-3 3.44's defaults, a Linux 6.x host's, or Srinivasan et al.'s "
+              "TinyOS/TOSSIM sender of the PRR/mu study (TcpConfig.tossim; docs/tcp.md).")  # fmt: skip
+@click.option("--tcp", "variant", default=None, type=VariantList(), help=_variants_help())
 @_tcp_options
-@click.option("--rate", default="10Mbit", show_default=True, help="Link capacity, e.g. 10Mbit.")
-@click.option("--delay", default="10ms", show_default=True, help="One-way propagation delay.")
-@click.option("--buffer", default=100, show_default=True, type=int, help="DropTail buffer (see --buffer-unit).")
+@click.option("--rate", default="10Mbit", show_default=True, type=RATE, help="Link capacity, e.g. 10Mbit, 1.5Mbps, 1G.")
+@click.option("--delay", default="10ms", show_default=True, type=TIME, help="One-way propagation delay, e.g. 10ms.")
+@click.option("--buffer", default=100, show_default=True, type=count(0), help="DropTail buffer (see --buffer-unit).")
 @click.option("--buffer-unit", default="packets", show_default=True, type=click.Choice(["packets", "bytes"]))
-@click.option("--loss", default="none", show_default=True, help="Loss spec, e.g. bernoulli:p=0.01 or ge:prr=0.9,mu=0.6.")
-@click.option("--loss-mode", default="packet", show_default=True, type=click.Choice(["packet", "time"]))
+@click.option("--loss", default="none", show_default=True, help="Loss spec, e.g. bernoulli:p=0.01 or ge:prr=0.9,mu=0.6 (docs/loss-models.md).")
+@click.option("--loss-mode", default="packet", show_default=True, type=click.Choice(["packet", "time"]),
+              help="Ask the loss model per packet, or about the time a packet occupies the channel (time models only).")  # fmt: skip
 @click.option("--ack-loss", default="none", show_default=True, type=click.Choice(["none", "independent", "sync"]))
 @click.option("--link-layer", default="none", show_default=True,
               help="Link layer on the forward link: arq:retry_limit=7, arq:attempt_time=1ms..20ms, harq:attempts=2 (docs/link-layer.md).")
-@click.option("--duration", default=None, help="Bulk transfer duration (default 100s), or the time limit with --size.")
-@click.option("--size", default=None, help="Fixed-size transfer, e.g. 5MB; reports its completion time.")
-@click.option("--warmup", default="0s", show_default=True, help="Initial period excluded from the measurement.")
+@click.option("--duration", default=None, type=DURATION, help="Bulk transfer duration, e.g. 100s (the default), or the time limit with --size.")
+@click.option("--size", default=None, type=SIZE, help="Fixed-size transfer, e.g. 5MB; reports its completion time.")
+@click.option("--warmup", default="0s", show_default=True, type=TIME, help="Initial period excluded from the measurement.")
 @click.option("--trace", "trace_file", default=None, type=click.Path(exists=True, dir_okay=False),
               help="Slotted trace-driven mode (Srinivasan et al. §3.1): this reception trace decides each slot.")  # fmt: skip
-@click.option("--format", "trace_format", default=None, type=click.Choice(list(FORMATS)),
-              help="Format of the --trace file (default: detected, see docs/traces.md).")  # fmt: skip
-@click.option("--slot", default="10ms", show_default=True, help="Slot length with --trace.")
+@click.option("--format", "trace_format", default=None, type=FORMAT, help="Format of the --trace file (default: detected, see docs/traces.md).")
+@click.option("--slot", default="10ms", show_default=True, type=DURATION, help="Slot length with --trace.")
 @click.option("--ack-path", default="lossless", show_default=True, type=click.Choice(["lossless", "trace"]))
-@click.option("--seed", default=1, show_default=True, type=click.IntRange(0, 2**64 - 1))
+@click.option("--seed", default=1, show_default=True, type=SEED, help=f"Seed of the (first) run (0 to {SEED_MAX}).")
+@click.option("--seeds", default=1, show_default=True, type=count(1, 100_000),
+              help="Replicates: N runs with seeds --seed, --seed + 1, ...; prints each figure's mean ± 95 % confidence interval.")  # fmt: skip
+@click.option("--workers", default=None, type=count(1, 1024), help="Runs at once with --seeds or several --tcp variants [default: the CPUs].")
+@click.option("--plot", "plot_dir", default=None, metavar="DIR", type=click.Path(file_okay=False),
+              help="Draw cwnd/ssthresh, SRTT/RTO and a time-sequence plot of the first seed's run of each variant into DIR.")  # fmt: skip
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 @click.option("--show-config", is_flag=True, help="Print the resolved settings (TCP and link) and exit without simulating.")
 @click.option("--series", "series_out", default=None, help="Write cwnd/ssthresh/srtt/rto/sequence series to OUT (.npz or .csv).")
 @click.pass_context
 def sim_cmd(ctx: click.Context, **kw: Any) -> None:
-    """Simulate one TCP flow over a lossy link and print goodput and counters; or, given a
-    SCENARIO file (TOML, see docs/simulator.md), a network of hops and flows."""
-    from burstlab.lossspec import parse_loss_spec
-    from burstlab.sim import Link, Scenario, Workload, link_layer_config, run, run_trace
+    """Simulate one TCP flow over a lossy link and print goodput and counters with their
+    units: several variants side by side (--tcp reno,newreno,sack), replicated (--seeds N:
+    mean ± 95 % confidence interval), drawn (--plot DIR); or, given a SCENARIO file (TOML,
+    see docs/simulator.md), a network of hops and flows."""
+    try:
+        _sim(ctx, kw)
+    except _core.ParameterError as e:
+        raise _name_options(e) from None
 
+
+def _sim(ctx: click.Context, kw: dict[str, Any]) -> None:
+    workers = kw["workers"] or default_workers()
     if kw["scenario"] is not None:
         from burstlab.cli.scenario import run_file
 
-        extra = [n for n in kw if n not in ("scenario", "seed", "as_json") and _given(ctx, n)]
+        extra = [n for n in kw if n not in _SCENARIO_OPTIONS and _given(ctx, n)]
         if extra:
             opts = ", ".join(_opt(n) for n in extra)
-            raise click.UsageError(f"{opts}: a scenario file describes the whole network (only --seed and --json go with it)")
-        return run_file(kw["scenario"], kw["seed"] if _given(ctx, "seed") else None, kw["as_json"])
+            raise click.UsageError(f"{opts}: a scenario file describes the whole network (only --seed, --seeds, --plot, --workers and --json go with it)")
+        seed = kw["seed"] if _given(ctx, "seed") else None
+        return run_file(kw["scenario"], seed, kw["as_json"], seeds=kw["seeds"], plot_dir=kw["plot_dir"], workers=workers)
     _check_combination(ctx, kw)
     if kw["series_out"] is not None:
         _check_series_path(kw["series_out"])
-
-    tcp = _tcp_from_options(kw)
+    seeds = check_seeds(kw["seed"], kw["seeds"])
+    tcps = _tcp_configs(kw)
     if kw["show_config"]:
-        link = None if kw["trace_file"] is not None else {
-            "rate": parse_rate(kw["rate"], "rate"), "delay": parse_time(kw["delay"], "delay"), "buffer": kw["buffer"],
-            "buffer_unit": kw["buffer_unit"], "loss": kw["loss"], "loss_mode": kw["loss_mode"], "ack_loss": kw["ack_loss"],
-            "link_layer": link_layer_config(kw["link_layer"]),
-        }  # fmt: skip
-        return _show_config(tcp, kw, link)
-    series = kw["series_out"] is not None
-    if kw["trace_file"] is not None:
-        from burstlab.io import read_trace
+        from burstlab.sim import link_layer_config
 
-        trace = read_trace(kw["trace_file"], kw["trace_format"])
-        res = run_trace(trace, slot=parse_time(kw["slot"], "slot"), tcp=tcp, ack_path=kw["ack_path"], seed=kw["seed"], series=series)
-    else:
-        size = None if kw["size"] is None else parse_size(kw["size"], "size")
-        duration = None if kw["duration"] is None else parse_time(kw["duration"], "duration")
-        link = Link(
-            rate=parse_rate(kw["rate"], "rate"),
-            delay=parse_time(kw["delay"], "delay"),
-            buffer=kw["buffer"],
-            buffer_unit=kw["buffer_unit"],
-            loss=parse_loss_spec(kw["loss"]),
-            loss_mode=kw["loss_mode"],
-            link_layer=kw["link_layer"],
-        )
-        sc = Scenario(
-            tcp=tcp,
-            forward=link,
-            ack_loss=kw["ack_loss"],
-            workload=Workload(duration=duration, size=size, warmup=parse_time(kw["warmup"], "warmup")),
-            seed=kw["seed"],
-            series=series,
-        )
-        res = run(sc)
-    if series:
-        _write_series(kw["series_out"], res.series)
-    d = res.to_dict()
-    if kw["as_json"]:
-        click.echo(json.dumps(d, indent=2, default=str))
-    else:
-        for k, v in d.items():
-            if k != "config":
-                click.echo(f"{k}={v}")
+        link = None if kw["trace_file"] is not None else {
+            "rate": kw["rate"], "delay": kw["delay"], "buffer": kw["buffer"], "buffer_unit": kw["buffer_unit"],
+            "loss": kw["loss"], "loss_mode": kw["loss_mode"], "ack_loss": kw["ack_loss"], "link_layer": link_layer_config(kw["link_layer"]),
+        }  # fmt: skip
+        return _show_config(tcps, kw, link)
+
+    from burstlab.files import output_dir
+
+    with output_dir(kw["plot_dir"]) as plot_dir:  # an unwritable --plot fails before the runs
+        if kw["trace_file"] is not None:
+            title, columns, plotted = _run_trace_mode(kw, tcps, seeds, workers, plot_dir is not None)
+        else:
+            title, columns, plotted = _run_link_mode(kw, tcps, seeds, workers, plot_dir is not None)
+        if kw["series_out"] is not None:
+            _write_series(kw["series_out"], columns[0][0].series)
+        labels = [lab for lab, _ in tcps]
+        if kw["as_json"]:
+            from burstlab._util import json_safe
+
+            d: Any = columns[0][0].to_dict() if len(seeds) == 1 and len(tcps) == 1 else to_json(labels, columns, seeds)
+            click.echo(json.dumps(json_safe(d), indent=2, default=str))
+        else:
+            click.echo(report(title, labels, columns, seeds, keep=("completion_time",) if kw["size"] is not None else ()))
+        if plot_dir is not None:
+            for (label, tcp), (series, log, first_link) in zip(tcps, plotted):
+                name = f"sim-{plot_name(label)}"
+                p = write_plot(plot_dir, name, f"{label}, seed {seeds[0]}. {title}", series, tcp.mss, log, 0, first_link)
+                click.echo(f"wrote {p}", err=True)
+
+
+def _announce(n_runs: int, tcps: list[tuple[str, Any]], seeds: list[int], workers: int) -> None:
+    if n_runs > 1:
+        click.echo(f"simulating {len(tcps)} variant(s) × {len(seeds)} seed(s) = {n_runs} runs on {min(workers, n_runs)} thread(s)...", err=True)
+
+
+def _run_link_mode(kw: dict[str, Any], tcps: list[tuple[str, Any]], seeds: list[int], workers: int, plot: bool) -> Any:
+    from burstlab.lossspec import parse_loss_spec
+    from burstlab.sim import Link, Scenario, Workload, run
+
+    link = Link(rate=kw["rate"], delay=kw["delay"], buffer=kw["buffer"], buffer_unit=kw["buffer_unit"],
+                loss=parse_loss_spec(kw["loss"]), loss_mode=kw["loss_mode"], link_layer=kw["link_layer"])  # fmt: skip
+    workload = Workload(duration=kw["duration"], size=kw["size"], warmup=kw["warmup"])
+    series = kw["series_out"] is not None
+
+    def job(tcp: Any, seed: int) -> Any:
+        return run(Scenario(tcp=tcp, forward=link, ack_loss=kw["ack_loss"], workload=workload, seed=seed, series=series))
+
+    def drawn(tcp: Any) -> Any:
+        # the plotted run again through the network engine, for its per-packet log: one hop
+        # named as the single-link scenario's, so the same streams and run (presets.single)
+        from burstlab.sim import presets, run_network
+
+        net = presets.single(forward=link, tcp=tcp, ack_loss=kw["ack_loss"], size=workload.size, duration=workload.duration,
+                             warmup=workload.warmup, seed=seeds[0], series=True, log=True)  # fmt: skip
+        r = run_network(net)
+        return r.flows[0].series, r.log, 0
+
+    jobs: list[Callable[[], Any]] = [partial(job, tcp, seed) for _, tcp in tcps for seed in seeds]
+    _announce(len(jobs), tcps, seeds, workers)
+    draws: list[Callable[[], Any]] = [partial(drawn, tcp) for _, tcp in tcps] if plot else []
+    results = run_parallel(jobs + draws, workers)
+    n = len(seeds)
+    columns = [results[i * n : (i + 1) * n] for i in range(len(tcps))]
+    return f"TCP over {_link_text(kw)}; profile {kw['profile']}", columns, results[len(jobs) :]
+
+
+def _run_trace_mode(kw: dict[str, Any], tcps: list[tuple[str, Any]], seeds: list[int], workers: int, plot: bool) -> Any:
+    from burstlab.io import read_trace
+    from burstlab.sim import run_trace
+
+    trace = read_trace(kw["trace_file"], kw["trace_format"])
+    series = plot or kw["series_out"] is not None
+    jobs: list[Callable[[], Any]] = [
+        partial(run_trace, trace, slot=kw["slot"], tcp=tcp, ack_path=kw["ack_path"], seed=seeds[0], series=series) for _, tcp in tcps
+    ]
+    _announce(len(jobs), tcps, seeds, workers)
+    results = run_parallel(jobs, workers)
+    title = (f"TCP over the trace {kw['trace_file']}: {len(trace)} slots of {kw['slot'] * 1e3:g} ms, one transmission opportunity "
+             f"each (Srinivasan et al. §3.1), ACK path {kw['ack_path']}; profile {kw['profile']}")  # fmt: skip
+    return title, [[r] for r in results], [(r.series, None, 0) for r in results] if plot else []
 
 
 COMMANDS = [sim_cmd]

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from burstlab.cli.options import FORMAT, count
+from burstlab.cli.options import DURATION, FORMAT, count
 
 if TYPE_CHECKING:
     from burstlab.stats import TraceStats
@@ -142,7 +142,7 @@ _input_options = [
     ),
     click.option("--expected", type=count(1, 2**64 - 1), help="seqlist: number of packets sent (default: max seq + 1)."),
     click.option("--drop-beyond", is_flag=True, help="seqlist: drop (and count) seq ≥ --expected instead of failing."),
-    click.option("--interval", type=float, help="Seconds between entries (ttem default: 0.005)."),
+    click.option("--interval", type=DURATION, help="Time between entries, e.g. 5ms (a bare number is seconds; ttem default: 5ms)."),
 ]
 
 

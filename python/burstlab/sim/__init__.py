@@ -13,20 +13,20 @@ each counter means.
 
 from __future__ import annotations
 
-import hashlib
 import json
+import math
 from dataclasses import InitVar, asdict, dataclass, field, fields
-from typing import Any, Literal
-
-import numpy as np
-import numpy.typing as npt
+from typing import TYPE_CHECKING, Any, Literal
 
 from burstlab import _core
 
+if TYPE_CHECKING:  # numpy is not imported to run a simulation: the series come from Rust as arrays
+    import numpy.typing as npt
+
 __all__ = [
-    "PROFILES", "Cbr", "Flow", "FlowResult", "Hop", "Link", "LinkResult", "Network", "NetworkResult", "OnOff",
-    "Scenario", "SimResult", "TcpConfig", "Workload", "load_scenario", "loss_model", "presets", "run", "run_network",
-    "run_trace", "tcp_settings",
+    "PROFILES", "TIME_MODELS", "VARIANTS", "Cbr", "ClockResolutionWarning", "Flow", "FlowResult", "Hop", "Link", "LinkResult", "LossModeWarning",
+    "Network", "NetworkResult", "OnOff", "Scenario", "SimResult", "TcpConfig", "Workload", "load_scenario", "loss_model",
+    "presets", "run", "run_network", "run_trace", "segments_bound", "tcp_settings",
 ]  # fmt: skip
 
 #: Congestion controls (``TcpConfig.cc``), loss recoveries (``TcpConfig.recovery``).
@@ -320,6 +320,99 @@ def loss_model(loss: Any) -> _core.LossModel | None:
     )
 
 
+#: Loss models that follow time (``loss_mode="time"`` asks them about the interval a packet
+#: occupies the channel); every other model is indexed by packets and treats each packet in
+#: time mode as the next one (docs/simulator.md, "Links").
+TIME_MODELS = frozenset({"markov-ct", "on-off", "semi-markov", "semi-markov-on-off", "vddp", "replay-time"})
+
+
+class LossModeWarning(UserWarning):
+    """``loss_mode="time"`` with a loss model indexed by packets: the run is the packet-mode
+    run (the model has no notion of time), which the setting suggests it is not."""
+
+
+def _check_loss_mode(name: str, model: _core.LossModel | None, mode: str) -> None:
+    """Warn when time mode is asked of a per-packet model (a silent misread otherwise)."""
+    if mode == "time" and model is not None and model.name not in TIME_MODELS:
+        import warnings
+
+        warnings.warn(
+            f"{name}: loss_mode = time with the per-packet model {model.name}: it has no notion of time and decides "
+            "each packet in turn, exactly as in packet mode; for a channel that evolves in time use a time model "
+            "(ctmc, onoff, semi, vddp, or a trace replayed with a slot), or loss_mode = packet",
+            LossModeWarning,
+            stacklevel=3,
+        )
+
+
+def segments_bound(rate: float, duration: float, buffer: int, buffer_unit: str, segment_bytes: int) -> int:
+    """The most data segments of ``segment_bytes`` on the wire one flow can have sent over a
+    link of ``rate`` bits/s in ``duration`` seconds that were not dropped at its entry: what
+    the link serialises, what its buffer holds, and the one in service. A window (``init_cwnd``)
+    beyond it cannot be sent in the run: its excess is dropped at once."""
+    carried = math.ceil(rate * duration / (8 * segment_bytes)) if math.isfinite(rate * duration) else 2**63
+    held = buffer if buffer_unit == "packets" else math.ceil(buffer / segment_bytes)
+    return min(2**63, carried + held + 1)
+
+
+def _check_init_cwnd(tcp: TcpConfig, bound: int, why: str) -> None:
+    """Refuse an initial window beyond what the run can send (it allocated one scoreboard
+    entry per segment: 2^32 segments grew to 22.9 GB; 10^9 ran for minutes)."""
+    n = tcp.init_cwnd
+    if isinstance(n, int) and n > bound:
+        raise _core.ParameterError(
+            f"invalid parameter init_cwnd = {n}: at most {bound} segments here ({why}): a larger initial window "
+            "cannot be sent in this run"
+        )
+
+
+class ClockResolutionWarning(UserWarning):
+    """A link so fast that a data packet's serialisation, rounded up to whole nanoseconds
+    (the simulator's clock), makes the link noticeably slower than the rate asked for."""
+
+
+def _check_first_link(where: str, tcp: TcpConfig, rate: float, buffer: int, buffer_unit: str, duration: float | None, size: int | None) -> None:
+    """Checks of a flow on its first link (``where``): the initial window against what the
+    run can send there (:func:`_check_init_cwnd`; ``rate``, ``buffer`` and a run of
+    ``duration`` seconds, or ``size`` bytes to transfer), and a warning when the nanosecond
+    clock cannot hold the link's rate (a silent misread otherwise: 10^30 bit/s ran at 8·10^12).
+    ``rate`` 0: not known (a link layer or a capacity trace times the frames), only the
+    transfer's size bounds the window. Values of the wrong type or out of range are left to
+    the simulator's checks, which name them."""
+    mss, header = tcp.mss, tcp.header_bytes
+    if not (isinstance(mss, int) and isinstance(header, int) and mss > 0 and header >= 0 and buffer >= 0):
+        return
+    seg = mss + header + (12 if tcp.timestamps else 0)
+    if rate >= 1 and math.isfinite(rate):
+        tx = math.ceil(seg * 8e9 / int(rate))  # ns, rounded up as the simulator does (time::tx_time)
+        if seg * 8e9 / tx < 0.99 * rate:
+            import warnings
+
+            warnings.warn(
+                f"{where}: rate = {rate:g} bit/s: a {seg}-byte packet takes {seg * 8e9 / rate:.3g} ns, {tx} ns on the "
+                f"simulator's clock of whole nanoseconds, so the link runs at {_rate_text(seg * 8e9 / tx)} instead; "
+                "larger segments (mss) keep the rate",
+                ClockResolutionWarning,
+                stacklevel=4,
+            )
+    bounds = []
+    if duration is not None and rate > 0 and duration >= 0:
+        bounds.append((segments_bound(rate, duration, buffer, buffer_unit, seg),
+                       f"a {_rate_text(rate)} link carries at most that many {seg}-byte packets in {duration:g} s, "
+                       "its buffer and the one in service included"))  # fmt: skip
+    if isinstance(size, int) and size > 0:
+        bounds.append((math.ceil(size / mss), f"a transfer of {size} bytes has that many segments of {mss} bytes"))
+    if bounds:
+        _check_init_cwnd(tcp, *min(bounds))
+
+
+def _rate_text(bps: float) -> str:
+    for scale, unit in ((1e9, "Gb/s"), (1e6, "Mb/s"), (1e3, "kb/s")):
+        if bps >= scale:
+            return f"{bps / scale:.4g} {unit}"
+    return f"{bps:.4g} b/s"
+
+
 @dataclass(frozen=True)
 class Link:
     """One link direction: capacity (bits/s), one-way delay (s), DropTail buffer and a
@@ -373,8 +466,8 @@ class Link:
 
 def link_layer_config(layer: Any) -> dict[str, Any] | None:
     """A link's ``link_layer`` (Arq, Harq, a spec string or None) as the simulator's dict."""
-    if layer is None:
-        return None
+    if layer is None or (isinstance(layer, str) and layer.strip().lower() == "none"):
+        return None  # without importing burstlab.linklayer (numpy): a plain link needs neither
     from burstlab.linklayer import Arq, Harq, parse_link_layer
 
     if isinstance(layer, (str, dict)):
@@ -444,6 +537,8 @@ def tcp_settings(tcp: TcpConfig) -> dict[str, Any]:
 
 
 def _hash(config: dict[str, Any]) -> str:
+    import hashlib
+
     return hashlib.sha256(json.dumps(config, sort_keys=True).encode()).hexdigest()[:16]
 
 
@@ -482,7 +577,7 @@ class SimResult:
     @classmethod
     def _from_core(cls, d: dict[str, Any], config: dict[str, Any], config_hash: str | None = None, **extra: Any) -> Any:
         kw = {k: d[k] for k in cls._SCALARS}
-        series = {k: np.asarray(v) for k, v in d["series"].items()}
+        series = dict(d["series"])  # numpy arrays made in Rust
         h = _hash(config) if config_hash is None else config_hash
         return cls(config=config, config_hash=h, series=series, **kw, **extra)
 
@@ -506,12 +601,19 @@ def run(scenario: Scenario) -> SimResult:
                 f"invalid parameter {which}.capacity: a time-varying capacity needs a network (burstlab.sim.Network)"
             )
     cfg = scenario.config()
+    fwd, wl = cfg["forward"], cfg["workload"]
+    rate = 0.0 if "link_layer" in fwd else fwd["rate"]  # a link layer times its frames itself (rate unused)
+    _check_first_link("forward", scenario.tcp, rate, fwd["buffer"], fwd["buffer_unit"], wl["duration"], wl["size"])
     core_cfg = dict(cfg)
     core_cfg["forward"] = {k: v for k, v in cfg["forward"].items() if k != "loss"}
     if cfg["reverse"] is not None:
         core_cfg["reverse"] = {k: v for k, v in cfg["reverse"].items() if k != "loss"}
+    fwd_loss = loss_model(scenario.forward.loss)
     rev_loss = None if scenario.reverse is None else loss_model(scenario.reverse.loss)
-    d = _core.simulate(core_cfg, loss_model(scenario.forward.loss), rev_loss)
+    _check_loss_mode("forward", fwd_loss, scenario.forward.loss_mode)
+    if scenario.reverse is not None:
+        _check_loss_mode("reverse", rev_loss, scenario.reverse.loss_mode)
+    d = _core.simulate(core_cfg, fwd_loss, rev_loss)
     return SimResult._from_core(d, cfg)
 
 
@@ -533,6 +635,8 @@ def run_trace(
     transmission opportunities on the same channel and their slot's entry decides
     their fate.
     """
+    import hashlib
+
     from burstlab.traces import Trace
 
     if isinstance(trace, Trace):
@@ -542,6 +646,8 @@ def run_trace(
     else:
         bits = Trace(trace).bits
     tcp = tcp if tcp is not None else TcpConfig()
+    if len(bits):  # an empty trace is the simulator's error to name
+        _check_init_cwnd(tcp, len(bits), f"the trace has {len(bits)} slots, one transmission opportunity each")
     cfg = {
         "mode": "trace",
         "tcp": asdict(tcp),
@@ -556,17 +662,23 @@ def run_trace(
     return SimResult._from_core(d, cfg)
 
 
-# The network half of the package: hops, flows, results, presets, scenario files.
-from burstlab.sim.network import (  # noqa: E402
-    Cbr,
-    Flow,
-    FlowResult,
-    Hop,
-    LinkResult,
-    Network,
-    NetworkResult,
-    OnOff,
-    run_network,
-)
-from burstlab.sim import presets  # noqa: E402
-from burstlab.sim.scenario_file import load_scenario  # noqa: E402
+# The network half of the package (hops, flows, results, presets, scenario files), imported
+# when first used: a single-link run does not pay for defining it (benchmarks/startup.py).
+_NETWORK_NAMES = ("Cbr", "Flow", "FlowResult", "Hop", "LinkResult", "Network", "NetworkResult", "OnOff", "run_network")
+
+if TYPE_CHECKING:
+    from burstlab.sim import presets
+    from burstlab.sim.network import Cbr, Flow, FlowResult, Hop, LinkResult, Network, NetworkResult, OnOff, run_network
+    from burstlab.sim.scenario_file import load_scenario
+
+
+def __getattr__(name: str) -> Any:
+    import importlib
+
+    if name in _NETWORK_NAMES:
+        return getattr(importlib.import_module("burstlab.sim.network"), name)
+    if name == "presets":
+        return importlib.import_module("burstlab.sim.presets")
+    if name == "load_scenario":
+        return importlib.import_module("burstlab.sim.scenario_file").load_scenario
+    raise AttributeError(f"module 'burstlab.sim' has no attribute {name!r}")

@@ -29,7 +29,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
 from burstlab import _core
-from burstlab.sim import Link, SimResult, TcpConfig, _hash, _number, link_layer_config, loss_model
+from burstlab.sim import Link, SimResult, TcpConfig, _check_first_link, _check_loss_mode, _hash, _number, link_layer_config, loss_model
 
 __all__ = ["Cbr", "Flow", "FlowResult", "Hop", "LinkResult", "Network", "NetworkResult", "OnOff", "run_network"]
 
@@ -150,6 +150,19 @@ def _capacity_id(capacity: Any) -> str | None:
     return "sha256:" + hashlib.sha256(np.asarray(capacity, dtype=np.float64).tobytes()).hexdigest()[:16]
 
 
+def _server_rate(server: dict[str, Any], capacity: Any) -> float:
+    """A server's long-run rate in bits/s: its fixed rate, or a capacity trace's opportunities
+    per second times their size (0 when it cannot be told, as for a link layer's frames: no
+    bound is derived then)."""
+    if "rate" in server:
+        return float(server["rate"])
+    if capacity is None:
+        return 0.0
+    if len(capacity) == 0 or int(capacity[-1]) <= 0:
+        return 0.0
+    return len(capacity) * 8.0 * server["opportunity_bytes"] / (int(capacity[-1]) / 1e9)
+
+
 @dataclass(frozen=True)
 class Network:
     """A network scenario. ``duration``: the run's length (default 100 s, or one simulated
@@ -222,6 +235,8 @@ class Network:
                 s_r = s_f if h.duplex == "half" else server(rev)
             f_model = loss_model(fwd.loss)
             r_model = loss_model(rev.loss) if h.reverse is not None else None
+            _check_loss_mode(f"hop {h.name}", f_model, fwd.loss_mode)
+            _check_loss_mode(f"hop {h.name} (reverse)", r_model, rev.loss_mode)
             shared = None
             if h.ack_loss == "sync":
                 if f_model is None:
@@ -289,6 +304,13 @@ class Network:
                     raise _core.ParameterError(f"invalid parameter flow {f.name}.tcp: expected a burstlab.sim.TcpConfig")
                 back = list(reversed(list(f.path))) if f.reverse_path is None else list(f.reverse_path)
                 d.update(kind="tcp", tcp=asdict(f.tcp), reverse=path(f, back, 1, "reverse_path"))
+                if fwd_path:
+                    first = links[fwd_path[0]]
+                    rate = _server_rate(servers[first["server"]], capacities[first["server"]])
+                    end = self._duration() if d["stop"] is None else min(d["stop"], self._duration())
+                    live = end - max(0.0, d["start"])
+                    _check_first_link(f"flow {f.name} on link {first['name']}", f.tcp, rate, first["buffer"], first["buffer_unit"],
+                                      max(0.0, live), d["size"])  # fmt: skip
             flows.append(d)
             plain_flows.append(dict(d))
         core = {

@@ -1,0 +1,150 @@
+"""Writing output files safely, without importing anything heavy (``burstlab.io``
+re-exports every name here): check an output path before long work, make an output folder
+that is removed again if the work fails, write a file atomically (a temporary file beside
+it, then a rename; a full disk said as such) and remove the temporary files a killed
+process left behind (docs/errors.md "No half-written output")."""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import re
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+__all__ = ["atomic_write", "atomic_write_text", "check_output_path", "output_dir", "remove_stale_temporaries"]
+
+
+def check_output_path(path: str | os.PathLike[str]) -> Path:
+    """Check, before any work is done, that ``path`` can be written as a file: not a
+    directory, and its folder either exists (and is a folder) or can be made. Raises
+    ``OSError`` naming ``path``."""
+    p = Path(path)
+    if p.is_dir():
+        raise IsADirectoryError(errno.EISDIR, "is a directory, expected a file path", str(p))
+    parent = p.parent
+    for anc in (parent, *parent.parents):
+        if anc.exists():
+            if not anc.is_dir():
+                raise NotADirectoryError(errno.ENOTDIR, f"cannot write there: {anc} is not a directory", str(p))
+            if not os.access(anc, os.W_OK | os.X_OK):
+                raise PermissionError(errno.EACCES, f"cannot write there: {anc} is not writable", str(p))
+            break
+    return p
+
+
+@contextlib.contextmanager
+def output_dir(path: str | os.PathLike[str] | None) -> Iterator[Path | None]:
+    """Make the output folder ``path`` now, before long work, so that an unwritable place
+    fails at once (naming ``path``); if the work then fails and the folder was made here
+    and is still empty, remove it again. ``None`` passes through."""
+    if path is None:
+        yield None
+        return
+    p = Path(path)
+    existed = p.exists()
+    if existed and not p.is_dir():
+        raise NotADirectoryError(errno.ENOTDIR, "is a file, expected a folder", str(p))
+    if not existed:
+        try:
+            p.mkdir(parents=True)
+        except OSError as e:
+            raise type(e)(e.errno, f"cannot make the folder: {e.strerror}", str(p)) from None
+    try:
+        yield p
+    except BaseException:
+        if not existed:
+            try:
+                p.rmdir()  # only when empty
+            except OSError:
+                pass
+        raise
+
+
+def _disk_full(e: BaseException, folder: Path) -> bool:
+    """Did this write fail because the disk is full? An ``ENOSPC``/``EDQUOT`` anywhere in the
+    exception's chain, or (for writers that turn it into another error on the way out, e.g.
+    matplotlib's PDF backend: "'Stream' object has no attribute 'pos'") a file system left
+    with less than 1 MiB free."""
+    x: BaseException | None = e
+    seen: set[int] = set()
+    while x is not None and id(x) not in seen:
+        seen.add(id(x))
+        if isinstance(x, OSError) and x.errno in (errno.ENOSPC, errno.EDQUOT):
+            return True
+        if isinstance(x, OSError) and x.errno == errno.EFBIG:
+            return False  # a file-size limit: said as such
+        x = x.__cause__ or x.__context__
+    try:
+        st = os.statvfs(folder)
+    except OSError:
+        return False
+    return st.f_blocks > 0 and st.f_bavail * st.f_frsize < (1 << 20)
+
+
+def atomic_write(path: str | os.PathLike[str], write: Callable[[str], object]) -> None:
+    """Write ``path`` through ``write(tmp)`` on a temporary file beside it, then rename:
+    a failed write never leaves a half-written file, and an ``OSError`` names ``path``
+    (not the temporary file). A full disk is ``OSError(ENOSPC)`` whatever error the writer
+    raised. The temporary name ends in ``path``'s extension (``.name.XXXX.tmp.png``), so
+    writers that choose the format by extension (matplotlib's ``savefig``) write the right
+    one; a temporary file that a killed process left behind is removed by
+    :func:`remove_stale_temporaries`."""
+    import tempfile
+
+    p = check_output_path(path)
+    try:
+        p.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=f".tmp{p.suffix}", dir=p.parent)
+    except OSError as e:
+        if e.errno in (errno.ENOSPC, errno.EDQUOT):
+            raise OSError(e.errno, "cannot write: no space left on the device", str(p)) from None
+        raise type(e)(e.errno, f"cannot write: {e.strerror}", str(p)) from None
+    os.close(fd)
+    try:
+        write(tmp)
+        um = os.umask(0)
+        os.umask(um)
+        os.chmod(tmp, 0o666 & ~um)  # mkstemp makes 0600; give the file the usual mode
+        os.replace(tmp, p)
+    except BaseException as e:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        if isinstance(e, Exception) and _disk_full(e, p.parent):
+            raise OSError(errno.ENOSPC, "cannot write: no space left on the device", str(p)) from None
+        if isinstance(e, OSError) and e.strerror:
+            raise type(e)(e.errno, f"cannot write: {e.strerror}", str(p)) from None
+        raise
+
+
+#: The temporary files :func:`atomic_write` makes: ``.NAME.XXXXXXXX.tmp[.EXT]``.
+_TEMP_RE = re.compile(r"^\..+\.[A-Za-z0-9_]{8}\.tmp(\.[^./]*)?$")
+
+
+def remove_stale_temporaries(folder: str | os.PathLike[str]) -> list[Path]:
+    """Remove the temporary files that :func:`atomic_write` left in ``folder`` (and its
+    subfolders) when its process was killed before it could clean up (a SIGKILL, a power
+    cut). Call it only where no other burstlab process writes (the study does, holding
+    its store's lock). Returns what it removed."""
+    root = Path(folder)
+    removed: list[Path] = []
+    if not root.is_dir():
+        return removed
+    for dirpath, _dirs, files in os.walk(root):
+        for f in files:
+            if _TEMP_RE.match(f):
+                q = Path(dirpath) / f
+                try:
+                    q.unlink()
+                    removed.append(q)
+                except OSError:
+                    pass
+    return removed
+
+
+def atomic_write_text(path: str | os.PathLike[str], text: str) -> None:
+    """Write ``text`` to ``path`` atomically (:func:`atomic_write`)."""
+    atomic_write(path, lambda tmp: Path(tmp).write_text(text))
