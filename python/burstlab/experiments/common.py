@@ -102,6 +102,18 @@ def sweep_points(cfg: Any) -> list[tuple[str, Any, Any]]:
     return pts
 
 
+def environments(cfg: Any, runs: Sequence[dict[str, Any]], cell_stats: Callable[[Sequence[dict[str, Any]]], Any], env: Callable[..., T],
+                 points: Sequence[tuple[str, Any, Any]], full: Sequence[str] = ("baseline",)) -> tuple[T, list[tuple[str, Any, T]]]:  # fmt: skip
+    """The baseline environment and every sensitivity point's (``points``, baseline first), as
+    ``env(cfg, setup, stats)``: the points named in ``full`` on every replicate, the others
+    on the first ``cfg.sweep_seeds``, so that along one parameter every point, its default
+    included, uses the same replicates (common random numbers)."""
+    every = cell_stats(runs)
+    few = cell_stats([r for r in runs if r["replicate"] < cfg.sweep_seeds])
+    pts = [(name, v, env(cfg, s, every if name in full else few)) for name, v, s in points]
+    return pts[0][2], pts[1:]
+
+
 def pending(tasks: Sequence[T], done: set[str]) -> list[T]:
     """The tasks with their finished items removed (resume): a :class:`Task`, or any
     dataclass with ``items`` of :class:`Item` (a study whose tasks carry more)."""

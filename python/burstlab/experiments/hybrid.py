@@ -53,6 +53,7 @@ import numpy as np
 import numpy.typing as npt
 
 from burstlab._core import ParameterError
+from burstlab.experiments.common import environments as common_environments
 from burstlab.experiments.common import Item, cell_hash, check_sensitivity, keyed_items, run_keyed_study, t95
 from burstlab.experiments.common import StudyResult as _StudyResult
 from burstlab.experiments.common import sweep_points as _sweep_points
@@ -910,10 +911,7 @@ class Env:
 def environments(cfg: StudyConfig, runs: Sequence[dict[str, Any]]) -> tuple[Env, list[tuple[str, Any, Env]]]:
     """The baseline environment (every run) and every sensitivity point's, each point along
     a parameter (its default included) on the same first ``sweep_seeds`` replicates."""
-    full = cell_stats(runs)
-    few = cell_stats([r for r in runs if r["replicate"] < cfg.sweep_seeds])
-    pts = [(name, v, Env(cfg, s, full if name == "baseline" else few)) for name, v, s in sweep_points(cfg)]
-    return pts[0][2], pts[1:]
+    return common_environments(cfg, runs, cell_stats, Env, sweep_points(cfg), ("baseline",))
 
 
 # --------------------------------------------------------------------------------------
