@@ -304,7 +304,8 @@ def test_scenario_file_through_the_cli(tmp_path, capsys):
     assert main(["sim", str(p)]) == 2
     assert capsys.readouterr().err == f"error: {p}:{_line(text, 'bufer')}: unknown key 'bufer' in [[hop]] #2 " + (
         "(known: ack_loss, buffer, buffer_unit, capacity, delay, duplex, link_layer, loss, loss_mode, loss_window, medium, name, "
-        "opportunity_bytes, rate, reverse, reverse_name)\n"
+        "opportunity_bytes, queue, rate, red_ecn, red_gentle, red_hard_drop, red_max_p, red_max_th, red_mean_packet_bytes, "
+        "red_min_th, red_wait, red_weight, reverse, reverse_name)\n"
     )
 
 

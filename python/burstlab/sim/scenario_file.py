@@ -33,12 +33,13 @@ from collections.abc import Callable
 from typing import Any
 
 from burstlab import _core
-from burstlab.sim import Link, TcpConfig
+from burstlab.sim import RED_FIELDS, Link, Red, TcpConfig
 from burstlab.sim.network import Cbr, Flow, Hop, Network, OnOff
 
 __all__ = ["load_scenario", "parse_scenario"]
 
-LINK_KEYS = {"rate", "delay", "buffer", "buffer_unit", "loss", "loss_mode", "loss_window", "capacity", "opportunity_bytes", "link_layer"}
+LINK_KEYS = {"rate", "delay", "buffer", "buffer_unit", "loss", "loss_mode", "loss_window", "capacity", "opportunity_bytes",
+             "link_layer", "queue"} | {f"red_{k}" for k in RED_FIELDS}  # fmt: skip
 HOP_KEYS = LINK_KEYS | {"name", "reverse", "ack_loss", "duplex", "medium", "reverse_name"}
 FLOW_KEYS = {"name", "path", "reverse_path", "tcp", "cbr", "packet_bytes", "size", "start", "stop", "on", "off", "on_off_dist", "on_off_shape"}
 TOP_KEYS = {"duration", "warmup", "seed", "series", "log", "hop", "flow", "preset"}
@@ -206,6 +207,26 @@ class _Reader:
                 kw[k] = p if os.path.isabs(p) else os.path.join(self.base, p)
                 if not os.path.exists(kw[k]):
                     raise self.fail(w, f"capacity = {p!r}: no such file ({kw[k]})")
+            elif k == "queue":
+                kw[k] = self.string(v, w, ("droptail", "red"))
+        red = {k[4:]: v for k, v in d.items() if k.startswith("red_")}
+        if red:
+            if kw.get("queue") != "red":
+                key = next(k for k in d if k.startswith("red_"))
+                raise self.fail((*where, key), f'{key} = {d[key]!r}: RED parameters need queue = "red"')
+            defaults = Red()
+            for k, v in red.items():
+                w = (*where, f"red_{k}")
+                default = getattr(defaults, k)
+                if isinstance(default, bool):
+                    red[k] = self.boolean(v, w)
+                elif isinstance(default, int):
+                    red[k] = self.integer(v, w)
+                elif isinstance(v, bool) or not isinstance(v, (int, float)):
+                    raise self.fail(w, f"red_{k} = {v!r}: expected a number")
+                else:
+                    red[k] = float(v)
+            kw["queue"] = Red(**red)
         return Link(**kw)
 
     def tcp(self, v: Any, where: tuple[Any, ...]) -> TcpConfig:
