@@ -20,7 +20,7 @@ def test_python_defaults_are_the_simulator_defaults() -> None:
     rust = _core.tcp_settings({})
     for name, value in asdict(TcpConfig()).items():
         assert rust[name] == pytest.approx(value) if isinstance(value, float) else rust[name] == value, name
-    assert set(rust) == {f.name for f in fields(TcpConfig)} | {"ssthresh_rule_resolved"}
+    assert set(rust) == {f.name for f in fields(TcpConfig)} | {"ssthresh_rule_resolved", "ecn_resolved"}
     assert TcpConfig.profile("rfc") == TcpConfig()
 
 
@@ -96,4 +96,6 @@ def test_every_variant_runs_through_python(name: str) -> None:
         tcp = TcpConfig.profile(profile, variant=name)
         res = run(Scenario(tcp=tcp, forward=Link(rate=10e6, delay=0.01, loss=_core.LossModel.bernoulli(0.01)),
                            workload=Workload(duration=5.0), seed=2))  # fmt: skip
-        assert 0 < res.goodput_bps < 10e6 and res.fast_retransmits > 0, (name, profile)
+        # LT-TCP repairs losses with FEC and never starts a fast retransmit (docs/tcp.md).
+        repairs = res.fec_decodes if name == "lt-tcp" else res.fast_retransmits
+        assert 0 < res.goodput_bps < 10e6 and repairs > 0, (name, profile)

@@ -3,10 +3,12 @@
 //!
 //! The single-flow scenario of `sim_newreno` ("ns3": 10 Mb/s, 10 ms one way, 100-packet
 //! DropTail, 1000-byte segments, 100 s, 1 % Bernoulli loss), each variant with its `--tcp`
-//! pair and RFC defaults, plus NewReno with RFC 7323 timestamps. The ratios are measured side
-//! by side (the variants interleaved, best of several rounds), so a loaded machine slows all
-//! of them alike: `cargo bench -p burstlab-bench --bench sim_variants`.
-use burstlab_core::link::LossMode;
+//! pair and RFC defaults, plus NewReno with RFC 7323 timestamps, and (issue 11, phase 2) NewReno
+//! with ECN and LT-TCP over the same link with a RED queue (ns-3's defaults) instead of
+//! DropTail: LT-TCP needs ECN marks, and its FEC packets count as packets. The ratios are
+//! measured side by side (the variants interleaved, best of several rounds), so a loaded
+//! machine slows all of them alike: `cargo bench -p burstlab-bench --bench sim_variants`.
+use burstlab_core::link::{LossMode, QueueDisc, RedParams};
 use burstlab_core::loss::Bernoulli;
 use burstlab_core::sim::{run, LinkConfig, Scenario, TcpConfig, Variant, Workload};
 use burstlab_core::time::{NS_PER_MS, NS_PER_S};
@@ -15,36 +17,44 @@ use std::time::Instant;
 
 const TARGET_RATIO: f64 = 1.5;
 
-fn variants() -> Vec<(&'static str, TcpConfig)> {
+/// (name, TCP settings, the link's RED queue instead of DropTail).
+fn variants() -> Vec<(&'static str, TcpConfig, bool)> {
     let v = |x| TcpConfig::variant(x);
     vec![
-        ("newreno", v(Variant::NewReno)),
-        ("reno", v(Variant::Reno)),
-        ("tahoe", v(Variant::Tahoe)),
-        ("sack", v(Variant::Sack)),
-        ("westwood", v(Variant::Westwood)),
-        ("tibet", v(Variant::Tibet)),
-        ("ideal", v(Variant::Ideal)),
-        ("vegas", v(Variant::Vegas)),
-        ("cubic+prr", v(Variant::Cubic)),
-        ("linux-reno+prr", v(Variant::LinuxReno)),
-        ("newreno+timestamps", TcpConfig { timestamps: true, ..v(Variant::NewReno) }),
+        ("newreno", v(Variant::NewReno), false),
+        ("reno", v(Variant::Reno), false),
+        ("tahoe", v(Variant::Tahoe), false),
+        ("sack", v(Variant::Sack), false),
+        ("westwood", v(Variant::Westwood), false),
+        ("tibet", v(Variant::Tibet), false),
+        ("ideal", v(Variant::Ideal), false),
+        ("vegas", v(Variant::Vegas), false),
+        ("cubic+prr", v(Variant::Cubic), false),
+        ("linux-reno+prr", v(Variant::LinuxReno), false),
+        ("newreno+timestamps", TcpConfig { timestamps: true, ..v(Variant::NewReno) }, false),
+        ("newreno+ecn, red", TcpConfig { ecn: true, ..v(Variant::NewReno) }, true),
+        ("lt-tcp, red", v(Variant::LtTcp), true),
     ]
 }
 
-fn scenario(tcp: &TcpConfig, seed: u64) -> Scenario {
-    let link = LinkConfig::new(10_000_000, 10 * NS_PER_MS, 100).with_loss(Box::new(Bernoulli::new(0.01).unwrap()), LossMode::Packet);
+fn scenario(tcp: &TcpConfig, red: bool, seed: u64) -> Scenario {
+    let mut link = LinkConfig::new(10_000_000, 10 * NS_PER_MS, 100).with_loss(Box::new(Bernoulli::new(0.01).unwrap()), LossMode::Packet);
+    let reverse = LinkConfig::new(10_000_000, 10 * NS_PER_MS, 100); // DropTail, lossless: RED on the data path only
+    if red {
+        link = link.with_queue(QueueDisc::Red(RedParams::default()));
+    }
     let mut sc = Scenario::new(tcp.clone(), link, Workload::bulk(100 * NS_PER_S));
+    sc.reverse = Some(reverse);
     sc.seed = seed;
     sc
 }
 
-/// Wall nanoseconds per simulated data packet over seeds 1..=10.
-fn ns_per_packet(tcp: &TcpConfig) -> f64 {
+/// Wall nanoseconds per simulated data packet (FEC packets included) over seeds 1..=10.
+fn ns_per_packet(tcp: &TcpConfig, red: bool) -> f64 {
     let t = Instant::now();
     let mut packets = 0;
     for seed in 1..=10 {
-        packets += run(black_box(scenario(tcp, seed))).unwrap().counters.packets_sent;
+        packets += run(black_box(scenario(tcp, red, seed))).unwrap().counters.packets_sent;
     }
     t.elapsed().as_nanos() as f64 / packets as f64
 }
@@ -54,12 +64,12 @@ fn bench(c: &mut Criterion) {
     // Side by side: 7 rounds, each variant once per round; the best round of each.
     let mut best = vec![f64::INFINITY; vs.len()];
     for _ in 0..7 {
-        for (i, (_, tcp)) in vs.iter().enumerate() {
-            best[i] = best[i].min(ns_per_packet(tcp));
+        for (i, (_, tcp, red)) in vs.iter().enumerate() {
+            best[i] = best[i].min(ns_per_packet(tcp, *red));
         }
     }
     println!("\nper simulated data packet (best of 7 interleaved rounds, seeds 1-10, 1 % loss):");
-    for (i, (name, _)) in vs.iter().enumerate() {
+    for (i, (name, _, _)) in vs.iter().enumerate() {
         let ratio = best[i] / best[0];
         println!(
             "  {name:<20} {:>7.1} ns  {ratio:>5.2}× NewReno  {}",
@@ -69,10 +79,10 @@ fn bench(c: &mut Criterion) {
     }
     let mut g = c.benchmark_group("sim_variants_1pct");
     g.sample_size(10);
-    for (name, tcp) in &vs {
-        let packets = run(scenario(tcp, 1)).unwrap().counters.packets_sent;
+    for (name, tcp, red) in &vs {
+        let packets = run(scenario(tcp, *red, 1)).unwrap().counters.packets_sent;
         g.throughput(Throughput::Elements(packets));
-        g.bench_function(*name, |b| b.iter(|| run(black_box(scenario(tcp, 1))).unwrap()));
+        g.bench_function(*name, |b| b.iter(|| run(black_box(scenario(tcp, *red, 1))).unwrap()));
     }
     g.finish();
 }

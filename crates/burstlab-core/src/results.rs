@@ -48,6 +48,15 @@ pub struct Counters {
     /// Payload bytes delivered in order to the receiving application.
     pub delivered_bytes: u64,
     pub delivered_segments: u64,
+    /// Window reductions in response to ECN-Echo (RFC 3168).
+    pub ecn_reductions: u64,
+    /// LT-TCP: proactive and reactive FEC packets sent (also in `packets_sent`), blocks the
+    /// receiver decoded (rebuilding a missing data segment), FEC packets that reached a
+    /// block already complete.
+    pub pfec_sent: u64,
+    pub rfec_sent: u64,
+    pub fec_decodes: u64,
+    pub fec_wasted: u64,
 }
 
 impl Counters {
@@ -66,6 +75,11 @@ impl Counters {
             arrived_bytes: self.arrived_bytes - o.arrived_bytes,
             delivered_bytes: self.delivered_bytes - o.delivered_bytes,
             delivered_segments: self.delivered_segments - o.delivered_segments,
+            ecn_reductions: self.ecn_reductions - o.ecn_reductions,
+            pfec_sent: self.pfec_sent - o.pfec_sent,
+            rfec_sent: self.rfec_sent - o.rfec_sent,
+            fec_decodes: self.fec_decodes - o.fec_decodes,
+            fec_wasted: self.fec_wasted - o.fec_wasted,
         }
     }
 }
@@ -218,12 +232,16 @@ pub struct LinkCounters {
     /// queue drops less those still queued or in service at the end.
     pub sent: u64,
     pub bytes_sent: u64,
-    /// Dropped on entry by a full buffer.
+    /// Dropped on entry: by a full buffer, or early by RED (`early_drops`).
     pub queue_drops: u64,
     /// Lost by the link's loss process.
     pub channel_losses: u64,
     /// Reached the far end.
     pub delivered: u64,
+    /// RED: packets dropped on entry before the buffer was full (counted in `queue_drops`).
+    pub early_drops: u64,
+    /// RED: ECN-capable packets marked CE instead of dropped.
+    pub ecn_marks: u64,
 }
 
 impl LinkCounters {
@@ -235,6 +253,8 @@ impl LinkCounters {
             queue_drops: self.queue_drops - o.queue_drops,
             channel_losses: self.channel_losses - o.channel_losses,
             delivered: self.delivered - o.delivered,
+            early_drops: self.early_drops - o.early_drops,
+            ecn_marks: self.ecn_marks - o.ecn_marks,
         }
     }
 }

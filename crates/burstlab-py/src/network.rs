@@ -6,7 +6,7 @@
 //! the per-packet log as numpy arrays when asked for.
 use crate::errors::IntoPyResult;
 use crate::loss::PyLossModel;
-use crate::sim::{count, get, req, result_dict, secs, seed, tcp_config};
+use crate::sim::{count, get, queue_disc, req, result_dict, secs, seed, tcp_config};
 use burstlab_core::link::{BufferUnit, LossMode, LossWindow, Opportunities, Timing};
 use burstlab_core::loss::Sojourn;
 use burstlab_core::results::{FlowKindTag, NetworkResult};
@@ -122,6 +122,7 @@ fn network(
             &window,
             &[("serialisation", LossWindow::Serialisation), ("transit", LossWindow::Transit)],
         )?;
+        spec.queue = queue_disc(&name, l)?;
         let mode: String = req(l, "loss_mode", "packet".to_string())?;
         let mode = choice(&format!("{name}.loss_mode"), &mode, &[("packet", LossMode::Packet), ("time", LossMode::Time)])?;
         let shared: Option<i64> = get(l, "loss_shared_with")?;
@@ -233,6 +234,8 @@ fn network_dict<'py>(py: Python<'py>, r: NetworkResult, log: Option<Vec<LogRec>>
         x.set_item("queue_drops", c.queue_drops)?;
         x.set_item("channel_losses", c.channel_losses)?;
         x.set_item("delivered", c.delivered)?;
+        x.set_item("early_drops", c.early_drops)?;
+        x.set_item("ecn_marks", c.ecn_marks)?;
         x.set_item("utilisation", l.utilisation)?;
         x.set_item("capacity_bps", l.capacity_bps)?;
         let q = &l.queue_delay;

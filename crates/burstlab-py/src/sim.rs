@@ -5,7 +5,7 @@
 use crate::errors::IntoPyResult;
 use crate::loss::PyLossModel;
 use crate::trace::PyBitTrace;
-use burstlab_core::link::{BufferUnit, LossMode};
+use burstlab_core::link::{BufferUnit, LossMode, QueueDisc, RedParams};
 use burstlab_core::results::SimResult;
 use burstlab_core::sim::{self, AckLoss, AckPath, LinkConfig, Scenario, TcpConfig, Variant, Workload};
 use burstlab_core::tcp::config::{CcKind, CcRtt, Hystart, LinuxRenoVariant, PrrBound, PrrVariant, RecoveryKind, TibetEstimator, WestwoodVariant};
@@ -149,7 +149,44 @@ pub(crate) fn tcp_config(d: &Bound<'_, PyDict>) -> PyResult<TcpConfig> {
             Some("every") => true,
             Some(other) => return Err(crate::errors::to_py(Error::param("partial_ack_timer", other, "first or every"))),
         },
+        ecn: flag(d, "ecn", dft.ecn)?,
+        lt_pfec: flag(d, "lt_pfec", dft.lt_pfec)?,
+        lt_rfec: flag(d, "lt_rfec", dft.lt_rfec)?,
+        lt_adaptive_mss: flag(d, "lt_adaptive_mss", dft.lt_adaptive_mss)?,
+        lt_granularity: num32("lt_granularity", dft.lt_granularity)?,
+        lt_mss_min: num("lt_mss_min", dft.lt_mss_min)?,
+        lt_erasure_gain: real(d, "lt_erasure_gain", dft.lt_erasure_gain)?,
+        lt_initial_erasure: real(d, "lt_initial_erasure", dft.lt_initial_erasure)?,
+        lt_max_erasure: real(d, "lt_max_erasure", dft.lt_max_erasure)?,
+        lt_max_block: num32("lt_max_block", dft.lt_max_block)?,
     })
+}
+
+/// A link's queue discipline from its dict: `queue` "droptail" (default) or "red", with
+/// RED's parameters in the dict under `red` (missing keys: the Rust defaults).
+pub(crate) fn queue_disc(prefix: &str, d: &Bound<'_, PyDict>) -> PyResult<QueueDisc> {
+    let kind: String = req(d, "queue", "droptail".to_string())?;
+    match kind.as_str() {
+        "droptail" => Ok(QueueDisc::DropTail),
+        "red" => {
+            let r = dict_of(d.py(), d, "red")?;
+            let dft = RedParams::default();
+            let bytes = count(&format!("{prefix}.red_mean_packet_bytes"), req(&r, "mean_packet_bytes", dft.mean_packet_bytes as i64)?)?;
+            Ok(QueueDisc::Red(RedParams {
+                min_th: real(&r, "min_th", dft.min_th)?,
+                max_th: real(&r, "max_th", dft.max_th)?,
+                max_p: real(&r, "max_p", dft.max_p)?,
+                weight: real(&r, "weight", dft.weight)?,
+                gentle: flag(&r, "gentle", dft.gentle)?,
+                wait: flag(&r, "wait", dft.wait)?,
+                ecn: flag(&r, "ecn", dft.ecn)?,
+                hard_drop: flag(&r, "hard_drop", dft.hard_drop)?,
+                mean_packet_bytes: u32::try_from(bytes)
+                    .map_err(|_| crate::errors::to_py(Error::param(&format!("{prefix}.red_mean_packet_bytes"), bytes, "below 2^32")))?,
+            }))
+        }
+        _ => Err(crate::errors::to_py(Error::param(&format!("{prefix}.queue"), kind, "droptail or red"))),
+    }
 }
 
 /// Every field of `t` as Python values (seconds, names), the inverse of [`tcp_config`].
@@ -206,6 +243,16 @@ fn tcp_dict<'py>(py: Python<'py>, t: &TcpConfig) -> PyResult<Bound<'py, PyDict>>
     d.set_item("ack_on_idle", t.ack_on_idle)?;
     d.set_item("fast_retransmit_after_timeout", t.fast_retransmit_after_timeout)?;
     d.set_item("partial_ack_timer", if t.restart_timer_every_partial_ack { "every" } else { "first" })?;
+    d.set_item("ecn", t.ecn)?;
+    d.set_item("lt_pfec", t.lt_pfec)?;
+    d.set_item("lt_rfec", t.lt_rfec)?;
+    d.set_item("lt_adaptive_mss", t.lt_adaptive_mss)?;
+    d.set_item("lt_granularity", t.lt_granularity)?;
+    d.set_item("lt_mss_min", t.lt_mss_min)?;
+    d.set_item("lt_erasure_gain", t.lt_erasure_gain)?;
+    d.set_item("lt_initial_erasure", t.lt_initial_erasure)?;
+    d.set_item("lt_max_erasure", t.lt_max_erasure)?;
+    d.set_item("lt_max_block", t.lt_max_block)?;
     Ok(d)
 }
 
@@ -216,8 +263,9 @@ fn tcp_settings<'py>(py: Python<'py>, config: &Bound<'py, PyDict>) -> PyResult<B
     let t = tcp_config(config)?;
     t.validate().py()?;
     let d = tcp_dict(py, &t)?;
-    let rule = burstlab_core::tcp::cc::resolve_ssthresh_rule(t.ssthresh_rule, t.cc, t.sack(), t.limited_transmit);
+    let rule = t.resolved_ssthresh_rule();
     d.set_item("ssthresh_rule_resolved", rule.name())?;
+    d.set_item("ecn_resolved", t.ecn_on())?;
     Ok(d)
 }
 
@@ -249,6 +297,7 @@ fn link_config(prefix: &str, d: &Bound<'_, PyDict>, loss: Option<&PyLossModel>) 
     l.loss_window = burstlab_core::link::LossWindow::parse(&window)
         .map_err(|_| crate::errors::to_py(Error::param(&format!("{prefix}.loss_window"), window, "serialisation or transit")))?;
     l.loss = loss.map(|m| m.fresh());
+    l.queue = queue_disc(prefix, d)?;
     l.layer = crate::network::layer_of(d)?;
     Ok(l)
 }
@@ -286,6 +335,11 @@ pub(crate) fn result_dict<'py>(py: Python<'py>, r: SimResult) -> PyResult<Bound<
     d.set_item("acks_lost", c.acks_lost)?;
     d.set_item("delivered_bytes", c.delivered_bytes)?;
     d.set_item("delivered_segments", c.delivered_segments)?;
+    d.set_item("ecn_reductions", c.ecn_reductions)?;
+    d.set_item("pfec_sent", c.pfec_sent)?;
+    d.set_item("rfec_sent", c.rfec_sent)?;
+    d.set_item("fec_decodes", c.fec_decodes)?;
+    d.set_item("fec_wasted", c.fec_wasted)?;
     d.set_item("completion_time", r.completion_time)?;
     d.set_item("end_time", burstlab_core::time::to_secs_f64(r.end_time))?;
     d.set_item("events", r.events)?;

@@ -45,7 +45,9 @@ def _write_series(path: str, series: dict[str, Any]) -> None:
 
 
 #: Options that only mean something without --trace (the link model) and only with it.
-_LINK_ONLY = ("rate", "delay", "buffer", "buffer_unit", "loss", "loss_mode", "ack_loss", "duration", "size", "warmup", "seeds", "link_layer")
+_LINK_ONLY = ("rate", "delay", "buffer", "buffer_unit", "loss", "loss_mode", "ack_loss", "duration", "size", "warmup", "seeds", "link_layer",
+              "queue", *(f"red_{k}" for k in ("min_th", "max_th", "max_p", "weight", "gentle", "wait", "ecn", "hard_drop",
+                                              "mean_packet_bytes")))  # fmt: skip
 _TRACE_ONLY = ("trace_format", "slot", "ack_path")
 #: What goes with a scenario file (the file describes the whole network).
 _SCENARIO_OPTIONS = ("scenario", "seed", "seeds", "as_json", "plot_dir", "workers")
@@ -156,6 +158,38 @@ def _tcp_options(f: Any) -> Any:
             kind = int if "int" in str(fl.type) else float
             f = click.option(opt, fl.name, default=None, type=kind, help=help_text)(f)
     return f
+
+
+def _red_options(f: Any) -> Any:
+    """``--queue`` and one option per :class:`burstlab.sim.Red` field (``--red-min-th``, ...)."""
+    from dataclasses import fields
+
+    from burstlab.sim import Red
+
+    for fl in reversed(fields(Red)):
+        opt = "--red-" + fl.name.replace("_", "-")
+        help_text = f"RED {fl.name.replace('_', ' ')} (with --queue red; default {fl.default})."
+        if fl.type in ("bool", bool):
+            f = click.option(f"{opt}/--no-{opt[2:]}", f"red_{fl.name}", default=None, help=help_text)(f)
+        else:
+            f = click.option(opt, f"red_{fl.name}", default=None, type=int if fl.type in ("int", int) else float, help=help_text)(f)
+    return click.option("--queue", default="droptail", show_default=True, type=click.Choice(["droptail", "red"]),
+                        help="Queue discipline of the link (both directions): DropTail, or RED with ECN marking "
+                        "(docs/simulator.md).")(f)  # fmt: skip
+
+
+def _queue_from_options(kw: dict[str, Any]) -> Any:
+    """``"droptail"`` or a :class:`burstlab.sim.Red` from --queue and the --red-* options."""
+    from dataclasses import fields
+
+    from burstlab.sim import Red
+
+    given = {fl.name: kw[f"red_{fl.name}"] for fl in fields(Red) if kw[f"red_{fl.name}"] is not None}
+    if kw["queue"] != "red":
+        if given:
+            raise click.UsageError(f"{', '.join(_opt('red_' + k) for k in given)}: RED parameters need --queue red")
+        return "droptail"
+    return Red(**given)
 
 
 def _label(tcp: Any) -> str:
@@ -471,6 +505,7 @@ def _name_options(e: _core.ParameterError) -> _core.ParameterError:
 @click.option("--delay", default="10ms", show_default=True, type=TIME, help="One-way propagation delay, e.g. 10ms.")
 @click.option("--buffer", default=100, show_default=True, type=count(0), help="DropTail buffer (see --buffer-unit).")
 @click.option("--buffer-unit", default="packets", show_default=True, type=click.Choice(["packets", "bytes"]))
+@_red_options
 @click.option("--loss", default="none", show_default=True, help="Loss spec, e.g. bernoulli:p=0.01 or ge:prr=0.9,mu=0.6 (docs/loss-models.md).")
 @click.option("--loss-mode", default="packet", show_default=True, type=click.Choice(["packet", "time"]),
               help="Ask the loss model per packet, or about the time a packet occupies the channel (time models only).")  # fmt: skip
@@ -522,13 +557,18 @@ def _sim(ctx: click.Context, kw: dict[str, Any]) -> None:
         _check_series_path(kw["series_out"])
     seeds = check_seeds(kw["seed"], kw["seeds"])
     tcps = _tcp_configs(kw)
+    kw["queue"] = _queue_from_options(kw)
     if kw["show_config"]:
-        from burstlab.sim import link_layer_config
+        from burstlab.sim import _queue_config, link_layer_config
 
         link = None if kw["trace_file"] is not None else {
             "rate": kw["rate"], "delay": kw["delay"], "buffer": kw["buffer"], "buffer_unit": kw["buffer_unit"],
             "loss": kw["loss"], "loss_mode": kw["loss_mode"], "ack_loss": kw["ack_loss"], "link_layer": link_layer_config(kw["link_layer"]),
         }  # fmt: skip
+        if link is not None:
+            q = _queue_config(kw["queue"])
+            link["queue"] = q["queue"]
+            link.update({f"red_{k}": v for k, v in q.get("red", {}).items()})
         return _show_config(tcps, kw, link)
 
     from burstlab.files import output_dir
@@ -565,7 +605,7 @@ def _run_link_mode(kw: dict[str, Any], tcps: list[tuple[str, Any]], seeds: list[
     from burstlab.sim import Link, Scenario, Workload, run
 
     link = Link(rate=kw["rate"], delay=kw["delay"], buffer=kw["buffer"], buffer_unit=kw["buffer_unit"],
-                loss=parse_loss_spec(kw["loss"]), loss_mode=kw["loss_mode"], link_layer=kw["link_layer"])  # fmt: skip
+                loss=parse_loss_spec(kw["loss"]), loss_mode=kw["loss_mode"], link_layer=kw["link_layer"], queue=kw["queue"])  # fmt: skip
     workload = Workload(duration=kw["duration"], size=kw["size"], warmup=kw["warmup"])
     series = kw["series_out"] is not None
 

@@ -19,12 +19,14 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
 from burstlab import __version__
 from burstlab.store import ResultStore, canonical_json
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -100,13 +102,26 @@ def sweep_points(cfg: Any) -> list[tuple[str, Any, Any]]:
     return pts
 
 
-def pending(tasks: Sequence[Task], done: set[str]) -> list[Task]:
-    """The tasks with their finished items removed (resume)."""
+def environments(cfg: Any, runs: Sequence[dict[str, Any]], cell_stats: Callable[[Sequence[dict[str, Any]]], Any], env: Callable[..., T],
+                 points: Sequence[tuple[str, Any, Any]], full: Sequence[str] = ("baseline",)) -> tuple[T, list[tuple[str, Any, T]]]:  # fmt: skip
+    """The baseline environment and every sensitivity point's (``points``, baseline first), as
+    ``env(cfg, setup, stats)``: the points named in ``full`` on every replicate, the others
+    on the first ``cfg.sweep_seeds``, so that along one parameter every point, its default
+    included, uses the same replicates (common random numbers)."""
+    every = cell_stats(runs)
+    few = cell_stats([r for r in runs if r["replicate"] < cfg.sweep_seeds])
+    pts = [(name, v, env(cfg, s, every if name in full else few)) for name, v, s in points]
+    return pts[0][2], pts[1:]
+
+
+def pending(tasks: Sequence[T], done: set[str]) -> list[T]:
+    """The tasks with their finished items removed (resume): a :class:`Task`, or any
+    dataclass with ``items`` of :class:`Item` (a study whose tasks carry more)."""
     out = []
     for t in tasks:
-        left = tuple(i for i in t.items if i.key not in done)
+        left = tuple(i for i in t.items if i.key not in done)  # type: ignore[attr-defined]
         if left:
-            out.append(Task(t.name, left))
+            out.append(replace(t, items=left))  # type: ignore[type-var]
     return out
 
 

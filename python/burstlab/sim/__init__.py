@@ -25,13 +25,13 @@ if TYPE_CHECKING:  # numpy is not imported to run a simulation: the series come 
 
 __all__ = [
     "PROFILES", "TIME_MODELS", "VARIANTS", "Cbr", "ClockResolutionWarning", "Flow", "FlowResult", "Hop", "Link", "LinkResult", "LossModeWarning",
-    "Network", "NetworkResult", "OnOff", "Scenario", "SimResult", "TcpConfig", "Workload", "load_scenario", "loss_model",
+    "Network", "NetworkResult", "OnOff", "Red", "Scenario", "SimResult", "TcpConfig", "Workload", "load_scenario", "loss_model",
     "presets", "run", "run_network", "run_trace", "segments_bound", "tcp_settings",
 ]  # fmt: skip
 
 #: Congestion controls (``TcpConfig.cc``), loss recoveries (``TcpConfig.recovery``).
 CONGESTION_CONTROLS = ("reno", "linux-reno", "westwood", "tibet", "ideal", "vegas", "cubic")
-RECOVERIES = ("tahoe", "reno", "newreno", "sack", "prr")
+RECOVERIES = ("tahoe", "reno", "newreno", "sack", "prr", "lt")
 
 #: The ``variant`` shorthand (``burstlab sim --tcp NAME``): name -> (cc, recovery).
 VARIANTS: dict[str, tuple[str, str]] = {
@@ -45,6 +45,7 @@ VARIANTS: dict[str, tuple[str, str]] = {
     "vegas": ("vegas", "newreno"),
     "cubic": ("cubic", "prr"),
     "linux-reno": ("linux-reno", "prr"),
+    "lt-tcp": ("reno", "lt"),
 }
 
 
@@ -67,7 +68,8 @@ class TcpConfig:
 
     variant: InitVar[str | None] = None
     cc: str = _f("reno", "Congestion control.", CONGESTION_CONTROLS)
-    recovery: str = _f("newreno", "Loss recovery (sack and prr turn SACK on).", RECOVERIES)
+    recovery: str = _f("newreno", "Loss recovery (sack and prr turn SACK on; lt is LT-TCP: FEC over SACK, the window "
+                       "cut only by ECN, which it turns on).", RECOVERIES)  # fmt: skip
     mss: int = _f(1000, "Payload bytes per segment.", unit="bytes")
     init_cwnd: int = _f(2, "Initial window.", unit="segments")
     max_cwnd: int | None = _f(None, "Maximum congestion window (unbounded if not given).", unit="segments")
@@ -129,6 +131,18 @@ class TcpConfig:
                                              "RFC 2582's base algorithm).")  # fmt: skip
     partial_ack_timer: str = _f("first", "Restart the timer on the first partial ACK (RFC 6582 Impatient) or on every "
                                 "one (RFC 2582 Slow-but-Steady).", ("first", "every"))  # fmt: skip
+    ecn: bool = _f(False, "RFC 3168 ECN: ECN-capable data, the receiver echoes CE until CWR, the sender reduces once per "
+                   "window (a RED queue with red_ecn then marks instead of dropping).")  # fmt: skip
+    # LT-TCP (recovery = "lt"; docs/tcp.md, "LT-TCP").
+    lt_pfec: bool = _f(True, "LT-TCP proactive FEC: ceil(N*E) parity packets in each block of N.")
+    lt_rfec: bool = _f(True, "LT-TCP reactive FEC after SACK shows losses beyond a block's parity.")
+    lt_adaptive_mss: bool = _f(True, "LT-TCP adaptive segment size: at least lt_granularity packets per window.")
+    lt_granularity: int = _f(10, "LT-TCP: packets per window the segment size is adapted to keep.", unit="packets")
+    lt_mss_min: int = _f(250, "LT-TCP: smallest segment (mss is the largest).", unit="bytes")
+    lt_erasure_gain: float = _f(0.25, "LT-TCP: weight of each block's erasure sample in the receiver's EWMA.")
+    lt_initial_erasure: float = _f(0.0, "LT-TCP: erasure estimate before any sample.")
+    lt_max_erasure: float = _f(0.75, "LT-TCP: ceiling of the estimate FEC is sized with.")
+    lt_max_block: int = _f(255, "LT-TCP: largest block (255: Reed-Solomon over GF(2^8)).", unit="packets")
 
     def __post_init__(self, variant: str | None) -> None:
         if variant is None:
@@ -414,6 +428,55 @@ def _rate_text(bps: float) -> str:
 
 
 @dataclass(frozen=True)
+class Red:
+    """Random Early Detection (Floyd & Jacobson 1993) with ECN marking (RFC 3168), a link's
+    queue discipline (``Link(queue=Red(...))``; ``queue="red"`` takes these defaults, ns-3
+    3.44's RedQueueDisc's except ``ecn``). Thresholds of the average queue in the link's
+    buffer unit; ``max_p`` the marking probability at ``max_th``; ``weight`` the EWMA's w_q;
+    ``gentle``: the probability rises to 1 at 2·max_th instead of jumping; ``wait``: marks
+    spaced by at least 1/p_b packets; ``ecn``: ECN-capable packets are marked, not dropped;
+    ``hard_drop``: forced marks (above the thresholds) stay drops; ``mean_packet_bytes``:
+    the packet whose transmission time counts an idle period (``docs/simulator.md``)."""
+
+    min_th: float = 5.0
+    max_th: float = 15.0
+    max_p: float = 0.02
+    weight: float = 0.002
+    gentle: bool = True
+    wait: bool = True
+    ecn: bool = True
+    hard_drop: bool = True
+    mean_packet_bytes: int = 500
+
+
+#: The keys of :class:`Red` as link options (scenario files ``red_min_th = 5``, ``burstlab sim
+#: --red-min-th 5``).
+RED_FIELDS = tuple(f.name for f in fields(Red))
+
+
+def _queue_config(queue: Any) -> dict[str, Any]:
+    """A link's queue discipline as the simulator takes it: ``{"queue": "droptail"}`` or
+    ``{"queue": "red", "red": {...}}``."""
+    if isinstance(queue, Red):
+        red = queue
+    elif queue == "red":
+        red = Red()
+    elif queue == "droptail":
+        return {"queue": "droptail"}
+    else:
+        raise _core.ParameterError(f"invalid parameter queue = {queue!r}: expected 'droptail', 'red' or a burstlab.sim.Red")
+    conv = {f.name: (bool if f.type in ("bool", bool) else int if f.type in ("int", int) else float) for f in fields(Red)}
+    return {"queue": "red", "red": {k: _number(f"red_{k}", v, conv[k]) for k, v in asdict(red).items()}}
+
+
+def _queue_fields(queue: Any) -> dict[str, Any]:
+    """A link's queue discipline in its configuration: nothing for DropTail (configurations,
+    and their hashes, as before RED existed, as for the link layer), else ``queue`` and ``red``."""
+    q = _queue_config(queue)
+    return {} if q["queue"] == "droptail" else q
+
+
+@dataclass(frozen=True)
 class Link:
     """One link direction: capacity (bits/s), one-way delay (s), DropTail buffer and a
     loss model, consulted per packet (``"packet"``) or in time (``"time"``).
@@ -428,6 +491,8 @@ class Link:
     Mahimahi delivery-opportunity trace — a file path, or an array of millisecond
     timestamps; each opportunity carries ``opportunity_bytes`` (1500, an IP MTU); the trace
     loops with the period of its last timestamp.
+    ``queue``: ``"droptail"`` (default), ``"red"`` or a :class:`Red` with its parameters
+    (RED with ECN marking, checked at entry before the buffer).
     ``link_layer``: a :class:`burstlab.linklayer.Arq` or :class:`~burstlab.linklayer.Harq`
     (or a spec such as ``"arq:retry_limit=7"``, :func:`burstlab.linklayer.parse_link_layer`)
     between the channel and the network layer: it times the link's frames (``rate`` is then
@@ -445,6 +510,7 @@ class Link:
     loss_window: Literal["serialisation", "transit"] = "serialisation"
     capacity: Any = None
     opportunity_bytes: int = 1500
+    queue: Any = "droptail"
     link_layer: Any = None
 
     def _config(self) -> dict[str, Any]:
@@ -457,6 +523,7 @@ class Link:
             "loss": None if model is None else repr(model),
             "loss_mode": self.loss_mode,
             "loss_window": self.loss_window,
+            **_queue_fields(self.queue),
         }
         layer = link_layer_config(self.link_layer)
         if layer is not None:  # absent otherwise: configurations (and their hashes) without one are as before
@@ -532,7 +599,8 @@ class Scenario:
 
 def tcp_settings(tcp: TcpConfig) -> dict[str, Any]:
     """The settings the simulator will run for ``tcp``, validated by it (an error names the
-    bad field), plus ``ssthresh_rule_resolved``: what ``ssthresh_rule`` means for this cc."""
+    bad field), plus ``ssthresh_rule_resolved``: what ``ssthresh_rule`` means for this cc (and
+    recovery), and ``ecn_resolved``: whether the flow uses ECN (``ecn``, or LT-TCP)."""
     return _core.tcp_settings(asdict(tcp))
 
 
@@ -567,11 +635,17 @@ class SimResult:
     delivered_bytes: int = 0
     delivered_segments: int = 0
     events: int = 0
+    ecn_reductions: int = 0
+    pfec_sent: int = 0
+    rfec_sent: int = 0
+    fec_decodes: int = 0
+    fec_wasted: int = 0
 
     _SCALARS = (
         "goodput_bps", "goodput_pps", "throughput_bps", "duration", "packets_sent", "packets_lost",
         "retransmissions", "spurious_retransmissions", "fast_retransmits", "timeouts", "completion_time",
         "channel_losses", "queue_drops", "acks_sent", "acks_lost", "delivered_bytes", "delivered_segments", "events",
+        "ecn_reductions", "pfec_sent", "rfec_sent", "fec_decodes", "fec_wasted",
     )  # fmt: skip
 
     @classmethod

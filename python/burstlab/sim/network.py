@@ -29,7 +29,8 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
 from burstlab import _core
-from burstlab.sim import Link, SimResult, TcpConfig, _check_first_link, _check_loss_mode, _hash, _number, link_layer_config, loss_model
+from burstlab.sim import (Link, SimResult, TcpConfig, _check_first_link, _check_loss_mode, _hash, _number, _queue_fields,
+                          link_layer_config, loss_model)  # fmt: skip
 
 __all__ = ["Cbr", "Flow", "FlowResult", "Hop", "LinkResult", "Network", "NetworkResult", "OnOff", "run_network"]
 
@@ -39,7 +40,7 @@ class Hop:
     """Two link directions between two nodes.
 
     ``forward``: the direction data take on the paths that list this hop; ``reverse``: the
-    other (None: the forward link's rate, delay and buffer, lossless). ``ack_loss`` relates
+    other (None: the forward link's rate, delay, buffer and queue discipline, lossless). ``ack_loss`` relates
     the reverse direction's losses to the forward ones (Pentikousis & Badr §3): ``"none"``
     (only ``reverse.loss``), ``"independent"`` (a copy of the forward model with its own
     stream, unless ``reverse.loss`` is given) or ``"sync"`` (the forward process itself:
@@ -63,7 +64,7 @@ class Hop:
             return self.reverse
         f = self.forward
         return Link(rate=f.rate, delay=f.delay, buffer=f.buffer, buffer_unit=f.buffer_unit, capacity=f.capacity,
-                    opportunity_bytes=f.opportunity_bytes, link_layer=f.link_layer)  # fmt: skip
+                    opportunity_bytes=f.opportunity_bytes, queue=f.queue, link_layer=f.link_layer)  # fmt: skip
 
     @property
     def link_names(self) -> tuple[str, str]:
@@ -263,7 +264,7 @@ class Network:
                     "delay": _number(f"{name}.delay", link.delay, float),
                     "buffer": _number(f"{name}.buffer", link.buffer, int),
                     "buffer_unit": link.buffer_unit, "loss_mode": mode, "loss_window": link.loss_window,
-                    "loss_shared_with": share,
+                    "loss_shared_with": share, **_queue_fields(link.queue),
                 })  # fmt: skip
                 layer = link_layer_config(link.link_layer)
                 if layer is not None:
@@ -347,7 +348,8 @@ class FlowResult(SimResult):
 @dataclass
 class LinkResult:
     """One link direction over the measured interval: packets ``offered`` to its queue,
-    ``sent`` (service ended by the end), ``bytes_sent``, ``queue_drops`` (DropTail),
+    ``sent`` (service ended by the end), ``bytes_sent``, ``queue_drops`` (dropped on entry:
+    a full buffer, or RED's ``early_drops``), ``ecn_marks`` (RED marked CE instead),
     ``channel_losses`` (its loss process), ``delivered`` (reached its far end),
     ``utilisation`` (share of the time its transmitter spent on its packets),
     ``capacity_bps`` (long-run; None for slotted channels) and the queueing delay (entry to
@@ -365,6 +367,8 @@ class LinkResult:
     queue_drops: int
     channel_losses: int
     delivered: int
+    early_drops: int
+    ecn_marks: int
     utilisation: float
     capacity_bps: float | None
     queue_delay_mean: float | None

@@ -33,12 +33,13 @@ from collections.abc import Callable
 from typing import Any
 
 from burstlab import _core
-from burstlab.sim import Link, TcpConfig
+from burstlab.sim import RED_FIELDS, Link, Red, TcpConfig
 from burstlab.sim.network import Cbr, Flow, Hop, Network, OnOff
 
 __all__ = ["load_scenario", "parse_scenario"]
 
-LINK_KEYS = {"rate", "delay", "buffer", "buffer_unit", "loss", "loss_mode", "loss_window", "capacity", "opportunity_bytes", "link_layer"}
+LINK_KEYS = {"rate", "delay", "buffer", "buffer_unit", "loss", "loss_mode", "loss_window", "capacity", "opportunity_bytes",
+             "link_layer", "queue"} | {f"red_{k}" for k in RED_FIELDS}  # fmt: skip
 HOP_KEYS = LINK_KEYS | {"name", "reverse", "ack_loss", "duplex", "medium", "reverse_name"}
 FLOW_KEYS = {"name", "path", "reverse_path", "tcp", "cbr", "packet_bytes", "size", "start", "stop", "on", "off", "on_off_dist", "on_off_shape"}
 TOP_KEYS = {"duration", "warmup", "seed", "series", "log", "hop", "flow", "preset"}
@@ -47,7 +48,7 @@ PRESET_KEYS = {
     "chain": {"hops", "n", "link", "tcp", "flows", "ack_loss"},
     "dumbbell": {"n", "bottleneck", "access_delay", "access_rate", "tcp", "cross_traffic", "cross_traffic_packet_bytes"},
     "wired_wireless": {"rtt", "wireless", "wired_rate", "tcp"},
-    "satellite_wifi": {"fer", "wifi", "tcp"},
+    "satellite_wifi": {"fer", "wifi", "tcp", "channel"},
 }
 
 
@@ -191,13 +192,7 @@ class _Reader:
             elif k == "loss_window":
                 kw[k] = self.string(v, w, ("serialisation", "transit"))
             elif k == "loss":
-                from burstlab.lossspec import parse_loss_spec
-
-                spec = self.string(v, w)
-                try:
-                    kw[k] = parse_loss_spec(spec)
-                except (ValueError, OSError) as e:
-                    raise self.fail(w, f"loss = {spec!r}: {e}") from None
+                kw[k] = self.loss(v, w)
             elif k == "link_layer":
                 from burstlab.linklayer import parse_link_layer
 
@@ -212,6 +207,26 @@ class _Reader:
                 kw[k] = p if os.path.isabs(p) else os.path.join(self.base, p)
                 if not os.path.exists(kw[k]):
                     raise self.fail(w, f"capacity = {p!r}: no such file ({kw[k]})")
+            elif k == "queue":
+                kw[k] = self.string(v, w, ("droptail", "red"))
+        red = {k[4:]: v for k, v in d.items() if k.startswith("red_")}
+        if red:
+            if kw.get("queue") != "red":
+                key = next(k for k in d if k.startswith("red_"))
+                raise self.fail((*where, key), f'{key} = {d[key]!r}: RED parameters need queue = "red"')
+            defaults = Red()
+            for k, v in red.items():
+                w = (*where, f"red_{k}")
+                default = getattr(defaults, k)
+                if isinstance(default, bool):
+                    red[k] = self.boolean(v, w)
+                elif isinstance(default, int):
+                    red[k] = self.integer(v, w)
+                elif isinstance(v, bool) or not isinstance(v, (int, float)):
+                    raise self.fail(w, f"red_{k} = {v!r}: expected a number")
+                else:
+                    red[k] = float(v)
+            kw["queue"] = Red(**red)
         return Link(**kw)
 
     def tcp(self, v: Any, where: tuple[Any, ...]) -> TcpConfig:
@@ -292,6 +307,16 @@ class _Reader:
             kw["on_off"] = OnOff(self.time(d["on"], (*where, "on")), self.time(d["off"], (*where, "off")), dist, float(shape))
         return Flow(**kw)
 
+    def loss(self, v: Any, w: tuple[Any, ...]) -> Any:
+        """A loss spec (``burstlab sim --loss``'s) as a loss model; an error names the key."""
+        from burstlab.lossspec import parse_loss_spec
+
+        spec = self.string(v, w)
+        try:
+            return parse_loss_spec(spec)
+        except (ValueError, OSError) as e:
+            raise self.fail(w, f"{w[-1]} = {spec!r}: {e}") from None
+
     def preset(self, d: Any, top: dict[str, Any]) -> Network:
         from burstlab.sim import presets
 
@@ -332,6 +357,8 @@ class _Reader:
                 if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 <= v <= 1:
                     raise self.fail(w, f"fer = {v!r}: expected a probability")
                 kw[k] = float(v)
+            elif k == "channel":  # satellite_wifi: the Wi-Fi hop's raw channel (time mode)
+                kw[k] = self.loss(v, w)
             elif k == "ack_loss":
                 kw[k] = self.string(v, w, ("none", "independent", "sync"))
             elif k == "size":

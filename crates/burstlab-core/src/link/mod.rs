@@ -7,6 +7,9 @@
 //! a time: when a frame reaches the head of the link's FIFO, `serve(start, bytes, channel,
 //! rng)` returns when its service ends and whether it got through ([`Service`]), asking
 //! the [`Channel`] about each transmission attempt. `docs/link-layer.md` describes them.
+//!
+//! A link's queue discipline ([`red::QueueDisc`]) is DropTail by default, or RED with ECN
+//! marking ([`red`]), which the admission consults before the buffer check.
 pub mod arq;
 pub mod capacity;
 pub mod channel;
@@ -14,6 +17,7 @@ pub mod harq;
 pub mod hist;
 pub mod layer;
 pub mod queue;
+pub mod red;
 pub mod ring;
 pub mod wifi;
 
@@ -21,6 +25,7 @@ pub use capacity::Opportunities;
 pub use channel::{LossMode, LossSource, LossWindow};
 pub use layer::{AttemptTiming, LinkLayer, LinkLayerConfig, LinkStats};
 pub use queue::{BufferUnit, InFlight, Pipe, Server, Timing};
+pub use red::{QueueDisc, Red, RedParams, Verdict};
 
 use crate::time::Nanos;
 

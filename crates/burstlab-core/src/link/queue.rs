@@ -159,6 +159,9 @@ pub struct Pipe<P: Copy + Default> {
     waiting_bytes: u64,
     /// Packets dropped by the full buffer.
     pub queue_drops: u64,
+    /// Service start of the last packet admitted (when the queue last emptied, if nothing
+    /// waits: RED's q_time).
+    pub last_start: Nanos,
 }
 
 impl<P: Copy + Default> Pipe<P> {
@@ -173,6 +176,7 @@ impl<P: Copy + Default> Pipe<P> {
             first_waiting: 0,
             waiting_bytes: 0,
             queue_drops: 0,
+            last_start: 0,
         }
     }
 
@@ -231,6 +235,16 @@ impl<P: Copy + Default> Pipe<P> {
     /// room for one more of `bytes`.
     #[inline(always)]
     fn full(&mut self, now: Nanos, bytes: u32) -> bool {
+        self.skip_started(now);
+        match self.unit {
+            BufferUnit::Packets => (self.ring.len() - self.first_waiting) as u64 >= self.buffer,
+            BufferUnit::Bytes => self.waiting_bytes + bytes as u64 > self.buffer,
+        }
+    }
+
+    /// Move `first_waiting` past the packets whose service has started by `now`.
+    #[inline(always)]
+    fn skip_started(&mut self, now: Nanos) {
         while let Some(e) = self.ring.get(self.first_waiting) {
             if e.start > now {
                 break;
@@ -238,9 +252,15 @@ impl<P: Copy + Default> Pipe<P> {
             self.waiting_bytes -= e.bytes as u64;
             self.first_waiting += 1;
         }
+    }
+
+    /// The queue at `now` in the buffer's unit: packets (or bytes) waiting for the server,
+    /// not counting the one in service (what the DropTail check counts; RED's `q`).
+    pub fn backlog(&mut self, now: Nanos) -> u64 {
+        self.skip_started(now);
         match self.unit {
-            BufferUnit::Packets => (self.ring.len() - self.first_waiting) as u64 >= self.buffer,
-            BufferUnit::Bytes => self.waiting_bytes + bytes as u64 > self.buffer,
+            BufferUnit::Packets => (self.ring.len() - self.first_waiting.min(self.ring.len())) as u64,
+            BufferUnit::Bytes => self.waiting_bytes,
         }
     }
 
@@ -271,6 +291,7 @@ impl<P: Copy + Default> Pipe<P> {
     /// fate decided (packet mode: every earlier entry is decided too) or not (time mode).
     #[inline(always)]
     pub fn push(&mut self, e: InFlight<P>, decided: bool) {
+        self.last_start = e.start;
         if decided {
             debug_assert_eq!(self.decided, self.ring.len());
             self.decided += 1;

@@ -15,19 +15,24 @@
 //! counted once per packet per link, and the per-packet log is a compile-time parameter.
 //! (Speed against htsim: `docs/validation.md`, "Speed against htsim".)
 //!
+//! A link's queue discipline is DropTail, or RED with ECN marking (`link/red.rs`), which
+//! `Engine::enter` consults before the buffer check (`red_admits`); packets carry their
+//! ECN and TCP header bits, and LT-TCP's FEC marks, in the spare bits of their meta word.
+//!
 //! The single-link [`Scenario`] runs as a network of two links and one flow and gives the
 //! results it gave before networks existed (`sim/regression.rs`).
 use super::event::{EventQueue, Timer};
 use super::mintree::{key, key_time, Key, MinTree, NONE};
 use super::network::{FlowKind, FlowSpec, LinkLoss, Network, OnOff};
 use super::scenario::{Scenario, TcpConfig};
-use crate::link::{InFlight, LinkLayer, LossMode, LossSource, LossWindow, Pipe, Server};
+use crate::link::{InFlight, LinkLayer, LossMode, LossSource, LossWindow, Pipe, QueueDisc, Red, Server, Timing, Verdict};
 use crate::results::{
     jain, Counters, FlowKindTag, FlowResult, LinkCounters, LinkResult, LogHistogram, NetworkResult, Series, SimResult,
 };
 use crate::rng::{component_id, stream, Rng};
 use crate::tcp::config::CcKind;
-use crate::tcp::receiver::{AckPkt, Receiver, ReceiverConfig, RxAction};
+use crate::tcp::pkt_flags::{CE, ECE, ECT, PFEC, RFEC};
+use crate::tcp::receiver::{AckPkt, Receiver, RxAction};
 use crate::tcp::sender::{Sender, Tx};
 use crate::time::{to_secs_f64, tx_time, Nanos};
 use crate::Result;
@@ -62,9 +67,12 @@ pub struct Pkt {
     pub t0: Nanos,
     /// Data: the segment; ACK: the cumulative ACK; datagram: its number.
     pub num: u64,
-    /// [`Pkt::aux`], then [`Pkt::kind`] and [`Pkt::retx`] in the upper half.
+    /// [`Pkt::aux`], then [`Pkt::kind`], [`Pkt::retx`] and [`Pkt::flags`] in the upper half.
     meta: u64,
 }
+
+/// Where [`Pkt::flags`] sit in the packet's meta word (7 bits, 41-47; [`Pkt::rseq`] above).
+const FLAGS_SHIFT: u32 = 41;
 
 impl Pkt {
     pub fn new(flow: u32, pos: u32, t0: Nanos, kind: PktKind, num: u64, aux: u32, retx: bool) -> Self {
@@ -93,6 +101,30 @@ impl Pkt {
     #[inline]
     pub fn retx(&self) -> bool {
         self.meta >> 40 & 1 != 0
+    }
+
+    /// Header bits (`tcp::pkt_flags`: ECN field, CWR / ECE, LT-TCP's FEC marks).
+    #[inline]
+    pub fn flags(&self) -> u8 {
+        (self.meta >> FLAGS_SHIFT) as u8 & 0x7f
+    }
+
+    #[inline]
+    pub fn with_flags(mut self, f: u8) -> Self {
+        self.meta |= (f as u64) << FLAGS_SHIFT;
+        self
+    }
+
+    /// LT-TCP: an RFEC packet's number, low 16 bits (the top of the meta word).
+    #[inline]
+    pub fn rseq(&self) -> u16 {
+        (self.meta >> 48) as u16
+    }
+
+    #[inline]
+    pub fn with_rseq(mut self, r: u16) -> Self {
+        self.meta |= (r as u64) << 48;
+        self
     }
 
     fn log_fields(&self) -> (LogKind, u64, bool) {
@@ -164,6 +196,8 @@ struct LinkRt {
     snap: LinkCounters,
     busy: Nanos,
     qdelay: LogHistogram,
+    /// RED (`link/red.rs`), consulted at admission; None: DropTail.
+    red: Option<Box<Red>>,
     /// Its link layer, if any (boxed: most links have none and stay small).
     layer: Option<Box<LayerRt>>,
 }
@@ -213,6 +247,8 @@ struct TcpFlow {
     /// The Ideal-estimate TCP (Martignon & Capone §V): the sender's `Tcb::fair_share_bps`
     /// is set from the engine's fair share before each ACK and timeout.
     needs_share: bool,
+    /// RFC 3168: the flow's new data is ECN-capable (ECT).
+    ect: u8,
     next_sack: u32,
     spurious_timeouts: u64,
     snapshot: Counters,
@@ -342,6 +378,19 @@ impl<const LOG: bool> Engine<LOG> {
             net.links.iter().enumerate().map(|(i, l)| if let LinkLoss::Shared(j) = l.loss { j } else { i }).collect();
         for (i, l) in net.links.into_iter().enumerate() {
             let pipe = Pipe::new(l.delay, l.buffer, l.buffer_unit);
+            let red = match &l.queue {
+                QueueDisc::DropTail => None,
+                QueueDisc::Red(p) => {
+                    // F&J's s: a packet of mean_packet_bytes on this link's server.
+                    let bits = p.mean_packet_bytes as f64 * 8.0;
+                    let s = match &net.servers[l.server] {
+                        Timing::Slotted { slot } => *slot as f64,
+                        t => t.rate_bps().map_or(0.0, |r| bits / r * 1e9),
+                    };
+                    let rng = stream(seed, component_id(&format!("link.{}.red", l.name)));
+                    Some(Box::new(Red::new(p.clone(), s, rng)))
+                }
+            };
             let loss = match l.loss {
                 LinkLoss::None => LossSource::None,
                 LinkLoss::Own(mut m, mode) => {
@@ -372,6 +421,7 @@ impl<const LOG: bool> Engine<LOG> {
                 snap: LinkCounters::default(),
                 busy: 0,
                 qdelay: LogHistogram::default(),
+                red,
             });
         }
         for i in 0..links.len() {
@@ -397,19 +447,14 @@ impl<const LOG: bool> Engine<LOG> {
                         }
                         FlowState::Tcp(TcpFlow {
                             sender: make_sender(t, f.size),
-                            receiver: Receiver::new(ReceiverConfig {
-                                delayed_ack: t.delayed_ack,
-                                ack_every: t.ack_every,
-                                ack_timeout: t.ack_timeout,
-                                sack: t.sack(),
-                                ack_on_idle: t.ack_on_idle,
-                            }),
+                            receiver: Receiver::from_tcp(t),
                             rto_sched: None,
                             delack_sched: None,
                             data_bytes_hdr: (t.mss + t.wire_header_bytes()) as u32, // + TCP options
                             ack_bytes: t.wire_ack_bytes() as u32,
                             timestamps: t.timestamps,
                             needs_share: t.cc == CcKind::Ideal,
+                            ect: if t.ecn_on() { ECT } else { 0 },
                             mss: t.mss as u32,
                             completion: None,
                             channel_losses: 0,
@@ -547,7 +592,10 @@ impl<const LOG: bool> Engine<LOG> {
 
     /// Put a packet of `bytes` on link `li` at the current time.
     #[inline(always)]
-    fn enter(&mut self, li: usize, p: Pkt, bytes: u32) {
+    fn enter(&mut self, li: usize, mut p: Pkt, bytes: u32) {
+        if self.links[li].red.is_some() && !self.red_admits(li, &mut p) {
+            return;
+        }
         let now = self.now;
         let l = &mut self.links[li];
         if l.layer.is_some() {
@@ -622,6 +670,31 @@ impl<const LOG: bool> Engine<LOG> {
         }
     }
 
+    /// The queue discipline's seam: RED (`link/red.rs`) decides on `p` arriving at link
+    /// `li` from the queue it finds; an early drop is a queue drop (false), a mark sets CE.
+    #[cold]
+    #[inline(never)]
+    fn red_admits(&mut self, li: usize, p: &mut Pkt) -> bool {
+        let now = self.now;
+        let l = &mut self.links[li];
+        let q = l.pipe.backlog(now) as f64;
+        let q_time = l.pipe.last_start;
+        let red = l.red.as_mut().expect("called for RED links");
+        match red.arrival(now, q, q_time, p.flags() & ECT != 0) {
+            Verdict::Enqueue => true,
+            Verdict::Mark => {
+                *p = p.with_flags(CE);
+                l.c.ecn_marks += 1;
+                true
+            }
+            Verdict::Drop => {
+                l.c.early_drops += 1;
+                self.lose(li, p, true);
+                false
+            }
+        }
+    }
+
     /// `p` is lost on link `li`: dropped on entry by its full buffer (`by_queue`), or
     /// lost by its loss process. Counted for the link and the packet's flow (an ACK's
     /// loss, either way, as `acks_lost`), and logged.
@@ -686,8 +759,11 @@ impl<const LOG: bool> Engine<LOG> {
         self.log_pkt(LogEvent::Arrived, u32::MAX, &p);
         let f = p.flow as usize;
         match p.kind() {
-            PktKind::Data => self.on_data(f, Tx { seg: p.num, len: p.aux(), retx: p.retx(), ts: p.t0 }, p.t0),
-            PktKind::Ack => self.on_ack(f, p.num, p.aux()),
+            PktKind::Data => {
+                let tx = Tx { seg: p.num, len: p.aux(), retx: p.retx(), ts: p.t0, flags: p.flags(), rseq: p.rseq() };
+                self.on_data(f, tx, p.t0)
+            }
+            PktKind::Ack => self.on_ack(f, p.num, p.aux(), p.flags(), p.rseq()),
             PktKind::Udp => {
                 if let FlowState::Cbr(c) = &mut self.flows[f].state {
                     c.delivered += 1;
@@ -729,14 +805,16 @@ impl<const LOG: bool> Engine<LOG> {
         let fl = &mut self.flows[f];
         let pos = fl.fwd0;
         let first = self.paths[pos as usize] as usize;
-        let (hdr, mss) = {
+        let (hdr, mss, ect) = {
             let t = fl.tcp();
-            (t.data_bytes_hdr, t.mss)
+            (t.data_bytes_hdr, t.mss, t.ect)
         };
         let now = self.now;
         for k in 0..self.txbuf.len() {
             let tx = self.txbuf[k];
-            let p = Pkt::new(f as u32, pos, now, PktKind::Data, tx.seg, tx.len, tx.retx);
+            // RFC 3168 §6.1.5: retransmissions are not ECN-capable.
+            let flags = tx.flags | if tx.retx { 0 } else { ect };
+            let p = Pkt::new(f as u32, pos, now, PktKind::Data, tx.seg, tx.len, tx.retx).with_flags(flags).with_rseq(tx.rseq);
             self.log_pkt(LogEvent::Sent, first as u32, &p);
             self.enter(first, p, hdr - (mss - tx.len));
         }
@@ -750,8 +828,21 @@ impl<const LOG: bool> Engine<LOG> {
         let pos = fl.rev0;
         let t = fl.tcp();
         let bytes = t.ack_bytes;
+        let mut flags = if a.ece { ECE } else { 0 };
+        let mut rseq = 0;
         let sack = if a.nsack == 0 && !t.timestamps {
-            NO_SACK
+            // LT-TCP's option on an ACK without SACK blocks travels in the packet: its
+            // erasure estimate in the SACK-queue field (flag PFEC), the echoed RFEC number in
+            // the RFEC-number field (flag RFEC).
+            if let Some(e) = a.lt_erasure {
+                flags |= PFEC;
+                if let Some(r) = a.lt_rfec {
+                    (flags, rseq) = (flags | RFEC, r);
+                }
+                e
+            } else {
+                NO_SACK
+            }
         } else {
             let id = t.next_sack;
             t.next_sack = if id == NO_SACK - 1 { 0 } else { id + 1 };
@@ -759,7 +850,7 @@ impl<const LOG: bool> Engine<LOG> {
             id
         };
         let first = self.paths[pos as usize] as usize;
-        let p = Pkt::new(f as u32, pos, self.now, PktKind::Ack, a.ack, sack, false);
+        let p = Pkt::new(f as u32, pos, self.now, PktKind::Ack, a.ack, sack, false).with_flags(flags).with_rseq(rseq);
         self.log_pkt(LogEvent::Sent, first as u32, &p);
         self.enter(first, p, bytes);
     }
@@ -786,11 +877,14 @@ impl<const LOG: bool> Engine<LOG> {
 
     /// An ACK reaches flow `f`'s sender: its cumulative ACK, and its SACK blocks from the
     /// flow's queue (dropping those of earlier ACKs that were lost on the way).
-    fn on_ack(&mut self, f: usize, ack: u64, sack: u32) {
+    fn on_ack(&mut self, f: usize, ack: u64, sack: u32, flags: u8, rseq: u16) {
         let now = self.now;
         let t = self.flows[f].tcp();
-        let a = if sack == NO_SACK {
-            AckPkt { ack, ..AckPkt::default() }
+        let a = if flags & PFEC != 0 {
+            let lt_rfec = (flags & RFEC != 0).then_some(rseq);
+            AckPkt { ack, ece: flags & ECE != 0, lt_erasure: Some(sack), lt_rfec, ..AckPkt::default() }
+        } else if sack == NO_SACK {
+            AckPkt { ack, ece: flags & ECE != 0, ..AckPkt::default() }
         } else {
             loop {
                 let (id, a) = t.sacks.pop_front().expect("an ACK's SACK blocks wait in its flow's queue");
@@ -815,8 +909,8 @@ impl<const LOG: bool> Engine<LOG> {
         t.arrived_bytes += tx.len as u64;
         let dups = t.receiver.duplicates;
         // A pending timeout for this segment was spurious if this copy, the first to
-        // arrive, was sent before it fired.
-        if !t.pending_rto.is_empty() {
+        // arrive, was sent before it fired. (An LT-TCP RFEC packet is no copy of a segment.)
+        if !t.pending_rto.is_empty() && tx.flags & RFEC == 0 {
             let before = t.pending_rto.len();
             t.pending_rto.retain(|&(s, at)| s != tx.seg || at <= t0);
             t.spurious_timeouts += (before - t.pending_rto.len()) as u64;
@@ -824,7 +918,10 @@ impl<const LOG: bool> Engine<LOG> {
         }
         let before = t.receiver.rcv_nxt;
         t.receiver.note_tsval(tx.seg, tx.ts); // RFC 7323 TS.Recent
-        let act = t.receiver.on_segment(tx.seg, now);
+        if tx.flags != 0 {
+            t.receiver.note_ecn(tx.flags); // RFC 3168 §6.1.3
+        }
+        let act = t.receiver.on_arrival(&tx, now, t.sender.lt_blocks());
         let after = t.receiver.rcv_nxt;
         // A copy of data the receiver already held: spurious if sent in the measured interval.
         if t.receiver.duplicates > dups && t0 >= warmup {
@@ -1163,7 +1260,12 @@ impl<const LOG: bool> Engine<LOG> {
             acks_lost: t.acks_lost,
             arrived_bytes: t.arrived_bytes,
             delivered_bytes: t.sender.bytes_below(t.receiver.rcv_nxt),
-            delivered_segments: t.receiver.rcv_nxt,
+            delivered_segments: t.sender.segments_below(t.receiver.rcv_nxt),
+            ecn_reductions: s.ecn_reductions,
+            pfec_sent: s.pfec_sent,
+            rfec_sent: s.rfec_sent,
+            fec_decodes: t.receiver.lt.as_ref().map_or(0, |l| l.decodes),
+            fec_wasted: t.receiver.lt.as_ref().map_or(0, |l| l.fec_wasted),
         }
     }
 

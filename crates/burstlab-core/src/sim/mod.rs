@@ -16,6 +16,8 @@ pub(crate) mod validation;
 #[cfg(test)]
 mod network_tests;
 #[cfg(test)]
+mod red_tests;
+#[cfg(test)]
 mod link_layer_tests;
 #[cfg(test)]
 mod regression;

@@ -3,7 +3,7 @@
 //! data crosses, its reverse path the list its ACKs cross. The single-link
 //! [`super::Scenario`] is one such network ([`super::Scenario::into_network`]).
 use super::scenario::TcpConfig;
-use crate::link::{BufferUnit, LinkLayerConfig, LossMode, LossWindow, Timing};
+use crate::link::{BufferUnit, LinkLayerConfig, LossMode, LossWindow, QueueDisc, Timing};
 use crate::loss::{LossModel, Sojourn};
 use crate::time::Nanos;
 use crate::trace::BitTrace;
@@ -36,6 +36,8 @@ pub struct LinkSpec {
     pub loss: LinkLoss,
     /// Time mode: which interval the loss process is asked about.
     pub loss_window: LossWindow,
+    /// DropTail (the default) or RED with ECN marking (`link/red.rs`).
+    pub queue: QueueDisc,
     /// A link layer (802.11 ARQ, hybrid ARQ) between the channel and the network layer:
     /// the loss process decides each attempt (per attempt in packet mode, over the
     /// attempt's own interval in time mode; `loss_window` does not apply) and the frame
@@ -53,6 +55,7 @@ impl LinkSpec {
             buffer_unit: BufferUnit::Packets,
             loss: LinkLoss::None,
             loss_window: LossWindow::default(),
+            queue: QueueDisc::DropTail,
             layer: None,
         }
     }
@@ -193,6 +196,9 @@ impl Network {
             }
             if l.server >= self.servers.len() {
                 return Err(Error::param(&format!("link {}.server", l.name), l.server, "the index of a server"));
+            }
+            if let QueueDisc::Red(r) = &l.queue {
+                r.validate(&l.name)?;
             }
             match &l.loss {
                 LinkLoss::Shared(j) => {

@@ -1,7 +1,7 @@
 //! Scenario description: TCP settings, the two link directions, the ACK-loss coupling,
 //! the workload, the seed; or the slotted trace-driven mode of Srinivasan et al. §3.1.
 use super::network::{FlowSpec, LinkLoss, LinkSpec, Network};
-use crate::link::{BufferUnit, LinkLayerConfig, LossMode, LossWindow, Timing};
+use crate::link::{BufferUnit, LinkLayerConfig, LossMode, LossWindow, QueueDisc, Timing};
 use crate::loss::LossModel;
 // tcp-variants: TcpConfig (and the --tcp shorthand) moved to tcp/config.rs.
 pub use crate::tcp::config::{TcpConfig, Variant};
@@ -19,6 +19,8 @@ pub struct LinkConfig {
     pub loss_mode: LossMode,
     /// Time mode: the interval the loss process is asked about (serialisation by default).
     pub loss_window: LossWindow,
+    /// DropTail (default) or RED with ECN (`link/red.rs`).
+    pub queue: QueueDisc,
     /// A link layer (ARQ, hybrid ARQ): it then times the link's frames (its attempts
     /// replace `rate_bps`) and its attempts meet the loss process (`docs/link-layer.md`).
     pub layer: Option<LinkLayerConfig>,
@@ -34,6 +36,7 @@ impl LinkConfig {
             loss: None,
             loss_mode: LossMode::Packet,
             loss_window: LossWindow::default(),
+            queue: QueueDisc::DropTail,
             layer: None,
         }
     }
@@ -44,10 +47,20 @@ impl LinkConfig {
         self
     }
 
-    /// Same rate, delay and buffer, no loss.
+    /// Same rate, delay, buffer and queue discipline, no loss.
     pub fn lossless_twin(&self) -> Self {
-        LinkConfig { loss: None, loss_window: self.loss_window, ..LinkConfig::new(self.rate_bps, self.delay, self.buffer) }
-            .with_unit(self.buffer_unit)
+        LinkConfig {
+            loss: None,
+            loss_window: self.loss_window,
+            queue: self.queue.clone(),
+            ..LinkConfig::new(self.rate_bps, self.delay, self.buffer)
+        }
+        .with_unit(self.buffer_unit)
+    }
+
+    pub fn with_queue(mut self, q: QueueDisc) -> Self {
+        self.queue = q;
+        self
     }
 
     pub fn with_unit(mut self, u: BufferUnit) -> Self {
@@ -256,6 +269,7 @@ impl Scenario {
             let mut spec = LinkSpec::new(name, sv, l.delay, l.buffer);
             spec.buffer_unit = l.buffer_unit;
             spec.loss_window = l.loss_window;
+            spec.queue = l.queue.clone();
             spec.layer = l.layer.clone();
             spec
         };

@@ -61,6 +61,9 @@ named_enum!(
         Sack = "sack",
         /// RFC 6937 Proportional Rate Reduction over RFC 6675's scoreboard (SACK on).
         Prr = "prr",
+        /// LT-TCP (Tickoo, Subramanian, Kalyanaraman, Ramakrishnan 2005): erasures repaired by
+        /// proactive and reactive FEC over SACK, the window cut only by ECN (SACK and ECN on).
+        Lt = "lt" | "lt-tcp" | "lttcp",
     }
 );
 
@@ -77,6 +80,8 @@ named_enum!(
         Vegas = "vegas",
         Cubic = "cubic",
         LinuxReno = "linux-reno" | "linuxreno",
+        /// LT-TCP: Reno growth, LT-TCP's loss handling (`recovery/lt.rs`).
+        LtTcp = "lt-tcp" | "lttcp" | "lt",
     }
 );
 
@@ -98,6 +103,7 @@ impl Variant {
             Variant::Vegas => (C::Vegas, R::NewReno),
             Variant::Cubic => (C::Cubic, R::Prr),
             Variant::LinuxReno => (C::LinuxReno, R::Prr),
+            Variant::LtTcp => (C::Reno, R::Lt),
         }
     }
 }
@@ -269,6 +275,28 @@ pub struct TcpConfig {
     /// Restart the retransmission timer on every partial ACK (RFC 2582 §4 "Slow-but-Steady")
     /// instead of the first only ("Impatient", RFC 6582 §3.2 step 5).
     pub restart_timer_every_partial_ack: bool,
+    /// RFC 3168 ECN: data segments are ECN-capable (ECT, retransmissions excepted, §6.1.5),
+    /// the receiver echoes CE as ECE until CWR, the sender reduces once per window. LT-TCP
+    /// turns it on whatever this says ([`TcpConfig::ecn_on`]).
+    pub ecn: bool,
+    // --- LT-TCP (`recovery = lt`; `recovery/lt.rs`, docs/tcp.md "LT-TCP") ---
+    /// Proactive FEC: ⌈N·E⌉ parity packets in each block of N.
+    pub lt_pfec: bool,
+    /// Reactive FEC after SACK shows losses beyond a block's parity.
+    pub lt_rfec: bool,
+    /// Adaptive segment size: the window holds at least `lt_granularity` packets, segments no
+    /// smaller than `lt_mss_min` bytes (`mss` is the largest).
+    pub lt_adaptive_mss: bool,
+    pub lt_granularity: u32,
+    pub lt_mss_min: u64,
+    /// Weight of each block's erasure sample in the receiver's EWMA estimate.
+    pub lt_erasure_gain: f64,
+    /// The estimate before any sample.
+    pub lt_initial_erasure: f64,
+    /// Ceiling of the estimate used to size FEC (keeps 1/(1 − E) finite).
+    pub lt_max_erasure: f64,
+    /// Largest block, packets (255: a Reed-Solomon code over GF(2^8)).
+    pub lt_max_block: u32,
 }
 
 /// The timestamps option on the wire: 10 bytes padded to 12 (RFC 7323 §3).
@@ -321,6 +349,16 @@ impl Default for TcpConfig {
             ack_on_idle: false,
             fast_retransmit_after_timeout: false,
             restart_timer_every_partial_ack: false,
+            ecn: false,
+            lt_pfec: true,
+            lt_rfec: true,
+            lt_adaptive_mss: true,
+            lt_granularity: 10,
+            lt_mss_min: 250,
+            lt_erasure_gain: 0.25,
+            lt_initial_erasure: 0.0,
+            lt_max_erasure: 0.75,
+            lt_max_block: 255,
         }
     }
 }
@@ -338,7 +376,25 @@ impl TcpConfig {
 
     /// Whether the receiver sends SACK blocks and the sender keeps the RFC 6675 scoreboard.
     pub fn sack(&self) -> bool {
-        matches!(self.recovery, RecoveryKind::Sack | RecoveryKind::Prr)
+        matches!(self.recovery, RecoveryKind::Sack | RecoveryKind::Prr | RecoveryKind::Lt)
+    }
+
+    /// What a loss (or ECN) response reduces, for this congestion control and recovery:
+    /// `ssthresh_rule` made concrete (`cc::resolve_ssthresh_rule`); with LT-TCP the FlightSize
+    /// rules become the RFC 6675 pipe, since LT-TCP's FlightSize also spans the holes its FEC
+    /// is repairing, which its window does not count.
+    pub fn resolved_ssthresh_rule(&self) -> SsthreshRule {
+        let r = super::cc::resolve_ssthresh_rule(self.ssthresh_rule, self.cc, self.sack(), self.limited_transmit);
+        match r {
+            SsthreshRule::FlightSize | SsthreshRule::FlightSizeMinusLost if self.recovery == RecoveryKind::Lt => SsthreshRule::Pipe,
+            r => r,
+        }
+    }
+
+    /// Whether the flow uses ECN (RFC 3168): `ecn`, or LT-TCP, which needs it to tell
+    /// congestion from erasures.
+    pub fn ecn_on(&self) -> bool {
+        self.ecn || self.recovery == RecoveryKind::Lt
     }
 
     /// Header bytes of a data segment on the link, options included.
@@ -399,6 +455,24 @@ impl TcpConfig {
         }
         if !(t.cubic_c > 0.0 && t.cubic_c.is_finite()) {
             return Err(Error::param("cubic_c", t.cubic_c, "a positive number"));
+        }
+        if t.lt_granularity == 0 {
+            return Err(Error::param("lt_granularity", 0, "at least 1 packet per window"));
+        }
+        if t.lt_mss_min == 0 || t.lt_mss_min > t.mss {
+            return Err(Error::param("lt_mss_min", t.lt_mss_min, &format!("1 to mss = {} bytes", t.mss)));
+        }
+        if !(t.lt_erasure_gain > 0.0 && t.lt_erasure_gain <= 1.0) {
+            return Err(Error::param("lt_erasure_gain", t.lt_erasure_gain, "an EWMA weight in (0, 1]"));
+        }
+        if !(0.0..1.0).contains(&t.lt_max_erasure) {
+            return Err(Error::param("lt_max_erasure", t.lt_max_erasure, "a rate in [0, 1)"));
+        }
+        if !(0.0..=t.lt_max_erasure).contains(&t.lt_initial_erasure) {
+            return Err(Error::param("lt_initial_erasure", t.lt_initial_erasure, &format!("a rate in [0, lt_max_erasure = {}]", t.lt_max_erasure)));
+        }
+        if !(2..=65535).contains(&t.lt_max_block) {
+            return Err(Error::param("lt_max_block", t.lt_max_block, "2 to 65535 packets"));
         }
         Ok(())
     }

@@ -15,9 +15,28 @@ pub mod rtt;
 pub mod scoreboard;
 pub mod sender;
 #[cfg(test)]
+mod lt_tests;
+#[cfg(test)]
 mod papers;
 #[cfg(test)]
 mod trajectories;
+
+/// Header bits a packet carries beside its number (the engine packs them in its packet):
+/// the IP ECN field (RFC 3168 §5), the TCP ECN flags (§6.1) and LT-TCP's FEC marks.
+pub mod pkt_flags {
+    /// IP: ECN-capable transport, ECT(0) (set on a TCP flow's data when `ecn` is on).
+    pub const ECT: u8 = 1;
+    /// IP: congestion experienced (set by a RED queue on an ECT packet instead of a drop).
+    pub const CE: u8 = 2;
+    /// TCP: congestion window reduced, on the first new data after an ECE response.
+    pub const CWR: u8 = 4;
+    /// TCP: ECN-Echo, on the receiver's ACKs from a CE arrival until a CWR one.
+    pub const ECE: u8 = 8;
+    /// LT-TCP: a proactive FEC packet (a parity slot of its block).
+    pub const PFEC: u8 = 16;
+    /// LT-TCP: a reactive FEC packet for the block that starts at the packet's number.
+    pub const RFEC: u8 = 32;
+}
 
 /// Congestion state (the names of ns-3's TcpSocketState / Linux's ca_state).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

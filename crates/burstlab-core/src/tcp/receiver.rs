@@ -12,6 +12,9 @@
 //! up-to-date information when there are a lot of losses". The timer restarts at every
 //! arriving segment; when it expires the receiver sends its current ACK (a duplicate
 //! when nothing new arrived) and restarts it, once per `ack_timeout` of silence.
+use super::config::{RecoveryKind, TcpConfig};
+use super::recovery::lt::{Blocks, LtRx, RxSymbol};
+use super::sender::Tx;
 use crate::time::Nanos;
 use std::collections::VecDeque;
 
@@ -28,6 +31,12 @@ pub struct AckPkt {
     pub nsack: u8,
     /// RFC 7323 TSecr: the TSval (send time) the receiver echoes (used with timestamps on).
     pub tsecr: Nanos,
+    /// RFC 3168 §6.1.3 ECN-Echo.
+    pub ece: bool,
+    /// LT-TCP: the receiver's erasure estimate in millionths, and the number (low 16 bits)
+    /// of the last RFEC packet it received (a TCP option of its ACKs).
+    pub lt_erasure: Option<u32>,
+    pub lt_rfec: Option<u16>,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -68,6 +77,10 @@ pub struct Receiver {
     /// RFC 7323 §4.3 TS.Recent and Last.ACK.sent (in segments).
     ts_recent: Nanos,
     last_ack_sent: u64,
+    /// RFC 3168 §6.1.3: set ECE on every ACK (a CE arrived and no CWR since).
+    ece: bool,
+    /// LT-TCP's decoder and erasure estimate (`recovery/lt.rs`).
+    pub lt: Option<Box<LtRx>>,
     /// Data segments that arrived carrying data already held (duplicates).
     pub duplicates: u64,
     /// Data segments that arrived (any).
@@ -88,9 +101,121 @@ impl Receiver {
             nrecent: 0,
             ts_recent: 0,
             last_ack_sent: 0,
+            ece: false,
+            lt: None,
             duplicates: 0,
             arrivals: 0,
             acks_sent: 0,
+        }
+    }
+
+    /// The receiver of a flow with TCP settings `t` (LT-TCP's decoder with `recovery = lt`).
+    pub fn from_tcp(t: &TcpConfig) -> Self {
+        let mut r = Receiver::new(ReceiverConfig {
+            delayed_ack: t.delayed_ack,
+            ack_every: t.ack_every,
+            ack_timeout: t.ack_timeout,
+            sack: t.sack(),
+            ack_on_idle: t.ack_on_idle,
+        });
+        if t.recovery == RecoveryKind::Lt {
+            r.lt = Some(Box::new(LtRx::new(t)));
+        }
+        r
+    }
+
+    /// A data packet arrives at `now`: a segment, or with LT-TCP any packet of a block
+    /// (`blocks`: what its header says of its block).
+    #[inline]
+    pub fn on_arrival(&mut self, tx: &Tx, now: Nanos, blocks: Option<&Blocks>) -> RxAction {
+        match blocks {
+            Some(b) if self.lt.is_some() => self.on_lt(tx, now, b),
+            _ => self.on_segment(tx.seg, now),
+        }
+    }
+
+    /// LT-TCP: a data segment, a PFEC packet (slots of their block) or an RFEC packet (for the
+    /// block starting at `tx.seg`). Every new symbol counts for its block; at k the block
+    /// decodes and every slot of it is held. Its first transmissions feed the erasure
+    /// estimate. FEC for a complete block is wasted (not a duplicate); RFEC packets and
+    /// decodes are acknowledged at once.
+    #[inline(never)]
+    fn on_lt(&mut self, tx: &Tx, now: Nanos, blocks: &Blocks) -> RxAction {
+        use super::pkt_flags::{PFEC, RFEC};
+        let rfec = tx.flags & RFEC != 0;
+        let held = !rfec && self.holds(tx.seg);
+        let block = if rfec { blocks.starting_at(tx.seg) } else { blocks.find(tx.seg) };
+        let lt = self.lt.as_mut().expect("an LT-TCP receiver");
+        if !rfec && !tx.retx {
+            lt.first_arrival_in(tx.seg, block, blocks);
+        }
+        if held {
+            if tx.flags & PFEC == 0 {
+                return self.on_segment(tx.seg, now); // a duplicate
+            }
+            lt.fec_wasted += 1;
+            self.arrivals += 1;
+            return RxAction::Ack(self.make_ack());
+        }
+        let act = if rfec {
+            self.arrivals += 1;
+            lt.rfec_last = Some(tx.rseq);
+            None
+        } else {
+            Some(self.on_segment(tx.seg, now))
+        };
+        let rcv_nxt = self.rcv_nxt;
+        let lt = self.lt.as_mut().expect("an LT-TCP receiver");
+        let data = !rfec && block.is_some_and(|b| tx.seg < b.start + b.k as u64);
+        match lt.symbol_of(block, data, rcv_nxt) {
+            RxSymbol::Decoded { start, end, rebuilt } => {
+                lt.decodes += rebuilt as u64;
+                self.hold_range(start, end);
+                RxAction::Ack(self.make_ack())
+            }
+            RxSymbol::Useless if rfec => {
+                lt.fec_wasted += 1;
+                RxAction::Ack(self.make_ack())
+            }
+            _ => act.unwrap_or_else(|| RxAction::Ack(self.make_ack())),
+        }
+    }
+
+    /// Hold every segment of [start, end) (LT-TCP's decoded block), and report the block in
+    /// the next SACK when it sits above a hole.
+    fn hold_range(&mut self, start: u64, end: u64) {
+        for s in start.max(self.rcv_nxt + 1)..end {
+            let i = (s - self.rcv_nxt - 1) as usize;
+            if self.ooo.len() <= i {
+                self.ooo.resize(i + 1, false);
+            }
+            if !self.ooo[i] {
+                self.ooo[i] = true;
+                self.ooo_count += 1;
+            }
+        }
+        if (start..end).contains(&self.rcv_nxt) {
+            self.advance_in_order();
+            self.prune_sack();
+        }
+        if self.cfg.sack && end > self.rcv_nxt + 1 {
+            self.note_sack(end - 1);
+        }
+    }
+
+    /// Segment rcv_nxt is held: deliver it and the buffered segments now in order. (`ooo`
+    /// entry 0 is again rcv_nxt + 1 afterwards: each pop removes the entry of the old
+    /// rcv_nxt + 1, which the advance has made rcv_nxt, up to and including the first hole.)
+    #[inline]
+    fn advance_in_order(&mut self) {
+        self.rcv_nxt += 1;
+        while let Some(f) = self.ooo.pop_front() {
+            if f {
+                self.rcv_nxt += 1;
+                self.ooo_count -= 1;
+            } else {
+                break;
+            }
         }
     }
 
@@ -131,18 +256,7 @@ impl Receiver {
         }
         if seg == self.rcv_nxt {
             let filled_gap = self.ooo_count > 0;
-            self.rcv_nxt += 1;
-            // Pull buffered segments that are now in order.
-            while let Some(f) = self.ooo.pop_front() {
-                if f {
-                    self.rcv_nxt += 1;
-                    self.ooo_count -= 1;
-                } else {
-                    break;
-                }
-            }
-            // `ooo` entry 0 must again be rcv_nxt + 1: the pop above removed the entry for
-            // the old rcv_nxt+1 (.. the first hole), which is now rcv_nxt itself.
+            self.advance_in_order();
             if filled_gap {
                 self.prune_sack();
                 return RxAction::Ack(self.make_ack());
@@ -178,6 +292,20 @@ impl Receiver {
         }
     }
 
+    /// RFC 3168 §6.1.3: an arriving data packet's header bits (`tcp::pkt_flags`): CWR ends
+    /// the ECN-Echo, CE starts it (the same packet may do both). Call before
+    /// [`Receiver::on_segment`].
+    #[inline]
+    pub fn note_ecn(&mut self, flags: u8) {
+        use super::pkt_flags::{CE, CWR};
+        if flags & CWR != 0 {
+            self.ece = false;
+        }
+        if flags & CE != 0 {
+            self.ece = true;
+        }
+    }
+
     /// The delayed-ACK timer fires: the ACK to send, if any is still owed.
     /// With `ack_on_idle`, the ACK is sent even if nothing is owed (a duplicate) and the
     /// timer restarts at `now + ack_timeout`.
@@ -196,7 +324,11 @@ impl Receiver {
         self.delack_deadline = None;
         self.acks_sent += 1;
         self.last_ack_sent = self.rcv_nxt;
-        let mut a = AckPkt { ack: self.rcv_nxt, tsecr: self.ts_recent, ..AckPkt::default() };
+        let mut a = AckPkt { ack: self.rcv_nxt, tsecr: self.ts_recent, ece: self.ece, ..AckPkt::default() };
+        if let Some(lt) = &self.lt {
+            a.lt_erasure = Some(lt.erasure_ppm);
+            a.lt_rfec = lt.rfec_last;
+        }
         if self.cfg.sack {
             a.nsack = self.nrecent as u8;
             a.sack[..self.nrecent].copy_from_slice(&self.recent[..self.nrecent]);

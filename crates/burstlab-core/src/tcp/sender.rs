@@ -2,9 +2,10 @@
 //! the retransmission timer (RFC 6298) and the hooks into congestion control and loss
 //! recovery. The engine feeds it ACKs and timer expiries; it appends the segments to
 //! transmit to a caller-owned buffer (no allocation per packet).
-use super::cc::{resolve_ssthresh_rule, Cc, CongestionControl};
+use super::cc::{Cc, CongestionControl};
 use super::config::{CcRtt, TcpConfig};
 use super::receiver::AckPkt;
+use super::recovery::lt::{Blocks, Lt};
 use super::recovery::{LossRecovery, Recovery};
 use super::rtt::{self, RttConfig};
 use super::scoreboard::Scoreboard;
@@ -40,6 +41,8 @@ pub struct SenderConfig {
     /// Restart the timer on every partial ACK (RFC 2582 §4 Slow-but-Steady); off: only the
     /// first (Impatient, RFC 6582 §3.2 step 5).
     pub restart_timer_every_partial_ack: bool,
+    /// RFC 3168 ECN: respond to ECN-Echo once per window, flag CWR.
+    pub ecn: bool,
 }
 
 impl SenderConfig {
@@ -61,7 +64,7 @@ impl SenderConfig {
                 estimator: t.rto_estimator,
                 backoff: t.rto_backoff,
             },
-            ssthresh_rule: resolve_ssthresh_rule(t.ssthresh_rule, t.cc, t.sack(), t.limited_transmit),
+            ssthresh_rule: t.resolved_ssthresh_rule(),
             grow_on_loss_exit: t.grow_on_loss_exit,
             grow_on_recovery_exit: t.grow_on_recovery_exit,
             timestamps: t.timestamps,
@@ -69,6 +72,7 @@ impl SenderConfig {
             total_bytes,
             fast_retransmit_after_timeout: t.fast_retransmit_after_timeout,
             restart_timer_every_partial_ack: t.restart_timer_every_partial_ack,
+            ecn: t.ecn_on(),
         }
     }
 }
@@ -81,6 +85,11 @@ pub struct Tx {
     pub retx: bool,
     /// Send time, the segment's RFC 7323 TSval.
     pub ts: Nanos,
+    /// Header bits (`tcp::pkt_flags`): CWR, LT-TCP's FEC marks; the engine adds ECT, the
+    /// network CE.
+    pub flags: u8,
+    /// LT-TCP: an RFEC packet's number, low 16 bits (0 otherwise).
+    pub rseq: u16,
 }
 
 /// Sender-side counters.
@@ -92,6 +101,11 @@ pub struct SenderCounters {
     /// Fast retransmit episodes (DupThresh duplicate ACKs or SACK loss detection).
     pub fast_retransmits: u64,
     pub timeouts: u64,
+    /// Window reductions in response to ECN-Echo (RFC 3168 §6.1.2).
+    pub ecn_reductions: u64,
+    /// LT-TCP: proactive and reactive FEC packets sent (also in `packets_sent`).
+    pub pfec_sent: u64,
+    pub rfec_sent: u64,
 }
 
 #[derive(Clone, Debug)]
@@ -110,17 +124,31 @@ pub struct Sender {
     /// Segments the application has supplied so far (u64::MAX = always backlogged; an
     /// ON/OFF application holds it at what was sent when it turns OFF).
     app_limit: u64,
+    /// RFC 3168 §6.1.2: `high_tx` at the last window reduction (loss or ECN), the first
+    /// segment sent after it (which carries CWR). A loss below it does not reduce again; an
+    /// ECN-Echo counts only on an ACK beyond it.
+    cwr_until: u64,
+    /// Set CWR on the next new data segment.
+    send_cwr: bool,
+    /// An ECN-Echo at a window of one segment: send nothing new until the timer fires
+    /// (RFC 3168 §6.1.2).
+    ecn_hold: bool,
+    /// LT-TCP (`recovery/lt.rs`): segments are slots of FEC blocks.
+    lt: bool,
     pub counters: SenderCounters,
 }
 
 impl Sender {
     /// The sender `t` describes (congestion control and loss recovery included).
     pub fn from_config(t: &TcpConfig, total_bytes: Option<u64>) -> Self {
-        Sender::new(SenderConfig::from_tcp(t, total_bytes), Cc::from_config(t), Recovery::from_config(t))
+        Sender::new(SenderConfig::from_tcp(t, total_bytes), Cc::from_config(t), Recovery::from_config(t, total_bytes))
     }
 
     pub fn new(cfg: SenderConfig, cc: Cc, rec: Recovery) -> Self {
+        let lt = matches!(rec, Recovery::Lt(_));
         let (total_segs, last_len) = match cfg.total_bytes {
+            // LT-TCP: the number of slots is known once the last block is formed.
+            None | Some(_) if lt => (u64::MAX, cfg.mss),
             None => (u64::MAX, cfg.mss),
             Some(b) => (b.div_ceil(cfg.mss), b - (b.div_ceil(cfg.mss).max(1) - 1) * cfg.mss),
         };
@@ -160,6 +188,10 @@ impl Sender {
             total_segs,
             last_len,
             app_limit: u64::MAX,
+            cwr_until: 0,
+            send_cwr: false,
+            ecn_hold: false,
+            lt,
             counters: SenderCounters::default(),
         }
     }
@@ -168,9 +200,12 @@ impl Sender {
         self.total_segs
     }
 
-    /// Payload bytes of segment `seg`.
+    /// Payload bytes of segment `seg` (LT-TCP: of slot `seg`, a data segment or a PFEC packet).
     #[inline]
     pub fn seg_len(&self, seg: u64) -> u64 {
+        if self.lt {
+            return self.lt_blocks().and_then(|b| b.find(seg)).map_or(self.tcb.mss, |b| b.slot(seg).0 as u64);
+        }
         if seg + 1 == self.total_segs {
             self.last_len
         } else {
@@ -178,13 +213,41 @@ impl Sender {
         }
     }
 
-    /// Payload bytes in segments [0, n).
+    /// Application bytes in segments [0, n) (LT-TCP: in slots [0, n), FEC not counted).
     #[inline]
     pub fn bytes_below(&self, n: u64) -> u64 {
+        if self.lt {
+            return self.lt_blocks().map_or(0, |b| b.bytes_below(n));
+        }
         if n >= self.total_segs {
             self.cfg.total_bytes.unwrap_or(u64::MAX)
         } else {
             n * self.cfg.mss
+        }
+    }
+
+    /// Application segments in segments [0, n): n, or with LT-TCP the data slots among them.
+    pub fn segments_below(&self, n: u64) -> u64 {
+        match self.lt_blocks() {
+            Some(b) => b.segments_below(n),
+            None => n,
+        }
+    }
+
+    /// LT-TCP's blocks (what each packet's header tells the receiver), if LT-TCP.
+    #[inline]
+    pub fn lt_blocks(&self) -> Option<&Blocks> {
+        match &self.rec {
+            Recovery::Lt(l) => Some(&l.blocks),
+            _ => None,
+        }
+    }
+
+    #[inline]
+    fn lt_mut(&mut self) -> Option<&mut Lt> {
+        match &mut self.rec {
+            Recovery::Lt(l) => Some(l),
+            _ => None,
         }
     }
 
@@ -242,6 +305,7 @@ impl Sender {
     /// An ACK arrives at `now`.
     pub fn on_ack(&mut self, a: &AckPkt, now: Nanos, out: &mut Vec<Tx>) {
         let state_before = self.tcb.state;
+        let cwnd_at_ack = self.tcb.cwnd;
         let mut sacked = 0;
         if a.nsack > 0 && self.rec.uses_sack() {
             for &(s, e) in &a.sack[..a.nsack as usize] {
@@ -250,8 +314,13 @@ impl Sender {
         }
         if a.ack > self.tcb.snd_una {
             let una = self.tcb.snd_una;
-            let acked_segs = a.ack - una;
-            let acked_bytes = self.bytes_below(a.ack) - self.bytes_below(una);
+            let acked_segs = a.ack.min(self.tcb.high_tx) - una;
+            if a.ack > self.tcb.high_tx {
+                // LT-TCP: a decoded block's slots the sender had not sent yet (its parity).
+                self.tcb.high_tx = a.ack;
+            }
+            // LT-TCP counts its window in packets of the current size (data and FEC alike).
+            let acked_bytes = if self.lt { acked_segs * self.tcb.mss } else { self.bytes_below(a.ack) - self.bytes_below(una) };
             // RTT sample. With RFC 7323 timestamps, from the echoed send time, on every ACK
             // of new data (the echo names the copy that was acknowledged, so retransmissions
             // count too). Otherwise Karn's rule (RFC 6298 §3): no sample from an ACK that
@@ -340,10 +409,19 @@ impl Sender {
                     // RFC 6582 §3.2 step 2 (and RFC 6675 §5): no new recovery unless the
                     // ACK covers the previous episode's `recover`; classic Reno has no such check.
                     let allowed = frat || matches!(self.rec, Recovery::Reno(_)) || self.tcb.snd_una >= self.tcb.recover;
-                    if (self.tcb.dupacks >= self.tcb.dupack_threshold || sack_lost) && allowed {
+                    // LT-TCP: erasures never start a recovery (no window reduction); its FEC
+                    // and last-resort retransmissions go out in its send loop.
+                    if (self.tcb.dupacks >= self.tcb.dupack_threshold || sack_lost) && allowed && !self.lt {
                         self.update_pipe(true);
-                        let ss = self.cc.ssthresh_on_loss(&self.tcb);
-                        let base = self.cc.cwnd_after_fast_retransmit(&self.tcb, ss);
+                        let (ss, base) = if self.tcb.snd_una < self.cwr_until {
+                            // RFC 3168 §6.1.2: one reduction per window for CE marks and
+                            // losses together (the ECN response already made it).
+                            (self.tcb.ssthresh, self.tcb.cwnd.min(self.tcb.ssthresh))
+                        } else {
+                            let ss = self.cc.ssthresh_on_loss(&self.tcb);
+                            (ss, self.cc.cwnd_after_fast_retransmit(&self.tcb, ss))
+                        };
+                        self.window_reduced();
                         let from = self.tcb.state;
                         let act = self.rec.enter(&mut self.tcb, ss, base, delivered);
                         let to = self.tcb.state;
@@ -370,7 +448,55 @@ impl Sender {
             let info = AckInfo { now, acked_bytes: 0, acked_segs: 0, cum_bytes: 0, rtt, dup: true, state_before };
             self.cc.on_ack(&mut self.tcb, &info);
         }
+        if self.lt {
+            let (una, high, thresh) = (self.tcb.snd_una, self.tcb.high_tx, self.tcb.dupack_threshold);
+            let Recovery::Lt(l) = &mut self.rec else { unreachable!("LT-TCP's recovery") };
+            l.after_ack(&self.board, una, high, thresh, a.lt_erasure.map(|e| e as f64 * 1e-6), a.lt_rfec);
+        }
+        let open = |s: CaState| matches!(s, CaState::Open | CaState::Disorder);
+        if a.ece && self.cfg.ecn && open(state_before) && open(self.tcb.state) {
+            self.on_ece(cwnd_at_ack, now);
+        }
         self.send_loop(now, out);
+    }
+
+    /// RFC 3168 §6.1.2, an ACK with ECN-Echo outside loss recovery: it does not grow cwnd;
+    /// if it acknowledges the first segment sent after the last reduction (the receiver echoes
+    /// CE until that segment's CWR reaches it), it is treated as a loss: ssthresh and cwnd
+    /// reduced as congestion control and the recovery's entry would, without retransmission
+    /// or inflation, once per window of data. At a window of one segment the timer is
+    /// restarted and nothing new is sent until it fires.
+    #[cold]
+    fn on_ece(&mut self, cwnd_at_ack: u64, now: Nanos) {
+        self.tcb.cwnd = cwnd_at_ack; // no growth from an ECN-Echo ACK
+        if self.tcb.snd_una <= self.cwr_until {
+            return;
+        }
+        if self.tcb.ssthresh_rule == SsthreshRule::Pipe {
+            self.update_pipe(false);
+        }
+        let ss = self.cc.ssthresh_on_loss(&self.tcb);
+        let base = self.cc.cwnd_after_fast_retransmit(&self.tcb, ss);
+        self.tcb.ssthresh = ss;
+        if cwnd_at_ack <= self.tcb.mss {
+            self.ecn_hold = true;
+            self.rto_deadline = Some(now + self.tcb.rto);
+        } else {
+            self.tcb.cwnd = base.min(cwnd_at_ack).max(self.tcb.mss);
+        }
+        self.counters.ecn_reductions += 1;
+        self.window_reduced();
+    }
+
+    /// A window reduction (ECN response, fast retransmit, timeout): the next new data segment
+    /// carries CWR (RFC 3168 §6.1.2, as Linux queues it on every reduction) and this window
+    /// is not reduced again.
+    #[inline]
+    fn window_reduced(&mut self) {
+        if self.cfg.ecn {
+            self.cwr_until = self.tcb.high_tx;
+            self.send_cwr = true;
+        }
     }
 
     /// The RTT congestion control sees with an ACK whose own sample is `sample`.
@@ -385,10 +511,24 @@ impl Sender {
     /// The retransmission timer fires (RFC 6298 §5.4-5.6, RFC 5681 §3.1).
     pub fn on_rto(&mut self, now: Nanos, out: &mut Vec<Tx>) {
         self.rto_deadline = None;
+        if self.ecn_hold {
+            // RFC 3168 §6.1.2: the timer restarted by an ECN-Echo at one segment lets one
+            // new segment go; it is not a timeout.
+            self.ecn_hold = false;
+            self.send_loop(now, out);
+            if self.tcb.snd_una < self.tcb.high_tx && self.rto_deadline.is_none() {
+                self.rto_deadline = Some(now + self.tcb.rto);
+            }
+            return;
+        }
         if self.tcb.snd_una >= self.tcb.high_tx {
             return;
         }
         self.counters.timeouts += 1;
+        self.window_reduced();
+        if let Some(l) = self.lt_mut() {
+            l.on_timeout();
+        }
         // RFC 5681 eq. (4) on the first timeout; held constant on repeated timeouts.
         if self.backoffs == 0 {
             if self.tcb.ssthresh_rule == SsthreshRule::Pipe {
@@ -413,6 +553,10 @@ impl Sender {
     #[inline(always)]
     fn transmit(&mut self, seg: u64, now: Nanos, out: &mut Vec<Tx>) {
         let retx = seg < self.tcb.high_tx;
+        let (mut flags, mut len) = (0, 0);
+        if self.lt {
+            (flags, len) = self.lt_slot(seg);
+        }
         if retx {
             self.counters.retransmissions += 1;
             if let Some(s) = self.board.get_mut(seg) {
@@ -424,23 +568,103 @@ impl Sender {
             self.tcb.high_tx = seg + 1;
         }
         self.counters.packets_sent += 1;
-        let len = self.seg_len(seg);
+        if !self.lt {
+            len = self.seg_len(seg);
+        }
         self.cc.on_send(&self.tcb, now, len);
         if self.tcb.state == CaState::Recovery {
             self.rec.on_transmit(len);
         }
-        out.push(Tx { seg, len: len as u32, retx, ts: now });
+        if self.send_cwr && !retx {
+            self.send_cwr = false;
+            flags |= super::pkt_flags::CWR;
+        }
+        out.push(Tx { seg, len: len as u32, retx, ts: now, flags, rseq: 0 });
         // RFC 6298 §5.1: start the timer if it is not running.
         if self.rto_deadline.is_none() {
             self.rto_deadline = Some(now + self.tcb.rto);
         }
     }
 
+    /// LT-TCP: slot `seg` is about to leave. A new slot past the blocks formed starts a block
+    /// (its segment size becomes `Tcb::mss`, the unit of the window; the transfer's size known
+    /// once the last block is formed). Its header bits (PFEC for a parity slot) and payload.
+    #[inline(never)]
+    fn lt_slot(&mut self, seg: u64) -> (u8, u64) {
+        let Recovery::Lt(l) = &mut self.rec else { unreachable!("LT-TCP's recovery") };
+        if seg >= l.blocks.end() {
+            let cwnd = self.tcb.cwnd.min(self.tcb.max_cwnd);
+            if let Some(b) = l.form_block(cwnd) {
+                self.tcb.mss = b.seg as u64;
+            }
+            if l.all_formed() {
+                self.total_segs = l.blocks.end();
+            }
+        }
+        let Some(b) = l.blocks.find(seg) else { return (0, self.tcb.mss) };
+        match b.slot(seg) {
+            (len, true) => {
+                if seg >= self.tcb.high_tx {
+                    self.counters.pfec_sent += 1;
+                }
+                (super::pkt_flags::PFEC, len as u64)
+            }
+            (len, false) => (0, len as u64),
+        }
+    }
+
+    /// LT-TCP outside the post-timeout Loss state: while the pipe (RFC 6675's, plus the RFEC
+    /// packets in flight) leaves room for a packet, send (1) the RFEC packets a block needs,
+    /// (2) as a last resort the lost slots of blocks whose RFEC have passed (RFC 6675 NextSeg
+    /// rule 1), (3) new slots.
+    fn lt_send_loop(&mut self, now: Nanos, rwnd_end: u64, out: &mut Vec<Tx>) {
+        let thresh = self.tcb.dupack_threshold;
+        let mut high_rxt = self.tcb.high_rxt.max(self.tcb.snd_una);
+        let Recovery::Lt(l) = &self.rec else { unreachable!("LT-TCP's recovery") };
+        let mut pipe = self.board.pipe(self.tcb.high_tx, high_rxt, thresh) + l.rfec_in_flight();
+        let cwnd = self.tcb.cwnd.min(self.tcb.max_cwnd);
+        while cwnd >= (pipe + 1) * self.tcb.mss {
+            let Recovery::Lt(l) = &mut self.rec else { unreachable!() };
+            if let Some(i) = l.rfec_due(self.tcb.snd_una, self.tcb.high_tx) {
+                let (start, len, rseq) = l.rfec_sent(i, self.tcb.high_tx);
+                self.counters.rfec_sent += 1;
+                self.counters.packets_sent += 1;
+                self.cc.on_send(&self.tcb, now, len as u64);
+                out.push(Tx { seg: start, len, retx: false, ts: now, flags: super::pkt_flags::RFEC, rseq });
+                if self.rto_deadline.is_none() {
+                    self.rto_deadline = Some(now + self.tcb.rto);
+                }
+            } else if let Some(s) = l.retransmissions_possible().then(|| self.board.next_retransmission(high_rxt, thresh, false)).flatten().filter(|&s| l.may_retransmit(s)) {
+                high_rxt = s + 1;
+                self.transmit(s, now, out);
+            } else if self.tcb.high_tx < rwnd_end {
+                let seg = self.tcb.high_tx;
+                self.transmit(seg, now, out);
+                self.tcb.snd_nxt = self.tcb.high_tx;
+                if self.tcb.high_tx >= self.total_segs {
+                    pipe += 1;
+                    break;
+                }
+            } else {
+                break;
+            }
+            pipe += 1;
+        }
+        self.tcb.high_rxt = high_rxt;
+        self.tcb.cwnd_limited = cwnd < (pipe + 1) * self.tcb.mss;
+    }
+
     /// Send whatever the windows allow.
     fn send_loop(&mut self, now: Nanos, out: &mut Vec<Tx>) {
+        if self.ecn_hold {
+            return;
+        }
         let rwnd_end = self.tcb.snd_una.saturating_add(self.cfg.rwnd).min(self.total_segs).min(self.app_limit);
         if self.tcb.state == CaState::Recovery && self.rec.uses_sack() {
             return self.sack_send_loop(now, rwnd_end, out);
+        }
+        if self.lt && self.tcb.state != CaState::Loss {
+            return self.lt_send_loop(now, rwnd_end, out);
         }
         let mss = self.tcb.mss;
         let mut allowed = self.tcb.cwnd.min(self.tcb.max_cwnd);
@@ -455,7 +679,8 @@ impl Sender {
         if self.tcb.state == CaState::Loss && self.rec.uses_sack() {
             inflight -= self.board.sacked_between(self.tcb.snd_una, self.tcb.snd_nxt);
         }
-        while self.tcb.snd_nxt < rwnd_end && (inflight + 1) * mss <= allowed {
+        // (`total_segs` may shrink as LT-TCP forms its last block.)
+        while self.tcb.snd_nxt < rwnd_end.min(self.total_segs) && (inflight + 1) * mss <= allowed {
             let seg = self.tcb.snd_nxt;
             self.tcb.snd_nxt += 1;
             if seg < self.tcb.high_tx && self.board.get(seg).is_some_and(|s| s.sacked) {
@@ -528,12 +753,13 @@ mod tests {
             total_bytes: None,
             fast_retransmit_after_timeout: false,
             restart_timer_every_partial_ack: false,
+            ecn: false,
         };
         Sender::new(cfg, Cc::Reno(RenoCc::default()), Recovery::NewReno(NewReno::default()))
     }
 
     fn ack(n: u64) -> AckPkt {
-        AckPkt { ack: n, sack: [(0, 0); MAX_SACK_BLOCKS], nsack: 0, tsecr: 0 }
+        AckPkt { ack: n, sack: [(0, 0); MAX_SACK_BLOCKS], nsack: 0, tsecr: 0, ece: false, lt_erasure: None, lt_rfec: None }
     }
 
     fn segs(out: &mut Vec<Tx>) -> Vec<(u64, bool)> {

@@ -201,6 +201,50 @@ fn paced_loss_estimators() {
     }
 }
 
+/// The drop-list scenario with ECN marks instead of drops: RED on the forward link with
+/// w_q = 1 (the average is the queue itself) and min_th = 2.5, max_th = 3, not gentle, no
+/// hard drop: every ECN-capable packet that finds 3 or more waiting is marked, no other. The
+/// initial window of 10 leaves at t = 0: packet i finds i − 1 waiting, so packets 4-9 carry
+/// CE; later packets find an empty queue.
+fn ecn_run(tcp: TcpConfig) -> (crate::results::SimResult, Vec<(u64, u64)>) {
+    use crate::link::{QueueDisc, RedParams};
+    let tcp = TcpConfig { init_cwnd: 10, delayed_ack: false, ecn: true, ..tcp };
+    let red = RedParams { min_th: 2.5, max_th: 3.0, weight: 1.0, gentle: false, hard_drop: false, ..RedParams::default() };
+    let link = LinkConfig::new(1_000_000_000, 10 * NS_PER_MS, 1000).with_queue(QueueDisc::Red(red));
+    let mut sc = Scenario::new(tcp, link, Workload::bulk(NS_PER_S));
+    sc.reverse = Some(LinkConfig::new(1_000_000_000, 10 * NS_PER_MS, 1000));
+    sc.series = true;
+    let r = run(sc).unwrap();
+    let s = r.series.clone().unwrap();
+    let rows = s.cwnd.iter().zip(&s.ssthresh).map(|(&c, &t)| (c, t)).collect();
+    (r, rows)
+}
+
+/// RFC 3168 §6.1.2-6.1.3 step by step (NewReno, one ACK per segment). ACKs 1-4: slow start
+/// to 14. ACK 5 is the first with ECE (packet 4 carried CE): FlightSize = 18 − 5 = 13
+/// segments, ssthresh = cwnd = 6.5 segments, no retransmission. The receiver echoes ECE
+/// until the CWR segment (18, the first new one after the reduction, sent at ACK 13 when 5
+/// segments remain in flight) reaches it: ACKs 6-18 carry ECE and neither grow nor reduce the
+/// window again (they cover data sent before the reduction). ACK 19 has none: congestion
+/// avoidance, + SMSS²/cwnd. One reduction, no loss.
+#[test]
+fn ecn_echo_trajectory() {
+    let (r, rows) = ecn_run(TcpConfig::variant(crate::sim::Variant::NewReno));
+    let mut want = vec![(k(10), INF), (k(11), INF), (k(12), INF), (k(13), INF), (k(14), INF)];
+    want.extend((5..=18).map(|_| (6500, 6500))); // ACK 5 reduces; ACKs 6-18 hold
+    want.push((6500 + 1_000_000 / 6500, 6500)); // ACK 19: no ECE
+    want.push((6653 + 1_000_000 / 6653, 6500));
+    assert_rows(&rows, &want, "newreno+ecn");
+    let c = r.counters;
+    assert_eq!((c.ecn_reductions, c.retransmissions, c.fast_retransmits, c.timeouts, c.packets_lost), (1, 0, 0, 0, 0));
+    // CUBIC (RFC 9438 §4.6: ECE as a loss): ssthresh = cwnd = β·cwnd in whole segments (with
+    // ssthresh_rule = cwnd, as Linux), ⌊0.7·14⌋ = 9, then held to the ACK of the CWR segment.
+    let (r, rows) = ecn_run(TcpConfig { ssthresh_rule: crate::tcp::SsthreshRule::Cwnd, ..with(CcKind::Cubic, RecoveryKind::Prr) });
+    assert_rows(&rows[..5], &want[..5], "cubic+ecn slow start");
+    assert!(rows[5..19].iter().all(|&x| x == (9000, 9000)), "{:?}", &rows[5..20]);
+    assert!(rows[19].0 > 9000 && r.counters.ecn_reductions == 1);
+}
+
 /// The handshake's sample (`TcpConfig::handshake`): before any data, SRTT = both delays plus
 /// a 40-byte SYN each way (32 µs at 10 Mb/s): 20.064 ms, and RTO = SRTT + 4·SRTT/2, bounded
 /// below by rto_min.

@@ -3,12 +3,14 @@
 //! episode. Window growth outside recovery is congestion control's job (`cc`).
 use super::{CaState, Tcb};
 
+pub mod lt;
 pub mod newreno;
 pub mod prr;
 pub mod reno;
 pub mod sack;
 pub mod tahoe;
 
+pub use lt::Lt;
 pub use newreno::NewReno;
 pub use prr::Prr;
 pub use reno::Reno;
@@ -90,6 +92,8 @@ pub enum Recovery {
     NewReno(NewReno),
     Sack(Sack),
     Prr(Prr),
+    /// LT-TCP's FEC and the sender state it needs (blocks, estimate).
+    Lt(Box<Lt>),
 }
 
 macro_rules! dispatch {
@@ -100,13 +104,15 @@ macro_rules! dispatch {
             Recovery::NewReno($c) => $e,
             Recovery::Sack($c) => $e,
             Recovery::Prr($c) => $e,
+            Recovery::Lt($c) => $e,
         }
     };
 }
 
 impl Recovery {
-    /// The loss recovery `t.recovery` names, with its parameters from `t`.
-    pub fn from_config(t: &crate::tcp::config::TcpConfig) -> Recovery {
+    /// The loss recovery `t.recovery` names, with its parameters from `t`, for a transfer of
+    /// `total_bytes` (None: bulk; LT-TCP forms its blocks from the data).
+    pub fn from_config(t: &crate::tcp::config::TcpConfig, total_bytes: Option<u64>) -> Recovery {
         use crate::tcp::config::RecoveryKind as K;
         match t.recovery {
             K::Tahoe => Recovery::Tahoe(Tahoe),
@@ -114,6 +120,7 @@ impl Recovery {
             K::NewReno => Recovery::NewReno(NewReno::default()),
             K::Sack => Recovery::Sack(Sack),
             K::Prr => Recovery::Prr(Prr::new(t.prr_bound, t.prr_variant)),
+            K::Lt => Recovery::Lt(Box::new(Lt::new(t, total_bytes))),
         }
     }
 }

@@ -1,0 +1,647 @@
+//! LT-TCP, loss-tolerant TCP (Tickoo, Subramanian, Kalyanaraman, Ramakrishnan, "LT-TCP:
+//! End-to-End Framework to Improve TCP Performance over Networks with Lossy Channels",
+//! IWQoS 2005; Subramanian, Ramakrishnan, Kalyanaraman, "Experimental Study of Link and
+//! Transport Protocols in Interference-Prone WLAN Environments"): TCP SACK whose window is
+//! cut only by ECN, with erasures repaired by forward error correction.
+//!
+//! - **ECN-only window reduction**: holes shown by SACK or duplicate ACKs never reduce cwnd
+//!   or ssthresh (the sender never enters fast recovery); an ECN-Echo does (RFC 3168, as for
+//!   any ECN-capable TCP, `tcp/sender.rs`), and so does a timeout, the last resort.
+//! - **Blocks**: each window of N packets is a block of k data segments and P = ⌈N·E⌉
+//!   proactive FEC (PFEC) packets, E the erasure estimate (the patents' claims: "the number
+//!   of proactive FEC packets ... based on the estimated packet erasure rate", the block
+//!   size set to the window). The code is ideal: any k of a block's symbols (its data
+//!   segments, its PFEC packets, reactive FEC, retransmissions) decode its data.
+//! - **Erasure estimate**: the receiver measures, per block, the share of the block's first
+//!   transmissions that did not arrive (known when a later block's first transmission
+//!   arrives, paths being FIFO), keeps an EWMA of these per-window samples and echoes it on
+//!   its ACKs (the patents: "receiving a signal comprising a loss estimate parameter").
+//! - **Reactive FEC** (RFEC): when SACK shows (RFC 6675 IsLost) h lost packets in a block,
+//!   beyond its P parity ones, the sender sends ⌈(h − P)/(1 − E)⌉ RFEC packets for it in all
+//!   ("based on the hole size and the estimated packet erasure rate"), ahead of new data,
+//!   within the window (they count in the pipe until a later packet is acknowledged).
+//! - **Last resort**: a block still undecoded once its RFEC have passed has its lost packets
+//!   retransmitted by RFC 6675's NextSeg (each a symbol of the block); timeouts as in TCP.
+//! - **Adaptive segment size**: a block's segments are max(`mss_min`, min(`mss`, cwnd /
+//!   `granularity`)) bytes, so a small window still holds `granularity` packets and FEC has
+//!   granularity ("MSS adapted to a minimum granularity of the congestion window"). The
+//!   sequence space counts packets (slots: data or PFEC), each block records its segment
+//!   size, and the window is counted in packets of the current size (as ns-2's cwnd in
+//!   packets was): `Tcb::mss` is the current block's segment size.
+//!
+//! Every detail the publications leave open is a `TcpConfig::lt_*` parameter; the choices
+//! are in `docs/tcp.md` ("LT-TCP").
+use super::{Action, LossRecovery};
+use crate::tcp::config::TcpConfig;
+use crate::tcp::scoreboard::Scoreboard;
+use crate::tcp::Tcb;
+use std::collections::VecDeque;
+
+/// LT-TCP's parameters (`TcpConfig::lt_*`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct LtParams {
+    pub pfec: bool,
+    pub rfec: bool,
+    pub adaptive_mss: bool,
+    pub granularity: u32,
+    pub mss_min: u64,
+    pub mss_max: u64,
+    pub gain: f64,
+    pub initial_erasure: f64,
+    pub max_erasure: f64,
+    pub max_block: u32,
+}
+
+impl LtParams {
+    pub fn from_config(t: &TcpConfig) -> Self {
+        LtParams {
+            pfec: t.lt_pfec,
+            rfec: t.lt_rfec,
+            adaptive_mss: t.lt_adaptive_mss,
+            granularity: t.lt_granularity,
+            mss_min: t.lt_mss_min,
+            mss_max: t.mss,
+            gain: t.lt_erasure_gain,
+            initial_erasure: t.lt_initial_erasure,
+            max_erasure: t.lt_max_erasure,
+            max_block: t.lt_max_block,
+        }
+    }
+}
+
+/// One block: slots [start, start + n), the first k data segments of `seg` bytes (the last
+/// of the transfer `last_len`), then n − k PFEC packets of `seg` bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Block {
+    pub start: u64,
+    pub n: u32,
+    pub k: u32,
+    pub seg: u32,
+    pub last_len: u32,
+    /// Application bytes before the block.
+    pub data0: u64,
+    /// Application segments before the block.
+    pub segs0: u64,
+    /// Sender: RFEC packets sent for the block, and those not yet known to have passed.
+    rfec_sent: u32,
+    rfec_out: u32,
+    /// Sender: slots of the block SACK has shown lost (RFC 6675 IsLost).
+    lost: u32,
+}
+
+impl Block {
+    #[inline]
+    pub fn end(&self) -> u64 {
+        self.start + self.n as u64
+    }
+
+    /// Application bytes in the block's first `j` data slots (j ≤ k).
+    #[inline]
+    fn data_in(&self, j: u64) -> u64 {
+        if j == 0 {
+            0
+        } else if j < self.k as u64 {
+            j * self.seg as u64
+        } else {
+            (self.k as u64 - 1) * self.seg as u64 + self.last_len as u64
+        }
+    }
+
+    /// Payload bytes of slot `s` of this block, and whether it is a PFEC packet.
+    #[inline]
+    pub fn slot(&self, s: u64) -> (u32, bool) {
+        let j = s - self.start;
+        if j + 1 < self.k as u64 {
+            (self.seg, false)
+        } else if j + 1 == self.k as u64 {
+            (self.last_len, false)
+        } else {
+            (self.seg, true)
+        }
+    }
+}
+
+/// The blocks of a flow in sequence order, from the oldest not yet acknowledged: the
+/// sender's record of what it formed, and what each packet's header tells the receiver
+/// (its block's start, size and data count).
+#[derive(Clone, Debug, Default)]
+pub struct Blocks {
+    q: VecDeque<Block>,
+    /// Application bytes and segments before the first block kept.
+    base_bytes: u64,
+    base_segs: u64,
+    /// One past the last slot formed; application bytes and segments assigned so far.
+    end: u64,
+    data_next: u64,
+    segs_next: u64,
+}
+
+impl Blocks {
+    /// The block holding slot `s`.
+    #[inline]
+    pub fn find(&self, s: u64) -> Option<&Block> {
+        self.find_index(s).map(|i| &self.q[i])
+    }
+
+    /// Most look-ups are of the newest block or the oldest: those first, then a search.
+    #[inline]
+    fn find_index(&self, s: u64) -> Option<usize> {
+        let n = self.q.len();
+        let last = self.q.back()?;
+        if s >= last.start {
+            return (s < last.end()).then_some(n - 1);
+        }
+        if self.q[0].start <= s && s < self.q[0].end() {
+            return Some(0);
+        }
+        let i = self.q.partition_point(|b| b.end() <= s);
+        self.q.get(i).filter(|b| b.start <= s).map(|_| i)
+    }
+
+    /// The block that starts at slot `s` (an RFEC packet names its block so).
+    #[inline]
+    pub fn starting_at(&self, s: u64) -> Option<&Block> {
+        self.find(s).filter(|b| b.start == s)
+    }
+
+    /// One past the last slot formed.
+    pub fn end(&self) -> u64 {
+        self.end
+    }
+
+    /// Application bytes in slots [0, s) (s at or above the oldest block kept).
+    pub fn bytes_below(&self, s: u64) -> u64 {
+        match self.find(s) {
+            Some(b) => b.data0 + b.data_in((s - b.start).min(b.k as u64)),
+            None if self.q.front().is_some_and(|b| s < b.start) => self.base_bytes,
+            None => self.data_next,
+        }
+    }
+
+    /// Application segments in slots [0, s).
+    pub fn segments_below(&self, s: u64) -> u64 {
+        match self.find(s) {
+            Some(b) => b.segs0 + (s - b.start).min(b.k as u64),
+            None if self.q.front().is_some_and(|b| s < b.start) => self.base_segs,
+            None => self.segs_next,
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.q.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.q.is_empty()
+    }
+}
+
+/// The sender's LT-TCP state (the `lt` loss recovery).
+#[derive(Clone, Debug)]
+pub struct Lt {
+    pub p: LtParams,
+    pub blocks: Blocks,
+    /// The receiver's estimate, as last echoed.
+    pub erasure: f64,
+    /// Application bytes to send in all (None: bulk).
+    total_bytes: Option<u64>,
+    /// Slots below this have been checked for IsLost.
+    scan: u64,
+    /// RFEC packets in flight (in the pipe): (number, its block's start, the first slot sent
+    /// after it), in the order sent.
+    rfec_out: VecDeque<(u64, u64, u64)>,
+    /// The next RFEC packet's number (its low 16 bits travel in the packet, and the receiver
+    /// echoes the last it received).
+    rfec_next: u64,
+    /// Some block has lost more than its parity (RFEC may be due, or last-resort
+    /// retransmissions): false spares the send loop the look.
+    deficit: bool,
+}
+
+impl Lt {
+    pub fn new(t: &TcpConfig, total_bytes: Option<u64>) -> Self {
+        let p = LtParams::from_config(t);
+        Lt {
+            erasure: p.initial_erasure,
+            p,
+            blocks: Blocks::default(),
+            total_bytes,
+            scan: 0,
+            rfec_out: VecDeque::new(),
+            rfec_next: 0,
+            deficit: false,
+        }
+    }
+
+    /// The estimate FEC is sized with.
+    #[inline]
+    fn e(&self) -> f64 {
+        self.erasure.clamp(0.0, self.p.max_erasure)
+    }
+
+    /// Form the next block at slot `blocks.end` for a window of `cwnd` bytes: its segment
+    /// size, N = the window in packets (≤ max_block), P = ⌈N·E⌉ PFEC (< N), k = N − P data
+    /// segments, fewer at the end of a transfer (P then ⌈k·E/(1 − E)⌉, the same code rate).
+    /// None when the application has no more data.
+    pub fn form_block(&mut self, cwnd: u64) -> Option<Block> {
+        let b = &mut self.blocks;
+        let left = self.total_bytes.map_or(u64::MAX, |t| t.saturating_sub(b.data_next));
+        if left == 0 {
+            return None;
+        }
+        let p = &self.p;
+        let seg = if p.adaptive_mss { (cwnd / p.granularity as u64).clamp(p.mss_min, p.mss_max) } else { p.mss_max };
+        let n = (cwnd / seg).clamp(1, p.max_block as u64);
+        let e = if p.pfec { self.erasure.clamp(0.0, p.max_erasure) } else { 0.0 };
+        let mut parity = ((n as f64 * e).ceil() as u64).min(n - 1);
+        let mut k = n - parity;
+        let segs_left = left.div_ceil(seg);
+        let mut last_len = seg;
+        if segs_left <= k {
+            k = segs_left;
+            last_len = left - (k - 1) * seg;
+            parity = ((k as f64 * e / (1.0 - e)).ceil() as u64).min(p.max_block as u64 - k);
+        }
+        let blk = Block {
+            start: b.end,
+            n: (k + parity) as u32,
+            k: k as u32,
+            seg: seg as u32,
+            last_len: last_len as u32,
+            data0: b.data_next,
+            segs0: b.segs_next,
+            rfec_sent: 0,
+            rfec_out: 0,
+            lost: 0,
+        };
+        b.end = blk.end();
+        b.data_next += blk.data_in(k);
+        b.segs_next += k;
+        b.q.push_back(blk);
+        Some(blk)
+    }
+
+    /// Whether the last block has taken the last application byte.
+    pub fn all_formed(&self) -> bool {
+        self.total_bytes.is_some_and(|t| self.blocks.data_next >= t)
+    }
+
+    /// After an ACK: forget the blocks wholly acknowledged, adopt the receiver's estimate,
+    /// count the slots newly shown lost (RFC 6675 IsLost: below the DupThresh-th SACKed slot
+    /// from the top) in their blocks, and take out of the pipe the RFEC packets a later slot's
+    /// acknowledgment shows have passed.
+    pub fn after_ack(&mut self, board: &Scoreboard, snd_una: u64, high_tx: u64, dupthresh: u32, erasure: Option<f64>, rfec_echo: Option<u16>) {
+        if let Some(e) = erasure {
+            self.erasure = e;
+        }
+        let b = &mut self.blocks;
+        let mut popped = false;
+        while let Some(f) = b.q.front() {
+            if f.end() > snd_una {
+                break;
+            }
+            popped = true;
+            b.base_bytes = f.data0 + f.data_in(f.k as u64);
+            b.base_segs = f.segs0 + f.k as u64;
+            b.q.pop_front();
+        }
+        let lost_below = board.lost_below(dupthresh);
+        let mut s = self.scan.max(snd_una);
+        if s < lost_below {
+            let mut i = b.find_index(s).unwrap_or(0);
+            while s < lost_below {
+                while i < b.q.len() && b.q[i].end() <= s {
+                    i += 1;
+                }
+                let Some(blk) = b.q.get_mut(i) else { break };
+                let stop = lost_below.min(blk.end());
+                for x in s.max(blk.start)..stop {
+                    if board.get(x).is_some_and(|st| !st.sacked) {
+                        blk.lost += 1;
+                    }
+                }
+                self.deficit |= blk.lost > blk.n - blk.k;
+                s = stop;
+            }
+        }
+        self.scan = self.scan.max(lost_below);
+        if !self.rfec_out.is_empty() {
+            // An RFEC packet has passed (arrived or been lost; paths are FIFO) when the receiver
+            // echoes it or a later one, or acknowledges a slot sent after it; when everything
+            // sent is acknowledged none can repair anything.
+            let slot = if snd_una >= high_tx { u64::MAX } else { board.high_sacked().max(snd_una) };
+            let echoed = rfec_echo.filter(|_| self.rfec_next > 0).map(|r| {
+                let n = self.rfec_next - 1;
+                n - (n as u16).wrapping_sub(r) as u64
+            });
+            while let Some(&(n, start, mark)) = self.rfec_out.front() {
+                if !(echoed.is_some_and(|e| n <= e) || slot > mark) {
+                    break;
+                }
+                self.rfec_out.pop_front();
+                if let Some(i) = b.find_index(start) {
+                    b.q[i].rfec_out -= 1;
+                }
+            }
+            if popped {
+                let first = b.q.front().map_or(u64::MAX, |f| f.start);
+                self.rfec_out.retain(|&(_, s, _)| s >= first); // blocks acknowledged whole
+            }
+        }
+    }
+
+    /// RFEC packets in flight.
+    #[inline]
+    pub fn rfec_in_flight(&self) -> u64 {
+        self.rfec_out.len() as u64
+    }
+
+    /// The first block that needs an RFEC packet now: ⌈(lost − P)/(1 − E)⌉ in all, while some
+    /// of what it has sent is unacknowledged (`snd_una`, `high_tx`).
+    pub fn rfec_due(&mut self, snd_una: u64, high_tx: u64) -> Option<usize> {
+        if !self.p.rfec || !self.deficit {
+            return None;
+        }
+        if !self.blocks.q.iter().any(|b| b.lost > b.n - b.k) {
+            self.deficit = false;
+            return None;
+        }
+        let e = self.e();
+        self.blocks.q.iter().position(|b| {
+            let parity = b.n - b.k;
+            snd_una < b.end().min(high_tx)
+                && b.lost > parity
+                && (((b.lost - parity) as f64 / (1.0 - e)).ceil() as u32) > b.rfec_sent
+        })
+    }
+
+    /// An RFEC packet for block `i` leaves, before slot `high_tx`: (its block's start, size,
+    /// the low 16 bits of its number).
+    pub fn rfec_sent(&mut self, i: usize, high_tx: u64) -> (u64, u32, u16) {
+        let b = &mut self.blocks.q[i];
+        b.rfec_sent += 1;
+        b.rfec_out += 1;
+        let n = self.rfec_next;
+        self.rfec_next += 1;
+        self.rfec_out.push_back((n, b.start, high_tx));
+        (b.start, b.seg, n as u16)
+    }
+
+    /// Whether any lost slot may be due a last-resort retransmission (a block lost more than
+    /// its parity, or RFEC is off).
+    #[inline]
+    pub fn retransmissions_possible(&self) -> bool {
+        !self.p.rfec || self.deficit
+    }
+
+    /// Whether lost slot `s` may be retransmitted (the last resort): its block's RFEC have
+    /// passed without decoding it (or RFEC is off).
+    pub fn may_retransmit(&self, s: u64) -> bool {
+        !self.p.rfec || self.blocks.find(s).is_some_and(|b| b.rfec_sent > 0 && b.rfec_out == 0)
+    }
+
+    /// A timeout: RFEC packets in flight are deemed lost with everything else.
+    pub fn on_timeout(&mut self) {
+        for b in self.blocks.q.iter_mut() {
+            b.rfec_out = 0;
+        }
+        self.rfec_out.clear();
+    }
+}
+
+impl LossRecovery for Lt {
+    fn name(&self) -> &'static str {
+        "lt"
+    }
+
+    /// LT-TCP never enters fast recovery (the sender does not call this): erasures do not
+    /// reduce the window.
+    fn enter(&mut self, _tcb: &mut Tcb, _ssthresh: u64, _cwnd: u64, _delivered: u64) -> Action {
+        Action::default()
+    }
+
+    fn on_ack(&mut self, _tcb: &mut Tcb, _acked: u64, _delivered: u64, _retx_acked: bool) -> Action {
+        Action { exit: true, ..Action::default() }
+    }
+
+    fn uses_sack(&self) -> bool {
+        true
+    }
+}
+
+/// The receiver's LT-TCP state: the symbols each block has received, the decoder (ideal:
+/// any k symbols), and the erasure estimate it echoes.
+#[derive(Clone, Debug)]
+pub struct LtRx {
+    gain: f64,
+    /// The EWMA of the per-block erasure samples, and in millionths as the ACKs carry it.
+    pub erasure: f64,
+    pub erasure_ppm: u32,
+    /// Blocks with symbols received and not yet wholly below rcv_nxt, by start.
+    blocks: VecDeque<RxBlock>,
+    /// The block whose first transmissions are arriving now: (start, end, n, arrived).
+    cur: (u64, u64, u32, u32),
+    /// Blocks recovered by decoding (a missing data segment rebuilt), and FEC packets that
+    /// arrived for a block already complete.
+    pub decodes: u64,
+    pub fec_wasted: u64,
+    pub samples: u64,
+    /// The number (low 16 bits) of the last RFEC packet received, echoed on ACKs.
+    pub rfec_last: Option<u16>,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct RxBlock {
+    start: u64,
+    n: u32,
+    k: u32,
+    /// Symbols received, and how many of them are data segments.
+    got: u32,
+    data: u32,
+    done: bool,
+}
+
+/// What an arriving packet did to its block.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RxSymbol {
+    /// A new symbol; the block is not decodable yet (or it was the last data segment).
+    Counted,
+    /// The block now holds k symbols: slots [start, end) are all recovered (`rebuilt`: some
+    /// data segment had not arrived).
+    Decoded { start: u64, end: u64, rebuilt: bool },
+    /// The block was already complete (or unknown): the packet is wasted.
+    Useless,
+}
+
+impl LtRx {
+    pub fn new(t: &TcpConfig) -> Self {
+        LtRx {
+            gain: t.lt_erasure_gain,
+            erasure: t.lt_initial_erasure,
+            erasure_ppm: (t.lt_initial_erasure * 1e6).round() as u32,
+            blocks: VecDeque::with_capacity(8),
+            cur: (0, 0, 0, 0),
+            decodes: 0,
+            fec_wasted: 0,
+            samples: 0,
+            rfec_last: None,
+        }
+    }
+
+    fn sample(&mut self, n: u32, arrived: u32) {
+        if n > 0 {
+            let e = 1.0 - arrived.min(n) as f64 / n as f64;
+            self.erasure += self.gain * (e - self.erasure);
+            self.erasure_ppm = (self.erasure * 1e6).round() as u32;
+            self.samples += 1;
+        }
+    }
+
+    /// The first transmission of slot `s` (data or PFEC) arrived: per-block erasure samples.
+    /// Every block whose slots all come before `s` is complete as far as first transmissions
+    /// go (FIFO paths): its sample is the share that did not arrive; blocks of which nothing
+    /// arrived are samples of 1.
+    pub fn first_arrival(&mut self, s: u64, blocks: &Blocks) {
+        self.first_arrival_in(s, blocks.find(s), blocks);
+    }
+
+    /// [`LtRx::first_arrival`] with the block of `s` already found.
+    #[inline]
+    pub fn first_arrival_in(&mut self, s: u64, block: Option<&Block>, blocks: &Blocks) {
+        if s >= self.cur.1 {
+            let (_, end, n, arrived) = self.cur;
+            self.sample(n, arrived);
+            let Some(b) = block else { return };
+            let mut x = end;
+            while x < b.start {
+                let Some(skipped) = blocks.find(x) else { break };
+                self.sample(skipped.n, 0);
+                x = skipped.end();
+            }
+            self.cur = (b.start, b.end(), b.n, 0);
+        }
+        if s >= self.cur.0 {
+            self.cur.3 += 1;
+        }
+    }
+
+    /// A new symbol of the block holding slot `s` (or starting at `s`, for an RFEC packet)
+    /// arrived, the receiver's in-order point being `rcv_nxt`.
+    pub fn symbol(&mut self, s: u64, rfec: bool, blocks: &Blocks, rcv_nxt: u64) -> RxSymbol {
+        let b = if rfec { blocks.starting_at(s) } else { blocks.find(s) };
+        self.symbol_of(b, !rfec && b.is_some_and(|b| s < b.start + b.k as u64), rcv_nxt)
+    }
+
+    /// A new symbol of block `b` (None: unknown) arrived, a data segment or not.
+    #[inline]
+    pub fn symbol_of(&mut self, b: Option<&Block>, data: bool, rcv_nxt: u64) -> RxSymbol {
+        while self.blocks.front().is_some_and(|b| b.start + b.n as u64 <= rcv_nxt) {
+            self.blocks.pop_front();
+        }
+        let Some(b) = b.filter(|b| b.end() > rcv_nxt) else { return RxSymbol::Useless };
+        let i = match self.blocks.back() {
+            Some(x) if x.start <= b.start => self.blocks.len() - (x.start == b.start) as usize,
+            _ => self.blocks.partition_point(|x| x.start < b.start),
+        };
+        if self.blocks.get(i).is_none_or(|x| x.start != b.start) {
+            self.blocks.insert(i, RxBlock { start: b.start, n: b.n, k: b.k, got: 0, data: 0, done: false });
+        }
+        let rb = &mut self.blocks[i];
+        if rb.done {
+            return RxSymbol::Useless;
+        }
+        rb.got += 1;
+        rb.data += data as u32;
+        if rb.got < rb.k {
+            return RxSymbol::Counted;
+        }
+        rb.done = true;
+        RxSymbol::Decoded { start: rb.start, end: rb.start + rb.n as u64, rebuilt: rb.data < rb.k }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lt(total: Option<u64>) -> Lt {
+        Lt::new(&TcpConfig { recovery: crate::tcp::config::RecoveryKind::Lt, ..TcpConfig::default() }, total)
+    }
+
+    /// Blocks: N = cwnd / segment, P = ⌈N·E⌉, adaptive segments below 10 packets, the end of
+    /// a transfer, and the byte and segment counts below any slot.
+    #[test]
+    fn block_formation_and_sequence_space() {
+        let mut l = lt(Some(25_500));
+        l.erasure = 0.2;
+        let b = l.form_block(20_000).unwrap(); // 20 packets of 1000: P = 4, k = 16
+        assert_eq!((b.start, b.n, b.k, b.seg, b.data0), (0, 20, 16, 1000, 0));
+        assert_eq!(b.slot(15), (1000, false));
+        assert_eq!(b.slot(16), (1000, true));
+        let b = l.form_block(5_000).unwrap(); // small window: 10 packets of 500, P = 2, k = 8
+        assert_eq!((b.start, b.n, b.k, b.seg, b.data0), (20, 10, 8, 500, 16_000));
+        // 5 500 bytes left: 6 segments of 1000 would fit 8, so k = 6 (the last 500 bytes), P = ⌈6·0.2/0.8⌉ = 2.
+        let b = l.form_block(20_000).unwrap();
+        assert_eq!((b.start, b.n, b.k, b.seg, b.last_len, b.data0), (30, 8, 6, 1000, 500, 20_000));
+        assert_eq!(b.slot(35), (500, false));
+        assert!(l.all_formed() && l.form_block(20_000).is_none());
+        let bl = &l.blocks;
+        assert_eq!((bl.bytes_below(0), bl.bytes_below(16), bl.bytes_below(19), bl.bytes_below(20)), (0, 16_000, 16_000, 16_000));
+        assert_eq!((bl.bytes_below(25), bl.bytes_below(30), bl.bytes_below(36), bl.bytes_below(38)), (18_500, 20_000, 25_500, 25_500));
+        assert_eq!((bl.segments_below(25), bl.segments_below(38)), (21, 30));
+        assert_eq!(bl.starting_at(20).map(|b| b.k), Some(8));
+        assert!(bl.starting_at(21).is_none());
+        // The estimate is capped; no PFEC when off; the block never exceeds max_block.
+        let mut l = lt(None);
+        l.erasure = 0.99;
+        let b = l.form_block(1_000_000).unwrap();
+        assert_eq!((b.n, b.n - b.k), (255, (255.0f64 * 0.75).ceil() as u32));
+        l.p.pfec = false;
+        assert_eq!(l.form_block(1_000_000).unwrap().k, 255);
+    }
+
+    /// The decoder: any k symbols of a block decode it; later symbols are wasted.
+    #[test]
+    fn ideal_erasure_decoder() {
+        let mut l = lt(None);
+        l.erasure = 0.2;
+        l.form_block(10_000).unwrap(); // slots 0..10, k = 8
+        let mut rx = LtRx::new(&TcpConfig::default());
+        for s in [0, 1, 2, 4, 5, 6, 7] {
+            assert_eq!(rx.symbol(s, false, &l.blocks, 0), RxSymbol::Counted);
+        }
+        // Slot 3 lost: the first PFEC packet (slot 8) is the 8th symbol.
+        assert_eq!(rx.symbol(8, false, &l.blocks, 0), RxSymbol::Decoded { start: 0, end: 10, rebuilt: true });
+        assert_eq!(rx.symbol(9, false, &l.blocks, 0), RxSymbol::Useless);
+        assert_eq!(rx.symbol(0, true, &l.blocks, 10), RxSymbol::Useless);
+        // An RFEC packet counts as a symbol of the block it names.
+        l.form_block(10_000).unwrap(); // slots 10..20
+        for s in 10..16 {
+            rx.symbol(s, false, &l.blocks, 0);
+        }
+        assert_eq!(rx.symbol(10, true, &l.blocks, 0), RxSymbol::Counted);
+        assert_eq!(rx.symbol(10, true, &l.blocks, 0), RxSymbol::Decoded { start: 10, end: 20, rebuilt: true });
+    }
+
+    /// The receiver's estimate: per block, the share of first transmissions that did not
+    /// arrive, known when the next block's first packet arrives; skipped blocks count 1.
+    #[test]
+    fn erasure_samples_per_block() {
+        let mut l = lt(None);
+        for _ in 0..4 {
+            l.form_block(10_000).unwrap(); // blocks of 10 slots (E = 0: no PFEC)
+        }
+        let t = TcpConfig { lt_erasure_gain: 0.5, ..TcpConfig::default() };
+        let mut rx = LtRx::new(&t);
+        for s in [0, 1, 2, 3, 4, 5, 6, 7] {
+            rx.first_arrival(s, &l.blocks); // block 0: 2 of 10 lost
+        }
+        assert_eq!((rx.samples, rx.erasure), (0, 0.0));
+        rx.first_arrival(10, &l.blocks);
+        assert_eq!(rx.samples, 1);
+        assert!((rx.erasure - 0.1).abs() < 1e-12, "{}", rx.erasure); // 0 + 0.5·(0.2 − 0)
+        rx.first_arrival(35, &l.blocks); // block 1: 1 of 10 arrived (0.9); block 2: nothing (1)
+        assert_eq!(rx.samples, 3);
+        assert!((rx.erasure - (0.5 * 0.5 * 0.1 + 0.5 * 0.5 * 0.9 + 0.5)).abs() < 1e-12, "{}", rx.erasure);
+    }
+}
