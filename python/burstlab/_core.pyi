@@ -7,7 +7,9 @@ import numpy as np
 import numpy.typing as npt
 
 __version__: str
+ENGINE_FINGERPRINT: str
 __all__ = [
+    "ENGINE_FINGERPRINT",
     "BitTrace",
     "BitTraceBuilder",
     "SeqListBuilder",

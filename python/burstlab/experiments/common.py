@@ -23,8 +23,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from burstlab import __version__
-from burstlab.store import ResultStore, canonical_json
+from burstlab.store import ResultStore, canonical_json, results_version
 
 T = TypeVar("T")
 
@@ -68,7 +67,7 @@ def keyed_items(study: str, cid: str, p: dict[str, Any], seeds: Sequence[int], e
         raise ValueError(f"extra keys must sort before 'replicate' and not shadow the item's own: {sorted(extra)}")
     canonical_json(p)  # plain, finite, JSON-serialisable, or a ParameterError
     # Sorted keys: burstlab_version, <extra>, params | replicate, seed, study.
-    head = json.dumps({"burstlab_version": __version__, **extra, "params": p}, sort_keys=True, separators=(",", ":"))[:-1]
+    head = json.dumps({"burstlab_version": results_version(), **extra, "params": p}, sort_keys=True, separators=(",", ":"))[:-1]
     out = []
     for k, seed in enumerate(seeds):
         text = f'{head},"replicate":{k},"seed":{seed},"study":"{study}"}}'
