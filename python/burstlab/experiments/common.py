@@ -271,6 +271,21 @@ def write_tables(out: Path, store: ResultStore, cells: list[dict[str, Any]], cel
     write_csv(out / "sensitivity.csv", sensitivity, list(sensitivity[0].keys()))
 
 
+def show_param(name: str, v: Any, per: dict[str, float] | None = None, words: dict[str, dict[Any, str]] | None = None) -> str:
+    """A parameter value as a study's tables print it: divided by ``per[name]`` into the
+    table's unit (``{"rate": 1e6}``: Mb/s), spelled out by ``words[name]``, a receiver window
+    of None as unlimited, booleans on/off, other floats with ``%g``."""
+    if words and name in words:
+        return words[name][v]
+    if per and name in per and isinstance(v, (int, float)) and not isinstance(v, bool):
+        return f"{v / per[name]:g}"
+    if name == "rwnd" and v is None:
+        return "unlimited"
+    if isinstance(v, bool):
+        return "on" if v else "off"
+    return f"{v:g}" if isinstance(v, float) else str(v)
+
+
 def figure_saver(figdir: Path, formats: Sequence[str]) -> Callable[[Any, str], Path]:
     """``save(fig, name)``: write a matplotlib figure as ``figdir/name.png`` (and the other
     ``formats``), close it, return the PNG's path."""
