@@ -625,18 +625,13 @@ impl Sender {
     /// LT-TCP: slot `seg` is about to leave. A new slot past the blocks formed starts a block
     /// (its segment size becomes `Tcb::mss`, the unit of the window; the transfer's size known
     /// once the last block is formed). Its header bits (PFEC for a parity slot) and payload.
-    #[inline(never)]
+    #[inline]
     fn lt_slot(&mut self, seg: u64) -> (u8, u64) {
         let Recovery::Lt(l) = &mut self.rec else { unreachable!("LT-TCP's recovery") };
         if seg >= l.blocks.end() {
-            let cwnd = self.tcb.cwnd.min(self.tcb.max_cwnd);
-            if let Some(b) = l.form_block(cwnd) {
-                self.tcb.mss = b.seg as u64;
-            }
-            if l.all_formed() {
-                self.total_segs = l.blocks.end();
-            }
+            self.lt_form_block();
         }
+        let Recovery::Lt(l) = &self.rec else { unreachable!("LT-TCP's recovery") };
         let Some(b) = l.blocks.find(seg) else { return (0, self.tcb.mss) };
         match b.slot(seg) {
             (len, true) => {
@@ -646,6 +641,19 @@ impl Sender {
                 (super::pkt_flags::PFEC, len as u64)
             }
             (len, false) => (0, len as u64),
+        }
+    }
+
+    /// LT-TCP: form the next block for the current window (once per window).
+    #[inline(never)]
+    fn lt_form_block(&mut self) {
+        let Recovery::Lt(l) = &mut self.rec else { unreachable!("LT-TCP's recovery") };
+        let cwnd = self.tcb.cwnd.min(self.tcb.max_cwnd);
+        if let Some(b) = l.form_block(cwnd) {
+            self.tcb.mss = b.seg as u64;
+        }
+        if l.all_formed() {
+            self.total_segs = l.blocks.end();
         }
     }
 
