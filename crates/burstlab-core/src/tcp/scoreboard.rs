@@ -67,13 +67,18 @@ impl Scoreboard {
     }
 
     /// Cumulative ACK up to `ack` (exclusive): forget those segments. Returns whether
-    /// any of them had been retransmitted, and how many had been SACKed before.
+    /// any of them had been retransmitted, how many had been SACKed before, and when
+    /// segment `ack − 1` (the highest acknowledged) was last sent, if it was held.
     #[inline]
-    pub fn advance(&mut self, ack: u64) -> (bool, u64) {
+    pub fn advance(&mut self, ack: u64) -> (bool, u64, Option<Nanos>) {
         let mut retx = false;
         let mut was_sacked = 0;
+        let mut newest = None;
         while self.base < ack {
-            if let Some(s) = self.segs.pop_front() {
+            let popped = self.segs.pop_front();
+            // The last segment popped is ack − 1, unless the segments ran out before it.
+            newest = popped.map(|s| s.sent_at);
+            if let Some(s) = popped {
                 if s.sacked {
                     self.sacked -= 1;
                     was_sacked += 1;
@@ -82,7 +87,7 @@ impl Scoreboard {
             }
             self.base += 1;
         }
-        (retx, was_sacked)
+        (retx, was_sacked, newest)
     }
 
     /// Mark [start, end) SACKed (RFC 2018 block); returns how many segments were newly SACKed.
@@ -259,6 +264,21 @@ mod tests {
         assert_eq!((b.base(), b.sacked_count()), (2, 4));
         b.advance(6);
         assert_eq!((b.base(), b.sacked_count(), b.end()), (6, 0, 10));
+    }
+
+    /// `advance` reports the retransmissions and SACKed segments it forgets and the send time
+    /// of the highest acknowledged segment (Karn's sample, RFC 6298 §3), none when the ACK
+    /// goes beyond what was sent or forgets nothing.
+    #[test]
+    fn advance_reports_the_newest_send_time() {
+        let mut b = board(10); // segment s sent at time s
+        b.get_mut(3).unwrap().retransmitted = true;
+        b.mark_sacked(4, 5);
+        assert_eq!(b.advance(3), (false, 0, Some(2)));
+        assert_eq!(b.advance(3), (false, 0, None));
+        assert_eq!(b.advance(5), (true, 1, Some(4)));
+        assert_eq!(b.advance(12), (false, 0, None)); // 10 and 11 were never sent
+        assert_eq!((b.base(), b.end()), (12, 12));
     }
 
     /// The queries against their definitions (RFC 6675 §4), walked segment by segment, on

@@ -331,16 +331,20 @@ impl Sender {
                 // LT-TCP: a decoded block's slots the sender had not sent yet (its parity).
                 self.tcb.high_tx = a.ack;
             }
-            // LT-TCP counts its window in packets of the current size (data and FEC alike).
-            let acked_bytes = if self.lt { acked_segs * self.tcb.mss } else { self.bytes_below(a.ack) - self.bytes_below(una) };
+            // Whole segments below the transfer's last; LT-TCP counts its window in packets
+            // of the current size (data and FEC alike).
+            let acked_bytes = if self.lt || a.ack < self.total_segs {
+                acked_segs * self.tcb.mss
+            } else {
+                self.bytes_below(a.ack) - self.bytes_below(una)
+            };
             // RTT sample. With RFC 7323 timestamps, from the echoed send time, on every ACK
             // of new data (the echo names the copy that was acknowledged, so retransmissions
             // count too). Otherwise Karn's rule (RFC 6298 §3): no sample from an ACK that
             // covers a retransmitted segment (it may acknowledge the retransmission, and a
             // later segment's wait would include the timeout); the sample is taken from the
             // highest segment this ACK covers.
-            let newest = self.board.get(a.ack - 1).map(|s| s.sent_at);
-            let (covers_retx, was_sacked) = self.board.advance(a.ack);
+            let (covers_retx, was_sacked, newest) = self.board.advance(a.ack);
             let rtt_sample = if self.cfg.timestamps {
                 Some(now.saturating_sub(a.tsecr))
             } else {
@@ -399,9 +403,8 @@ impl Sender {
         if self.lt {
             self.lt_after_ack(a);
         }
-        let open = |s: CaState| matches!(s, CaState::Open | CaState::Disorder);
-        if a.ece && self.cfg.ecn && open(state_before) && open(self.tcb.state) {
-            self.on_ece(cwnd_at_ack, now);
+        if a.ece {
+            self.on_ece(state_before, cwnd_at_ack, now);
         }
         self.send_loop(now, out);
     }
@@ -507,9 +510,15 @@ impl Sender {
     /// CE until that segment's CWR reaches it), it is treated as a loss: ssthresh and cwnd
     /// reduced as congestion control and the recovery's entry would, without retransmission
     /// or inflation, once per window of data. At a window of one segment the timer is
-    /// restarted and nothing new is sent until it fires.
+    /// restarted and nothing new is sent until it fires. (`state_before`: the state when the
+    /// ACK arrived; an ECN-Echo in or into loss recovery is the recovery's.)
     #[cold]
-    fn on_ece(&mut self, cwnd_at_ack: u64, now: Nanos) {
+    #[inline(never)]
+    fn on_ece(&mut self, state_before: CaState, cwnd_at_ack: u64, now: Nanos) {
+        let open = |s: CaState| matches!(s, CaState::Open | CaState::Disorder);
+        if !(self.cfg.ecn && open(state_before) && open(self.tcb.state)) {
+            return;
+        }
         self.tcb.cwnd = cwnd_at_ack; // no growth from an ECN-Echo ACK
         if self.tcb.snd_una <= self.cwr_until {
             return;
