@@ -331,8 +331,9 @@ impl Sender {
                 // LT-TCP: a decoded block's slots the sender had not sent yet (its parity).
                 self.tcb.high_tx = a.ack;
             }
-            // Whole segments below the transfer's last; LT-TCP counts its window in packets
-            // of the current size (data and FEC alike).
+            // Whole segments below the transfer's last (`Tcb::mss` is the configured MSS but
+            // for LT-TCP); LT-TCP counts its window in packets of the current size (data and
+            // FEC alike).
             let acked_bytes = if self.lt || a.ack < self.total_segs {
                 acked_segs * self.tcb.mss
             } else {
