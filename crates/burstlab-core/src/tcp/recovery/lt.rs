@@ -290,6 +290,7 @@ impl Lt {
     /// count the slots newly shown lost (RFC 6675 IsLost: below the DupThresh-th SACKed slot
     /// from the top) in their blocks, and take out of the pipe the RFEC packets a later slot's
     /// acknowledgment shows have passed.
+    #[inline]
     pub fn after_ack(&mut self, board: &Scoreboard, snd_una: u64, high_tx: u64, dupthresh: u32, erasure: Option<f64>, rfec_echo: Option<u16>) {
         if let Some(e) = erasure {
             self.erasure = e;
@@ -358,10 +359,17 @@ impl Lt {
 
     /// The first block that needs an RFEC packet now: ⌈(lost − P)/(1 − E)⌉ in all, while some
     /// of what it has sent is unacknowledged (`snd_una`, `high_tx`).
+    #[inline]
     pub fn rfec_due(&mut self, snd_una: u64, high_tx: u64) -> Option<usize> {
         if !self.p.rfec || !self.deficit {
             return None;
         }
+        self.rfec_due_in_deficit(snd_una, high_tx)
+    }
+
+    /// [`Lt::rfec_due`] once some block has lost more than its parity.
+    #[inline(never)]
+    fn rfec_due_in_deficit(&mut self, snd_una: u64, high_tx: u64) -> Option<usize> {
         if !self.blocks.q.iter().any(|b| b.lost > b.n - b.k) {
             self.deficit = false;
             return None;
