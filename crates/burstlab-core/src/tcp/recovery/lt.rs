@@ -140,22 +140,29 @@ impl Blocks {
     /// The block holding slot `s`.
     #[inline]
     pub fn find(&self, s: u64) -> Option<&Block> {
-        self.find_index(s).map(|i| &self.q[i])
+        self.locate(s).map(|(_, b)| b)
     }
 
-    /// Most look-ups are of the newest block or the oldest: those first, then a search.
+    /// The index of the block holding slot `s`.
     #[inline]
     fn find_index(&self, s: u64) -> Option<usize> {
-        let n = self.q.len();
+        self.locate(s).map(|(i, _)| i)
+    }
+
+    /// Most look-ups are of the newest block (the sender's new slots) or the oldest (the
+    /// receiver's, the sender's acknowledgments): those first, by reference, then a search.
+    #[inline]
+    fn locate(&self, s: u64) -> Option<(usize, &Block)> {
         let last = self.q.back()?;
         if s >= last.start {
-            return (s < last.end()).then_some(n - 1);
+            return (s < last.end()).then_some((self.q.len() - 1, last));
         }
-        if self.q[0].start <= s && s < self.q[0].end() {
-            return Some(0);
+        let first = self.q.front()?;
+        if first.start <= s && s < first.end() {
+            return Some((0, first));
         }
         let i = self.q.partition_point(|b| b.end() <= s);
-        self.q.get(i).filter(|b| b.start <= s).map(|_| i)
+        self.q.get(i).filter(|b| b.start <= s).map(|b| (i, b))
     }
 
     /// The block that starts at slot `s` (an RFEC packet names its block so).
