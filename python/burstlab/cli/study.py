@@ -271,7 +271,7 @@ def tibet_cmd(out: str, workers: int | None, cluster: str | None, quick: bool, s
 @click.option("--out", "out", type=click.Path(file_okay=False), default="results/link-transport", show_default=True, help="Output folder.")
 @click.option("--workers", type=click.IntRange(min=1), default=None, help="Local worker processes (default: all cores).")
 @click.option("--cluster", default=None, help="Dask scheduler address (tcp://host:port) to run the tasks on.")
-@click.option("--quick", is_flag=True, help="A reduced study (2 runs of 60 s per cell, fewer error rates, two values of a few open parameters): the same figures and report in under a minute.")
+@click.option("--quick", is_flag=True, help="A reduced study (2 runs of 60 s per cell, fewer error rates, two values of three open parameters): the same figures and report in under a minute.")
 @click.option("--seeds", type=click.IntRange(min=2), default=None, help="Runs per cell at the defaults (default 10; --quick 2).")
 @click.option("--sweep-seeds", type=click.IntRange(min=2), default=None, help="Runs per cell of every sensitivity point (default 4; --quick 2).")
 @click.option("--seed", type=click.IntRange(0, 2**32 - 1), default=0, show_default=True, help="Study seed.")
@@ -281,6 +281,9 @@ def tibet_cmd(out: str, workers: int | None, cluster: str | None, quick: bool, s
 @click.option("--noise", "noise", default=None, help="Comma-separated noise levels of the traces to use (e.g. -10,-5; default: all).")
 @click.option("--alive-prr", type=click.FloatRange(0, 1, min_open=True), default=0.5, show_default=True,
               help="Trace links making the raw channels: PRR at the quietest level at least this.")
+@click.option("--trace-mode", type=click.Choice(["time", "packet"]), default="time", show_default=True,
+              help="Trace replay: each entry lasts --trace-slot and units are lost when their air time meets a lost entry, or one entry per unit.")
+@click.option("--trace-slot", type=TIME, default=1e-3, show_default="1ms", help="Time of one trace entry (--trace-mode time).")
 @click.option("--example-noise", type=int, default=-5, show_default=True, help="Noise level of Fig. 7 and slides 9-10.")
 @click.option("--attempt-min", type=TIME, default=0.3e-3, show_default="0.3ms", help="ORBIT hop: shortest ARQ attempt (uniform law, slide 8).")
 @click.option("--attempt-max", type=TIME, default=2e-3, show_default="2ms", help="ORBIT hop: longest ARQ attempt.")
@@ -305,7 +308,7 @@ def tibet_cmd(out: str, workers: int | None, cluster: str | None, quick: bool, s
 @click.option("--pdf/--no-pdf", default=False, show_default=True, help="Also write every figure as PDF.")
 @click.option("--no-progress", is_flag=True, help="No progress bar (one line per finished task instead).")
 def link_transport_cmd(out: str, workers: int | None, cluster: str | None, quick: bool, seeds: int | None, sweep_seeds: int | None, seed: int,
-                       no_sweep: bool, traces: str | None, noise: str | None, alive_prr: float, example_noise: int, attempt_min: float,
+                       no_sweep: bool, traces: str | None, noise: str | None, alive_prr: float, trace_mode: str, trace_slot: float, example_noise: int, attempt_min: float,
                        attempt_max: float, orbit_delay: float, recovery: str, link_rate: float, overhead: float, hop_delay: float, persistence: int,
                        harq_attempts: int, harq_sizing: str, harq_target: float, fragment_bytes: int, error_unit: str, table1_tcp: str, buffer: int,
                        ltcp_buffer: int, rto_min: float, mss: int, duration: float | None, pdf: bool, no_progress: bool) -> None:  # fmt: skip
@@ -329,7 +332,8 @@ def link_transport_cmd(out: str, workers: int | None, cluster: str | None, quick
     setup = Setup(attempt_min=attempt_min, attempt_max=attempt_max, orbit_delay=orbit_delay, recovery=recovery, example_noise=example_noise,
                   link_rate=link_rate, overhead=overhead, hop_delay=hop_delay, persistence=persistence, harq_attempts=harq_attempts,
                   harq_sizing=harq_sizing, harq_target=harq_target, fragment_bytes=fragment_bytes, error_unit=error_unit, table1_tcp=table1_tcp,
-                  buffer=buffer, rto_min=rto_min, mss=mss, duration=duration, alive_prr=alive_prr, ltcp_buffer=ltcp_buffer)  # fmt: skip
+                  buffer=buffer, rto_min=rto_min, mss=mss, duration=duration, alive_prr=alive_prr, trace_mode=trace_mode, trace_slot=trace_slot,
+                  ltcp_buffer=ltcp_buffer)  # fmt: skip
     kw: dict[str, object] = {"traces": traces, "noise_levels": levels}
     if sweep_seeds is None and seeds is not None and not quick:
         kw["sweep_seeds"] = min(seeds, StudyConfig().sweep_seeds)

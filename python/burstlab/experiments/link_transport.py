@@ -11,8 +11,10 @@ Every result of the slides that comes from an experiment or a simulation, with o
   the traces of one fixed set of links — those with a packet reception ratio of at least
   ``alive_prr`` at the quietest level, as the paper's one sender-receiver pair under rising
   noise — concatenated in a seeded random order (the same order at every level: common
-  random numbers) and replayed one trace entry per channel unit (an ARQ attempt, an LL-HARQ
-  fragment; packet mode), wrapping at the end. Beside them, synthetic uniform (Bernoulli)
+  random numbers) and replayed in time (an ARQ attempt, an LL-HARQ
+  fragment), wrapping at the end: each entry lasts ``trace_slot`` (1 ms, about one frame
+  attempt) and an attempt or fragment is lost when its air time meets a lost entry (time
+  mode: interference goes on while TCP waits), or each unit takes the next entry. Beside them, synthetic uniform (Bernoulli)
   loss 0-50 % per unit (``error_unit="frame"``: the rate is per 1040-byte frame and a
   fragment's is 1 − (1 − p)^(its bytes ÷ the frame's), independent bit errors).
 - **Figs. 1, 4** (slides 6-7): one TCP-SACK flow over one 802.11-like hop whose ARQ makes at
@@ -127,7 +129,10 @@ class Setup:
     then lose 1 − (1 − p)^(bytes ratio)); ``table1_tcp``: the transport of Table 1.
     Everywhere: ``buffer``: DropTail buffer of every hop (packets); ``rto_min`` (s);
     ``mss`` (bytes); ``duration`` of every run (s, the slides' 100 s); ``alive_prr``: the
-    links whose traces make the raw channels (PRR at the quietest level ≥ this).
+    links whose traces make the raw channels (PRR at the quietest level ≥ this);
+    ``trace_mode``: a trace entry lasts ``trace_slot`` seconds and an attempt or fragment
+    is lost when its air time meets a lost entry ("time"), or each unit takes the next
+    entry ("packet").
     Slides 19-20: ``ltcp_buffer`` (the benchmark's 250 packets behind RED/ECN)."""
 
     attempt_min: float = 0.3e-3
@@ -150,6 +155,8 @@ class Setup:
     mss: int = 1000
     duration: float = 100.0
     alive_prr: float = 0.5
+    trace_mode: str = "time"
+    trace_slot: float = 1e-3
     ltcp_buffer: int = 250
 
     def __post_init__(self) -> None:
@@ -183,6 +190,10 @@ class Setup:
             raise _bad("duration", self.duration, "a positive time up to 10^5 s")
         if not (_nonneg(self.alive_prr) and 0 < self.alive_prr <= 1):
             raise _bad("alive_prr", self.alive_prr, "a reception ratio in (0, 1]")
+        if self.trace_mode not in ("time", "packet"):
+            raise _bad("trace_mode", self.trace_mode, "time or packet")
+        if not (_pos(self.trace_slot) and self.trace_slot <= 10):
+            raise _bad("trace_slot", self.trace_slot, "a positive time up to 10 s")
 
 
 #: The one-at-a-time sensitivity sweeps (each includes the default).
@@ -199,17 +210,16 @@ SENSITIVITY: dict[str, tuple[Any, ...]] = {
     "hop_delay": (0.001, 0.01, 0.05),
     "overhead": (0.0, 1e-4),
     "alive_prr": (0.5, 0.9),
+    "trace_mode": ("time", "packet"),
+    "trace_slot": (0.2e-3, 1e-3, 5e-3),
     "table1_tcp": ("sack", "lt-tcp"),
     "ltcp_buffer": (100, 250),
 }
 #: ``--quick``: the default and one other value of each.
 QUICK_SENSITIVITY: dict[str, tuple[Any, ...]] = {
-    "attempt_max": (2.0e-3, 20e-3),
-    "rto_min": (0.2, 1.0),
-    "buffer": (20, 100),
     "persistence": (7, 15),
-    "harq_sizing": ("quantile", "mean"),
     "error_unit": ("unit", "frame"),
+    "trace_mode": ("time", "packet"),
 }
 
 
@@ -258,7 +268,7 @@ class StudyConfig:
     @classmethod
     def quick_config(cls, setup: Setup | None = None, **kw: Any) -> StudyConfig:
         """The reduced study of ``--quick``: 2 runs of 60 s per cell, fewer error rates,
-        the default and one other value of a few open parameters."""
+        the default and one other value of three open parameters."""
         base = {"seeds": 2, "sweep_seeds": 2, "quick": True, "sensitivity": tuple(QUICK_SENSITIVITY.items()), **QUICK_GRID}
         return cls(setup=setup or Setup(duration=QUICK_DURATION), **{**base, **kw})
 
@@ -340,6 +350,7 @@ _UNUSED: dict[str, Any] = {
     "noise_dbm": None, "p": None, "trace_digest": None, "alive_prr": None, "traces": None, "persistence": None, "link": None, "tcp": None,
     "hops": None, "flows": 1, "rtt": None, "attempt_min": None, "attempt_max": None, "delay": None, "link_rate": None, "overhead": None,
     "harq_attempts": None, "harq_sizing": None, "harq_target": None, "fragment_bytes": None, "error_unit": None, "recovery": None,
+    "trace_mode": None, "trace_slot": None,
 }  # fmt: skip
 
 
@@ -348,7 +359,8 @@ def _channel(s: Setup, ch: tuple[str, Any], tc: TraceChannels | None) -> dict[st
     kind, x = ch
     if kind == "orbit":
         assert tc is not None
-        return {"channel": "orbit", "noise_dbm": int(x), "trace_digest": tc.digest, "alive_prr": float(s.alive_prr), "traces": tc.root}
+        return {"channel": "orbit", "noise_dbm": int(x), "trace_digest": tc.digest, "alive_prr": float(s.alive_prr), "traces": tc.root,
+                "trace_mode": s.trace_mode, "trace_slot": float(s.trace_slot) if s.trace_mode == "time" else None}
     return {"channel": "uniform", "p": float(x)}
 
 
@@ -514,7 +526,7 @@ def channel_loss(p: dict[str, Any], seed: int, hop: int) -> Any:
         tc = trace_channels(p["traces"], p["alive_prr"])
         if tc.digest != p["trace_digest"]:
             raise ParameterError(f"invalid --traces {p['traces']}: its traces changed since the study was planned (digest {tc.digest}, planned {p['trace_digest']})")
-        return LossModel.replay(Trace(tc.sequence(p["noise_dbm"], seed, hop)).bits, end="wrap")
+        return LossModel.replay(Trace(tc.sequence(p["noise_dbm"], seed, hop)).bits, end="wrap", slot=p["trace_slot"])
     q = unit_loss(p)
     return LossModel.bernoulli(q) if q > 0 else None
 
@@ -539,7 +551,8 @@ def network(p: dict[str, Any], seed: int) -> Any:
     tcp = TcpConfig(variant=p["tcp"] if p["experiment"] != "orbit" else p["recovery"], mss=p["mss"], rto_min=p["rto_min"])
     layer = link_layer(p)
     common = {"duration": p["duration"], "seed": seed}
-    links = [Link(delay=p["delay"], buffer=p["buffer"], loss=channel_loss(p, seed, h), link_layer=layer) for h in range(p["hops"])]
+    mode = "time" if p["trace_mode"] == "time" else "packet"
+    links = [Link(delay=p["delay"], buffer=p["buffer"], loss=channel_loss(p, seed, h), loss_mode=mode, link_layer=layer) for h in range(p["hops"])]
     return presets.chain(links, tcp=tcp, flows=p["flows"], **common)
 
 
@@ -549,7 +562,7 @@ RUN_SCHEMA: dict[str, str] = {
     "trace_digest": "VARCHAR", "alive_prr": "DOUBLE", "traces": "VARCHAR", "persistence": "INTEGER", "link": "VARCHAR", "tcp": "VARCHAR",
     "hops": "INTEGER", "flows": "INTEGER", "rtt": "DOUBLE", "attempt_min": "DOUBLE", "attempt_max": "DOUBLE", "delay": "DOUBLE",
     "link_rate": "DOUBLE", "overhead": "DOUBLE", "harq_attempts": "INTEGER", "harq_sizing": "VARCHAR", "harq_target": "DOUBLE",
-    "fragment_bytes": "INTEGER", "error_unit": "VARCHAR", "recovery": "VARCHAR", "buffer": "INTEGER", "rto_min": "DOUBLE", "mss": "INTEGER",
+    "fragment_bytes": "INTEGER", "error_unit": "VARCHAR", "recovery": "VARCHAR", "trace_mode": "VARCHAR", "trace_slot": "DOUBLE", "buffer": "INTEGER", "rto_min": "DOUBLE", "mss": "INTEGER",
     "duration": "DOUBLE",
     "replicate": "INTEGER", "seed": "BIGINT",
     "goodput_bps": "DOUBLE", "timeouts": "BIGINT", "spurious_timeouts": "BIGINT", "retransmissions": "BIGINT", "fast_retransmits": "BIGINT",

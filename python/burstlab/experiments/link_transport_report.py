@@ -78,12 +78,12 @@ PARAM_LABEL = {
     "hop_delay": "hop delay (ms)", "overhead": "per-attempt overhead (µs)", "alive_prr": "trace links: PRR at quietest ≥",
     "table1_tcp": "Table 1 transport", "ltcp_buffer": "slides 19-20 buffer (packets)", "link_rate": "link rate (Mb/s)",
     "harq_attempts": "LL-HARQ attempts", "fragment_bytes": "LL-HARQ fragment (bytes)", "example_noise": "example noise (dBm)",
-    "mss": "MSS (bytes)", "duration": "run length (s)",
+    "mss": "MSS (bytes)", "duration": "run length (s)", "trace_mode": "trace replay", "trace_slot": "trace entry (ms)",
 }  # fmt: skip
 
 
 def show(name: str, v: Any) -> str:
-    if name in ("attempt_max", "attempt_min", "orbit_delay", "hop_delay"):
+    if name in ("attempt_max", "attempt_min", "orbit_delay", "hop_delay", "trace_slot"):
         return f"{1e3 * v:g}"
     if name == "overhead":
         return f"{1e6 * v:g}"
@@ -568,7 +568,7 @@ def fig_sensitivity(cfg: StudyConfig, pts: Sequence[tuple[str, Any, Env]]) -> An
 # --------------------------------------------------------------------------------------
 CELL_COLUMNS = ["cell", "experiment", "channel", "noise_dbm", "p", "persistence", "link", "tcp", "hops", "flows", "rtt", "attempt_min", "attempt_max",
                 "delay", "link_rate", "overhead", "harq_attempts", "harq_sizing", "harq_target", "fragment_bytes", "error_unit", "recovery", "buffer",
-                "rto_min", "mss", "duration", "alive_prr", "trace_digest", "n", *(f"{k}_mean" for k in ARRAYS), "goodput_ci95_bps"]  # fmt: skip
+                "rto_min", "mss", "duration", "alive_prr", "trace_mode", "trace_slot", "trace_digest", "n", *(f"{k}_mean" for k in ARRAYS), "goodput_ci95_bps"]  # fmt: skip
 
 
 def cell_rows(stats: dict[str, CellStats]) -> list[dict[str, Any]]:
@@ -643,7 +643,7 @@ def build_report(cfg: StudyConfig, out: Path, env: Env, pts: Sequence[tuple[str,
     b: list[Block] = [("h1", "Link and transport protocols in interference-prone WLANs: Subramanian, Ramakrishnan & Kalyanaraman, reproduced")]
     if cfg.quick:
         b.append(("p", f"**Quick run** (`--quick`): {cfg.seeds} runs of {s.duration:g} s per cell, {cfg.sweep_seeds} per sensitivity point, fewer error "
-                       "rates, two values of a few open parameters. For a first look only; run without `--quick` for the study."))
+                       "rates, two values of three open parameters. For a first look only; run without `--quick` for the study."))
     b.append(("p", f"burstlab {__version__}. Every number below comes from the simulator: {n_runs} runs in {n_cells} cells, study seed {cfg.seed}, "
                    f"{cfg.seeds} runs per cell at the defaults, {cfg.sweep_seeds} per sensitivity point; ± is a 95 % confidence interval (Student t). "
                    "Replicate k uses the same seed — the same channel — in every cell. Store: [`store.duckdb`](store.duckdb) (tables `runs`, `cells`), "
@@ -654,8 +654,9 @@ def build_report(cfg: StudyConfig, out: Path, env: Env, pts: Sequence[tuple[str,
     b.append(("ul", [
         f"Raw channels from the Rutgers ORBIT noise traces ({tc.root}): the {len(tc.links)} links with PRR ≥ {s.alive_prr:g} at the quietest level, "
         f"followed across the noise levels (raw loss {lv}); per replicate their traces are concatenated in a seeded random order (the same at every "
-        "level) and replayed one entry per channel unit (ARQ attempt or LL-HARQ fragment). The paper's levels (-40 to -25 dBm) are not those of "
-        "the traces; the uniform-loss axis (0-50 % per attempt) spans the paper's raw-loss range.",
+        "level) and replayed " + (f"in time, one entry per {1e3 * s.trace_slot:g} ms: an ARQ attempt or LL-HARQ fragment is lost when its air time "
+        "meets a lost entry" if s.trace_mode == "time" else "one entry per channel unit (ARQ attempt or LL-HARQ fragment)") + ". The paper's levels "
+        "(-40 to -25 dBm) are not those of the traces; the uniform-loss axis (0-50 % per attempt) spans the paper's raw-loss range.",
         f"ORBIT hop (Figs. 1, 4, 7, slides 9-10): one {s.recovery.upper() if s.recovery == 'sack' else s.recovery} flow, ARQ of 7, 15 or 25 attempts, each "
         f"attempt uniform in [{1e3 * s.attempt_min:g}, {1e3 * s.attempt_max:g}] ms, no backoff (slide 8), {1e3 * s.orbit_delay:g} ms one way, "
         f"{s.buffer}-packet DropTail buffer, RTO ≥ {s.rto_min:g} s.",
