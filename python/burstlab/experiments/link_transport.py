@@ -61,6 +61,7 @@ from burstlab.experiments.common import (
     Task,
     cell_hash,
     check_sensitivity,
+    environments as common_environments,
     keyed_items,
     mean_ci,
     run_keyed_study,
@@ -817,7 +818,4 @@ def run_study(
 def environments(cfg: StudyConfig, runs: Sequence[dict[str, Any]]) -> tuple[Env, list[tuple[str, Any, Env]]]:
     """The baseline environment (every run) and every sensitivity point's (the first
     ``sweep_seeds`` replicates, so a sweep compares like with like)."""
-    full = cell_stats(runs)
-    few = cell_stats([r for r in runs if r["replicate"] < cfg.sweep_seeds])
-    pts = [(name, v, Env(cfg, s, full if name == "baseline" else few)) for name, v, s in sweep_points(cfg)]
-    return pts[0][2], pts[1:]
+    return common_environments(cfg, runs, cell_stats, Env, sweep_points(cfg), ("baseline",))

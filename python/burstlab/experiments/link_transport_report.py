@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from burstlab import __version__
-from burstlab.experiments.common import figure_saver, img_block, mean_ci, write_json, write_report, write_tables
+from burstlab.experiments.common import figure_saver, img_block, mean_ci, show_param, write_json, write_report, write_tables
 from burstlab.experiments.link_transport import (
     HOPS,
     LABEL,
@@ -82,14 +82,12 @@ PARAM_LABEL = {
 }  # fmt: skip
 
 
+#: The units the tables print parameters in (``show_param``).
+_PER = {"attempt_max": 1e-3, "attempt_min": 1e-3, "orbit_delay": 1e-3, "hop_delay": 1e-3, "trace_slot": 1e-3, "overhead": 1e-6, "link_rate": 1e6}
+
+
 def show(name: str, v: Any) -> str:
-    if name in ("attempt_max", "attempt_min", "orbit_delay", "hop_delay", "trace_slot"):
-        return f"{1e3 * v:g}"
-    if name == "overhead":
-        return f"{1e6 * v:g}"
-    if name == "link_rate":
-        return f"{v / 1e6:g}"
-    return f"{v:g}" if isinstance(v, float) else str(v)
+    return show_param(name, v, _PER)
 
 
 def _ch(ch: tuple[str, Any]) -> str:
