@@ -49,7 +49,7 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
@@ -60,6 +60,7 @@ from burstlab.experiments.common import (
     StudyResult,
     Task,
     cell_hash,
+    check_seeds,
     check_sensitivity,
     environments as common_environments,
     keyed_items,
@@ -248,14 +249,7 @@ class StudyConfig:
     sensitivity: tuple[tuple[str, tuple[Any, ...]], ...] = tuple(SENSITIVITY.items())
 
     def __post_init__(self) -> None:
-        for name in ("seeds", "sweep_seeds"):
-            v = getattr(self, name)
-            if not (isinstance(v, int) and v >= 2):
-                raise ParameterError(f"invalid parameter {name.replace('_', '-')} = {v!r}: expected at least 2 (a confidence interval needs two runs)")
-        if self.sweep_seeds > self.seeds:
-            raise ParameterError(f"invalid parameter sweep-seeds = {self.sweep_seeds}: at most seeds = {self.seeds}")
-        if not 0 <= self.seed < 2**32:
-            raise ParameterError(f"invalid parameter seed = {self.seed}: expected 0 ≤ seed < 2^32")
+        check_seeds(self)
         for name in ("uniform_ps", "table1_ps", "ltcp_ps"):
             v = getattr(self, name)
             if not v or not all(isinstance(p, (int, float)) and 0 <= p < 1 for p in v) or 0.0 not in v:
@@ -552,7 +546,7 @@ def network(p: dict[str, Any], seed: int) -> Any:
     tcp = TcpConfig(variant=p["tcp"] if p["experiment"] != "orbit" else p["recovery"], mss=p["mss"], rto_min=p["rto_min"])
     layer = link_layer(p)
     common = {"duration": p["duration"], "seed": seed}
-    mode = "time" if p["trace_mode"] == "time" else "packet"
+    mode: Literal["packet", "time"] = "time" if p["trace_mode"] == "time" else "packet"
     links = [Link(delay=p["delay"], buffer=p["buffer"], loss=channel_loss(p, seed, h), loss_mode=mode, link_layer=layer) for h in range(p["hops"])]
     return presets.chain(links, tcp=tcp, flows=p["flows"], **common)
 
@@ -622,11 +616,11 @@ def run_item(it: Item) -> dict[str, Any]:
     if p["experiment"] == "ltcp":
         from burstlab.sim import run
 
-        r = run(slides19_scenario(p["tcp"], p["p"], it.seed, duration=p["duration"], rtt=p["rtt"], buffer=p["buffer"]))
-        return {**head, **_NO_LINK, "goodput_bps": r.goodput_bps, "timeouts": r.timeouts, "spurious_timeouts": None, "retransmissions": r.retransmissions,
-                "fast_retransmits": r.fast_retransmits, "packets_sent": r.packets_sent, "tcp_losses": r.channel_losses + r.queue_drops,
-                "lt_pfec": r.pfec_sent, "lt_rfec": r.rfec_sent, "ecn_reductions": r.ecn_reductions, "events": r.events,
-                "sim_config_hash": r.config_hash, "config": it.config}  # fmt: skip
+        sr = run(slides19_scenario(p["tcp"], p["p"], it.seed, duration=p["duration"], rtt=p["rtt"], buffer=p["buffer"]))
+        return {**head, **_NO_LINK, "goodput_bps": sr.goodput_bps, "timeouts": sr.timeouts, "spurious_timeouts": None, "retransmissions": sr.retransmissions,
+                "fast_retransmits": sr.fast_retransmits, "packets_sent": sr.packets_sent, "tcp_losses": sr.channel_losses + sr.queue_drops,
+                "lt_pfec": sr.pfec_sent, "lt_rfec": sr.rfec_sent, "ecn_reductions": sr.ecn_reductions, "events": sr.events,
+                "sim_config_hash": sr.config_hash, "config": it.config}  # fmt: skip
     from burstlab.sim import run_network
 
     r = run_network(network(p, it.seed))
