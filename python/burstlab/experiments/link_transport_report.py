@@ -374,12 +374,13 @@ def slide9(ex: Example) -> Any:
     import matplotlib.pyplot as plt
 
     fig, axes = plt.subplots(3, 1, figsize=(8, 7), sharex=True)
-    t = ex.series["time"]
-    axes[0].plot(t, ex.series["rto"], color="#c44e52", lw=0.8)
+    t = ex.series["time"]  # values change at events: steps, not ramps, through a stall
+    axes[0].plot(t, ex.series["rto"], color="#c44e52", lw=0.8, drawstyle="steps-post")
+    axes[0].set_yscale("log")
     axes[0].set_ylabel("RTO (s)")
-    axes[1].plot(t, ex.series["srtt"], color="#4c72b0", lw=0.8)
+    axes[1].plot(t, ex.series["srtt"], color="#4c72b0", lw=0.8, drawstyle="steps-post")
     axes[1].set_ylabel("SRTT (s)")
-    axes[2].plot(t, ex.series["cwnd"] / ex.params["mss"], color="#55a868", lw=0.8)
+    axes[2].plot(t, ex.series["cwnd"] / ex.params["mss"], color="#55a868", lw=0.8, drawstyle="steps-post")
     axes[2].set_ylabel("cwnd (segments)")
     axes[2].set_xlabel("time (s)")
     for ax in axes:
