@@ -355,6 +355,8 @@ def hybrid_cmd(ctx: click.Context, dataset: str | None, traces_dir: str | None, 
     click.echo(f"claims of the paper: {held} of {judged} hold" + (" (on synthetic traces)" if ds == "synthetic" else "") + " (report: claims table)")
     click.echo(f"report: {res.report_md.resolve()}")
     click.echo(f"report (HTML): {res.report_html.resolve()}")
+
+
 @study_group.command("link-transport")
 @click.option("--out", "out", type=click.Path(file_okay=False), default="results/link-transport", show_default=True, help="Output folder.")
 @_parallel

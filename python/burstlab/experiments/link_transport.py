@@ -645,7 +645,8 @@ def run_task(task: Task) -> list[dict[str, Any]]:
 class Example:
     """Fig. 7 and slides 9-10: one run of the ORBIT hop re-simulated with its series and
     per-packet log: the link layer's distributions, the flow's RTO/SRTT/cwnd, its timeouts
-    (spurious among them) and a segment sent three times (None if none was)."""
+    (spurious among them) and a segment sent three times (None if none was) with the number
+    of its copies that reached the receiver (two: the third was redundant)."""
 
     params: dict[str, Any]
     seed: int
@@ -655,6 +656,7 @@ class Example:
     spurious: int
     log: dict[str, np.ndarray]
     thrice: int | None
+    copies: int
 
 
 def example_run(p: dict[str, Any], seed: int) -> Example:
@@ -666,19 +668,15 @@ def example_run(p: dict[str, Any], seed: int) -> Example:
     log = r.log or {}
     sent = (log["event"] == 0) & (log["kind"] == 0) & (log["link"] == 0)
     segs, counts = np.unique(log["seg"][sent], return_counts=True)
-    thrice = None
+    thrice, copies = None, 0
     if (counts >= 3).any():
-        # the first segment sent three times whose second copy reached the receiver: the third was redundant
+        # slide 10: the first segment sent three times of which two copies reached the receiver
+        # (the second got through, the third was redundant); else the first sent three times
         arrived = (log["event"] == 3) & (log["kind"] == 0)
-        for seg in segs[counts >= 3]:
-            t_sent = np.sort(log["time"][sent & (log["seg"] == seg)])
-            t_arr = log["time"][arrived & (log["seg"] == seg)]
-            if len(t_sent) >= 3 and ((t_arr >= t_sent[1]) & (t_arr < t_sent[2] + 60)).any():
-                thrice = int(seg)
-                break
-        if thrice is None:
-            thrice = int(segs[counts >= 3][0])
-    return Example(p, seed, r.links["h0"].link_layer, dict(f.series), f.timeouts, f.spurious_timeouts, log, thrice)
+        twice = [int(seg) for seg in segs[counts >= 3] if np.count_nonzero(arrived & (log["seg"] == seg)) >= 2]
+        thrice = twice[0] if twice else int(segs[counts >= 3][0])
+        copies = int(np.count_nonzero(arrived & (log["seg"] == thrice)))
+    return Example(p, seed, r.links["h0"].link_layer, dict(f.series), f.timeouts, f.spurious_timeouts, log, thrice, copies)
 
 
 # --------------------------------------------------------------------------------------

@@ -179,8 +179,9 @@ def claims(cfg: StudyConfig, env: Env, ex: Example | None) -> list[dict[str, Any
         ", ".join(f"{a:.1f} of {b:.1f}" for a, b in zip(sp, to)) + " timeouts spurious", sp[1] > 0 if math.isfinite(sp[1]) else None)
     if ex is not None:
         add("slide 10", "a segment is sent three times: the second copy gets through, but the link's delay lets the RTO expire and a third copy is sent",
-            "segment 23421817 sent thrice", f"segment {ex.thrice} sent three times in the example run" if ex.thrice is not None else "no segment sent three times",
-            ex.thrice is not None)
+            "segment 23421817 sent thrice",
+            f"segment {ex.thrice} sent three times in the example run, {ex.copies} copies reached the receiver" if ex.thrice is not None
+            else "no segment sent three times", ex.thrice is not None and ex.copies >= 2)
     # Slides 15-18
     for h in HOPS:
         tr = [(ch, env.lltx(ch, "llharq", "lt-tcp", h), env.lltx(ch, "llarq", "lt-tcp", h)) for ch in env.channels if ch[0] == "orbit"]
