@@ -360,7 +360,7 @@ def hybrid_cmd(ctx: click.Context, dataset: str | None, traces_dir: str | None, 
 @study_group.command("link-transport")
 @click.option("--out", "out", type=click.Path(file_okay=False), default="results/link-transport", show_default=True, help="Output folder.")
 @_parallel
-@click.option("--quick", is_flag=True, help="A reduced study (2 runs of 60 s per cell, fewer error rates, two values of three open parameters): the same figures and report in under a minute.")
+@click.option("--quick", is_flag=True, help="A reduced study (2 runs of 40 s per cell, fewer error rates, two values of three open parameters): the same figures and report in under a minute.")
 @click.option("--seeds", type=click.IntRange(min=2), default=None, help="Runs per cell at the defaults (default 10; --quick 2).")
 @click.option("--sweep-seeds", type=click.IntRange(min=2), default=None, help="Runs per cell of every sensitivity point (default 4; --quick 2).")
 @click.option("--seed", type=click.IntRange(0, 2**32 - 1), default=0, show_default=True, help="Study seed.")
@@ -393,7 +393,7 @@ def hybrid_cmd(ctx: click.Context, dataset: str | None, traces_dir: str | None, 
 @click.option("--ltcp-buffer", type=click.IntRange(1, 1_000_000), default=250, show_default=True, help="Slides 19-20: buffer behind RED (packets).")
 @click.option("--rto-min", type=TIME, default=0.2, show_default="0.2s", help="Minimum RTO (Linux's, ns-2's).")
 @click.option("--mss", type=click.IntRange(1, 65_495), default=1000, show_default=True, help="Segment payload (bytes).")
-@click.option("--duration", type=TIME, default=None, help="Length of every run (default 100s, the slides'; --quick 60s).")
+@click.option("--duration", type=TIME, default=None, help="Length of every run (default 100s, the slides'; --quick 40s).")
 @click.option("--pdf/--no-pdf", default=False, show_default=True, help="Also write every figure as PDF.")
 @click.option("--no-progress", is_flag=True, help="No progress bar (one line per finished task instead).")
 def link_transport_cmd(out: str, workers: int | None, cluster: str | None, quick: bool, seeds: int | None, sweep_seeds: int | None, seed: int,

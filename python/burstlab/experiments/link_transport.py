@@ -96,7 +96,7 @@ QUICK_GRID: dict[str, tuple[Any, ...]] = {
     "ltcp_ps": (0.0, 0.05, 0.3, 0.5),
     "ltcp_rtts": (0.02, 0.1, 0.2),
 }
-QUICK_DURATION = 60.0
+QUICK_DURATION = 40.0
 
 
 def _bad(name: str, value: Any, expected: str) -> ParameterError:
@@ -262,7 +262,7 @@ class StudyConfig:
 
     @classmethod
     def quick_config(cls, setup: Setup | None = None, **kw: Any) -> StudyConfig:
-        """The reduced study of ``--quick``: 2 runs of 60 s per cell, fewer error rates,
+        """The reduced study of ``--quick``: 2 runs of 40 s per cell, fewer error rates,
         the default and one other value of three open parameters."""
         base = {"seeds": 2, "sweep_seeds": 2, "quick": True, "sensitivity": tuple(QUICK_SENSITIVITY.items()), **QUICK_GRID}
         return cls(setup=setup or Setup(duration=QUICK_DURATION), **{**base, **kw})
