@@ -147,6 +147,16 @@ def test_partial_store_resumes_to_the_same_tables(study: Any, traces: Path, tmp_
 # --------------------------------------------------------------------------------------
 # known answers
 # --------------------------------------------------------------------------------------
+def test_dask_cluster_and_one_worker_give_the_same_rows(traces: Path, tmp_path: Path) -> None:
+    distributed = pytest.importorskip("distributed")
+    cfg = tiny(traces, sweep=False)
+    ref = L.run_study(cfg, tmp_path / "local", workers=1, progress=False)
+    with distributed.LocalCluster(host="127.0.0.1", n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+        viadask = L.run_study(cfg, tmp_path / "dask", cluster=cluster.scheduler_address, progress=False)
+    assert viadask.ran == ref.ran > 0
+    assert _runs(tmp_path / "dask") == _runs(tmp_path / "local")
+
+
 def _binomial_ok(k: int, n: int, q: float) -> bool:
     """k successes of n within 4 binomial standard errors of n·q (and at least one unit)."""
     return abs(k - n * q) <= 4 * math.sqrt(n * q * (1 - q)) + 1
