@@ -199,16 +199,17 @@ def _start(out: Path, args: list[str] = RESUME_ARGS) -> subprocess.Popen[str]:
     return subprocess.Popen([*CMD, *args, "--out", str(out)], stderr=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env, start_new_session=True)
 
 
-def _wait_finished(p: subprocess.Popen[str], n: int, timeout: float = 180, seen: set[int] | None = None) -> int:
-    """Read stderr until ``n`` links are reported finished; returns how many were. Every
-    process seen below the study on the way is added to ``seen``."""
+def _wait_finished(p: subprocess.Popen[str], n: int, timeout: float = 180, seen: set[int] | None = None, helpers: int = 0) -> int:
+    """Read stderr until ``n`` links are reported finished and ``helpers`` processes were
+    seen below the study (the study runs links itself while its pool starts); returns how
+    many links were finished. Every process seen on the way is added to ``seen``."""
     assert p.stderr is not None
     finished = 0
+    seen = set() if seen is None else seen
     deadline = time.monotonic() + timeout
-    while finished < n and time.monotonic() < deadline:
+    while (finished < n or len(seen) < helpers) and time.monotonic() < deadline:
         line = p.stderr.readline()
-        if seen is not None:
-            seen |= _descendants(p.pid)
+        seen |= _descendants(p.pid)
         if not line:
             break
         finished += line.startswith("finished ")
@@ -244,7 +245,7 @@ def test_killed_study_resumes_to_the_same_table(tmp_path: Path) -> None:
     p = _start(out, LONG_ARGS)
     helpers: set[int] = set()
     try:
-        finished = _wait_finished(p, 3, seen=helpers)
+        finished = _wait_finished(p, 3, seen=helpers, helpers=4)
         helpers |= _descendants(p.pid)
     finally:
         os.kill(p.pid, signal.SIGKILL)
@@ -281,7 +282,7 @@ def test_ctrl_c_is_one_line_and_exit_130(tmp_path: Path) -> None:
     out = tmp_path / "int"
     p = _start(out, LONG_ARGS)
     helpers: set[int] = set()
-    finished = _wait_finished(p, 2, seen=helpers)
+    finished = _wait_finished(p, 2, seen=helpers, helpers=4)
     helpers |= _descendants(p.pid)
     os.killpg(p.pid, signal.SIGINT)
     try:
@@ -294,6 +295,33 @@ def test_ctrl_c_is_one_line_and_exit_130(tmp_path: Path) -> None:
     assert [ln for ln in rest_err.splitlines() if ln.strip() and not _status(ln)] == ["aborted"], rest_err
     assert len(helpers) >= 4 and _gone(helpers) == set(), helpers
     assert 0 < len(_runs_table(out)) < 16 * 5  # what was committed before Ctrl-C stays
+
+
+def test_ctrl_c_while_the_pool_starts_is_one_line(tmp_path: Path) -> None:
+    """Ctrl-C as the simulations begin, while the study runs the first links itself and the
+    forkserver still imports matplotlib and scipy for the figures: the same one `aborted`
+    line and exit 130 (no traceback from the forkserver's imports), no process left."""
+    out = tmp_path / "int-early"
+    p = _start(out, LONG_ARGS)
+    assert p.stderr is not None
+    helpers: set[int] = set()
+    deadline = time.monotonic() + 180
+    line = ""
+    while " simulations: " not in line and time.monotonic() < deadline:
+        line = p.stderr.readline()
+        if not line:
+            break
+    helpers |= _descendants(p.pid)
+    assert " simulations: " in line, "the simulations did not start"
+    os.killpg(p.pid, signal.SIGINT)
+    try:
+        _, rest_err = p.communicate(timeout=60)
+    finally:
+        if p.poll() is None:
+            os.kill(p.pid, signal.SIGKILL)
+    assert p.returncode == 130, rest_err
+    assert [ln for ln in rest_err.splitlines() if ln.strip() and not _status(ln)] == ["aborted"], rest_err
+    assert helpers and _gone(helpers | _descendants(p.pid)) == set(), helpers
 
 
 def test_full_disk_is_one_line_and_resumes(tmp_path: Path, uninterrupted: Path) -> None:

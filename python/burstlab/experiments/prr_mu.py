@@ -723,15 +723,21 @@ def run_study(
 
 def _start_forkserver() -> None:
     """Start the forkserver of the local pools now, importing this study (numpy, burstlab)
-    while this process reads the inputs: the simulation and figure workers fork from it with
-    nothing left to import."""
-    import multiprocessing
+    and what its fits and figures need (matplotlib, scipy.optimize: ~1 s) while this process
+    reads the inputs and then runs the first simulations itself (``help_while_starting``):
+    the simulation and figure workers fork from it with nothing left to import, instead of
+    each figure worker importing matplotlib and the fit's scipy on the critical path after
+    the simulations (issue 12)."""
     from multiprocessing import forkserver
 
     from burstlab.sweep import set_forkserver_preload
 
-    set_forkserver_preload("burstlab.experiments.prr_mu", "burstlab.experiments.prr_mu_report")  # with the dies-with-us guard
+    set_forkserver_preload("burstlab.experiments.prr_mu", "burstlab.experiments.prr_mu_report", *FIGURE_MODULES)  # with the dies-with-us guard
     forkserver.ensure_running()
+
+
+#: What the fits-and-figures workers import (preloaded by the forkserver).
+FIGURE_MODULES = ("burstlab.plot", "matplotlib.figure", "matplotlib.backends.backend_agg", "burstlab.fits")
 
 
 def _simulate_all(cfg: StudyConfig, todo: Sequence[LinkTask], store: ResultStore, *, workers: int | None, cluster: str | None,
@@ -755,7 +761,8 @@ def _simulate_all(cfg: StudyConfig, todo: Sequence[LinkTask], store: ResultStore
         names.clear()
         last = time.perf_counter()
 
-    for task, rows in run_tasks(run_link, todo, workers=workers, cluster=cluster, progress=progress, description=f"prr-mu {cfg.dataset}: simulations"):
+    for task, rows in run_tasks(run_link, todo, workers=workers, cluster=cluster, progress=progress, description=f"prr-mu {cfg.dataset}: simulations",
+                                help_while_starting=True):
         batch.extend(rows)
         names.append(task.link_id)
         if time.perf_counter() - last >= FLUSH_EVERY_S:
