@@ -291,7 +291,7 @@ def tibet_cmd(out: str, workers: int | None, cluster: str | None, quick: bool, s
 @click.option("--no-sweep", is_flag=True, help="Only the defaults: no sensitivity sweeps.")
 @click.option("--duration", type=TIME, default=None, help="Run length (default 2000 s, the paper's; --quick 300 s).")
 @click.option("--warmup", type=TIME, default=None, help="Discarded start of each run (default 200 s, the paper's; --quick 60 s).")
-@click.option("--fit-slots", type=click.IntRange(min=100), default=None, help="EM fits (Gilbert-Elliott, VDDP, HMM) use the first N slots of a trace (default 100000; --quick 10000).")
+@click.option("--fit-slots", type=click.IntRange(min=100), default=None, help="Iterative fits (EM: Gilbert-Elliott, VDDP, HMM; Viterbi: HSMM) use the first N slots of a trace (default 100000; --quick 10000).")
 @click.option("--table1-only", is_flag=True, help="Only Table I's models (a)-(d), not every other model burstlab fits.")
 @click.option("--tcp", "variant", type=click.Choice(["tahoe", "reno", "newreno", "sack"]), default="reno", show_default=True, help="TCP variant (Padhye's formula describes Reno).")
 @click.option("--delayed-ack/--no-delayed-ack", default=False, show_default=True, help="Delayed ACKs (ns-2's TCPSink has none).")

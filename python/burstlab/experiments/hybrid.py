@@ -84,9 +84,13 @@ TABLE1_TEXT = {
 }  # fmt: skip
 #: Every other model burstlab fits (``burstlab fit --models all`` and the extra families),
 #: ranked against (e). ``list`` and ``replay`` are left out: fitted, they are the trace (e).
-MORE_MODELS = ("ge-counts", "gilbert-elliott", "markov-ct", "on-off", "semi-markov", "semi-markov-pareto", "semi-markov-empirical", "vddp", "hmm", "runlength")
-#: Models fitted by expectation-maximisation (hmmlearn): on the first ``fit_slots`` slots.
-EM_MODELS = ("gilbert-elliott", "vddp", "hmm")
+#: ``bootstrap`` (the trace's stationary block bootstrap) is the model-free reference of
+#: ``burstlab fit --judge tcp``: how close resampled stretches of the trace itself come.
+MORE_MODELS = ("ge-counts", "gilbert-elliott", "markov-ct", "on-off", "semi-markov", "semi-markov-pareto", "semi-markov-empirical", "vddp", "hmm", "runlength",
+               "hsmm", "run-chain", "run-chain-vo", "bootstrap")  # fmt: skip
+#: Models trained iteratively (expectation-maximisation with hmmlearn, the semi-Markov
+#: chain's Viterbi training): on the first ``fit_slots`` slots.
+EM_MODELS = ("gilbert-elliott", "vddp", "hmm", "hsmm")
 
 
 def condition_label(cond: str) -> str:

@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from burstlab import __version__
-from burstlab.experiments.common import figure_saver, img_block, t95, write_json, write_report, write_tables
+from burstlab.experiments.common import figure_saver, img_block, show_param, t95, write_json, write_report, write_tables
 from burstlab.experiments.error_models_report import _sweeps
 from burstlab.experiments.hybrid import (
     LATE,
@@ -61,14 +61,8 @@ _COLOR = {"a": "#4c72b0", "b": "#dd8452", "c": "#55a868", "d": "#c44e52", "e": "
 
 
 def show(name: str, v: Any) -> str:
-    """A parameter value as the tables print it."""
-    if name == "sat_buffer":
-        return f"{v / 1e3:g}"
-    if name == "rwnd" and v is None:
-        return "unlimited"
-    if isinstance(v, bool):
-        return "on" if v else "off"
-    return f"{v:g}" if isinstance(v, float) else str(v)
+    """A parameter value as the tables print it (the satellite buffer in kB)."""
+    return show_param(name, v, per={"sat_buffer": 1e3})
 
 
 def _f(v: Any, fmt: str = ".1f") -> str:

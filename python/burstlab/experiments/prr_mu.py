@@ -37,10 +37,9 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from burstlab import __version__
 from burstlab._core import LossModel, ParameterError
 from burstlab.stats import TraceStats, trace_stats
-from burstlab.store import ResultStore, canonical_json
+from burstlab.store import ResultStore, canonical_json, results_version
 from burstlab.sweep import run_tasks, task_seed
 from burstlab.traces import Trace
 
@@ -456,14 +455,14 @@ def plan(cfg: StudyConfig, links: Sequence[StudyLink]) -> list[LinkTask]:
     """All link tasks with every (condition, replicate) item and its key.
 
     An item's configuration is :func:`burstlab.store.canonical_json` of {study, link, condition,
-    replicate, seed, slot, profile, tcp, ack_path, chunk, burstlab version} and its key the
+    replicate, seed, slot, profile, tcp, ack_path, chunk, results version} and its key the
     SHA-256 of that text (= :func:`burstlab.store.config_hash`). The parts shared by every
     item are checked and made canonical once; each item's text is then ``json.dumps`` of plain
     values with sorted keys, the same canonical text at a fraction of the cost (issue 12)."""
     prof = cfg.prof
     tcp = cfg.tcp()
     shared = json.loads(canonical_json({"study": STUDY, "slot": prof.slot, "profile": prof.name, "tcp": tcp, "ack_path": cfg.ack_path,
-                                        "chunk": cfg.chunk, "burstlab_version": __version__}))
+                                        "chunk": cfg.chunk, "burstlab_version": results_version()}))
     tasks = []
     for lk in links:
         link = json.loads(canonical_json({"id": lk.link_id, "group": lk.group, "bits_sha256": trace_fingerprint(lk.trace), "length": len(lk.trace)}))
