@@ -142,24 +142,27 @@ def _nothing() -> None:
     """A task that does nothing (it makes a pool start its first worker)."""
 
 
-def _help_while_starting(fn: Callable[[T], R], it: Iterator[T], pool: ProcessPoolExecutor, advance: Callable[[], None]) -> Iterator[tuple[T, R]]:
-    """Run tasks from ``it`` in this process while another thread starts the pool's first
-    worker: submitting to a forkserver pool waits until the forkserver has imported its
-    preloads, and the tasks need not wait with it. Returns when the worker is up (or could
-    not start: the pool then fails on the next submit, with the reason) or ``it`` is empty."""
+def _help_while_starting(fn: Callable[[T], R], it: Iterator[T], advance: Callable[[], None]) -> Iterator[tuple[T, R]]:
+    """Run tasks from ``it`` in this process until the forkserver can fork workers: it only
+    forks once it has imported its preloads, and the tasks need not wait with it. Another
+    thread starts (and joins) a process that does nothing, which returns when the forkserver
+    is ready (or failed: the pool then fails on its first submit, with the reason). Returns
+    then, or when ``it`` is empty (a short sweep does not wait for the forkserver at all)."""
     import threading
 
     up = threading.Event()
 
     def start() -> None:
         try:
-            pool.submit(_nothing).result()
-        except BaseException:  # noqa: BLE001 - the caller's next submit raises it
+            p = multiprocessing.get_context("forkserver").Process(target=_nothing, daemon=True)
+            p.start()
+            p.join()
+        except BaseException:  # noqa: BLE001 - the pool's first submit raises it
             pass
         finally:
             up.set()
 
-    threading.Thread(target=start, name="burstlab-pool-start", daemon=True).start()
+    threading.Thread(target=start, name="burstlab-forkserver-ready", daemon=True).start()
     end = object()
     while not up.is_set():
         t = next(it, end)
@@ -188,7 +191,7 @@ def _run_pool(fn: Callable[[T], R], tasks: list[T], workers: int, advance: Calla
     try:
         it = iter(tasks)
         if help_while_starting:
-            yield from _help_while_starting(fn, it, pool, advance)
+            yield from _help_while_starting(fn, it, advance)
         for t in it:
             pending[pool.submit(fn, t)] = t
             if len(pending) >= limit:
