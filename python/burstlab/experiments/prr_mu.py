@@ -677,7 +677,8 @@ def run_study(
     ph = _Phases(say)
     t0 = time.perf_counter()
     out = Path(out)
-    if cluster is None and workers != 1:
+    local_pool = cluster is None and workers != 1
+    if local_pool and not (out / "store.duckdb").exists():  # a new study: everything is to do
         _start_forkserver()
     # Bad input (a malformed trace, no eligible link, an output path that is a file) fails
     # before anything is written.
@@ -706,6 +707,8 @@ def run_study(
         todo = pending_tasks(tasks, store.keys())
         n_todo = sum(len(t.items) for t in todo)
         with ph("simulations", f"{len(links)} links, {len(keys)} simulations, {len(keys) - n_todo} already in {store_path}, {n_todo} to run"):
+            if local_pool and n_todo:  # a resumed study with simulations left (a no-op if started above)
+                _start_forkserver()
             _simulate_all(cfg, todo, store, workers=workers, cluster=cluster, progress=progress, say=say)
         from burstlab.experiments import prr_mu_report as R
 
@@ -726,7 +729,8 @@ def _start_forkserver() -> None:
     reads the inputs and then runs the first simulations itself (``help_while_starting``):
     the simulation and figure workers fork from it with nothing left to import, instead of
     each figure worker importing matplotlib and the fit's scipy on the critical path after
-    the simulations (issue 12)."""
+    the simulations (issue 12). A new study starts it first thing; a resumed one only if
+    simulations are left (a re-run with everything in the store starts no process)."""
     from multiprocessing import forkserver
 
     from burstlab.sweep import set_forkserver_preload
