@@ -160,8 +160,11 @@ def test_dask_cluster_gives_the_same_rows(tmp_path: Path) -> None:
 
 CMD = [sys.executable, "-c", "import sys; from burstlab.cli import main; sys.exit(main())"]
 RESUME_ARGS = ["study", "prr-mu", "--links", "16", "--slots", "20000", "--seeds", "2", "--workers", "2", "--no-progress"]
-#: Long enough per link that the simulations are still running when a few links are done.
-LONG_ARGS = ["study", "prr-mu", "--links", "16", "--slots", "400000", "--seeds", "2", "--workers", "2", "--no-progress"]
+#: Long enough per link that the simulations are still running when a few links are done, and
+#: enough links that the pool's workers take part (the study runs links itself while the
+#: forkserver imports matplotlib and scipy, a second or more).
+LONG_LINKS = 40
+LONG_ARGS = ["study", "prr-mu", "--links", str(LONG_LINKS), "--slots", "400000", "--seeds", "2", "--workers", "2", "--no-progress"]
 
 
 def _descendants(pid: int) -> set[int]:
@@ -259,7 +262,7 @@ def test_killed_study_resumes_to_the_same_table(tmp_path: Path) -> None:
     p.stdout.close()
     p.stderr.close()
     partial = _runs_table(out)
-    assert 0 < len(partial) < 16 * 5
+    assert 0 < len(partial) < LONG_LINKS * 5
     stale = out / "figures" / ".fig03-throughput-vs-prr.png.ab12cd34.tmp.png"  # what a kill during savefig leaves
     stale.parent.mkdir(exist_ok=True)
     stale.write_bytes(b"half a figure")
@@ -284,6 +287,7 @@ def test_ctrl_c_is_one_line_and_exit_130(tmp_path: Path) -> None:
     helpers: set[int] = set()
     finished = _wait_finished(p, 2, seen=helpers, helpers=4)
     helpers |= _descendants(p.pid)
+    assert len(helpers) >= 4, f"the study ended before its workers ran: {helpers}"
     os.killpg(p.pid, signal.SIGINT)
     try:
         rest_out, rest_err = p.communicate(timeout=60)
@@ -294,7 +298,7 @@ def test_ctrl_c_is_one_line_and_exit_130(tmp_path: Path) -> None:
     assert p.returncode == 130, rest_err
     assert [ln for ln in rest_err.splitlines() if ln.strip() and not _status(ln)] == ["aborted"], rest_err
     assert len(helpers) >= 4 and _gone(helpers) == set(), helpers
-    assert 0 < len(_runs_table(out)) < 16 * 5  # what was committed before Ctrl-C stays
+    assert 0 < len(_runs_table(out)) < LONG_LINKS * 5  # what was committed before Ctrl-C stays
 
 
 def test_ctrl_c_while_the_pool_starts_is_one_line(tmp_path: Path) -> None:
