@@ -278,6 +278,19 @@ def test_killed_study_resumes_to_the_same_table(tmp_path: Path) -> None:
     assert (out / "links.csv").read_text() == (tmp_path / "full" / "links.csv").read_text()
 
 
+def _ctrl_c(p: subprocess.Popen[str]) -> None:
+    """Send Ctrl-C to the study's process group; it must exit 130 with one `aborted` line
+    (beside its status lines) and no traceback."""
+    os.killpg(p.pid, signal.SIGINT)
+    try:
+        _, rest_err = p.communicate(timeout=60)
+    finally:
+        if p.poll() is None:
+            os.kill(p.pid, signal.SIGKILL)
+    assert p.returncode == 130, rest_err
+    assert [ln for ln in rest_err.splitlines() if ln.strip() and not _status(ln)] == ["aborted"], rest_err
+
+
 def test_ctrl_c_is_one_line_and_exit_130(tmp_path: Path) -> None:
     """Ctrl-C (SIGINT to the whole process group, as a terminal sends it) while workers
     run: exit 130, one `aborted` line, no worker traceback, no process left; the rows
@@ -288,16 +301,9 @@ def test_ctrl_c_is_one_line_and_exit_130(tmp_path: Path) -> None:
     finished = _wait_finished(p, 2, seen=helpers, helpers=4)
     helpers |= _descendants(p.pid)
     assert len(helpers) >= 4, f"the study ended before its workers ran: {helpers}"
-    os.killpg(p.pid, signal.SIGINT)
-    try:
-        rest_out, rest_err = p.communicate(timeout=60)
-    finally:
-        if p.poll() is None:
-            os.kill(p.pid, signal.SIGKILL)
+    _ctrl_c(p)
     assert finished >= 2
-    assert p.returncode == 130, rest_err
-    assert [ln for ln in rest_err.splitlines() if ln.strip() and not _status(ln)] == ["aborted"], rest_err
-    assert len(helpers) >= 4 and _gone(helpers) == set(), helpers
+    assert _gone(helpers) == set(), helpers
     assert 0 < len(_runs_table(out)) < LONG_LINKS * 5  # what was committed before Ctrl-C stays
 
 
@@ -317,15 +323,8 @@ def test_ctrl_c_while_the_pool_starts_is_one_line(tmp_path: Path) -> None:
             break
     helpers |= _descendants(p.pid)
     assert " simulations: " in line, "the simulations did not start"
-    os.killpg(p.pid, signal.SIGINT)
-    try:
-        _, rest_err = p.communicate(timeout=60)
-    finally:
-        if p.poll() is None:
-            os.kill(p.pid, signal.SIGKILL)
-    assert p.returncode == 130, rest_err
-    assert [ln for ln in rest_err.splitlines() if ln.strip() and not _status(ln)] == ["aborted"], rest_err
-    assert helpers and _gone(helpers | _descendants(p.pid)) == set(), helpers
+    _ctrl_c(p)
+    assert helpers and _gone(helpers) == set(), helpers
 
 
 def test_full_disk_is_one_line_and_resumes(tmp_path: Path, uninterrupted: Path) -> None:
