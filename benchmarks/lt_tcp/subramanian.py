@@ -9,8 +9,9 @@ with Lossy Channels", Figs. 1 and 4): goodput of one flow against a uniform loss
     python benchmarks/lt_tcp/subramanian.py [--seeds 10] [--duration 100] \\
         [--out docs/img/lt_tcp_subramanian.png] [--table FILE.md] [--abc]
 
-Scenario (``crates/burstlab-core/src/tcp/lt_tests.rs``, ``subramanian``): 10 Mb/s, 50 ms
-each way, a RED queue with ns-2's and ns-3's defaults (thresholds 5 and 15 packets, w_q
+Scenario (``burstlab.experiments.link_transport.slides19_scenario``, which ``burstlab study
+link-transport`` runs for its slides 19-20; ``crates/burstlab-core/src/tcp/lt_tests.rs``,
+``subramanian``): 10 Mb/s, 50 ms each way, a RED queue with ns-2's and ns-3's defaults (thresholds 5 and 15 packets, w_q
 0.002, max_p 0.02, gentle) marking ECN-capable packets, a 250-packet buffer; Bernoulli loss of
 every data packet (ACKs not lost); 1000-byte segments, RFC defaults otherwise (delayed ACKs,
 initial window 2, RTO ≥ 1 s); 100 s, as the slides' runs. TCP SACK (RFC 6675) without ECN
@@ -28,18 +29,17 @@ import sys
 from pathlib import Path
 
 PS = (0.0, 0.01, 0.02, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5)
-VARIANTS = {"sack": ("TCP SACK", {"variant": "sack"}), "sack-ecn": ("TCP SACK + ECN", {"variant": "sack", "ecn": True}),
-            "lt-tcp": ("LT-TCP", {"variant": "lt-tcp"})}  # fmt: skip
+#: The variants of the slides' comparison (their TCP settings: burstlab.experiments.link_transport.LTCP_VARIANTS).
+VARIANTS = {"sack": "TCP SACK", "sack-ecn": "TCP SACK + ECN", "lt-tcp": "LT-TCP"}
 
 
 def goodput(name: str, p: float, seeds: int, duration: float, abc: bool) -> tuple[float, float, dict[str, float]]:
-    from burstlab.sim import Link, Scenario, TcpConfig, Workload, run
+    from burstlab.experiments.link_transport import slides19_scenario  # the study's network (burstlab study link-transport)
+    from burstlab.sim import run
 
-    tcp = TcpConfig(**VARIANTS[name][1], abc=abc)  # type: ignore[arg-type]
     g, extra = [], {"timeouts": 0.0, "pfec": 0.0, "rfec": 0.0, "retx": 0.0, "ecn": 0.0}
     for seed in range(1, seeds + 1):
-        link = Link(rate=10e6, delay=0.05, buffer=250, queue="red", loss=f"bernoulli:p={p}" if p > 0 else None)
-        r = run(Scenario(tcp=tcp, forward=link, workload=Workload(duration=duration), seed=seed))
+        r = run(slides19_scenario(name, p, seed, duration=duration, abc=abc))
         g.append(r.goodput_bps)
         for k, v in (("timeouts", r.timeouts), ("pfec", r.pfec_sent), ("rfec", r.rfec_sent), ("retx", r.retransmissions),
                      ("ecn", r.ecn_reductions)):  # fmt: skip
@@ -55,7 +55,7 @@ def draw(res: dict[tuple[str, float], tuple[float, float, dict[str, float]]], ar
     from burstlab import plot as P  # the Agg backend
 
     fig, ax = plt.subplots(figsize=(6.4, 4.0))
-    for v, (label, _) in VARIANTS.items():
+    for v, label in VARIANTS.items():
         m = [res[(v, p)][0] / 1e6 for p in PS]
         e = [2 * res[(v, p)][1] / 1e6 for p in PS]
         ax.errorbar([100 * p for p in PS], m, yerr=e, marker="o", ms=3, capsize=2, label=label)
@@ -78,7 +78,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--table", type=Path, default=None, help="Markdown table of every point")
     args = ap.parse_args(argv)
     res = {(v, p): goodput(v, p, args.seeds, args.duration, args.abc) for v in VARIANTS for p in PS}
-    head = "| loss | " + " | ".join(f"{VARIANTS[v][0]}, Mb/s (share)" for v in VARIANTS) + " | LT-TCP PFEC / RFEC / retx / timeouts per run |"
+    head = "| loss | " + " | ".join(f"{VARIANTS[v]}, Mb/s (share)" for v in VARIANTS) + " | LT-TCP PFEC / RFEC / retx / timeouts per run |"
     lines = [head, "|" + "---|" * (len(VARIANTS) + 2)]
     for p in PS:
         cells = []

@@ -8,45 +8,18 @@
 //! DropTail: LT-TCP needs ECN marks, and its FEC packets count as packets. The ratios are
 //! measured side by side (the variants interleaved, best of several rounds), so a loaded
 //! machine slows all of them alike: `cargo bench -p burstlab-bench --bench sim_variants`.
-use burstlab_core::link::{LossMode, QueueDisc, RedParams};
-use burstlab_core::loss::Bernoulli;
-use burstlab_core::sim::{run, LinkConfig, Scenario, TcpConfig, Variant, Workload};
-use burstlab_core::time::{NS_PER_MS, NS_PER_S};
+//! The scenarios are `burstlab_bench::variants`; `benchmarks/variant_speed.py` measures the
+//! same ones in CPU time and instructions (callgrind) per packet.
+use burstlab_bench::variants::{all as variants, scenario as variant_scenario};
+use burstlab_core::sim::{run, Scenario, TcpConfig};
+use burstlab_core::time::NS_PER_S;
 use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughput};
 use std::time::Instant;
 
 const TARGET_RATIO: f64 = 1.5;
 
-/// (name, TCP settings, the link's RED queue instead of DropTail).
-fn variants() -> Vec<(&'static str, TcpConfig, bool)> {
-    let v = |x| TcpConfig::variant(x);
-    vec![
-        ("newreno", v(Variant::NewReno), false),
-        ("reno", v(Variant::Reno), false),
-        ("tahoe", v(Variant::Tahoe), false),
-        ("sack", v(Variant::Sack), false),
-        ("westwood", v(Variant::Westwood), false),
-        ("tibet", v(Variant::Tibet), false),
-        ("ideal", v(Variant::Ideal), false),
-        ("vegas", v(Variant::Vegas), false),
-        ("cubic+prr", v(Variant::Cubic), false),
-        ("linux-reno+prr", v(Variant::LinuxReno), false),
-        ("newreno+timestamps", TcpConfig { timestamps: true, ..v(Variant::NewReno) }, false),
-        ("newreno+ecn, red", TcpConfig { ecn: true, ..v(Variant::NewReno) }, true),
-        ("lt-tcp, red", v(Variant::LtTcp), true),
-    ]
-}
-
 fn scenario(tcp: &TcpConfig, red: bool, seed: u64) -> Scenario {
-    let mut link = LinkConfig::new(10_000_000, 10 * NS_PER_MS, 100).with_loss(Box::new(Bernoulli::new(0.01).unwrap()), LossMode::Packet);
-    let reverse = LinkConfig::new(10_000_000, 10 * NS_PER_MS, 100); // DropTail, lossless: RED on the data path only
-    if red {
-        link = link.with_queue(QueueDisc::Red(RedParams::default()));
-    }
-    let mut sc = Scenario::new(tcp.clone(), link, Workload::bulk(100 * NS_PER_S));
-    sc.reverse = Some(reverse);
-    sc.seed = seed;
-    sc
+    variant_scenario(tcp, red, 100 * NS_PER_S, seed)
 }
 
 /// Wall nanoseconds per simulated data packet (FEC packets included) over seeds 1..=10.

@@ -3,6 +3,10 @@
 //! [`htsim`]: the three network-speed scenarios (single flow, 10-flow dumbbell, 4-hop
 //! chain) set up as close to htsim's drivers in `benchmarks/htsim/` as the two simulators
 //! allow, shared by the `network_speed` binary and the criterion bench `network`.
+//!
+//! [`variants`]: the per-variant speed scenario (issue 11), shared by the `network_speed`
+//! binary (`variant -tcp NAME`, for `benchmarks/variant_speed.py`) and the criterion bench
+//! `sim_variants`.
 
 pub mod htsim {
     //! The scenarios of `benchmarks/htsim/` (htsim's `TcpSrc`/`TcpSink`, `Queue`, `Pipe`
@@ -116,6 +120,56 @@ pub mod htsim {
     /// Per-hop loss of the 4-hop chain: 1 − (1 − 0.0025)^4 ≈ 1 % end to end, as the
     /// single flow.
     pub const CHAIN_P_HOP: f64 = 0.0025;
+}
+
+pub mod variants {
+    //! Every congestion control and loss recovery on one single-flow scenario (issue 11's
+    //! target: none above 1.5× NewReno per simulated data packet): the "ns3" scenario of
+    //! `sim_newreno` (10 Mb/s, 10 ms one way, 100-packet DropTail, 1000-byte segments, 1 %
+    //! Bernoulli loss), each variant with its `--tcp` pair and RFC defaults, plus NewReno
+    //! with RFC 7323 timestamps, and NewReno with ECN and LT-TCP over the same link with a
+    //! RED queue (ns-3's defaults) instead of DropTail: LT-TCP needs ECN marks. Packets are
+    //! the flow's `packets_sent`: data segments handed to the link, retransmissions and
+    //! LT-TCP's FEC packets included, counted the same way for every variant.
+    use burstlab_core::link::{LossMode, QueueDisc, RedParams};
+    use burstlab_core::loss::Bernoulli;
+    use burstlab_core::sim::{LinkConfig, Scenario, TcpConfig, Variant, Workload};
+    use burstlab_core::time::{Nanos, NS_PER_MS};
+
+    /// (name, TCP settings, the link's RED queue instead of DropTail), NewReno first.
+    pub fn all() -> Vec<(&'static str, TcpConfig, bool)> {
+        let v = TcpConfig::variant;
+        vec![
+            ("newreno", v(Variant::NewReno), false),
+            ("reno", v(Variant::Reno), false),
+            ("tahoe", v(Variant::Tahoe), false),
+            ("sack", v(Variant::Sack), false),
+            ("westwood", v(Variant::Westwood), false),
+            ("tibet", v(Variant::Tibet), false),
+            ("ideal", v(Variant::Ideal), false),
+            ("vegas", v(Variant::Vegas), false),
+            ("cubic+prr", v(Variant::Cubic), false),
+            ("linux-reno+prr", v(Variant::LinuxReno), false),
+            ("newreno+timestamps", TcpConfig { timestamps: true, ..v(Variant::NewReno) }, false),
+            ("newreno+ecn+red", TcpConfig { ecn: true, ..v(Variant::NewReno) }, true),
+            ("sack+ecn+red", TcpConfig { ecn: true, ..v(Variant::Sack) }, true),
+            ("lt-tcp+red", v(Variant::LtTcp), true),
+        ]
+    }
+
+    /// The scenario of one variant: `duration` of bulk transfer, seed `seed`.
+    pub fn scenario(tcp: &TcpConfig, red: bool, duration: Nanos, seed: u64) -> Scenario {
+        let mut link =
+            LinkConfig::new(10_000_000, 10 * NS_PER_MS, 100).with_loss(Box::new(Bernoulli::new(0.01).expect("0 < p < 1")), LossMode::Packet);
+        let reverse = LinkConfig::new(10_000_000, 10 * NS_PER_MS, 100); // DropTail, lossless: RED on the data path only
+        if red {
+            link = link.with_queue(QueueDisc::Red(RedParams::default()));
+        }
+        let mut sc = Scenario::new(tcp.clone(), link, Workload::bulk(duration));
+        sc.reverse = Some(reverse);
+        sc.seed = seed;
+        sc
+    }
 }
 
 /// This thread's CPU time in seconds (Linux `/proc/thread-self/schedstat`), if readable:

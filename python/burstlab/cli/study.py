@@ -1,7 +1,7 @@
 """``burstlab study``: the papers' studies — ``prr-mu`` (Srinivasan et al.'s PRR/μ study),
-``error-models`` (Pentikousis & Badr's error models), ``tibet`` (Martignon & Capone's TIBET)
-and ``hybrid`` (Barsocchi, Oligeri and Potortì's satellite/Wi-Fi path) — from inputs to
-figures and a report."""
+``error-models`` (Pentikousis & Badr's error models), ``tibet`` (Martignon & Capone's TIBET),
+``hybrid`` (Barsocchi, Oligeri and Potortì's satellite/Wi-Fi path) and ``link-transport``
+(Subramanian et al.'s link and transport protocols) — from inputs to figures and a report."""
 
 from __future__ import annotations
 
@@ -355,6 +355,79 @@ def hybrid_cmd(ctx: click.Context, dataset: str | None, traces_dir: str | None, 
     click.echo(f"claims of the paper: {held} of {judged} hold" + (" (on synthetic traces)" if ds == "synthetic" else "") + " (report: claims table)")
     click.echo(f"report: {res.report_md.resolve()}")
     click.echo(f"report (HTML): {res.report_html.resolve()}")
+
+
+@study_group.command("link-transport")
+@click.option("--out", "out", type=click.Path(file_okay=False), default="results/link-transport", show_default=True, help="Output folder.")
+@_parallel
+@click.option("--quick", is_flag=True, help="A reduced study (2 runs of 40 s per cell, fewer error rates, two values of three open parameters): the same figures and report in under a minute.")
+@click.option("--seeds", type=click.IntRange(min=2), default=None, help="Runs per cell at the defaults (default 10; --quick 2).")
+@click.option("--sweep-seeds", type=click.IntRange(min=2), default=None, help="Runs per cell of every sensitivity point (default 4; --quick 2).")
+@click.option("--seed", type=click.IntRange(0, 2**32 - 1), default=0, show_default=True, help="Study seed.")
+@click.option("--no-sweep", is_flag=True, help="Only the defaults: no sensitivity sweeps.")
+@click.option("--traces", "traces", type=click.Path(file_okay=False), default=None,
+              help="Folder of the Rutgers ORBIT noise traces (holding data/dbm<noise>/...; default $BURSTLAB_SHARED/data/rutgers-noise).")
+@click.option("--noise", "noise", default=None, help="Comma-separated noise levels of the traces to use (e.g. -10,-5; default: all).")
+@click.option("--alive-prr", type=click.FloatRange(0, 1, min_open=True), default=0.5, show_default=True,
+              help="Trace links making the raw channels: PRR at the quietest level at least this.")
+@click.option("--trace-mode", type=click.Choice(["time", "packet"]), default="time", show_default=True,
+              help="Trace replay: each entry lasts --trace-slot and units are lost when their air time meets a lost entry, or one entry per unit.")
+@click.option("--trace-slot", type=TIME, default=1e-3, show_default="1ms", help="Time of one trace entry (--trace-mode time).")
+@click.option("--example-noise", type=int, default=-5, show_default=True, help="Noise level of Fig. 7 and slides 9-10.")
+@click.option("--attempt-min", type=TIME, default=0.3e-3, show_default="0.3ms", help="ORBIT hop: shortest ARQ attempt (uniform law, slide 8).")
+@click.option("--attempt-max", type=TIME, default=2e-3, show_default="2ms", help="ORBIT hop: longest ARQ attempt.")
+@click.option("--orbit-delay", type=TIME, default=0.001, show_default="1ms", help="ORBIT hop: one-way propagation delay.")
+@click.option("--recovery", type=click.Choice(["sack", "newreno", "reno", "prr"]), default="sack", show_default=True, help="ORBIT hop: the TCP's loss recovery.")
+@click.option("--link-rate", type=RATE, default=10e6, show_default="10Mbit", help="Simulations: every hop's rate.")
+@click.option("--overhead", type=TIME, default=100e-6, show_default="100us", help="Simulations: time per link-layer attempt beyond the air time (802.11a DIFS, PLCP, SIFS, ACK).")
+@click.option("--hop-delay", type=TIME, default=0.01, show_default="10ms", help="Simulations: one-way delay per hop.")
+@click.option("--persistence", type=click.IntRange(1, 255), default=15, show_default=True, help="LL-ARQ: attempts per frame.")
+@click.option("--harq-attempts", type=click.IntRange(1, 16), default=2, show_default=True, help="LL-HARQ: attempts (first + reactive FEC rounds).")
+@click.option("--harq-sizing", type=click.Choice(["quantile", "mean"]), default="quantile", show_default=True, help="LL-HARQ: FEC sizing rule.")
+@click.option("--harq-target", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.99, show_default=True, help="LL-HARQ: decoding probability the quantile rule aims at.")
+@click.option("--fragment-bytes", type=click.IntRange(1, 65_535), default=100, show_default=True, help="LL-HARQ: fragment payload.")
+@click.option("--error-unit", type=click.Choice(["unit", "frame"]), default="unit", show_default=True,
+              help="Synthetic error rate per channel unit (ARQ frame, HARQ fragment) or per frame (fragments then by bit errors).")
+@click.option("--table1-tcp", type=click.Choice(["sack", "lt-tcp"]), default="sack", show_default=True, help="Table 1: the transport of its 10 flows.")
+@click.option("--buffer", type=click.IntRange(1, 1_000_000), default=100, show_default=True, help="DropTail buffer of every hop (packets).")
+@click.option("--ltcp-buffer", type=click.IntRange(1, 1_000_000), default=250, show_default=True, help="Slides 19-20: buffer behind RED (packets).")
+@click.option("--rto-min", type=TIME, default=0.2, show_default="0.2s", help="Minimum RTO (Linux's, ns-2's).")
+@click.option("--mss", type=click.IntRange(1, 65_495), default=1000, show_default=True, help="Segment payload (bytes).")
+@click.option("--duration", type=TIME, default=None, help="Length of every run (default 100s, the slides'; --quick 40s).")
+@click.option("--pdf/--no-pdf", default=False, show_default=True, help="Also write every figure as PDF.")
+@click.option("--no-progress", is_flag=True, help="No progress bar (one line per finished task instead).")
+def link_transport_cmd(out: str, workers: int | None, cluster: str | None, quick: bool, seeds: int | None, sweep_seeds: int | None, seed: int,
+                       no_sweep: bool, traces: str | None, noise: str | None, alive_prr: float, trace_mode: str, trace_slot: float, example_noise: int, attempt_min: float,
+                       attempt_max: float, orbit_delay: float, recovery: str, link_rate: float, overhead: float, hop_delay: float, persistence: int,
+                       harq_attempts: int, harq_sizing: str, harq_target: float, fragment_bytes: int, error_unit: str, table1_tcp: str, buffer: int,
+                       ltcp_buffer: int, rto_min: float, mss: int, duration: float | None, pdf: bool, no_progress: bool) -> None:  # fmt: skip
+    """Subramanian, Ramakrishnan, Kalyanaraman, "Experimental Study of Link and Transport
+    Protocols in Interference-Prone WLAN Environments": ARQ persistence against residual loss,
+    MAC throughput, latency and TCP (Figs. 1, 4, 7, slides 9-10) over raw channels from the
+    Rutgers ORBIT noise traces and uniform loss; LL-ARQ vs LL-HARQ under TCP-SACK and LT-TCP
+    on 1 and 4 hops (slides 15-18), Table 1, TCP-SACK vs LT-TCP (slides 19-20); every open
+    parameter swept; writes a results store, figures and a report with the slides' numbers
+    beside ours."""
+    from burstlab.experiments.link_transport import QUICK_DURATION, Setup, StudyConfig, run_study
+
+    if duration is None:
+        duration = QUICK_DURATION if quick else Setup().duration
+    levels = None
+    if noise is not None:
+        try:
+            levels = tuple(int(x.strip().removeprefix("dbm")) for x in noise.split(",") if x.strip())
+        except ValueError:
+            raise click.BadParameter(f"expected comma-separated noise levels in dBm (e.g. -10,-5), got {noise!r}", param_hint="--noise") from None
+    setup = Setup(attempt_min=attempt_min, attempt_max=attempt_max, orbit_delay=orbit_delay, recovery=recovery, example_noise=example_noise,
+                  link_rate=link_rate, overhead=overhead, hop_delay=hop_delay, persistence=persistence, harq_attempts=harq_attempts,
+                  harq_sizing=harq_sizing, harq_target=harq_target, fragment_bytes=fragment_bytes, error_unit=error_unit, table1_tcp=table1_tcp,
+                  buffer=buffer, rto_min=rto_min, mss=mss, duration=duration, alive_prr=alive_prr, trace_mode=trace_mode, trace_slot=trace_slot,
+                  ltcp_buffer=ltcp_buffer)  # fmt: skip
+    kw: dict[str, object] = {"traces": traces, "noise_levels": levels}
+    if sweep_seeds is None and seeds is not None and not quick:
+        kw["sweep_seeds"] = min(seeds, StudyConfig().sweep_seeds)
+    _run_cell_study(run_study, StudyConfig, setup, kw, quick=quick, seeds=seeds, sweep_seeds=sweep_seeds, seed=seed, no_sweep=no_sweep, out=out,
+                    workers=workers, cluster=cluster, no_progress=no_progress, pdf=pdf)  # fmt: skip
 
 
 COMMANDS = [study_group]

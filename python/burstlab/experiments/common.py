@@ -90,6 +90,22 @@ def check_sensitivity(setup: Any, sensitivity: Sequence[tuple[str, Sequence[Any]
             replace(setup, **{name: v})  # validates each value
 
 
+def check_seeds(cfg: Any) -> None:
+    """A study configuration's ``seeds`` and ``sweep_seeds`` (runs per cell at the defaults
+    and per sensitivity point: at least 2 each, the second at most the first) and its study
+    ``seed`` (0 ≤ seed < 2^32), or a ParameterError naming the option."""
+    from burstlab._core import ParameterError
+
+    for name in ("seeds", "sweep_seeds"):
+        v = getattr(cfg, name)
+        if not (isinstance(v, int) and v >= 2):
+            raise ParameterError(f"invalid parameter {name.replace('_', '-')} = {v!r}: expected at least 2 (a confidence interval needs two runs)")
+    if cfg.sweep_seeds > cfg.seeds:
+        raise ParameterError(f"invalid parameter sweep-seeds = {cfg.sweep_seeds}: at most seeds = {cfg.seeds}")
+    if not 0 <= cfg.seed < 2**32:
+        raise ParameterError(f"invalid parameter seed = {cfg.seed}: expected 0 ≤ seed < 2^32")
+
+
 def sweep_points(cfg: Any) -> list[tuple[str, Any, Any]]:
     """(parameter, value, environment) of every sensitivity point of a study configuration
     (``setup``, ``sweep``, ``sensitivity``: (name, values) pairs of the setup's fields, each

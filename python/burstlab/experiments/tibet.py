@@ -55,6 +55,7 @@ from burstlab.experiments.common import (
     StudyResult,
     Task,
     cell_hash,
+    check_seeds,
     check_sensitivity,
     keyed_items,
     mean_ci,
@@ -233,14 +234,7 @@ class StudyConfig:
     sensitivity: tuple[tuple[str, tuple[Any, ...]], ...] = tuple(SENSITIVITY.items())
 
     def __post_init__(self) -> None:
-        for name in ("seeds", "sweep_seeds"):
-            v = getattr(self, name)
-            if not (isinstance(v, int) and v >= 2):
-                raise ParameterError(f"invalid parameter {name.replace('_', '-')} = {v!r}: expected at least 2 (a confidence interval needs two runs)")
-        if self.sweep_seeds > self.seeds:
-            raise ParameterError(f"invalid parameter sweep-seeds = {self.sweep_seeds}: at most seeds = {self.seeds}")
-        if not 0 <= self.seed < 2**32:
-            raise ParameterError(f"invalid parameter seed = {self.seed}: expected 0 ≤ seed < 2^32")
+        check_seeds(self)
         for name in ("loss_ps", "model_ps"):
             v = getattr(self, name)
             if not v or not all(0 < p < 1 for p in v):

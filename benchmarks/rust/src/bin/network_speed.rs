@@ -4,10 +4,11 @@
 //! the CPU time of `run_network` (process CPU clock, setup and results included) and the
 //! peak resident set size.
 //!
-//! Usage: network_speed SCENARIO [-n FLOWS] [-bw MBPS] [-p P] [-T SECONDS] [-seed N] [-repeat R]
+//! Usage: network_speed SCENARIO [-n FLOWS] [-bw MBPS] [-p P] [-T SECONDS] [-seed N] [-repeat R] [-tcp NAME]
 //! SCENARIO: single | dumbbell | chain | ns3 (the ns-3 comparison scenario of `one`:
-//! default TcpConfig, delayed ACKs, 100-packet buffer).
-use burstlab_bench::htsim;
+//! default TcpConfig, delayed ACKs, 100-packet buffer) | variant (`-tcp NAME`, one of
+//! `burstlab_bench::variants`, for `benchmarks/variant_speed.py`).
+use burstlab_bench::{htsim, variants};
 use burstlab_core::link::LossMode;
 use burstlab_core::loss::Bernoulli;
 use burstlab_core::sim::{run_network, LinkConfig, Network, Scenario, TcpConfig, Variant, Workload};
@@ -29,12 +30,13 @@ struct Args {
     secs: f64,
     seed: u64,
     repeat: usize,
+    tcp: String,
 }
 
 fn parse() -> Result<Args, String> {
     let mut it = std::env::args().skip(1);
-    let scenario = it.next().ok_or("usage: network_speed single|dumbbell|chain|ns3 [-n N] [-bw MBPS] [-p P] [-T S] [-seed N] [-repeat R]")?;
-    let mut a = Args { scenario, n: 10, bw_mbps: 10.0, p: None, secs: 100.0, seed: 1, repeat: 1 };
+    let scenario = it.next().ok_or("usage: network_speed single|dumbbell|chain|ns3 [-n N] [-bw MBPS] [-p P] [-T S] [-seed N] [-repeat R] [-tcp NAME]")?;
+    let mut a = Args { scenario, n: 10, bw_mbps: 10.0, p: None, secs: 100.0, seed: 1, repeat: 1, tcp: "newreno".into() };
     while let Some(flag) = it.next() {
         let v = it.next().ok_or(format!("{flag}: missing value"))?;
         let bad = |e: &dyn std::fmt::Display| format!("{flag} {v}: {e}");
@@ -45,6 +47,7 @@ fn parse() -> Result<Args, String> {
             "-T" => a.secs = v.parse().map_err(|e| bad(&e))?,
             "-seed" => a.seed = v.parse().map_err(|e| bad(&e))?,
             "-repeat" => a.repeat = v.parse().map_err(|e| bad(&e))?,
+            "-tcp" => a.tcp = v,
             _ => return Err(format!("unknown flag {flag}")),
         }
     }
@@ -64,7 +67,15 @@ fn build(a: &Args) -> Result<Network, String> {
             sc.seed = a.seed;
             sc.into_network()
         }
-        s => return Err(format!("unknown scenario {s} (single, dumbbell, chain, ns3)")),
+        "variant" => {
+            let all = variants::all();
+            let Some((_, tcp, red)) = all.iter().find(|v| v.0 == a.tcp) else {
+                let names: Vec<_> = all.iter().map(|v| v.0).collect();
+                return Err(format!("-tcp {}: not one of {}", a.tcp, names.join(", ")));
+            };
+            variants::scenario(tcp, *red, (a.secs * NS_PER_S as f64) as u64, a.seed).into_network()
+        }
+        s => return Err(format!("unknown scenario {s} (single, dumbbell, chain, ns3, variant)")),
     })
 }
 

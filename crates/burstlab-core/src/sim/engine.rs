@@ -877,6 +877,7 @@ impl<const LOG: bool> Engine<LOG> {
 
     /// An ACK reaches flow `f`'s sender: its cumulative ACK, and its SACK blocks from the
     /// flow's queue (dropping those of earlier ACKs that were lost on the way).
+    #[inline(always)]
     fn on_ack(&mut self, f: usize, ack: u64, sack: u32, flags: u8, rseq: u16) {
         let now = self.now;
         let t = self.flows[f].tcp();

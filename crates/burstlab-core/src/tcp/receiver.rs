@@ -13,7 +13,7 @@
 //! arriving segment; when it expires the receiver sends its current ACK (a duplicate
 //! when nothing new arrived) and restarts it, once per `ack_timeout` of silence.
 use super::config::{RecoveryKind, TcpConfig};
-use super::recovery::lt::{Blocks, LtRx, RxSymbol};
+use super::recovery::lt::{Block, Blocks, LtRx, RxSymbol};
 use super::sender::Tx;
 use crate::time::Nanos;
 use std::collections::VecDeque;
@@ -142,11 +142,13 @@ impl Receiver {
     #[inline(never)]
     fn on_lt(&mut self, tx: &Tx, now: Nanos, blocks: &Blocks) -> RxAction {
         use super::pkt_flags::{PFEC, RFEC};
-        let rfec = tx.flags & RFEC != 0;
-        let held = !rfec && self.holds(tx.seg);
-        let block = if rfec { blocks.starting_at(tx.seg) } else { blocks.find(tx.seg) };
+        if tx.flags & RFEC != 0 {
+            return self.on_rfec(tx, blocks.starting_at(tx.seg));
+        }
+        let held = self.holds(tx.seg);
+        let block = blocks.find(tx.seg);
         let lt = self.lt.as_mut().expect("an LT-TCP receiver");
-        if !rfec && !tx.retx {
+        if !tx.retx {
             lt.first_arrival_in(tx.seg, block, blocks);
         }
         if held {
@@ -157,28 +159,40 @@ impl Receiver {
             self.arrivals += 1;
             return RxAction::Ack(self.make_ack());
         }
-        let act = if rfec {
-            self.arrivals += 1;
-            lt.rfec_last = Some(tx.rseq);
-            None
-        } else {
-            Some(self.on_segment(tx.seg, now))
-        };
+        let act = self.on_segment(tx.seg, now);
         let rcv_nxt = self.rcv_nxt;
         let lt = self.lt.as_mut().expect("an LT-TCP receiver");
-        let data = !rfec && block.is_some_and(|b| tx.seg < b.start + b.k as u64);
+        let data = block.is_some_and(|b| tx.seg < b.start + b.k as u64);
         match lt.symbol_of(block, data, rcv_nxt) {
-            RxSymbol::Decoded { start, end, rebuilt } => {
-                lt.decodes += rebuilt as u64;
-                self.hold_range(start, end);
-                RxAction::Ack(self.make_ack())
-            }
-            RxSymbol::Useless if rfec => {
+            RxSymbol::Decoded { start, end, rebuilt } => self.decoded(start, end, rebuilt),
+            _ => act,
+        }
+    }
+
+    /// LT-TCP: an RFEC packet for `block` (the block starting at its slot, if known): a
+    /// symbol of it, acknowledged at once, its number echoed.
+    #[inline(never)]
+    fn on_rfec(&mut self, tx: &Tx, block: Option<&Block>) -> RxAction {
+        self.arrivals += 1;
+        let rcv_nxt = self.rcv_nxt;
+        let lt = self.lt.as_mut().expect("an LT-TCP receiver");
+        lt.rfec_last = Some(tx.rseq);
+        match lt.symbol_of(block, false, rcv_nxt) {
+            RxSymbol::Decoded { start, end, rebuilt } => self.decoded(start, end, rebuilt),
+            RxSymbol::Useless => {
                 lt.fec_wasted += 1;
                 RxAction::Ack(self.make_ack())
             }
-            _ => act.unwrap_or_else(|| RxAction::Ack(self.make_ack())),
+            RxSymbol::Counted => RxAction::Ack(self.make_ack()),
         }
+    }
+
+    /// LT-TCP: a block decoded, its slots [start, end) held (`rebuilt`: some data segment
+    /// had not arrived); acknowledged at once.
+    fn decoded(&mut self, start: u64, end: u64, rebuilt: bool) -> RxAction {
+        self.lt.as_mut().expect("an LT-TCP receiver").decodes += rebuilt as u64;
+        self.hold_range(start, end);
+        RxAction::Ack(self.make_ack())
     }
 
     /// Hold every segment of [start, end) (LT-TCP's decoded block), and report the block in

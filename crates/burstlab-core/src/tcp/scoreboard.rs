@@ -3,6 +3,7 @@
 //! whether the receiver SACKed it (RFC 6675 §2 scoreboard). A ring buffer that grows to
 //! the largest window once and is reused, so the per-packet path never allocates.
 use crate::time::Nanos;
+use std::cell::Cell;
 use std::collections::VecDeque;
 
 #[derive(Clone, Copy, Debug, Default)]
@@ -25,6 +26,10 @@ pub struct Scoreboard {
     /// is on the board), so a block the receiver repeats costs only its new part.
     marked: [(u64, u64); 4],
     next_marked: usize,
+    /// [`Scoreboard::lost_below`]'s last walk, (DupThresh, answer); DupThresh 0: none since
+    /// the marks or the base last changed. The send loops and LT-TCP ask it several times
+    /// per ACK; the answer changes only when a segment is SACKed or acknowledged.
+    lost_memo: Cell<(u32, u64)>,
 }
 
 impl Scoreboard {
@@ -63,17 +68,26 @@ impl Scoreboard {
 
     #[inline]
     pub fn get_mut(&mut self, seg: u64) -> Option<&mut SegState> {
+        self.lost_memo.set((0, 0)); // the caller may change a mark
         seg.checked_sub(self.base).and_then(|i| self.segs.get_mut(i as usize))
     }
 
     /// Cumulative ACK up to `ack` (exclusive): forget those segments. Returns whether
-    /// any of them had been retransmitted, and how many had been SACKed before.
+    /// any of them had been retransmitted, how many had been SACKed before, and when
+    /// segment `ack − 1` (the highest acknowledged) was last sent, if it was held.
     #[inline]
-    pub fn advance(&mut self, ack: u64) -> (bool, u64) {
+    pub fn advance(&mut self, ack: u64) -> (bool, u64, Option<Nanos>) {
         let mut retx = false;
         let mut was_sacked = 0;
+        let mut newest = None;
+        if self.base < ack {
+            self.lost_memo.set((0, 0));
+        }
         while self.base < ack {
-            if let Some(s) = self.segs.pop_front() {
+            let popped = self.segs.pop_front();
+            // The last segment popped is ack − 1, unless the segments ran out before it.
+            newest = popped.map(|s| s.sent_at);
+            if let Some(s) = popped {
                 if s.sacked {
                     self.sacked -= 1;
                     was_sacked += 1;
@@ -82,7 +96,7 @@ impl Scoreboard {
             }
             self.base += 1;
         }
-        (retx, was_sacked)
+        (retx, was_sacked, newest)
     }
 
     /// Mark [start, end) SACKed (RFC 2018 block); returns how many segments were newly SACKed.
@@ -95,6 +109,7 @@ impl Scoreboard {
         if e <= s {
             return 0;
         }
+        self.lost_memo.set((0, 0));
         let mut n = 0;
         let mut seg = e;
         while seg > s {
@@ -140,6 +155,17 @@ impl Scoreboard {
         if self.sacked < dupthresh as u64 || dupthresh == 0 {
             return self.base;
         }
+        let (t, answer) = self.lost_memo.get();
+        if t == dupthresh {
+            return answer;
+        }
+        let answer = self.walk_lost_below(dupthresh);
+        self.lost_memo.set((dupthresh, answer));
+        answer
+    }
+
+    /// [`Scoreboard::lost_below`]'s walk down from the highest SACKed segment.
+    fn walk_lost_below(&self, dupthresh: u32) -> u64 {
         let mut found = 0;
         let mut seg = self.high_sacked();
         while seg > self.base {
@@ -259,6 +285,59 @@ mod tests {
         assert_eq!((b.base(), b.sacked_count()), (2, 4));
         b.advance(6);
         assert_eq!((b.base(), b.sacked_count(), b.end()), (6, 0, 10));
+    }
+
+    /// `advance` reports the retransmissions and SACKed segments it forgets and the send time
+    /// of the highest acknowledged segment (Karn's sample, RFC 6298 §3), none when the ACK
+    /// goes beyond what was sent or forgets nothing.
+    #[test]
+    fn advance_reports_the_newest_send_time() {
+        let mut b = board(10); // segment s sent at time s
+        b.get_mut(3).unwrap().retransmitted = true;
+        b.mark_sacked(4, 5);
+        assert_eq!(b.advance(3), (false, 0, Some(2)));
+        assert_eq!(b.advance(3), (false, 0, None));
+        assert_eq!(b.advance(5), (true, 1, Some(4)));
+        assert_eq!(b.advance(12), (false, 0, None)); // 10 and 11 were never sent
+        assert_eq!((b.base(), b.end()), (12, 12));
+    }
+
+    /// `lost_below`'s remembered answer is the walk's after every change of the board:
+    /// random SACK blocks, cumulative ACKs, new segments and marks set through `get_mut`,
+    /// each followed by queries at several DupThresh.
+    #[test]
+    fn remembered_lost_boundary_follows_the_board() {
+        use crate::rng::{stream, RngExt};
+        let mut g = stream(12, 3);
+        let mut b = board(30);
+        for _ in 0..3000 {
+            match g.random_range(0..4) {
+                0 => {
+                    let s = b.base() + g.random_range(0..30u64);
+                    b.mark_sacked(s, s + g.random_range(1..5u64));
+                }
+                1 => {
+                    let a = b.base() + g.random_range(0..3u64);
+                    b.advance(a);
+                }
+                2 => {
+                    let e = b.end();
+                    b.push(e, e);
+                }
+                _ => {
+                    let s = b.base() + g.random_range(0..30u64);
+                    if let Some(st) = b.get_mut(s).filter(|st| !st.sacked) {
+                        st.sacked = true;
+                        b.sacked += 1;
+                        b.high_sacked = b.high_sacked.max(s + 1);
+                    }
+                }
+            }
+            for t in [1u32, 3, 1, 2, 3] {
+                let want = if b.sacked_count() < t as u64 { b.base() } else { b.walk_lost_below(t) };
+                assert_eq!(b.lost_below(t), want, "dupthresh {t}");
+            }
+        }
     }
 
     /// The queries against their definitions (RFC 6675 §4), walked segment by segment, on

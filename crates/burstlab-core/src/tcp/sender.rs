@@ -204,7 +204,7 @@ impl Sender {
     #[inline]
     pub fn seg_len(&self, seg: u64) -> u64 {
         if self.lt {
-            return self.lt_blocks().and_then(|b| b.find(seg)).map_or(self.tcb.mss, |b| b.slot(seg).0 as u64);
+            return self.lt_seg_len(seg);
         }
         if seg + 1 == self.total_segs {
             self.last_len
@@ -217,13 +217,25 @@ impl Sender {
     #[inline]
     pub fn bytes_below(&self, n: u64) -> u64 {
         if self.lt {
-            return self.lt_blocks().map_or(0, |b| b.bytes_below(n));
+            return self.lt_bytes_below(n);
         }
         if n >= self.total_segs {
             self.cfg.total_bytes.unwrap_or(u64::MAX)
         } else {
             n * self.cfg.mss
         }
+    }
+
+    /// [`Sender::seg_len`] and [`Sender::bytes_below`] of LT-TCP's slots, out of line so
+    /// that the others inline.
+    #[inline(never)]
+    fn lt_seg_len(&self, seg: u64) -> u64 {
+        self.lt_blocks().and_then(|b| b.find(seg)).map_or(self.tcb.mss, |b| b.slot(seg).0 as u64)
+    }
+
+    #[inline(never)]
+    fn lt_bytes_below(&self, n: u64) -> u64 {
+        self.lt_blocks().map_or(0, |b| b.bytes_below(n))
     }
 
     /// Application segments in segments [0, n): n, or with LT-TCP the data slots among them.
@@ -319,16 +331,21 @@ impl Sender {
                 // LT-TCP: a decoded block's slots the sender had not sent yet (its parity).
                 self.tcb.high_tx = a.ack;
             }
-            // LT-TCP counts its window in packets of the current size (data and FEC alike).
-            let acked_bytes = if self.lt { acked_segs * self.tcb.mss } else { self.bytes_below(a.ack) - self.bytes_below(una) };
+            // Whole segments below the transfer's last (`Tcb::mss` is the configured MSS but
+            // for LT-TCP); LT-TCP counts its window in packets of the current size (data and
+            // FEC alike).
+            let acked_bytes = if self.lt || a.ack < self.total_segs {
+                acked_segs * self.tcb.mss
+            } else {
+                self.bytes_below(a.ack) - self.bytes_below(una)
+            };
             // RTT sample. With RFC 7323 timestamps, from the echoed send time, on every ACK
             // of new data (the echo names the copy that was acknowledged, so retransmissions
             // count too). Otherwise Karn's rule (RFC 6298 §3): no sample from an ACK that
             // covers a retransmitted segment (it may acknowledge the retransmission, and a
             // later segment's wait would include the timeout); the sample is taken from the
             // highest segment this ACK covers.
-            let newest = self.board.get(a.ack - 1).map(|s| s.sent_at);
-            let (covers_retx, was_sacked) = self.board.advance(a.ack);
+            let (covers_retx, was_sacked, newest) = self.board.advance(a.ack);
             let rtt_sample = if self.cfg.timestamps {
                 Some(now.saturating_sub(a.tsecr))
             } else {
@@ -348,31 +365,22 @@ impl Sender {
             }
             self.tcb.dupacks = 0;
             self.backoffs = 0;
-            let mut restart = true;
+            let restart;
             match state_before {
                 CaState::Recovery => {
-                    if let Recovery::Prr(_) = self.rec {
-                        self.update_pipe(false);
-                    }
                     let delivered = fresh_bytes + sacked * self.tcb.mss;
-                    let act = self.rec.on_ack(&mut self.tcb, acked_bytes, delivered, covers_retx);
-                    if act.exit {
-                        self.set_state(CaState::Open);
-                    } else {
-                        // tossim: RFC 2582 §4's Slow-but-Steady variant restarts the timer on
-                        // every partial ACK (`restart_timer_every_partial_ack`), not only the first.
-                        restart = act.restart_timer || self.cfg.restart_timer_every_partial_ack;
-                    }
-                    if act.retransmit_una && self.tcb.snd_una < self.tcb.high_tx {
-                        self.transmit(self.tcb.snd_una, now, out);
-                    }
+                    restart = self.on_recovery_ack(acked_bytes, delivered, covers_retx, now, out);
                 }
                 CaState::Loss => {
                     if self.tcb.snd_una >= self.tcb.recover {
                         self.set_state(CaState::Open);
                     }
+                    restart = true;
                 }
-                CaState::Open | CaState::Disorder => self.set_state(CaState::Open),
+                CaState::Open | CaState::Disorder => {
+                    self.set_state(CaState::Open);
+                    restart = true;
+                }
             }
             let info = AckInfo {
                 now,
@@ -391,73 +399,111 @@ impl Sender {
                 self.rto_deadline = Some(now + self.tcb.rto);
             }
         } else if a.ack == self.tcb.snd_una && self.tcb.snd_una < self.tcb.high_tx {
-            self.tcb.dupacks += 1;
-            let delivered = sacked * self.tcb.mss;
-            // tossim: with `fast_retransmit_after_timeout`, duplicate ACKs after a timeout
-            // count towards fast retransmit as in Open (RFC 2581 §3.2; RFC 2582's base
-            // algorithm, before its "careful" variants that RFC 3782 and RFC 6582 adopted): a
-            // lost retransmission is then repaired by the receiver's duplicate ACKs, not by
-            // another timeout.
-            let frat = self.cfg.fast_retransmit_after_timeout;
-            match state_before {
-                CaState::Open | CaState::Disorder | CaState::Loss if state_before != CaState::Loss || frat => {
-                    if state_before != CaState::Loss {
-                        self.set_state(CaState::Disorder);
-                    }
-                    let sack_lost = self.rec.uses_sack()
-                        && self.board.is_lost(self.tcb.snd_una, self.tcb.dupack_threshold);
-                    // RFC 6582 §3.2 step 2 (and RFC 6675 §5): no new recovery unless the
-                    // ACK covers the previous episode's `recover`; classic Reno has no such check.
-                    let allowed = frat || matches!(self.rec, Recovery::Reno(_)) || self.tcb.snd_una >= self.tcb.recover;
-                    // LT-TCP: erasures never start a recovery (no window reduction); its FEC
-                    // and last-resort retransmissions go out in its send loop.
-                    if (self.tcb.dupacks >= self.tcb.dupack_threshold || sack_lost) && allowed && !self.lt {
-                        self.update_pipe(true);
-                        let (ss, base) = if self.tcb.snd_una < self.cwr_until {
-                            // RFC 3168 §6.1.2: one reduction per window for CE marks and
-                            // losses together (the ECN response already made it).
-                            (self.tcb.ssthresh, self.tcb.cwnd.min(self.tcb.ssthresh))
-                        } else {
-                            let ss = self.cc.ssthresh_on_loss(&self.tcb);
-                            (ss, self.cc.cwnd_after_fast_retransmit(&self.tcb, ss))
-                        };
-                        self.window_reduced();
-                        let from = self.tcb.state;
-                        let act = self.rec.enter(&mut self.tcb, ss, base, delivered);
-                        let to = self.tcb.state;
-                        self.tcb.state = from;
-                        self.set_state(to);
-                        self.counters.fast_retransmits += 1;
-                        if act.retransmit_una {
-                            self.transmit(self.tcb.snd_una, now, out);
-                        }
-                    }
+            self.on_dupack(sacked, state_before, now, out);
+        }
+        if self.lt {
+            self.lt_after_ack(a);
+        }
+        if a.ece {
+            self.on_ece(state_before, cwnd_at_ack, now);
+        }
+        self.send_loop(now, out);
+    }
+
+    /// An ACK of new data in fast recovery (`acked_bytes` newly acknowledged, `delivered`
+    /// as RFC 6937's DeliveredData): the recovery's response, its exit or a partial ACK's
+    /// retransmission (RFC 6582 §3.2 step 5, RFC 6675 §5). Returns whether the timer is
+    /// restarted. Out of line: the per-ACK path outside recovery does not carry it.
+    #[inline(never)]
+    fn on_recovery_ack(&mut self, acked_bytes: u64, delivered: u64, covers_retx: bool, now: Nanos, out: &mut Vec<Tx>) -> bool {
+        if let Recovery::Prr(_) = self.rec {
+            self.update_pipe(false);
+        }
+        let act = self.rec.on_ack(&mut self.tcb, acked_bytes, delivered, covers_retx);
+        let mut restart = true;
+        if act.exit {
+            self.set_state(CaState::Open);
+        } else {
+            // tossim: RFC 2582 §4's Slow-but-Steady variant restarts the timer on
+            // every partial ACK (`restart_timer_every_partial_ack`), not only the first.
+            restart = act.restart_timer || self.cfg.restart_timer_every_partial_ack;
+        }
+        if act.retransmit_una && self.tcb.snd_una < self.tcb.high_tx {
+            self.transmit(self.tcb.snd_una, now, out);
+        }
+        restart
+    }
+
+    /// A duplicate ACK (`sacked` segments newly SACKed by it) in state `state_before`: fast
+    /// retransmit at DupThresh (RFC 5681 §3.2, RFC 6582, RFC 6675 §5), or the recovery's
+    /// response to it. Out of line: the per-ACK path of new data does not carry it.
+    #[inline(never)]
+    fn on_dupack(&mut self, sacked: u64, state_before: CaState, now: Nanos, out: &mut Vec<Tx>) {
+        self.tcb.dupacks += 1;
+        let delivered = sacked * self.tcb.mss;
+        // tossim: with `fast_retransmit_after_timeout`, duplicate ACKs after a timeout
+        // count towards fast retransmit as in Open (RFC 2581 §3.2; RFC 2582's base
+        // algorithm, before its "careful" variants that RFC 3782 and RFC 6582 adopted): a
+        // lost retransmission is then repaired by the receiver's duplicate ACKs, not by
+        // another timeout.
+        let frat = self.cfg.fast_retransmit_after_timeout;
+        match state_before {
+            CaState::Open | CaState::Disorder | CaState::Loss if state_before != CaState::Loss || frat => {
+                if state_before != CaState::Loss {
+                    self.set_state(CaState::Disorder);
                 }
-                CaState::Recovery => {
-                    if let Recovery::Prr(_) = self.rec {
-                        self.update_pipe(false);
-                    }
-                    let act = self.rec.on_dupack(&mut self.tcb, delivered);
+                let sack_lost = self.rec.uses_sack()
+                    && self.board.is_lost(self.tcb.snd_una, self.tcb.dupack_threshold);
+                // RFC 6582 §3.2 step 2 (and RFC 6675 §5): no new recovery unless the
+                // ACK covers the previous episode's `recover`; classic Reno has no such check.
+                let allowed = frat || matches!(self.rec, Recovery::Reno(_)) || self.tcb.snd_una >= self.tcb.recover;
+                // LT-TCP: erasures never start a recovery (no window reduction); its FEC
+                // and last-resort retransmissions go out in its send loop.
+                if (self.tcb.dupacks >= self.tcb.dupack_threshold || sack_lost) && allowed && !self.lt {
+                    self.update_pipe(true);
+                    let (ss, base) = if self.tcb.snd_una < self.cwr_until {
+                        // RFC 3168 §6.1.2: one reduction per window for CE marks and
+                        // losses together (the ECN response already made it).
+                        (self.tcb.ssthresh, self.tcb.cwnd.min(self.tcb.ssthresh))
+                    } else {
+                        let ss = self.cc.ssthresh_on_loss(&self.tcb);
+                        (ss, self.cc.cwnd_after_fast_retransmit(&self.tcb, ss))
+                    };
+                    self.window_reduced();
+                    let from = self.tcb.state;
+                    let act = self.rec.enter(&mut self.tcb, ss, base, delivered);
+                    let to = self.tcb.state;
+                    self.tcb.state = from;
+                    self.set_state(to);
+                    self.counters.fast_retransmits += 1;
                     if act.retransmit_una {
                         self.transmit(self.tcb.snd_una, now, out);
                     }
                 }
-                CaState::Open | CaState::Disorder | CaState::Loss => {} // Loss without `frat`
             }
-            let rtt = self.cc_rtt(None);
-            let info = AckInfo { now, acked_bytes: 0, acked_segs: 0, cum_bytes: 0, rtt, dup: true, state_before };
-            self.cc.on_ack(&mut self.tcb, &info);
+            CaState::Recovery => {
+                if let Recovery::Prr(_) = self.rec {
+                    self.update_pipe(false);
+                }
+                let act = self.rec.on_dupack(&mut self.tcb, delivered);
+                if act.retransmit_una {
+                    self.transmit(self.tcb.snd_una, now, out);
+                }
+            }
+            CaState::Open | CaState::Disorder | CaState::Loss => {} // Loss without `frat`
         }
-        if self.lt {
-            let (una, high, thresh) = (self.tcb.snd_una, self.tcb.high_tx, self.tcb.dupack_threshold);
-            let Recovery::Lt(l) = &mut self.rec else { unreachable!("LT-TCP's recovery") };
-            l.after_ack(&self.board, una, high, thresh, a.lt_erasure.map(|e| e as f64 * 1e-6), a.lt_rfec);
-        }
-        let open = |s: CaState| matches!(s, CaState::Open | CaState::Disorder);
-        if a.ece && self.cfg.ecn && open(state_before) && open(self.tcb.state) {
-            self.on_ece(cwnd_at_ack, now);
-        }
-        self.send_loop(now, out);
+        let rtt = self.cc_rtt(None);
+        let info = AckInfo { now, acked_bytes: 0, acked_segs: 0, cum_bytes: 0, rtt, dup: true, state_before };
+        self.cc.on_ack(&mut self.tcb, &info);
+    }
+
+    /// LT-TCP after an ACK (`recovery/lt.rs`): the blocks acknowledged, the echoed estimate,
+    /// the slots newly shown lost, the RFEC packets that have passed.
+    #[inline(never)]
+    fn lt_after_ack(&mut self, a: &AckPkt) {
+        let (una, high, thresh) = (self.tcb.snd_una, self.tcb.high_tx, self.tcb.dupack_threshold);
+        let Recovery::Lt(l) = &mut self.rec else { unreachable!("LT-TCP's recovery") };
+        l.after_ack(&self.board, una, high, thresh, a.lt_erasure.map(|e| e as f64 * 1e-6), a.lt_rfec);
     }
 
     /// RFC 3168 §6.1.2, an ACK with ECN-Echo outside loss recovery: it does not grow cwnd;
@@ -465,9 +511,15 @@ impl Sender {
     /// CE until that segment's CWR reaches it), it is treated as a loss: ssthresh and cwnd
     /// reduced as congestion control and the recovery's entry would, without retransmission
     /// or inflation, once per window of data. At a window of one segment the timer is
-    /// restarted and nothing new is sent until it fires.
+    /// restarted and nothing new is sent until it fires. (`state_before`: the state when the
+    /// ACK arrived; an ECN-Echo in or into loss recovery is the recovery's.)
     #[cold]
-    fn on_ece(&mut self, cwnd_at_ack: u64, now: Nanos) {
+    #[inline(never)]
+    fn on_ece(&mut self, state_before: CaState, cwnd_at_ack: u64, now: Nanos) {
+        let open = |s: CaState| matches!(s, CaState::Open | CaState::Disorder);
+        if !(self.cfg.ecn && open(state_before) && open(self.tcb.state)) {
+            return;
+        }
         self.tcb.cwnd = cwnd_at_ack; // no growth from an ECN-Echo ACK
         if self.tcb.snd_una <= self.cwr_until {
             return;
@@ -553,10 +605,7 @@ impl Sender {
     #[inline(always)]
     fn transmit(&mut self, seg: u64, now: Nanos, out: &mut Vec<Tx>) {
         let retx = seg < self.tcb.high_tx;
-        let (mut flags, mut len) = (0, 0);
-        if self.lt {
-            (flags, len) = self.lt_slot(seg);
-        }
+        let (mut flags, len) = if self.lt { self.lt_slot(seg) } else { (0, self.seg_len(seg)) };
         if retx {
             self.counters.retransmissions += 1;
             if let Some(s) = self.board.get_mut(seg) {
@@ -568,9 +617,6 @@ impl Sender {
             self.tcb.high_tx = seg + 1;
         }
         self.counters.packets_sent += 1;
-        if !self.lt {
-            len = self.seg_len(seg);
-        }
         self.cc.on_send(&self.tcb, now, len);
         if self.tcb.state == CaState::Recovery {
             self.rec.on_transmit(len);
@@ -589,18 +635,13 @@ impl Sender {
     /// LT-TCP: slot `seg` is about to leave. A new slot past the blocks formed starts a block
     /// (its segment size becomes `Tcb::mss`, the unit of the window; the transfer's size known
     /// once the last block is formed). Its header bits (PFEC for a parity slot) and payload.
-    #[inline(never)]
+    #[inline]
     fn lt_slot(&mut self, seg: u64) -> (u8, u64) {
         let Recovery::Lt(l) = &mut self.rec else { unreachable!("LT-TCP's recovery") };
         if seg >= l.blocks.end() {
-            let cwnd = self.tcb.cwnd.min(self.tcb.max_cwnd);
-            if let Some(b) = l.form_block(cwnd) {
-                self.tcb.mss = b.seg as u64;
-            }
-            if l.all_formed() {
-                self.total_segs = l.blocks.end();
-            }
+            self.lt_form_block();
         }
+        let Recovery::Lt(l) = &self.rec else { unreachable!("LT-TCP's recovery") };
         let Some(b) = l.blocks.find(seg) else { return (0, self.tcb.mss) };
         match b.slot(seg) {
             (len, true) => {
@@ -610,6 +651,19 @@ impl Sender {
                 (super::pkt_flags::PFEC, len as u64)
             }
             (len, false) => (0, len as u64),
+        }
+    }
+
+    /// LT-TCP: form the next block for the current window (once per window).
+    #[inline(never)]
+    fn lt_form_block(&mut self) {
+        let Recovery::Lt(l) = &mut self.rec else { unreachable!("LT-TCP's recovery") };
+        let cwnd = self.tcb.cwnd.min(self.tcb.max_cwnd);
+        if let Some(b) = l.form_block(cwnd) {
+            self.tcb.mss = b.seg as u64;
+        }
+        if l.all_formed() {
+            self.total_segs = l.blocks.end();
         }
     }
 

@@ -140,22 +140,29 @@ impl Blocks {
     /// The block holding slot `s`.
     #[inline]
     pub fn find(&self, s: u64) -> Option<&Block> {
-        self.find_index(s).map(|i| &self.q[i])
+        self.locate(s).map(|(_, b)| b)
     }
 
-    /// Most look-ups are of the newest block or the oldest: those first, then a search.
+    /// The index of the block holding slot `s`.
     #[inline]
     fn find_index(&self, s: u64) -> Option<usize> {
-        let n = self.q.len();
+        self.locate(s).map(|(i, _)| i)
+    }
+
+    /// Most look-ups are of the newest block (the sender's new slots) or the oldest (the
+    /// receiver's, the sender's acknowledgments): those first, by reference, then a search.
+    #[inline]
+    fn locate(&self, s: u64) -> Option<(usize, &Block)> {
         let last = self.q.back()?;
         if s >= last.start {
-            return (s < last.end()).then_some(n - 1);
+            return (s < last.end()).then_some((self.q.len() - 1, last));
         }
-        if self.q[0].start <= s && s < self.q[0].end() {
-            return Some(0);
+        let first = self.q.front()?;
+        if first.start <= s && s < first.end() {
+            return Some((0, first));
         }
         let i = self.q.partition_point(|b| b.end() <= s);
-        self.q.get(i).filter(|b| b.start <= s).map(|_| i)
+        self.q.get(i).filter(|b| b.start <= s).map(|b| (i, b))
     }
 
     /// The block that starts at slot `s` (an RFEC packet names its block so).
@@ -290,6 +297,7 @@ impl Lt {
     /// count the slots newly shown lost (RFC 6675 IsLost: below the DupThresh-th SACKed slot
     /// from the top) in their blocks, and take out of the pipe the RFEC packets a later slot's
     /// acknowledgment shows have passed.
+    #[inline]
     pub fn after_ack(&mut self, board: &Scoreboard, snd_una: u64, high_tx: u64, dupthresh: u32, erasure: Option<f64>, rfec_echo: Option<u16>) {
         if let Some(e) = erasure {
             self.erasure = e;
@@ -358,10 +366,17 @@ impl Lt {
 
     /// The first block that needs an RFEC packet now: ⌈(lost − P)/(1 − E)⌉ in all, while some
     /// of what it has sent is unacknowledged (`snd_una`, `high_tx`).
+    #[inline]
     pub fn rfec_due(&mut self, snd_una: u64, high_tx: u64) -> Option<usize> {
         if !self.p.rfec || !self.deficit {
             return None;
         }
+        self.rfec_due_in_deficit(snd_una, high_tx)
+    }
+
+    /// [`Lt::rfec_due`] once some block has lost more than its parity.
+    #[inline(never)]
+    fn rfec_due_in_deficit(&mut self, snd_una: u64, high_tx: u64) -> Option<usize> {
         if !self.blocks.q.iter().any(|b| b.lost > b.n - b.k) {
             self.deficit = false;
             return None;
@@ -532,13 +547,8 @@ impl LtRx {
         self.symbol_of(b, !rfec && b.is_some_and(|b| s < b.start + b.k as u64), rcv_nxt)
     }
 
-    /// A new symbol of block `b` (None: unknown) arrived, a data segment or not.
-    #[inline]
-    pub fn symbol_of(&mut self, b: Option<&Block>, data: bool, rcv_nxt: u64) -> RxSymbol {
-        while self.blocks.front().is_some_and(|b| b.start + b.n as u64 <= rcv_nxt) {
-            self.blocks.pop_front();
-        }
-        let Some(b) = b.filter(|b| b.end() > rcv_nxt) else { return RxSymbol::Useless };
+    /// The receiver's record of block `b`, inserted in start order if it has none yet.
+    fn rx_block(&mut self, b: &Block) -> &mut RxBlock {
         let i = match self.blocks.back() {
             Some(x) if x.start <= b.start => self.blocks.len() - (x.start == b.start) as usize,
             _ => self.blocks.partition_point(|x| x.start < b.start),
@@ -546,7 +556,20 @@ impl LtRx {
         if self.blocks.get(i).is_none_or(|x| x.start != b.start) {
             self.blocks.insert(i, RxBlock { start: b.start, n: b.n, k: b.k, got: 0, data: 0, done: false });
         }
-        let rb = &mut self.blocks[i];
+        &mut self.blocks[i]
+    }
+
+    /// A new symbol of block `b` (None: unknown) arrived, a data segment or not.
+    #[inline]
+    pub fn symbol_of(&mut self, b: Option<&Block>, data: bool, rcv_nxt: u64) -> RxSymbol {
+        while self.blocks.front().is_some_and(|b| b.start + b.n as u64 <= rcv_nxt) {
+            self.blocks.pop_front();
+        }
+        let Some(b) = b.filter(|b| b.end() > rcv_nxt) else { return RxSymbol::Useless };
+        let rb = match self.blocks.back_mut() {
+            Some(x) if x.start == b.start => x, // the newest block: most symbols are of it
+            _ => self.rx_block(b),
+        };
         if rb.done {
             return RxSymbol::Useless;
         }
