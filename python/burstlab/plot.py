@@ -126,7 +126,7 @@ def _decade_label(x: float, pos: int | None = None) -> str:
 def _log(ax: Any, which: str) -> None:
     """A log axis with decade ticks only: minor ticks (eight per decade, each a label-less
     Tick object) were half the drawing time of a log-log figure. The labels are plain text
-    (10ⁿ in superscript digits): matplotlib's own are mathtext, whose parser takes ~0.2 s
+    (10ⁿ in superscript digits): matplotlib's own are mathtext, whose parser takes ~0.1-0.2 s
     to build in every process that draws one (issue 12)."""
     from matplotlib.ticker import FuncFormatter, LogLocator, NullLocator
 

@@ -88,7 +88,7 @@ def run_tasks(
     here (remaining local tasks are cancelled). ``max_pending`` bounds how many tasks are
     submitted ahead of completion (default: 4 per worker), so a huge task list does not
     sit in memory as pickled futures. ``help_while_starting`` (local pools): until the
-    pool's first worker is up (the forkserver may still be importing what its preload
+    forkserver can fork the pool's workers (it may still be importing what its preload
     names), this process runs tasks itself instead of waiting.
     """
     if workers is not None and workers < 1:
@@ -139,7 +139,7 @@ def set_forkserver_preload(*modules: str) -> None:
 
 
 def _nothing() -> None:
-    """A task that does nothing (it makes a pool start its first worker)."""
+    """Does nothing: a process that runs it shows that the forkserver can fork."""
 
 
 def _help_while_starting(fn: Callable[[T], R], it: Iterator[T], advance: Callable[[], None]) -> Iterator[tuple[T, R]]:
