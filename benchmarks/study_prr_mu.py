@@ -6,12 +6,15 @@ Targets (issue 12): the whole study in ≤ 4 s wall on 2 cores, the re-run in �
 
     python benchmarks/study_prr_mu.py [--workers 2] [--links 60] [--slots 100000] [--seeds 5] [--pdf] [--repeat 1]
     python benchmarks/study_prr_mu.py --workers 1      # everything in this process: its CPU time is all the work
+    perf stat -e task-clock python benchmarks/study_prr_mu.py   # the CPU time of every process (forkserver, workers)
 
 Prints, for each run, the wall time of every phase, the CPU time of this process and the load
-average. On a machine shared with other work the wall times are noisy; with `--workers 1` the
-CPU time covers the whole study (simulations, fits and figures run in this process) and is
-much less sensitive to the load: the 2-core wall time is then about the serial parts plus half
-of the simulations and of the fits and figures.
+average. Each of the ``--repeat`` runs is a fresh process (the study's forkserver, which
+imports numpy, matplotlib and scipy while the first simulations run, is part of what is
+measured). On a machine shared with other work the wall times are noisy; with `--workers 1`
+the CPU time covers the whole study (simulations, fits and figures run in this process) and is
+much less sensitive to the load. `docs/study.md` ("Speed") has the measurements and how a
+loaded machine was made to approximate an idle one.
 """
 
 from __future__ import annotations
@@ -19,6 +22,8 @@ from __future__ import annotations
 import argparse
 import os
 import resource
+import subprocess
+import sys
 import tempfile
 import time
 
@@ -49,17 +54,21 @@ def main() -> None:
     ap.add_argument("--pdf", action="store_true", help="also write PDF figures")
     ap.add_argument("--repeat", type=int, default=1, help="fresh runs (each followed by a re-run)")
     a = ap.parse_args()
+    if a.repeat > 1:  # each run in a fresh process: a forkserver left running would flatter the next one
+        one = ["--workers", str(a.workers), "--links", str(a.links), "--slots", str(a.slots), "--seeds", str(a.seeds), *(["--pdf"] if a.pdf else [])]
+        for _ in range(a.repeat):
+            subprocess.run([sys.executable, __file__, *one], check=True)
+        return
     cfg = StudyConfig(dataset="synthetic", n_links=a.links, n_slots=a.slots, replicates=a.seeds)
     formats = ("png", "pdf") if a.pdf else ("png",)
-    for _ in range(a.repeat):
-        with tempfile.TemporaryDirectory() as d:
-            for label, target in (("first run", TARGET_S), ("re-run", TARGET_RERUN_S)):
-                load = os.getloadavg()[0]
-                dt, cpu, phases, n = _run(cfg, d, a.workers, formats)
-                ph = ", ".join(f"{k} {v:.2f}" for k, v in phases.items())
-                print(f"study prr-mu {label} (synthetic, {a.links} links x {a.slots} slots, {a.seeds} seeds, {n} simulations, "
-                      f"{'+'.join(formats)}): {dt:.2f} s wall on {a.workers} workers [{ph}]; CPU {cpu:.2f} s in this process{' (all of it)' if a.workers == 1 else ''}; "
-                      f"load average {load:.1f}; target ≤ {target:.0f} s on 2 cores: {'met' if dt <= target else 'MISSED'}")
+    with tempfile.TemporaryDirectory() as d:
+        for label, target in (("first run", TARGET_S), ("re-run", TARGET_RERUN_S)):
+            load = os.getloadavg()[0]
+            dt, cpu, phases, n = _run(cfg, d, a.workers, formats)
+            ph = ", ".join(f"{k} {v:.2f}" for k, v in phases.items())
+            print(f"study prr-mu {label} (synthetic, {a.links} links x {a.slots} slots, {a.seeds} seeds, {n} simulations, "
+                  f"{'+'.join(formats)}): {dt:.2f} s wall on {a.workers} workers [{ph}]; CPU {cpu:.2f} s in this process{' (all of it)' if a.workers == 1 else ''}; "
+                  f"load average {load:.1f}; target ≤ {target:.0f} s on 2 cores: {'met' if dt <= target else 'MISSED'}", flush=True)
 
 
 if __name__ == "__main__":

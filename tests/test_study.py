@@ -160,8 +160,11 @@ def test_dask_cluster_gives_the_same_rows(tmp_path: Path) -> None:
 
 CMD = [sys.executable, "-c", "import sys; from burstlab.cli import main; sys.exit(main())"]
 RESUME_ARGS = ["study", "prr-mu", "--links", "16", "--slots", "20000", "--seeds", "2", "--workers", "2", "--no-progress"]
-#: Long enough per link that the simulations are still running when a few links are done.
-LONG_ARGS = ["study", "prr-mu", "--links", "16", "--slots", "400000", "--seeds", "2", "--workers", "2", "--no-progress"]
+#: Long enough per link that the simulations are still running when a few links are done, and
+#: enough links that the pool's workers take part (the study runs links itself while the
+#: forkserver imports matplotlib and scipy, a second or more).
+LONG_LINKS = 40
+LONG_ARGS = ["study", "prr-mu", "--links", str(LONG_LINKS), "--slots", "400000", "--seeds", "2", "--workers", "2", "--no-progress"]
 
 
 def _descendants(pid: int) -> set[int]:
@@ -199,16 +202,17 @@ def _start(out: Path, args: list[str] = RESUME_ARGS) -> subprocess.Popen[str]:
     return subprocess.Popen([*CMD, *args, "--out", str(out)], stderr=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env, start_new_session=True)
 
 
-def _wait_finished(p: subprocess.Popen[str], n: int, timeout: float = 180, seen: set[int] | None = None) -> int:
-    """Read stderr until ``n`` links are reported finished; returns how many were. Every
-    process seen below the study on the way is added to ``seen``."""
+def _wait_finished(p: subprocess.Popen[str], n: int, timeout: float = 180, seen: set[int] | None = None, helpers: int = 0) -> int:
+    """Read stderr until ``n`` links are reported finished and ``helpers`` processes were
+    seen below the study (the study runs links itself while its pool starts); returns how
+    many links were finished. Every process seen on the way is added to ``seen``."""
     assert p.stderr is not None
     finished = 0
+    seen = set() if seen is None else seen
     deadline = time.monotonic() + timeout
-    while finished < n and time.monotonic() < deadline:
+    while (finished < n or len(seen) < helpers) and time.monotonic() < deadline:
         line = p.stderr.readline()
-        if seen is not None:
-            seen |= _descendants(p.pid)
+        seen |= _descendants(p.pid)
         if not line:
             break
         finished += line.startswith("finished ")
@@ -244,7 +248,7 @@ def test_killed_study_resumes_to_the_same_table(tmp_path: Path) -> None:
     p = _start(out, LONG_ARGS)
     helpers: set[int] = set()
     try:
-        finished = _wait_finished(p, 3, seen=helpers)
+        finished = _wait_finished(p, 3, seen=helpers, helpers=4)
         helpers |= _descendants(p.pid)
     finally:
         os.kill(p.pid, signal.SIGKILL)
@@ -258,7 +262,7 @@ def test_killed_study_resumes_to_the_same_table(tmp_path: Path) -> None:
     p.stdout.close()
     p.stderr.close()
     partial = _runs_table(out)
-    assert 0 < len(partial) < 16 * 5
+    assert 0 < len(partial) < LONG_LINKS * 5
     stale = out / "figures" / ".fig03-throughput-vs-prr.png.ab12cd34.tmp.png"  # what a kill during savefig leaves
     stale.parent.mkdir(exist_ok=True)
     stale.write_bytes(b"half a figure")
@@ -274,6 +278,19 @@ def test_killed_study_resumes_to_the_same_table(tmp_path: Path) -> None:
     assert (out / "links.csv").read_text() == (tmp_path / "full" / "links.csv").read_text()
 
 
+def _ctrl_c(p: subprocess.Popen[str]) -> None:
+    """Send Ctrl-C to the study's process group; it must exit 130 with one `aborted` line
+    (beside its status lines) and no traceback."""
+    os.killpg(p.pid, signal.SIGINT)
+    try:
+        _, rest_err = p.communicate(timeout=60)
+    finally:
+        if p.poll() is None:
+            os.kill(p.pid, signal.SIGKILL)
+    assert p.returncode == 130, rest_err
+    assert [ln for ln in rest_err.splitlines() if ln.strip() and not _status(ln)] == ["aborted"], rest_err
+
+
 def test_ctrl_c_is_one_line_and_exit_130(tmp_path: Path) -> None:
     """Ctrl-C (SIGINT to the whole process group, as a terminal sends it) while workers
     run: exit 130, one `aborted` line, no worker traceback, no process left; the rows
@@ -281,19 +298,33 @@ def test_ctrl_c_is_one_line_and_exit_130(tmp_path: Path) -> None:
     out = tmp_path / "int"
     p = _start(out, LONG_ARGS)
     helpers: set[int] = set()
-    finished = _wait_finished(p, 2, seen=helpers)
+    finished = _wait_finished(p, 2, seen=helpers, helpers=4)
     helpers |= _descendants(p.pid)
-    os.killpg(p.pid, signal.SIGINT)
-    try:
-        rest_out, rest_err = p.communicate(timeout=60)
-    finally:
-        if p.poll() is None:
-            os.kill(p.pid, signal.SIGKILL)
+    assert len(helpers) >= 4, f"the study ended before its workers ran: {helpers}"
+    _ctrl_c(p)
     assert finished >= 2
-    assert p.returncode == 130, rest_err
-    assert [ln for ln in rest_err.splitlines() if ln.strip() and not _status(ln)] == ["aborted"], rest_err
-    assert len(helpers) >= 4 and _gone(helpers) == set(), helpers
-    assert 0 < len(_runs_table(out)) < 16 * 5  # what was committed before Ctrl-C stays
+    assert _gone(helpers) == set(), helpers
+    assert 0 < len(_runs_table(out)) < LONG_LINKS * 5  # what was committed before Ctrl-C stays
+
+
+def test_ctrl_c_while_the_pool_starts_is_one_line(tmp_path: Path) -> None:
+    """Ctrl-C as the simulations begin, while the study runs the first links itself and the
+    forkserver still imports matplotlib and scipy for the figures: the same one `aborted`
+    line and exit 130 (no traceback from the forkserver's imports), no process left."""
+    out = tmp_path / "int-early"
+    p = _start(out, LONG_ARGS)
+    assert p.stderr is not None
+    helpers: set[int] = set()
+    deadline = time.monotonic() + 180
+    line = ""
+    while " simulations: " not in line and time.monotonic() < deadline:
+        line = p.stderr.readline()
+        if not line:
+            break
+    helpers |= _descendants(p.pid)
+    assert " simulations: " in line, "the simulations did not start"
+    _ctrl_c(p)
+    assert helpers and _gone(helpers) == set(), helpers
 
 
 def test_full_disk_is_one_line_and_resumes(tmp_path: Path, uninterrupted: Path) -> None:

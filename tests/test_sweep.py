@@ -42,6 +42,17 @@ def test_pool_matches_in_process() -> None:
     assert _by_name(pooled) == _by_name(serial)
 
 
+def test_pool_helped_while_starting_runs_each_task_once() -> None:
+    """help_while_starting: this process runs tasks until the pool's first worker is up; every
+    task still runs exactly once with the same result, and an error in either place is raised."""
+    serial = list(run_tasks(ge_stats, TASKS, workers=1, progress=False))
+    helped = list(run_tasks(ge_stats, TASKS, workers=2, progress=False, help_while_starting=True))
+    assert sorted(t for t, _ in helped) == sorted(TASKS)
+    assert _by_name(helped) == _by_name(serial)
+    with pytest.raises(ValueError, match="task 3 fails"):
+        list(run_tasks(fail_on, list(range(6)), workers=2, progress=False, help_while_starting=True))
+
+
 def test_task_error_propagates() -> None:
     with pytest.raises(ValueError, match="task 3 fails"):
         list(run_tasks(fail_on, list(range(6)), workers=2, progress=False))

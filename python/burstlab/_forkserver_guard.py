@@ -1,7 +1,12 @@
 """Imported (only) by the multiprocessing forkserver that :mod:`burstlab.sweep` starts,
 as its preload: the forkserver then dies with the process that started it, and with it
-the workers it forked (:mod:`burstlab._lifetime`)."""
+the workers it forked (:mod:`burstlab._lifetime`). It ignores Ctrl-C from here on: the
+forkserver only does so once its other preloads are imported (which can take a second),
+and a Ctrl-C meanwhile would print their traceback beside the study's one line."""
+
+import signal
 
 from burstlab._lifetime import die_with_parent
 
+signal.signal(signal.SIGINT, signal.SIG_IGN)
 die_with_parent()

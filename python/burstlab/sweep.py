@@ -80,13 +80,16 @@ def run_tasks(
     progress: bool = True,
     description: str = "tasks",
     max_pending: int | None = None,
+    help_while_starting: bool = False,
 ) -> Iterator[tuple[T, R]]:
     """Run ``fn(task)`` for every task; yield ``(task, result)`` as each finishes.
 
     ``fn`` must be a module-level (picklable) function. An exception in a task is raised
     here (remaining local tasks are cancelled). ``max_pending`` bounds how many tasks are
     submitted ahead of completion (default: 4 per worker), so a huge task list does not
-    sit in memory as pickled futures.
+    sit in memory as pickled futures. ``help_while_starting`` (local pools): until the
+    forkserver can fork the pool's workers (it may still be importing what its preload
+    names), this process runs tasks itself instead of waiting.
     """
     if workers is not None and workers < 1:
         raise ParameterError(f"invalid parameter workers = {workers}: expected at least 1")
@@ -108,7 +111,7 @@ def run_tasks(
                 advance()
                 yield t, r
         else:
-            yield from _run_pool(fn, tasks, workers or default_workers(), advance, max_pending)
+            yield from _run_pool(fn, tasks, workers or default_workers(), advance, max_pending, help_while_starting)
 
 
 def _abandon(pool: ProcessPoolExecutor) -> None:
@@ -135,7 +138,43 @@ def set_forkserver_preload(*modules: str) -> None:
     multiprocessing.get_context("forkserver").set_forkserver_preload(["__main__", "burstlab._forkserver_guard", *modules])
 
 
-def _run_pool(fn: Callable[[T], R], tasks: list[T], workers: int, advance: Callable[[], None], max_pending: int | None) -> Iterator[tuple[T, R]]:
+def _nothing() -> None:
+    """Does nothing: a process that runs it shows that the forkserver can fork."""
+
+
+def _help_while_starting(fn: Callable[[T], R], it: Iterator[T], advance: Callable[[], None]) -> Iterator[tuple[T, R]]:
+    """Run tasks from ``it`` in this process until the forkserver can fork workers: it only
+    forks once it has imported its preloads, and the tasks need not wait with it. Another
+    thread starts (and joins) a process that does nothing, which returns when the forkserver
+    is ready (or failed: the pool then fails on its first submit, with the reason). Returns
+    then, or when ``it`` is empty (a short sweep does not wait for the forkserver at all)."""
+    import threading
+
+    up = threading.Event()
+
+    def start() -> None:
+        try:
+            p = multiprocessing.get_context("forkserver").Process(target=_nothing, daemon=True)
+            p.start()
+            p.join()
+        except BaseException:  # noqa: BLE001 - the pool's first submit raises it
+            pass
+        finally:
+            up.set()
+
+    threading.Thread(target=start, name="burstlab-forkserver-ready", daemon=True).start()
+    end = object()
+    while not up.is_set():
+        t = next(it, end)
+        if t is end:
+            return
+        r = fn(t)  # type: ignore[arg-type]
+        advance()
+        yield t, r  # type: ignore[misc]
+
+
+def _run_pool(fn: Callable[[T], R], tasks: list[T], workers: int, advance: Callable[[], None], max_pending: int | None,
+              help_while_starting: bool = False) -> Iterator[tuple[T, R]]:
     from burstlab._lifetime import init_worker
 
     from multiprocessing import forkserver
@@ -151,6 +190,8 @@ def _run_pool(fn: Callable[[T], R], tasks: list[T], workers: int, advance: Calla
     pending: dict[Future[R], T] = {}
     try:
         it = iter(tasks)
+        if help_while_starting:
+            yield from _help_while_starting(fn, it, advance)
         for t in it:
             pending[pool.submit(fn, t)] = t
             if len(pending) >= limit:

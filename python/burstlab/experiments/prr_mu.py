@@ -39,7 +39,7 @@ import numpy.typing as npt
 
 from burstlab._core import LossModel, ParameterError
 from burstlab.stats import TraceStats, trace_stats
-from burstlab.store import ResultStore, canonical_json, config_hash, results_version
+from burstlab.store import ResultStore, canonical_json, results_version
 from burstlab.sweep import run_tasks, task_seed
 from burstlab.traces import Trace
 
@@ -452,30 +452,26 @@ class LinkTask:
 
 
 def plan(cfg: StudyConfig, links: Sequence[StudyLink]) -> list[LinkTask]:
-    """All link tasks with every (condition, replicate) item and its key."""
+    """All link tasks with every (condition, replicate) item and its key.
+
+    An item's configuration is :func:`burstlab.store.canonical_json` of {study, link, condition,
+    replicate, seed, slot, profile, tcp, ack_path, chunk, results version} and its key the
+    SHA-256 of that text (= :func:`burstlab.store.config_hash`). The parts shared by every
+    item are checked and made canonical once; each item's text is then ``json.dumps`` of plain
+    values with sorted keys, the same canonical text at a fraction of the cost (issue 12)."""
     prof = cfg.prof
     tcp = cfg.tcp()
+    shared = json.loads(canonical_json({"study": STUDY, "slot": prof.slot, "profile": prof.name, "tcp": tcp, "ack_path": cfg.ack_path,
+                                        "chunk": cfg.chunk, "burstlab_version": results_version()}))
     tasks = []
     for lk in links:
-        fp = trace_fingerprint(lk.trace)
+        link = json.loads(canonical_json({"id": lk.link_id, "group": lk.group, "bits_sha256": trace_fingerprint(lk.trace), "length": len(lk.trace)}))
         items = []
         for cond in CONDITIONS:
             for rep in range(1 if cond == "empirical" else cfg.replicates):
                 seed = task_seed(cfg.seed, lk.link_id, cond, rep)
-                conf = {
-                    "study": STUDY,
-                    "link": {"id": lk.link_id, "group": lk.group, "bits_sha256": fp, "length": len(lk.trace)},
-                    "condition": cond,
-                    "replicate": rep,
-                    "seed": seed,
-                    "slot": prof.slot,
-                    "profile": prof.name,
-                    "tcp": tcp,
-                    "ack_path": cfg.ack_path,
-                    "chunk": cfg.chunk,
-                    "burstlab_version": results_version(),
-                }
-                items.append(Item(cond, rep, seed, config_hash(conf), canonical_json(conf)))
+                text = json.dumps({**shared, "link": link, "condition": cond, "replicate": rep, "seed": seed}, sort_keys=True, separators=(",", ":"))
+                items.append(Item(cond, rep, seed, hashlib.sha256(text.encode()).hexdigest(), text))
         st = lk.stats
         assert st.prr is not None and st.mu is not None  # select_links guarantees both
         tasks.append(
@@ -681,7 +677,8 @@ def run_study(
     ph = _Phases(say)
     t0 = time.perf_counter()
     out = Path(out)
-    if cluster is None and workers != 1:
+    local_pool = cluster is None and workers != 1
+    if local_pool and not (out / "store.duckdb").exists():  # a new study: everything is to do
         _start_forkserver()
     # Bad input (a malformed trace, no eligible link, an output path that is a file) fails
     # before anything is written.
@@ -710,6 +707,8 @@ def run_study(
         todo = pending_tasks(tasks, store.keys())
         n_todo = sum(len(t.items) for t in todo)
         with ph("simulations", f"{len(links)} links, {len(keys)} simulations, {len(keys) - n_todo} already in {store_path}, {n_todo} to run"):
+            if local_pool and n_todo:  # a resumed study with simulations left (a no-op if started above)
+                _start_forkserver()
             _simulate_all(cfg, todo, store, workers=workers, cluster=cluster, progress=progress, say=say)
         from burstlab.experiments import prr_mu_report as R
 
@@ -726,15 +725,22 @@ def run_study(
 
 def _start_forkserver() -> None:
     """Start the forkserver of the local pools now, importing this study (numpy, burstlab)
-    while this process reads the inputs: the simulation and figure workers fork from it with
-    nothing left to import."""
-    import multiprocessing
+    and what its fits and figures need (matplotlib, scipy.optimize: ~1 s) while this process
+    reads the inputs and then runs the first simulations itself (``help_while_starting``):
+    the simulation and figure workers fork from it with nothing left to import, instead of
+    each figure worker importing matplotlib and the fit's scipy on the critical path after
+    the simulations (issue 12). A new study starts it first thing; a resumed one only if
+    simulations are left (a re-run with everything in the store starts no process)."""
     from multiprocessing import forkserver
 
     from burstlab.sweep import set_forkserver_preload
 
-    set_forkserver_preload("burstlab.experiments.prr_mu", "burstlab.experiments.prr_mu_report")  # with the dies-with-us guard
+    set_forkserver_preload("burstlab.experiments.prr_mu", "burstlab.experiments.prr_mu_report", *FIGURE_MODULES)  # with the dies-with-us guard
     forkserver.ensure_running()
+
+
+#: What the fits-and-figures workers import (preloaded by the forkserver).
+FIGURE_MODULES = ("burstlab.plot", "matplotlib.figure", "matplotlib.backends.backend_agg", "burstlab.fits")
 
 
 def _simulate_all(cfg: StudyConfig, todo: Sequence[LinkTask], store: ResultStore, *, workers: int | None, cluster: str | None,
@@ -758,7 +764,8 @@ def _simulate_all(cfg: StudyConfig, todo: Sequence[LinkTask], store: ResultStore
         names.clear()
         last = time.perf_counter()
 
-    for task, rows in run_tasks(run_link, todo, workers=workers, cluster=cluster, progress=progress, description=f"prr-mu {cfg.dataset}: simulations"):
+    for task, rows in run_tasks(run_link, todo, workers=workers, cluster=cluster, progress=progress, description=f"prr-mu {cfg.dataset}: simulations",
+                                help_while_starting=True):
         batch.extend(rows)
         names.append(task.link_id)
         if time.perf_counter() - last >= FLUSH_EVERY_S:
