@@ -58,6 +58,11 @@ def tiny(traces: Path, **kw: Any) -> L.StudyConfig:
     return L.StudyConfig.quick_config(L.Setup(duration=20.0), **{**base, **kw})
 
 
+def _csv(path: Path) -> list[dict[str, str]]:
+    with path.open() as f:
+        return list(csv.DictReader(f))
+
+
 def _runs(out: Path) -> list[tuple[Any, ...]]:
     with ResultStore(out / "store.duckdb", "runs", L.RUN_SCHEMA) as st:
         return [tuple(r.values()) for r in st.rows()]
@@ -78,14 +83,14 @@ def test_outputs(study: Any, traces: Path) -> None:
     for name in ("fig1", "fig4", "fig7", "slide9", "slide10", "slides15-18-trace", "slides15-18-synthetic", "table1", "slides19-20", "sensitivity"):
         png = study.figures[name]
         assert png.stat().st_size > 1000 and str(png.relative_to(out)) in md, name
-    claims = list(csv.DictReader((out / "claims.csv").open()))
+    claims = _csv(out / "claims.csv")
     assert len(claims) == len(study.claims) >= 25
     assert all(c["verdict"] in ("holds", "differs", "–") for c in claims)
     # Table 1 beside the slides' numbers, verbatim
-    t1 = list(csv.DictReader((out / "table1.csv").open()))
+    t1 = _csv(out / "table1.csv")
     assert {(r["error_rate"], r["quantity"], r["paper"]) for r in t1} >= {("0.3", "Goodput (Mb/s)", "5.61"), ("0.3", "PFEC sent (Mb/s)", "3.77")}
     assert "| Goodput (Mb/s) | 9.96 / " in md
-    sens = list(csv.DictReader((out / "sensitivity.csv").open()))
+    sens = _csv(out / "sensitivity.csv")
     assert len(sens) == 1 + 2
     # the trace links: PRR ≥ 0.5 at the quietest level (link 0 is dead there)
     tc = L.trace_channels(str(traces), 0.5)
