@@ -19,19 +19,23 @@ from burstlab.lossspec import parse_loss_spec
 from burstlab.models import (
     ALL_MODELS,
     BernoulliModel,
+    BlockBootstrapModel,
     DeterministicListModel,
     GilbertElliottModel,
     HMMModel,
+    HSMMModel,
     LossModelBase,
     MarkovCTModel,
     NotFittedError,
     ReplayModel,
+    RunChainModel,
     RunLengthModel,
     SemiMarkovModel,
     VDDPModel,
     load_model,
     make_model,
 )
+from burstlab.models._base import _segments
 from burstlab.traces import Trace
 
 
@@ -311,6 +315,8 @@ def test_every_spec_string_parses(tmp_path: Path) -> None:
         "runlength:success=pareto/1/1.5,burst=geom/2": "runlength",
         f"replay:file={f},end=drop": "replay",
         f"replay:file={f},slot=0.005": "replay-time",
+        f"bootstrap:file={f},block=3": "bootstrap",
+        f"bootstrap:file={f}": "bootstrap",
     }
     for spec, name in specs.items():
         m = parse_loss_spec(spec)
@@ -464,3 +470,92 @@ def test_all_models_fit_a_real_trace(shared: Path) -> None:
         assert r.stats.length == len(t)
         assert r.ks_burst is not None and 0 <= r.ks_burst <= 1
     assert fitted["bernoulli-fer"].p_ == pytest.approx(1 - t.bits.count_ones() / len(t))  # type: ignore[attr-defined]
+
+
+# ---------------------------------------------------------------- models for the TCP judge (issue 16)
+def _emp(values: list[float], weights: list[float]) -> dict[str, object]:
+    return {"kind": "empirical", "values": values, "weights": weights}
+
+
+def test_hsmm_fit_recovers_regimes_and_their_durations() -> None:
+    """Quiet regimes of 300 or 2000 packets (loss 0.02) alternate with interfered ones of 20
+    or 60 (loss 0.9). Over 100,000 packets (≈ 87 cycles): the quiet loss within 5 binomial
+    standard errors (≈ 96,000 packets: 0.0023); the interfered one within 0.03 (5 se of
+    ≈ 3,400 packets is 0.026; Viterbi moves a few boundary packets); the mean durations
+    within 5 standard errors of 87 draws (quiet: 850/√87·5 = 455; interfered 20/√87·5 = 11);
+    the long-run loss the trace's (regimes are whole Viterbi segments, so the fitted
+    counts are the trace's own)."""
+    truth = _core.LossModel.hsmm([[0.0, 1.0], [1.0, 0.0]], [1.0, 0.0], [_emp([300.0, 2000.0], [1, 1]), _emp([20.0, 60.0], [1, 1])], [0.02, 0.9])
+    t = Trace(truth.sample(100_000, 2))
+    m = HSMMModel(n_states=2).fit(t)
+    assert m.n_states_ == 2 and m.jump_ == [[0.0, 1.0], [1.0, 0.0]]
+    assert abs(m.loss_[0] - 0.02) < 0.0023 and abs(m.loss_[1] - 0.9) < 0.03, m.loss_
+    means = [float(np.average(d["values"], weights=d["weights"])) for d in m.durations_]
+    assert abs(means[0] - 1150) < 455 and abs(means[1] - 40) < 11, means
+    assert m.mean_loss() == pytest.approx(1 - t.bits.count_ones() / len(t), abs=1e-3)
+    assert any("regime 1: loss 0.9" in line for line in m.describe())
+    s = m.sample(100_000, random_state=3)
+    lost = lost_mask(s)
+    assert abs(lost.mean() - m.mean_loss()) < batch_tol(lost)  # type: ignore[operator]
+
+
+def test_run_chain_recovers_run_to_run_correlation() -> None:
+    """Success runs of 1 or 50 packets, bursts of 1 or 20; after a short success run comes a
+    long burst with probability 0.9, after a long one a short burst with 0.9. The order-1
+    chain finds the four classes and those probabilities (5 binomial se of ≈ 4,000 runs:
+    0.024), which independent runs (RunLengthModel) cannot hold; with min_count above
+    every count the order-2 chain backs off to exactly the order-1 rows."""
+    det = [{"kind": "deterministic", "value": v} for v in (1.0, 50.0, 1.0, 20.0)]
+    jump = [[0, 0, 0.1, 0.9], [0, 0, 0.9, 0.1], [0.5, 0.5, 0, 0], [0.5, 0.5, 0, 0]]
+    t = Trace(_core.LossModel.hsmm(jump, [1, 0, 0, 0], det, [0, 0, 1, 1]).sample(300_000, 3))
+    m = RunChainModel(order=1, success_classes=2, burst_classes=2).fit(t)
+    assert m.edges_ == {"success": [50], "burst": [20]}
+    state = {c[0]: i for i, c in enumerate(m.contexts_)}  # class → state (order 1)
+    # classes: 0 = success 1, 1 = success 50, 2 = burst 1, 3 = burst 20
+    assert abs(m.jump_[state[0]][state[3]] - 0.9) < 0.024 and abs(m.jump_[state[1]][state[2]] - 0.9) < 0.024
+    # a sample keeps the correlation: next burst after a 50-run is short ≈ 90 % of the time
+    vals, lens = _segments(m.sample(300_000, random_state=5).to_numpy())
+    after_long = [lens[i + 1] for i in range(len(vals) - 1) if vals[i] == 1 and lens[i] == 50]
+    assert abs(np.mean(np.asarray(after_long) == 1) - 0.9) < 5 * math.sqrt(0.09 / len(after_long))
+    indep = RunLengthModel().fit(t)
+    vals, lens = _segments(indep.sample(300_000, random_state=5).to_numpy())
+    after_long = [lens[i + 1] for i in range(len(vals) - 1) if vals[i] == 1 and lens[i] == 50]
+    assert abs(np.mean(np.asarray(after_long) == 1) - 0.5) < 5 * math.sqrt(0.25 / len(after_long))
+    m2 = RunChainModel(order=2, success_classes=2, burst_classes=2, min_count=10**9).fit(t)
+    assert len(m2.contexts_) == 8
+    for i, ctx in enumerate(m2.contexts_):
+        nxt = {m2.contexts_[j][-1]: p for j, p in enumerate(m2.jump_[i]) if p > 0}
+        want = {m.contexts_[j][-1]: p for j, p in enumerate(m.jump_[state[ctx[-1]]]) if p > 0}
+        assert nxt == pytest.approx(want), ctx
+
+
+def test_block_bootstrap_resamples_the_trace() -> None:
+    t = ge_trace(0.01, 0.2, n=50_000, seed=8)
+    m = BlockBootstrapModel().fit(t)
+    assert m.mean_block_ == pytest.approx(0.05 * 50_000)
+    assert m.mean_loss() == pytest.approx(1 - t.bits.count_ones() / len(t))
+    s = m.sample(200_000, random_state=1)
+    lost = lost_mask(s)
+    assert abs(lost.mean() - m.mean_loss()) < batch_tol(lost)  # type: ignore[operator]
+    assert BlockBootstrapModel(mean_block=1).fit(t).mean_block_ == 1.0
+    assert BlockBootstrapModel().fit(t[:1000]).mean_block_ == 200.0  # the floor
+
+
+def test_new_model_parameters_name_themselves() -> None:
+    for call, needle in (
+        (lambda: RunChainModel(order=0), "order = 0"),
+        (lambda: RunChainModel(order=5), "order = 5"),
+        (lambda: RunChainModel(success_classes=0), "success_classes"),
+        (lambda: RunChainModel(tail="weibull"), "tail"),
+        (lambda: HSMMModel(n_states=0), "n_states"),
+        (lambda: HSMMModel(tail_quantile=1.0), "tail_quantile"),
+        (lambda: BlockBootstrapModel(mean_block=0.5), "mean_block"),
+        (lambda: BlockBootstrapModel(mean_block="long"), "mean_block"),
+        (lambda: HSMMModel().sample(5), "HSMMModel"),
+        (lambda: BlockBootstrapModel().sample(5), "BlockBootstrapModel"),
+        (lambda: _core.LossModel.hsmm([[0.0, 1.0], [1.0, 0.0]], [1.0, 0.0], [{"kind": "geometric", "mean": 0.5}, {"kind": "geometric", "mean": 2.0}], [0, 1]), "durations[0].mean"),
+    ):
+        with pytest.raises(ParameterError, match=needle.replace("[", r"\[").replace("]", r"\]")):
+            call()
+    with pytest.raises(ParameterError, match="no loss"):
+        RunChainModel().fit(Trace([1, 1, 1]))

@@ -102,9 +102,18 @@ def test_wired_wireless_and_satellite_wifi_presets():
     sw = presets.satellite_wifi(duration=300.0)
     sat = sw.hops[0].forward
     assert (sat.rate, sat.delay, sat.buffer, sat.buffer_unit) == (2e6, 0.3, 150_000, "bytes")
+    wifi = sw.hops[1].forward
+    assert wifi.link_layer == presets.WIFI_ARQ and (wifi.link_layer.retry_limit, wifi.link_layer.counts) == (7, "attempts")
     r = run_network(sw)
     # The satellite hop is the bottleneck: 2 Mb/s at most, well used over 300 s.
     assert 1.2e6 < r.flows["flow"].goodput_bps <= 2e6
+    assert r.links["wifi"].link_layer.dropped == 0 and r.links["wifi"].link_layer.attempts == r.links["wifi"].link_layer.frames
+    # Barsocchi et al.'s Ttem: a raw channel trace in 5-ms intervals, asked for each ARQ attempt's
+    # interval. Always bad: every frame is dropped at its 7th attempt (dot11ShortRetryLimit).
+    bad = _core.LossModel.replay(_core.BitTrace.from_numpy(np.zeros(100, np.uint8)), slot=0.005)
+    r = run_network(presets.satellite_wifi(channel=bad, duration=30.0))
+    ll = r.links["wifi"].link_layer
+    assert ll.frames > 0 and ll.dropped == ll.frames and ll.attempts == 7 * ll.frames and r.flows["flow"].goodput_bps == 0
 
 
 def test_half_duplex_hop_in_python():
@@ -265,6 +274,14 @@ def test_scenario_file_presets_and_relative_capacity(tmp_path):
     # 4 opportunities every 2 ms of 1500 B: 24 Mb/s.
     assert r.links["cell"].capacity_bps == pytest.approx(24e6)
     assert r.flows["f"].goodput_bps > 0.5 * 24e6 * 1000 / 1040
+    # satellite_wifi's raw Wi-Fi channel: a loss spec (a Ttem trace replayed in 5-ms slots).
+    (tmp_path / "ch.ttem").write_text("0\n1\n" * 50)
+    (tmp_path / "sw.toml").write_text('[preset]\nname = "satellite_wifi"\nchannel = "replay:file=%s,slot=0.005"\n' % (tmp_path / "ch.ttem"))
+    wifi = load_scenario(tmp_path / "sw.toml").hops[1].forward
+    assert wifi.loss_mode == "time" and wifi.link_layer is not None and wifi.loss.name == "replay-time"
+    (tmp_path / "sw.toml").write_text('[preset]\nname = "satellite_wifi"\nchannel = "nonsense:p=1"\n')
+    with pytest.raises(burstlab.ParameterError, match=r"sw.toml:3: channel = 'nonsense:p=1'"):
+        load_scenario(tmp_path / "sw.toml")
 
 
 def test_scenario_file_through_the_cli(tmp_path, capsys):

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from burstlab import ParameterError, __version__
-from burstlab.store import ResultStore, canonical_json, config_hash
+from burstlab.store import ResultStore, canonical_json, config_hash, results_version
 
 SCHEMA = {"link": "VARCHAR", "value": "DOUBLE", "n": "BIGINT", "ok": "BOOLEAN"}
 
@@ -23,12 +23,45 @@ def test_config_hash_is_order_independent_and_versioned() -> None:
     b = {"y": {"a": (1, 2), "b": 2.5}, "x": 1}
     assert config_hash(a) == config_hash(b)
     assert config_hash(a) != config_hash({**a, "x": 2})
-    # the burstlab version is part of the key unless the config names its own
-    assert config_hash(a) == config_hash({**a, "burstlab_version": __version__})
+    # the burstlab version and the code's fingerprint are part of the key unless the config
+    # names its own
+    assert config_hash(a) == config_hash({**a, "burstlab_version": results_version()})
+    assert config_hash(a) != config_hash({**a, "burstlab_version": __version__})
     assert config_hash(a) != config_hash({**a, "burstlab_version": "0.0.0-other"})
     assert canonical_json(b) == '{"x":1,"y":{"a":[1,2],"b":2.5}}'
     with pytest.raises(ParameterError, match="non-finite"):
         config_hash({"x": float("nan")})
+
+
+def test_results_version_fingerprints_the_engine_and_the_python_sources(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import shutil
+
+    import burstlab
+    import burstlab.store as store
+    from burstlab import _core
+
+    v = results_version()
+    version, _, rest = v.partition("+")
+    engine, _, py = rest.partition(".")
+    assert version == __version__
+    assert engine == _core.ENGINE_FINGERPRINT and len(engine) == 16 and int(engine, 16) >= 0
+    assert len(py) == 16 and int(py, 16) >= 0
+    # a copy of the package's sources with one file edited hashes differently: an edited
+    # study never reuses the rows its old code stored
+    pkg = Path(burstlab.__file__).parent
+    copy = tmp_path / "burstlab"
+    shutil.copytree(pkg, copy, ignore=shutil.ignore_patterns("*.so", "*.pyd", "__pycache__"))
+    try:
+        with monkeypatch.context() as m:
+            m.setattr(store, "__file__", str(copy / "store.py"))
+            store.results_version.cache_clear()
+            assert store.results_version() == v
+            (copy / "stats.py").write_text((copy / "stats.py").read_text() + "\n# edited\n")
+            store.results_version.cache_clear()
+            assert store.results_version() != v
+    finally:
+        store.results_version.cache_clear()
+    assert store.results_version() == v
 
 
 def test_insert_and_read_back(tmp_path: Path) -> None:

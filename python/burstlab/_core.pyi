@@ -7,7 +7,9 @@ import numpy as np
 import numpy.typing as npt
 
 __version__: str
+ENGINE_FINGERPRINT: str
 __all__ = [
+    "ENGINE_FINGERPRINT",
     "BitTrace",
     "BitTraceBuilder",
     "SeqListBuilder",
@@ -143,6 +145,10 @@ class LossModel:
     def hmm(transmat: list[list[float]], startprob: list[float], loss: list[float]) -> LossModel: ...
     @staticmethod
     def run_length(success: dict[str, Any], burst: dict[str, Any]) -> LossModel: ...
+    @staticmethod
+    def hsmm(jump: list[list[float]], start: list[float], durations: list[dict[str, Any]], loss: list[float]) -> LossModel: ...
+    @staticmethod
+    def bootstrap(trace: BitTrace, mean_block: float) -> LossModel: ...
     def time_loss_fraction(self) -> float | None: ...
     def lost_in_transit_many(
         self, starts: npt.NDArray[np.float64], ends: npt.NDArray[np.float64], seed: int

@@ -66,22 +66,21 @@ def _nan(x: float) -> float | None:
     return None if math.isnan(x) else x
 
 
-def fidelity(
+def fit_models(
     trace: Trace,
     models: list[str] | None = None,
-    seed: int = 1,
     *,
     skipped: list[tuple[str, str]] | None = None,
     progress: Callable[[str], None] | None = None,
-) -> tuple[FidelityRow, list[FidelityRow], dict[str, LossModelBase]]:
-    """(the trace's own row, one row per model, the fitted models).
+) -> tuple[dict[str, LossModelBase], dict[str, float]]:
+    """Fit the named models (``"all"``: :data:`burstlab.models.ALL_MODELS`) to ``trace``:
+    (name → fitted model, name → seconds the fit took), in the order asked.
 
     With ``skipped`` (a list), a model that cannot be fitted to this trace (a
     :class:`burstlab.ParameterError` or :class:`burstlab.EmptyInputError` from its
     ``fit``: e.g. a burst-length fit on a trace without loss) is left out and
     ``(name, reason)`` appended there instead of failing every model; without it, that
-    error is raised. ``progress`` gets one line per model as it is fitted. Model ``i``
-    samples with seed ``seed + i`` (modulo 2^64)."""
+    error is raised. ``progress`` gets one line per model as it is fitted."""
     from burstlab._core import EmptyInputError, ParameterError
 
     names: list[str] = []
@@ -90,10 +89,8 @@ def fidelity(
             if one not in names:
                 names.append(one)
     models_ = {n: make_model(n) for n in names}  # validates every name before any work
-    ref = trace.stats(warn=False)
-    ref_row = FidelityRow("trace", ref, 0.0, 0.0)
-    rows = []
     fitted: dict[str, LossModelBase] = {}
+    seconds: dict[str, float] = {}
     for i, (name, m) in enumerate(models_.items()):
         if progress is not None:
             progress(f"fitting {name} ({i + 1}/{len(models_)})")
@@ -105,9 +102,21 @@ def fidelity(
                 raise
             skipped.append((name, str(e)))
             continue
-        dt = time.perf_counter() - t0
+        seconds[name] = time.perf_counter() - t0
         fitted[name] = m
-        synth = m.sample(len(trace), random_state=(seed + i) % 2**64)
+    return fitted, seconds
+
+
+def fidelity_rows(
+    reference: Trace, fitted: dict[str, LossModelBase], seed: int = 1, seconds: dict[str, float] | None = None
+) -> tuple[FidelityRow, list[FidelityRow]]:
+    """(the reference's own row, one row per fitted model): each model samples a trace as
+    long as ``reference`` (model ``i`` with seed ``seed + i``, modulo 2^64), compared by
+    its statistics and the KS distances of its run lengths to the reference's."""
+    ref = reference.stats(warn=False)
+    rows = []
+    for i, (name, m) in enumerate(fitted.items()):
+        synth = m.sample(len(reference), random_state=(seed + i) % 2**64)
         st = synth.stats(warn=False)
         rows.append(
             FidelityRow(
@@ -116,10 +125,26 @@ def fidelity(
                 ks_distance(ref.loss_bursts, st.loss_bursts),
                 ks_distance(ref.success_runs, st.success_runs),
                 m.to_dict()["fitted"],
-                dt,
+                (seconds or {}).get(name, 0.0),
                 m.mean_loss(),
             )
         )
+    return FidelityRow("trace", ref, 0.0, 0.0), rows
+
+
+def fidelity(
+    trace: Trace,
+    models: list[str] | None = None,
+    seed: int = 1,
+    *,
+    skipped: list[tuple[str, str]] | None = None,
+    progress: Callable[[str], None] | None = None,
+) -> tuple[FidelityRow, list[FidelityRow], dict[str, LossModelBase]]:
+    """(the trace's own row, one row per model, the fitted models): :func:`fit_models`
+    then :func:`fidelity_rows` against the same trace. Model ``i`` (of those fitted)
+    samples with seed ``seed + i``."""
+    fitted, seconds = fit_models(trace, models, skipped=skipped, progress=progress)
+    ref_row, rows = fidelity_rows(trace, fitted, seed, seconds)
     return ref_row, rows, fitted
 
 

@@ -14,7 +14,11 @@
 ``vddp:a=10,b=10,da=0,db=0.1,ca=1,cb=1[,interval=]``   VDDP (Pentikousis & Badr §2), seconds
 ``runlength:success=pareto/1/1.5,burst=geom/2``        run-length model (packets)
 ``replay:file=PATH[,end=wrap,slot=0.005]``             trace replay (packet or time-indexed)
-``@model.json``                                        a saved (fitted) model, e.g. an HMM
+``bootstrap:file=PATH[,block=2000]``                   stationary block bootstrap of a trace,
+                                                       mean block ``block`` packets (default:
+                                                       5 % of the trace, at least 200)
+``@model.json``                                        a saved (fitted) model, e.g. an HMM,
+                                                       an HSMM or a run chain
 =====================================================  =========================================
 
 Times are seconds; ``interval`` is the packet interval used in packet mode by time models.
@@ -26,7 +30,7 @@ from typing import Any
 
 from burstlab import _core
 
-_KNOWN = "none, bernoulli, ge, list, ctmc, onoff, semi, vddp, runlength, replay, @file.json"
+_KNOWN = "none, bernoulli, ge, list, ctmc, onoff, semi, vddp, runlength, replay, bootstrap, @file.json"
 
 
 def _params(kind: str, body: str) -> dict[str, str]:
@@ -145,4 +149,11 @@ def parse_loss_spec(spec: str) -> _core.LossModel | None:
         tr = read_trace(p["file"])
         slot = _num(spec, "slot", p["slot"]) if "slot" in p else None
         return _core.LossModel.replay(tr.bits, p.get("end", "wrap"), slot)
+    if kind == "bootstrap":
+        check(("file",), ("block",))
+        from burstlab.io import read_trace
+        from burstlab.models import BlockBootstrapModel
+
+        block = _num(spec, "block", p["block"]) if "block" in p else "auto"
+        return BlockBootstrapModel(mean_block=block).fit(read_trace(p["file"])).to_core()
     raise _core.ParameterError(f"invalid loss spec {spec!r}: unknown model {kind!r} (known: {_KNOWN})")

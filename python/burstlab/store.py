@@ -6,14 +6,18 @@ is killed loses nothing it had already finished; re-running the same configurati
 the keys already present (resume). Only the coordinating process opens the database
 (workers return rows), so there is never more than one writer.
 
-The key is :func:`config_hash` of the row's configuration, which always includes the
-burstlab version: a new version never silently reuses an old version's numbers.
+The key is :func:`config_hash` of the row's configuration, which always includes
+:func:`results_version`: the burstlab version and a fingerprint of the code that computed
+the row (the engine's Rust sources, the Python package's sources). A new version, or an
+edited checkout, never silently reuses numbers that other code produced; an unchanged one
+resumes and re-runs from the store.
 """
 
 from __future__ import annotations
 
 import contextlib
 import errno
+import functools
 import hashlib
 import json
 import math
@@ -74,11 +78,30 @@ def canonical_json(config: Mapping[str, Any]) -> str:
     return json.dumps(_canonical(config), sort_keys=True, separators=(",", ":"))
 
 
+@functools.lru_cache(maxsize=1)
+def results_version() -> str:
+    """What a stored result was computed by: ``"<version>+<engine>.<python>"``, the burstlab
+    version, the engine's fingerprint (a hash of the Rust sources, the dependency lock file
+    included, fixed when the extension is built: ``burstlab._core.ENGINE_FINGERPRINT``) and a
+    hash of the installed package's Python sources (the studies, the models, the analysis).
+    Every results-store key includes it, so an edited engine or study never reuses rows that
+    the old code computed; a comment's change, too, recomputes them (the safe side)."""
+    from burstlab import _core
+
+    root = Path(__file__).resolve().parent
+    h = hashlib.sha256()
+    for p in sorted(root.rglob("*.py")):
+        h.update(p.relative_to(root).as_posix().encode() + b"\0")
+        h.update(p.read_bytes() + b"\0")
+    return f"{__version__}+{_core.ENGINE_FINGERPRINT}.{h.hexdigest()[:16]}"
+
+
 def config_hash(config: Mapping[str, Any], *, with_version: bool = True) -> str:
-    """SHA-256 (hex) of the canonical JSON of ``config`` plus the burstlab version."""
+    """SHA-256 (hex) of the canonical JSON of ``config`` plus :func:`results_version` (as
+    ``burstlab_version``, unless the configuration names one itself)."""
     full = dict(config)
     if with_version:
-        full.setdefault("burstlab_version", __version__)
+        full.setdefault("burstlab_version", results_version())
     return hashlib.sha256(canonical_json(full).encode()).hexdigest()
 
 

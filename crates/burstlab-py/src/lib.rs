@@ -12,6 +12,8 @@ mod trace;
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    // A hash of the engine's sources (build.rs): part of every results-store key.
+    m.add("ENGINE_FINGERPRINT", env!("BURSTLAB_ENGINE_FINGERPRINT"))?;
     errors::register(m)?;
     trace::register(m)?;
     loss::register(m)?;

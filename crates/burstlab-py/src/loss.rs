@@ -3,7 +3,7 @@
 use crate::errors::IntoPyResult;
 use crate::trace::PyBitTrace;
 use burstlab_core::loss::{
-    markov_ct, on_off, Bernoulli, DeterministicList, EndBehavior, GilbertElliott, LossModel, MarkovModulated, Replay, RunLength, SemiMarkov,
+    markov_ct, on_off, Bernoulli, BlockBootstrap, DeterministicList, EndBehavior, GilbertElliott, LossModel, MarkovModulated, Replay, RunLength, SemiMarkov, SemiMarkovChain,
     Sojourn, TimeMode, Vddp,
 };
 use burstlab_core::rng;
@@ -193,6 +193,22 @@ impl PyLossModel {
     #[staticmethod]
     fn run_length(success: &Bound<'_, PyDict>, burst: &Bound<'_, PyDict>) -> PyResult<Self> {
         Ok(Self::new(Box::new(RunLength::new(sojourn_from_dict("success", success)?, sojourn_from_dict("burst", burst)?))))
+    }
+
+    /// k-state semi-Markov chain over packets (a hidden semi-Markov model): jump matrix
+    /// (row i: the next state after leaving i), initial law, one duration law per state
+    /// (dicts as `run_length` takes them, packets) and a loss probability per state.
+    #[staticmethod]
+    fn hsmm(jump: Vec<Vec<f64>>, start: Vec<f64>, durations: Vec<Bound<'_, PyDict>>, loss: Vec<f64>) -> PyResult<Self> {
+        let laws = durations.iter().enumerate().map(|(i, d)| sojourn_from_dict(&format!("durations[{i}]"), d)).collect::<PyResult<Vec<_>>>()?;
+        Ok(Self::new(Box::new(SemiMarkovChain::new(jump, start, laws, loss).py()?)))
+    }
+
+    /// Stationary block bootstrap of `trace` (Politis & Romano): blocks starting at uniform
+    /// entries, read circularly, geometric lengths with mean `mean_block` packets.
+    #[staticmethod]
+    fn bootstrap(trace: &crate::trace::PyBitTrace, mean_block: f64) -> PyResult<Self> {
+        Ok(Self::new(Box::new(BlockBootstrap::new(trace.inner.clone(), mean_block).py()?)))
     }
 
     /// Long-run fraction of time a zero-length packet would be lost (time models), or None.

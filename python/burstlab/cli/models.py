@@ -28,61 +28,140 @@ columns: PRR = packet reception ratio; mu = burstiness 1 - g - b (Srinivasan et 
   run-length distributions (0 = the same, 1 = disjoint; Barsocchi et al. §IV). The first row is the
   trace itself; each model row is a synthetic trace of the same length sampled from the fitted model."""
 
+_TCP_LEGEND = """\
+  TCP <mode> = the model's TCP goodput error against the trace's: (mean over the model's replicates -
+  the trace's mean over its starts) / the trace's, with its 95 % confidence interval [lo, hi], in
+  percent; rows are sorted by the worst of these (docs/loss-models.md, "Judging a model by TCP")."""
+
+
+def _cell(x: float | None, lo: float | None = None, hi: float | None = None) -> str:
+    if x is None or x != x:
+        return "-"
+    if lo is None or hi is None or lo != lo:
+        return f"{100 * x:+.1f}%"
+    return f"{100 * x:+.1f}% [{100 * lo:+.0f},{100 * hi:+.0f}]"
+
+
+def _print_table(heads: list[str], table: list[list[str]]) -> None:
+    widths = [max(len(h), *(len(row[i]) for row in table)) for i, h in enumerate(heads)]
+    click.echo("  ".join(h.rjust(w) if i else h.ljust(w) for i, (h, w) in enumerate(zip(heads, widths))))
+    for row in table:
+        click.echo("  ".join(c.rjust(w) if i else c.ljust(w) for i, (c, w) in enumerate(zip(row, widths))))
+
 
 @click.command("fit")
 @click.argument("trace_file", metavar="TRACE", type=click.Path(exists=True, dir_okay=False))
 @click.option("--models", default="all", show_default=True, help="Comma-separated model names, or 'all'.")
 @click.option("--format", "fmt", type=FORMAT, default=None, help="Trace format (default: detected).")
+@click.option("--judge", type=click.Choice(["stats", "tcp"]), default="stats", show_default=True,
+              help="Rank the models by their run-length statistics, or by the TCP they produce (same TCP over the trace "
+              "and over replicates of each model).")  # fmt: skip
+@click.option("--holdout", type=click.FloatRange(0, 1, max_open=True), default=None,
+              help="Fraction of the trace (its end) kept out of the fits and used to judge them; 0 judges on the fitted data. "
+              "Default: 0.5 with --judge tcp, 0 with stats.")  # fmt: skip
+@click.option("--mode", "modes", default="slotted,link", show_default=True,
+              help="With --judge tcp: slotted (one opportunity per slot, Srinivasan et al. §3.1), link (losses per packet "
+              "on a link), or both.")  # fmt: skip
+@click.option("--profile", default="tossim", show_default=True, type=click.Choice(["tossim", "rfc", "ns3", "linux"]),
+              help="With --judge tcp: the TCP profile (tossim: the PRR/mu study's NewReno, timers scaled with the slot).")
+@click.option("--tcp", "variant", default=None, type=click.Choice(["tahoe", "reno", "newreno", "sack", "westwood", "tibet", "ideal", "vegas", "cubic", "linux-reno"]),
+              help="With --judge tcp: the TCP variant (default: the profile's).")  # fmt: skip
+@click.option("--slot", default=None, help="Seconds per trace entry (default: the trace's interval, else 10ms).")
+@click.option("--rate", default=None, help="Link mode: capacity (default: one segment per slot).")
+@click.option("--delay", default=None, help="Link mode: one-way delay (default: half a slot).")
+@click.option("--buffer", default=100, show_default=True, type=count(), help="Link mode: DropTail buffer, packets.")
+@click.option("--replicates", default=10, show_default=True, type=count(1, 10_000), help="With --judge tcp: synthetic traces per model.")
+@click.option("--rotations", default=10, show_default=True, type=count(1, 10_000),
+              help="With --judge tcp: TCP runs over the trace, each started at another offset (1: the trace as it is).")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 @click.option("--plot", "plot_dir", type=click.Path(file_okay=False), default=None, help="Write run-length CCDF overlays here.")
-@click.option("--save", "save_dir", type=click.Path(file_okay=False), default=None, help="Write each fitted model as DIR/<name>.json.")
+@click.option("--save", "save_dir", type=click.Path(file_okay=False), default=None, help="Write each fitted model as DIR/<name>.json (fitted on what --holdout leaves).")
 @click.option("--seed", default=1, show_default=True, type=SEED, help=f"Seed of the synthetic samples (0 to {SEED_MAX}).")
-def fit_cmd(trace_file: str, models: str, fmt: str | None, as_json: bool, plot_dir: str | None, save_dir: str | None, seed: int) -> None:
-    """Fit loss models to TRACE, sample an equal-length trace from each and compare them
-    side by side (PRR, μ, mean/max loss burst and success run, KS distances); say which
-    fits best and why. A model that cannot be fitted to this trace (e.g. a burst-length
-    fit on a trace without loss) is skipped with a note."""
-    from burstlab.fidelity import best_model, fidelity, plot_ccdfs
+@click.pass_context
+def fit_cmd(ctx: click.Context, trace_file: str, models: str, fmt: str | None, judge: str, holdout: float | None, modes: str, profile: str,
+            variant: str | None, slot: str | None, rate: str | None, delay: str | None, buffer: int, replicates: int, rotations: int,
+            as_json: bool, plot_dir: str | None, save_dir: str | None, seed: int) -> None:  # fmt: skip
+    """Fit loss models to TRACE, sample synthetic traces from each and compare them side by
+    side (PRR, μ, mean/max loss burst and success run, KS distances); say which fits best
+    and why. With --judge tcp, also run the same TCP over the trace and over --replicates
+    synthetic traces of every model, in slotted and link modes, and rank the models by the
+    TCP goodput error (with a 95 % confidence interval), fitting on the first half of the
+    trace and judging on the second (--holdout). A model that cannot be fitted to this
+    trace (e.g. a burst-length fit on a trace without loss) is skipped with a note."""
+    from burstlab.fidelity import plot_ccdfs
     from burstlab.io import output_dir, read_trace
+    from burstlab.judge import MODES, TcpSetup, select
+    from burstlab.units import parse_rate, parse_time
 
     names = [m.strip() for m in models.split(",") if m.strip()]
     if not names:
         raise click.BadParameter(f"expected 'all' or comma-separated model names, got {models!r}", param_hint="--models")
+    mode_list = [m.strip() for m in modes.split(",") if m.strip()]
+    if not mode_list or any(m not in MODES for m in mode_list):
+        raise click.BadParameter(f"expected slotted, link or slotted,link, got {modes!r}", param_hint="--mode")
+    if judge == "stats":
+        tcp_only = [o for o in ("modes", "profile", "variant", "slot", "rate", "delay", "buffer", "replicates", "rotations")
+                    if ctx.get_parameter_source(o) not in (None, click.core.ParameterSource.DEFAULT)]  # fmt: skip
+        if tcp_only:
+            opts = ", ".join("--" + {"modes": "mode", "variant": "tcp"}.get(o, o) for o in tcp_only)
+            raise click.UsageError(f"{opts}: only --judge tcp runs TCP")
+    setup = None
+    if judge == "tcp":
+        from burstlab.sim import TcpConfig
+
+        tcp = None
+        if profile != "tossim" or variant is not None:
+            tcp = TcpConfig.profile(profile, **({} if variant is None else {"variant": variant}))
+        setup = TcpSetup(tcp=tcp, slot=None if slot is None else parse_time(slot, "slot"), rate=None if rate is None else parse_rate(rate, "rate"),
+                         delay=None if delay is None else parse_time(delay, "delay"), buffer=buffer)  # fmt: skip
     trace = read_trace(trace_file, fmt)
+    if trace.name is None:
+        trace.name = Path(trace_file).name
     skipped: list[tuple[str, str]] = []
     progress = None if as_json else (lambda s: click.echo(s, err=True))
+    ho = holdout if holdout is not None else (0.5 if judge == "tcp" else 0.0)
     with output_dir(plot_dir), output_dir(save_dir):  # unwritable folders fail before the fits
-        ref, rows, fitted = fidelity(trace, names, seed=seed, skipped=skipped, progress=progress)
-        if not rows:
-            why = "; ".join(f"{n}: {r}" for n, r in skipped)
-            from burstlab._core import ParameterError
-
-            raise ParameterError(f"no model could be fitted to {trace_file} ({why})")
+        sel = select(trace, judge, names, holdout=ho, modes=mode_list, setup=setup, replicates=replicates, rotations=rotations, seed=seed,
+                     refit=False, skipped=skipped, progress=progress)  # fmt: skip
+        ref, rows = sel.reference, sel.rows
         plots = plot_ccdfs(ref, rows, plot_dir, stem=Path(trace_file).name) if plot_dir else []
         if save_dir:
-            for name, m in fitted.items():
+            for name, m in sel.models.items():
                 m.save(Path(save_dir) / f"{name}.json")
-    best = best_model(ref, rows)
     if as_json:
-        out = {"trace": trace_file, "length": len(trace), "reference": ref.to_dict(), "models": [r.to_dict() for r in rows]}
-        out["skipped"] = [{"model": n, "reason": r} for n, r in skipped]
-        out["best"] = None if best is None else {"model": best[0].model, "why": best[1]}
-        out["plots"] = [str(p) for p in plots]
+        out = {"trace": trace_file, **sel.to_dict(), "plots": [str(p) for p in plots]}
         click.echo(json.dumps(out, indent=1))
         return
     cols = ["model", "prr", "mu", "mean_loss_burst", "max_loss_burst", "mean_success_run", "max_success_run", "ks_loss_burst", "ks_success_run"]
     heads = ["model", "PRR", "mu", "burst", "max burst", "run", "max run", "KS burst", "KS run"]
-    table = [[_fmt(r.to_dict()[c]) for c in cols] for r in [ref, *rows]]
-    widths = [max(len(h), *(len(row[i]) for row in table)) for i, h in enumerate(heads)]
-    click.echo(f"{trace_file}: {len(trace)} entries; synthetic traces of equal length, seed {seed}")
-    click.echo("  ".join(h.rjust(w) if i else h.ljust(w) for i, (h, w) in enumerate(zip(heads, widths))))
-    for row in table:
-        click.echo("  ".join(c.rjust(w) if i else c.ljust(w) for i, (c, w) in enumerate(zip(row, widths))))
-    if best is not None:
-        click.echo(f"best fit: {best[0].model}: {best[1]}")
+    order = [ref, *rows]
+    tcp_cells: dict[str, list[str]] = {}
+    if sel.tcp:
+        ranked = [v.model for v in sel.tcp[0].verdicts]
+        worst = {n: max(abs(v.error) for j in sel.tcp for v in j.verdicts if v.model == n) for n in ranked}
+        order = [ref, *sorted(rows, key=lambda r: (worst.get(r.model, float("inf")), r.model))]
+        for j in sel.tcp:
+            heads.append(f"TCP {j.setup.mode}")
+            tcp_cells.setdefault("trace", []).append(f"{j.reference.mean:.4g} seg/s")
+            for v in j.verdicts:
+                tcp_cells.setdefault(v.model, []).append(_cell(v.error, *v.ci))
+    table = [[_fmt(r.to_dict()[c]) for c in cols] + tcp_cells.get(r.model, []) for r in order]
+    fr, jr = sel.fit_range, sel.judge_range
+    where = (f"fitted on entries {fr[0]}-{fr[1]}, judged on {jr[0]}-{jr[1]}" if fr != jr else "fitted and judged on the whole trace")
+    click.echo(f"{trace_file}: {len(trace)} entries; {where}; synthetic traces as long as the judged part, seed {seed}")
+    for j in sel.tcp:
+        click.echo(f"TCP {j.setup.mode}: {j.setup.describe()}; {replicates} replicates per model, {rotations} starts over the trace")
+    _print_table(heads, table)
+    if sel.best is not None:
+        click.echo(f"best fit: {sel.best}: {sel.why}")
     click.echo(_FIT_LEGEND)
+    if sel.tcp:
+        click.echo(_TCP_LEGEND)
     for name, reason in skipped:
         click.echo(f"note: skipped {name}: it cannot be fitted to this trace ({reason})", err=True)
+    s = sel.seconds
+    if "tcp" in s:
+        click.echo(f"time: fits {s['fits']:.1f} s, TCP {s['tcp']:.1f} s for {s['tcp_runs']:.0f} runs", err=True)
     for p in plots:
         click.echo(f"wrote {p}", err=True)
 

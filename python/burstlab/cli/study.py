@@ -1,6 +1,7 @@
 """``burstlab study``: the papers' studies — ``prr-mu`` (Srinivasan et al.'s PRR/μ study),
-``error-models`` (Pentikousis & Badr's error models) and ``tibet`` (Martignon & Capone's
-TIBET) — from inputs to figures and a report."""
+``error-models`` (Pentikousis & Badr's error models), ``tibet`` (Martignon & Capone's TIBET)
+and ``hybrid`` (Barsocchi, Oligeri and Potortì's satellite/Wi-Fi path) — from inputs to
+figures and a report."""
 
 from __future__ import annotations
 
@@ -54,6 +55,12 @@ def _check_memory(n_links: int, n_slots: int) -> None:
         )
 
 
+def _parallel(f: Any) -> Any:
+    """``--workers`` and ``--cluster``: where a study's tasks run (``burstlab.sweep``)."""
+    f = click.option("--cluster", default=None, help="Dask scheduler address (tcp://host:port) to run the tasks on.")(f)
+    return click.option("--workers", type=click.IntRange(min=1), default=None, help="Local worker processes (default: all cores).")(f)
+
+
 @click.group("study")
 def study_group() -> None:
     """The papers' studies, end to end (traces → simulations → fits → figures → report)."""
@@ -79,8 +86,7 @@ def _floats(s: str | None, name: str) -> tuple[float, ...] | None:
 @click.option("--subsample", type=click.IntRange(min=1), default=1, show_default=True,
               help="Keep every K-th entry of every trace (Srinivasan et al. §8, Fig. 14; `burstlab convert --every K` does it to a file).")
 @click.option("--out", "out", type=click.Path(file_okay=False), default=None, help="Output folder (default: results/prr-mu-<dataset>).")
-@click.option("--workers", type=click.IntRange(min=1), default=None, help="Local worker processes (default: all cores).")
-@click.option("--cluster", default=None, help="Dask scheduler address (tcp://host:port) to run the tasks on.")
+@_parallel
 @click.option("--seeds", "replicates", type=int, default=5, show_default=True, help="Seeds per synthetic condition (independent, GE).")
 @click.option("--seed", type=click.IntRange(0, 2**32 - 1), default=0, show_default=True, help="Study seed.")
 @click.option("--profile", type=click.Choice(["mirage", "roofnet"]), default=None, help="Srinivasan et al. timers and slot (default per dataset).")
@@ -181,8 +187,7 @@ def _run_cell_study(run_study: Any, config: Any, setup: Any, kw: dict[str, objec
 
 @study_group.command("error-models")
 @click.option("--out", "out", type=click.Path(file_okay=False), default="results/error-models", show_default=True, help="Output folder.")
-@click.option("--workers", type=click.IntRange(min=1), default=None, help="Local worker processes (default: all cores).")
-@click.option("--cluster", default=None, help="Dask scheduler address (tcp://host:port) to run the tasks on.")
+@_parallel
 @click.option("--quick", is_flag=True, help="A reduced study (3 transfers per cell, 2 per sensitivity point, two values per open parameter): the same figures and report in under a minute.")
 @click.option("--seeds", type=click.IntRange(min=2), default=None, help="Transfers per cell at the defaults (default 100; --quick 3; the paper: 10 batches).")
 @click.option("--sweep-seeds", type=click.IntRange(min=2), default=None, help="Transfers per cell of every sensitivity point (default 20; --quick 2).")
@@ -220,8 +225,7 @@ def error_models_cmd(out: str, workers: int | None, cluster: str | None, quick: 
 
 @study_group.command("tibet")
 @click.option("--out", "out", type=click.Path(file_okay=False), default="results/tibet", show_default=True, help="Output folder.")
-@click.option("--workers", type=click.IntRange(min=1), default=None, help="Local worker processes (default: all cores).")
-@click.option("--cluster", default=None, help="Dask scheduler address (tcp://host:port) to run the tasks on.")
+@_parallel
 @click.option("--quick", is_flag=True, help="A reduced study (2 runs of 60 s per cell, fewer points per figure, two values per open parameter): the same figures and report in under a minute.")
 @click.option("--seeds", type=click.IntRange(min=2), default=None, help="Runs per cell at the defaults (default 10; --quick 2).")
 @click.option("--sweep-seeds", type=click.IntRange(min=2), default=None, help="Runs per cell of every sensitivity point (default 4; --quick 2).")
@@ -264,6 +268,93 @@ def tibet_cmd(out: str, workers: int | None, cluster: str | None, quick: bool, s
         kw["sweep_seeds"] = min(seeds, StudyConfig().sweep_seeds)  # a sweep point has no more runs than a default cell
     _run_cell_study(run_study, StudyConfig, setup, kw, quick=quick, seeds=seeds, sweep_seeds=sweep_seeds, seed=seed, no_sweep=no_sweep, out=out,
                     workers=workers, cluster=cluster, no_progress=no_progress, pdf=pdf)  # fmt: skip
+
+
+@study_group.command("hybrid")
+@click.pass_context
+@click.option("--dataset", type=click.Choice(["synthetic", "rutgers", "tossim"]), default=None,
+              help="Raw channels: the built-in synthetic set (default), the Rutgers 802.11 links, or links derived from the TOSSIM noise traces.")
+@click.option("--traces", "traces_dir", type=click.Path(file_okay=False), default=None, help="A folder of raw channel traces in time (e.g. Ttem files) instead.")
+@click.option("--format", "fmt", type=FORMAT, default=None, help="Trace format for --traces (default: detected; .ttem = Ttem, 1 = bad).")
+@click.option("--expected", type=click.IntRange(min=1), default=None, help="--traces seqlist files: frames sent per trace.")
+@click.option("--one-means", type=click.Choice(["received", "lost"]), default="received", show_default=True, help="--traces bits/string files: what a 1 means.")
+@click.option("--noise", default=None, help="--dataset rutgers: comma-separated noise levels (e.g. dbm0,dbm-5).")
+@click.option("--slot", type=TIME, default=0.005, show_default="5ms", help="Channel interval of traces without timing (Ttem's 5 ms).")
+@click.option("--fer-range", nargs=2, type=float, default=(0.01, 0.5), show_default=True, help="Raw FER range of the traces used.")
+@click.option("--max-traces", type=click.IntRange(min=1), default=None, help="At most this many traces, spread evenly over their FERs (default: 8 for real data, all synthetic ones).")
+@click.option("--out", "out", type=click.Path(file_okay=False), default=None, help="Output folder (default: results/hybrid-<dataset>).")
+@_parallel
+@click.option("--quick", is_flag=True, help="A reduced study (300-s runs, 2 per cell, 3 synthetic traces, two values per open parameter): the same figures and report in under a minute.")
+@click.option("--runs", type=click.IntRange(min=2), default=None, help="Runs per cell at the defaults (default 10, the paper's; --quick 2).")
+@click.option("--sweep-seeds", type=click.IntRange(min=2), default=None, help="Runs per cell of every sensitivity point (default 5; --quick 2).")
+@click.option("--seed", type=click.IntRange(0, 2**32 - 1), default=0, show_default=True, help="Study seed.")
+@click.option("--no-sweep", is_flag=True, help="Only the defaults: no sensitivity sweeps.")
+@click.option("--duration", type=TIME, default=None, help="Run length (default 2000 s, the paper's; --quick 300 s).")
+@click.option("--warmup", type=TIME, default=None, help="Discarded start of each run (default 200 s, the paper's; --quick 60 s).")
+@click.option("--fit-slots", type=click.IntRange(min=100), default=None, help="Iterative fits (EM: Gilbert-Elliott, VDDP, HMM; Viterbi: HSMM) use the first N slots of a trace (default 100000; --quick 10000).")
+@click.option("--table1-only", is_flag=True, help="Only Table I's models (a)-(d), not every other model burstlab fits.")
+@click.option("--tcp", "variant", type=click.Choice(["tahoe", "reno", "newreno", "sack"]), default="reno", show_default=True, help="TCP variant (Padhye's formula describes Reno).")
+@click.option("--delayed-ack/--no-delayed-ack", default=False, show_default=True, help="Delayed ACKs (ns-2's TCPSink has none).")
+@click.option("--rto-min", type=TIME, default=1.0, show_default="1s", help="Minimum RTO (ns-2.29's).")
+@click.option("--rwnd", type=click.IntRange(min=1), default=None, help="Receiver window in segments (default: unlimited).")
+@click.option("--mss", type=click.IntRange(1, 65_495), default=1000, show_default=True, help="Segment payload (bytes; the paper's 1000-byte packets).")
+@click.option("--retry-limit", type=click.IntRange(1, 255), default=7, show_default=True, help="802.11 ARQ retry limit (the paper's 7).")
+@click.option("--counts", type=click.Choice(["attempts", "retries"]), default="attempts", show_default=True,
+              help="What the retry limit counts: attempts (dot11ShortRetryLimit) or retries after the first attempt.")
+@click.option("--backoff", type=click.Choice(["dcf", "none"]), default="dcf", show_default=True, help="802.11b binary exponential backoff between attempts.")
+@click.option("--wifi-buffer", type=click.IntRange(min=1), default=100, show_default=True, help="Wi-Fi interface queue (packets).")
+@click.option("--sat-buffer", type=SIZE, default=150_000, show_default="150kB", help="Satellite router buffer (bytes; C·RTT).")
+@click.option("--wifi-acks", type=click.Choice(["lossless", "channel"]), default="lossless", show_default=True,
+              help="TCP ACKs over the Wi-Fi hop: error-free, or as frames on the same half-duplex channel and ARQ.")
+@click.option("--synthetic-alpha", type=float, default=1.5, show_default=True, help="Synthetic set: Pareto shape of the error gaps.")
+@click.option("--synthetic-burst", type=float, default=2.0, show_default=True, help="Synthetic set: mean error burst at FER 10 % (slots).")
+@click.option("--synthetic-burst-exp", type=float, default=0.5, show_default=True, help="Synthetic set: mean burst ∝ (FER odds)^exp (0: the same at every FER).")
+@click.option("--pdf/--no-pdf", default=False, show_default=True, help="Also write every figure as PDF.")
+@click.option("--no-progress", is_flag=True, help="No progress bar (one line per finished task instead).")
+def hybrid_cmd(ctx: click.Context, dataset: str | None, traces_dir: str | None, fmt: str | None, expected: int | None, one_means: str, noise: str | None,
+               slot: float, fer_range: tuple[float, float], max_traces: int | None, out: str | None, workers: int | None, cluster: str | None, quick: bool,
+               runs: int | None, sweep_seeds: int | None, seed: int, no_sweep: bool, duration: float | None, warmup: float | None, fit_slots: int | None,
+               table1_only: bool, variant: str, delayed_ack: bool, rto_min: float, rwnd: int | None, mss: int, retry_limit: int, counts: str, backoff: str,
+               wifi_buffer: int, sat_buffer: int, wifi_acks: str, synthetic_alpha: float, synthetic_burst: float, synthetic_burst_exp: float, pdf: bool,
+               no_progress: bool) -> None:  # fmt: skip
+    """Barsocchi, Oligeri, Potortì, "Packet loss in TCP hybrid wireless networks": TCP over a
+    satellite link and an 802.11 hop whose ARQ meets a raw channel trace in time (Ttem).
+    Fig. 2 (error gaps), Fig. 3 (Padhye vs simulation), Fig. 4 and Table I (goodput for
+    Bernoulli and bistable models against the trace, and every model burstlab fits, ranked),
+    every open parameter swept; writes a results store, figures and a report."""
+    from click.core import ParameterSource
+
+    from burstlab.experiments.hybrid import Setup, StudyConfig, run_study
+
+    if traces_dir and dataset:
+        raise click.UsageError("give either --dataset or --traces, not both")
+    ds = "traces" if traces_dir else (dataset or "synthetic")
+    only = {"fmt": ("--format", "traces"), "expected": ("--expected", "traces"), "one_means": ("--one-means", "traces"), "noise": ("--noise", "rutgers"),
+            "synthetic_alpha": ("--synthetic-alpha", "synthetic"), "synthetic_burst": ("--synthetic-burst", "synthetic"),
+            "synthetic_burst_exp": ("--synthetic-burst-exp", "synthetic")}  # fmt: skip
+    wrong = [opt for name, (opt, d) in only.items() if d != ds and ctx.get_parameter_source(name) is not ParameterSource.DEFAULT]
+    if wrong:
+        raise click.UsageError(f"{', '.join(wrong)} {'has' if len(wrong) == 1 else 'have'} no effect with {_input_name(ds)}")
+    setup = Setup(variant=variant, delayed_ack=delayed_ack, rto_min=rto_min, rwnd=rwnd, mss=mss, retry_limit=retry_limit, counts=counts, backoff=backoff,
+                  wifi_buffer=wifi_buffer, sat_buffer=int(sat_buffer), wifi_acks=wifi_acks, synth_alpha=synthetic_alpha, synth_burst=synthetic_burst,
+                  synth_burst_exp=synthetic_burst_exp)  # fmt: skip
+    kw: dict[str, object] = {"seed": seed, "sweep": not no_sweep, "dataset": ds, "traces_dir": traces_dir, "fmt": fmt, "traces_one_means": one_means,
+                             "traces_expected": expected, "slot": slot, "fer_range": tuple(fer_range), "all_models": not table1_only,
+                             "rutgers_noise": tuple(x.strip() for x in noise.split(",") if x.strip()) if noise else None}  # fmt: skip
+    if max_traces is not None or ds != "synthetic":
+        kw["max_traces"] = max_traces or 8
+    for name, v in (("runs", runs), ("sweep_seeds", sweep_seeds), ("duration", duration), ("warmup", warmup), ("fit_slots", fit_slots)):
+        if v is not None:
+            kw[name] = v
+    cfg = StudyConfig.quick_config(setup, **kw) if quick else StudyConfig(setup=setup, **kw)  # type: ignore[arg-type]
+    res = run_study(cfg, out or f"results/hybrid-{ds}", workers=workers, cluster=cluster, progress=not no_progress, log=lambda s: click.echo(s, err=True),
+                    formats=("png", "pdf") if pdf else ("png",))
+    click.echo(f"{res.ran} simulations run, {res.skipped} reused from the store, {res.elapsed_s:.1f} s")
+    held = sum(1 for c in res.claims if c["verdict"] == "holds")
+    judged = sum(1 for c in res.claims if c["verdict"] in ("holds", "differs"))
+    click.echo(f"claims of the paper: {held} of {judged} hold" + (" (on synthetic traces)" if ds == "synthetic" else "") + " (report: claims table)")
+    click.echo(f"report: {res.report_md.resolve()}")
+    click.echo(f"report (HTML): {res.report_html.resolve()}")
 
 
 COMMANDS = [study_group]

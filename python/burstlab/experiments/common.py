@@ -19,12 +19,13 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
-from burstlab import __version__
-from burstlab.store import ResultStore, canonical_json
+from burstlab.store import ResultStore, canonical_json, results_version
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -66,7 +67,7 @@ def keyed_items(study: str, cid: str, p: dict[str, Any], seeds: Sequence[int], e
         raise ValueError(f"extra keys must sort before 'replicate' and not shadow the item's own: {sorted(extra)}")
     canonical_json(p)  # plain, finite, JSON-serialisable, or a ParameterError
     # Sorted keys: burstlab_version, <extra>, params | replicate, seed, study.
-    head = json.dumps({"burstlab_version": __version__, **extra, "params": p}, sort_keys=True, separators=(",", ":"))[:-1]
+    head = json.dumps({"burstlab_version": results_version(), **extra, "params": p}, sort_keys=True, separators=(",", ":"))[:-1]
     out = []
     for k, seed in enumerate(seeds):
         text = f'{head},"replicate":{k},"seed":{seed},"study":"{study}"}}'
@@ -100,13 +101,26 @@ def sweep_points(cfg: Any) -> list[tuple[str, Any, Any]]:
     return pts
 
 
-def pending(tasks: Sequence[Task], done: set[str]) -> list[Task]:
-    """The tasks with their finished items removed (resume)."""
+def environments(cfg: Any, runs: Sequence[dict[str, Any]], cell_stats: Callable[[Sequence[dict[str, Any]]], Any], env: Callable[..., T],
+                 points: Sequence[tuple[str, Any, Any]], full: Sequence[str] = ("baseline",)) -> tuple[T, list[tuple[str, Any, T]]]:  # fmt: skip
+    """The baseline environment and every sensitivity point's (``points``, baseline first), as
+    ``env(cfg, setup, stats)``: the points named in ``full`` on every replicate, the others
+    on the first ``cfg.sweep_seeds``, so that along one parameter every point, its default
+    included, uses the same replicates (common random numbers)."""
+    every = cell_stats(runs)
+    few = cell_stats([r for r in runs if r["replicate"] < cfg.sweep_seeds])
+    pts = [(name, v, env(cfg, s, every if name in full else few)) for name, v, s in points]
+    return pts[0][2], pts[1:]
+
+
+def pending(tasks: Sequence[T], done: set[str]) -> list[T]:
+    """The tasks with their finished items removed (resume): a :class:`Task`, or any
+    dataclass with ``items`` of :class:`Item` (a study whose tasks carry more)."""
     out = []
     for t in tasks:
-        left = tuple(i for i in t.items if i.key not in done)
+        left = tuple(i for i in t.items if i.key not in done)  # type: ignore[attr-defined]
         if left:
-            out.append(Task(t.name, left))
+            out.append(replace(t, items=left))  # type: ignore[type-var]
     return out
 
 
@@ -255,6 +269,21 @@ def write_tables(out: Path, store: ResultStore, cells: list[dict[str, Any]], cel
     _replace_table(store, "cells", cells, cell_columns)
     write_csv(out / "claims.csv", claims, ["where", "claim", "paper", "ours", "verdict"])
     write_csv(out / "sensitivity.csv", sensitivity, list(sensitivity[0].keys()))
+
+
+def show_param(name: str, v: Any, per: dict[str, float] | None = None, words: dict[str, dict[Any, str]] | None = None) -> str:
+    """A parameter value as a study's tables print it: divided by ``per[name]`` into the
+    table's unit (``{"rate": 1e6}``: Mb/s), spelled out by ``words[name]``, a receiver window
+    of None as unlimited, booleans on/off, other floats with ``%g``."""
+    if words and name in words:
+        return words[name][v]
+    if per and name in per and isinstance(v, (int, float)) and not isinstance(v, bool):
+        return f"{v / per[name]:g}"
+    if name == "rwnd" and v is None:
+        return "unlimited"
+    if isinstance(v, bool):
+        return "on" if v else "off"
+    return f"{v:g}" if isinstance(v, float) else str(v)
 
 
 def figure_saver(figdir: Path, formats: Sequence[str]) -> Callable[[Any, str], Path]:

@@ -46,6 +46,7 @@ from typing import Any
 import numpy as np
 
 from burstlab._core import ParameterError
+from burstlab.experiments.common import environments as common_environments
 from burstlab.experiments.common import (  # noqa: F401  (t95, Ratio, write_json, StudyResult: used by the report, the tests and callers)
     Item,
     Outputs,
@@ -596,7 +597,4 @@ def environments(cfg: StudyConfig, runs: Sequence[dict[str, Any]]) -> tuple[Env,
     the sub-cycle, the first ``sweep_seeds`` for the others), so a sweep's curve compares
     like with like (common random numbers) instead of setting a 100-transfer default
     beside 20-transfer neighbours."""
-    full = cell_stats(runs)
-    few = cell_stats([r for r in runs if r["replicate"] < cfg.sweep_seeds])
-    pts = [(name, v, Env(cfg, s, full if name in FULL_SEEDS else few)) for name, v, s in sweep_points(cfg)]
-    return pts[0][2], pts[1:]
+    return common_environments(cfg, runs, cell_stats, Env, sweep_points(cfg), FULL_SEEDS)

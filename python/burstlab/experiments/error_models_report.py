@@ -40,7 +40,7 @@ from burstlab.experiments.error_models import (
     paired_difference,
     write_json,
 )
-from burstlab.experiments.common import figure_saver, img_block, write_report, write_tables
+from burstlab.experiments.common import figure_saver, img_block, show_param, write_report, write_tables
 from burstlab.experiments.prr_mu_report import Block
 from burstlab.store import ResultStore
 
@@ -56,16 +56,8 @@ PARAM_LABEL = {
 
 
 def show(name: str, v: Any) -> str:
-    """A parameter value as the tables print it."""
-    if name == "rate":
-        return f"{v / 1e6:g}"
-    if name == "lan_delay":
-        return f"{v * 1e3:g}"
-    if name == "rwnd" and v is None:
-        return "unlimited"
-    if isinstance(v, bool):
-        return "on" if v else "off"
-    return f"{v:g}" if isinstance(v, float) else str(v)
+    """A parameter value as the tables print it (Mb/s, ms)."""
+    return show_param(name, v, per={"rate": 1e6, "lan_delay": 1e-3})
 
 
 def _fmt(v: Any, nd: int = 1) -> str:

@@ -37,10 +37,9 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from burstlab import __version__
 from burstlab._core import LossModel, ParameterError
 from burstlab.stats import TraceStats, trace_stats
-from burstlab.store import ResultStore, canonical_json, config_hash
+from burstlab.store import ResultStore, canonical_json, config_hash, results_version
 from burstlab.sweep import run_tasks, task_seed
 from burstlab.traces import Trace
 
@@ -474,7 +473,7 @@ def plan(cfg: StudyConfig, links: Sequence[StudyLink]) -> list[LinkTask]:
                     "tcp": tcp,
                     "ack_path": cfg.ack_path,
                     "chunk": cfg.chunk,
-                    "burstlab_version": __version__,
+                    "burstlab_version": results_version(),
                 }
                 items.append(Item(cond, rep, seed, config_hash(conf), canonical_json(conf)))
         st = lk.stats

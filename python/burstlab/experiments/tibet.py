@@ -46,6 +46,7 @@ from typing import Any
 import numpy as np
 
 from burstlab._core import ParameterError
+from burstlab.experiments.common import environments as common_environments
 from burstlab.experiments.common import (
     NAN_RATIO,
     Item,
@@ -754,7 +755,4 @@ def environments(cfg: StudyConfig, runs: Sequence[dict[str, Any]]) -> tuple[Env,
     """The baseline environment (every run) and every sensitivity point's. Every point of a
     sweep, its default included, uses the first ``sweep_seeds`` replicates, so a sweep's
     curve compares like with like (common random numbers)."""
-    full = cell_stats(runs)
-    few = cell_stats([r for r in runs if r["replicate"] < cfg.sweep_seeds])
-    pts = [(name, v, Env(cfg, s, full if name == "baseline" else few)) for name, v, s in sweep_points(cfg)]
-    return pts[0][2], pts[1:]
+    return common_environments(cfg, runs, cell_stats, Env, sweep_points(cfg), ("baseline",))

@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from burstlab import __version__
-from burstlab.experiments.common import Ratio, figure_saver, img_block, mean_ci, paired_difference, write_json, write_report, write_tables
+from burstlab.experiments.common import Ratio, figure_saver, img_block, mean_ci, paired_difference, show_param, write_json, write_report, write_tables
 from burstlab.experiments.prr_mu_report import Block
 from burstlab.experiments.tibet import (
     CCS,
@@ -77,18 +77,8 @@ _COLOR = {"reno": "#c44e52", "tibet": "#4c72b0", "ideal": "#55a868", "westwood":
 
 
 def show(name: str, v: Any) -> str:
-    """A parameter value as the tables print it."""
-    if name == "wireless_rate":
-        return f"{v / 1e6:g}"
-    if name == "access_delay":
-        return f"{v * 1e3:g}"
-    if name == "rwnd" and v is None:
-        return "unlimited"
-    if name == "reading":
-        return {"one-way": "50 ms one way", "rtt": "RTT 50 ms"}[v]
-    if isinstance(v, bool):
-        return "on" if v else "off"
-    return f"{v:g}" if isinstance(v, float) else str(v)
+    """A parameter value as the tables print it (Mb/s, ms, how the delay is read)."""
+    return show_param(name, v, per={"wireless_rate": 1e6, "access_delay": 1e-3}, words={"reading": {"one-way": "50 ms one way", "rtt": "RTT 50 ms"}})
 
 
 def _mbps(c: CellStats | None, nd: int = 3) -> str:

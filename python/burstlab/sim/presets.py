@@ -8,8 +8,8 @@
 - :func:`wired_wireless`: source — wired hop — base station — wireless hop — destination
   (Martignon & Capone Fig. 10).
 - :func:`satellite_wifi`: a geostationary satellite link in series with a Wi-Fi hop
-  (Barsocchi et al. §II: 2 Mb/s, 300 ms, 150 kB buffer, FER 10^-5; Wi-Fi 5.3 Mb/s of MAC
-  capacity, latency taken as null).
+  (Barsocchi et al. §II: 2 Mb/s, 300 ms, 150 kB buffer, FER 10^-5; Wi-Fi 802.11b with its
+  ARQ, retry limit 7, 5.3 Mb/s of MAC capacity, latency taken as null, its raw channel in time).
 
 Each returns a :class:`~burstlab.sim.Network`; change it with :func:`dataclasses.replace`.
 """
@@ -21,10 +21,11 @@ from collections.abc import Sequence
 from typing import Any
 
 from burstlab import _core
+from burstlab.linklayer import Arq, Backoff
 from burstlab.sim import Link, TcpConfig
 from burstlab.sim.network import Cbr, Flow, Hop, Network
 
-__all__ = ["bdp_packets", "chain", "dumbbell", "satellite_wifi", "single", "wired_wireless"]
+__all__ = ["WIFI_ARQ", "bdp_packets", "chain", "dumbbell", "satellite_wifi", "single", "wired_wireless"]
 
 
 def bdp_packets(rate: float, rtt: float, packet_bytes: int = 1040) -> int:
@@ -149,19 +150,31 @@ def wired_wireless(
     return Network(hops, [Flow("flow", ["wired", "wireless"], tcp=tcp or TcpConfig())], **_common(kw))
 
 
+#: Barsocchi et al. §I, §V: the Wi-Fi hop's IEEE 802.11 ARQ, "retries sending a frame up to a
+#: configurable number of times – typically 7": dot11ShortRetryLimit = 7 attempts, 802.11b DCF
+#: timing at 11 Mb/s with the standard's binary exponential backoff between attempts (the
+#: 5.3 Mb/s MAC capacity of §II.B counts the mean backoff; docs/link-layer.md, docs/study-hybrid.md).
+WIFI_ARQ = Arq(retry_limit=7, counts="attempts", backoff=Backoff())
+
+
 def satellite_wifi(
     fer: float = 1e-5,
     wifi: Link | None = None,
     tcp: TcpConfig | None = None,
+    channel: _core.LossModel | None = None,
     **kw: Any,
 ) -> Network:
     """Barsocchi et al. §II: a geostationary ``satellite`` hop (2 Mb/s, 300 ms one way, a
     150 kB buffer — one bandwidth-delay product —, Bernoulli frame errors with rate
-    ``fer``) in series with a ``wifi`` hop (default 5.3 Mb/s, the 802.11b MAC capacity for
-    1000-byte packets, no latency, a 100-packet buffer; give its loss, e.g. a Ttem trace in
-    time mode), one TCP flow ``flow`` from the satellite side to the Wi-Fi station."""
+    ``fer``) in series with a ``wifi`` hop, one TCP flow ``flow`` from the satellite side to
+    the Wi-Fi station. The default Wi-Fi hop is 802.11b at 11 Mb/s with its ARQ
+    (:data:`WIFI_ARQ`: 7 attempts, DCF timing and backoff, 5.3 Mb/s of MAC capacity for
+    1000-byte packets), no latency and a 100-packet buffer; ``channel`` is its raw channel in
+    time mode, asked for each attempt's interval (e.g. a Ttem trace,
+    ``LossModel.replay(bits, slot=0.005)``; None: error-free). ``wifi`` replaces the whole
+    hop (``channel`` is then ignored)."""
     sat = Link(rate=2e6, delay=0.300, buffer=150_000, buffer_unit="bytes",
                loss=None if fer == 0 else _core.LossModel.bernoulli(fer))  # fmt: skip
-    w = wifi or Link(rate=5.3e6, delay=0.0, buffer=100)
+    w = wifi or Link(rate=5.3e6, delay=0.0, buffer=100, loss=channel, loss_mode="time", link_layer=WIFI_ARQ)
     hops = [Hop("satellite", sat), Hop("wifi", w)]
     return Network(hops, [Flow("flow", ["satellite", "wifi"], tcp=tcp or TcpConfig())], **_common(kw))

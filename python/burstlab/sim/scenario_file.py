@@ -48,7 +48,7 @@ PRESET_KEYS = {
     "chain": {"hops", "n", "link", "tcp", "flows", "ack_loss"},
     "dumbbell": {"n", "bottleneck", "access_delay", "access_rate", "tcp", "cross_traffic", "cross_traffic_packet_bytes"},
     "wired_wireless": {"rtt", "wireless", "wired_rate", "tcp"},
-    "satellite_wifi": {"fer", "wifi", "tcp"},
+    "satellite_wifi": {"fer", "wifi", "tcp", "channel"},
 }
 
 
@@ -192,13 +192,7 @@ class _Reader:
             elif k == "loss_window":
                 kw[k] = self.string(v, w, ("serialisation", "transit"))
             elif k == "loss":
-                from burstlab.lossspec import parse_loss_spec
-
-                spec = self.string(v, w)
-                try:
-                    kw[k] = parse_loss_spec(spec)
-                except (ValueError, OSError) as e:
-                    raise self.fail(w, f"loss = {spec!r}: {e}") from None
+                kw[k] = self.loss(v, w)
             elif k == "link_layer":
                 from burstlab.linklayer import parse_link_layer
 
@@ -313,6 +307,16 @@ class _Reader:
             kw["on_off"] = OnOff(self.time(d["on"], (*where, "on")), self.time(d["off"], (*where, "off")), dist, float(shape))
         return Flow(**kw)
 
+    def loss(self, v: Any, w: tuple[Any, ...]) -> Any:
+        """A loss spec (``burstlab sim --loss``'s) as a loss model; an error names the key."""
+        from burstlab.lossspec import parse_loss_spec
+
+        spec = self.string(v, w)
+        try:
+            return parse_loss_spec(spec)
+        except (ValueError, OSError) as e:
+            raise self.fail(w, f"{w[-1]} = {spec!r}: {e}") from None
+
     def preset(self, d: Any, top: dict[str, Any]) -> Network:
         from burstlab.sim import presets
 
@@ -353,6 +357,8 @@ class _Reader:
                 if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 <= v <= 1:
                     raise self.fail(w, f"fer = {v!r}: expected a probability")
                 kw[k] = float(v)
+            elif k == "channel":  # satellite_wifi: the Wi-Fi hop's raw channel (time mode)
+                kw[k] = self.loss(v, w)
             elif k == "ack_loss":
                 kw[k] = self.string(v, w, ("none", "independent", "sync"))
             elif k == "size":

@@ -30,8 +30,34 @@ fn check_dist(name: &str, row: &[f64]) -> crate::Result<()> {
     Ok(())
 }
 
+/// A k-state chain's parameters, each error naming its argument: a k×k matrix of
+/// probability rows, an initial law of k entries and k loss probabilities; returns k.
+pub(crate) fn check_chain(trans: (&str, &[Vec<f64>]), start: (&str, &[f64]), loss: &[f64]) -> crate::Result<usize> {
+    let k = trans.1.len();
+    if k == 0 {
+        return Err(Error::param(trans.0, "[]", "at least one state"));
+    }
+    for row in trans.1 {
+        if row.len() != k {
+            return Err(Error::param(trans.0, format!("a row of {} entries", row.len()), &format!("a {k}×{k} matrix")));
+        }
+        check_dist(trans.0, row)?;
+    }
+    if start.1.len() != k {
+        return Err(Error::param(start.0, start.1.len(), &format!("{k} entries")));
+    }
+    check_dist(start.0, start.1)?;
+    if loss.len() != k {
+        return Err(Error::param("loss", loss.len(), &format!("{k} entries")));
+    }
+    for &p in loss {
+        check_prob("loss", p)?;
+    }
+    Ok(k)
+}
+
 /// Draw an index from a discrete distribution.
-fn pick(rng: &mut Rng, p: &[f64]) -> usize {
+pub(crate) fn pick(rng: &mut Rng, p: &[f64]) -> usize {
     let u = uniform(rng);
     let mut acc = 0.0;
     for (i, &x) in p.iter().enumerate() {
@@ -46,26 +72,7 @@ fn pick(rng: &mut Rng, p: &[f64]) -> usize {
 
 impl MarkovModulated {
     pub fn new(trans: Vec<Vec<f64>>, start: Vec<f64>, loss: Vec<f64>) -> crate::Result<Self> {
-        let k = trans.len();
-        if k == 0 {
-            return Err(Error::param("transmat", "[]", "at least one state"));
-        }
-        for row in &trans {
-            if row.len() != k {
-                return Err(Error::param("transmat", format!("a row of {} entries", row.len()), &format!("a {k}×{k} matrix")));
-            }
-            check_dist("transmat", row)?;
-        }
-        if start.len() != k {
-            return Err(Error::param("startprob", start.len(), &format!("{k} entries")));
-        }
-        check_dist("startprob", &start)?;
-        if loss.len() != k {
-            return Err(Error::param("loss", loss.len(), &format!("{k} entries")));
-        }
-        for &p in &loss {
-            check_prob("loss", p)?;
-        }
+        let k = check_chain(("transmat", &trans), ("startprob", &start), &loss)?;
         Ok(MarkovModulated { k, trans: trans.concat(), start, loss, state: None })
     }
 
@@ -77,39 +84,44 @@ impl MarkovModulated {
         &self.trans[i * self.k..(i + 1) * self.k]
     }
 
-    /// Stationary law of the chain (solves π(A − I) = 0, Σπ = 1 by Gaussian elimination);
-    /// None if the chain is not irreducible enough for a unique solution.
-    #[allow(clippy::needless_range_loop)] // matrix code reads best with indices
+    /// Stationary law of the chain ([`stationary_law`]).
     pub fn stationary(&self) -> Option<Vec<f64>> {
-        let k = self.k;
-        // Rows of M: equations Σ_i π_i (A_ij − δ_ij) = 0 for j < k−1, then Σ π_i = 1.
-        let mut m = vec![vec![0.0; k + 1]; k];
-        for j in 0..k - 1 {
-            for i in 0..k {
-                m[j][i] = self.trans[i * k + j] - if i == j { 1.0 } else { 0.0 };
-            }
-        }
+        stationary_law(&self.trans, self.k)
+    }
+}
+
+/// Stationary law of a k-state chain with row-major transition matrix `trans` (solves
+/// π(A − I) = 0, Σπ = 1 by Gaussian elimination); None if the chain is not irreducible
+/// enough for a unique solution.
+#[allow(clippy::needless_range_loop)] // matrix code reads best with indices
+pub(crate) fn stationary_law(trans: &[f64], k: usize) -> Option<Vec<f64>> {
+    // Rows of M: equations Σ_i π_i (A_ij − δ_ij) = 0 for j < k−1, then Σ π_i = 1.
+    let mut m = vec![vec![0.0; k + 1]; k];
+    for j in 0..k - 1 {
         for i in 0..k {
-            m[k - 1][i] = 1.0;
+            m[j][i] = trans[i * k + j] - if i == j { 1.0 } else { 0.0 };
         }
-        m[k - 1][k] = 1.0;
-        for c in 0..k {
-            let piv = (c..k).max_by(|&a, &b| m[a][c].abs().total_cmp(&m[b][c].abs()))?;
-            if m[piv][c].abs() < 1e-12 {
-                return None;
-            }
-            m.swap(c, piv);
-            for r in 0..k {
-                if r != c {
-                    let f = m[r][c] / m[c][c];
-                    for x in c..=k {
-                        m[r][x] -= f * m[c][x];
-                    }
+    }
+    for i in 0..k {
+        m[k - 1][i] = 1.0;
+    }
+    m[k - 1][k] = 1.0;
+    for c in 0..k {
+        let piv = (c..k).max_by(|&a, &b| m[a][c].abs().total_cmp(&m[b][c].abs()))?;
+        if m[piv][c].abs() < 1e-12 {
+            return None;
+        }
+        m.swap(c, piv);
+        for r in 0..k {
+            if r != c {
+                let f = m[r][c] / m[c][c];
+                for x in c..=k {
+                    m[r][x] -= f * m[c][x];
                 }
             }
         }
-        Some((0..k).map(|i| m[i][k] / m[i][i]).collect())
     }
+    Some((0..k).map(|i| m[i][k] / m[i][i]).collect())
 }
 
 impl LossModel for MarkovModulated {

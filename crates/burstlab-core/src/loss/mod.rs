@@ -9,9 +9,11 @@ use crate::time::Nanos;
 use crate::trace::BitTrace;
 
 pub mod bernoulli;
+pub mod bootstrap;
 pub mod fill;
 pub mod gilbert_elliott;
 pub mod hmm;
+pub mod hsmm;
 pub mod list;
 pub mod markov_ct;
 pub mod replay;
@@ -21,8 +23,10 @@ pub mod sojourn;
 pub mod vddp;
 
 pub use bernoulli::Bernoulli;
+pub use bootstrap::BlockBootstrap;
 pub use gilbert_elliott::GilbertElliott;
 pub use hmm::MarkovModulated;
+pub use hsmm::SemiMarkovChain;
 pub use list::DeterministicList;
 pub use markov_ct::{markov_ct, on_off};
 pub use replay::{EndBehavior, Replay};

@@ -1,0 +1,970 @@
+"""The hybrid satellite/Wi-Fi study of Barsocchi, Oligeri and Potortì ("Packet loss in TCP
+hybrid wireless networks").
+
+One TCP connection crosses the path of §II: a geostationary satellite link (2 Mb/s, 300 ms,
+a 150 kB buffer, Bernoulli frame errors at 10^-5) in series with an 802.11b hop (11 Mb/s,
+5.3 Mb/s of MAC capacity, no latency) whose ARQ (retry limit 7) meets a raw channel given as
+a trace in time: Ttem, one state per 5 ms interval, each ARQ attempt lost iff its interval
+on the air overlaps a bad slot (:func:`burstlab.sim.presets.satellite_wifi`,
+``docs/link-layer.md``). Three questions:
+
+- **Fig. 2**: the error-gap (success-run) distribution of a channel trace against a
+  Bernoulli trace with the same frame error rate (FER): polynomial against geometric tails.
+- **Fig. 3**: Padhye's formula against the median goodput of 10 runs of 2000 s (the first
+  200 s discarded) over a Bernoulli channel at FER 2-30 %, the formula fed with the runs'
+  mean RTT, RTO and segment error rate.
+- **Fig. 4 and Table I**: goodput against the trace's raw FER for (a) Bernoulli with the
+  same FER, (b) with the same mean burst length, (c) with the same mean gap length, (d) the
+  bistable (Gilbert) model fitting all three, (e) the trace itself; and beside them every
+  model burstlab can fit (:data:`burstlab.models.ALL_MODELS` and more), ranked by how close
+  its goodput comes to (e). Each model is fitted to the trace's slots and sampled into a
+  synthetic Ttem trace that drives the same ARQ, as the paper did.
+
+The paper's ISTI traces are not public: the study runs on any folder of time traces
+(``--traces``), on the real traces in ``$BURSTLAB_SHARED/data`` that can serve as raw
+channels (``--dataset rutgers``, ``tossim``) and by default on a built-in synthetic set
+(:func:`synthetic_channel`), labelled synthetic everywhere.
+
+What the paper leaves open (the TCP variant and timers, the ARQ's retry convention and
+backoff, the ACK path, buffers, the synthetic set's tail and burst length) is a field of
+:class:`Setup` with a documented default (``docs/study-hybrid.md``); the study re-runs the
+Table I conditions and Fig. 3 with each varied alone (``sensitivity``).
+
+Every simulation is one row of the results store (:class:`burstlab.store.ResultStore`),
+keyed by the hash of its parameters, replicate and seed; every model fit one row of its
+``fits`` table. A task runs only the rows still missing, so a killed study resumes, and
+rows never depend on the worker count. Replicate k has the same simulator seed in every
+cell; the channel of a model condition is the model sampled with a seed of (trace,
+condition, k); the trace condition (e) replays the trace from an offset of k alone.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import math
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field, fields, replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from burstlab._core import ParameterError
+from burstlab.experiments.common import environments as common_environments
+from burstlab.experiments.common import Item, cell_hash, check_sensitivity, keyed_items, run_keyed_study, t95
+from burstlab.experiments.common import StudyResult as _StudyResult
+from burstlab.experiments.common import sweep_points as _sweep_points
+from burstlab.store import ResultStore, config_hash
+from burstlab.sweep import run_tasks, task_seed
+from burstlab.traces import Trace
+
+STUDY = "hybrid"
+DATASETS = ("synthetic", "rutgers", "tossim", "traces")
+
+# -- the paper's numbers (§II, §III, §V) --------------------------------------------------
+SAT_RATE = 2e6  # §II.A: "a 2 Mb/s link"
+SAT_DELAY = 0.300  # §II.A: "any latency not smaller than 300 ms"
+SAT_FER = 1e-5  # §II.A: "a satellite channel with a FER of 10^-5"
+SAT_BUFFER = 150_000  # §II.A: C·RTT = 2 Mb/s · 0.6 s = 150 kB
+SLOT = 0.005  # §II.B, §III: Ttem's 5 ms intervals
+DURATION, WARMUP, RUNS = 2000.0, 200.0, 10  # §V: "10 instances ... for 2000 seconds, discarded the first 200"
+#: §V, Fig. 3: "frame error rates ranging from 2% to 30%".
+PADHYE_FERS = (0.02, 0.05, 0.08, 0.1, 0.15, 0.2, 0.25, 0.3)
+#: §II.B: "delays due to retransmissions greater than 50 ms in less than 0.1% of packets".
+LATE = 0.050
+
+#: Table I: the four models and the real trace, as burstlab's model names.
+TABLE1 = {"a": "bernoulli-fer", "b": "bernoulli-burst", "c": "bernoulli-gap", "d": "bistable", "e": "trace"}
+TABLE1_TEXT = {
+    "a": "Bernoulli, same FER", "b": "Bernoulli, same mean burst length", "c": "Bernoulli, same mean gap length",
+    "d": "bistable (Gilbert), same FER, mean burst and gap", "e": "the trace",
+}  # fmt: skip
+#: Every other model burstlab fits (``burstlab fit --models all`` and the extra families),
+#: ranked against (e). ``list`` and ``replay`` are left out: fitted, they are the trace (e).
+#: ``bootstrap`` (the trace's stationary block bootstrap) is the model-free reference of
+#: ``burstlab fit --judge tcp``: how close resampled stretches of the trace itself come.
+MORE_MODELS = ("ge-counts", "gilbert-elliott", "markov-ct", "on-off", "semi-markov", "semi-markov-pareto", "semi-markov-empirical", "vddp", "hmm", "runlength",
+               "hsmm", "run-chain", "run-chain-vo", "bootstrap")  # fmt: skip
+#: Models trained iteratively (expectation-maximisation with hmmlearn, the semi-Markov
+#: chain's Viterbi training): on the first ``fit_slots`` slots.
+EM_MODELS = ("gilbert-elliott", "vddp", "hmm", "hsmm")
+
+
+def condition_label(cond: str) -> str:
+    """``"(a) bernoulli-fer"`` for Table I's conditions, the model name otherwise."""
+    for k, v in TABLE1.items():
+        if v == cond:
+            return f"({k}) {v}"
+    return cond
+
+
+# --------------------------------------------------------------------------------------
+# the open parameters
+# --------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Setup:
+    """The open parameters: one environment of the study (defaults argued in
+    ``docs/study-hybrid.md``).
+
+    TCP (ns-2.29's, not described by the paper): ``variant`` (Reno, the variant Padhye's
+    formula describes), ``delayed_ack`` (ns-2's TCPSink: off), ``rto_min`` (ns-2: 1 s),
+    ``rwnd`` (segments; None: unlimited, so that the C·RTT buffer can fill the link, §II.A),
+    ``mss`` (bytes: the 1000-byte packets of §II.B). Wi-Fi ARQ: ``retry_limit`` (§I: 7),
+    ``counts`` ("attempts": the standard's dot11ShortRetryLimit; "retries": R + 1 attempts),
+    ``backoff`` ("dcf": 802.11b's binary exponential backoff; "none"). ``wifi_buffer``
+    (packets; §II.B: any buffer above four packets), ``sat_buffer`` (bytes; §II.A: C·RTT),
+    ``wifi_acks`` ("lossless": the TCP ACKs cross the Wi-Fi hop on an error-free twin;
+    "channel": a half-duplex hop whose ACK frames share the data's raw channel and ARQ).
+    The built-in synthetic set: ``synth_alpha`` (Pareto shape of the error gaps),
+    ``synth_burst`` (mean error-burst length at FER 10 %, slots) and ``synth_burst_exp`` (how
+    the mean burst follows the FER: ∝ (FER odds)^exp, 0 = the same at every FER; 0.5 splits
+    the FER's change evenly between bursts and gaps on a log scale).
+    """
+
+    variant: str = "reno"
+    delayed_ack: bool = False
+    rto_min: float = 1.0
+    rwnd: int | None = None
+    mss: int = 1000
+    retry_limit: int = 7
+    counts: str = "attempts"
+    backoff: str = "dcf"
+    wifi_buffer: int = 100
+    sat_buffer: int = SAT_BUFFER
+    wifi_acks: str = "lossless"
+    synth_alpha: float = 1.5
+    synth_burst: float = 2.0
+    synth_burst_exp: float = 0.5
+
+    def __post_init__(self) -> None:
+        def bad(name: str, value: Any, expected: str) -> ParameterError:
+            return ParameterError(f"invalid parameter {name} = {value!r}: expected {expected}")
+
+        from burstlab.sim import VARIANTS
+
+        if self.variant not in VARIANTS:
+            raise bad("variant", self.variant, f"one of {', '.join(VARIANTS)}")
+        if not (isinstance(self.rto_min, (int, float)) and math.isfinite(self.rto_min) and self.rto_min > 0):
+            raise bad("rto_min", self.rto_min, "a positive time")
+        if self.rwnd is not None and not (isinstance(self.rwnd, int) and self.rwnd >= 1):
+            raise bad("rwnd", self.rwnd, "at least 1 segment, or None (unlimited)")
+        if not (isinstance(self.mss, int) and 1 <= self.mss <= 65_495):
+            raise bad("mss", self.mss, "1..65495 bytes")
+        if not (isinstance(self.retry_limit, int) and 1 <= self.retry_limit <= 255):
+            raise bad("retry_limit", self.retry_limit, "1..255")
+        if self.counts not in ("attempts", "retries"):
+            raise bad("counts", self.counts, "'attempts' or 'retries'")
+        if self.backoff not in ("dcf", "none"):
+            raise bad("backoff", self.backoff, "'dcf' or 'none'")
+        if not (isinstance(self.wifi_buffer, int) and self.wifi_buffer >= 1):
+            raise bad("wifi_buffer", self.wifi_buffer, "at least 1 packet")
+        if not (isinstance(self.sat_buffer, int) and self.sat_buffer >= 1040):
+            raise bad("sat_buffer", self.sat_buffer, "at least one 1040-byte packet")
+        if self.wifi_acks not in ("lossless", "channel"):
+            raise bad("wifi_acks", self.wifi_acks, "'lossless' or 'channel'")
+        if not (isinstance(self.synth_alpha, (int, float)) and 1 < self.synth_alpha < 100):
+            raise bad("synth_alpha", self.synth_alpha, "a Pareto shape above 1 (a finite mean gap)")
+        if not (isinstance(self.synth_burst, (int, float)) and 1 <= self.synth_burst < 1e6):
+            raise bad("synth_burst", self.synth_burst, "a mean burst length of at least 1 slot")
+        if not (isinstance(self.synth_burst_exp, (int, float)) and 0 <= self.synth_burst_exp <= 1):
+            raise bad("synth_burst_exp", self.synth_burst_exp, "an exponent in [0, 1]")
+
+
+#: Fields that shape the synthetic traces, not the network (they change only (e) and the fits).
+SYNTH_FIELDS = ("synth_alpha", "synth_burst", "synth_burst_exp")
+#: The network's fields (every cell records them).
+NET_FIELDS = tuple(f.name for f in fields(Setup) if f.name not in SYNTH_FIELDS)
+
+#: The one-at-a-time sensitivity sweeps (each includes the default).
+SENSITIVITY: dict[str, tuple[Any, ...]] = {
+    "variant": ("tahoe", "reno", "newreno", "sack"),
+    "delayed_ack": (False, True),
+    "rto_min": (0.2, 1.0),
+    "rwnd": (20, 64, None),
+    "retry_limit": (1, 4, 7, 15),
+    "counts": ("attempts", "retries"),
+    "backoff": ("none", "dcf"),
+    "wifi_buffer": (5, 100),
+    "sat_buffer": (15_000, 75_000, 150_000, 300_000),
+    "wifi_acks": ("lossless", "channel"),
+    "synth_alpha": (1.2, 1.5, 2.5),
+    "synth_burst": (1.5, 2.0, 4.0),
+    "synth_burst_exp": (0.0, 0.5, 1.0),
+}
+#: ``--quick``: the default and one other value of each.
+QUICK_SENSITIVITY: dict[str, tuple[Any, ...]] = {
+    "variant": ("reno", "newreno"),
+    "delayed_ack": (False, True),
+    "rto_min": (0.2, 1.0),
+    "rwnd": (20, None),
+    "retry_limit": (4, 7),
+    "counts": ("attempts", "retries"),
+    "backoff": ("none", "dcf"),
+    "wifi_buffer": (5, 100),
+    "sat_buffer": (15_000, 150_000),
+    "wifi_acks": ("lossless", "channel"),
+    "synth_alpha": (1.5, 2.5),
+    "synth_burst": (2.0, 4.0),
+    "synth_burst_exp": (0.0, 0.5),
+}
+#: The built-in synthetic set's target FERs (Fig. 3's range, 2-30 %) and its fixed seed.
+SYNTH_FERS = (0.02, 0.05, 0.08, 0.12, 0.16, 0.2, 0.25, 0.3)
+SYNTH_SEED = 2006
+
+
+@dataclass(frozen=True)
+class StudyConfig:
+    """Everything that determines the study's numbers.
+
+    ``runs``: replicates per cell at the defaults (the paper: 10); ``sweep_seeds``: per cell
+    of every sensitivity point; ``seed``: the study seed; ``duration``/``warmup``: each run
+    (§V: 2000 s, the first 200 discarded); ``slot``: the channel interval of traces that do not
+    carry one (Ttem's 5 ms); ``padhye_fers``: Fig. 3's Bernoulli FERs; ``dataset`` and the
+    trace options as ``burstlab study prr-mu``'s; ``fer_range``, ``max_traces``: which traces
+    (their raw FER; at most this many, spread evenly over the FERs); ``synth_fers``,
+    ``synth_seed``: the built-in synthetic set; ``fit_slots``: EM fits use the first so many
+    slots of a trace; ``all_models``: also every other model burstlab fits (not only Table I).
+    """
+
+    setup: Setup = field(default_factory=Setup)
+    runs: int = RUNS
+    sweep_seeds: int = 5
+    seed: int = 0
+    sweep: bool = True
+    quick: bool = False
+    duration: float = DURATION
+    warmup: float = WARMUP
+    slot: float = SLOT
+    padhye_fers: tuple[float, ...] = PADHYE_FERS
+    dataset: str = "synthetic"
+    traces_dir: str | None = None
+    fmt: str | None = None
+    traces_one_means: str = "received"
+    traces_expected: int | None = None
+    traces_drop_beyond: bool = False
+    rutgers_noise: tuple[str, ...] | None = None
+    fer_range: tuple[float, float] = (0.01, 0.5)
+    max_traces: int | None = None
+    synth_fers: tuple[float, ...] = SYNTH_FERS
+    synth_seed: int = SYNTH_SEED
+    fit_slots: int = 100_000
+    all_models: bool = True
+    sensitivity: tuple[tuple[str, tuple[Any, ...]], ...] = tuple(SENSITIVITY.items())
+
+    def __post_init__(self) -> None:
+        for name in ("runs", "sweep_seeds"):
+            v = getattr(self, name)
+            if not (isinstance(v, int) and v >= 2):
+                raise ParameterError(f"invalid parameter {name.replace('_', '-')} = {v!r}: expected at least 2 (a median and an interval need two runs)")
+        if not 0 <= self.seed < 2**32:
+            raise ParameterError(f"invalid parameter seed = {self.seed}: expected 0 ≤ seed < 2^32")
+        if not (math.isfinite(self.duration) and math.isfinite(self.warmup) and 0 <= self.warmup < self.duration):
+            raise ParameterError(f"invalid parameter duration = {self.duration!r} / warmup = {self.warmup!r}: expected 0 ≤ warmup < duration")
+        if not (math.isfinite(self.slot) and self.slot > 0):
+            raise ParameterError(f"invalid parameter slot = {self.slot!r}: expected a positive time")
+        for name in ("padhye_fers", "synth_fers"):
+            v = getattr(self, name)
+            if not v or any(not (0 < f < 1) for f in v):
+                raise ParameterError(f"invalid parameter {name.replace('_', '-')} = {v}: expected frame error rates in (0, 1)")
+        if self.dataset not in DATASETS:
+            raise ParameterError(f"invalid parameter dataset = {self.dataset!r}: expected one of {DATASETS}")
+        if self.dataset == "traces" and not self.traces_dir:
+            raise ParameterError("invalid parameter traces: --traces DIR is required for dataset 'traces'")
+        lo, hi = self.fer_range
+        if not 0.0 <= lo < hi <= 1.0:
+            raise ParameterError(f"invalid parameter fer-range = {self.fer_range}: expected 0 ≤ low < high ≤ 1")
+        if self.max_traces is not None and self.max_traces < 1:
+            raise ParameterError(f"invalid parameter max-traces = {self.max_traces}: expected at least 1")
+        if not (isinstance(self.fit_slots, int) and self.fit_slots >= 100):
+            raise ParameterError(f"invalid parameter fit-slots = {self.fit_slots!r}: expected at least 100")
+        check_sensitivity(self.setup, self.sensitivity)
+
+    @classmethod
+    def quick_config(cls, setup: Setup | None = None, **kw: Any) -> StudyConfig:
+        """The reduced study of ``--quick``: runs of 300 s (60 s discarded), 2 per cell, 3
+        synthetic traces and 4 Bernoulli FERs, EM fits on 10,000 slots, the default and one
+        other value of each open parameter."""
+        base = {"runs": 2, "sweep_seeds": 2, "quick": True, "duration": 300.0, "warmup": 60.0, "padhye_fers": (0.02, 0.1, 0.2, 0.3),
+                "synth_fers": (0.05, 0.15, 0.3), "fit_slots": 10_000, "max_traces": 3, "sensitivity": tuple(QUICK_SENSITIVITY.items())}  # fmt: skip
+        return cls(setup=setup or Setup(), **{**base, **kw})
+
+    @property
+    def n_slots(self) -> int:
+        """Slots of channel a run needs (a synthetic trace's length)."""
+        return math.ceil(self.duration / self.slot)
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["sensitivity"] = {k: list(v) for k, v in self.sensitivity}
+        return d
+
+
+# --------------------------------------------------------------------------------------
+# the channel traces
+# --------------------------------------------------------------------------------------
+def _floor_pareto_mean(xm: float, alpha: float) -> float:
+    """E[⌊X⌋] for X ~ Pareto(x_m ≥ 1, α > 1): Σ_{l≥1} P(X ≥ l) = ⌊x_m⌋ + x_m^α·ζ(α, ⌊x_m⌋ + 1)
+    (Hurwitz zeta), the mean run the run-length sampler draws (``docs/loss-models.md``)."""
+    from scipy.special import zeta
+
+    k = math.floor(xm)
+    return float(k + xm**alpha * zeta(alpha, k + 1))
+
+
+def synthetic_burst(fer: float, burst: float, exp: float) -> float:
+    """The synthetic set's mean error burst (slots) at ``fer``: ``burst`` at FER 10 %, scaled
+    by (odds(fer) / odds(10 %))^``exp`` with odds = FER / (1 − FER), at least 1 slot."""
+    return max(1.0, burst * ((fer / (1 - fer)) / (0.1 / 0.9)) ** exp)
+
+
+def synthetic_model(fer: float, alpha: float, burst: float) -> Any:
+    """The generator of one synthetic channel: an alternating renewal process
+    (``LossModel.run_length``) of error gaps ⌊Pareto(x_m, α)⌋ — the polynomial tails of
+    Barsocchi et al. Fig. 2 — and geometric error bursts of mean ``burst`` slots, x_m solved
+    so that the expected FER, E[burst] / (E[burst] + E[gap]), is ``fer``. Returns (model, x_m)."""
+    from scipy.optimize import brentq
+
+    from burstlab._core import LossModel
+
+    if not 0 < fer < 1:
+        raise ParameterError(f"invalid parameter fer = {fer}: expected a frame error rate in (0, 1)")
+    gap = burst * (1 - fer) / fer
+    if gap < _floor_pareto_mean(1.0, alpha):
+        raise ParameterError(f"invalid parameter fer = {fer}: with bursts of {burst:g} slots the mean gap {gap:.3g} is shorter than the shortest Pareto({alpha:g}) gaps")
+    xm = float(brentq(lambda x: _floor_pareto_mean(x, alpha) - gap, 1.0, max(2.0, gap), xtol=1e-9))
+    return LossModel.run_length({"kind": "pareto", "scale": xm, "shape": float(alpha)}, {"kind": "geometric", "mean": float(burst)}), xm
+
+
+def synthetic_channel(fer: float, alpha: float, burst: float, exp: float, n_slots: int, seed: int, slot: float = SLOT) -> Trace:
+    """One trace of the built-in synthetic set (labelled synthetic: name ``synthetic/...``,
+    ``meta["synthetic"] = True``): ``n_slots`` slots of ``slot`` seconds from
+    :func:`synthetic_model` with the mean burst of :func:`synthetic_burst`, sampled with a
+    seed of (``seed``, fer, α, burst, exp)."""
+    b = synthetic_burst(fer, burst, exp)
+    model, xm = synthetic_model(fer, alpha, b)
+    s = task_seed(seed, "hybrid-synthetic", f"{fer:.6g}", f"{alpha:.6g}", f"{burst:.6g}", f"{exp:.6g}")
+    meta = {"dataset": "synthetic", "synthetic": True, "target_fer": fer, "alpha": alpha, "burst": b, "xm": xm, "seed": seed}
+    return Trace(model.sample(n_slots, s), interval=slot, name=f"synthetic/fer{100 * fer:04.1f}%-a{alpha:g}-b{burst:g}-e{exp:g}", meta=meta)
+
+
+@dataclass(frozen=True)
+class ChannelTrace:
+    """One raw channel of the study: its slots (1 = good), interval and statistics."""
+
+    name: str
+    fp: str  # SHA-256 of the bits: part of every key
+    words: npt.NDArray[np.uint64]
+    length: int
+    interval: float
+    fer: float
+    mean_burst: float
+    mean_gap: float
+    synthetic: bool
+    meta: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+
+    def trace(self) -> Trace:
+        return Trace.from_packed(self.words, self.length, interval=self.interval, name=self.name)
+
+
+def run_means(bits: Any) -> tuple[float, float, float]:
+    """(FER, mean error-burst length, mean error-gap length) of a ``BitTrace`` (1 = good);
+    NaN where a run kind is absent."""
+    n = len(bits)
+    good = bits.count_ones()
+    bursts, gaps = bits.run_lengths(False), bits.run_lengths(True)
+    return ((n - good) / n if n else math.nan, float(bursts.mean()) if len(bursts) else math.nan, float(gaps.mean()) if len(gaps) else math.nan)
+
+
+def channel_trace(tr: Trace, slot: float, synthetic: bool) -> ChannelTrace:
+    from burstlab.experiments.prr_mu import trace_fingerprint
+
+    fer, b, g = run_means(tr.bits)
+    return ChannelTrace(tr.name or "trace", trace_fingerprint(tr), np.asarray(tr.packed(), dtype=np.uint64), len(tr), float(tr.interval or slot),
+                        fer, b, g, synthetic, dict(tr.meta))  # fmt: skip
+
+
+def _read_traces(cfg: StudyConfig, notes: list[str]) -> list[Trace]:
+    if cfg.dataset == "tossim":
+        from burstlab.datasets.tossim import tossim
+
+        # One noise reading = one slot; signal strengths solved for the synthetic set's FERs.
+        return list(tossim(targets=tuple(round(1 - f, 6) for f in cfg.synth_fers), seed=cfg.synth_seed, interval=cfg.slot, segment=None))
+    if cfg.dataset == "rutgers":
+        from burstlab.datasets import rutgers
+
+        levels = [int(str(x).lower().removeprefix("dbm")) for x in cfg.rutgers_noise] if cfg.rutgers_noise else [None]
+        return [t for n in levels for t in rutgers(noise=n)]
+    from burstlab.experiments.prr_mu import _read_dir
+
+    return _read_dir(cfg, notes)  # type: ignore[arg-type]
+
+
+def select(cfg: StudyConfig, traces: Sequence[ChannelTrace], notes: list[str]) -> list[ChannelTrace]:
+    """The traces with a raw FER in ``fer_range`` and both error bursts and gaps; at most
+    ``max_traces``, spread evenly over the FERs (every ⌈n/max⌉-th by FER)."""
+    lo, hi = cfg.fer_range
+    ok = [t for t in traces if lo <= t.fer <= hi and math.isfinite(t.mean_burst) and math.isfinite(t.mean_gap)]
+    if len(ok) < len(traces):
+        notes.append(f"{len(traces) - len(ok)} of {len(traces)} traces left out: raw FER outside {lo:g}-{hi:g} (or no error burst or gap)")
+    ok.sort(key=lambda t: (t.fer, t.name))
+    if cfg.max_traces is not None and len(ok) > cfg.max_traces:
+        idx = np.unique(np.round(np.linspace(0, len(ok) - 1, cfg.max_traces)).astype(int))
+        notes.append(f"{len(idx)} of the {len(ok)} eligible traces kept (--max-traces {cfg.max_traces}), evenly spread over their FERs")
+        ok = [ok[i] for i in idx]
+    if not ok:
+        raise ParameterError(f"invalid parameter traces: no trace has a raw FER in {lo:g}-{hi:g} with error bursts and gaps (--fer-range)")
+    return ok
+
+
+@functools.lru_cache(maxsize=16)
+def _load(cfg: StudyConfig, alpha: float, burst: float, exp: float) -> tuple[tuple[ChannelTrace, ...], tuple[str, ...]]:
+    notes: list[str] = []
+    if cfg.dataset == "synthetic":
+        trs = [channel_trace(synthetic_channel(f, alpha, burst, exp, cfg.n_slots, cfg.synth_seed, cfg.slot), cfg.slot, True) for f in cfg.synth_fers]
+    else:
+        raw = _read_traces(cfg, notes)
+        untimed = sum(1 for t in raw if t.interval is None)
+        if untimed:
+            notes.append(f"{untimed} of {len(raw)} traces carry no timing: one entry = one slot of {1e3 * cfg.slot:g} ms (--slot)")
+        trs = [channel_trace(t, cfg.slot, bool(t.meta.get("synthetic", False))) for t in raw]
+    return tuple(select(cfg, trs, notes)), tuple(notes)
+
+
+def load_traces(cfg: StudyConfig, setup: Setup | None = None) -> tuple[list[ChannelTrace], list[str]]:
+    """The study's raw channels for an environment (the synthetic set depends on its
+    ``synth_*`` fields), and notes on what was read and left out."""
+    s = setup or cfg.setup
+    synth = (float(s.synth_alpha), float(s.synth_burst), float(s.synth_burst_exp)) if cfg.dataset == "synthetic" else (0.0, 0.0, 0.0)
+    trs, notes = _load(cfg, *synth)
+    return list(trs), list(notes)
+
+
+# --------------------------------------------------------------------------------------
+# cells: one simulated configuration (without its replicate)
+# --------------------------------------------------------------------------------------
+def net_params(cfg: StudyConfig, s: Setup) -> dict[str, Any]:
+    d = {k: getattr(s, k) for k in NET_FIELDS}
+    d["rto_min"] = float(d["rto_min"])
+    return {**d, "duration": float(cfg.duration), "warmup": float(cfg.warmup)}
+
+
+def padhye_cell(cfg: StudyConfig, s: Setup, fer: float) -> dict[str, Any]:
+    """Fig. 3: a Bernoulli raw channel of ``fer`` in ``slot`` intervals (0: error-free)."""
+    return {"experiment": "padhye", "trace": None, "trace_fp": None, "condition": "bernoulli" if fer > 0 else "none", "fer": float(fer),
+            "interval": float(cfg.slot), "fit_slots": None, **net_params(cfg, s)}  # fmt: skip
+
+
+def table1_cell(cfg: StudyConfig, s: Setup, tr: ChannelTrace, cond: str) -> dict[str, Any]:
+    """Fig. 4: the trace (``cond="trace"``) or a model fitted to it."""
+    return {"experiment": "table1", "trace": tr.name, "trace_fp": tr.fp, "condition": cond, "fer": tr.fer, "interval": tr.interval,
+            "fit_slots": cfg.fit_slots if cond in EM_MODELS else None, **net_params(cfg, s)}  # fmt: skip
+
+
+def cell_id(p: dict[str, Any]) -> str:
+    """A cell's short identity (:func:`burstlab.experiments.common.cell_hash`)."""
+    return cell_hash(STUDY, p)
+
+
+def conditions(cfg: StudyConfig, full: bool) -> list[str]:
+    """Table I's conditions, and (``full``, at the defaults) every other model."""
+    return list(TABLE1.values()) + (list(MORE_MODELS) if full and cfg.all_models else [])
+
+
+def cells(cfg: StudyConfig, s: Setup, full: bool) -> list[dict[str, Any]]:
+    """Every cell of environment ``s``: Fig. 3's FERs (and the error-free path) and Fig. 4's
+    conditions on every trace."""
+    out = [padhye_cell(cfg, s, f) for f in (0.0, *cfg.padhye_fers)]
+    trs, _ = load_traces(cfg, s)
+    for tr in trs:
+        out += [table1_cell(cfg, s, tr, c) for c in conditions(cfg, full)]
+    return out
+
+
+def sweep_points(cfg: StudyConfig) -> list[tuple[str, Any, Setup]]:
+    """(parameter, value, environment) of every sensitivity point; the defaults are the
+    ("baseline", None, setup) point. The synthetic set's parameters only with it."""
+    return [pt for pt in _sweep_points(cfg) if not (pt[0] in SYNTH_FIELDS and cfg.dataset != "synthetic")]
+
+
+# --------------------------------------------------------------------------------------
+# fits
+# --------------------------------------------------------------------------------------
+FIT_SCHEMA: dict[str, str] = {"trace": "VARCHAR", "trace_fp": "VARCHAR", "model": "VARCHAR", "fit_slots": "BIGINT", "params": "VARCHAR",
+                              "seconds": "DOUBLE", "error": "VARCHAR"}  # fmt: skip
+
+
+@dataclass(frozen=True)
+class FitTask:
+    """Fit one model to one trace (picklable: the bits travel packed)."""
+
+    key: str
+    trace: str
+    trace_fp: str
+    model: str
+    words: npt.NDArray[np.uint64]
+    length: int
+    interval: float
+    fit_slots: int | None
+
+
+def fit_key(tr: ChannelTrace, model: str, fit_slots: int | None) -> str:
+    return config_hash({"study": STUDY, "fit": model, "trace_fp": tr.fp, "fit_slots": fit_slots, "interval": tr.interval})
+
+
+def run_fit(task: FitTask) -> dict[str, Any]:
+    """The fitted model as ``to_dict`` JSON (or the reason it cannot be fitted)."""
+    from burstlab._core import BurstlabError
+    from burstlab.models import make_model
+
+    tr = Trace.from_packed(task.words, task.length, interval=task.interval, name=task.trace)
+    if task.fit_slots is not None and len(tr) > task.fit_slots:
+        tr = tr[: task.fit_slots]
+    t0 = time.perf_counter()
+    params, error = None, None
+    try:
+        params = json.dumps(make_model(task.model).fit(tr).to_dict(), sort_keys=True, allow_nan=False)
+    except (BurstlabError, ValueError) as e:
+        error = str(e).splitlines()[0]
+    return {"key": task.key, "trace": task.trace, "trace_fp": task.trace_fp, "model": task.model, "fit_slots": task.fit_slots,
+            "params": params, "seconds": time.perf_counter() - t0, "error": error}  # fmt: skip
+
+
+def plan_fits(cfg: StudyConfig) -> list[FitTask]:
+    """One task per (trace, model) that some cell needs, deduplicated by key."""
+    want: dict[str, FitTask] = {}
+    for name, _, s in sweep_points(cfg):
+        trs, _ = load_traces(cfg, s)
+        for tr in trs:
+            for c in conditions(cfg, name == "baseline"):
+                if c == "trace":
+                    continue
+                n = cfg.fit_slots if c in EM_MODELS else None
+                k = fit_key(tr, c, n)
+                want.setdefault(k, FitTask(k, tr.name, tr.fp, c, tr.words, tr.length, tr.interval, n))
+    return sorted(want.values(), key=lambda t: (t.trace, t.model))
+
+
+# --------------------------------------------------------------------------------------
+# simulations
+# --------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Task:
+    """One cell's runs (picklable): its parameters, what its channel is, its items."""
+
+    name: str
+    cell: str
+    params: dict[str, Any]
+    model: str | None  # the fitted model (to_dict JSON) of a model condition
+    words: npt.NDArray[np.uint64] | None  # the trace (condition "trace")
+    length: int
+    n_slots: int
+    items: tuple[Item, ...]
+
+
+@functools.lru_cache(maxsize=4096)
+def replicate_seed(study_seed: int, k: int) -> int:
+    """Replicate k's simulator seed: the same in every cell (common random numbers)."""
+    return task_seed(study_seed, STUDY, "replicate", k)
+
+
+def channel_seed(study_seed: int, p: dict[str, Any], k: int) -> int:
+    """The seed that samples replicate k's channel of a model condition (or Fig. 3's
+    Bernoulli channel): of the trace, the condition and k, never of the network's settings,
+    so every sensitivity point sees the same channels."""
+    return task_seed(study_seed, STUDY, "channel", p["trace_fp"] or f"fer={p['fer']:.6g}", p["condition"], k)
+
+
+#: The golden-ratio offsets of the trace condition: replicate k replays the trace from slot
+#: ⌊frac(k·φ)·L⌋, spread over the trace whatever the number of replicates.
+PHI = (math.sqrt(5) - 1) / 2
+
+
+def trace_offset(k: int, length: int) -> int:
+    return int(math.floor(((k * PHI) % 1.0) * length))
+
+
+def items(cfg: StudyConfig, p: dict[str, Any], n: int) -> list[Item]:
+    """Replicates 0..n−1 of cell ``p``, keyed by :func:`burstlab.store.config_hash` of
+    {study, params, replicate, seed, burstlab version}
+    (:func:`burstlab.experiments.common.keyed_items`). A model's channel seed
+    (:func:`channel_seed`) follows from the study seed, the trace and condition in ``p``
+    and the replicate."""
+    return keyed_items(STUDY, cell_id(p), p, [replicate_seed(cfg.seed, k) for k in range(n)])
+
+
+def plan(cfg: StudyConfig, fits: dict[str, dict[str, Any]]) -> tuple[list[Task], list[str]]:
+    """Every simulation the study needs (deduplicated by key) in one task per cell, with
+    the fitted models from ``fits`` (fit key → row); and notes on cells left out (a model
+    that cannot be fitted to a trace)."""
+    want: dict[str, tuple[dict[str, Any], int, ChannelTrace | None]] = {}
+    for name, _, s in sweep_points(cfg):
+        n = cfg.runs if name == "baseline" else cfg.sweep_seeds
+        trs, _ = load_traces(cfg, s)
+        by_fp = {t.fp: t for t in trs}
+        for p in cells(cfg, s, name == "baseline"):
+            cid = cell_id(p)
+            have = want.get(cid)
+            want[cid] = (p, max(n, have[1] if have else 0), by_fp.get(p["trace_fp"]) if p["trace_fp"] else None)
+    tasks, notes = [], []
+    for cid, (p, n, tr) in sorted(want.items(), key=lambda kv: (kv[1][0]["experiment"], str(kv[1][0]["trace"]), kv[1][0]["condition"], kv[0])):
+        model = None
+        if p["experiment"] == "table1" and p["condition"] != "trace":
+            assert tr is not None
+            row = fits.get(fit_key(tr, p["condition"], p["fit_slots"]))
+            if row is None or row["params"] is None:
+                notes.append(f"{p['condition']} on {p['trace']}: not simulated ({row['error'] if row else 'not fitted'})")
+                continue
+            model = row["params"]
+        words = tr.words if tr is not None and p["condition"] == "trace" else None
+        tasks.append(Task(f"{p['experiment']}/{p['trace'] or p['fer']}/{p['condition']}/{cid}", cid, p, model, words, tr.length if tr else 0,
+                          cfg.n_slots, tuple(items(cfg, p, n))))  # fmt: skip
+    return tasks, sorted(set(notes))
+
+
+def channel_bits(task: Task, k: int, study_seed: int) -> Any:
+    """Replicate k's raw channel as a ``BitTrace`` of slots (1 = good), or None (error-free)."""
+    from burstlab._core import BitTrace, LossModel
+    from burstlab.models import LossModelBase
+
+    p = task.params
+    if p["condition"] == "none":
+        return None
+    if p["condition"] == "trace":
+        assert task.words is not None
+        bits = BitTrace.from_words(task.words, task.length).to_numpy()
+        return BitTrace.from_numpy(np.roll(bits, -trace_offset(k, task.length)))
+    seed = channel_seed(study_seed, p, k)
+    if p["experiment"] == "padhye":
+        return LossModel.bernoulli(p["fer"]).sample(task.n_slots, seed)
+    assert task.model is not None
+    return LossModelBase.from_dict(json.loads(task.model)).to_core().sample(task.n_slots, seed)
+
+
+def network(p: dict[str, Any], channel: Any, seed: int) -> Any:
+    """The :class:`burstlab.sim.Network` of one run: :func:`burstlab.sim.presets.satellite_wifi`
+    (satellite FER 10^-5) with the cell's satellite buffer, its Wi-Fi ARQ over ``channel``
+    (a ``LossModel`` in time mode, or None) and, with ``wifi_acks="channel"``, a half-duplex
+    Wi-Fi hop whose ACK frames meet the same channel; one bulk TCP flow, series on."""
+    from burstlab.linklayer import Arq, Backoff
+    from burstlab.sim import Link, TcpConfig
+    from burstlab.sim.presets import satellite_wifi
+
+    tcp = TcpConfig(variant=p["variant"], mss=p["mss"], init_cwnd=2, delayed_ack=p["delayed_ack"], rto_min=p["rto_min"], rwnd=p["rwnd"])  # type: ignore[call-arg]
+    arq = Arq(retry_limit=p["retry_limit"], counts=p["counts"], backoff=Backoff() if p["backoff"] == "dcf" else None)
+    wifi = Link(rate=5.3e6, delay=0.0, buffer=p["wifi_buffer"], loss=channel, loss_mode="time", link_layer=arq)
+    net = satellite_wifi(fer=SAT_FER, wifi=wifi, tcp=tcp, duration=p["duration"], warmup=p["warmup"], seed=seed, series=True)
+    sat, wf = net.hops
+    sat = replace(sat, forward=replace(sat.forward, buffer=p["sat_buffer"]))
+    if p["wifi_acks"] == "channel":  # one medium for data and ACK frames; an error-free channel has nothing to share
+        wf = replace(wf, duplex="half", ack_loss="sync" if channel is not None else "none")
+    return replace(net, hops=[sat, wf])
+
+
+def simulate(task: Task, k: int, seed: int, study_seed: int) -> tuple[Any, Any]:
+    """Run replicate k of a task's cell: (NetworkResult, the channel's BitTrace or None)."""
+    from burstlab._core import LossModel
+    from burstlab.sim import run_network
+
+    bits = channel_bits(task, k, study_seed)
+    loss = None if bits is None else LossModel.replay(bits, end="wrap", slot=task.params["interval"])
+    return run_network(network(task.params, loss, seed)), bits
+
+
+#: Columns of the ``runs`` table: the cell's parameters, then the run's numbers.
+RUN_SCHEMA: dict[str, str] = {
+    "study": "VARCHAR", "cell": "VARCHAR", "experiment": "VARCHAR", "trace": "VARCHAR", "trace_fp": "VARCHAR", "condition": "VARCHAR",
+    "fer": "DOUBLE", "interval": "DOUBLE", "fit_slots": "BIGINT",
+    "variant": "VARCHAR", "delayed_ack": "BOOLEAN", "rto_min": "DOUBLE", "rwnd": "INTEGER", "mss": "INTEGER", "retry_limit": "INTEGER",
+    "counts": "VARCHAR", "backoff": "VARCHAR", "wifi_buffer": "INTEGER", "sat_buffer": "BIGINT", "wifi_acks": "VARCHAR",
+    "duration": "DOUBLE", "warmup": "DOUBLE", "replicate": "INTEGER", "seed": "BIGINT",
+    "goodput_bps": "DOUBLE", "send_pps": "DOUBLE", "segments_sent": "BIGINT", "segments_lost": "BIGINT", "queue_drops": "BIGINT",
+    "timeouts": "BIGINT", "spurious_timeouts": "BIGINT", "fast_retransmits": "BIGINT", "retransmissions": "BIGINT",
+    "rtt_mean": "DOUBLE", "rto_mean": "DOUBLE", "rto_median": "DOUBLE", "sat_queue_delay": "DOUBLE", "sat_utilisation": "DOUBLE",
+    "wifi_frames": "BIGINT", "wifi_dropped": "BIGINT", "wifi_attempts": "BIGINT", "wifi_failed": "BIGINT", "wifi_late": "BIGINT",
+    "wifi_latency_p99": "DOUBLE", "wifi_latency_max": "DOUBLE", "channel_fer": "DOUBLE", "channel_burst": "DOUBLE", "channel_gap": "DOUBLE",
+    "events": "BIGINT", "sim_config_hash": "VARCHAR", "config": "VARCHAR",
+}  # fmt: skip
+
+
+def _series_means(f: Any, warmup: float) -> tuple[float, float, float]:
+    """Mean smoothed RTT, mean and median RTO over the measured period (one series row per
+    ACK and timeout; §V: "the mean RTT, RTO")."""
+    s = f.series
+    if not s or not len(s["time"]):
+        return math.nan, math.nan, math.nan
+    keep = np.asarray(s["time"]) >= warmup
+    srtt, rto = np.asarray(s["srtt"], float)[keep], np.asarray(s["rto"], float)[keep]
+    srtt, rto = srtt[np.isfinite(srtt) & (srtt > 0)], rto[np.isfinite(rto) & (rto > 0)]
+    return (float(srtt.mean()) if srtt.size else math.nan, float(rto.mean()) if rto.size else math.nan, float(np.median(rto)) if rto.size else math.nan)
+
+
+def late_frames(dist: Any, limit: float = LATE) -> int:
+    """Frames whose link-layer service took more than ``limit`` seconds (from the latency
+    histogram: buckets starting at or above it; a bucket is 0.8 % wide)."""
+    return int(np.asarray(dist.counts)[np.asarray(dist.lower) >= limit].sum())
+
+
+def run_task(task: Task, study_seed: int) -> list[dict[str, Any]]:
+    """Run every item of a task; one row per item (the worker function)."""
+    rows = []
+    p = task.params
+    for it in task.items:
+        r, bits = simulate(task, it.replicate, it.seed, study_seed)
+        f, sat, wifi = r.flows["flow"], r.links["satellite"], r.links["wifi"]
+        ll = wifi.link_layer
+        rtt, rto, rto_med = _series_means(f, p["warmup"])
+        if bits is not None:  # the slots the run used (after the warm-up, as the counters)
+            a, b = int(p["warmup"] / p["interval"]), math.ceil(p["duration"] / p["interval"])
+            used = bits.slice(a, min(b, len(bits))) if b <= len(bits) else None
+            fer, burst, gap = run_means(used) if used is not None and len(used) else run_means(bits)
+        else:
+            fer, burst, gap = 0.0, math.nan, math.nan
+        rows.append({
+            "key": it.key, "study": STUDY, "cell": task.cell, **p, "replicate": it.replicate, "seed": it.seed,
+            "goodput_bps": f.goodput_bps, "send_pps": f.packets_sent / f.duration if f.duration > 0 else math.nan,
+            "segments_sent": f.packets_sent, "segments_lost": f.packets_lost, "queue_drops": f.queue_drops, "timeouts": f.timeouts,
+            "spurious_timeouts": f.spurious_timeouts, "fast_retransmits": f.fast_retransmits, "retransmissions": f.retransmissions,
+            "rtt_mean": rtt, "rto_mean": rto, "rto_median": rto_med, "sat_queue_delay": sat.queue_delay_mean, "sat_utilisation": sat.utilisation,
+            "wifi_frames": ll.frames, "wifi_dropped": ll.dropped, "wifi_attempts": ll.attempts, "wifi_failed": ll.failed_attempts,
+            "wifi_late": late_frames(ll.latency), "wifi_latency_p99": ll.latency.quantiles.get(0.99), "wifi_latency_max": ll.latency.max,
+            "channel_fer": fer, "channel_burst": burst, "channel_gap": gap, "events": r.events, "sim_config_hash": r.config_hash, "config": it.config,
+        })  # fmt: skip
+    return rows
+
+
+@dataclass(frozen=True)
+class _Runner:
+    """The worker function with the study seed bound (picklable)."""
+
+    study_seed: int
+
+    def __call__(self, task: Task) -> list[dict[str, Any]]:
+        return run_task(task, self.study_seed)
+
+
+# --------------------------------------------------------------------------------------
+# statistics
+# --------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class CellStats:
+    """One cell over its replicates: goodput (bits/s: mean, sd, 95 % CI, median, range) and
+    the means Fig. 3 feeds to Padhye's formula, with the mechanism counters."""
+
+    params: dict[str, Any]
+    n: int
+    goodput: np.ndarray  # by replicate
+    mean: float
+    sd: float
+    ci: float
+    median: float
+    lo: float
+    hi: float
+    seg_loss: float  # segments lost / sent (channel residual + satellite FER + buffer)
+    rtt: float
+    rto: float
+    timeouts: float
+    spurious: float  # spurious timeouts per run
+    queue_drops: float
+    sat_queue_delay: float
+    residual: float  # Wi-Fi frames dropped at the ARQ limit / frames
+    raw_attempt_loss: float  # failed attempts / attempts
+    attempts: float  # per frame
+    late: float  # share of Wi-Fi frames served in more than 50 ms
+    channel_fer: float
+    channel_burst: float
+    channel_gap: float
+
+
+_RESULT_COLUMNS = {"study", "cell", "replicate", "seed", *list(RUN_SCHEMA)[list(RUN_SCHEMA).index("goodput_bps"):]}
+
+
+def _nanmean(x: Sequence[float]) -> float:
+    a = np.asarray([v for v in x if v is not None], dtype=float)
+    a = a[np.isfinite(a)]
+    return float(a.mean()) if a.size else math.nan
+
+
+def cell_stats(rows: Sequence[dict[str, Any]]) -> dict[str, CellStats]:
+    """Group rows by cell; the statistics of each."""
+    by: dict[str, list[dict[str, Any]]] = {}
+    for r in rows:
+        by.setdefault(r["cell"], []).append(r)
+    out = {}
+    for cid, rs in by.items():
+        rs = sorted(rs, key=lambda r: r["replicate"])
+        g = np.array([r["goodput_bps"] for r in rs], dtype=float)
+        n = len(g)
+        sd = float(np.std(g, ddof=1)) if n > 1 else math.nan
+
+        def tot(k: str) -> int:
+            return sum(int(r[k]) for r in rs)
+
+        out[cid] = CellStats(
+            params={k: rs[0][k] for k in RUN_SCHEMA if k not in _RESULT_COLUMNS}, n=n, goodput=g, mean=float(g.mean()), sd=sd,
+            ci=t95(n) * sd / math.sqrt(n) if n > 1 else math.nan, median=float(np.median(g)), lo=float(g.min()), hi=float(g.max()),
+            seg_loss=tot("segments_lost") / tot("segments_sent") if tot("segments_sent") else math.nan,
+            rtt=_nanmean([r["rtt_mean"] for r in rs]), rto=_nanmean([r["rto_mean"] for r in rs]), timeouts=_nanmean([r["timeouts"] for r in rs]),
+            spurious=_nanmean([r["spurious_timeouts"] for r in rs]),            queue_drops=_nanmean([r["queue_drops"] for r in rs]), sat_queue_delay=_nanmean([r["sat_queue_delay"] for r in rs]),
+            residual=tot("wifi_dropped") / tot("wifi_frames") if tot("wifi_frames") else math.nan,
+            raw_attempt_loss=tot("wifi_failed") / tot("wifi_attempts") if tot("wifi_attempts") else math.nan,
+            attempts=tot("wifi_attempts") / tot("wifi_frames") if tot("wifi_frames") else math.nan,
+            late=tot("wifi_late") / tot("wifi_frames") if tot("wifi_frames") else math.nan,
+            channel_fer=_nanmean([r["channel_fer"] for r in rs]), channel_burst=_nanmean([r["channel_burst"] for r in rs]),
+            channel_gap=_nanmean([r["channel_gap"] for r in rs]),
+        )  # fmt: skip
+    return out
+
+
+def padhye_goodput(c: CellStats, mss: int, delayed_ack: bool, rwnd: int | None) -> tuple[float, Any]:
+    """Padhye's formula (the full model, :func:`burstlab.analytic.padhye`) at the cell's mean
+    RTT, mean RTO (T0) and segment error rate p (§V), as goodput B·(1 − p)·MSS·8 in bits/s;
+    b = 2 with delayed ACKs, else 1; Wmax = the receiver window. NaN when p = 0."""
+    from burstlab.analytic import padhye
+
+    p = c.seg_loss
+    if not (0 < p < 1 and math.isfinite(c.rtt) and math.isfinite(c.rto)):
+        return math.nan, None
+    est = padhye(p, c.rtt, c.rto, 2.0 if delayed_ack else 1.0, float(rwnd) if rwnd else None, mss)
+    return est.pps * (1 - p) * mss * 8, est
+
+
+class Env:
+    """The cells of one environment, by their experiment coordinates."""
+
+    def __init__(self, cfg: StudyConfig, setup: Setup, stats: dict[str, CellStats]) -> None:
+        self.cfg, self.setup, self._stats = cfg, setup, stats
+        self.traces, _ = load_traces(cfg, setup)
+        self._ids: dict[tuple[Any, ...], str] = {}
+        self._heads: dict[str, float] | None = None
+
+    def padhye(self, fer: float) -> CellStats | None:
+        k = ("padhye", fer)
+        if k not in self._ids:
+            self._ids[k] = cell_id(padhye_cell(self.cfg, self.setup, fer))
+        return self._stats.get(self._ids[k])
+
+    def table1(self, tr: ChannelTrace, cond: str) -> CellStats | None:
+        k = (tr.fp, cond)
+        if k not in self._ids:
+            self._ids[k] = cell_id(table1_cell(self.cfg, self.setup, tr, cond))
+        return self._stats.get(self._ids[k])
+
+    def padhye_row(self, fer: float) -> tuple[CellStats | None, float]:
+        """Fig. 3 at one FER: the cell and Padhye's goodput."""
+        c = self.padhye(fer)
+        if c is None:
+            return None, math.nan
+        s = self.setup
+        return c, padhye_goodput(c, s.mss, s.delayed_ack, s.rwnd)[0]
+
+    def ratios(self, cond: str, ref: str = "trace") -> np.ndarray:
+        """Per trace, mean goodput of ``cond`` ÷ that of ``ref`` (NaN where either is missing)."""
+        out = []
+        for tr in self.traces:
+            x, y = self.table1(tr, cond), self.table1(tr, ref)
+            out.append(x.mean / y.mean if x is not None and y is not None and y.mean > 0 else math.nan)
+        return np.asarray(out, dtype=float)
+
+    def distance(self, cond: str) -> float:
+        """How far ``cond``'s goodput is from the trace's: the mean over traces of
+        |ln(G_cond / G_trace)| (0: equal; ln 2 = 0.69: a factor of two). Traces where either
+        goodput is 0 count as ln(1000)."""
+        r = self.ratios(cond)
+        r = r[~np.isnan(r)]
+        if not r.size:
+            return math.nan
+        return float(np.mean(np.minimum(np.abs(np.log(np.clip(r, 1e-3, 1e3))), math.log(1e3))))
+
+    def geo_ratio(self, cond: str) -> float:
+        """Geometric mean over traces of G_cond / G_trace."""
+        r = self.ratios(cond)
+        r = r[np.isfinite(r) & (r > 0)]
+        return float(np.exp(np.mean(np.log(r)))) if r.size else math.nan
+
+    def ranking(self) -> list[tuple[str, float, float]]:
+        """(condition, distance, geometric-mean ratio) of every model simulated on the traces,
+        nearest to the trace first."""
+        conds = [c for c in conditions(self.cfg, True) if c != "trace"]
+        out = [(c, self.distance(c), self.geo_ratio(c)) for c in conds]
+        return sorted([x for x in out if math.isfinite(x[1])], key=lambda x: x[1])
+
+    def headline(self) -> dict[str, float]:
+        """The numbers the sensitivity tables follow (NaN where the environment lacks the cells)."""
+        if self._heads is None:
+            self._heads = self._headline()
+        return dict(self._heads)
+
+    def _headline(self) -> dict[str, float]:
+        d: dict[str, float] = {}
+        for k, c in TABLE1.items():
+            if c != "trace":
+                d[f"{k}_over_e"] = self.geo_ratio(c)
+                d[f"dist_{k}"] = self.distance(c)
+        es = [self.table1(t, "trace") for t in self.traces]
+        d["e_goodput_kbps"] = _nanmean([c.mean / 1e3 for c in es if c is not None])
+        f = self.cfg.padhye_fers
+        for tag, fer in (("low", f[0]), ("high", f[-1])):
+            cell, pg = self.padhye_row(fer)
+            d[f"padhye_{tag}"] = cell.median / pg if cell is not None and pg > 0 else math.nan
+        return d
+
+
+def environments(cfg: StudyConfig, runs: Sequence[dict[str, Any]]) -> tuple[Env, list[tuple[str, Any, Env]]]:
+    """The baseline environment (every run) and every sensitivity point's, each point along
+    a parameter (its default included) on the same first ``sweep_seeds`` replicates."""
+    return common_environments(cfg, runs, cell_stats, Env, sweep_points(cfg), ("baseline",))
+
+
+# --------------------------------------------------------------------------------------
+# the whole study
+# --------------------------------------------------------------------------------------
+@dataclass
+class StudyResult(_StudyResult):
+    """Where the study wrote its outputs, and what it computed (with the model fits)."""
+
+    fits: list[dict[str, Any]] = field(default_factory=list)
+
+
+def run_study(
+    cfg: StudyConfig,
+    out: str | Path,
+    *,
+    workers: int | None = None,
+    cluster: str | None = None,
+    progress: bool = True,
+    log: Callable[[str], None] | None = None,
+    formats: Sequence[str] = ("png",),
+) -> StudyResult:
+    """Run (or resume) the study: fit the models (table ``fits`` of the store), run the
+    simulations (table ``runs``), write the tables, figures (PNG, and the other ``formats``)
+    and report under ``out``."""
+    say = log or (lambda s: None)
+    t0 = time.perf_counter()
+    out = Path(out)
+    trs, notes = load_traces(cfg)
+    say(f"{len(trs)} channel traces ({'synthetic' if cfg.dataset == 'synthetic' else cfg.dataset}): " + ", ".join(f"{t.name} (FER {100 * t.fer:.1f} %)" for t in trs[:4])
+        + (" …" if len(trs) > 4 else ""))  # fmt: skip
+    fit_tasks = plan_fits(cfg)
+    out.mkdir(parents=True, exist_ok=True)
+    with ResultStore(out / "store.duckdb", "fits", FIT_SCHEMA) as fstore:
+        have = fstore.keys()
+        todo = [t for t in fit_tasks if t.key not in have]
+        say(f"{len(fit_tasks)} model fits: {len(fit_tasks) - len(todo)} already in the store, {len(todo)} to do")
+        for _task, row in run_tasks(run_fit, todo, workers=workers, cluster=cluster, progress=progress, description="hybrid fits"):
+            fstore.insert(row)
+        fits_rows = fstore.rows_with_keys([t.key for t in fit_tasks], order_by="r.trace, r.model") if fit_tasks else []
+    tasks, skipped_cells = plan(cfg, {r["key"]: r for r in fits_rows})
+
+    def outputs(out: Path, store: ResultStore, runs: list[dict[str, Any]]) -> Any:
+        from burstlab.experiments.hybrid_report import write_outputs
+
+        return write_outputs(cfg, out, store, runs, fits_rows, [*notes, *skipped_cells], formats)
+
+    res = run_keyed_study("hybrid", tasks, _Runner(cfg.seed), RUN_SCHEMA, out, outputs, workers=workers, cluster=cluster, progress=progress, log=log)  # type: ignore[arg-type]
+    return StudyResult(**{**vars(res), "elapsed_s": time.perf_counter() - t0}, fits=fits_rows)
+
+
+__all__ = ["ChannelTrace", "Env", "Setup", "StudyConfig", "StudyResult", "load_traces", "run_study", "synthetic_burst", "synthetic_channel", "synthetic_model"]
