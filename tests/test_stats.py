@@ -156,6 +156,36 @@ def test_properties_runs_transitions_mu(bits: list[int]) -> None:
         assert (math.isnan(s.prefix_mu[-1]) and s.mu is None) or s.prefix_mu[-1] == pytest.approx(s.mu)
 
 
+def _naive_run_histograms(bits: np.ndarray) -> tuple[dict[int, int], dict[int, int]]:
+    """Run lengths by value from the change points (numpy, one entry at a time in meaning)."""
+    hist: tuple[dict[int, int], dict[int, int]] = ({}, {})
+    if bits.size == 0:
+        return hist
+    ends = np.flatnonzero(np.diff(bits) != 0)
+    starts = np.concatenate(([0], ends + 1))
+    lengths = np.diff(np.concatenate((starts, [bits.size])))
+    for s, n in zip(starts.tolist(), lengths.tolist()):
+        h = hist[int(bits[s])]
+        h[n] = h.get(n, 0) + 1
+    return hist
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, 1), st.lists(st.integers(1, 9000), min_size=0, max_size=150), st.integers(0, 70))
+def test_run_histograms_of_long_traces_match_naive(first: int, runs: list[int], pad: int) -> None:
+    """The word kernel of the fused pass (traces above 2^18 entries; shorter ones walk their
+    run boundaries) gives exactly the naive run histograms: runs inside a 16-entry chunk,
+    across chunks, across words and beyond 4096 entries, lengths not multiples of 64."""
+    filler = (np.arange(300_000 + pad) // 3 % 2).astype(np.uint8)  # runs of 3, then the drawn ones
+    drawn = np.concatenate([np.full(n, (first + k) % 2, dtype=np.uint8) for k, n in enumerate(runs)] or [np.zeros(0, np.uint8)])
+    bits = np.concatenate((filler, drawn))
+    s = trace_stats(Trace(bits), warn=False)
+    zeros, ones = _naive_run_histograms(bits)
+    for got, want in ((s.loss_bursts, zeros), (s.success_runs, ones)):
+        assert dict(zip(got.lengths.tolist(), got.counts.tolist())) == want
+    assert (s.n01 + s.n10) == int(np.count_nonzero(np.diff(bits)))
+
+
 @settings(max_examples=200, deadline=None)
 @given(st.floats(0.0, 1.0), st.floats(-1.0, 1.0))
 def test_section_6_2_identities(prr: float, mu: float) -> None:

@@ -19,7 +19,10 @@
 //!
 //! Speed: `bits`/`ttem` lines of the form `0\n`/`1\n` are checked and packed 32 at a time
 //! (eight 8-byte words compared with a pattern, the digit bits gathered with one multiply
-//! each), `string` 32 characters at a time; anything else takes the per-line path.
+//! each), `string` 32 characters at a time; `seqlist` and Mahimahi lines that are only a
+//! number in batches ([`feed_numbers`], shared by both: 64 bytes scanned at once, the
+//! numbers converted eight digits at a time, then consumed in a loop of their own);
+//! anything else takes the per-line path, which also gives every error.
 use super::bits::BitTrace;
 use crate::error::{Error, Result};
 use crate::mem;
@@ -179,30 +182,56 @@ fn non_digits(t: u64) -> u64 {
 
 const POW10: [u64; 9] = [1, 10, 100, 1000, 10_000, 100_000, 1_000_000, 10_000_000, 100_000_000];
 
-/// Bit j set iff `b[at + j] == b'\n'`, for j in 0..64 (needs `at + 64 <= b.len()`).
+/// The newlines of `b[at..at + 64]` (bit j: byte j is `\n`) and its bytes that are
+/// neither a digit nor a newline (needs `at + 64 <= b.len()`). x86-64: SSE2; elsewhere
+/// every byte counts as not a digit (the callers then check each number themselves).
 #[inline(always)]
-fn newline_mask(b: &[u8], at: usize) -> u64 {
-    let mut m = 0u64;
-    for k in 0..8 {
-        let z = load(b, at + 8 * k) ^ 0x0A0A_0A0A_0A0A_0A0A;
-        // high bit of each byte: set iff the byte is nonzero (no carries across bytes)
-        let nonzero = (((z & 0x7F7F_7F7F_7F7F_7F7F).wrapping_add(0x7F7F_7F7F_7F7F_7F7F)) | z) & 0x8080_8080_8080_8080;
-        let nl = (!nonzero & 0x8080_8080_8080_8080) >> 7;
-        m |= (nl.wrapping_mul(BYTE_GATHER) >> 56) << (8 * k);
+fn scan_digits(b: &[u8], at: usize) -> (u64, u64) {
+    let b = &b[at..at + 64];
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{__m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_max_epu8, _mm_movemask_epi8, _mm_or_si128, _mm_set1_epi8, _mm_sub_epi8};
+        let (mut nl, mut good) = (0u64, 0u64);
+        for k in 0..4 {
+            // SAFETY: SSE2 is baseline on x86-64; the 16 bytes read lie inside `b` (64 long).
+            let (n, g) = unsafe {
+                let v = _mm_loadu_si128(b.as_ptr().add(16 * k) as *const __m128i);
+                let is_nl = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'\n' as i8));
+                let d = _mm_sub_epi8(v, _mm_set1_epi8(b'0' as i8));
+                let is_digit = _mm_cmpeq_epi8(_mm_max_epu8(d, _mm_set1_epi8(9)), _mm_set1_epi8(9)); // d <= 9 unsigned
+                (_mm_movemask_epi8(is_nl), _mm_movemask_epi8(_mm_or_si128(is_nl, is_digit)))
+            };
+            nl |= (n as u32 as u64) << (16 * k);
+            good |= (g as u32 as u64) << (16 * k);
+        }
+        (nl, !good)
     }
-    m
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let mut m = 0u64;
+        for k in 0..8 {
+            let z = load(b, 8 * k) ^ 0x0A0A_0A0A_0A0A_0A0A;
+            // high bit of each byte: set iff the byte is nonzero (no carries across bytes)
+            let nonzero = (((z & 0x7F7F_7F7F_7F7F_7F7F).wrapping_add(0x7F7F_7F7F_7F7F_7F7F)) | z) & 0x8080_8080_8080_8080;
+            let nl = (!nonzero & 0x8080_8080_8080_8080) >> 7;
+            m |= (nl.wrapping_mul(BYTE_GATHER) >> 56) << (8 * k);
+        }
+        (m, u64::MAX)
+    }
 }
 
-/// The value of `b[at..at + len]` if it is 1-16 decimal digits (needs `at + 16 <= b.len()`).
+/// The value of `win[at..at + len]` if it is 1-16 decimal digits (`at` < 64).
 #[inline(always)]
-fn number_of(b: &[u8], at: usize, len: usize) -> Option<u64> {
+fn number_of(win: &[u8; 80], at: usize, len: usize) -> Option<u64> {
     let low = |k: usize| if k >= 8 { u64::MAX } else { (1u64 << (8 * k)) - 1 };
-    let t = load(b, at) ^ 0x3030_3030_3030_3030;
+    let at = at & 63;
+    let load = |o: usize| u64::from_le_bytes(win[o..o + 8].try_into().expect("8 bytes"));
+    let t = load(at) ^ 0x3030_3030_3030_3030;
     if (1..=8).contains(&len) {
         return (non_digits(t) & low(len) == 0).then(|| swar8(t << (8 * (8 - len))));
     }
     if (9..=16).contains(&len) {
-        let t2 = load(b, at + 8) ^ 0x3030_3030_3030_3030;
+        let t2 = load(at + 8) ^ 0x3030_3030_3030_3030;
         let k = len - 8;
         if non_digits(t) | (non_digits(t2) & low(k)) == 0 {
             let lo = if k == 8 { swar8(t2) } else { swar8(t2 << (8 * (8 - k))) };
@@ -212,40 +241,104 @@ fn number_of(b: &[u8], at: usize, len: usize) -> Option<u64> {
     None
 }
 
-/// The fast path of the number-per-line formats: from `i` (a line start), call
-/// `f(value, start, end)` for each line that is only 1-16 digits, while `f` returns true;
-/// returns where it stopped (a line start). The newlines of 64 bytes are found at once
-/// and the lines between them converted independently, so no step waits for the length
-/// of the number before it.
+/// Lines in one batch of the number-per-line fast path.
+const BATCH: usize = 256;
+
+/// The fast path of the number-per-line formats: from `i` (a line start), the lines that
+/// are only 1-16 digits, their values into `vals` and their starts into `starts`, until a
+/// line of another form, the end of `b` or a full batch; returns how many and where the
+/// line after them starts. The newlines and the non-digits of 64 bytes are found at once
+/// (SSE2), the lines between them converted independently (eight digits by [`swar8`]), so
+/// no step waits for the length of the number before it, and the consumer then takes the
+/// batch in a loop of its own (no call per line).
 #[inline(always)]
-fn number_lines(b: &[u8], mut i: usize, mut f: impl FnMut(u64, usize, usize) -> Result<bool>) -> Result<usize> {
+fn number_batch(b: &[u8], mut i: usize, vals: &mut [u64; BATCH], starts: &mut [usize; BATCH]) -> (usize, usize) {
     let n = b.len();
-    while i + 80 <= n {
-        let mut m = newline_mask(b, i);
+    let mut c = 0usize;
+    while i + 80 <= n && c + 64 <= BATCH {
+        let (mut m, bad) = scan_digits(b, i);
         if m == 0 {
-            return Ok(i);
+            return (c, i);
         }
         let base = i;
+        // the lines ending before the first byte that is neither a digit nor a newline are
+        // digits only: 1-8 of them need no further check
+        let first_bad = bad.trailing_zeros() as usize;
+        // the window and 16 bytes more, as a fixed-size array: the reads below need no
+        // bounds checks (a line starts 0-63 bytes in, and its number is read 16 bytes long)
+        let win: &[u8; 80] = b[i..i + 80].try_into().expect("80 bytes");
         while m != 0 {
-            let p = base + m.trailing_zeros() as usize;
-            match number_of(b, i, p - i) {
-                Some(v) if f(v, i, p)? => {}
-                _ => return Ok(i),
-            }
+            let q = m.trailing_zeros() as usize;
+            let p = base + q;
+            let (at, len) = ((i - base) & 63, p - i);
+            let v = if q < first_bad && (1..=8).contains(&len) {
+                let t = u64::from_le_bytes(win[at..at + 8].try_into().expect("8 bytes")) ^ 0x3030_3030_3030_3030;
+                swar8(t << (8 * (8 - len)))
+            } else {
+                let Some(v) = number_of(win, at, len) else { return (c, i) };
+                v
+            };
+            vals[c & (BATCH - 1)] = v;
+            starts[c & (BATCH - 1)] = i;
+            c += 1;
             i = p + 1;
             m &= m - 1;
         }
     }
-    while let Some((v, next)) = digits_line(b, i) {
-        if !f(v, i, next - 1)? {
-            return Ok(i);
-        }
+    while c < BATCH {
+        let Some((v, next)) = digits_line(b, i) else { break };
+        vals[c] = v;
+        starts[c] = i;
+        c += 1;
         i = next;
     }
-    Ok(i)
+    (c, i)
 }
 
-/// The fast path of the number-per-line formats: if `b[i..]` starts with a line that is
+/// A reader of a number-per-line format (`seqlist`, Mahimahi), fed by [`feed_numbers`].
+trait NumberLines {
+    /// Take the leading values of `vals` (lines `line`, `line + 1`, … that are only a
+    /// number) that need nothing special; returns how many (the line after them goes to
+    /// [`NumberLines::other`], which reports any error).
+    fn take(&mut self, vals: &[u64], line: usize) -> Result<usize>;
+    /// Any other line (trimmed; blank and comment lines included).
+    fn other(&mut self, s: &[u8], line: usize) -> Result<()>;
+}
+
+/// The feed loop of the number-per-line formats: batches of number-only lines to
+/// [`NumberLines::take`], every other line (and a line `take` leaves) to
+/// [`NumberLines::other`] with its number.
+fn feed_numbers<T: NumberLines>(sink: &mut T, line: &mut usize, b: &[u8]) -> Result<()> {
+    let n = b.len();
+    let mut vals = [0u64; BATCH];
+    let mut starts = [0usize; BATCH];
+    let mut i = 0;
+    while i < n {
+        loop {
+            let (c, next) = number_batch(b, i, &mut vals, &mut starts);
+            if c == 0 {
+                break;
+            }
+            let took = sink.take(&vals[..c], *line)?;
+            *line += took;
+            if took < c {
+                i = starts[took];
+                break;
+            }
+            i = next;
+        }
+        if i >= n {
+            break;
+        }
+        let end = find_newline(&b[i..]).map_or(n, |p| i + p);
+        sink.other(trim(&b[i..end]), *line)?;
+        *line += 1;
+        i = end + 1;
+    }
+    Ok(())
+}
+
+/// The fast path's last lines (fewer than 80 bytes left): if `b[i..]` starts with a line that is
 /// only 1-15 digits and its newline, that number and the index after the newline. Eight
 /// bytes at a time: the first non-digit is found with bit tricks and the digits are
 /// converted with [`swar8`], so no branch depends on the number's length.
@@ -606,6 +699,70 @@ impl SeqListBuilder {
         Ok(())
     }
 
+    /// [`SeqListBuilder::add`] for a batch of sequence numbers from number-only lines, the
+    /// common cases only (in range, or dropped beyond `expected`; without `expected`, below
+    /// the bound and inside the words so far), with [`note_order`] for each; returns how
+    /// many it took (the first one it did not take changes nothing and goes to `add`).
+    /// The word being filled stays in a register while the numbers stay in it (sorted
+    /// lists: about 64 × PRR lines), so no line waits on the store of the one before.
+    #[inline(always)]
+    fn add_batch(&mut self, vals: &[u64], prev: &mut Option<u64>, sorted: &mut bool) -> usize {
+        let (mut ck, mut cur) = (usize::MAX, 0u64); // the cached word: index and value
+        let (mut received, mut duplicates, mut dropped, mut max_seen) = (0u64, 0u64, 0u64, self.max_seen);
+        let (mut lines, mut bound, mut max_kept1) = (self.lines, self.bound, self.max_kept1);
+        let mut took = vals.len();
+        for (j, &seq) in vals.iter().enumerate() {
+            match self.expected {
+                Some(e) if seq >= e => {
+                    if !self.drop_beyond {
+                        took = j;
+                        break;
+                    }
+                    dropped += 1;
+                    max_seen = max_seen.max(seq);
+                    note_order(prev, sorted, seq, true);
+                    continue;
+                }
+                Some(_) => {}
+                None => {
+                    let b = bound.saturating_add(IMPLICIT_FACTOR);
+                    if seq >= b || (seq >> 6) as usize >= self.words.len() {
+                        took = j;
+                        break;
+                    }
+                    lines += 1;
+                    bound = b;
+                    max_kept1 = max_kept1.max(seq + 1);
+                }
+            }
+            max_seen = max_seen.max(seq);
+            note_order(prev, sorted, seq, true);
+            let k = (seq >> 6) as usize;
+            if k != ck {
+                if ck != usize::MAX {
+                    self.words[ck] = cur;
+                }
+                ck = k;
+                cur = self.words[k];
+            }
+            let dup = (cur >> (seq & 63)) & 1;
+            cur |= 1 << (seq & 63);
+            duplicates += dup;
+            received += dup ^ 1;
+        }
+        if ck != usize::MAX {
+            self.words[ck] = cur;
+        }
+        if took > 0 {
+            self.any = true;
+        }
+        self.info.received += received;
+        self.info.duplicates += duplicates;
+        self.info.dropped += dropped;
+        (self.max_seen, self.lines, self.bound, self.max_kept1) = (max_seen, lines, bound, max_kept1);
+        took
+    }
+
     /// The trace: `expected` entries, or max seq + 1.
     pub fn finish(mut self) -> Result<(BitTrace, SeqListInfo)> {
         self.info.max_seq = self.any.then_some(self.max_seen);
@@ -673,44 +830,38 @@ impl Sink for SeqSink<'_> {
     }
 
     fn feed(&mut self, b: &[u8], _eof: bool) -> Result<()> {
-        let n = b.len();
-        let mut i = 0;
-        while i < n {
-            if let Some(acc) = self.acc.as_mut() {
-                // fast path: lines that are only a number
-                let (line, prev, sorted) = (&mut self.line, &mut self.prev, &mut self.sorted_single);
-                i = number_lines(b, i, |seq, start, end| {
-                    note_order(prev, sorted, seq, true);
-                    acc.add(seq, Loc::Line(*line), &b[start..end])?;
-                    *line += 1;
-                    Ok(true)
-                })?;
-                if i >= n {
-                    break;
-                }
+        let mut line = self.line;
+        let r = feed_numbers(self, &mut line, b);
+        self.line = line;
+        r
+    }
+}
+
+impl NumberLines for SeqSink<'_> {
+    fn take(&mut self, vals: &[u64], _line: usize) -> Result<usize> {
+        let Some(acc) = self.acc.as_mut() else { return Ok(0) }; // the first line: a header?
+        Ok(acc.add_batch(vals, &mut self.prev, &mut self.sorted_single))
+    }
+
+    fn other(&mut self, s: &[u8], line: usize) -> Result<()> {
+        if s.is_empty() {
+            return Ok(());
+        }
+        if self.acc.is_none() {
+            let from_header = if line == 1 && self.expected.is_none() { header_expected(s) } else { None };
+            if from_header == Some(0) {
+                return Err(parse_err(self.file, line, s, "the header says no packet was sent (expected=0): a trace needs at least one"));
             }
-            let end = find_newline(&b[i..]).map_or(n, |p| i + p);
-            let s = trim(&b[i..end]);
-            if !s.is_empty() {
-                if self.acc.is_none() {
-                    let from_header = if self.line == 1 && self.expected.is_none() { header_expected(s) } else { None };
-                    if from_header == Some(0) {
-                        return Err(parse_err(self.file, self.line, s, "the header says no packet was sent (expected=0): a trace needs at least one"));
-                    }
-                    let expected = self.expected.or(from_header);
-                    self.acc = Some(SeqListBuilder::new(self.file, expected, self.drop_beyond)?);
-                }
-                if s[0] != b'#' {
-                    let cut = s.iter().position(|&c| c.is_ascii_whitespace() || c == b',').unwrap_or(s.len());
-                    let Some(seq) = parse_u64(&s[..cut]) else {
-                        return Err(parse_err(self.file, self.line, s, "expected a non-negative integer sequence number as the first field"));
-                    };
-                    note_order(&mut self.prev, &mut self.sorted_single, seq, cut == s.len());
-                    self.acc.as_mut().expect("made above").add(seq, Loc::Line(self.line), s)?;
-                }
-            }
-            self.line += 1;
-            i = end + 1;
+            let expected = self.expected.or(from_header);
+            self.acc = Some(SeqListBuilder::new(self.file, expected, self.drop_beyond)?);
+        }
+        if s[0] != b'#' {
+            let cut = s.iter().position(|&c| c.is_ascii_whitespace() || c == b',').unwrap_or(s.len());
+            let Some(seq) = parse_u64(&s[..cut]) else {
+                return Err(parse_err(self.file, line, s, "expected a non-negative integer sequence number as the first field"));
+            };
+            note_order(&mut self.prev, &mut self.sorted_single, seq, cut == s.len());
+            self.acc.as_mut().expect("made above").add(seq, Loc::Line(line), s)?;
         }
         Ok(())
     }
@@ -730,46 +881,50 @@ impl Sink for MahimahiSink<'_> {
     }
 
     fn feed(&mut self, b: &[u8], _eof: bool) -> Result<()> {
-        let n = b.len();
-        let mut i = 0;
-        while i < n {
-            // fast path: lines that are only a number, in order
-            let (times, line, file) = (&mut self.times, &mut self.line, self.file);
-            i = number_lines(b, i, |ms, _, _| {
-                if times.last().is_some_and(|&last| ms < last) {
-                    return Ok(false); // the line-by-line path reports it
-                }
-                if times.len() == times.capacity() {
-                    let need = times.len() + 1;
-                    mem::grow(times, need, &format!("reading {file}"))?;
-                }
-                times.push(ms);
-                *line += 1;
-                Ok(true)
-            })?;
-            if i >= n {
+        let mut line = self.line;
+        let r = feed_numbers(self, &mut line, b);
+        self.line = line;
+        r
+    }
+}
+
+impl NumberLines for MahimahiSink<'_> {
+    fn take(&mut self, vals: &[u64], _line: usize) -> Result<usize> {
+        // the non-decreasing prefix (a decrease goes to `other`, which reports it)
+        let mut last = self.times.last().copied().unwrap_or(0);
+        let mut took = vals.len();
+        for (j, &ms) in vals.iter().enumerate() {
+            if ms < last {
+                took = j;
                 break;
             }
-            let end = find_newline(&b[i..]).map_or(n, |p| i + p);
-            let s = trim(&b[i..end]);
-            if !s.is_empty() && s[0] != b'#' {
-                let Some(ms) = parse_u64(s) else {
-                    return Err(parse_err(self.file, self.line, s, "expected one whole number of milliseconds per line (a Mahimahi delivery opportunity)"));
-                };
-                if let Some(&last) = self.times.last() {
-                    if ms < last {
-                        return Err(parse_err(self.file, self.line, s, &format!("timestamps must not decrease (the line before says {last} ms)")));
-                    }
-                }
-                if self.times.len() == self.times.capacity() {
-                    let need = self.times.len() + 1;
-                    mem::grow(&mut self.times, need, &format!("reading {}", self.file))?;
-                }
-                self.times.push(ms);
-            }
-            self.line += 1;
-            i = end + 1;
+            last = ms;
         }
+        let need = self.times.len() + took;
+        if need > self.times.capacity() {
+            mem::grow(&mut self.times, need, &format!("reading {}", self.file))?;
+        }
+        self.times.extend_from_slice(&vals[..took]);
+        Ok(took)
+    }
+
+    fn other(&mut self, s: &[u8], line: usize) -> Result<()> {
+        if s.is_empty() || s[0] == b'#' {
+            return Ok(());
+        }
+        let Some(ms) = parse_u64(s) else {
+            return Err(parse_err(self.file, line, s, "expected one whole number of milliseconds per line (a Mahimahi delivery opportunity)"));
+        };
+        if let Some(&last) = self.times.last() {
+            if ms < last {
+                return Err(parse_err(self.file, line, s, &format!("timestamps must not decrease (the line before says {last} ms)")));
+            }
+        }
+        if self.times.len() == self.times.capacity() {
+            let need = self.times.len() + 1;
+            mem::grow(&mut self.times, need, &format!("reading {}", self.file))?;
+        }
+        self.times.push(ms);
         Ok(())
     }
 }
@@ -1127,12 +1282,20 @@ mod tests {
         }
         let mut i = 0;
         let mut got = Vec::new();
+        let (mut vals, mut starts) = ([0u64; BATCH], [0usize; BATCH]);
         while i < block.len() {
-            i = number_lines(&block, i, |v, _, _| {
-                got.push((false, v));
-                Ok(true)
-            })
-            .unwrap();
+            loop {
+                let (c, next) = number_batch(&block, i, &mut vals, &mut starts);
+                for j in 0..c {
+                    let end = if j + 1 < c { starts[j + 1] } else { next };
+                    assert_eq!(parse_u64(&block[starts[j]..end - 1]), Some(vals[j]));
+                    got.push((false, vals[j]));
+                }
+                i = next;
+                if c == 0 {
+                    break;
+                }
+            }
             if i < block.len() {
                 let end = i + find_newline(&block[i..]).unwrap();
                 let s = &block[i..end];
@@ -1143,6 +1306,97 @@ mod tests {
         }
         assert_eq!(got, want);
         assert_eq!(digits_line(b"1234567890123456\n0", 0), None); // 16 digits: the slow path
+    }
+
+    /// Property: the batched fast path of the number-per-line formats reads exactly as the
+    /// line-by-line path ([`NumberLines::other`] on every line) on random texts of mostly
+    /// clean lines with rare odd ones (comments, blanks, CRLF, extra fields, leading blanks,
+    /// 9-20 digit numbers, decreasing, repeated, beyond `expected`, not numbers): the same
+    /// trace and counts, or the same error (file, line, text, reason).
+    #[test]
+    fn property_number_batches_equal_the_line_by_line_path() {
+        use rand::Rng;
+        fn lines(data: &[u8]) -> Vec<&[u8]> {
+            let mut v: Vec<&[u8]> = data.split(|&c| c == b'\n').collect();
+            if v.last().is_some_and(|l| l.is_empty()) {
+                v.pop();
+            }
+            v
+        }
+        fn slow_seqlist(data: &[u8], opts: Options) -> Result<(BitTrace, SeqListInfo)> {
+            let mut s = SeqSink { acc: None, expected: opts.expected, drop_beyond: opts.drop_beyond, line: 1, prev: None, sorted_single: true, file: "f" };
+            for (k, l) in lines(data).into_iter().enumerate() {
+                s.other(trim(l), k + 1)?;
+            }
+            let acc = match s.acc {
+                Some(a) => a,
+                None => SeqListBuilder::new("f", opts.expected, opts.drop_beyond)?,
+            };
+            let (t, mut info) = acc.finish()?;
+            info.sorted_single = s.sorted_single;
+            Ok((t, info))
+        }
+        fn slow_mahimahi(data: &[u8]) -> Result<Vec<u64>> {
+            let mut s = MahimahiSink { times: Vec::new(), line: 1, file: "f" };
+            for (k, l) in lines(data).into_iter().enumerate() {
+                s.other(trim(l), k + 1)?;
+            }
+            Ok(s.times)
+        }
+        let mut r = crate::rng::from_seed(5);
+        for case in 0..400 {
+            let n_lines = r.random_range(0..3000usize);
+            let odd_rate = [0.0, 0.001, 0.01, 0.1][case % 4];
+            let mut data = Vec::new();
+            let mut v = r.random_range(0..1000u64);
+            for _ in 0..n_lines {
+                v += r.random_range(0..3u64);
+                if r.random::<f64>() < odd_rate {
+                    let odd: String = match r.random_range(0..12u32) {
+                        0 => "# note".into(),
+                        1 => "".into(),
+                        2 => format!("{v}\r"),
+                        3 => format!("{v} 7"),
+                        4 => format!(" {v}"),
+                        5 => format!("{}", r.random_range(10u64.pow(8)..10u64.pow(16))),
+                        6 => format!("{}", r.random_range(10u64.pow(16)..u64::MAX)),
+                        7 => "99999999999999999999".into(),
+                        8 => format!("{}", v.saturating_sub(5)),
+                        9 => format!("{v}"),
+                        10 => "x1".into(),
+                        _ => format!("{},3", v + 100_000),
+                    };
+                    data.extend_from_slice(odd.as_bytes());
+                } else {
+                    data.extend_from_slice(format!("{v}").as_bytes());
+                }
+                data.push(b'\n');
+            }
+            if case % 7 == 0 {
+                data.pop(); // no final newline
+            }
+            let same = |a: &Error, b: &Error| a.to_string() == b.to_string();
+            for opts in [
+                Options::default(),
+                Options { expected: Some(v + 10), ..Options::default() },
+                Options { expected: Some(v / 2 + 1), drop_beyond: true, ..Options::default() },
+                Options { expected: Some(v / 2 + 1), ..Options::default() },
+            ] {
+                let got = parse_bytes(&data, Format::SeqList, "f", opts).map(trace_of);
+                match (got, slow_seqlist(&data, opts)) {
+                    (Ok(a), Ok(b)) => assert_eq!(a, b, "case {case} {opts:?}"),
+                    (Err(a), Err(b)) => assert!(same(&a, &b), "case {case} {opts:?}: {a} / {b}"),
+                    (a, b) => panic!("case {case} {opts:?}: {a:?} / {b:?}"),
+                }
+            }
+            let got = parse_bytes(&data, Format::Mahimahi, "f", Options::default());
+            match (got, slow_mahimahi(&data)) {
+                (Ok(Parsed::Times(a)), Ok(b)) => assert_eq!(a, b, "case {case}"),
+                (Err(a), Ok(b)) => assert!(b.last().is_none_or(|&l| l == 0) && matches!(a, Error::Empty(_) | Error::Parse { line: None, .. }), "case {case}: {a}"),
+                (Err(a), Err(b)) => assert!(same(&a, &b), "case {case}: {a} / {b}"),
+                (a, b) => panic!("case {case}: {a:?} / {b:?}"),
+            }
+        }
     }
 
     #[test]
@@ -1179,3 +1433,4 @@ mod tests {
         assert!(matches!(e, Error::Io { errno: Some(2), .. }), "{e:?}");
     }
 }
+

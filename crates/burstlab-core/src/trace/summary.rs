@@ -3,10 +3,12 @@
 //! histograms (§4 Fig. 4, §8 Fig. 15; Barsocchi et al. §IV), μ of every chunk and its RMS
 //! deviation (§8 Fig. 16) and μ over a grid of prefixes (§8 Figs. 17-18).
 //!
-//! The pass keeps two running counts, the 1s and the |11| pairs (two hardware popcounts
-//! per word, [`super::stats`]), records them at every chunk and prefix boundary, and counts
-//! runs 16 entries at a time ([`RunCounter`]). Every range's transition counts then follow
-//! from the counts at its two ends, so chunks and prefixes cost nothing beyond the one pass.
+//! The pass goes over the words in blocks of 4096 (32 KiB, so the second look at a block
+//! hits the L1 cache): it keeps two running counts, the 1s and the |11| pairs (two hardware
+//! popcounts per word, [`super::stats`]), records them at every chunk and prefix boundary,
+//! and counts runs a word at a time ([`RunCounter`]: a cost per word and per 16 entries,
+//! none per run). Every range's transition counts then follow from the counts at its two
+//! ends, so chunks and prefixes cost nothing beyond the one pass.
 use super::bits::BitTrace;
 use super::runs::{RunHistogram, DENSE};
 use super::stats::{Cumulative, Transitions};
@@ -28,129 +30,173 @@ pub struct Summary {
     pub prefix_mu: Vec<f64>,
 }
 
-/// Run lengths, 16 entries at a time. A run that lies wholly inside a 16-entry chunk is
-/// determined by the chunk's bit pattern alone, so the pass only counts patterns
-/// (`table[x] += 1`) and expands each pattern's inner runs once at the end; the runs that
-/// touch a chunk boundary are stitched from the chunk's leading and trailing run lengths
-/// with branch-free arithmetic. Cost: a few operations per 16 entries, however many runs.
+/// Run lengths, word at a time, with a cost per word and per 16-entry chunk but none per
+/// run. Bit j of `d = w ^ (w >> 1 | next << 63)` marks a run boundary between entries j and
+/// j + 1; every run is (a, b] for consecutive boundaries a < b, and is counted in exactly
+/// one of three ways:
+/// - a and b in the same 16-bit chunk of `d` (an inner run): the chunk's boundaries below
+///   its highest one, shifted so that the highest is bit 15, and the value after the highest
+///   decide all its inner runs, so the pass only counts these 16-bit keys
+///   (`table[key] += 1`, 256 KiB) and [`RunCounter::flush`] expands each key's runs once;
+/// - a the highest boundary of its chunk and b in a later chunk of the same word: one
+///   branch-free `lzcnt`/`tzcnt` per chunk finds it (length ≤ 64);
+/// - a in an earlier word (the run in progress): closed at the word's first boundary.
 ///
-/// Branch-free updates that must not count go to discard slots, one per chunk position in
-/// the word, so that consecutive updates never wait on the same memory location (a
-/// read-modify-write chain through one address costs a store-forwarding latency each).
+/// Updates that must not count go to discard slots (slot 0: no run has length 0; one table
+/// slot per chunk position), and each chunk position has its own small histogram, so that
+/// consecutive updates rarely wait on the same memory location (a read-modify-write chain
+/// through one address costs a store-forwarding latency each).
 const CHUNK: u32 = 16;
-const CMASK: u64 = (1 << CHUNK) - 1;
 const PER_WORD: usize = 64 / CHUNK as usize;
-/// Dense histogram stride per value: lengths 0..DENSE, then the discard slots.
-const STRIDE: usize = DENSE + PER_WORD;
+/// Table keys: a chunk's boundaries below its highest (15 bits) and a value bit.
+const KEY_BITS: u32 = CHUNK;
+const KEYS: usize = 1 << KEY_BITS;
+/// The table: the keys, then one discard slot per chunk position (a power of two, so that
+/// masked indices need no bounds check).
+const TABLE: usize = 2 * KEYS;
+/// Word-internal histograms: `cross[pos << 8 | v << 7 | len]`, len ≤ 64 (len 0 discards).
+const CROSS: usize = PER_WORD << 8;
+/// Runs closed at a word's first boundary: `dense[v * DENSE + len]`, len < DENSE (len 0
+/// discards).
+const DENSE2: usize = 2 * DENSE;
+
+/// A zeroed fixed-size array on the heap.
+fn boxed<T: Copy + Default, const N: usize>() -> Box<[T; N]> {
+    vec![T::default(); N].into_boxed_slice().try_into().unwrap_or_else(|_| unreachable!("length N"))
+}
 
 struct RunCounter {
-    /// Pattern counts, then one discard slot per chunk position (uniform chunks have no
-    /// inner run).
-    table: Vec<u32>,
-    /// Dense counts: `dense[v * STRIDE + len]`, v = 0 (loss bursts) or 1 (success runs).
-    dense: Vec<u64>,
+    /// Allocated at the first whole-word call (short traces walk their boundaries).
+    table: Option<Box<[u32; TABLE]>>,
+    cross: Box<[u64; CROSS]>,
+    dense: Box<[u64; DENSE2]>,
     long: [Vec<u64>; 2],
-    /// The run in progress: its value and length so far.
-    pval: u64,
-    plen: u64,
+    /// First entry of the run in progress.
+    start: u64,
+}
+
+/// The run of value `v`, `len` entries, closed at a word's boundary; `keep` = all ones to
+/// count it, 0 to discard (branch-free except for the rare long run).
+#[inline(always)]
+fn close(dense: &mut [u64; DENSE2], long: &mut [Vec<u64>; 2], v: u64, len: u64, keep: u64) {
+    if len >= DENSE as u64 && keep != 0 {
+        long[v as usize & 1].push(len);
+    } else {
+        dense[(v as usize * DENSE + (len & keep) as usize) & (DENSE2 - 1)] += 1;
+    }
+}
+
+/// One chunk at position `POS` of a word `w` with boundaries `d`: its 16 boundary bits `dc`.
+/// Branch-free: about 30 instructions and two memory increments.
+#[inline(always)]
+fn chunk<const POS: usize>(table: &mut [u32; TABLE], cross: &mut [u64; CROSS], w: u64, d: u64, dc: u64) {
+    // the highest boundary a of the chunk, and the next boundary of the word above it
+    let lz = (dc as u32).leading_zeros().wrapping_sub(16) & 15; // dc < 2^16
+    let a = ((POS as u32 * CHUNK + 15).wrapping_sub(lz) & 63) as u64;
+    let rest = (d >> a) >> 1;
+    let some = 0u64.wrapping_sub((dc != 0) as u64);
+    let keep = some & 0u64.wrapping_sub((rest != 0) as u64);
+    let len = (rest.trailing_zeros() as u64 + 1) & keep;
+    let v = ((w >> a) & 1) ^ 1; // the entry after a: the crossing run's value
+    cross[(POS << 8 | (v << 7 | len) as usize) & (CROSS - 1)] += 1;
+    // inner runs: the pattern of the chunk's boundaries below a, moved up so that a is
+    // bit 15 and a dropped, and the crossing run's value (the inner runs alternate before it)
+    let inner = 0u64.wrapping_sub((dc & dc.wrapping_sub(1) != 0) as u64); // ≥ 2 boundaries
+    let key = ((dc << lz) & 0x7FFF) << 1 | v;
+    let idx = (key & inner) | ((KEYS + POS) as u64 & !inner);
+    table[idx as usize & (TABLE - 1)] += 1;
 }
 
 impl RunCounter {
-    fn new(first: u64) -> Self {
-        RunCounter { table: vec![0; (1 << CHUNK) + PER_WORD], dense: vec![0; 2 * STRIDE], long: [Vec::new(), Vec::new()], pval: first, plen: 0 }
+    fn new() -> Self {
+        RunCounter { table: None, cross: boxed(), dense: boxed(), long: [Vec::new(), Vec::new()], start: 0 }
     }
 
-    /// Count a run of value `v` and length `len` if `keep` (all ones) or touch discard
-    /// slot `pos` (`keep` = 0); branch-free except for the rare long run.
+    /// Whole words (each followed by the next word of `words`, so all but the trace's
+    /// last), the first starting at entry `base`.
     #[inline(always)]
-    fn add(&mut self, v: u64, len: u64, keep: u64, pos: usize) {
-        if len < DENSE as u64 {
-            let slot = (len & keep) | ((DENSE + pos) as u64 & !keep);
-            self.dense[(v as usize) * STRIDE + slot as usize] += 1;
-        } else if keep != 0 {
-            self.long[v as usize].push(len);
+    fn words(&mut self, words: &[u64], mut base: u64) {
+        let table = &mut **self.table.get_or_insert_with(boxed);
+        let (cross, dense, long) = (&mut *self.cross, &mut *self.dense, &mut self.long);
+        let mut start = self.start;
+        for (&w, &nx) in words.iter().zip(&words[1..]) {
+            let d = w ^ ((w >> 1) | (nx << 63));
+            // the run in progress ends at the first boundary; the next starts after the last
+            let keep = 0u64.wrapping_sub((d != 0) as u64);
+            let f = d.trailing_zeros() as u64 & 63;
+            close(dense, long, (w >> f) & 1, (base + f + 1).wrapping_sub(start), keep);
+            let next_start = (base + 64).wrapping_sub(d.leading_zeros() as u64);
+            start = (next_start & keep) | (start & !keep);
+            chunk::<0>(table, cross, w, d, d & 0xFFFF);
+            chunk::<1>(table, cross, w, d, (d >> 16) & 0xFFFF);
+            chunk::<2>(table, cross, w, d, (d >> 32) & 0xFFFF);
+            chunk::<3>(table, cross, w, d, d >> 48);
+            base += 64;
+        }
+        self.start = start;
+    }
+
+    /// One word boundary by boundary (short traces): `w` starts at entry `base` and is
+    /// followed by `nx`; only the boundaries below `pairs` count.
+    fn walk(&mut self, w: u64, nx: u64, base: u64, pairs: u64) {
+        let mut d = w ^ ((w >> 1) | (nx << 63));
+        if pairs < 64 {
+            d &= (1u64 << pairs) - 1;
+        }
+        while d != 0 {
+            let j = d.trailing_zeros() as u64;
+            close(&mut self.dense, &mut self.long, (w >> j) & 1, base + j + 1 - self.start, !0);
+            self.start = base + j + 1;
+            d &= d - 1;
         }
     }
 
-    /// One full chunk (bits of `x`, first entry in bit 0) at position `POS` of its word.
-    #[inline(always)]
-    fn chunk<const POS: usize>(&mut self, x: u64) {
-        let (b0, bl) = (x & 1, x >> (CHUNK - 1));
-        // leading run: entries equal to b0 from the start (CHUNK if the chunk is uniform)
-        let lead = ((x ^ (0u64.wrapping_sub(b0) & CMASK)) | (1 << CHUNK)).trailing_zeros() as u64;
-        // trailing run: entries equal to the last one, at the end
-        let z = (x ^ (0u64.wrapping_sub(bl) & CMASK)) & CMASK;
-        let trail = ((z << (64 - CHUNK)) | (1 << (63 - CHUNK))).leading_zeros() as u64;
-        // all-ones masks: the chunk is uniform; the pending run continues into it
-        let whole = 0u64.wrapping_sub(lead >> 4); // lead is 1..=16: lead >> 4 == 1 iff uniform
-        let same = (b0 ^ self.pval).wrapping_sub(1); // b0 == pval → all ones, else 0
-        let idx = (x & !whole) | (((1 << CHUNK) + POS) as u64 & whole);
-        self.table[idx as usize] += 1;
-        // The pending run ends here unless the chunk is uniform and continues it.
-        self.add(self.pval, self.plen + (lead & same), !(same & whole), POS);
-        // A new leading run that also ends inside the chunk.
-        self.add(b0, lead, !same & !whole, POS);
-        self.plen = trail + (self.plen & whole & same);
-        self.pval = bl;
+    /// The trace's last word (`n - base` ≤ 64 entries) and the trace's last run.
+    fn last_word(&mut self, w: u64, base: u64, n: u64) {
+        let pairs = n - 1 - base; // pairs (j, j + 1) inside the trace: j < pairs
+        self.walk(w, 0, base, pairs);
+        close(&mut self.dense, &mut self.long, (w >> pairs) & 1, n - self.start, !0);
     }
 
-    /// A full word, chunk by chunk.
-    #[inline(always)]
-    fn word(&mut self, w: u64) {
-        self.chunk::<0>(w & CMASK);
-        self.chunk::<1>((w >> CHUNK) & CMASK);
-        self.chunk::<2>((w >> (2 * CHUNK)) & CMASK);
-        self.chunk::<3>(w >> (3 * CHUNK));
-    }
-
-    /// Entries one at a time (the trace's last, partial word).
-    fn bits(&mut self, w: u64, n: usize) {
-        for j in 0..n {
-            let b = (w >> j) & 1;
-            if b != self.pval {
-                if self.plen > 0 {
-                    self.add(self.pval, self.plen, !0, 0);
-                }
-                self.pval = b;
-                self.plen = 0;
-            }
-            self.plen += 1;
-        }
-    }
-
-    /// Expand the pattern counts into the histograms: every run of a pattern that neither
-    /// starts at its first entry nor ends at its last is an inner run.
+    /// Expand the pattern counts into the histograms: the runs between consecutive
+    /// boundaries of a key's chunk.
     fn flush(&mut self) {
-        for x in 0..(1usize << CHUNK) {
-            let c = self.table[x] as u64;
-            if c == 0 {
+        let Some(table) = self.table.as_mut() else { return };
+        for (p, c) in table[..KEYS].iter_mut().enumerate() {
+            if *c == 0 {
                 continue;
             }
-            self.table[x] = 0;
-            let mut changes = ((x ^ (x >> 1)) as u64) & (CMASK >> 1); // bit j: entry j != entry j+1
-            if changes.count_ones() < 2 {
-                continue;
-            }
-            let mut prev = changes.trailing_zeros() as usize;
-            changes &= changes - 1;
-            while changes != 0 {
-                let j = changes.trailing_zeros() as usize;
-                let v = (x >> j) & 1;
-                self.dense[v * STRIDE + (j - prev)] += c;
-                prev = j;
-                changes &= changes - 1;
+            let count = std::mem::take(c) as u64;
+            // the chunk's boundaries (the highest at bit 15); the run ending at the i-th
+            // boundary from the top has the value (crossing value) ^ 1 ^ (i & 1)
+            let mut dc = (p as u64 >> 1) | 0x8000;
+            let top = (p as u64 & 1) ^ 1;
+            let mut from_top = dc.count_ones() as u64 - 1;
+            let mut a = dc.trailing_zeros() as u64;
+            dc &= dc - 1;
+            while dc != 0 {
+                let b = dc.trailing_zeros() as u64;
+                from_top -= 1;
+                let v = top ^ (from_top & 1);
+                self.dense[(v as usize) * DENSE + (b - a) as usize] += count;
+                a = b;
+                dc &= dc - 1;
             }
         }
     }
 
-    fn finish(mut self, n: usize) -> [RunHistogram; 2] {
-        if n > 0 {
-            self.add(self.pval, self.plen, !0, 0);
-        }
+    fn finish(mut self) -> [RunHistogram; 2] {
         self.flush();
+        for pos in 0..PER_WORD {
+            for v in 0..2 {
+                for len in 1..=64 {
+                    self.dense[v * DENSE + len] += self.cross[pos << 8 | v << 7 | len];
+                }
+            }
+        }
         let mut out = [RunHistogram::new(), RunHistogram::new()];
         for (v, h) in out.iter_mut().enumerate() {
-            let d = &self.dense[v * STRIDE..v * STRIDE + DENSE];
+            let d = &self.dense[v * DENSE..(v + 1) * DENSE];
             for (len, &c) in d.iter().enumerate().skip(1) {
                 if c > 0 {
                     h.add_short(len, c);
@@ -164,55 +210,99 @@ impl RunCounter {
     }
 }
 
+/// How the pass counts runs (the tests set the thresholds low to reach every path on short
+/// traces).
+#[derive(Clone, Copy, Debug)]
+struct Runs {
+    enabled: bool,
+    /// Traces of at most this many words walk their boundaries one by one (cheaper than
+    /// clearing and expanding the pattern table).
+    short_words: usize,
+    /// Words between flushes of the u32 pattern counts (at most 4 counts a word).
+    flush_words: usize,
+}
+
+impl Runs {
+    fn new(enabled: bool) -> Self {
+        Runs { enabled, short_words: 1 << 12, flush_words: 1 << 29 }
+    }
+}
+
 /// The generic pass; compiled per CPU feature set by [`pass_dispatch`].
 #[inline(always)]
-fn pass(t: &BitTrace, marks: &[usize], at: &mut [Cumulative], runs: bool) -> [RunHistogram; 2] {
+fn pass(t: &BitTrace, marks: &[usize], at: &mut [Cumulative], runs: Runs) -> [RunHistogram; 2] {
     let words = t.words();
     let n = t.len();
     let (mut ones, mut n11) = (0u64, 0u64);
     let mut next_mark = 0usize;
-    let mut rc = RunCounter::new(words.first().map_or(0, |w| w & 1));
-    let full_words = n / 64;
-    for (k, &w) in words.iter().enumerate() {
-        let nx = words.get(k + 1).copied().unwrap_or(0);
-        let y = (w >> 1) | (nx << 63);
-        let base = k << 6;
-        // marks inside this word (base <= p < base + 64)
-        while next_mark < marks.len() && marks[next_mark] < base + 64 {
-            let m = (1u64 << (marks[next_mark] - base)) - 1;
-            at[next_mark] = Cumulative { ones: ones + (w & m).count_ones() as u64, n11: n11 + (w & y & m).count_ones() as u64 };
-            next_mark += 1;
+    let mut next_pos = marks.first().copied().unwrap_or(usize::MAX);
+    // The counts: two popcounts a word, recorded at every mark (block by block, so that
+    // the run counter's loop stays free of them).
+    let mut rc = RunCounter::new();
+    const BLOCK: usize = 1 << 12;
+    let mut k0 = 0usize;
+    while k0 < words.len() {
+        let k1 = (k0 + BLOCK).min(words.len());
+        for k in k0..k1 {
+            let w = words[k];
+            let nx = words.get(k + 1).copied().unwrap_or(0);
+            let y = (w >> 1) | (nx << 63);
+            let base = k << 6;
+            // marks inside this word (base <= p < base + 64)
+            while next_pos < base + 64 {
+                let m = (1u64 << (next_pos - base)) - 1;
+                at[next_mark] = Cumulative { ones: ones + (w & m).count_ones() as u64, n11: n11 + (w & y & m).count_ones() as u64 };
+                next_mark += 1;
+                next_pos = marks.get(next_mark).copied().unwrap_or(usize::MAX);
+            }
+            ones += w.count_ones() as u64;
+            n11 += (w & y).count_ones() as u64;
         }
-        ones += w.count_ones() as u64;
-        n11 += (w & y).count_ones() as u64;
-        if runs {
-            if k < full_words {
-                rc.word(w);
-                if k & 0x3FFF_FFFF == 0x3FFF_FFFF {
-                    rc.flush(); // u32 pattern counts: at most 2^30 words (2^32 chunks) between flushes
+        if runs.enabled {
+            // whole words followed by another; the trace's last word separately
+            let k1w = k1.min(words.len() - 1);
+            if words.len() <= runs.short_words {
+                for k in k0..k1w {
+                    rc.walk(words[k], words[k + 1], (k << 6) as u64, 64);
                 }
-            } else {
-                rc.bits(w, n - base);
+            } else if k1w > k0 {
+                rc.words(&words[k0..=k1w], (k0 << 6) as u64);
+            }
+            if k1 == words.len() {
+                rc.last_word(words[k1 - 1], ((k1 - 1) << 6) as u64, n as u64);
+            } else if k1 / runs.flush_words != k0 / runs.flush_words {
+                rc.flush();
             }
         }
+        k0 = k1;
     }
     while next_mark < marks.len() {
         at[next_mark] = Cumulative { ones, n11 };
         next_mark += 1;
     }
-    if runs {
-        rc.finish(n)
+    if runs.enabled {
+        rc.finish()
     } else {
         [RunHistogram::new(), RunHistogram::new()]
     }
 }
 
-fn pass_dispatch(t: &BitTrace, marks: &[usize], at: &mut [Cumulative], runs: bool) -> [RunHistogram; 2] {
+fn pass_dispatch(t: &BitTrace, marks: &[usize], at: &mut [Cumulative], runs: Runs) -> [RunHistogram; 2] {
     #[cfg(target_arch = "x86_64")]
     {
-        if std::arch::is_x86_feature_detected!("popcnt") && std::arch::is_x86_feature_detected!("bmi1") && std::arch::is_x86_feature_detected!("lzcnt") {
+        use std::arch::is_x86_feature_detected as has;
+        if has!("popcnt") && has!("bmi1") && has!("bmi2") && has!("lzcnt") {
+            #[target_feature(enable = "popcnt,bmi1,bmi2,lzcnt")]
+            unsafe fn v3(t: &BitTrace, marks: &[usize], at: &mut [Cumulative], runs: Runs) -> [RunHistogram; 2] {
+                pass(t, marks, at, runs)
+            }
+            // SAFETY: the CPU has POPCNT, BMI1 (tzcnt), BMI2 (shifts by any register) and
+            // LZCNT, checked just above.
+            return unsafe { v3(t, marks, at, runs) };
+        }
+        if has!("popcnt") && has!("bmi1") && has!("lzcnt") {
             #[target_feature(enable = "popcnt,bmi1,lzcnt")]
-            unsafe fn fast(t: &BitTrace, marks: &[usize], at: &mut [Cumulative], runs: bool) -> [RunHistogram; 2] {
+            unsafe fn fast(t: &BitTrace, marks: &[usize], at: &mut [Cumulative], runs: Runs) -> [RunHistogram; 2] {
                 pass(t, marks, at, runs)
             }
             // SAFETY: the CPU has POPCNT, BMI1 (tzcnt) and LZCNT, checked just above.
@@ -230,6 +320,10 @@ fn mu(tr: &Transitions) -> f64 {
 /// `prefixes` (ascending, each ≤ the length) is the μ-convergence grid; `runs = false`
 /// skips the run histograms (they then come back empty).
 pub fn summarize(t: &BitTrace, chunk: usize, prefixes: &[usize], runs: bool) -> Summary {
+    summarize_with(t, chunk, prefixes, Runs::new(runs))
+}
+
+fn summarize_with(t: &BitTrace, chunk: usize, prefixes: &[usize], runs: Runs) -> Summary {
     assert!(chunk > 0, "chunk must be positive");
     let n = t.len();
     let n_chunks = n / chunk;
@@ -304,6 +398,71 @@ mod tests {
                     assert!(same(&s.prefix_mu, &prefix_mu(&t, &grid)), "n={n} pat={pat}");
                 }
             }
+        }
+    }
+
+    /// Naive run-length histograms, one entry at a time (the reference of the word kernel).
+    fn naive_histograms(v: &[u8]) -> [RunHistogram; 2] {
+        let mut h = [RunHistogram::new(), RunHistogram::new()];
+        let mut i = 0;
+        while i < v.len() {
+            let j = (i..v.len()).find(|&j| v[j] != v[i]).unwrap_or(v.len());
+            h[v[i] as usize].add((j - i) as u64);
+            i = j;
+        }
+        h
+    }
+
+    /// Property: on random traces of random lengths (most not a multiple of 64) made of
+    /// runs of random lengths (means 1 to 3000, so runs inside a 16-entry chunk, across
+    /// chunks, across words and beyond the dense histogram all occur), and on all-0, all-1
+    /// and alternating traces, the fused pass gives exactly the naive histograms and
+    /// transition counts.
+    #[test]
+    fn property_word_kernel_equals_naive_runs() {
+        use rand::Rng;
+        let mut r = crate::rng::from_seed(20261123);
+        let mut cases: Vec<Vec<u8>> = Vec::new();
+        for n in [0usize, 1, 2, 63, 64, 65, 128, 129, 191, 4097, 10_000] {
+            cases.push(vec![0; n]);
+            cases.push(vec![1; n]);
+            cases.push((0..n).map(|i| (i % 2) as u8).collect());
+            cases.push((0..n).map(|i| ((i / 16) % 2) as u8).collect());
+        }
+        for _ in 0..300 {
+            let n = r.random_range(0..6000usize);
+            let mean = [1.5f64, 3.0, 10.0, 40.0, 3000.0][r.random_range(0..5usize)];
+            let mut v = Vec::with_capacity(n);
+            let mut bit = r.random_range(0..2u8);
+            while v.len() < n {
+                let len = 1 + (-(r.random::<f64>().max(1e-300)).ln() * (mean - 1.0)) as usize;
+                v.extend(std::iter::repeat(bit).take(len.min(n - v.len())));
+                bit ^= 1;
+            }
+            cases.push(v);
+        }
+        // the same runs from both kernels: the word kernel (short_words 0, a flush after
+        // every block) and the boundary walk
+        let kernels = [Runs { enabled: true, short_words: 0, flush_words: 1 }, Runs { enabled: true, short_words: usize::MAX, flush_words: 1 }];
+        let long: Vec<u8> = (0..600_000u64).map(|i| ((i.wrapping_mul(0x9E3779B97F4A7C15) >> 61) < 3 || (i / 5000) % 7 == 0) as u8).collect();
+        cases.push(long);
+        for (v, runs) in cases.iter().flat_map(|v| kernels.iter().map(move |k| (v, *k))) {
+            let t = BitTrace::from_bytes(v);
+            let s = summarize_with(&t, 1000, &[], runs);
+            let [z, o] = naive_histograms(v);
+            assert_eq!(s.loss_bursts.to_pairs(), z.to_pairs(), "n={}", v.len());
+            assert_eq!(s.success_runs.to_pairs(), o.to_pairs(), "n={}", v.len());
+            assert_eq!(s.ones, v.iter().map(|&b| b as u64).sum::<u64>());
+            let mut tr = Transitions::default();
+            for p in v.windows(2) {
+                match (p[0], p[1]) {
+                    (0, 0) => tr.n00 += 1,
+                    (0, 1) => tr.n01 += 1,
+                    (1, 0) => tr.n10 += 1,
+                    _ => tr.n11 += 1,
+                }
+            }
+            assert_eq!(s.transitions, tr, "n={}", v.len());
         }
     }
 
