@@ -242,6 +242,8 @@ struct TcpFlow {
     /// The ACKs in flight that carry SACK blocks or (with timestamps) a TSecr, oldest
     /// first, by number.
     sacks: VecDeque<(u32, AckPkt)>,
+    /// An arriving ACK without a queue entry, as the sender reads it (`Engine::on_ack`).
+    ack_in: AckPkt,
     /// RFC 7323 timestamps: every ACK carries its TSecr through `sacks`.
     timestamps: bool,
     /// The Ideal-estimate TCP (Martignon & Capone §V): the sender's `Tcb::fair_share_bps`
@@ -464,6 +466,7 @@ impl<const LOG: bool> Engine<LOG> {
                             spurious_retx: 0,
                             pending_rto: VecDeque::with_capacity(8),
                             sacks: VecDeque::new(),
+                            ack_in: AckPkt::default(),
                             next_sack: 0,
                             spurious_timeouts: 0,
                             snapshot: Counters::default(),
@@ -822,14 +825,17 @@ impl<const LOG: bool> Engine<LOG> {
         self.sync_rto(f);
     }
 
+    /// Flow `f`'s receiver sends the ACK it made last ([`Receiver::last_ack`]).
     #[inline]
-    fn send_ack(&mut self, f: usize, a: &AckPkt) {
+    fn send_ack(&mut self, f: usize) {
         let fl = &mut self.flows[f];
         let pos = fl.rev0;
         let t = fl.tcp();
         let bytes = t.ack_bytes;
+        let a = t.receiver.last_ack();
         let mut flags = if a.ece { ECE } else { 0 };
         let mut rseq = 0;
+        let ack = a.ack;
         let sack = if a.nsack == 0 && !t.timestamps {
             // LT-TCP's option on an ACK without SACK blocks travels in the packet: its
             // erasure estimate in the SACK-queue field (flag PFEC), the echoed RFEC number in
@@ -850,7 +856,7 @@ impl<const LOG: bool> Engine<LOG> {
             id
         };
         let first = self.paths[pos as usize] as usize;
-        let p = Pkt::new(f as u32, pos, self.now, PktKind::Ack, a.ack, sack, false).with_flags(flags).with_rseq(rseq);
+        let p = Pkt::new(f as u32, pos, self.now, PktKind::Ack, ack, sack, false).with_flags(flags).with_rseq(rseq);
         self.log_pkt(LogEvent::Sent, first as u32, &p);
         self.enter(first, p, bytes);
     }
@@ -876,28 +882,35 @@ impl<const LOG: bool> Engine<LOG> {
     }
 
     /// An ACK reaches flow `f`'s sender: its cumulative ACK, and its SACK blocks from the
-    /// flow's queue (dropping those of earlier ACKs that were lost on the way).
+    /// flow's queue (dropping those of earlier ACKs that were lost on the way). An ACK
+    /// without a queue entry is written into the flow's `ack_in` field by field (not built
+    /// and copied whole: the sender reads a few of its fields).
     #[inline(always)]
     fn on_ack(&mut self, f: usize, ack: u64, sack: u32, flags: u8, rseq: u16) {
         let now = self.now;
-        let t = self.flows[f].tcp();
-        let a = if flags & PFEC != 0 {
-            let lt_rfec = (flags & RFEC != 0).then_some(rseq);
-            AckPkt { ack, ece: flags & ECE != 0, lt_erasure: Some(sack), lt_rfec, ..AckPkt::default() }
-        } else if sack == NO_SACK {
-            AckPkt { ack, ece: flags & ECE != 0, ..AckPkt::default() }
-        } else {
-            loop {
-                let (id, a) = t.sacks.pop_front().expect("an ACK's SACK blocks wait in its flow's queue");
-                if id == sack {
-                    break a;
-                }
-            }
-        };
-        if t.needs_share {
+        if self.flows[f].tcp().needs_share {
             self.set_share(f);
         }
-        self.flows[f].tcp().sender.on_ack(&a, now, &mut self.txbuf);
+        let t = self.flows[f].tcp();
+        let ece = flags & ECE != 0;
+        if flags & PFEC != 0 || sack == NO_SACK {
+            let a = &mut t.ack_in;
+            a.ack = ack;
+            a.ece = ece;
+            (a.lt_erasure, a.lt_rfec) = if flags & PFEC != 0 {
+                (Some(sack), (flags & RFEC != 0).then_some(rseq))
+            } else {
+                (None, None)
+            };
+            t.sender.on_ack(&t.ack_in, now, &mut self.txbuf);
+        } else {
+            while t.sacks.front().expect("an ACK's SACK blocks wait in its flow's queue").0 != sack {
+                t.sacks.pop_front();
+            }
+            let (_, a) = t.sacks.front().expect("found above");
+            t.sender.on_ack(a, now, &mut self.txbuf);
+            t.sacks.pop_front();
+        }
         self.record(f);
         self.flush_tx(f);
     }
@@ -943,8 +956,8 @@ impl<const LOG: bool> Engine<LOG> {
             });
         }
         match act {
-            RxAction::Ack(ref a) => {
-                self.send_ack(f, a);
+            RxAction::Ack => {
+                self.send_ack(f);
                 // tossim: an idle-ACK receiver keeps its timer running after an immediate ACK.
                 if let Some(d) = self.flows[f].tcp().receiver.delack_deadline {
                     self.sync_delack(f, d);
@@ -1015,8 +1028,8 @@ impl<const LOG: bool> Engine<LOG> {
             Some(d) if d > at => self.sync_delack(f, d),
             Some(_) => {
                 let now = self.now;
-                if let Some(a) = t.receiver.on_delack_timer(now) {
-                    self.send_ack(f, &a);
+                if t.receiver.on_delack_timer(now) {
+                    self.send_ack(f);
                 }
                 // tossim: an idle-ACK receiver re-arms its timer (ReceiverConfig::ack_on_idle).
                 if let Some(d) = self.flows[f].tcp().receiver.delack_deadline {

@@ -53,8 +53,10 @@ pub struct ReceiverConfig {
 /// What the receiver wants after a segment arrives.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RxAction {
-    /// Send this ACK now.
-    Ack(AckPkt),
+    /// Send an ACK now: [`Receiver::last_ack`]. (The ACK stays in the receiver, written in
+    /// place, and the sender's host reads it there: no copy of it travels through return
+    /// values, which cost the engine's ACK path a store-forwarding stall per ACK.)
+    Ack,
     /// Start (or keep) the delayed-ACK timer, to expire at this time.
     Delay(Nanos),
 }
@@ -86,6 +88,8 @@ pub struct Receiver {
     /// Data segments that arrived (any).
     pub arrivals: u64,
     pub acks_sent: u64,
+    /// The last ACK made ([`RxAction::Ack`], [`Receiver::on_delack_timer`]).
+    last: AckPkt,
 }
 
 impl Receiver {
@@ -106,7 +110,15 @@ impl Receiver {
             duplicates: 0,
             arrivals: 0,
             acks_sent: 0,
+            last: AckPkt::default(),
         }
+    }
+
+    /// The ACK the receiver made last (what [`RxAction::Ack`] and a `true` from
+    /// [`Receiver::on_delack_timer`] ask to send).
+    #[inline(always)]
+    pub fn last_ack(&self) -> &AckPkt {
+        &self.last
     }
 
     /// The receiver of a flow with TCP settings `t` (LT-TCP's decoder with `recovery = lt`).
@@ -157,7 +169,7 @@ impl Receiver {
             }
             lt.fec_wasted += 1;
             self.arrivals += 1;
-            return RxAction::Ack(self.make_ack());
+            return self.make_ack();
         }
         let act = self.on_segment(tx.seg, now);
         let rcv_nxt = self.rcv_nxt;
@@ -181,9 +193,9 @@ impl Receiver {
             RxSymbol::Decoded { start, end, rebuilt } => self.decoded(start, end, rebuilt),
             RxSymbol::Useless => {
                 lt.fec_wasted += 1;
-                RxAction::Ack(self.make_ack())
+                self.make_ack()
             }
-            RxSymbol::Counted => RxAction::Ack(self.make_ack()),
+            RxSymbol::Counted => self.make_ack(),
         }
     }
 
@@ -192,7 +204,7 @@ impl Receiver {
     fn decoded(&mut self, start: u64, end: u64, rebuilt: bool) -> RxAction {
         self.lt.as_mut().expect("an LT-TCP receiver").decodes += rebuilt as u64;
         self.hold_range(start, end);
-        RxAction::Ack(self.make_ack())
+        self.make_ack()
     }
 
     /// Hold every segment of [start, end) (LT-TCP's decoded block), and report the block in
@@ -266,18 +278,18 @@ impl Receiver {
         if self.holds(seg) {
             // Duplicate: acknowledge at once (RFC 5681 §4.2 out-of-order rule).
             self.duplicates += 1;
-            return RxAction::Ack(self.make_ack());
+            return self.make_ack();
         }
         if seg == self.rcv_nxt {
             let filled_gap = self.ooo_count > 0;
             self.advance_in_order();
             if filled_gap {
                 self.prune_sack();
-                return RxAction::Ack(self.make_ack());
+                return self.make_ack();
             }
             self.pending += 1;
             if !self.cfg.delayed_ack || self.pending >= self.cfg.ack_every {
-                return RxAction::Ack(self.make_ack());
+                return self.make_ack();
             }
             let d = *self.delack_deadline.get_or_insert(now + self.cfg.ack_timeout);
             return RxAction::Delay(d);
@@ -292,7 +304,7 @@ impl Receiver {
         if self.cfg.sack {
             self.note_sack(seg);
         }
-        RxAction::Ack(self.make_ack())
+        self.make_ack()
     }
 
     /// RFC 7323 §4.3: the TSval `tsval` of arriving segment `seg` becomes TS.Recent if the
@@ -320,25 +332,35 @@ impl Receiver {
         }
     }
 
-    /// The delayed-ACK timer fires: the ACK to send, if any is still owed.
-    /// With `ack_on_idle`, the ACK is sent even if nothing is owed (a duplicate) and the
-    /// timer restarts at `now + ack_timeout`.
-    pub fn on_delack_timer(&mut self, now: Nanos) -> Option<AckPkt> {
+    /// The delayed-ACK timer fires: whether an ACK is still owed (then made:
+    /// [`Receiver::last_ack`]). With `ack_on_idle`, the ACK is sent even if nothing is owed
+    /// (a duplicate) and the timer restarts at `now + ack_timeout`.
+    pub fn on_delack_timer(&mut self, now: Nanos) -> bool {
         self.delack_deadline = None;
         if self.cfg.ack_on_idle {
-            let a = self.make_ack();
+            self.make_ack();
             self.delack_deadline = Some(now + self.cfg.ack_timeout);
-            return Some(a);
+            return true;
         }
-        (self.pending > 0).then(|| self.make_ack())
+        if self.pending == 0 {
+            return false;
+        }
+        self.make_ack();
+        true
     }
 
-    fn make_ack(&mut self) -> AckPkt {
+    /// Make the ACK of the current state ([`Receiver::last_ack`], written field by field in
+    /// place).
+    #[inline]
+    fn make_ack(&mut self) -> RxAction {
         self.pending = 0;
         self.delack_deadline = None;
         self.acks_sent += 1;
         self.last_ack_sent = self.rcv_nxt;
-        let mut a = AckPkt { ack: self.rcv_nxt, tsecr: self.ts_recent, ece: self.ece, ..AckPkt::default() };
+        let a = &mut self.last;
+        a.ack = self.rcv_nxt;
+        a.tsecr = self.ts_recent;
+        a.ece = self.ece;
         if let Some(lt) = &self.lt {
             a.lt_erasure = Some(lt.erasure_ppm);
             a.lt_rfec = lt.rfec_last;
@@ -347,7 +369,7 @@ impl Receiver {
             a.nsack = self.nrecent as u8;
             a.sack[..self.nrecent].copy_from_slice(&self.recent[..self.nrecent]);
         }
-        a
+        RxAction::Ack
     }
 
     /// The contiguous held block containing out-of-order segment `seg`.
@@ -410,21 +432,29 @@ mod tests {
         Receiver::new(ReceiverConfig { delayed_ack: delayed, ack_every: 2, ack_timeout: 100, sack, ack_on_idle: false })
     }
 
-    fn ack_of(a: RxAction) -> AckPkt {
+    /// The ACK that action `a` of receiver `r` asks to send.
+    fn ack_of(r: &Receiver, a: RxAction) -> AckPkt {
         match a {
-            RxAction::Ack(a) => a,
+            RxAction::Ack => *r.last_ack(),
             RxAction::Delay(_) => panic!("expected an ACK, got {a:?}"),
         }
+    }
+
+    /// Segment `seg` arrives at `now`: the ACK it must cause at once.
+    fn seg_ack(r: &mut Receiver, seg: u64, now: Nanos) -> AckPkt {
+        let a = r.on_segment(seg, now);
+        ack_of(r, a)
     }
 
     #[test]
     fn delayed_acks_every_second_segment_or_timer() {
         let mut r = rx(true, false);
         assert_eq!(r.on_segment(0, 10), RxAction::Delay(110));
-        assert_eq!(ack_of(r.on_segment(1, 20)).ack, 2);
+        assert_eq!(seg_ack(&mut r, 1, 20).ack, 2);
         assert_eq!(r.on_segment(2, 30), RxAction::Delay(130));
-        assert_eq!(r.on_delack_timer(130).unwrap().ack, 3);
-        assert_eq!(r.on_delack_timer(230), None);
+        assert!(r.on_delack_timer(130));
+        assert_eq!(r.last_ack().ack, 3);
+        assert!(!r.on_delack_timer(230));
     }
 
     #[test]
@@ -432,23 +462,23 @@ mod tests {
         let mut r = rx(true, true);
         r.on_segment(0, 0);
         // 1 lost; 2, 3, 5 arrive: immediate duplicate ACKs with SACK blocks.
-        let a = ack_of(r.on_segment(2, 1));
+        let a = seg_ack(&mut r, 2, 1);
         assert_eq!((a.ack, a.nsack, a.sack[0]), (1, 1, (2, 3)));
-        let a = ack_of(r.on_segment(3, 2));
+        let a = seg_ack(&mut r, 3, 2);
         assert_eq!((a.ack, a.nsack, a.sack[0]), (1, 1, (2, 4)));
-        let a = ack_of(r.on_segment(5, 3));
+        let a = seg_ack(&mut r, 5, 3);
         assert_eq!((a.ack, a.nsack), (1, 2));
         assert_eq!(&a.sack[..2], &[(5, 6), (2, 4)]);
         assert_eq!(r.buffered(), 3);
         // 1 fills the first gap: immediate ACK up to 4, block (5,6) remains.
-        let a = ack_of(r.on_segment(1, 4));
+        let a = seg_ack(&mut r, 1, 4);
         assert_eq!((a.ack, a.nsack, a.sack[0]), (4, 1, (5, 6)));
         assert!(r.holds(5) && !r.holds(4) && r.holds(0));
         // A duplicate is counted and acknowledged at once.
-        let a = ack_of(r.on_segment(2, 5));
+        let a = seg_ack(&mut r, 2, 5);
         assert_eq!(a.ack, 4);
         assert_eq!(r.duplicates, 1);
-        let a = ack_of(r.on_segment(4, 6));
+        let a = seg_ack(&mut r, 4, 6);
         assert_eq!((a.ack, a.nsack), (6, 0));
         assert_eq!(r.buffered(), 0);
     }
@@ -463,10 +493,14 @@ mod tests {
             r.note_tsval(s, ts);
             r.on_segment(s, ts + 5)
         };
+        let seg_ack = |r: &mut Receiver, s: u64, ts: u64| {
+            let a = seg(r, s, ts);
+            ack_of(r, a)
+        };
         assert_eq!(seg(&mut r, 0, 100), RxAction::Delay(205));
-        assert_eq!(ack_of(seg(&mut r, 1, 110)).tsecr, 100);
-        assert_eq!(ack_of(seg(&mut r, 3, 130)).tsecr, 100); // 2 lost: duplicate ACK
-        let a = ack_of(seg(&mut r, 2, 500)); // retransmission of 2 fills the hole
+        assert_eq!(seg_ack(&mut r, 1, 110).tsecr, 100);
+        assert_eq!(seg_ack(&mut r, 3, 130).tsecr, 100); // 2 lost: duplicate ACK
+        let a = seg_ack(&mut r, 2, 500); // retransmission of 2 fills the hole
         assert_eq!((a.ack, a.tsecr), (4, 500));
     }
 
@@ -474,7 +508,7 @@ mod tests {
     fn no_delay_acks_every_segment() {
         let mut r = rx(false, false);
         for s in 0..5 {
-            assert_eq!(ack_of(r.on_segment(s, s)).ack, s + 1);
+            assert_eq!(seg_ack(&mut r, s, s).ack, s + 1);
         }
     }
 
@@ -486,15 +520,17 @@ mod tests {
         assert_eq!(r.on_segment(0, 10), RxAction::Delay(110));
         assert_eq!(r.delack_deadline, Some(110));
         // Segment 1 lost, 2 arrives: an immediate duplicate ACK, and the timer restarts.
-        assert_eq!(ack_of(r.on_segment(2, 50)).ack, 1);
+        assert_eq!(seg_ack(&mut r, 2, 50).ack, 1);
         assert_eq!(r.delack_deadline, Some(150));
         // Silence: the ACK for 1 every 100 ns.
-        assert_eq!(r.on_delack_timer(150).map(|a| a.ack), Some(1));
+        assert!(r.on_delack_timer(150));
+        assert_eq!(r.last_ack().ack, 1);
         assert_eq!(r.delack_deadline, Some(250));
-        assert_eq!(r.on_delack_timer(250).map(|a| a.ack), Some(1));
+        assert!(r.on_delack_timer(250));
+        assert_eq!(r.last_ack().ack, 1);
         assert_eq!(r.acks_sent, 3);
         // An arrival restarts it again.
-        assert_eq!(ack_of(r.on_segment(1, 260)).ack, 3);
+        assert_eq!(seg_ack(&mut r, 1, 260).ack, 3);
         assert_eq!(r.delack_deadline, Some(360));
     }
 }
