@@ -13,7 +13,10 @@
 //! scoreboards, receiver rings and the transmit buffer have grown to what they hold; a
 //! packet in a pipe is 64 bytes (SACK blocks wait in their flow's queue), statistics are
 //! counted once per packet per link, and the per-packet log is a compile-time parameter.
-//! (Speed against htsim: `docs/validation.md`, "Speed against htsim".)
+//! So is the set of checks for the features most runs do not use (RED, link layers,
+//! LT-TCP, timestamps, ECN, the Ideal-estimate TCP, time series: [`needs_full`]): a run
+//! without them runs an engine compiled without them, with the same results (tested on
+//! random networks). (Speed against htsim: `docs/validation.md`, "Speed against htsim".)
 //!
 //! A link's queue discipline is DropTail, or RED with ECN marking (`link/red.rs`), which
 //! `Engine::enter` consults before the buffer check (`red_admits`); packets carry their
@@ -30,7 +33,7 @@ use crate::results::{
     jain, Counters, FlowKindTag, FlowResult, LinkCounters, LinkResult, LogHistogram, NetworkResult, Series, SimResult,
 };
 use crate::rng::{component_id, stream, Rng};
-use crate::tcp::config::CcKind;
+use crate::tcp::config::{CcKind, RecoveryKind};
 use crate::tcp::pkt_flags::{CE, ECE, ECT, PFEC, RFEC};
 use crate::tcp::receiver::{AckPkt, Receiver, RxAction};
 use crate::tcp::sender::{Sender, Tx};
@@ -303,8 +306,9 @@ impl FlowRt {
 }
 
 /// The engine; `LOG`: whether it records the per-packet log (a constant, so that a run
-/// without the log pays nothing for it).
-struct Engine<const LOG: bool> {
+/// without the log pays nothing for it). `FULL`: whether any flow or link uses a feature
+/// of [`needs_full`] (false: their per-packet checks are compiled out of the run).
+struct Engine<const LOG: bool, const FULL: bool> {
     now: Nanos,
     seq: u64,
     events: u64,
@@ -356,15 +360,45 @@ pub fn run_network(net: Network) -> Result<NetworkResult> {
 /// Run a network scenario and return the per-packet log as well (when `net.log` is set).
 pub fn run_network_logged(net: Network) -> Result<(NetworkResult, Vec<LogRec>)> {
     net.validate()?;
+    let full = needs_full(&net);
+    Ok(match (net.log, full) {
+        (true, true) => run_engine::<true, true>(net),
+        (true, false) => run_engine::<true, false>(net),
+        (false, true) => run_engine::<false, true>(net),
+        (false, false) => run_engine::<false, false>(net),
+    })
+}
+
+/// [`run_network_logged`] with every feature's checks compiled in, whatever the network
+/// uses (tests: the plain engine must give the same runs).
+#[cfg(test)]
+pub(crate) fn run_network_full(net: Network) -> (NetworkResult, Vec<LogRec>) {
+    net.validate().expect("a valid network");
     if net.log {
-        let mut e = Engine::<true>::new(net);
-        e.run();
-        Ok(e.finish())
+        run_engine::<true, true>(net)
     } else {
-        let mut e = Engine::<false>::new(net);
-        e.run();
-        Ok(e.finish())
+        run_engine::<false, true>(net)
     }
+}
+
+fn run_engine<const LOG: bool, const FULL: bool>(net: Network) -> (NetworkResult, Vec<LogRec>) {
+    let mut e = Engine::<LOG, FULL>::new(net);
+    e.run();
+    e.finish()
+}
+
+/// Whether a network uses a feature whose per-packet checks the engine compiles out of a
+/// run without it: a RED queue or a link layer on a link; LT-TCP, RFC 7323 timestamps, ECN
+/// or the Ideal-estimate TCP in a flow; the flows' time series. (The others, among them
+/// SACK, delayed ACKs, time-mode loss and every congestion control, cost a plain run
+/// nothing or are checked as before.)
+pub(crate) fn needs_full(net: &Network) -> bool {
+    net.series
+        || net.links.iter().any(|l| !matches!(l.queue, QueueDisc::DropTail) || l.layer.is_some())
+        || net.flows.iter().any(|f| match &f.kind {
+            FlowKind::Tcp(t) => t.recovery == RecoveryKind::Lt || t.timestamps || t.ecn_on() || t.cc == CcKind::Ideal,
+            FlowKind::Cbr { .. } => false,
+        })
 }
 
 // Congestion control, loss recovery and every sender option come from TcpConfig.
@@ -372,7 +406,7 @@ fn make_sender(t: &TcpConfig, size: Option<u64>) -> Sender {
     Sender::from_config(t, size)
 }
 
-impl<const LOG: bool> Engine<LOG> {
+impl<const LOG: bool, const FULL: bool> Engine<LOG, FULL> {
     fn new(net: Network) -> Self {
         let seed = net.seed;
         let mut links: Vec<LinkRt> = Vec::with_capacity(net.links.len());
@@ -596,12 +630,12 @@ impl<const LOG: bool> Engine<LOG> {
     /// Put a packet of `bytes` on link `li` at the current time.
     #[inline(always)]
     fn enter(&mut self, li: usize, mut p: Pkt, bytes: u32) {
-        if self.links[li].red.is_some() && !self.red_admits(li, &mut p) {
+        if FULL && self.links[li].red.is_some() && !self.red_admits(li, &mut p) {
             return;
         }
         let now = self.now;
         let l = &mut self.links[li];
-        if l.layer.is_some() {
+        if FULL && l.layer.is_some() {
             return self.enter_layer(li, p, bytes);
         }
         let Some((start, sent)) = l.pipe.admit(now, bytes, &mut self.servers[l.server]) else {
@@ -763,10 +797,12 @@ impl<const LOG: bool> Engine<LOG> {
         let f = p.flow as usize;
         match p.kind() {
             PktKind::Data => {
-                let tx = Tx { seg: p.num, len: p.aux(), retx: p.retx(), ts: p.t0, flags: p.flags(), rseq: p.rseq() };
+                let (flags, rseq) = if FULL { (p.flags(), p.rseq()) } else { (0, 0) };
+                let tx = Tx { seg: p.num, len: p.aux(), retx: p.retx(), ts: p.t0, flags, rseq };
                 self.on_data(f, tx, p.t0)
             }
-            PktKind::Ack => self.on_ack(f, p.num, p.aux(), p.flags(), p.rseq()),
+            PktKind::Ack if FULL => self.on_ack(f, p.num, p.aux(), p.flags(), p.rseq()),
+            PktKind::Ack => self.on_ack(f, p.num, p.aux(), 0, 0),
             PktKind::Udp => {
                 if let FlowState::Cbr(c) = &mut self.flows[f].state {
                     c.delivered += 1;
@@ -780,7 +816,7 @@ impl<const LOG: bool> Engine<LOG> {
     /// A row of flow `f`'s time series, if it records one.
     #[inline(always)]
     fn record(&mut self, f: usize) {
-        if self.flows[f].tcp().series.is_some() {
+        if FULL && self.flows[f].tcp().series.is_some() {
             self.record_row(f);
         }
     }
@@ -815,9 +851,12 @@ impl<const LOG: bool> Engine<LOG> {
         let now = self.now;
         for k in 0..self.txbuf.len() {
             let tx = self.txbuf[k];
-            // RFC 3168 §6.1.5: retransmissions are not ECN-capable.
-            let flags = tx.flags | if tx.retx { 0 } else { ect };
-            let p = Pkt::new(f as u32, pos, now, PktKind::Data, tx.seg, tx.len, tx.retx).with_flags(flags).with_rseq(tx.rseq);
+            let mut p = Pkt::new(f as u32, pos, now, PktKind::Data, tx.seg, tx.len, tx.retx);
+            if FULL {
+                // RFC 3168 §6.1.5: retransmissions are not ECN-capable.
+                let flags = tx.flags | if tx.retx { 0 } else { ect };
+                p = p.with_flags(flags).with_rseq(tx.rseq);
+            }
             self.log_pkt(LogEvent::Sent, first as u32, &p);
             self.enter(first, p, hdr - (mss - tx.len));
         }
@@ -833,14 +872,14 @@ impl<const LOG: bool> Engine<LOG> {
         let t = fl.tcp();
         let bytes = t.ack_bytes;
         let a = t.receiver.last_ack();
-        let mut flags = if a.ece { ECE } else { 0 };
+        let mut flags = if FULL && a.ece { ECE } else { 0 };
         let mut rseq = 0;
         let ack = a.ack;
-        let sack = if a.nsack == 0 && !t.timestamps {
+        let sack = if a.nsack == 0 && !(FULL && t.timestamps) {
             // LT-TCP's option on an ACK without SACK blocks travels in the packet: its
             // erasure estimate in the SACK-queue field (flag PFEC), the echoed RFEC number in
             // the RFEC-number field (flag RFEC).
-            if let Some(e) = a.lt_erasure {
+            if let Some(e) = a.lt_erasure.filter(|_| FULL) {
                 flags |= PFEC;
                 if let Some(r) = a.lt_rfec {
                     (flags, rseq) = (flags | RFEC, r);
@@ -856,7 +895,10 @@ impl<const LOG: bool> Engine<LOG> {
             id
         };
         let first = self.paths[pos as usize] as usize;
-        let p = Pkt::new(f as u32, pos, self.now, PktKind::Ack, ack, sack, false).with_flags(flags).with_rseq(rseq);
+        let mut p = Pkt::new(f as u32, pos, self.now, PktKind::Ack, ack, sack, false);
+        if FULL {
+            p = p.with_flags(flags).with_rseq(rseq);
+        }
         self.log_pkt(LogEvent::Sent, first as u32, &p);
         self.enter(first, p, bytes);
     }
@@ -888,12 +930,15 @@ impl<const LOG: bool> Engine<LOG> {
     #[inline(always)]
     fn on_ack(&mut self, f: usize, ack: u64, sack: u32, flags: u8, rseq: u16) {
         let now = self.now;
-        if self.flows[f].tcp().needs_share {
+        if FULL && self.flows[f].tcp().needs_share {
             self.set_share(f);
         }
         let t = self.flows[f].tcp();
         let ece = flags & ECE != 0;
-        if flags & PFEC != 0 || sack == NO_SACK {
+        if !FULL && sack == NO_SACK {
+            t.ack_in.ack = ack; // the other fields keep their defaults in a plain run
+            t.sender.on_ack_in::<false>(&t.ack_in, now, &mut self.txbuf);
+        } else if flags & PFEC != 0 || sack == NO_SACK {
             let a = &mut t.ack_in;
             a.ack = ack;
             a.ece = ece;
@@ -908,7 +953,7 @@ impl<const LOG: bool> Engine<LOG> {
                 t.sacks.pop_front();
             }
             let (_, a) = t.sacks.front().expect("found above");
-            t.sender.on_ack(a, now, &mut self.txbuf);
+            t.sender.on_ack_in::<FULL>(a, now, &mut self.txbuf);
             t.sacks.pop_front();
         }
         self.record(f);
@@ -931,11 +976,13 @@ impl<const LOG: bool> Engine<LOG> {
             t.pending_rto.retain(|&(s, _)| s != tx.seg);
         }
         let before = t.receiver.rcv_nxt;
-        t.receiver.note_tsval(tx.seg, tx.ts); // RFC 7323 TS.Recent
-        if tx.flags != 0 {
-            t.receiver.note_ecn(tx.flags); // RFC 3168 §6.1.3
+        if FULL {
+            t.receiver.note_tsval(tx.seg, tx.ts); // RFC 7323 TS.Recent
+            if tx.flags != 0 {
+                t.receiver.note_ecn(tx.flags); // RFC 3168 §6.1.3
+            }
         }
-        let act = t.receiver.on_arrival(&tx, now, t.sender.lt_blocks());
+        let act = t.receiver.on_arrival(&tx, now, if FULL { t.sender.lt_blocks() } else { None });
         let after = t.receiver.rcv_nxt;
         // A copy of data the receiver already held: spurious if sent in the measured interval.
         if t.receiver.duplicates > dups && t0 >= warmup {

@@ -2,6 +2,7 @@
 //! time-varying capacity, half-duplex hops, cross traffic, the time-mode loss window,
 //! spurious timeouts, and invariants over random topologies checked on the per-packet log.
 use super::*;
+use super::engine::{needs_full, run_network_full};
 use crate::link::{BufferUnit, LossMode, LossWindow, Opportunities, Timing};
 use crate::loss::{on_off, Bernoulli, GilbertElliott, LossModel, Sojourn};
 use crate::results::{FlowKindTag, NetworkResult};
@@ -331,6 +332,30 @@ fn invariants_on_random_networks() {
     let mut g = stream(4242, 7);
     let (mut total_lost, mut total_delivered) = (0u64, 0u64);
     for case in 0..60u64 {
+        let g0 = g.clone();
+        let (net, bottleneck) = random_network(&mut g, case);
+        let what = format!("case {case}");
+        let servers = net.servers.clone();
+        let link_server: Vec<usize> = net.links.iter().map(|l| l.server).collect();
+        let (r, log) = run_network_logged(net).unwrap();
+        check_network(&r, &log, &servers, &link_server, &bottleneck, &what);
+        // These networks use none of `needs_full`'s features: the engine ran without their
+        // checks, and the engine with them gives the same run.
+        let (net, _) = random_network(&mut g0.clone(), case);
+        assert!(!needs_full(&net), "{what}");
+        assert_eq!(run_network_full(net), (r.clone(), log), "{what}: the full engine differs");
+        for f in &r.flows {
+            total_lost += f.result.counters.packets_lost;
+            total_delivered += f.result.counters.delivered_segments;
+        }
+    }
+    eprintln!("random networks: {total_lost} lost, {total_delivered} delivered");
+    assert!(total_lost > 1000 && total_delivered > 50_000);
+}
+
+/// A random network of `invariants_on_random_networks`, and each flow's bottleneck rate.
+fn random_network(g: &mut crate::rng::Rng, case: u64) -> (Network, Vec<u64>) {
+    {
         let nh = g.random_range(1..5);
         let mut net = Network::new(g.random_range(5..30) * NS_PER_S);
         net.seed = case;
@@ -350,9 +375,9 @@ fn invariants_on_random_networks() {
             }
             if g.random_range(0..2) == 0 {
                 let m: Box<dyn LossModel> = if g.random_range(0..2) == 0 {
-                    Box::new(Bernoulli::new(uniform(&mut g) * 0.1).unwrap())
+                    Box::new(Bernoulli::new(uniform(g) * 0.1).unwrap())
                 } else {
-                    Box::new(GilbertElliott::from_prr_mu(0.7 + 0.3 * uniform(&mut g), uniform(&mut g) * 0.8).unwrap())
+                    Box::new(GilbertElliott::from_prr_mu(0.7 + 0.3 * uniform(g), uniform(g) * 0.8).unwrap())
                 };
                 let mode = if g.random_range(0..2) == 0 { LossMode::Packet } else { LossMode::Time };
                 l.loss = LinkLoss::Own(m, mode);
@@ -395,18 +420,8 @@ fn invariants_on_random_networks() {
             }
             bottleneck.push(cap);
         }
-        let what = format!("case {case}");
-        let servers = net.servers.clone();
-        let link_server: Vec<usize> = net.links.iter().map(|l| l.server).collect();
-        let (r, log) = run_network_logged(net).unwrap();
-        check_network(&r, &log, &servers, &link_server, &bottleneck, &what);
-        for f in &r.flows {
-            total_lost += f.result.counters.packets_lost;
-            total_delivered += f.result.counters.delivered_segments;
-        }
+        (net, bottleneck)
     }
-    eprintln!("random networks: {total_lost} lost, {total_delivered} delivered");
-    assert!(total_lost > 1000 && total_delivered > 50_000);
 }
 
 fn check_network(r: &NetworkResult, log: &[LogRec], servers: &[Timing], link_server: &[usize], bottleneck: &[u64], what: &str) {

@@ -316,6 +316,14 @@ impl Sender {
 
     /// An ACK arrives at `now`.
     pub fn on_ack(&mut self, a: &AckPkt, now: Nanos, out: &mut Vec<Tx>) {
+        self.on_ack_in::<true>(a, now, out)
+    }
+
+    /// [`Sender::on_ack`]; `FULL = false` only for a sender without LT-TCP, timestamps or ECN
+    /// (the engine's plain runs, `sim/engine.rs`): their checks are then compiled out.
+    #[inline]
+    pub fn on_ack_in<const FULL: bool>(&mut self, a: &AckPkt, now: Nanos, out: &mut Vec<Tx>) {
+        debug_assert!(FULL || !(self.lt || self.cfg.timestamps || self.cfg.ecn));
         let state_before = self.tcb.state;
         let cwnd_at_ack = self.tcb.cwnd;
         let mut sacked = 0;
@@ -334,7 +342,7 @@ impl Sender {
             // Whole segments below the transfer's last (`Tcb::mss` is the configured MSS but
             // for LT-TCP); LT-TCP counts its window in packets of the current size (data and
             // FEC alike).
-            let acked_bytes = if self.lt || a.ack < self.total_segs {
+            let acked_bytes = if (FULL && self.lt) || a.ack < self.total_segs {
                 acked_segs * self.tcb.mss
             } else {
                 self.bytes_below(a.ack) - self.bytes_below(una)
@@ -346,7 +354,7 @@ impl Sender {
             // later segment's wait would include the timeout); the sample is taken from the
             // highest segment this ACK covers.
             let (covers_retx, was_sacked, newest) = self.board.advance(a.ack);
-            let rtt_sample = if self.cfg.timestamps {
+            let rtt_sample = if FULL && self.cfg.timestamps {
                 Some(now.saturating_sub(a.tsecr))
             } else {
                 newest.filter(|_| !covers_retx).map(|t| now.saturating_sub(t))
@@ -401,13 +409,13 @@ impl Sender {
         } else if a.ack == self.tcb.snd_una && self.tcb.snd_una < self.tcb.high_tx {
             self.on_dupack(sacked, state_before, now, out);
         }
-        if self.lt {
+        if FULL && self.lt {
             self.lt_after_ack(a);
         }
-        if a.ece {
+        if FULL && a.ece {
             self.on_ece(state_before, cwnd_at_ack, now);
         }
-        self.send_loop(now, out);
+        self.send_loop_in::<FULL>(now, out);
     }
 
     /// An ACK of new data in fast recovery (`acked_bytes` newly acknowledged, `delivered`
@@ -604,8 +612,14 @@ impl Sender {
 
     #[inline(always)]
     fn transmit(&mut self, seg: u64, now: Nanos, out: &mut Vec<Tx>) {
+        self.transmit_in::<true>(seg, now, out)
+    }
+
+    /// [`Sender::transmit`] (`FULL`: as [`Sender::on_ack_in`]).
+    #[inline]
+    fn transmit_in<const FULL: bool>(&mut self, seg: u64, now: Nanos, out: &mut Vec<Tx>) {
         let retx = seg < self.tcb.high_tx;
-        let (mut flags, len) = if self.lt { self.lt_slot(seg) } else { (0, self.seg_len(seg)) };
+        let (mut flags, len) = if FULL && self.lt { self.lt_slot(seg) } else { (0, self.seg_len(seg)) };
         if retx {
             self.counters.retransmissions += 1;
             if let Some(s) = self.board.get_mut(seg) {
@@ -621,7 +635,7 @@ impl Sender {
         if self.tcb.state == CaState::Recovery {
             self.rec.on_transmit(len);
         }
-        if self.send_cwr && !retx {
+        if FULL && self.send_cwr && !retx {
             self.send_cwr = false;
             flags |= super::pkt_flags::CWR;
         }
@@ -710,14 +724,20 @@ impl Sender {
 
     /// Send whatever the windows allow.
     fn send_loop(&mut self, now: Nanos, out: &mut Vec<Tx>) {
-        if self.ecn_hold {
+        self.send_loop_in::<true>(now, out)
+    }
+
+    /// [`Sender::send_loop`] (`FULL`: as [`Sender::on_ack_in`]).
+    #[inline]
+    fn send_loop_in<const FULL: bool>(&mut self, now: Nanos, out: &mut Vec<Tx>) {
+        if FULL && self.ecn_hold {
             return;
         }
         let rwnd_end = self.tcb.snd_una.saturating_add(self.cfg.rwnd).min(self.total_segs).min(self.app_limit);
         if self.tcb.state == CaState::Recovery && self.rec.uses_sack() {
             return self.sack_send_loop(now, rwnd_end, out);
         }
-        if self.lt && self.tcb.state != CaState::Loss {
+        if FULL && self.lt && self.tcb.state != CaState::Loss {
             return self.lt_send_loop(now, rwnd_end, out);
         }
         let mss = self.tcb.mss;
@@ -743,7 +763,7 @@ impl Sender {
                 }
                 continue; // after a timeout, skip what the receiver has SACKed (RFC 6675 §5.1)
             }
-            self.transmit(seg, now, out);
+            self.transmit_in::<FULL>(seg, now, out);
             inflight += 1;
         }
         // The window, not the receiver or the data, is what stops the sender.
