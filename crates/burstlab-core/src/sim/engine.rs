@@ -331,6 +331,9 @@ struct Engine<const LOG: bool, const FULL: bool> {
     finite_open: usize,
     stop_on_completion: bool,
     stopped_at: Option<Nanos>,
+    /// The loop runs the events before this time: just after the end (at most the timers'
+    /// and empty links' `Nanos::MAX`), or, once the run has stopped, 0 (none).
+    stop_before: Nanos,
     /// The flows' fair shares need recomputing (see `recompute_shares`).
     shares_stale: bool,
     /// The per-packet log (empty unless `LOG`).
@@ -561,6 +564,7 @@ impl<const LOG: bool, const FULL: bool> Engine<LOG, FULL> {
             finite_open,
             stop_on_completion: any_tcp && all_finite,
             stopped_at: None,
+            stop_before: net.duration.saturating_add(1),
             shares_stale: true,
             log: Vec::new(),
         }
@@ -1029,6 +1033,7 @@ impl<const LOG: bool, const FULL: bool> Engine<LOG, FULL> {
                 self.shares_stale = true;
                 if self.stop_on_completion && self.finite_open == 0 {
                     self.stopped_at = Some(now);
+                    self.stop_before = 0; // the loop ends after this event
                 }
             }
         }
@@ -1345,7 +1350,7 @@ impl<const LOG: bool, const FULL: bool> Engine<LOG, FULL> {
         loop {
             let (k, i) = self.tree.min();
             let t = key_time(k);
-            if t > self.end || t == Nanos::MAX {
+            if t >= self.stop_before {
                 break;
             }
             self.now = t;
@@ -1356,9 +1361,6 @@ impl<const LOG: bool, const FULL: bool> Engine<LOG, FULL> {
                 self.on_timer(t, ev);
             } else {
                 self.on_link(i);
-            }
-            if self.stopped_at.is_some() {
-                break;
             }
         }
         if self.stopped_at.is_none() {
