@@ -263,6 +263,35 @@ struct TcpFlow {
     fair_share_bps: f64,
 }
 
+/// What handing a TCP flow's segments to its path needs of the flow ([`Engine::flush`]).
+#[derive(Clone, Copy)]
+struct Outbound {
+    hdr: u32,
+    mss: u32,
+    ect: u8,
+    /// A retransmission timer to schedule ([`rto_due`]).
+    rto: Option<Nanos>,
+}
+
+impl Outbound {
+    #[inline(always)]
+    fn of(t: &mut TcpFlow) -> Self {
+        Outbound { hdr: t.data_bytes_hdr, mss: t.mss, ect: t.ect, rto: rto_due(t) }
+    }
+}
+
+/// The sender's retransmission deadline, if the flow has no timer scheduled at or before
+/// it (then counted as scheduled: the caller pushes the timer).
+#[inline(always)]
+fn rto_due(t: &mut TcpFlow) -> Option<Nanos> {
+    let d = t.sender.rto_deadline?;
+    if t.rto_sched.is_none_or_gt(d) {
+        t.rto_sched = Some(d);
+        return Some(d);
+    }
+    None
+}
+
 struct CbrFlow {
     bytes: u32,
     interval: Nanos,
@@ -847,11 +876,16 @@ impl<const LOG: bool, const FULL: bool> Engine<LOG, FULL> {
     fn flush_tx(&mut self, f: usize) {
         let fl = &mut self.flows[f];
         let pos = fl.fwd0;
+        let out = Outbound::of(fl.tcp());
+        self.flush(f, pos, out);
+    }
+
+    /// [`Engine::flush_tx`] with what it needs of the flow, taken while the caller held it
+    /// (one lookup of the flow per ACK, not three).
+    #[inline(always)]
+    fn flush(&mut self, f: usize, pos: u32, out: Outbound) {
+        let Outbound { hdr, mss, ect, rto } = out;
         let first = self.paths[pos as usize] as usize;
-        let (hdr, mss, ect) = {
-            let t = fl.tcp();
-            (t.data_bytes_hdr, t.mss, t.ect)
-        };
         let now = self.now;
         for k in 0..self.txbuf.len() {
             let tx = self.txbuf[k];
@@ -865,16 +899,25 @@ impl<const LOG: bool, const FULL: bool> Engine<LOG, FULL> {
             self.enter(first, p, hdr - (mss - tx.len));
         }
         self.txbuf.clear();
-        self.sync_rto(f);
+        if let Some(d) = rto {
+            self.push_timer(d, Timer::Rto(f as u32));
+        }
     }
 
     /// Flow `f`'s receiver sends the ACK it made last ([`Receiver::last_ack`]).
-    #[inline]
     fn send_ack(&mut self, f: usize) {
         let fl = &mut self.flows[f];
         let pos = fl.rev0;
         let t = fl.tcp();
         let bytes = t.ack_bytes;
+        let p = Self::ack_packet(t, f, pos, self.now);
+        self.send(p, bytes);
+    }
+
+    /// The packet of flow `f`'s last ACK, leaving at `now` on the path at `pos` (its SACK
+    /// blocks, or with timestamps its echo, wait in the flow's queue).
+    #[inline(always)]
+    fn ack_packet(t: &mut TcpFlow, f: usize, pos: u32, now: Nanos) -> Pkt {
         let a = t.receiver.last_ack();
         let mut flags = if FULL && a.ece { ECE } else { 0 };
         let mut rseq = 0;
@@ -898,23 +941,25 @@ impl<const LOG: bool, const FULL: bool> Engine<LOG, FULL> {
             t.sacks.push_back((id, *a));
             id
         };
-        let first = self.paths[pos as usize] as usize;
-        let mut p = Pkt::new(f as u32, pos, self.now, PktKind::Ack, ack, sack, false);
+        let mut p = Pkt::new(f as u32, pos, now, PktKind::Ack, ack, sack, false);
         if FULL {
             p = p.with_flags(flags).with_rseq(rseq);
         }
+        p
+    }
+
+    /// Hand packet `p` of `bytes` to the first link of its path.
+    #[inline(always)]
+    fn send(&mut self, p: Pkt, bytes: u32) {
+        let first = self.paths[p.pos as usize] as usize;
         self.log_pkt(LogEvent::Sent, first as u32, &p);
         self.enter(first, p, bytes);
     }
 
     #[inline]
     fn sync_rto(&mut self, f: usize) {
-        let t = self.flows[f].tcp();
-        if let Some(d) = t.sender.rto_deadline {
-            if t.rto_sched.is_none_or_gt(d) {
-                t.rto_sched = Some(d);
-                self.push_timer(d, Timer::Rto(f as u32));
-            }
+        if let Some(d) = rto_due(self.flows[f].tcp()) {
+            self.push_timer(d, Timer::Rto(f as u32));
         }
     }
 
@@ -937,7 +982,9 @@ impl<const LOG: bool, const FULL: bool> Engine<LOG, FULL> {
         if FULL && self.flows[f].tcp().needs_share {
             self.set_share(f);
         }
-        let t = self.flows[f].tcp();
+        let fl = &mut self.flows[f];
+        let pos = fl.fwd0;
+        let t = fl.tcp();
         let ece = flags & ECE != 0;
         if !FULL && sack == NO_SACK {
             t.ack_in.ack = ack; // the other fields keep their defaults in a plain run
@@ -960,15 +1007,18 @@ impl<const LOG: bool, const FULL: bool> Engine<LOG, FULL> {
             t.sender.on_ack_in::<FULL>(a, now, &mut self.txbuf);
             t.sacks.pop_front();
         }
+        let out = Outbound::of(t);
         self.record(f);
-        self.flush_tx(f);
+        self.flush(f, pos, out);
     }
 
     /// A data segment reaches flow `f`'s receiver.
     #[inline]
     fn on_data(&mut self, f: usize, tx: Tx, t0: Nanos) {
         let (now, warmup) = (self.now, self.warmup);
-        let t = self.flows[f].tcp();
+        let fl = &mut self.flows[f];
+        let rev = fl.rev0;
+        let t = fl.tcp();
         t.arrived_bytes += tx.len as u64;
         let dups = t.receiver.duplicates;
         // A pending timeout for this segment was spurious if this copy, the first to
@@ -1008,9 +1058,11 @@ impl<const LOG: bool, const FULL: bool> Engine<LOG, FULL> {
         }
         match act {
             RxAction::Ack => {
-                self.send_ack(f);
+                let (p, bytes) = (Self::ack_packet(t, f, rev, now), t.ack_bytes);
                 // tossim: an idle-ACK receiver keeps its timer running after an immediate ACK.
-                if let Some(d) = self.flows[f].tcp().receiver.delack_deadline {
+                let delack = t.receiver.delack_deadline;
+                self.send(p, bytes);
+                if let Some(d) = delack {
                     self.sync_delack(f, d);
                 }
             }
