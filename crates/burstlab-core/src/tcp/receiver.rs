@@ -138,7 +138,7 @@ impl Receiver {
 
     /// A data packet arrives at `now`: a segment, or with LT-TCP any packet of a block
     /// (`blocks`: what its header says of its block).
-    #[inline]
+    #[inline(always)]
     pub fn on_arrival(&mut self, tx: &Tx, now: Nanos, blocks: Option<&Blocks>) -> RxAction {
         match blocks {
             Some(b) if self.lt.is_some() => self.on_lt(tx, now, b),
