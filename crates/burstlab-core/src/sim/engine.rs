@@ -1013,7 +1013,7 @@ impl<const LOG: bool, const FULL: bool> Engine<LOG, FULL> {
     }
 
     /// A data segment reaches flow `f`'s receiver.
-    #[inline]
+    #[inline(always)]
     fn on_data(&mut self, f: usize, tx: Tx, t0: Nanos) {
         let (now, warmup) = (self.now, self.warmup);
         let fl = &mut self.flows[f];
