@@ -128,7 +128,7 @@ impl Red {
 
     /// A packet arrives at `now` and finds `q` waiting (in the buffer's unit), the queue
     /// empty since `q_time` when `q` is 0; `ect`: it is ECN-capable.
-    #[inline]
+    #[inline(always)]
     pub fn arrival(&mut self, now: Nanos, q: f64, q_time: Nanos, ect: bool) -> Verdict {
         self.update_avg(now, q, q_time);
         let p = &self.p;

@@ -1,7 +1,9 @@
 //! Per-segment sender state for the outstanding window [snd_una, high_tx): first send
 //! time (RTT samples), whether it was retransmitted (Karn's rule, RFC 6298 §3) and
 //! whether the receiver SACKed it (RFC 6675 §2 scoreboard). A ring buffer that grows to
-//! the largest window once and is reused, so the per-packet path never allocates.
+//! the largest window once and is reused, so the per-packet path never allocates. The
+//! SACK marks are a bit set beside it, so that RFC 6675's counts over a range of the
+//! window (SetPipe's, the send loop's after a timeout) take a popcount per 64 segments.
 use crate::time::Nanos;
 use std::cell::Cell;
 use std::collections::VecDeque;
@@ -10,13 +12,16 @@ use std::collections::VecDeque;
 pub struct SegState {
     pub sent_at: Nanos,
     pub retransmitted: bool,
-    pub sacked: bool,
 }
 
 #[derive(Clone, Debug, Default)]
 pub struct Scoreboard {
     /// Entry `i` is segment `base + i`.
     segs: VecDeque<SegState>,
+    /// The SACK marks: bit `seg mod 64·len` is set iff segment `seg`, on the board, is
+    /// SACKed (every other bit is clear). Its length in bits is a power of two, at least the
+    /// board's.
+    bits: Vec<u64>,
     base: u64,
     /// Number of SACKed entries.
     sacked: u64,
@@ -34,7 +39,57 @@ pub struct Scoreboard {
 
 impl Scoreboard {
     pub fn with_capacity(n: usize) -> Self {
-        Scoreboard { segs: VecDeque::with_capacity(n), ..Default::default() }
+        Scoreboard {
+            segs: VecDeque::with_capacity(n),
+            bits: vec![0; n.max(64).next_power_of_two() / 64],
+            ..Default::default()
+        }
+    }
+
+    /// The bit of segment `seg`: (word, mask).
+    #[inline(always)]
+    fn bit(&self, seg: u64) -> (usize, u64) {
+        let i = seg as usize & (self.bits.len() * 64 - 1);
+        (i >> 6, 1 << (i & 63))
+    }
+
+    /// Whether segment `seg`, on the board, is SACKed.
+    #[inline]
+    fn sacked_bit(&self, seg: u64) -> bool {
+        let (w, m) = self.bit(seg);
+        self.bits[w] & m != 0
+    }
+
+    #[inline]
+    fn set_sacked_bit(&mut self, seg: u64) {
+        let (w, m) = self.bit(seg);
+        self.bits[w] |= m;
+    }
+
+    /// Room for a board twice as long (the marks re-laid for the new modulus).
+    #[cold]
+    fn grow_bits(&mut self) {
+        let old = std::mem::take(&mut self.bits);
+        let old_bits = old.len() as u64 * 64;
+        self.bits = vec![0; (old.len() * 2).max(1)];
+        for seg in self.base..self.end() {
+            let i = seg % old_bits.max(1);
+            if !old.is_empty() && old[(i / 64) as usize] >> (i % 64) & 1 != 0 {
+                self.set_sacked_bit(seg);
+            }
+        }
+    }
+
+    /// Whether segment `seg` is on the board and SACKed.
+    #[inline]
+    pub fn is_sacked(&self, seg: u64) -> bool {
+        seg >= self.base && seg < self.end() && self.sacked_bit(seg)
+    }
+
+    /// Whether segment `seg` is on the board and not SACKed.
+    #[inline]
+    pub fn is_unsacked(&self, seg: u64) -> bool {
+        seg >= self.base && seg < self.end() && !self.sacked_bit(seg)
     }
 
     #[inline]
@@ -58,7 +113,11 @@ impl Scoreboard {
     #[inline]
     pub fn push(&mut self, seg: u64, now: Nanos) {
         debug_assert_eq!(seg, self.end());
-        self.segs.push_back(SegState { sent_at: now, retransmitted: false, sacked: false });
+        if self.segs.len() >= self.bits.len() * 64 {
+            self.grow_bits();
+        }
+        // Its bit is clear: the segment a modulus below it left the board unmarked.
+        self.segs.push_back(SegState { sent_at: now, retransmitted: false });
     }
 
     #[inline]
@@ -68,7 +127,6 @@ impl Scoreboard {
 
     #[inline]
     pub fn get_mut(&mut self, seg: u64) -> Option<&mut SegState> {
-        self.lost_memo.set((0, 0)); // the caller may change a mark
         seg.checked_sub(self.base).and_then(|i| self.segs.get_mut(i as usize))
     }
 
@@ -88,9 +146,13 @@ impl Scoreboard {
             // The last segment popped is ack − 1, unless the segments ran out before it.
             newest = popped.map(|s| s.sent_at);
             if let Some(s) = popped {
-                if s.sacked {
-                    self.sacked -= 1;
-                    was_sacked += 1;
+                if self.sacked > 0 {
+                    let (w, m) = self.bit(self.base);
+                    if self.bits[w] & m != 0 {
+                        self.bits[w] &= !m;
+                        self.sacked -= 1;
+                        was_sacked += 1;
+                    }
                 }
                 retx |= s.retransmitted;
             }
@@ -114,9 +176,8 @@ impl Scoreboard {
         let mut seg = e;
         while seg > s {
             seg -= 1;
-            let st = &mut self.segs[(seg - self.base) as usize];
-            if !st.sacked {
-                st.sacked = true;
+            if !self.sacked_bit(seg) {
+                self.set_sacked_bit(seg);
                 n += 1;
             } else if self.marked.iter().any(|&(ms, me)| ms <= s && me > seg) {
                 break; // [s, seg] was wholly marked before
@@ -136,12 +197,20 @@ impl Scoreboard {
         if self.sacked == 0 {
             return 0;
         }
-        (from.max(self.base)..to.min(self.end()).min(self.high_sacked())).filter(|&s| self.is_sacked(s)).count() as u64
-    }
-
-    #[inline]
-    fn is_sacked(&self, seg: u64) -> bool {
-        self.segs[(seg - self.base) as usize].sacked
+        let (mut x, to) = (from.max(self.base), to.min(self.end()).min(self.high_sacked()));
+        // A popcount per word of the marks (the range is within the board, so within one
+        // turn of the modulus; it may wrap once).
+        let nbits = self.bits.len() as u64 * 64;
+        let mut n = 0;
+        while x < to {
+            let i = x & (nbits - 1);
+            let off = i & 63;
+            let take = (64 - off).min(to - x);
+            let mask = if take == 64 { u64::MAX } else { ((1u64 << take) - 1) << off };
+            n += (self.bits[(i >> 6) as usize] & mask).count_ones() as u64;
+            x += take;
+        }
+        n
     }
 
     /// The lowest segment that has fewer than `dupthresh` SACKed segments above it: every
@@ -170,7 +239,7 @@ impl Scoreboard {
         let mut seg = self.high_sacked();
         while seg > self.base {
             seg -= 1;
-            if self.is_sacked(seg) {
+            if self.sacked_bit(seg) {
                 found += 1;
                 if found == dupthresh {
                     return seg;
@@ -189,7 +258,7 @@ impl Scoreboard {
     /// RFC 6675 §4 IsLost(seg).
     #[inline]
     pub fn is_lost(&self, seg: u64, dupthresh: u32) -> bool {
-        self.get(seg).is_some_and(|x| !x.sacked) && seg < self.lost_below(dupthresh)
+        self.is_unsacked(seg) && seg < self.lost_below(dupthresh)
     }
 
     /// Unsacked segments in [from, to) (within the window).
@@ -235,7 +304,7 @@ impl Scoreboard {
             if seg >= hs {
                 break None;
             }
-            if !self.is_sacked(seg) {
+            if !self.sacked_bit(seg) {
                 break Some(seg);
             }
             seg = match self.marked.iter().filter(|&&(ms, me)| ms <= seg && me > seg).map(|&(_, me)| me).max() {
@@ -303,7 +372,8 @@ mod tests {
     }
 
     /// `lost_below`'s remembered answer is the walk's after every change of the board:
-    /// random SACK blocks, cumulative ACKs, new segments and marks set through `get_mut`,
+    /// random SACK blocks, cumulative ACKs, new segments and retransmissions marked through
+    /// `get_mut`,
     /// each followed by queries at several DupThresh.
     #[test]
     fn remembered_lost_boundary_follows_the_board() {
@@ -325,11 +395,10 @@ mod tests {
                     b.push(e, e);
                 }
                 _ => {
+                    // A retransmission's mark (no SACK mark changes).
                     let s = b.base() + g.random_range(0..30u64);
-                    if let Some(st) = b.get_mut(s).filter(|st| !st.sacked) {
-                        st.sacked = true;
-                        b.sacked += 1;
-                        b.high_sacked = b.high_sacked.max(s + 1);
+                    if let Some(st) = b.get_mut(s) {
+                        st.retransmitted = true;
                     }
                 }
             }
@@ -358,11 +427,11 @@ mod tests {
                 assert_eq!(b.mark_sacked(s, e), fresh, "newly SACKed in [{s}, {e})");
             }
             for s in b.base()..b.end() {
-                assert_eq!(b.get(s).unwrap().sacked, want.contains(&s), "segment {s}");
+                assert_eq!(b.is_sacked(s), want.contains(&s), "segment {s}");
             }
             assert_eq!(b.sacked_count(), want.len() as u64);
             let t = g.random_range(1..5u32);
-            let sacked = |s: u64| b.get(s).unwrap().sacked;
+            let sacked = |s: u64| b.is_sacked(s);
             let above = |s: u64| ((s + 1)..b.end()).filter(|&x| sacked(x)).count() as u64;
             let lost = |s: u64| !sacked(s) && above(s) >= t as u64;
             for s in b.base()..b.end() {
@@ -381,6 +450,48 @@ mod tests {
             assert!(r1.is_none() || first.is_some());
             assert_eq!(b.next_retransmission(hr, t, true), first);
         }
+    }
+
+    /// The marks' bit set against a set of SACKed segments while the board slides and grows
+    /// past its initial size (and its modulus wraps): counts over random ranges.
+    #[test]
+    fn marks_follow_a_sliding_growing_board() {
+        use crate::rng::{stream, RngExt};
+        let mut g = stream(13, 3);
+        let mut b = Scoreboard::default();
+        let mut want = std::collections::BTreeSet::new();
+        for step in 0..20_000u64 {
+            let window = if step < 10_000 { 40 } else { 300 }; // then grows to ~300
+            match g.random_range(0..6) {
+                0 | 1 if b.end() - b.base() < window => {
+                    let e = b.end();
+                    b.push(e, e);
+                }
+                2 if b.end() > b.base() => {
+                    let s = b.base() + g.random_range(0..b.end() - b.base());
+                    let e = s + g.random_range(1..10u64);
+                    let fresh = (s..e.min(b.end())).filter(|x| want.insert(*x)).count() as u64;
+                    assert_eq!(b.mark_sacked(s, e), fresh);
+                }
+                3 => {
+                    let a = b.base() + g.random_range(0..4u64).min(b.end() - b.base());
+                    let gone = want.range(..a).count() as u64;
+                    assert_eq!(b.advance(a).1, gone);
+                    want.retain(|&x| x >= a);
+                }
+                _ => {
+                    let (lo, hi) = (b.base().saturating_sub(3), b.end() + 3);
+                    let (x, y) = (g.random_range(lo..=hi), g.random_range(lo..=hi));
+                    let (x, y) = (x.min(y), x.max(y));
+                    let n = want.range(x..y).count() as u64;
+                    assert_eq!(b.sacked_between(x, y), n, "[{x}, {y}) on [{}, {})", b.base(), b.end());
+                    assert_eq!(b.is_sacked(x), want.contains(&x));
+                    assert_eq!(b.is_unsacked(x), x >= b.base() && x < b.end() && !want.contains(&x));
+                }
+            }
+            assert_eq!(b.sacked_count(), want.len() as u64);
+        }
+        assert!(b.bits.len() * 64 >= 300, "the board grew past its first modulus");
     }
 
     #[test]

@@ -303,7 +303,7 @@ impl Sender {
         let segs = if self.rec.uses_sack() {
             let thresh = t.dupack_threshold;
             let mut p = self.board.pipe(t.high_tx, t.high_rxt.max(t.snd_una), thresh);
-            let head_counted = self.board.get(t.snd_una).is_some_and(|s| !s.sacked) && !self.board.is_lost(t.snd_una, thresh);
+            let head_counted = self.board.is_unsacked(t.snd_una) && !self.board.is_lost(t.snd_una, thresh);
             if head_lost && head_counted && t.snd_una < t.high_tx {
                 p -= 1;
             }
@@ -757,7 +757,7 @@ impl Sender {
         while self.tcb.snd_nxt < rwnd_end.min(self.total_segs) && (inflight + 1) * mss <= allowed {
             let seg = self.tcb.snd_nxt;
             self.tcb.snd_nxt += 1;
-            if seg < self.tcb.high_tx && self.board.get(seg).is_some_and(|s| s.sacked) {
+            if seg < self.tcb.high_tx && self.board.is_sacked(seg) {
                 if self.tcb.state != CaState::Loss {
                     inflight += 1; // counted in snd_nxt − snd_una
                 }

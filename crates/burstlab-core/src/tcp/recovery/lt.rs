@@ -151,7 +151,7 @@ impl Blocks {
 
     /// Most look-ups are of the newest block (the sender's new slots) or the oldest (the
     /// receiver's, the sender's acknowledgments): those first, by reference, then a search.
-    #[inline]
+    #[inline(always)]
     fn locate(&self, s: u64) -> Option<(usize, &Block)> {
         let last = self.q.back()?;
         if s >= last.start {
@@ -324,7 +324,7 @@ impl Lt {
                 let Some(blk) = b.q.get_mut(i) else { break };
                 let stop = lost_below.min(blk.end());
                 for x in s.max(blk.start)..stop {
-                    if board.get(x).is_some_and(|st| !st.sacked) {
+                    if board.is_unsacked(x) {
                         blk.lost += 1;
                     }
                 }
