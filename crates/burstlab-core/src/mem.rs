@@ -66,7 +66,37 @@ pub fn reserve<T>(v: &mut Vec<T>, additional: usize, what: &str) -> Result<()> {
     let bytes = (additional as u64).saturating_mul(std::mem::size_of::<T>() as u64);
     check(bytes, what)?;
     v.try_reserve_exact(additional)
-        .map_err(|_| Error::Memory(format!("{what} needs {}, which cannot be allocated", human(bytes))))
+        .map_err(|_| Error::Memory(format!("{what} needs {}, which cannot be allocated", human(bytes))))?;
+    advise_huge(v);
+    Ok(())
+}
+
+/// Buffers of at least this many bytes ask for transparent huge pages ([`advise_huge`]).
+const HUGE_BYTES: usize = 8 << 20;
+
+/// Ask the kernel to back `v`'s allocation with transparent huge pages (Linux, where THP is
+/// commonly in `madvise` mode; advisory: nothing changes if the system refuses). An
+/// input-sized buffer of hundreds of MB otherwise takes a page fault every 4 KiB as it
+/// fills: a third of the Mahimahi reader's time on a 0.9 GB trace (`docs/traces.md`).
+pub fn advise_huge<T>(v: &mut Vec<T>) {
+    #[cfg(target_os = "linux")]
+    {
+        const PAGE: usize = 2 << 20;
+        let bytes = v.capacity().saturating_mul(std::mem::size_of::<T>());
+        if bytes < HUGE_BYTES {
+            return;
+        }
+        let start = v.as_mut_ptr() as usize;
+        let (a, end) = ((start + PAGE - 1) & !(PAGE - 1), (start + bytes) & !(PAGE - 1));
+        if end > a {
+            // SAFETY: [a, end) lies inside `v`'s allocation; MADV_HUGEPAGE changes only how
+            // the kernel backs those pages, never their contents or validity. Errors (THP
+            // disabled, an old kernel) leave the pages as they were.
+            unsafe {
+                libc::madvise(a as *mut libc::c_void, end - a, libc::MADV_HUGEPAGE);
+            }
+        }
+    }
 }
 
 /// Grow `v` amortised (at least doubling, like `Vec::push`) so that it can hold `min_len`

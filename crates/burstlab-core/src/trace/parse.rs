@@ -873,6 +873,9 @@ struct MahimahiSink<'a> {
     times: Vec<u64>,
     line: usize,
     file: &'a str,
+    /// The input's size in bytes, if known: the first block's lines then size `times` for
+    /// the whole input at once (one allocation, its pages huge: `mem::advise_huge`).
+    hint: Option<usize>,
 }
 
 impl Sink for MahimahiSink<'_> {
@@ -881,6 +884,17 @@ impl Sink for MahimahiSink<'_> {
     }
 
     fn feed(&mut self, b: &[u8], _eof: bool) -> Result<()> {
+        if let Some(size) = self.hint.take() {
+            // Lines in the whole input, from the first block's (+10 % and a little more; at
+            // most one per two bytes). Only an estimate: if that much memory is not to be
+            // had, `times` grows as the lines come, and refuses only what does not fit.
+            let lines = b.iter().filter(|&&c| c == b'\n').count().max(1);
+            let est = ((size as f64 * lines as f64 / b.len().max(1) as f64 * 1.1) as usize + 1024).min(size / 2 + 1);
+            if est > self.times.capacity() {
+                let more = est - self.times.len();
+                let _ = mem::reserve(&mut self.times, more, &format!("reading {}", self.file));
+            }
+        }
         let mut line = self.line;
         let r = feed_numbers(self, &mut line, b);
         self.line = line;
@@ -992,9 +1006,7 @@ pub fn parse_reader<R: Read>(r: R, fmt: Format, file: &str, path: &str, opts: Op
             Ok(Parsed::Trace(t, info))
         }
         Format::Mahimahi => {
-            let mut times = Vec::new();
-            mem::reserve(&mut times, (hint / 2).min(1 << 24), &what)?;
-            let mut s = MahimahiSink { times, line: 1, file };
+            let mut s = MahimahiSink { times: Vec::new(), line: 1, file, hint: (hint > 0).then_some(hint) };
             drive(r, &mut s, file, path)?;
             match s.times.last() {
                 None => Err(empty_err(file, "no delivery opportunity (a Mahimahi trace has one timestamp in milliseconds per line)")),
@@ -1337,7 +1349,7 @@ mod tests {
             Ok((t, info))
         }
         fn slow_mahimahi(data: &[u8]) -> Result<Vec<u64>> {
-            let mut s = MahimahiSink { times: Vec::new(), line: 1, file: "f" };
+            let mut s = MahimahiSink { times: Vec::new(), line: 1, file: "f", hint: None };
             for (k, l) in lines(data).into_iter().enumerate() {
                 s.other(trim(l), k + 1)?;
             }
@@ -1397,6 +1409,22 @@ mod tests {
                 (a, b) => panic!("case {case}: {a:?} / {b:?}"),
             }
         }
+    }
+
+    #[test]
+    fn mahimahi_sizing_from_the_first_block_is_only_an_estimate() {
+        // Blank lines first (the estimate counts them), then opportunities.
+        let mut data = vec![b'\n'; 5000];
+        data.extend_from_slice(b"5\n6\n6\n9\n");
+        let t = |p: Parsed| match p {
+            Parsed::Times(t) => t,
+            Parsed::Trace(..) => unreachable!("mahimahi gives times"),
+        };
+        assert_eq!(t(parse_bytes(&data, Format::Mahimahi, "f", Options::default()).unwrap()), vec![5, 6, 6, 9]);
+        // A size hint far beyond memory (a device that reports one): the reader does not
+        // refuse, it grows as the lines come.
+        let got = parse_reader(&data[..], Format::Mahimahi, "f", "f", Options::default(), Some(1 << 60)).unwrap();
+        assert_eq!(t(got), vec![5, 6, 6, 9]);
     }
 
     #[test]
