@@ -34,27 +34,31 @@ pub struct Summary {
 /// run. Bit j of `d = w ^ (w >> 1 | next << 63)` marks a run boundary between entries j and
 /// j + 1; every run is (a, b] for consecutive boundaries a < b, and is counted in exactly
 /// one of three ways:
-/// - a and b in the same 16-bit chunk of `d` (an inner run): the chunk's boundaries below
-///   its highest one, shifted so that the highest is bit 15, and the value after the highest
-///   decide all its inner runs, so the pass only counts these 16-bit keys
-///   (`table[key] += 1`, 256 KiB) and [`RunCounter::flush`] expands each key's runs once;
-/// - a the highest boundary of its chunk and b in a later chunk of the same word: one
-///   branch-free `lzcnt`/`tzcnt` per chunk finds it (length ≤ 64);
+/// - a and b in the same 16-bit chunk of `d` (an inner run): the chunk's boundaries moved
+///   up so that the highest, h, is bit 16 of a key, and the value of entry h in bit 0,
+///   decide all its inner runs, so the pass only counts these 17-bit keys
+///   (`table[key] += 1`; the keys of chunks with a boundary lie in the upper 64 Ki slots,
+///   256 KiB) and [`RunCounter::flush`] expands each key's runs once;
+/// - a = h and b in a later chunk of the same word: the second-lowest boundary of `d >> h`
+///   (length ≤ 63);
 /// - a in an earlier word (the run in progress): closed at the word's first boundary.
 ///
-/// Updates that must not count go to discard slots (slot 0: no run has length 0; one table
-/// slot per chunk position), and each chunk position has its own small histogram, so that
-/// consecutive updates rarely wait on the same memory location (a read-modify-write chain
-/// through one address costs a store-forwarding latency each).
+/// Nothing is tested per chunk: a chunk without a boundary takes h = 63 (its `lzcnt` is 64,
+/// and shifts count mod 64), so that `d >> h` has no second boundary and the crossing
+/// run's length comes out as 64, which no run between two boundaries of one word can
+/// have: a discard slot; its key is 0 or 1, and a key with one boundary has no inner run.
+/// Each chunk position has its own crossing histogram, so that consecutive updates rarely
+/// wait on the same memory location (a read-modify-write chain through one address costs
+/// a store-forwarding latency each).
 const CHUNK: u32 = 16;
 const PER_WORD: usize = 64 / CHUNK as usize;
-/// Table keys: a chunk's boundaries below its highest (15 bits) and a value bit.
-const KEY_BITS: u32 = CHUNK;
-const KEYS: usize = 1 << KEY_BITS;
-/// The table: the keys, then one discard slot per chunk position (a power of two, so that
-/// masked indices need no bounds check).
-const TABLE: usize = 2 * KEYS;
-/// Word-internal histograms: `cross[pos << 8 | v << 7 | len]`, len ≤ 64 (len 0 discards).
+/// Table keys: a chunk's boundaries from its highest down (16 bits) and a value bit.
+const KEY_BITS: u32 = CHUNK + 1;
+const TABLE: usize = 1 << KEY_BITS;
+/// The keys of chunks with at least one boundary (bit 16 set).
+const KEYS_FROM: usize = TABLE / 2;
+/// Crossing runs: `cross[pos << 8 | len << 1 | v]`, len ≤ 64 (64 discards), v the value
+/// of the entry *before* the run (the run's own value is `v ^ 1`).
 const CROSS: usize = PER_WORD << 8;
 /// Runs closed at a word's first boundary: `dense[v * DENSE + len]`, len < DENSE (len 0
 /// discards).
@@ -86,27 +90,22 @@ fn close(dense: &mut [u64; DENSE2], long: &mut [Vec<u64>; 2], v: u64, len: u64, 
     }
 }
 
-/// One chunk at position `POS` of a word `w` with boundaries `d`: its 16 boundary bits `dc`.
-/// Branch-free: about 30 instructions and two memory increments.
+/// One chunk at position `POS` of a word `w` with boundaries `d`. Branch-free: about 14
+/// instructions and two memory increments.
 #[inline(always)]
-fn chunk<const POS: usize>(table: &mut [u32; TABLE], cross: &mut [u64; CROSS], w: u64, d: u64, dc: u64) {
-    // the highest boundary a of the chunk, and the next boundary of the word above it
-    let lz = (dc as u32).leading_zeros().wrapping_sub(16) & 15; // dc < 2^16
-    let a = ((POS as u32 * CHUNK + 15).wrapping_sub(lz) & 63) as u64;
-    let rest = (d >> a) >> 1;
-    let some = 0u64.wrapping_sub((dc != 0) as u64);
-    let keep = some & 0u64.wrapping_sub((rest != 0) as u64);
-    let len = (rest.trailing_zeros() as u64 + 1) & keep;
-    let v = ((w >> a) & 1) ^ 1; // the entry after a: the crossing run's value
-    cross[(POS << 8 | (v << 7 | len) as usize) & (CROSS - 1)] += 1;
-    // inner runs: the pattern of the chunk's boundaries below a, moved up so that a is
-    // bit 15 and a dropped, and the crossing run's value (the inner runs alternate before it)
-    let inner = 0u64.wrapping_sub((dc & dc.wrapping_sub(1) != 0) as u64); // ≥ 2 boundaries
-    let key = ((dc << lz) & 0x7FFF) << 1 | v;
-    let idx = (key & inner) | ((KEYS + POS) as u64 & !inner);
-    table[idx as usize & (TABLE - 1)] += 1;
+fn chunk<const POS: usize>(table: &mut [u32; TABLE], cross: &mut [u64; CROSS], w: u64, d: u64) {
+    let m = d & (0xFFFF << (POS as u32 * CHUNK));
+    let lz = m.leading_zeros(); // 64 without a boundary
+    let h = 63 ^ lz; // the highest boundary (127, i.e. 63 for shifts, without one)
+    let x = d.wrapping_shr(h); // bit 0: h; the next set bit: the boundary that ends the run after h
+    let len = (x & x.wrapping_sub(1)).trailing_zeros() as usize; // 64 if none in this word
+    let v = (w.wrapping_shr(h) & 1) as usize; // entry h: the value of the run ending at h
+    cross[POS << 8 | len << 1 | v] += 1;
+    // the chunk's boundaries from h down, h at bit 16, and v in bit 0 (bit 0 of the shifted
+    // boundaries would be h - 16, outside the chunk)
+    let key = (m.wrapping_shl(lz) >> 47) as usize | v;
+    table[key] += 1;
 }
-
 impl RunCounter {
     fn new() -> Self {
         RunCounter { table: None, cross: boxed(), dense: boxed(), long: [Vec::new(), Vec::new()], start: 0 }
@@ -127,10 +126,10 @@ impl RunCounter {
             close(dense, long, (w >> f) & 1, (base + f + 1).wrapping_sub(start), keep);
             let next_start = (base + 64).wrapping_sub(d.leading_zeros() as u64);
             start = (next_start & keep) | (start & !keep);
-            chunk::<0>(table, cross, w, d, d & 0xFFFF);
-            chunk::<1>(table, cross, w, d, (d >> 16) & 0xFFFF);
-            chunk::<2>(table, cross, w, d, (d >> 32) & 0xFFFF);
-            chunk::<3>(table, cross, w, d, d >> 48);
+            chunk::<0>(table, cross, w, d);
+            chunk::<1>(table, cross, w, d);
+            chunk::<2>(table, cross, w, d);
+            chunk::<3>(table, cross, w, d);
             base += 64;
         }
         self.start = start;
@@ -162,15 +161,18 @@ impl RunCounter {
     /// boundaries of a key's chunk.
     fn flush(&mut self) {
         let Some(table) = self.table.as_mut() else { return };
-        for (p, c) in table[..KEYS].iter_mut().enumerate() {
+        // keys 0 and 1: chunks without a boundary (the rest of the lower half is never
+        // touched, so its pages are never faulted in)
+        table[..2].fill(0);
+        for (p, c) in table[KEYS_FROM..].iter_mut().enumerate() {
             if *c == 0 {
                 continue;
             }
             let count = std::mem::take(c) as u64;
             // the chunk's boundaries (the highest at bit 15); the run ending at the i-th
-            // boundary from the top has the value (crossing value) ^ 1 ^ (i & 1)
+            // boundary from the top has the value top ^ (i & 1)
             let mut dc = (p as u64 >> 1) | 0x8000;
-            let top = (p as u64 & 1) ^ 1;
+            let top = p as u64 & 1;
             let mut from_top = dc.count_ones() as u64 - 1;
             let mut a = dc.trailing_zeros() as u64;
             dc &= dc - 1;
@@ -189,8 +191,9 @@ impl RunCounter {
         self.flush();
         for pos in 0..PER_WORD {
             for v in 0..2 {
-                for len in 1..=64 {
-                    self.dense[v * DENSE + len] += self.cross[pos << 8 | v << 7 | len];
+                // slot v: the entry before the run, of the other value; len 64 discards
+                for len in 1..64 {
+                    self.dense[(v ^ 1) * DENSE + len] += self.cross[pos << 8 | len << 1 | v];
                 }
             }
         }
