@@ -158,8 +158,9 @@ impl Receiver {
             return self.on_rfec(tx, blocks.starting_at(tx.seg));
         }
         let held = self.holds(tx.seg);
-        let block = blocks.find(tx.seg);
         let lt = self.lt.as_mut().expect("an LT-TCP receiver");
+        let block = lt.block_of(tx.seg, blocks);
+        let block = block.as_ref();
         if !tx.retx {
             lt.first_arrival_in(tx.seg, block, blocks);
         }

@@ -456,6 +456,8 @@ pub struct LtRx {
     blocks: VecDeque<RxBlock>,
     /// The block whose first transmissions are arriving now: (start, end, n, arrived).
     cur: (u64, u64, u32, u32),
+    /// A copy of that block ([`LtRx::block_of`]).
+    cur_block: Option<Block>,
     /// Blocks recovered by decoding (a missing data segment rebuilt), and FEC packets that
     /// arrived for a block already complete.
     pub decodes: u64,
@@ -496,6 +498,7 @@ impl LtRx {
             erasure_ppm: (t.lt_initial_erasure * 1e6).round() as u32,
             blocks: VecDeque::with_capacity(8),
             cur: (0, 0, 0, 0),
+            cur_block: None,
             decodes: 0,
             fec_wasted: 0,
             samples: 0,
@@ -534,9 +537,23 @@ impl LtRx {
                 x = skipped.end();
             }
             self.cur = (b.start, b.end(), b.n, 0);
+            self.cur_block = Some(*b);
         }
         if s >= self.cur.0 {
             self.cur.3 += 1;
+        }
+    }
+
+    /// The block holding slot `s`: the one whose first transmissions are arriving (most
+    /// packets: a copy, so that the sender's list is not searched), else the sender's. A
+    /// block never changes once formed; the copy may outlive the sender's, which forgets a
+    /// block once it is acknowledged whole, but then it lies below the receiver's in-order
+    /// point and counts for nothing either way ([`LtRx::symbol_of`]).
+    #[inline]
+    pub fn block_of(&self, s: u64, blocks: &Blocks) -> Option<Block> {
+        match self.cur_block {
+            Some(b) if b.start <= s && s < b.end() => Some(b),
+            _ => blocks.find(s).copied(),
         }
     }
 
@@ -666,5 +683,36 @@ mod tests {
         rx.first_arrival(35, &l.blocks); // block 1: 1 of 10 arrived (0.9); block 2: nothing (1)
         assert_eq!(rx.samples, 3);
         assert!((rx.erasure - (0.5 * 0.5 * 0.1 + 0.5 * 0.5 * 0.9 + 0.5)).abs() < 1e-12, "{}", rx.erasure);
+    }
+
+    /// The receiver's copy of the block whose first transmissions are arriving answers as
+    /// the sender's list does, for every slot of every block; after the sender forgets a
+    /// block acknowledged whole, a symbol of it counts for nothing with or without the copy.
+    #[test]
+    fn current_block_copy_answers_as_the_list() {
+        let mut l = lt(None);
+        l.erasure = 0.2;
+        for w in [10_000, 4_000, 20_000, 7_000] {
+            l.form_block(w).unwrap();
+        }
+        let mut rx = LtRx::new(&TcpConfig::default());
+        let end = l.blocks.end();
+        for s in 0..end {
+            rx.first_arrival(s, &l.blocks);
+            for q in 0..end + 3 {
+                assert_eq!(rx.block_of(q, &l.blocks), l.blocks.find(q).copied(), "slot {q} after {s}");
+            }
+        }
+        // The sender forgets block 0 (acknowledged whole: rcv_nxt is past it).
+        let first = *l.blocks.find(0).unwrap();
+        let mut rx = LtRx::new(&TcpConfig::default());
+        rx.first_arrival(1, &l.blocks);
+        let board = crate::tcp::scoreboard::Scoreboard::default();
+        l.after_ack(&board, first.end(), first.end(), 3, None, None);
+        assert!(l.blocks.find(1).is_none());
+        assert_eq!(rx.block_of(1, &l.blocks), Some(first));
+        let copy = rx.block_of(1, &l.blocks);
+        assert_eq!(rx.symbol_of(copy.as_ref(), true, first.end()), RxSymbol::Useless);
+        assert_eq!(rx.symbol_of(None, true, first.end()), RxSymbol::Useless);
     }
 }
