@@ -742,7 +742,6 @@ impl<const LOG: bool, const FULL: bool> Engine<LOG, FULL> {
 
     /// The queue discipline's seam: RED (`link/red.rs`) decides on `p` arriving at link
     /// `li` from the queue it finds; an early drop is a queue drop (false), a mark sets CE.
-    #[cold]
     #[inline(never)]
     fn red_admits(&mut self, li: usize, p: &mut Pkt) -> bool {
         let now = self.now;
