@@ -31,8 +31,10 @@ Per run it records goodput (payload bytes the receiving application read during 
 ``/proc/net/netstat`` and ``/proc/net/snmp``: segments sent and retransmitted, SACK and Reno
 recovery episodes (fast retransmits), retransmission timeouts, tail-loss probes. ``--kernel``
 chooses the loss detection the kernel runs: ``default`` (RACK-TLP, F-RTO, its defaults) or
-``classic`` (``tcp_recovery=0``, ``tcp_early_retrans=0``, ``tcp_frto=0``: duplicate-ACK /
-SACK loss detection and timeouts only, as burstlab models). ``compare.py`` beside this file
+``classic`` (``tcp_recovery=0``, ``tcp_early_retrans=0``, ``tcp_frto=0``: meant as duplicate-ACK /
+SACK loss detection and timeouts only, as burstlab models; on Linux 6.18 the tail-loss probes
+stop but lost retransmissions are still repaired without a timeout: ``docs/validation.md``,
+"Is it RACK-TLP?"). ``compare.py`` beside this file
 runs burstlab's ``--profile linux`` on the same scenario and prints both.
 """
 
