@@ -50,6 +50,9 @@ pub struct Counters {
     pub delivered_segments: u64,
     /// Window reductions in response to ECN-Echo (RFC 3168).
     pub ecn_reductions: u64,
+    /// Retransmissions found lost again by RACK's rule (`TcpConfig::rack_lost_retransmissions`)
+    /// and sent again before the timer.
+    pub lost_retransmissions: u64,
     /// LT-TCP: proactive and reactive FEC packets sent (also in `packets_sent`), blocks the
     /// receiver decoded (rebuilding a missing data segment), FEC packets that reached a
     /// block already complete.
@@ -76,6 +79,7 @@ impl Counters {
             delivered_bytes: self.delivered_bytes - o.delivered_bytes,
             delivered_segments: self.delivered_segments - o.delivered_segments,
             ecn_reductions: self.ecn_reductions - o.ecn_reductions,
+            lost_retransmissions: self.lost_retransmissions - o.lost_retransmissions,
             pfec_sent: self.pfec_sent - o.pfec_sent,
             rfec_sent: self.rfec_sent - o.rfec_sent,
             fec_decodes: self.fec_decodes - o.fec_decodes,

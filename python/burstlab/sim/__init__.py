@@ -85,6 +85,10 @@ class TcpConfig:
     header_bytes: int = _f(40, "Header bytes of a data segment on the link, options excluded.", unit="bytes")
     ack_bytes: int = _f(40, "Bytes of an ACK on the link, options excluded.", unit="bytes")
     limited_transmit: bool = _f(False, "RFC 3042 limited transmit.")
+    rack_lost_retransmissions: bool = _f(
+        False, "RACK's rule for retransmissions (RFC 8985 §6.2, as Linux applies it): in SACK fast recovery a "
+        "retransmission is lost again once a segment sent after it is delivered, and is sent again at once "
+        "(RFC 6675 alone waits for the retransmission timer).")
     clock_granularity: float = _f(0.0, "RFC 6298 clock granularity G: RTO = SRTT + max(G, 4 RTTVAR).", unit="s")
     ssthresh_rule: str = _f("flightsize", "What a loss response reduces: RFC 5681 FlightSize, the RFC 6675 pipe, "
                             "FlightSize - 1 segment, cwnd (Linux), or what ns-3 3.44 computes for this cc.",
@@ -294,6 +298,7 @@ PROFILES: dict[str, dict[str, Any]] = {
         "rto_initial": 1.0,  # TCP_TIMEOUT_INIT
         "rto_max": 120.0,  # TCP_RTO_MAX
         "limited_transmit": True,
+        "rack_lost_retransmissions": True,  # RACK (tcp_recovery = 1), lost retransmissions
         "timestamps": True,
         "handshake": True,
         "ssthresh_rule": "cwnd",
@@ -636,6 +641,7 @@ class SimResult:
     delivered_segments: int = 0
     events: int = 0
     ecn_reductions: int = 0
+    lost_retransmissions: int = 0
     pfec_sent: int = 0
     rfec_sent: int = 0
     fec_decodes: int = 0
@@ -645,7 +651,7 @@ class SimResult:
         "goodput_bps", "goodput_pps", "throughput_bps", "duration", "packets_sent", "packets_lost",
         "retransmissions", "spurious_retransmissions", "fast_retransmits", "timeouts", "completion_time",
         "channel_losses", "queue_drops", "acks_sent", "acks_lost", "delivered_bytes", "delivered_segments", "events",
-        "ecn_reductions", "pfec_sent", "rfec_sent", "fec_decodes", "fec_wasted",
+        "ecn_reductions", "lost_retransmissions", "pfec_sent", "rfec_sent", "fec_decodes", "fec_wasted",
     )  # fmt: skip
 
     @classmethod

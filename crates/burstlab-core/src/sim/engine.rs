@@ -14,9 +14,9 @@
 //! packet in a pipe is 64 bytes (SACK blocks wait in their flow's queue), statistics are
 //! counted once per packet per link, and the per-packet log is a compile-time parameter.
 //! So is the set of checks for the features most runs do not use (RED, link layers,
-//! LT-TCP, timestamps, ECN, the Ideal-estimate TCP, time series: [`needs_full`]): a run
-//! without them runs an engine compiled without them, with the same results (tested on
-//! random networks). (Speed against htsim: `docs/validation.md`, "Speed against htsim".)
+//! LT-TCP, timestamps, ECN, the Ideal-estimate TCP, RACK's lost retransmissions, time
+//! series: [`needs_full`]): a run without them runs an engine compiled without them, with
+//! the same results (tested on random networks). (Speed against htsim: `docs/validation.md`, "Speed against htsim".)
 //!
 //! A link's queue discipline is DropTail, or RED with ECN marking (`link/red.rs`), which
 //! `Engine::enter` consults before the buffer check (`red_admits`); packets carry their
@@ -428,7 +428,9 @@ pub(crate) fn needs_full(net: &Network) -> bool {
     net.series
         || net.links.iter().any(|l| !matches!(l.queue, QueueDisc::DropTail) || l.layer.is_some())
         || net.flows.iter().any(|f| match &f.kind {
-            FlowKind::Tcp(t) => t.recovery == RecoveryKind::Lt || t.timestamps || t.ecn_on() || t.cc == CcKind::Ideal,
+            FlowKind::Tcp(t) => {
+                t.recovery == RecoveryKind::Lt || t.timestamps || t.ecn_on() || t.cc == CcKind::Ideal || t.rack_lost_retransmissions
+            }
             FlowKind::Cbr { .. } => false,
         })
 }
@@ -1379,6 +1381,7 @@ impl<const LOG: bool, const FULL: bool> Engine<LOG, FULL> {
             delivered_bytes: t.sender.bytes_below(t.receiver.rcv_nxt),
             delivered_segments: t.sender.segments_below(t.receiver.rcv_nxt),
             ecn_reductions: s.ecn_reductions,
+            lost_retransmissions: s.lost_retransmissions,
             pfec_sent: s.pfec_sent,
             rfec_sent: s.rfec_sent,
             fec_decodes: t.receiver.lt.as_ref().map_or(0, |l| l.decodes),

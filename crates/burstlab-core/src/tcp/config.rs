@@ -221,6 +221,10 @@ pub struct TcpConfig {
     pub dupack_threshold: u32,
     /// RFC 3042 limited transmit.
     pub limited_transmit: bool,
+    /// RACK's rule for retransmissions (RFC 8985 §6.2, as Linux applies it): in SACK fast
+    /// recovery, a retransmission is lost again once a segment sent after it is delivered,
+    /// and is sent again at once; RFC 6675 alone waits for the retransmission timer.
+    pub rack_lost_retransmissions: bool,
     /// What a loss response halves (RFC 5681 FlightSize by default).
     pub ssthresh_rule: SsthreshRule,
     /// Whether the ACK ending the post-timeout Loss state grows cwnd (RFC 5681: yes).
@@ -322,6 +326,7 @@ impl Default for TcpConfig {
             clock_granularity: 0,
             dupack_threshold: 3,
             limited_transmit: false,
+            rack_lost_retransmissions: false,
             ssthresh_rule: SsthreshRule::FlightSize,
             grow_on_loss_exit: true,
             grow_on_recovery_exit: false,

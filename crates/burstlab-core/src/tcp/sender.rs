@@ -11,6 +11,7 @@ use super::rtt::{self, RttConfig};
 use super::scoreboard::Scoreboard;
 use super::{AckInfo, CaState, SsthreshRule, Tcb};
 use crate::time::Nanos;
+use std::collections::VecDeque;
 
 #[derive(Clone, Copy, Debug)]
 pub struct SenderConfig {
@@ -24,6 +25,8 @@ pub struct SenderConfig {
     pub dupack_threshold: u32,
     /// RFC 3042 limited transmit on the first DupThresh−1 duplicate ACKs.
     pub limited_transmit: bool,
+    /// [`TcpConfig::rack_lost_retransmissions`].
+    pub rack_lost_retransmissions: bool,
     pub rtt: RttConfig,
     pub ssthresh_rule: super::SsthreshRule,
     pub grow_on_loss_exit: bool,
@@ -55,6 +58,7 @@ impl SenderConfig {
             rwnd: t.rwnd.unwrap_or(u64::MAX),
             dupack_threshold: t.dupack_threshold,
             limited_transmit: t.limited_transmit,
+            rack_lost_retransmissions: t.rack_lost_retransmissions,
             rtt: RttConfig {
                 rto_min: t.rto_min,
                 rto_max: t.rto_max,
@@ -106,6 +110,8 @@ pub struct SenderCounters {
     /// LT-TCP: proactive and reactive FEC packets sent (also in `packets_sent`).
     pub pfec_sent: u64,
     pub rfec_sent: u64,
+    /// Retransmissions found lost again by RACK's rule ([`TcpConfig::rack_lost_retransmissions`]).
+    pub lost_retransmissions: u64,
 }
 
 #[derive(Clone, Debug)]
@@ -135,7 +141,21 @@ pub struct Sender {
     ecn_hold: bool,
     /// LT-TCP (`recovery/lt.rs`): segments are slots of FEC blocks.
     lt: bool,
+    /// RACK's detection of lost retransmissions ([`TcpConfig::rack_lost_retransmissions`]),
+    /// when on and the recovery uses SACK.
+    rack: Option<Box<RackRetx>>,
     pub counters: SenderCounters,
+}
+
+/// The retransmissions of the current SACK fast recovery, for RACK's rule (RFC 8985 §6.2):
+/// a segment is lost once a segment sent after it has been delivered (and a reordering
+/// window has passed: none here, as Linux's RACK without reordering seen in recovery).
+#[derive(Clone, Debug, Default)]
+struct RackRetx {
+    /// Retransmissions in flight, in the order sent: (segment, when).
+    out: VecDeque<(u64, Nanos)>,
+    /// Retransmissions found lost again, to be sent again before anything else.
+    resend: VecDeque<u64>,
 }
 
 impl Sender {
@@ -192,8 +212,18 @@ impl Sender {
             send_cwr: false,
             ecn_hold: false,
             lt,
+            rack: None,
             counters: SenderCounters::default(),
         }
+        .with_rack()
+    }
+
+    /// [`Sender::rack`] for a SACK recovery with the option on.
+    fn with_rack(mut self) -> Self {
+        if self.cfg.rack_lost_retransmissions && self.rec.uses_sack() && !self.lt {
+            self.rack = Some(Box::default());
+        }
+        self
     }
 
     pub fn total_segs(&self) -> u64 {
@@ -291,7 +321,80 @@ impl Sender {
         if from != to {
             self.tcb.state = to;
             self.cc.on_state_change(&mut self.tcb, from, to);
+            if from == CaState::Recovery {
+                if let Some(r) = self.rack.as_mut() {
+                    r.out.clear();
+                    r.resend.clear();
+                }
+            }
         }
+    }
+
+    /// RACK (RFC 8985 §6.2), before `a` updates the board: the latest (send time, segment)
+    /// among the segments `a` delivers (newly SACKed or acknowledged), leaving out a
+    /// retransmission delivered sooner than the minimum RTT after it was sent (its
+    /// original must have arrived: Linux's `tcp_rack_advance`).
+    #[inline(never)]
+    fn rack_latest_delivered(&self, a: &AckPkt, now: Nanos) -> Option<(Nanos, u64)> {
+        let min_rtt = self.tcb.min_rtt.unwrap_or(0);
+        let (base, end) = (self.board.base(), self.board.end());
+        let mut latest: Option<(Nanos, u64)> = None;
+        let blocks = a.sack[..a.nsack as usize].iter().copied().chain(std::iter::once((base, a.ack)));
+        for (s, e) in blocks {
+            for seg in s.max(base)..e.min(end) {
+                if self.board.is_sacked(seg) {
+                    continue;
+                }
+                let Some(st) = self.board.get(seg) else { continue };
+                if st.retransmitted && now.saturating_sub(st.sent_at) < min_rtt {
+                    continue;
+                }
+                latest = latest.max(Some((st.sent_at, seg)));
+            }
+        }
+        latest
+    }
+
+    /// RACK: every retransmission of this recovery sent before `latest` (send time, then
+    /// segment) and not delivered by the ACK up to `ack` is lost again: it goes to the
+    /// front of the send queue. Retransmissions are kept in the order sent, so the walk
+    /// stops at the first one sent after `latest`.
+    #[inline(never)]
+    fn rack_detect(&mut self, ack: u64, latest: (Nanos, u64)) {
+        let Some(r) = self.rack.as_mut() else { return };
+        while let Some(&(seg, t)) = r.out.front() {
+            if seg < ack || self.board.is_sacked(seg) {
+                r.out.pop_front(); // delivered
+            } else if (t, seg) < latest {
+                r.out.pop_front();
+                r.resend.push_back(seg);
+                self.counters.lost_retransmissions += 1;
+            } else {
+                break;
+            }
+        }
+    }
+
+    /// RACK: retransmissions found lost again and not yet sent again (they are not in
+    /// flight, although RFC 6675's pipe counts every segment below HighRxt as a
+    /// retransmission in flight).
+    #[inline]
+    fn rack_pending(&self) -> u64 {
+        let Some(r) = self.rack.as_ref() else { return 0 };
+        let una = self.tcb.snd_una;
+        r.resend.iter().filter(|&&s| s >= una && !self.board.is_sacked(s)).count() as u64
+    }
+
+    /// RACK: the next retransmission found lost again that is still outstanding.
+    #[inline]
+    fn rack_next_resend(&mut self) -> Option<u64> {
+        let r = self.rack.as_mut()?;
+        while let Some(s) = r.resend.pop_front() {
+            if s >= self.tcb.snd_una && !self.board.is_sacked(s) {
+                return Some(s);
+            }
+        }
+        None
     }
 
     /// RFC 6675 §4 SetPipe into `tcb.pipe` (bytes). `head_lost`: count snd_una as lost
@@ -302,7 +405,7 @@ impl Sender {
         let t = &self.tcb;
         let segs = if self.rec.uses_sack() {
             let thresh = t.dupack_threshold;
-            let mut p = self.board.pipe(t.high_tx, t.high_rxt.max(t.snd_una), thresh);
+            let mut p = self.board.pipe(t.high_tx, t.high_rxt.max(t.snd_una), thresh).saturating_sub(self.rack_pending());
             let head_counted = self.board.is_unsacked(t.snd_una) && !self.board.is_lost(t.snd_una, thresh);
             if head_lost && head_counted && t.snd_una < t.high_tx {
                 p -= 1;
@@ -323,14 +426,22 @@ impl Sender {
     /// (the engine's plain runs, `sim/engine.rs`): their checks are then compiled out.
     #[inline]
     pub fn on_ack_in<const FULL: bool>(&mut self, a: &AckPkt, now: Nanos, out: &mut Vec<Tx>) {
-        debug_assert!(FULL || !(self.lt || self.cfg.timestamps || self.cfg.ecn));
+        debug_assert!(FULL || !(self.lt || self.cfg.timestamps || self.cfg.ecn || self.rack.is_some()));
         let state_before = self.tcb.state;
         let cwnd_at_ack = self.tcb.cwnd;
         let mut sacked = 0;
+        // RACK: what this ACK delivers, read before it updates the board.
+        let rack_latest = match &self.rack {
+            Some(r) if FULL && !r.out.is_empty() && self.tcb.state == CaState::Recovery => self.rack_latest_delivered(a, now),
+            _ => None,
+        };
         if a.nsack > 0 && self.rec.uses_sack() {
             for &(s, e) in &a.sack[..a.nsack as usize] {
                 sacked += self.board.mark_sacked(s, e);
             }
+        }
+        if let Some(latest) = rack_latest {
+            self.rack_detect(a.ack, latest);
         }
         if a.ack > self.tcb.snd_una {
             let una = self.tcb.snd_una;
@@ -626,6 +737,9 @@ impl Sender {
                 s.retransmitted = true;
                 s.sent_at = now;
             }
+            if let Some(r) = self.rack.as_mut().filter(|_| FULL && self.tcb.state == CaState::Recovery) {
+                r.out.push_back((seg, now));
+            }
         } else {
             self.board.push(seg, now);
             self.tcb.high_tx = seg + 1;
@@ -774,11 +888,13 @@ impl Sender {
     fn sack_send_loop(&mut self, now: Nanos, rwnd_end: u64, out: &mut Vec<Tx>) {
         let thresh = self.tcb.dupack_threshold;
         let mut high_rxt = self.tcb.high_rxt.max(self.tcb.snd_una);
-        let mut pipe = self.board.pipe(self.tcb.high_tx, high_rxt, thresh);
+        let mut pipe = self.board.pipe(self.tcb.high_tx, high_rxt, thresh).saturating_sub(self.rack_pending());
         let mss = self.tcb.mss;
         let cwnd = self.tcb.cwnd.min(self.tcb.max_cwnd);
         while cwnd >= (pipe + 1) * mss {
-            let seg = if let Some(s) = self.board.next_retransmission(high_rxt, thresh, false) {
+            let seg = if let Some(s) = self.rack_next_resend() {
+                s // RACK: a retransmission lost again, first (it is below HighRxt)
+            } else if let Some(s) = self.board.next_retransmission(high_rxt, thresh, false) {
                 high_rxt = s + 1; // rule 1: a lost segment
                 s
             } else if self.tcb.high_tx < rwnd_end {
@@ -818,6 +934,7 @@ mod tests {
             rwnd,
             dupack_threshold: 3,
             limited_transmit: false,
+            rack_lost_retransmissions: false,
             rtt: RttConfig { rto_min: 200 * NS_PER_MS, rto_max: 60_000 * NS_PER_MS, rto_initial: 1000 * NS_PER_MS, granularity: 0, backoff_reset: BackoffReset::Sample, estimator: Default::default(), backoff: true },
             ssthresh_rule: SsthreshRule::FlightSize,
             grow_on_loss_exit: true,
@@ -983,6 +1100,56 @@ mod tests {
             assert_eq!(s.rto_deadline, Some(1100 * ms));
             s.on_ack(&ack(5), 200 * ms, &mut out); // second partial ACK
             assert_eq!(s.rto_deadline, Some(if every { 1200 } else { 1100 } * ms));
+        }
+    }
+
+    /// RACK's rule for retransmissions (RFC 8985 §6.2): segment 0 is lost, fast-retransmitted
+    /// at 13 ms, and lost again. Once a segment sent after that retransmission (new data, 10)
+    /// is SACKed, RACK sends 0 again at once; RFC 6675 alone (HighRxt is past 0) sends it
+    /// only after the retransmission timer.
+    #[test]
+    fn rack_resends_a_lost_retransmission_without_the_timer() {
+        let ms = NS_PER_MS;
+        for rack in [false, true] {
+            let mut s = sender(10, u64::MAX, u64::MAX);
+            s.cfg.rack_lost_retransmissions = rack;
+            let mut s = Sender::new(s.cfg, Cc::Reno(RenoCc::default()), Recovery::Sack(crate::tcp::recovery::sack::Sack));
+            let mut out = Vec::new();
+            s.start(0, &mut out);
+            assert_eq!(out.len(), 10);
+            out.clear();
+            let sack = |e: u64| {
+                let mut a = ack(0);
+                a.sack[0] = (1, e);
+                a.nsack = 1;
+                a
+            };
+            // Segments 1..=9 arrive, 0 does not: duplicate ACKs SACKing 1..e.
+            let mut resent_at = Vec::new();
+            for (k, e) in (2..=10).enumerate() {
+                let now = (10 + k as u64) * ms;
+                s.on_ack(&sack(e), now, &mut out);
+                for t in out.drain(..) {
+                    if t.seg == 0 {
+                        resent_at.push(now);
+                    }
+                }
+            }
+            // The third duplicate ACK (12 ms) starts recovery and retransmits 0; the later
+            // ones send new data 10, 11, ... (sent after that retransmission).
+            assert_eq!((s.tcb.state, resent_at.clone()), (CaState::Recovery, vec![12 * ms]));
+            assert!(s.tcb.high_tx > 10);
+            // The retransmission of 0 is lost; the ACK SACKing new segment 10 arrives.
+            s.on_ack(&sack(11), 40 * ms, &mut out);
+            let again = out.iter().any(|t| t.seg == 0 && t.retx);
+            assert_eq!(again, rack, "rack = {rack}");
+            assert_eq!(s.counters.lost_retransmissions, rack as u64);
+            assert_eq!(s.counters.timeouts, 0);
+            // Found lost once: a later SACK (of 11) does not send it a third time.
+            out.clear();
+            s.on_ack(&sack(12), 41 * ms, &mut out);
+            assert!(!out.iter().any(|t| t.seg == 0));
+            assert_eq!(s.counters.lost_retransmissions, rack as u64);
         }
     }
 }

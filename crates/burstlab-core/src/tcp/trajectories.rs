@@ -265,7 +265,8 @@ fn handshake_seeds_the_rtt_estimator() {
 /// counters agree with the log, goodput ≤ capacity, every lost copy repaired or still
 /// outstanding) over random scenarios drawn across every congestion control, recovery and
 /// option of this module: timestamps, handshake, byte counting, the RTT congestion control
-/// sees, PRR and Westwood+ variants, HyStart flavours, ssthresh rules, exit growth.
+/// sees, PRR and Westwood+ variants, HyStart flavours, ssthresh rules, exit growth, RACK's
+/// rule for lost retransmissions.
 #[test]
 fn invariants_hold_for_every_variant() {
     use crate::loss::{Bernoulli, GilbertElliott, LossModel};
@@ -299,6 +300,7 @@ fn invariants_hold_for_every_variant() {
             hystart: [Hystart::Off, Hystart::Linux, Hystart::Ns3][g.random_range(0..3)],
             tibet_estimator: [crate::tcp::config::TibetEstimator::Sent, crate::tcp::config::TibetEstimator::Ack][g.random_range(0..2)],
             ssthresh_rule: [SsthreshRule::FlightSize, SsthreshRule::Pipe, SsthreshRule::Cwnd, SsthreshRule::Ns3][g.random_range(0..4)],
+            rack_lost_retransmissions: b(&mut g),
             ..TcpConfig::default()
         };
         let rate = [1_000_000u64, 10_000_000, 100_000_000][g.random_range(0..3)];
