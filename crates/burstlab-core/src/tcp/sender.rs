@@ -333,23 +333,30 @@ impl Sender {
     /// RACK (RFC 8985 §6.2), before `a` updates the board: the latest (send time, segment)
     /// among the segments `a` delivers (newly SACKed or acknowledged), leaving out a
     /// retransmission delivered sooner than the minimum RTT after it was sent (its
-    /// original must have arrived: Linux's `tcp_rack_advance`).
+    /// original must have arrived: Linux's `tcp_rack_advance`). Bounded work per ACK: first
+    /// transmissions go out in sequence order and arrive in it on a FIFO path, so the
+    /// latest one delivered is the top of a block (or the cumulative ACK) above what was
+    /// delivered before; a retransmission delivered is one of this recovery's, in `out`.
     #[inline(never)]
     fn rack_latest_delivered(&self, a: &AckPkt, now: Nanos) -> Option<(Nanos, u64)> {
         let min_rtt = self.tcb.min_rtt.unwrap_or(0);
-        let (base, end) = (self.board.base(), self.board.end());
+        let board = &self.board;
+        let fresh = |seg: u64| seg >= board.base() && seg < board.end() && !board.is_sacked(seg);
+        let seen = |seg: u64, t: Nanos, retx: bool| (!retx || now.saturating_sub(t) >= min_rtt).then_some((t, seg));
         let mut latest: Option<(Nanos, u64)> = None;
-        let blocks = a.sack[..a.nsack as usize].iter().copied().chain(std::iter::once((base, a.ack)));
-        for (s, e) in blocks {
-            for seg in s.max(base)..e.min(end) {
-                if self.board.is_sacked(seg) {
-                    continue;
+        let tops = a.sack[..a.nsack as usize].iter().map(|&(_, e)| e).chain(std::iter::once(a.ack));
+        for e in tops {
+            let top = e.min(board.end()).wrapping_sub(1);
+            if e > board.high_sacked() && fresh(top) {
+                if let Some(st) = board.get(top) {
+                    latest = latest.max(seen(top, st.sent_at, st.retransmitted));
                 }
-                let Some(st) = self.board.get(seg) else { continue };
-                if st.retransmitted && now.saturating_sub(st.sent_at) < min_rtt {
-                    continue;
-                }
-                latest = latest.max(Some((st.sent_at, seg)));
+            }
+        }
+        let delivered = |seg: u64| seg < a.ack || a.sack[..a.nsack as usize].iter().any(|&(s, e)| s <= seg && seg < e);
+        for &(seg, t) in self.rack.as_ref().map(|r| &r.out).into_iter().flatten() {
+            if fresh(seg) && delivered(seg) && board.get(seg).is_some_and(|st| st.sent_at == t) {
+                latest = latest.max(seen(seg, t, true));
             }
         }
         latest
