@@ -342,6 +342,7 @@ FIGURES: tuple[tuple[str, str, str], ...] = (
     ("packets_sent", "data packets sent", "packets"),
     ("retransmissions", "retransmissions", "packets"),
     ("spurious_retransmissions", "  spurious (copy had arrived)", "packets"),
+    ("lost_retransmissions", "  lost again, resent before the timer (RACK)", "packets"),
     ("fast_retransmits", "fast retransmits", "events"),
     ("timeouts", "retransmission timeouts", "events"),
     ("packets_lost", "data packets lost", "packets"),
