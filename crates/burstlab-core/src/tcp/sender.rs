@@ -321,7 +321,7 @@ impl Sender {
         if from != to {
             self.tcb.state = to;
             self.cc.on_state_change(&mut self.tcb, from, to);
-            if from == CaState::Recovery {
+            if matches!(from, CaState::Recovery | CaState::Loss) {
                 if let Some(r) = self.rack.as_mut() {
                     r.out.clear();
                     r.resend.clear();
@@ -439,7 +439,9 @@ impl Sender {
         let mut sacked = 0;
         // RACK: what this ACK delivers, read before it updates the board.
         let rack_latest = match &self.rack {
-            Some(r) if FULL && !r.out.is_empty() && self.tcb.state == CaState::Recovery => self.rack_latest_delivered(a, now),
+            Some(r) if FULL && !r.out.is_empty() && matches!(self.tcb.state, CaState::Recovery | CaState::Loss) => {
+                self.rack_latest_delivered(a, now)
+            }
             _ => None,
         };
         if a.nsack > 0 && self.rec.uses_sack() {
@@ -744,7 +746,7 @@ impl Sender {
                 s.retransmitted = true;
                 s.sent_at = now;
             }
-            if let Some(r) = self.rack.as_mut().filter(|_| FULL && self.tcb.state == CaState::Recovery) {
+            if let Some(r) = self.rack.as_mut().filter(|_| FULL && matches!(self.tcb.state, CaState::Recovery | CaState::Loss)) {
                 r.out.push_back((seg, now));
             }
         } else {
@@ -873,6 +875,16 @@ impl Sender {
         let mut inflight = self.tcb.snd_nxt - self.tcb.snd_una;
         if self.tcb.state == CaState::Loss && self.rec.uses_sack() {
             inflight -= self.board.sacked_between(self.tcb.snd_una, self.tcb.snd_nxt);
+            if FULL && self.rack.is_some() {
+                // RACK after a timeout: retransmissions of this episode lost again are not
+                // in flight, and go first.
+                inflight = inflight.saturating_sub(self.rack_pending());
+                while (inflight + 1) * mss <= allowed {
+                    let Some(seg) = self.rack_next_resend() else { break };
+                    self.transmit_in::<FULL>(seg, now, out);
+                    inflight += 1;
+                }
+            }
         }
         // (`total_segs` may shrink as LT-TCP forms its last block.)
         while self.tcb.snd_nxt < rwnd_end.min(self.total_segs) && (inflight + 1) * mss <= allowed {
@@ -1157,6 +1169,38 @@ mod tests {
             s.on_ack(&sack(12), 41 * ms, &mut out);
             assert!(!out.iter().any(|t| t.seg == 0));
             assert_eq!(s.counters.lost_retransmissions, rack as u64);
+        }
+    }
+
+    /// RACK after a timeout: the retransmissions of the Loss state are watched too. Two
+    /// segments are lost and the timer fires; 0 and 1 go again (0 first, then 1 as the first
+    /// ACK opens the window); when the copy of 1 (sent after 0's) is SACKed while 0's copy is
+    /// missing, RACK sends 0 a third time without a second timeout.
+    #[test]
+    fn rack_after_a_timeout() {
+        let ms = NS_PER_MS;
+        for rack in [false, true] {
+            let mut s = sender(2, u64::MAX, u64::MAX);
+            s.cfg.rack_lost_retransmissions = rack;
+            let mut s = Sender::new(s.cfg, Cc::Reno(RenoCc::default()), Recovery::Sack(crate::tcp::recovery::sack::Sack));
+            let mut out = Vec::new();
+            s.start(0, &mut out); // 0 and 1, both lost
+            s.on_rto(1000 * ms, &mut out);
+            assert_eq!(s.tcb.state, CaState::Loss);
+            out.clear();
+            // cwnd one segment: 0 went at 1000 ms. Open the window to two segments by hand
+            // (slow start would after one ACK), so that 1 follows.
+            s.tcb.cwnd = 2 * s.tcb.mss;
+            s.send_loop(1001 * ms, &mut out);
+            assert_eq!(segs(&mut out), vec![(1, true)]); // 1 sent after 0's copy
+            // 0's copy is lost; 1's arrives: the receiver SACKs 1.
+            let mut a = ack(0);
+            a.sack[0] = (1, 2);
+            a.nsack = 1;
+            s.on_ack(&a, 1050 * ms, &mut out);
+            let again = segs(&mut out).contains(&(0, true));
+            assert_eq!(again, rack, "rack = {rack}");
+            assert_eq!((s.counters.lost_retransmissions, s.counters.timeouts), (rack as u64, 1));
         }
     }
 }
