@@ -438,14 +438,15 @@ def main(argv: list[str] | None = None) -> int:
     if os.geteuid() != 0:
         print("error: needs root (network namespaces, tc, ethtool)", file=sys.stderr)
         return 2
-    missing = [pkg for tool, pkg in (("ip", "iproute2"), ("ethtool", "ethtool"), ("tc", "iproute2")) if shutil.which(tool) is None]
+    tools = (("ip", "iproute2"), ("ethtool", "ethtool"), ("tc", "iproute2"))  # (command, Debian package)
+    missing = [pkg for tool, pkg in tools if shutil.which(tool) is None]
     if missing and shutil.which("apt-get"):
         # A bare machine: install what the harness runs (Debian's packages).
         print(f"installing {' '.join(sorted(set(missing)))} (apt-get)...", file=sys.stderr)
         env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
         subprocess.run(["apt-get", "update", "-qq"], env=env, capture_output=True)
         subprocess.run(["apt-get", "install", "-y", "-qq", *sorted(set(missing))], env=env, capture_output=True)
-    for tool, pkg in (("ip", "iproute2"), ("ethtool", "ethtool"), ("tc", "iproute2")):
+    for tool, pkg in tools:
         if shutil.which(tool) is None:
             print(f"error: {tool} is not installed (Debian package {pkg}) and could not be installed", file=sys.stderr)
             return 2

@@ -16,7 +16,8 @@
 //! So is the set of checks for the features most runs do not use (RED, link layers,
 //! LT-TCP, timestamps, ECN, the Ideal-estimate TCP, RACK's lost retransmissions, time
 //! series: [`needs_full`]): a run without them runs an engine compiled without them, with
-//! the same results (tested on random networks). (Speed against htsim: `docs/validation.md`, "Speed against htsim".)
+//! the same results (tested on random networks). (Speed against htsim:
+//! `docs/validation.md`, "Speed against htsim".)
 //!
 //! A link's queue discipline is DropTail, or RED with ECN marking (`link/red.rs`), which
 //! `Engine::enter` consults before the buffer check (`red_admits`); packets carry their

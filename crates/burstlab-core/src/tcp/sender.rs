@@ -197,6 +197,7 @@ impl Sender {
             fair_share_bps: 0,
         };
         rtt::init(&mut tcb, &cfg.rtt);
+        let rack = (cfg.rack_lost_retransmissions && rec.uses_sack() && !lt).then(Box::default);
         Sender {
             tcb,
             cfg,
@@ -212,18 +213,9 @@ impl Sender {
             send_cwr: false,
             ecn_hold: false,
             lt,
-            rack: None,
+            rack,
             counters: SenderCounters::default(),
         }
-        .with_rack()
-    }
-
-    /// [`Sender::rack`] for a SACK recovery with the option on.
-    fn with_rack(mut self) -> Self {
-        if self.cfg.rack_lost_retransmissions && self.rec.uses_sack() && !self.lt {
-            self.rack = Some(Box::default());
-        }
-        self
     }
 
     pub fn total_segs(&self) -> u64 {
@@ -341,13 +333,12 @@ impl Sender {
     fn rack_latest_delivered(&self, a: &AckPkt, now: Nanos) -> Option<(Nanos, u64)> {
         let min_rtt = self.tcb.min_rtt.unwrap_or(0);
         let board = &self.board;
-        let fresh = |seg: u64| seg >= board.base() && seg < board.end() && !board.is_sacked(seg);
         let seen = |seg: u64, t: Nanos, retx: bool| (!retx || now.saturating_sub(t) >= min_rtt).then_some((t, seg));
         let mut latest: Option<(Nanos, u64)> = None;
         let tops = a.sack[..a.nsack as usize].iter().map(|&(_, e)| e).chain(std::iter::once(a.ack));
         for e in tops {
             let top = e.min(board.end()).wrapping_sub(1);
-            if e > board.high_sacked() && fresh(top) {
+            if e > board.high_sacked() && board.is_unsacked(top) {
                 if let Some(st) = board.get(top) {
                     latest = latest.max(seen(top, st.sent_at, st.retransmitted));
                 }
@@ -355,7 +346,7 @@ impl Sender {
         }
         let delivered = |seg: u64| seg < a.ack || a.sack[..a.nsack as usize].iter().any(|&(s, e)| s <= seg && seg < e);
         for &(seg, t) in self.rack.as_ref().map(|r| &r.out).into_iter().flatten() {
-            if fresh(seg) && delivered(seg) && board.get(seg).is_some_and(|st| st.sent_at == t) {
+            if board.is_unsacked(seg) && delivered(seg) && board.get(seg).is_some_and(|st| st.sent_at == t) {
                 latest = latest.max(seen(seg, t, true));
             }
         }
@@ -388,20 +379,14 @@ impl Sender {
     #[inline]
     fn rack_pending(&self) -> u64 {
         let Some(r) = self.rack.as_ref() else { return 0 };
-        let una = self.tcb.snd_una;
-        r.resend.iter().filter(|&&s| s >= una && !self.board.is_sacked(s)).count() as u64
+        r.resend.iter().filter(|&&s| self.board.is_unsacked(s)).count() as u64
     }
 
     /// RACK: the next retransmission found lost again that is still outstanding.
     #[inline]
     fn rack_next_resend(&mut self) -> Option<u64> {
         let r = self.rack.as_mut()?;
-        while let Some(s) = r.resend.pop_front() {
-            if s >= self.tcb.snd_una && !self.board.is_sacked(s) {
-                return Some(s);
-            }
-        }
-        None
+        std::iter::from_fn(|| r.resend.pop_front()).find(|&s| self.board.is_unsacked(s))
     }
 
     /// RFC 6675 §4 SetPipe into `tcb.pipe` (bytes). `head_lost`: count snd_una as lost
@@ -968,6 +953,13 @@ mod tests {
         Sender::new(cfg, Cc::Reno(RenoCc::default()), Recovery::NewReno(NewReno::default()))
     }
 
+    /// A RFC 6675 SACK sender, with or without RACK's rule for lost retransmissions.
+    fn sack_sender(init_cwnd: u64, rack: bool) -> Sender {
+        let mut cfg = sender(init_cwnd, u64::MAX, u64::MAX).cfg;
+        cfg.rack_lost_retransmissions = rack;
+        Sender::new(cfg, Cc::Reno(RenoCc::default()), Recovery::Sack(crate::tcp::recovery::sack::Sack))
+    }
+
     fn ack(n: u64) -> AckPkt {
         AckPkt { ack: n, sack: [(0, 0); MAX_SACK_BLOCKS], nsack: 0, tsecr: 0, ece: false, lt_erasure: None, lt_rfec: None }
     }
@@ -1130,9 +1122,7 @@ mod tests {
     fn rack_resends_a_lost_retransmission_without_the_timer() {
         let ms = NS_PER_MS;
         for rack in [false, true] {
-            let mut s = sender(10, u64::MAX, u64::MAX);
-            s.cfg.rack_lost_retransmissions = rack;
-            let mut s = Sender::new(s.cfg, Cc::Reno(RenoCc::default()), Recovery::Sack(crate::tcp::recovery::sack::Sack));
+            let mut s = sack_sender(10, rack);
             let mut out = Vec::new();
             s.start(0, &mut out);
             assert_eq!(out.len(), 10);
@@ -1180,9 +1170,7 @@ mod tests {
     fn rack_after_a_timeout() {
         let ms = NS_PER_MS;
         for rack in [false, true] {
-            let mut s = sender(2, u64::MAX, u64::MAX);
-            s.cfg.rack_lost_retransmissions = rack;
-            let mut s = Sender::new(s.cfg, Cc::Reno(RenoCc::default()), Recovery::Sack(crate::tcp::recovery::sack::Sack));
+            let mut s = sack_sender(2, rack);
             let mut out = Vec::new();
             s.start(0, &mut out); // 0 and 1, both lost
             s.on_rto(1000 * ms, &mut out);
