@@ -20,7 +20,7 @@
 //! `docs/validation.md`, "Speed against htsim".)
 //!
 //! A link's queue discipline is DropTail, or RED with ECN marking (`link/red.rs`), which
-//! `Engine::enter` consults before the buffer check (`red_admits`); packets carry their
+//! `Engine::enter` consults before the buffer check (`red_verdict`); packets carry their
 //! ECN and TCP header bits, and LT-TCP's FEC marks, in the spare bits of their meta word.
 //!
 //! The single-link [`Scenario`] runs as a network of two links and one flow and gives the
@@ -666,8 +666,13 @@ impl<const LOG: bool, const FULL: bool> Engine<LOG, FULL> {
     /// Put a packet of `bytes` on link `li` at the current time.
     #[inline(always)]
     fn enter(&mut self, li: usize, mut p: Pkt, bytes: u32) {
-        if FULL && self.links[li].red.is_some() && !self.red_admits(li, &mut p) {
-            return;
+        if FULL && self.links[li].red.is_some() {
+            // The packet stays in registers: RED sees only its ECN capability.
+            match self.red_verdict(li, p.flags() & ECT != 0) {
+                Verdict::Enqueue => {}
+                Verdict::Mark => p = p.with_flags(CE),
+                Verdict::Drop => return self.lose(li, &p, true),
+            }
         }
         let now = self.now;
         let l = &mut self.links[li];
@@ -743,28 +748,23 @@ impl<const LOG: bool, const FULL: bool> Engine<LOG, FULL> {
         }
     }
 
-    /// The queue discipline's seam: RED (`link/red.rs`) decides on `p` arriving at link
-    /// `li` from the queue it finds; an early drop is a queue drop (false), a mark sets CE.
+    /// The queue discipline's seam: RED (`link/red.rs`) decides on a packet arriving at link
+    /// `li` (`ect`: ECN-capable) from the queue it finds; an early drop is a queue drop, a
+    /// mark sets CE (both counted here; the caller applies them).
     #[inline(never)]
-    fn red_admits(&mut self, li: usize, p: &mut Pkt) -> bool {
+    fn red_verdict(&mut self, li: usize, ect: bool) -> Verdict {
         let now = self.now;
         let l = &mut self.links[li];
         let q = l.pipe.backlog(now) as f64;
         let q_time = l.pipe.last_start;
         let red = l.red.as_mut().expect("called for RED links");
-        match red.arrival(now, q, q_time, p.flags() & ECT != 0) {
-            Verdict::Enqueue => true,
-            Verdict::Mark => {
-                *p = p.with_flags(CE);
-                l.c.ecn_marks += 1;
-                true
-            }
-            Verdict::Drop => {
-                l.c.early_drops += 1;
-                self.lose(li, p, true);
-                false
-            }
+        let v = red.arrival(now, q, q_time, ect);
+        match v {
+            Verdict::Enqueue => {}
+            Verdict::Mark => l.c.ecn_marks += 1,
+            Verdict::Drop => l.c.early_drops += 1,
         }
+        v
     }
 
     /// `p` is lost on link `li`: dropped on entry by its full buffer (`by_queue`), or

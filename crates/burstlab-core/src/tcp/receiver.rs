@@ -13,7 +13,7 @@
 //! arriving segment; when it expires the receiver sends its current ACK (a duplicate
 //! when nothing new arrived) and restarts it, once per `ack_timeout` of silence.
 use super::config::{RecoveryKind, TcpConfig};
-use super::recovery::lt::{Block, Blocks, LtRx, RxSymbol};
+use super::recovery::lt::{Blocks, Hdr, LtRx, RxSymbol};
 use super::sender::Tx;
 use crate::time::Nanos;
 use std::collections::VecDeque;
@@ -155,12 +155,11 @@ impl Receiver {
     fn on_lt(&mut self, tx: &Tx, now: Nanos, blocks: &Blocks) -> RxAction {
         use super::pkt_flags::{PFEC, RFEC};
         if tx.flags & RFEC != 0 {
-            return self.on_rfec(tx, blocks.starting_at(tx.seg));
+            return self.on_rfec(tx, blocks.starting_at(tx.seg).map(Hdr::of));
         }
         let held = self.holds(tx.seg);
         let lt = self.lt.as_mut().expect("an LT-TCP receiver");
         let block = lt.block_of(tx.seg, blocks);
-        let block = block.as_ref();
         if !tx.retx {
             lt.first_arrival_in(tx.seg, block, blocks);
         }
@@ -172,7 +171,7 @@ impl Receiver {
             self.arrivals += 1;
             return self.make_ack();
         }
-        let act = self.on_segment(tx.seg, now);
+        let act = self.on_new_segment(tx.seg, now);
         let rcv_nxt = self.rcv_nxt;
         let lt = self.lt.as_mut().expect("an LT-TCP receiver");
         let data = block.is_some_and(|b| tx.seg < b.start + b.k as u64);
@@ -185,7 +184,7 @@ impl Receiver {
     /// LT-TCP: an RFEC packet for `block` (the block starting at its slot, if known): a
     /// symbol of it, acknowledged at once, its number echoed.
     #[inline(never)]
-    fn on_rfec(&mut self, tx: &Tx, block: Option<&Block>) -> RxAction {
+    fn on_rfec(&mut self, tx: &Tx, block: Option<Hdr>) -> RxAction {
         self.arrivals += 1;
         let rcv_nxt = self.rcv_nxt;
         let lt = self.lt.as_mut().expect("an LT-TCP receiver");
@@ -258,9 +257,22 @@ impl Receiver {
     }
 
     /// A data segment arrives at `now`.
-    #[inline]
+    #[inline(always)]
     pub fn on_segment(&mut self, seg: u64, now: Nanos) -> RxAction {
         let act = self.on_segment_inner(seg, now);
+        self.after_segment(act, now)
+    }
+
+    /// [`Receiver::on_segment`] for a segment not held yet (`!self.holds(seg)`).
+    #[inline]
+    fn on_new_segment(&mut self, seg: u64, now: Nanos) -> RxAction {
+        self.arrivals += 1;
+        let act = self.on_new_segment_inner(seg, now);
+        self.after_segment(act, now)
+    }
+
+    #[inline(always)]
+    fn after_segment(&mut self, act: RxAction, now: Nanos) -> RxAction {
         if !self.cfg.ack_on_idle {
             return act;
         }
@@ -273,7 +285,7 @@ impl Receiver {
         }
     }
 
-    #[inline]
+    #[inline(never)]
     fn on_segment_inner(&mut self, seg: u64, now: Nanos) -> RxAction {
         self.arrivals += 1;
         if self.holds(seg) {
@@ -281,6 +293,12 @@ impl Receiver {
             self.duplicates += 1;
             return self.make_ack();
         }
+        self.on_new_segment_inner(seg, now)
+    }
+
+    /// A segment not held yet arrives (counted in `arrivals` by the caller).
+    #[inline(always)]
+    fn on_new_segment_inner(&mut self, seg: u64, now: Nanos) -> RxAction {
         if seg == self.rcv_nxt {
             let filled_gap = self.ooo_count > 0;
             self.advance_in_order();

@@ -721,7 +721,7 @@ impl Sender {
     }
 
     /// [`Sender::transmit`] (`FULL`: as [`Sender::on_ack_in`]).
-    #[inline]
+    #[inline(always)]
     fn transmit_in<const FULL: bool>(&mut self, seg: u64, now: Nanos, out: &mut Vec<Tx>) {
         let retx = seg < self.tcb.high_tx;
         let (mut flags, len) = if FULL && self.lt { self.lt_slot(seg) } else { (0, self.seg_len(seg)) };
@@ -757,7 +757,7 @@ impl Sender {
     /// LT-TCP: slot `seg` is about to leave. A new slot past the blocks formed starts a block
     /// (its segment size becomes `Tcb::mss`, the unit of the window; the transfer's size known
     /// once the last block is formed). Its header bits (PFEC for a parity slot) and payload.
-    #[inline]
+    #[inline(always)]
     fn lt_slot(&mut self, seg: u64) -> (u8, u64) {
         let Recovery::Lt(l) = &mut self.rec else { unreachable!("LT-TCP's recovery") };
         if seg >= l.blocks.end() {
@@ -793,6 +793,7 @@ impl Sender {
     /// packets in flight) leaves room for a packet, send (1) the RFEC packets a block needs,
     /// (2) as a last resort the lost slots of blocks whose RFEC have passed (RFC 6675 NextSeg
     /// rule 1), (3) new slots.
+    #[inline(always)]
     fn lt_send_loop(&mut self, now: Nanos, rwnd_end: u64, out: &mut Vec<Tx>) {
         let thresh = self.tcb.dupack_threshold;
         let mut high_rxt = self.tcb.high_rxt.max(self.tcb.snd_una);

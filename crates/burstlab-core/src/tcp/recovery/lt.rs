@@ -121,6 +121,27 @@ impl Block {
     }
 }
 
+/// What a packet's header tells the receiver of its block ([`Blocks`]): its first slot, its
+/// size N and its number of data segments k.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Hdr {
+    pub start: u64,
+    pub n: u32,
+    pub k: u32,
+}
+
+impl Hdr {
+    #[inline]
+    pub fn of(b: &Block) -> Hdr {
+        Hdr { start: b.start, n: b.n, k: b.k }
+    }
+
+    #[inline]
+    pub fn end(&self) -> u64 {
+        self.start + self.n as u64
+    }
+}
+
 /// The blocks of a flow in sequence order, from the oldest not yet acknowledged: the
 /// sender's record of what it formed, and what each packet's header tells the receiver
 /// (its block's start, size and data count).
@@ -454,10 +475,10 @@ pub struct LtRx {
     pub erasure_ppm: u32,
     /// Blocks with symbols received and not yet wholly below rcv_nxt, by start.
     blocks: VecDeque<RxBlock>,
-    /// The block whose first transmissions are arriving now: (start, end, n, arrived).
-    cur: (u64, u64, u32, u32),
-    /// A copy of that block ([`LtRx::block_of`]).
-    cur_block: Option<Block>,
+    /// The block whose first transmissions are arriving now (what the packets' headers say
+    /// of it, [`LtRx::block_of`]), and how many of them have arrived.
+    cur: Hdr,
+    arrived: u32,
     /// Blocks recovered by decoding (a missing data segment rebuilt), and FEC packets that
     /// arrived for a block already complete.
     pub decodes: u64,
@@ -497,8 +518,8 @@ impl LtRx {
             erasure: t.lt_initial_erasure,
             erasure_ppm: (t.lt_initial_erasure * 1e6).round() as u32,
             blocks: VecDeque::with_capacity(8),
-            cur: (0, 0, 0, 0),
-            cur_block: None,
+            cur: Hdr { start: 0, n: 0, k: 0 },
+            arrived: 0,
             decodes: 0,
             fec_wasted: 0,
             samples: 0,
@@ -520,52 +541,62 @@ impl LtRx {
     /// go (FIFO paths): its sample is the share that did not arrive; blocks of which nothing
     /// arrived are samples of 1.
     pub fn first_arrival(&mut self, s: u64, blocks: &Blocks) {
-        self.first_arrival_in(s, blocks.find(s), blocks);
+        self.first_arrival_in(s, blocks.find(s).map(Hdr::of), blocks);
     }
 
     /// [`LtRx::first_arrival`] with the block of `s` already found.
     #[inline]
-    pub fn first_arrival_in(&mut self, s: u64, block: Option<&Block>, blocks: &Blocks) {
-        if s >= self.cur.1 {
-            let (_, end, n, arrived) = self.cur;
-            self.sample(n, arrived);
-            let Some(b) = block else { return };
-            let mut x = end;
-            while x < b.start {
-                let Some(skipped) = blocks.find(x) else { break };
-                self.sample(skipped.n, 0);
-                x = skipped.end();
-            }
-            self.cur = (b.start, b.end(), b.n, 0);
-            self.cur_block = Some(*b);
+    pub fn first_arrival_in(&mut self, s: u64, block: Option<Hdr>, blocks: &Blocks) {
+        if s >= self.cur.end() {
+            self.next_block(block, blocks);
         }
-        if s >= self.cur.0 {
-            self.cur.3 += 1;
+        if s >= self.cur.start {
+            self.arrived += 1;
         }
     }
 
-    /// The block holding slot `s`: the one whose first transmissions are arriving (most
-    /// packets: a copy, so that the sender's list is not searched), else the sender's. A
-    /// block never changes once formed; the copy may outlive the sender's, which forgets a
-    /// block once it is acknowledged whole, but then it lies below the receiver's in-order
-    /// point and counts for nothing either way ([`LtRx::symbol_of`]).
+    /// The first transmissions of a later block than the current one are arriving: the
+    /// current block's sample, and those of the blocks skipped whole.
+    #[inline(never)]
+    fn next_block(&mut self, block: Option<Hdr>, blocks: &Blocks) {
+        let (end, n, arrived) = (self.cur.end(), self.cur.n, self.arrived);
+        self.sample(n, arrived);
+        let Some(b) = block else { return };
+        let mut x = end;
+        while x < b.start {
+            let Some(skipped) = blocks.find(x) else { break };
+            self.sample(skipped.n, 0);
+            x = skipped.end();
+        }
+        self.cur = b;
+        self.arrived = 0;
+    }
+
+    /// The header of the block holding slot `s`: the one whose first transmissions are
+    /// arriving (most packets: the receiver's copy, so that the sender's list is not
+    /// searched), else the sender's. A block never changes once formed; the copy may outlive
+    /// the sender's, which forgets a block once it is acknowledged whole, but then it lies
+    /// below the receiver's in-order point and counts for nothing either way
+    /// ([`LtRx::symbol_of`]).
     #[inline]
-    pub fn block_of(&self, s: u64, blocks: &Blocks) -> Option<Block> {
-        match self.cur_block {
-            Some(b) if b.start <= s && s < b.end() => Some(b),
-            _ => blocks.find(s).copied(),
+    pub fn block_of(&self, s: u64, blocks: &Blocks) -> Option<Hdr> {
+        let c = self.cur;
+        if c.start <= s && s < c.end() {
+            Some(c)
+        } else {
+            blocks.find(s).map(Hdr::of)
         }
     }
 
     /// A new symbol of the block holding slot `s` (or starting at `s`, for an RFEC packet)
     /// arrived, the receiver's in-order point being `rcv_nxt`.
     pub fn symbol(&mut self, s: u64, rfec: bool, blocks: &Blocks, rcv_nxt: u64) -> RxSymbol {
-        let b = if rfec { blocks.starting_at(s) } else { blocks.find(s) };
+        let b = if rfec { blocks.starting_at(s) } else { blocks.find(s) }.map(Hdr::of);
         self.symbol_of(b, !rfec && b.is_some_and(|b| s < b.start + b.k as u64), rcv_nxt)
     }
 
     /// The receiver's record of block `b`, inserted in start order if it has none yet.
-    fn rx_block(&mut self, b: &Block) -> &mut RxBlock {
+    fn rx_block(&mut self, b: Hdr) -> &mut RxBlock {
         let i = match self.blocks.back() {
             Some(x) if x.start <= b.start => self.blocks.len() - (x.start == b.start) as usize,
             _ => self.blocks.partition_point(|x| x.start < b.start),
@@ -578,7 +609,7 @@ impl LtRx {
 
     /// A new symbol of block `b` (None: unknown) arrived, a data segment or not.
     #[inline]
-    pub fn symbol_of(&mut self, b: Option<&Block>, data: bool, rcv_nxt: u64) -> RxSymbol {
+    pub fn symbol_of(&mut self, b: Option<Hdr>, data: bool, rcv_nxt: u64) -> RxSymbol {
         while self.blocks.front().is_some_and(|b| b.start + b.n as u64 <= rcv_nxt) {
             self.blocks.pop_front();
         }
@@ -700,7 +731,7 @@ mod tests {
         for s in 0..end {
             rx.first_arrival(s, &l.blocks);
             for q in 0..end + 3 {
-                assert_eq!(rx.block_of(q, &l.blocks), l.blocks.find(q).copied(), "slot {q} after {s}");
+                assert_eq!(rx.block_of(q, &l.blocks), l.blocks.find(q).map(Hdr::of), "slot {q} after {s}");
             }
         }
         // The sender forgets block 0 (acknowledged whole: rcv_nxt is past it).
@@ -710,9 +741,9 @@ mod tests {
         let board = crate::tcp::scoreboard::Scoreboard::default();
         l.after_ack(&board, first.end(), first.end(), 3, None, None);
         assert!(l.blocks.find(1).is_none());
-        assert_eq!(rx.block_of(1, &l.blocks), Some(first));
+        assert_eq!(rx.block_of(1, &l.blocks), Some(Hdr::of(&first)));
         let copy = rx.block_of(1, &l.blocks);
-        assert_eq!(rx.symbol_of(copy.as_ref(), true, first.end()), RxSymbol::Useless);
+        assert_eq!(rx.symbol_of(copy, true, first.end()), RxSymbol::Useless);
         assert_eq!(rx.symbol_of(None, true, first.end()), RxSymbol::Useless);
     }
 }
