@@ -107,7 +107,7 @@ pub enum Verdict {
 /// RED's state on one link direction.
 #[derive(Clone, Debug)]
 pub struct Red {
-    pub p: RedParams,
+    p: RedParams,
     /// The average queue.
     pub avg: f64,
     /// Packets since the last mark while `avg` is between the thresholds (−1 below).
@@ -116,6 +116,9 @@ pub struct Red {
     s: f64,
     /// ln(1 − w_q)/s: the average decays by exp(idle·this) over `idle` ns.
     decay: f64,
+    /// The average at and above which every packet is marked: `max_th`, or `2·max_th` with
+    /// `gentle`.
+    top: f64,
     rng: Rng,
 }
 
@@ -123,7 +126,8 @@ impl Red {
     /// RED for a link whose packet of `mean_packet_bytes` takes `s` ns to send.
     pub fn new(p: RedParams, s: f64, rng: Rng) -> Self {
         let decay = if s > 0.0 { (1.0 - p.weight).ln() / s } else { 0.0 };
-        Red { p, avg: 0.0, count: -1, s, decay, rng }
+        let top = if p.gentle { 2.0 * p.max_th } else { p.max_th };
+        Red { p, avg: 0.0, count: -1, s, decay, top, rng }
     }
 
     /// A packet arrives at `now` and finds `q` waiting (in the buffer's unit), the queue
@@ -132,12 +136,11 @@ impl Red {
     pub fn arrival(&mut self, now: Nanos, q: f64, q_time: Nanos, ect: bool) -> Verdict {
         self.update_avg(now, q, q_time);
         let p = &self.p;
-        let top = if p.gentle { 2.0 * p.max_th } else { p.max_th };
         if self.avg < p.min_th {
             self.count = -1;
             return Verdict::Enqueue;
         }
-        if self.avg >= top {
+        if self.avg >= self.top {
             self.count = 0;
             return if p.ecn && ect && !p.hard_drop { Verdict::Mark } else { Verdict::Drop };
         }
@@ -156,8 +159,13 @@ impl Red {
         if q > 0.0 {
             self.avg = (1.0 - w) * self.avg + w * q;
         } else if self.s > 0.0 && self.avg > 0.0 {
-            // (1 − w_q)^m, m = (now − q_time)/s
-            self.avg *= (now.saturating_sub(q_time) as f64 * self.decay).exp();
+            // (1 − w_q)^m, m = (now − q_time)/s. An arrival at the instant the last packet
+            // started its service (a sender's back-to-back pair) decays by exp(0) = 1: skipped.
+            // (as i64: one conversion instruction; an idle time is far below 2^63 ns)
+            let idle = now.saturating_sub(q_time);
+            if idle > 0 {
+                self.avg *= (idle as i64 as f64 * self.decay).exp();
+            }
         }
     }
 

@@ -755,7 +755,7 @@ impl<const LOG: bool, const FULL: bool> Engine<LOG, FULL> {
     fn red_verdict(&mut self, li: usize, ect: bool) -> Verdict {
         let now = self.now;
         let l = &mut self.links[li];
-        let q = l.pipe.backlog(now) as f64;
+        let q = l.pipe.backlog(now) as i64 as f64; // (a queue is far below 2^63)
         let q_time = l.pipe.last_start;
         let red = l.red.as_mut().expect("called for RED links");
         let v = red.arrival(now, q, q_time, ect);

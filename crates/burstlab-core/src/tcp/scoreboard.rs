@@ -276,8 +276,18 @@ impl Scoreboard {
     /// [`Scoreboard::lost_below`]: the unSACKed segments at or above L, plus those below
     /// HighRxt (the walk is over the region above L, which holds exactly DupThresh SACKed
     /// segments, and over [base, HighRxt), the holes being repaired).
+    #[inline]
     pub fn pipe(&self, high_tx: u64, high_rxt: u64, dupthresh: u32) -> u64 {
         let end = high_tx.min(self.end());
+        if self.sacked == 0 {
+            // Nothing SACKed, nothing lost: every segment counts once, those below HighRxt twice.
+            return (end - self.base) + high_rxt.min(end).saturating_sub(self.base);
+        }
+        self.pipe_sacked(end, high_rxt, dupthresh)
+    }
+
+    /// [`Scoreboard::pipe`] with SACKed segments on the board (`end`: HighData within it).
+    fn pipe_sacked(&self, end: u64, high_rxt: u64, dupthresh: u32) -> u64 {
         let lost_below = self.lost_below(dupthresh).min(end);
         let above = if lost_below == self.base {
             let sacked = if end >= self.high_sacked() { self.sacked } else { self.sacked_between(self.base, end) };

@@ -565,14 +565,15 @@ impl Sender {
                 if state_before != CaState::Loss {
                     self.set_state(CaState::Disorder);
                 }
-                let sack_lost = self.rec.uses_sack()
-                    && self.board.is_lost(self.tcb.snd_una, self.tcb.dupack_threshold);
+                let sack_lost = || {
+                    self.rec.uses_sack() && self.board.is_lost(self.tcb.snd_una, self.tcb.dupack_threshold)
+                };
                 // RFC 6582 §3.2 step 2 (and RFC 6675 §5): no new recovery unless the
                 // ACK covers the previous episode's `recover`; classic Reno has no such check.
                 let allowed = frat || matches!(self.rec, Recovery::Reno(_)) || self.tcb.snd_una >= self.tcb.recover;
                 // LT-TCP: erasures never start a recovery (no window reduction); its FEC
                 // and last-resort retransmissions go out in its send loop.
-                if (self.tcb.dupacks >= self.tcb.dupack_threshold || sack_lost) && allowed && !self.lt {
+                if !self.lt && allowed && (self.tcb.dupacks >= self.tcb.dupack_threshold || sack_lost()) {
                     self.update_pipe(true);
                     let (ss, base) = if self.tcb.snd_una < self.cwr_until {
                         // RFC 3168 §6.1.2: one reduction per window for CE marks and
@@ -612,7 +613,7 @@ impl Sender {
 
     /// LT-TCP after an ACK (`recovery/lt.rs`): the blocks acknowledged, the echoed estimate,
     /// the slots newly shown lost, the RFEC packets that have passed.
-    #[inline(never)]
+    #[inline]
     fn lt_after_ack(&mut self, a: &AckPkt) {
         let (una, high, thresh) = (self.tcb.snd_una, self.tcb.high_tx, self.tcb.dupack_threshold);
         let Recovery::Lt(l) = &mut self.rec else { unreachable!("LT-TCP's recovery") };

@@ -323,6 +323,23 @@ impl Lt {
         if let Some(e) = erasure {
             self.erasure = e;
         }
+        // Most ACKs acknowledge no whole block, show no slot newly lost and find no RFEC
+        // packet in flight: then only the scan point moves.
+        let lost_below = board.lost_below(dupthresh);
+        if self.blocks.q.front().is_some_and(|f| f.end() > snd_una)
+            && self.scan.max(snd_una) >= lost_below
+            && self.rfec_out.is_empty()
+        {
+            self.scan = self.scan.max(lost_below);
+            return;
+        }
+        self.after_ack_blocks(board, snd_una, high_tx, dupthresh, rfec_echo);
+    }
+
+    /// [`Lt::after_ack`] when blocks are acknowledged whole, slots newly shown lost or RFEC
+    /// packets in flight.
+    #[inline(never)]
+    fn after_ack_blocks(&mut self, board: &Scoreboard, snd_una: u64, high_tx: u64, dupthresh: u32, rfec_echo: Option<u16>) {
         let b = &mut self.blocks;
         let mut popped = false;
         while let Some(f) = b.q.front() {
