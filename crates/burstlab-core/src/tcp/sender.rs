@@ -765,8 +765,8 @@ impl Sender {
             self.lt_form_block();
         }
         let Recovery::Lt(l) = &self.rec else { unreachable!("LT-TCP's recovery") };
-        let Some(b) = l.blocks.find(seg) else { return (0, self.tcb.mss) };
-        match b.slot(seg) {
+        let Some(slot) = l.blocks.slot(seg) else { return (0, self.tcb.mss) };
+        match slot {
             (len, true) => {
                 if seg >= self.tcb.high_tx {
                     self.counters.pfec_sent += 1;

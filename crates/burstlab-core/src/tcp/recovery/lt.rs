@@ -155,6 +155,10 @@ pub struct Blocks {
     end: u64,
     data_next: u64,
     segs_next: u64,
+    /// A copy of the newest block (None once every block is acknowledged): its layout
+    /// answers [`Blocks::slot`] for the new slots the sender sends without reading the
+    /// deque (the copy's sender counters are stale; only its layout is read).
+    newest: Option<Block>,
 }
 
 impl Blocks {
@@ -184,6 +188,15 @@ impl Blocks {
         }
         let i = self.q.partition_point(|b| b.end() <= s);
         self.q.get(i).filter(|b| b.start <= s).map(|b| (i, b))
+    }
+
+    /// Payload bytes of slot `s` and whether it is a PFEC packet (`s` within the blocks).
+    #[inline(always)]
+    pub fn slot(&self, s: u64) -> Option<(u32, bool)> {
+        match &self.newest {
+            Some(b) if s >= b.start && s < self.end => Some(b.slot(s)),
+            _ => self.find(s).map(|b| b.slot(s)),
+        }
     }
 
     /// The block that starts at slot `s` (an RFEC packet names its block so).
@@ -306,6 +319,7 @@ impl Lt {
         b.data_next += blk.data_in(k);
         b.segs_next += k;
         b.q.push_back(blk);
+        b.newest = Some(blk);
         Some(blk)
     }
 
@@ -350,6 +364,9 @@ impl Lt {
             b.base_bytes = f.data0 + f.data_in(f.k as u64);
             b.base_segs = f.segs0 + f.k as u64;
             b.q.pop_front();
+            if b.q.is_empty() {
+                b.newest = None;
+            }
         }
         let lost_below = board.lost_below(dupthresh);
         let mut s = self.scan.max(snd_una);
@@ -751,6 +768,11 @@ mod tests {
                 assert_eq!(rx.block_of(q, &l.blocks), l.blocks.find(q).map(Hdr::of), "slot {q} after {s}");
             }
         }
+        // The sender's look-up of a slot's layout (a copy of the newest block first) answers
+        // as the list, and nothing once every block is acknowledged.
+        for q in 0..end + 3 {
+            assert_eq!(l.blocks.slot(q), l.blocks.find(q).map(|b| b.slot(q)), "slot {q}");
+        }
         // The sender forgets block 0 (acknowledged whole: rcv_nxt is past it).
         let first = *l.blocks.find(0).unwrap();
         let mut rx = LtRx::new(&TcpConfig::default());
@@ -762,5 +784,9 @@ mod tests {
         let copy = rx.block_of(1, &l.blocks);
         assert_eq!(rx.symbol_of(copy, true, first.end()), RxSymbol::Useless);
         assert_eq!(rx.symbol_of(None, true, first.end()), RxSymbol::Useless);
+        let end = l.blocks.end();
+        l.after_ack(&board, end, end, 3, None, None);
+        assert_eq!(l.blocks.len(), 0);
+        assert_eq!((l.blocks.slot(end - 1), l.blocks.slot(0)), (None, None));
     }
 }
