@@ -751,7 +751,7 @@ impl<const LOG: bool, const FULL: bool> Engine<LOG, FULL> {
     /// The queue discipline's seam: RED (`link/red.rs`) decides on a packet arriving at link
     /// `li` (`ect`: ECN-capable) from the queue it finds; an early drop is a queue drop, a
     /// mark sets CE (both counted here; the caller applies them).
-    #[inline(never)]
+    #[inline(always)]
     fn red_verdict(&mut self, li: usize, ect: bool) -> Verdict {
         let now = self.now;
         let l = &mut self.links[li];
