@@ -82,7 +82,7 @@ pub struct Receiver {
     /// RFC 3168 §6.1.3: set ECE on every ACK (a CE arrived and no CWR since).
     ece: bool,
     /// LT-TCP's decoder and erasure estimate (`recovery/lt.rs`).
-    pub lt: Option<Box<LtRx>>,
+    pub lt: Option<LtRx>,
     /// Data segments that arrived carrying data already held (duplicates).
     pub duplicates: u64,
     /// Data segments that arrived (any).
@@ -131,7 +131,7 @@ impl Receiver {
             ack_on_idle: t.ack_on_idle,
         });
         if t.recovery == RecoveryKind::Lt {
-            r.lt = Some(Box::new(LtRx::new(t)));
+            r.lt = Some(LtRx::new(t));
         }
         r
     }
