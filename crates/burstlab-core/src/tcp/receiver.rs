@@ -157,6 +157,10 @@ impl Receiver {
         if tx.flags & RFEC != 0 {
             return self.on_rfec(tx, blocks.starting_at(tx.seg).map(Hdr::of));
         }
+        let lt = self.lt.as_mut().expect("an LT-TCP receiver");
+        if !tx.retx && tx.seg == self.rcv_nxt && self.ooo_count == 0 && lt.count_in_order(tx.seg) {
+            return self.on_new_segment(tx.seg, now); // the common case, counted
+        }
         let held = self.holds(tx.seg);
         let lt = self.lt.as_mut().expect("an LT-TCP receiver");
         let block = lt.block_of(tx.seg, blocks);

@@ -629,6 +629,28 @@ impl LtRx {
         self.symbol_of(b, !rfec && b.is_some_and(|b| s < b.start + b.k as u64), rcv_nxt)
     }
 
+    /// Most arrivals, decided before anything changes: the in-order first transmission of
+    /// slot `s` (the receiver holds nothing beyond it) of the block arriving now, not its
+    /// last slot, that block's record the only one kept and not completed by it. Then
+    /// counted as [`LtRx::first_arrival_in`] and [`LtRx::symbol_of`] would count it (an
+    /// arrival for the block's sample, a symbol; no decode, nothing to forget), and true;
+    /// else nothing is done (false).
+    #[inline(always)]
+    pub fn count_in_order(&mut self, s: u64) -> bool {
+        let c = self.cur;
+        if !(c.start <= s && s + 1 < c.end()) || self.blocks.len() != 1 {
+            return false;
+        }
+        let Some(rb) = self.blocks.front_mut() else { return false };
+        if rb.start != c.start || rb.done || rb.got + 1 >= rb.k {
+            return false;
+        }
+        rb.got += 1;
+        rb.data += (s < c.start + c.k as u64) as u32;
+        self.arrived += 1;
+        true
+    }
+
     /// The receiver's record of block `b`, inserted in start order if it has none yet.
     fn rx_block(&mut self, b: Hdr) -> &mut RxBlock {
         let i = match self.blocks.back() {
