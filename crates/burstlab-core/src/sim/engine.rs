@@ -35,7 +35,7 @@ use crate::results::{
 };
 use crate::rng::{component_id, stream, Rng};
 use crate::tcp::config::{CcKind, RecoveryKind};
-use crate::tcp::pkt_flags::{CE, ECE, ECT, PFEC, RFEC};
+use crate::tcp::pkt_flags::{CE, CWR, ECE, ECT, PFEC, RFEC};
 use crate::tcp::receiver::{AckPkt, Receiver, RxAction};
 use crate::tcp::sender::{Sender, Tx};
 use crate::time::{to_secs_f64, tx_time, Nanos};
@@ -1033,8 +1033,10 @@ impl<const LOG: bool, const FULL: bool> Engine<LOG, FULL> {
         }
         let before = t.receiver.rcv_nxt;
         if FULL {
-            t.receiver.note_tsval(tx.seg, tx.ts); // RFC 7323 TS.Recent
-            if tx.flags != 0 {
+            if t.timestamps {
+                t.receiver.note_tsval(tx.seg, tx.ts); // RFC 7323 TS.Recent
+            }
+            if tx.flags & (CE | CWR) != 0 {
                 t.receiver.note_ecn(tx.flags); // RFC 3168 §6.1.3
             }
         }
