@@ -8,7 +8,7 @@ use crate::trace::PyBitTrace;
 use burstlab_core::link::{BufferUnit, LossMode, QueueDisc, RedParams};
 use burstlab_core::results::SimResult;
 use burstlab_core::sim::{self, AckLoss, AckPath, LinkConfig, Scenario, TcpConfig, Variant, Workload};
-use burstlab_core::tcp::config::{CcKind, CcRtt, Hystart, LinuxRenoVariant, PrrBound, PrrVariant, RecoveryKind, TibetEstimator, WestwoodVariant};
+use burstlab_core::tcp::config::{CcKind, CcRtt, CubicVariant, Hystart, LinuxRenoVariant, PrrBound, PrrVariant, RecoveryKind, TibetEstimator, WestwoodVariant};
 use burstlab_core::tcp::rtt::{BackoffReset, RtoEstimator};
 use burstlab_core::tcp::SsthreshRule;
 use burstlab_core::time::Nanos;
@@ -135,6 +135,7 @@ pub(crate) fn tcp_config(d: &Bound<'_, PyDict>) -> PyResult<TcpConfig> {
         cubic_c: real(d, "cubic_c", dft.cubic_c)?,
         cubic_fast_convergence: flag(d, "cubic_fast_convergence", dft.cubic_fast_convergence)?,
         cubic_reno_friendly: flag(d, "cubic_reno_friendly", dft.cubic_reno_friendly)?,
+        cubic_variant: choice(d, "cubic_variant", dft.cubic_variant, CubicVariant::parse)?,
         hystart: choice(d, "hystart", dft.hystart, Hystart::parse)?,
         // The `tossim` profile's timer and receiver (Srinivasan et al. §3.1; docs/study.md).
         rto_estimator: match get::<String>(d, "rto_estimator")?.as_deref() {
@@ -233,6 +234,7 @@ fn tcp_dict<'py>(py: Python<'py>, t: &TcpConfig) -> PyResult<Bound<'py, PyDict>>
     d.set_item("cubic_c", t.cubic_c)?;
     d.set_item("cubic_fast_convergence", t.cubic_fast_convergence)?;
     d.set_item("cubic_reno_friendly", t.cubic_reno_friendly)?;
+    d.set_item("cubic_variant", t.cubic_variant.name())?;
     d.set_item("hystart", t.hystart.name())?;
     let (est, alpha, beta) = match t.rto_estimator {
         RtoEstimator::Rfc6298 => ("rfc6298", 0.875, 2.0),

@@ -121,6 +121,8 @@ class TcpConfig:
     cubic_c: float = _f(0.4, "CUBIC scaling constant C (RFC 9438: 0.4).")
     cubic_fast_convergence: bool = _f(True, "CUBIC fast convergence (RFC 9438 4.7).")
     cubic_reno_friendly: bool = _f(True, "CUBIC Reno-friendly region (RFC 9438 4.3).")
+    cubic_variant: str = _f("rfc", "CUBIC's avoidance arithmetic: RFC 9438, or Linux 6.x tcp_cubic.c (whole segments, "
+                            "its Reno estimate and increment counts).", ("rfc", "linux"))  # fmt: skip
     hystart: str = _f("linux", "CUBIC hybrid slow start (Ha & Rhee): off, as Linux 6.x, or as ns-3 3.44.",
                       ("off", "linux", "ns3"))  # fmt: skip
     # The `tossim` profile of the PRR/μ study (Srinivasan et al. §3.1; docs/study.md).
@@ -309,6 +311,7 @@ PROFILES: dict[str, dict[str, Any]] = {
         "vegas_alpha": 2,
         "vegas_beta": 4,
         "hystart": "linux",
+        "cubic_variant": "linux",  # tcp_cubic.c's bictcp_update
     },
 }
 

@@ -180,6 +180,22 @@ named_enum!(
 );
 
 named_enum!(
+    /// Which form of CUBIC's congestion avoidance (`cc/cubic.rs`).
+    CubicVariant, "cubic_variant" {
+        /// RFC 9438: W_est grows by α_cubic·(segments acknowledged)/cwnd (by 1 once it reaches
+        /// the window before the last reduction) and cwnd takes it at once; cwnd moves toward
+        /// the cubic target by (target − cwnd)/cwnd per ACK.
+        Rfc = "rfc" | "rfc9438",
+        /// Linux 6.x `tcp_cubic.c` (`bictcp_update`): windows in whole segments, the cubic
+        /// target turned into "one segment per cnt acknowledged" at most once per jiffy (and,
+        /// cwnd unchanged, every HZ/32); the Reno estimate a whole segment more per
+        /// ⌊8(1024 + β)/3/(1024 − β)⌋·cwnd/8 acknowledged, which cwnd follows one cnt later; no
+        /// switch to α = 1; β and C in Linux's 1/1024 units.
+        Linux = "linux",
+    }
+);
+
+named_enum!(
     /// CUBIC's hybrid slow start (Ha & Rhee 2011): ACK-train and delay-increase detection.
     Hystart, "hystart" {
         Off = "off" | "none" | "false",
@@ -264,6 +280,8 @@ pub struct TcpConfig {
     pub cubic_fast_convergence: bool,
     /// RFC 9438 §4.3 Reno-friendly region.
     pub cubic_reno_friendly: bool,
+    /// RFC 9438's arithmetic or Linux's ([`CubicVariant`]).
+    pub cubic_variant: CubicVariant,
     pub hystart: Hystart,
     // --- the `tossim` profile of the PRR/μ study (Srinivasan et al. §3.1; docs/study.md) ---
     /// RTO estimator: RFC 6298 (default) or RFC 793 §3.7 (β·SRTT within the bounds).
@@ -348,6 +366,7 @@ impl Default for TcpConfig {
             cubic_c: 0.4,
             cubic_fast_convergence: true,
             cubic_reno_friendly: true,
+            cubic_variant: CubicVariant::Rfc,
             hystart: Hystart::Linux,
             rto_estimator: super::rtt::RtoEstimator::Rfc6298,
             rto_backoff: true,

@@ -29,7 +29,7 @@
 //! Growth only while the flow is cwnd-limited (RFC 9438 §5.8 via RFC 7661; Linux's
 //! `tcp_is_cwnd_limited`, ns-3's `m_isCwndLimited`).
 use super::{may_grow, CongestionControl};
-use crate::tcp::config::{Hystart, TcpConfig};
+use crate::tcp::config::{CubicVariant, Hystart, TcpConfig};
 use crate::tcp::{AckInfo, CaState, SsthreshRule, Tcb};
 use crate::time::{Nanos, NS_PER_MS, NS_PER_S};
 
@@ -58,6 +58,8 @@ pub struct Cubic {
     after_timeout: bool,
     /// Fractional bytes of growth not yet added to cwnd.
     frac: f64,
+    /// `cubic_variant = "linux"`: Linux's integer state ([`LinuxCubic`]).
+    linux: Option<LinuxCubic>,
     // HyStart.
     found: bool,
     round_start: Nanos,
@@ -85,6 +87,7 @@ impl Cubic {
             epoch_start: None,
             after_timeout: false,
             frac: 0.0,
+            linux: (t.cubic_variant == CubicVariant::Linux).then(|| LinuxCubic::new(t.cubic_beta, t.cubic_c)),
             found: false,
             round_start: 0,
             last_ack: 0,
@@ -210,12 +213,19 @@ impl CongestionControl for Cubic {
             acked = if self.abc { acked - add.div_ceil(tcb.mss).min(acked) } else { 0 };
         }
         if acked > 0 && tcb.cwnd >= tcb.ssthresh {
-            self.congestion_avoidance(tcb, now, acked);
+            match &mut self.linux {
+                Some(l) => l.congestion_avoidance(tcb, now, acked, self.reno_friendly, self.delay_min),
+                None => self.congestion_avoidance(tcb, now, acked),
+            }
         }
         tcb.cwnd = tcb.cwnd.min(tcb.max_cwnd);
     }
 
     fn ssthresh_on_loss(&mut self, tcb: &Tcb) -> u64 {
+        if let Some(l) = &mut self.linux {
+            self.epoch_start = None; // (HyStart's 1 s of ignored samples restarts as Linux's)
+            return l.ssthresh_on_loss(tcb, self.fast_convergence);
+        }
         let cwnd = tcb.cwnd as f64 / tcb.mss as f64;
         self.cwnd_prior = cwnd;
         // §4.7 fast convergence.
@@ -236,6 +246,11 @@ impl CongestionControl for Cubic {
         self.epoch_start = None;
         self.found = false;
         self.frac = 0.0;
+        if let Some(l) = &mut self.linux {
+            // `cubictcp_state(TCP_CA_Loss)`: `bictcp_reset`; `tcp_enter_loss` clears the
+            // avoidance counter.
+            *l = LinuxCubic::new_from(l);
+        }
     }
 
     fn on_state_change(&mut self, tcb: &mut Tcb, _from: CaState, to: CaState) {
@@ -245,6 +260,156 @@ impl CongestionControl for Cubic {
             self.hystart_reset(self.last_ack, tcb);
             self.end_seq = 0;
         }
+    }
+}
+
+/// Linux 6.x `tcp_cubic.c`'s congestion avoidance (`bictcp_update`, `cubictcp_cong_avoid`,
+/// `cubictcp_recalc_ssthresh`, and `tcp_cong_avoid_ai` of `tcp_cong.c`), in its integer
+/// units: windows in whole segments, time in 1/1024 s (`BICTCP_HZ`), β in 1/1024 (717 for
+/// 0.7), C as `bic_scale`/1024·10 (41 for 0.4). Differences from RFC 9438 that matter at small
+/// windows: the Reno estimate `tcp_cwnd` grows a whole segment per `(cwnd·beta_scale) >> 3`
+/// segments acknowledged (`beta_scale` = ⌊8(1024 + β)/3/(1024 − β)⌋ = 15: α ≈ 0.53, never
+/// 1), restarts at cwnd with every epoch, and cwnd follows it by one segment per
+/// `cwnd/(tcp_cwnd − cwnd)` acknowledged, so cwnd lags it; the increment count `cnt` is
+/// recomputed at most once per jiffy (1 ms here, HZ = 1000) and, cwnd unchanged, every
+/// HZ/32; `cnt` ≥ 2; ≤ 20 until the first loss. K is `cube_factor·(W_max − cwnd)`'s cube
+/// root in f64 (Linux's `cubic_root` is a table and one Newton step, within 1/1024 s).
+#[derive(Clone, Debug)]
+pub struct LinuxCubic {
+    beta: u64,
+    beta_scale: u64,
+    cube_rtt_scale: u64,
+    cube_factor: u64,
+    cnt: u64,
+    last_max_cwnd: u64,
+    last_cwnd: u64,
+    last_time: Nanos,
+    origin: u64,
+    k: u64,
+    epoch_start: Option<Nanos>,
+    ack_cnt: u64,
+    tcp_cwnd: u64,
+    /// `tp->snd_cwnd_cnt`: segments acknowledged toward the next increment.
+    cwnd_cnt: u64,
+}
+
+/// Linux's `HZ / 32` (with HZ = 1000: 31 jiffies) and one jiffy.
+const JIFFY: Nanos = NS_PER_MS;
+const HZ_32: Nanos = 31 * JIFFY;
+/// `BICTCP_BETA_SCALE`.
+const BETA_SCALE: u64 = 1024;
+
+impl LinuxCubic {
+    pub fn new(beta: f64, c: f64) -> Self {
+        let beta = ((beta * BETA_SCALE as f64).round() as u64).clamp(1, BETA_SCALE - 1);
+        // `bic_scale` = C·1024/10 (41 for 0.4); `cube_rtt_scale` = bic_scale·10;
+        // `cube_factor` = 2^40 / (bic_scale·10).
+        let bic_scale = ((c * BETA_SCALE as f64 / 10.0).round() as u64).max(1);
+        LinuxCubic {
+            beta,
+            beta_scale: 8 * (BETA_SCALE + beta) / 3 / (BETA_SCALE - beta),
+            cube_rtt_scale: bic_scale * 10,
+            cube_factor: (1u64 << 40) / (bic_scale * 10),
+            cnt: 0,
+            last_max_cwnd: 0,
+            last_cwnd: 0,
+            last_time: 0,
+            origin: 0,
+            k: 0,
+            epoch_start: None,
+            ack_cnt: 0,
+            tcp_cwnd: 0,
+            cwnd_cnt: 0,
+        }
+    }
+
+    /// `bictcp_reset`: the state of a new connection, constants kept.
+    fn new_from(l: &LinuxCubic) -> Self {
+        LinuxCubic { cnt: 0, last_max_cwnd: 0, last_cwnd: 0, last_time: 0, origin: 0, k: 0, epoch_start: None, ack_cnt: 0, tcp_cwnd: 0, cwnd_cnt: 0, ..*l }
+    }
+
+    /// `bictcp_update(ca, cwnd, acked)`: the segments to acknowledge per increment of cwnd.
+    fn update(&mut self, cwnd: u64, acked: u64, now: Nanos, reno_friendly: bool, delay_min: Nanos) {
+        self.ack_cnt += acked;
+        if self.last_cwnd == cwnd && now.saturating_sub(self.last_time) <= HZ_32 {
+            return;
+        }
+        // "The CUBIC function can update ca->cnt at most once per jiffy."
+        if !(self.epoch_start.is_some() && now.saturating_sub(self.last_time) < JIFFY) {
+            self.last_cwnd = cwnd;
+            self.last_time = now;
+            let epoch = *self.epoch_start.get_or_insert_with(|| {
+                self.ack_cnt = acked;
+                self.tcp_cwnd = cwnd;
+                if self.last_max_cwnd <= cwnd {
+                    (self.k, self.origin) = (0, cwnd);
+                } else {
+                    let x = (self.cube_factor as f64) * (self.last_max_cwnd - cwnd) as f64;
+                    (self.k, self.origin) = (x.cbrt() as u64, self.last_max_cwnd);
+                }
+                now
+            });
+            // t = now − epoch + delay_min, in 1/1024 s.
+            let dmin = if delay_min == Nanos::MAX { 0 } else { delay_min };
+            let t = (((now - epoch + dmin) as u128) << 10) / 1_000_000_000;
+            let t = t as u64;
+            let offs = t.abs_diff(self.k) as u128;
+            let delta = ((self.cube_rtt_scale as u128 * offs * offs * offs) >> 40) as u64;
+            let target = if t < self.k { self.origin.saturating_sub(delta) } else { self.origin + delta };
+            self.cnt = if target > cwnd { cwnd / (target - cwnd) } else { 100 * cwnd };
+            // "The initial growth of cubic function may be too conservative."
+            if self.last_max_cwnd == 0 && self.cnt > 20 {
+                self.cnt = 20;
+            }
+        }
+        if reno_friendly {
+            let delta = (cwnd * self.beta_scale) >> 3;
+            if delta > 0 {
+                while self.ack_cnt > delta {
+                    self.ack_cnt -= delta;
+                    self.tcp_cwnd += 1;
+                }
+            }
+            if self.tcp_cwnd > cwnd {
+                let max_cnt = cwnd / (self.tcp_cwnd - cwnd);
+                self.cnt = self.cnt.min(max_cnt);
+            }
+        }
+        // "At most 1 packet per 2 packets ACKed: cwnd grows at 1.5x per RTT."
+        self.cnt = self.cnt.max(2);
+    }
+
+    /// `cubictcp_cong_avoid` after slow start: `bictcp_update`, then `tcp_cong_avoid_ai`.
+    fn congestion_avoidance(&mut self, tcb: &mut Tcb, now: Nanos, acked: u64, reno_friendly: bool, delay_min: Nanos) {
+        let cwnd = tcb.cwnd / tcb.mss;
+        self.update(cwnd, acked, now, reno_friendly, delay_min);
+        let w = self.cnt;
+        let mut add = 0;
+        if self.cwnd_cnt >= w {
+            self.cwnd_cnt = 0;
+            add += 1;
+        }
+        self.cwnd_cnt += acked;
+        if self.cwnd_cnt >= w {
+            let d = self.cwnd_cnt / w;
+            self.cwnd_cnt -= d * w;
+            add += d;
+        }
+        tcb.cwnd += add * tcb.mss;
+    }
+
+    /// `cubictcp_recalc_ssthresh`: the epoch ends, W_max (fast convergence), and
+    /// max(cwnd·β, 2) segments; `tcp_init_cwnd_reduction` clears the avoidance counter.
+    fn ssthresh_on_loss(&mut self, tcb: &Tcb, fast_convergence: bool) -> u64 {
+        let cwnd = tcb.cwnd / tcb.mss;
+        self.epoch_start = None;
+        self.last_max_cwnd = if cwnd < self.last_max_cwnd && fast_convergence {
+            cwnd * (BETA_SCALE + self.beta) / (2 * BETA_SCALE)
+        } else {
+            cwnd
+        };
+        self.cwnd_cnt = 0;
+        (cwnd * self.beta / BETA_SCALE).max(2) * tcb.mss
     }
 }
 
@@ -327,6 +492,75 @@ mod tests {
         let alpha = 3.0 * 0.3 / 1.7;
         assert!(c.w_est - 10.0 > alpha * 10.0 / 10.6 && c.w_est - 10.0 < alpha, "{}", c.w_est);
         assert!((t.cwnd as f64 / 1000.0 - c.w_est).abs() < 0.002, "{} vs {}", t.cwnd, c.w_est);
+    }
+
+    fn linux_cubic() -> Cubic {
+        Cubic::new(&TcpConfig { abc: true, hystart: Hystart::Off, cubic_variant: CubicVariant::Linux, ..TcpConfig::default() })
+    }
+
+    /// Linux's constants and a loss at 20 segments: β = 717/1024, `beta_scale` =
+    /// ⌊8·1741/3/307⌋ = 15, `cube_factor` = ⌊2^40/410⌋; ssthresh = ⌊20·717/1024⌋ = 14
+    /// segments, W_max 20. The epoch starts at the first ACK (delay_min 20 ms): K =
+    /// ⌊∛(2 681 735 677·6)⌋ = 2524 (1/1024 s), t = ⌊0.020·1024⌋ = 20, offs = 2504, delta =
+    /// ⌊410·2504³/2^40⌋ = 5, target 20 − 5 = 15 > 14: cnt = 14/(15 − 14) = 14 (the Reno
+    /// estimate, 14 + 1 per 26 segments, does not lower it). So the 14th segment acknowledged
+    /// (ACKs 1 ms apart: cnt is not recomputed within HZ/32) makes cwnd 15 segments.
+    #[test]
+    fn linux_cubic_known_answers() {
+        let mut c = linux_cubic();
+        let l = c.linux.clone().unwrap();
+        assert_eq!((l.beta, l.beta_scale, l.cube_rtt_scale, l.cube_factor), (717, 15, 410, 2_681_735_677));
+        let mut t = Tcb::for_test(1000, 20_000);
+        let ss = c.ssthresh_on_loss(&t);
+        assert_eq!(ss, 14_000);
+        assert_eq!(c.linux.as_ref().unwrap().last_max_cwnd, 20);
+        (t.cwnd, t.ssthresh) = (ss, ss);
+        c.delay_min = 20 * NS_PER_MS;
+        for i in 1..=14u64 {
+            assert_eq!(t.cwnd, 14_000, "before ACK {i}");
+            c.on_ack(&mut t, &ack_at(i * NS_PER_MS, 1, None, CaState::Open));
+            let l = c.linux.as_ref().unwrap();
+            assert_eq!((l.k, l.origin, l.cnt), (2524, 20, 14));
+        }
+        assert_eq!(t.cwnd, 15_000);
+        // A second loss below W_max: fast convergence, W_max = ⌊15·1741/2048⌋ = 12.
+        t.cwnd = 15_000;
+        assert_eq!(c.ssthresh_on_loss(&t), 10_000); // ⌊15·717/1024⌋
+        assert_eq!(c.linux.as_ref().unwrap().last_max_cwnd, 12);
+    }
+
+    /// The Reno-friendly region, Linux's way: with W_max at cwnd (K = 0, the cubic term
+    /// ≈ 0.4·t³ segments) the window grows with the Reno estimate, one segment per
+    /// ⌊15·cwnd/8⌋ acknowledged (α = 8/15 ≈ 0.53 per window of ACKs), cwnd one count behind:
+    /// over 40 windows of one-segment ACKs (25 ms each, 1 s), 40·8/15 ≈ 21 segments less the
+    /// lag (the estimate's first step after ⌊15·10/8⌋ = 18 ACKs, cwnd's a window later) and
+    /// the rounding of ⌊15·cwnd/8⌋; RFC 9438's arithmetic (α switching to 1 at the prior
+    /// window, here the start) grows faster.
+    #[test]
+    fn linux_cubic_reno_estimate_pace() {
+        let run = |mut c: Cubic| {
+            let mut t = Tcb::for_test(1000, 10_000);
+            c.ssthresh_on_loss(&t); // W_max = 10
+            if let Some(l) = c.linux.as_mut() {
+                l.last_max_cwnd = 10; // (the loss left 7; hold W_max at the epoch's window)
+            }
+            c.w_max = 10.0;
+            (t.cwnd, t.ssthresh) = (10_000, 10_000);
+            t.srtt = Some(25 * NS_PER_MS);
+            let mut now = 0;
+            for _ in 0..40 {
+                let n = t.cwnd_segs();
+                for _ in 0..n {
+                    now += 25 * NS_PER_MS / n;
+                    c.on_ack(&mut t, &ack_at(now, 1, None, CaState::Open));
+                }
+            }
+            t.cwnd as f64 / 1000.0 - 10.0
+        };
+        let linux = run(linux_cubic());
+        assert!((17.0..=21.5).contains(&linux), "Linux: +{linux} segments in 40 windows");
+        let rfc = run(cubic(true));
+        assert!(rfc > linux + 3.0, "RFC 9438: +{rfc}, Linux: +{linux}");
     }
 
     /// HyStart's delay test (Linux flavour): min RTT 40 ms, threshold clamp(5 ms, 4, 16) =
