@@ -44,6 +44,7 @@ def test_profiles_set_every_field_and_overrides_win() -> None:
     lx = TcpConfig.profile("linux")
     assert (lx.cc, lx.rto_min, lx.ack_timeout, lx.clock_granularity, lx.ssthresh_rule) == ("cubic", 0.2, 0.04, 0.2, "cwnd")
     assert (lx.cubic_variant, ns3.cubic_variant, TcpConfig().cubic_variant) == ("linux", "rfc", "rfc")  # tcp_cubic.c's arithmetic
+    assert (lx.rack_tlp, ns3.rack_tlp, TcpConfig().rack_tlp) == (True, False, False)  # RACK-TLP, Linux's default
     assert TcpConfig.profile("linux", cc="reno").cc == "linux-reno"  # a Linux host's reno
     assert TcpConfig.profile("linux", variant="newreno").recovery == "newreno"
     with pytest.raises(_core.ParameterError, match="profile = bsd"):

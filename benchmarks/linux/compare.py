@@ -34,7 +34,7 @@ def burstlab_run(cc: str, p: float, seed: int, prm: dict[str, Any]) -> dict[str,
     r = run(Scenario(tcp=tcp, forward=link, workload=Workload(duration=float(prm["duration"])), seed=seed))
     return {"cc": cc, "p": p, "seed": seed, "goodput_bps": r.goodput_bps, "packets_sent": r.packets_sent,
             "retransmissions": r.retransmissions, "fast_retransmits": r.fast_retransmits, "timeouts": r.timeouts,
-            "lost_retransmissions": r.lost_retransmissions}
+            "lost_retransmissions": r.lost_retransmissions, "loss_probes": r.loss_probes}
 
 
 def summarize(linux: list[dict[str, Any]], bl: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -71,14 +71,15 @@ def main(argv: list[str] | None = None) -> int:
           f"--profile linux: {prm['rate'] / 1e6:g} Mb/s, {prm['delay'] * 1e3:g} ms one way, {prm['buffer']}-packet "
           f"DropTail, {prm['mss']}-byte segments, {prm['duration']:g} s runs")
     print(f"{'cc':6} {'p':>5} {'runs':>4} {'Linux Mb/s':>16} {'burstlab Mb/s':>16} {'ratio':>6} {'±15%':>5} | "
-          f"{'sent L/b':>13} {'FR L/b':>11} {'RTO L/b':>9} {'lost retx L/b':>13} {'TLP L':>6}")
+          f"{'sent L/b':>13} {'FR L/b':>11} {'RTO L/b':>9} {'lost retx L/b':>13} {'TLP L/b':>9}")
     for r in rows:
         print(f"{r['cc']:6} {r['p']:>5.2f} {r['runs']:>4} {r['linux_goodput_bps'] / 1e6:>8.4f} ±{r['linux_goodput_sd'] / 1e6:<6.4f} "
               f"{r['burstlab_goodput_bps'] / 1e6:>8.4f} ±{r['burstlab_goodput_sd'] / 1e6:<6.4f} {r['ratio']:>6.3f} "
               f"{'yes' if r['within_15pct'] else 'NO':>5} | {r['linux_packets_sent']:>6.0f}/{r['burstlab_packets_sent']:<6.0f} "
               f"{r['linux_fast_retransmits']:>5.0f}/{r['burstlab_fast_retransmits']:<5.0f} "
               f"{r['linux_timeouts']:>4.0f}/{r['burstlab_timeouts']:<4.0f} "
-              f"{r['linux_lost_retransmissions']:>6.1f}/{r['burstlab_lost_retransmissions']:<6.1f} {r['linux_loss_probes']:>6.0f}")
+              f"{r['linux_lost_retransmissions']:>6.1f}/{r['burstlab_lost_retransmissions']:<6.1f} "
+              f"{r['linux_loss_probes']:>4.0f}/{r['burstlab_loss_probes']:<4.0f}")
     if args.out is not None:
         from burstlab.io import atomic_write_text
 

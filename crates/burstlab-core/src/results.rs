@@ -53,6 +53,8 @@ pub struct Counters {
     /// Retransmissions found lost again by RACK's rule (`TcpConfig::rack_lost_retransmissions`)
     /// and sent again before the timer.
     pub lost_retransmissions: u64,
+    /// Tail loss probes sent (RACK-TLP, `TcpConfig::rack_tlp`).
+    pub loss_probes: u64,
     /// LT-TCP: proactive and reactive FEC packets sent (also in `packets_sent`), blocks the
     /// receiver decoded (rebuilding a missing data segment), FEC packets that reached a
     /// block already complete.
@@ -80,6 +82,7 @@ impl Counters {
             delivered_segments: self.delivered_segments - o.delivered_segments,
             ecn_reductions: self.ecn_reductions - o.ecn_reductions,
             lost_retransmissions: self.lost_retransmissions - o.lost_retransmissions,
+            loss_probes: self.loss_probes - o.loss_probes,
             pfec_sent: self.pfec_sent - o.pfec_sent,
             rfec_sent: self.rfec_sent - o.rfec_sent,
             fec_decodes: self.fec_decodes - o.fec_decodes,

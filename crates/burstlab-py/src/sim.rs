@@ -114,6 +114,7 @@ pub(crate) fn tcp_config(d: &Bound<'_, PyDict>) -> PyResult<TcpConfig> {
         dupack_threshold: num32("dupack_threshold", dft.dupack_threshold)?,
         limited_transmit: flag(d, "limited_transmit", dft.limited_transmit)?,
         rack_lost_retransmissions: flag(d, "rack_lost_retransmissions", dft.rack_lost_retransmissions)?,
+        rack_tlp: flag(d, "rack_tlp", dft.rack_tlp)?,
         ssthresh_rule: choice(d, "ssthresh_rule", dft.ssthresh_rule, SsthreshRule::parse)?,
         grow_on_loss_exit: flag(d, "grow_on_loss_exit", dft.grow_on_loss_exit)?,
         grow_on_recovery_exit: flag(d, "grow_on_recovery_exit", dft.grow_on_recovery_exit)?,
@@ -213,6 +214,7 @@ fn tcp_dict<'py>(py: Python<'py>, t: &TcpConfig) -> PyResult<Bound<'py, PyDict>>
     d.set_item("dupack_threshold", t.dupack_threshold)?;
     d.set_item("limited_transmit", t.limited_transmit)?;
     d.set_item("rack_lost_retransmissions", t.rack_lost_retransmissions)?;
+    d.set_item("rack_tlp", t.rack_tlp)?;
     d.set_item("ssthresh_rule", t.ssthresh_rule.name())?;
     d.set_item("grow_on_loss_exit", t.grow_on_loss_exit)?;
     d.set_item("grow_on_recovery_exit", t.grow_on_recovery_exit)?;
@@ -341,6 +343,7 @@ pub(crate) fn result_dict<'py>(py: Python<'py>, r: SimResult) -> PyResult<Bound<
     d.set_item("delivered_segments", c.delivered_segments)?;
     d.set_item("ecn_reductions", c.ecn_reductions)?;
     d.set_item("lost_retransmissions", c.lost_retransmissions)?;
+    d.set_item("loss_probes", c.loss_probes)?;
     d.set_item("pfec_sent", c.pfec_sent)?;
     d.set_item("rfec_sent", c.rfec_sent)?;
     d.set_item("fec_decodes", c.fec_decodes)?;

@@ -343,6 +343,7 @@ FIGURES: tuple[tuple[str, str, str], ...] = (
     ("retransmissions", "retransmissions", "packets"),
     ("spurious_retransmissions", "  spurious (copy had arrived)", "packets"),
     ("lost_retransmissions", "  lost again, resent before the timer (RACK)", "packets"),
+    ("loss_probes", "tail loss probes (RACK-TLP)", "packets"),
     ("fast_retransmits", "fast retransmits", "events"),
     ("timeouts", "retransmission timeouts", "events"),
     ("packets_lost", "data packets lost", "packets"),

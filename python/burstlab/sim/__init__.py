@@ -89,6 +89,11 @@ class TcpConfig:
         False, "RACK's rule for retransmissions (RFC 8985 §6.2, as Linux applies it): in SACK fast recovery a "
         "retransmission is lost again once a segment sent after it is delivered, and is sent again at once "
         "(RFC 6675 alone waits for the retransmission timer).")
+    rack_tlp: bool = _f(
+        False, "The rest of RACK-TLP (RFC 8985, as Linux 6.x): in SACK fast recovery a segment is lost once one sent "
+        "after it is delivered; outside it snd_una is lost RACK.rtt + min RTT/4 after it was sent once a later "
+        "segment is delivered (fast recovery with fewer than DupThresh duplicate ACKs, by a reordering timer if no "
+        "ACK comes); and a tail loss probe 2 SRTT after the last ACK in Open state.")
     clock_granularity: float = _f(0.0, "RFC 6298 clock granularity G: RTO = SRTT + max(G, 4 RTTVAR).", unit="s")
     ssthresh_rule: str = _f("flightsize", "What a loss response reduces: RFC 5681 FlightSize, the RFC 6675 pipe, "
                             "FlightSize - 1 segment, cwnd (Linux), or what ns-3 3.44 computes for this cc.",
@@ -301,6 +306,7 @@ PROFILES: dict[str, dict[str, Any]] = {
         "rto_max": 120.0,  # TCP_RTO_MAX
         "limited_transmit": True,
         "rack_lost_retransmissions": True,  # RACK (tcp_recovery = 1), lost retransmissions
+        "rack_tlp": True,  # RACK-TLP for every segment (tcp_recovery = 1, tcp_early_retrans = 3)
         "timestamps": True,
         "handshake": True,
         "ssthresh_rule": "cwnd",
@@ -645,6 +651,7 @@ class SimResult:
     events: int = 0
     ecn_reductions: int = 0
     lost_retransmissions: int = 0
+    loss_probes: int = 0
     pfec_sent: int = 0
     rfec_sent: int = 0
     fec_decodes: int = 0
@@ -654,7 +661,7 @@ class SimResult:
         "goodput_bps", "goodput_pps", "throughput_bps", "duration", "packets_sent", "packets_lost",
         "retransmissions", "spurious_retransmissions", "fast_retransmits", "timeouts", "completion_time",
         "channel_losses", "queue_drops", "acks_sent", "acks_lost", "delivered_bytes", "delivered_segments", "events",
-        "ecn_reductions", "lost_retransmissions", "pfec_sent", "rfec_sent", "fec_decodes", "fec_wasted",
+        "ecn_reductions", "lost_retransmissions", "loss_probes", "pfec_sent", "rfec_sent", "fec_decodes", "fec_wasted",
     )  # fmt: skip
 
     @classmethod

@@ -430,7 +430,7 @@ pub(crate) fn needs_full(net: &Network) -> bool {
         || net.links.iter().any(|l| !matches!(l.queue, QueueDisc::DropTail) || l.layer.is_some())
         || net.flows.iter().any(|f| match &f.kind {
             FlowKind::Tcp(t) => {
-                t.recovery == RecoveryKind::Lt || t.timestamps || t.ecn_on() || t.cc == CcKind::Ideal || t.rack_lost_retransmissions
+                t.recovery == RecoveryKind::Lt || t.timestamps || t.ecn_on() || t.cc == CcKind::Ideal || t.rack_lost_retransmissions || t.rack_tlp
             }
             FlowKind::Cbr { .. } => false,
         })
@@ -1107,7 +1107,8 @@ impl<const LOG: bool, const FULL: bool> Engine<LOG, FULL> {
             Some(d) if d > at => self.sync_rto(f),
             Some(_) => {
                 let seg = t.sender.tcb.snd_una;
-                if seg < t.sender.tcb.high_tx && now >= warmup {
+                // (A tail loss probe or RACK's reordering timer is no timeout.)
+                if seg < t.sender.tcb.high_tx && now >= warmup && t.sender.timer_is_rto() {
                     if t.receiver.holds(seg) {
                         t.spurious_timeouts += 1;
                     } else {
@@ -1385,6 +1386,7 @@ impl<const LOG: bool, const FULL: bool> Engine<LOG, FULL> {
             delivered_segments: t.sender.segments_below(t.receiver.rcv_nxt),
             ecn_reductions: s.ecn_reductions,
             lost_retransmissions: s.lost_retransmissions,
+            loss_probes: s.loss_probes,
             pfec_sent: s.pfec_sent,
             rfec_sent: s.rfec_sent,
             fec_decodes: t.receiver.lt.as_ref().map_or(0, |l| l.decodes),

@@ -241,6 +241,17 @@ pub struct TcpConfig {
     /// recovery, a retransmission is lost again once a segment sent after it is delivered,
     /// and is sent again at once; RFC 6675 alone waits for the retransmission timer.
     pub rack_lost_retransmissions: bool,
+    /// The rest of RACK-TLP (RFC 8985, as Linux 6.x applies it; SACK recoveries): in fast
+    /// recovery a segment is lost once a segment sent after it is delivered (RACK with no
+    /// reordering window: on FIFO paths, one SACKed segment above it, not DupThresh);
+    /// outside recovery snd_una is lost once RACK.rtt plus a reordering window (min RTT / 4
+    /// while fewer than DupThresh segments are SACKed, else 0) has passed since it was sent
+    /// and a segment sent after it is delivered, found on an ACK or by the reordering timer,
+    /// which starts fast recovery with fewer than DupThresh duplicate ACKs; and a tail loss
+    /// probe 2·SRTT (+ 200 ms with one segment in flight, + 2 ms otherwise) after the last ACK
+    /// in Open state: one new segment (or the last one sent again), whose ACK lets RACK find
+    /// the tail's losses before the retransmission timer.
+    pub rack_tlp: bool,
     /// What a loss response halves (RFC 5681 FlightSize by default).
     pub ssthresh_rule: SsthreshRule,
     /// Whether the ACK ending the post-timeout Loss state grows cwnd (RFC 5681: yes).
@@ -345,6 +356,7 @@ impl Default for TcpConfig {
             dupack_threshold: 3,
             limited_transmit: false,
             rack_lost_retransmissions: false,
+            rack_tlp: false,
             ssthresh_rule: SsthreshRule::FlightSize,
             grow_on_loss_exit: true,
             grow_on_recovery_exit: false,

@@ -27,6 +27,8 @@ pub struct SenderConfig {
     pub limited_transmit: bool,
     /// [`TcpConfig::rack_lost_retransmissions`].
     pub rack_lost_retransmissions: bool,
+    /// [`TcpConfig::rack_tlp`].
+    pub rack_tlp: bool,
     pub rtt: RttConfig,
     pub ssthresh_rule: super::SsthreshRule,
     pub grow_on_loss_exit: bool,
@@ -59,6 +61,7 @@ impl SenderConfig {
             dupack_threshold: t.dupack_threshold,
             limited_transmit: t.limited_transmit,
             rack_lost_retransmissions: t.rack_lost_retransmissions,
+            rack_tlp: t.rack_tlp,
             rtt: RttConfig {
                 rto_min: t.rto_min,
                 rto_max: t.rto_max,
@@ -112,6 +115,8 @@ pub struct SenderCounters {
     pub rfec_sent: u64,
     /// Retransmissions found lost again by RACK's rule ([`TcpConfig::rack_lost_retransmissions`]).
     pub lost_retransmissions: u64,
+    /// Tail loss probes sent ([`TcpConfig::rack_tlp`]).
+    pub loss_probes: u64,
 }
 
 #[derive(Clone, Debug)]
@@ -156,6 +161,27 @@ struct RackRetx {
     out: VecDeque<(u64, Nanos)>,
     /// Retransmissions found lost again, to be sent again before anything else.
     resend: VecDeque<u64>,
+    /// `rack_tlp` outside recovery: the latest segment delivered (send time, segment) and
+    /// RACK.rtt, the time from its sending to its delivery (RFC 8985 §6.2 step 2).
+    latest: Option<(Nanos, u64)>,
+    rtt: Nanos,
+    /// Which timer the sender's one deadline (`Sender::rto_deadline`, what the engine
+    /// schedules) stands for, and the retransmission timer's own while another is armed.
+    timer: RackTimer,
+    rto_at: Option<Nanos>,
+    /// A tail loss probe is outstanding until snd_una passes this (one per tail, §7.3).
+    tlp_high: Option<u64>,
+}
+
+/// What [`RackRetx::timer`] is.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+enum RackTimer {
+    #[default]
+    Rto,
+    /// A tail loss probe (RFC 8985 §7.2).
+    Probe,
+    /// RACK's reordering timer (§6.3): snd_una will be lost then.
+    Reo,
 }
 
 impl Sender {
@@ -197,7 +223,7 @@ impl Sender {
             fair_share_bps: 0,
         };
         rtt::init(&mut tcb, &cfg.rtt);
-        let rack = (cfg.rack_lost_retransmissions && rec.uses_sack() && !lt).then(Box::default);
+        let rack = ((cfg.rack_lost_retransmissions || cfg.rack_tlp) && rec.uses_sack() && !lt).then(Box::default);
         Sender {
             tcb,
             cfg,
@@ -319,6 +345,11 @@ impl Sender {
                     r.resend.clear();
                 }
             }
+            if matches!(to, CaState::Recovery | CaState::Loss) {
+                if let Some(r) = self.rack.as_mut() {
+                    (r.tlp_high, r.latest) = (None, None);
+                }
+            }
         }
     }
 
@@ -396,7 +427,8 @@ impl Sender {
         let mss = self.tcb.mss;
         let t = &self.tcb;
         let segs = if self.rec.uses_sack() {
-            let thresh = t.dupack_threshold;
+            let thresh = self.loss_threshold();
+            let t = &self.tcb;
             let mut p = self.board.pipe(t.high_tx, t.high_rxt.max(t.snd_una), thresh).saturating_sub(self.rack_pending());
             let head_counted = self.board.is_unsacked(t.snd_una) && !self.board.is_lost(t.snd_una, thresh);
             if head_lost && head_counted && t.snd_una < t.high_tx {
@@ -422,10 +454,17 @@ impl Sender {
         let state_before = self.tcb.state;
         let cwnd_at_ack = self.tcb.cwnd;
         let mut sacked = 0;
+        if FULL && self.cfg.rack_tlp {
+            self.rack_restore_rto();
+        }
         // RACK: what this ACK delivers, read before it updates the board.
         let rack_latest = match &self.rack {
             Some(r) if FULL && !r.out.is_empty() && matches!(self.tcb.state, CaState::Recovery | CaState::Loss) => {
                 self.rack_latest_delivered(a, now)
+            }
+            Some(_) if FULL && self.cfg.rack_tlp && matches!(self.tcb.state, CaState::Open | CaState::Disorder) => {
+                self.rack_advance(a, now);
+                None
             }
             _ => None,
         };
@@ -514,6 +553,9 @@ impl Sender {
         } else if a.ack == self.tcb.snd_una && self.tcb.snd_una < self.tcb.high_tx {
             self.on_dupack(sacked, state_before, now, out);
         }
+        if FULL && self.cfg.rack_tlp {
+            self.rack_check_entry(sacked, now, out);
+        }
         if FULL && self.lt {
             self.lt_after_ack(a);
         }
@@ -521,6 +563,9 @@ impl Sender {
             self.on_ece(state_before, cwnd_at_ack, now);
         }
         self.send_loop_in::<FULL>(now, out);
+        if FULL && self.cfg.rack_tlp {
+            self.rack_arm(now);
+        }
     }
 
     /// An ACK of new data in fast recovery (`acked_bytes` newly acknowledged, `delivered`
@@ -545,6 +590,172 @@ impl Sender {
             self.transmit(self.tcb.snd_una, now, out);
         }
         restart
+    }
+
+    /// Enter fast recovery (RFC 5681 §3.2, RFC 6582, RFC 6675 §5; `delivered` bytes newly
+    /// SACKed by the ACK that found the loss) and fast-retransmit snd_una.
+    fn fast_retransmit(&mut self, delivered: u64, now: Nanos, out: &mut Vec<Tx>) {
+        self.update_pipe(true);
+        let (ss, base) = if self.tcb.snd_una < self.cwr_until {
+            // RFC 3168 §6.1.2: one reduction per window for CE marks and
+            // losses together (the ECN response already made it).
+            (self.tcb.ssthresh, self.tcb.cwnd.min(self.tcb.ssthresh))
+        } else {
+            let ss = self.cc.ssthresh_on_loss(&self.tcb);
+            (ss, self.cc.cwnd_after_fast_retransmit(&self.tcb, ss))
+        };
+        self.window_reduced();
+        let from = self.tcb.state;
+        let act = self.rec.enter(&mut self.tcb, ss, base, delivered);
+        let to = self.tcb.state;
+        self.tcb.state = from;
+        self.set_state(to);
+        self.counters.fast_retransmits += 1;
+        if act.retransmit_una {
+            self.transmit(self.tcb.snd_una, now, out);
+        }
+    }
+
+    /// SACKed segments above a hole that make it lost (RFC 6675 IsLost): DupThresh, or with
+    /// RACK-TLP in fast recovery one (RFC 8985 §6.2 with no reordering window: a segment sent
+    /// after it was delivered, which on FIFO paths is one SACKed above it).
+    #[inline]
+    fn loss_threshold(&self) -> u32 {
+        if self.cfg.rack_tlp && self.tcb.state == CaState::Recovery {
+            1
+        } else {
+            self.tcb.dupack_threshold
+        }
+    }
+
+    /// Whether the engine's timer of this sender is its retransmission timer (not a tail
+    /// loss probe or RACK's reordering timer, `rack_tlp`).
+    pub fn timer_is_rto(&self) -> bool {
+        self.rack.as_ref().is_none_or(|r| r.timer == RackTimer::Rto)
+    }
+
+    /// RACK-TLP: the retransmission timer's own deadline back in `rto_deadline` (the ACK
+    /// then restarts or keeps it as RFC 6298 says; [`Sender::rack_arm`] puts an earlier
+    /// probe or reordering deadline in front again).
+    #[inline]
+    fn rack_restore_rto(&mut self) {
+        if let Some(r) = self.rack.as_mut() {
+            if r.timer != RackTimer::Rto {
+                r.timer = RackTimer::Rto;
+                self.rto_deadline = r.rto_at;
+            }
+        }
+    }
+
+    /// RACK (RFC 8985 §6.2 steps 1-2) outside recovery, before `a` updates the board: the
+    /// latest segment it delivers, and RACK.rtt.
+    fn rack_advance(&mut self, a: &AckPkt, now: Nanos) {
+        if let Some(l) = self.rack_latest_delivered(a, now) {
+            let r = self.rack.as_mut().expect("RACK state");
+            if r.latest.is_none_or(|x| l > x) {
+                r.latest = Some(l);
+                r.rtt = now - l.0;
+            }
+        }
+    }
+
+    /// RACK outside recovery (§6.2 step 5): when snd_una is lost — unSACKed, sent before the
+    /// latest segment delivered, RACK.rtt plus the reordering window after it was sent (the
+    /// window min RTT / 4 while fewer than DupThresh segments are SACKed, else 0: Linux's
+    /// `tcp_rack_reo_wnd` without reordering seen). None: nothing says it is lost.
+    fn rack_una_lost_at(&self) -> Option<Nanos> {
+        let r = self.rack.as_ref()?;
+        let una = self.tcb.snd_una;
+        if una >= self.tcb.high_tx || !self.board.is_unsacked(una) {
+            return None;
+        }
+        let sent = self.board.get(una)?.sent_at;
+        // (Sent in the same instant: in sequence order, as Linux's tcp_rack_sent_after.)
+        if (sent, una) >= r.latest? {
+            return None;
+        }
+        let reo = if self.board.sacked_count() >= self.tcb.dupack_threshold as u64 { 0 } else { self.tcb.min_rtt.unwrap_or(0) / 4 };
+        Some(sent + r.rtt + reo)
+    }
+
+    /// After an ACK, RACK-TLP's timers (RFC 8985 §6.3, §7.2): the reordering timer while
+    /// snd_una will be lost by time, else in Open state with data in flight and no probe
+    /// outstanding a tail loss probe 2·SRTT on (+ 200 ms with one segment in flight, Linux's
+    /// TCP_RTO_MIN for a delayed ACK; + 2 ms otherwise, TCP_TIMEOUT_MIN), either only if
+    /// earlier than the retransmission timer.
+    fn rack_arm(&mut self, now: Nanos) {
+        let (una, high) = (self.tcb.snd_una, self.tcb.high_tx);
+        let rto = self.rto_deadline;
+        let state = self.tcb.state;
+        let reo = if matches!(state, CaState::Open | CaState::Disorder) { self.rack_una_lost_at() } else { None };
+        let srtt = self.tcb.srtt;
+        let Some(r) = self.rack.as_mut() else { return };
+        if r.tlp_high.is_some_and(|h| una >= h) {
+            r.tlp_high = None;
+        }
+        let early = if let Some(t) = reo {
+            Some((t.max(now), RackTimer::Reo))
+        } else if state == CaState::Open && una < high && r.tlp_high.is_none() {
+            srtt.map(|s| {
+                let extra = if high - una == 1 { 200 * crate::time::NS_PER_MS } else { 2 * crate::time::NS_PER_MS };
+                (now + 2 * s + extra, RackTimer::Probe)
+            })
+        } else {
+            None
+        };
+        if let Some((t, kind)) = early {
+            if rto.is_some_and(|x| t < x) {
+                (r.timer, r.rto_at) = (kind, rto);
+                self.rto_deadline = Some(t);
+            }
+        }
+    }
+
+    /// The tail loss probe (RFC 8985 §7.3, Linux's `tcp_send_loss_probe`): a new segment if
+    /// the receiver's window allows (whatever cwnd says), else the last one sent again; then
+    /// the retransmission timer from now.
+    fn send_loss_probe(&mut self, now: Nanos, out: &mut Vec<Tx>) {
+        let (una, high) = (self.tcb.snd_una, self.tcb.high_tx);
+        if una >= high || self.tcb.state != CaState::Open {
+            return; // (acknowledged meanwhile; the restored timer stands)
+        }
+        let rwnd_end = una.saturating_add(self.cfg.rwnd).min(self.total_segs).min(self.app_limit);
+        if high < rwnd_end {
+            self.transmit(high, now, out);
+            self.tcb.snd_nxt = self.tcb.high_tx;
+        } else if self.board.is_unsacked(high - 1) {
+            self.transmit(high - 1, now, out);
+        } else {
+            return;
+        }
+        self.counters.loss_probes += 1;
+        let r = self.rack.as_mut().expect("RACK state");
+        r.tlp_high = Some(self.tcb.high_tx);
+        self.rto_deadline = Some(now + self.tcb.rto);
+    }
+
+    /// RACK on any ACK outside recovery (an ACK that advances snd_una to a hole too, not
+    /// only a duplicate): snd_una lost by time starts fast recovery before new data goes out
+    /// (so the retransmission leads the burst), as a duplicate ACK would.
+    fn rack_check_entry(&mut self, sacked: u64, now: Nanos, out: &mut Vec<Tx>) {
+        if matches!(self.tcb.state, CaState::Open | CaState::Disorder)
+            && self.tcb.snd_una >= self.tcb.recover
+            && self.rack_una_lost_at().is_some_and(|t| t <= now)
+        {
+            self.fast_retransmit(sacked * self.tcb.mss, now, out);
+        }
+    }
+
+    /// RACK's reordering timer fires (§6.3): snd_una lost now starts fast recovery.
+    fn on_reo_timeout(&mut self, now: Nanos, out: &mut Vec<Tx>) {
+        if matches!(self.tcb.state, CaState::Open | CaState::Disorder)
+            && self.tcb.snd_una >= self.tcb.recover
+            && self.rack_una_lost_at().is_some_and(|t| t <= now)
+        {
+            self.fast_retransmit(0, now, out);
+            self.send_loop(now, out);
+        }
+        self.rack_arm(now);
     }
 
     /// A duplicate ACK (`sacked` segments newly SACKed by it) in state `state_before`: fast
@@ -573,26 +784,10 @@ impl Sender {
                 let allowed = frat || matches!(self.rec, Recovery::Reno(_)) || self.tcb.snd_una >= self.tcb.recover;
                 // LT-TCP: erasures never start a recovery (no window reduction); its FEC
                 // and last-resort retransmissions go out in its send loop.
-                if !self.lt && allowed && (self.tcb.dupacks >= self.tcb.dupack_threshold || sack_lost()) {
-                    self.update_pipe(true);
-                    let (ss, base) = if self.tcb.snd_una < self.cwr_until {
-                        // RFC 3168 §6.1.2: one reduction per window for CE marks and
-                        // losses together (the ECN response already made it).
-                        (self.tcb.ssthresh, self.tcb.cwnd.min(self.tcb.ssthresh))
-                    } else {
-                        let ss = self.cc.ssthresh_on_loss(&self.tcb);
-                        (ss, self.cc.cwnd_after_fast_retransmit(&self.tcb, ss))
-                    };
-                    self.window_reduced();
-                    let from = self.tcb.state;
-                    let act = self.rec.enter(&mut self.tcb, ss, base, delivered);
-                    let to = self.tcb.state;
-                    self.tcb.state = from;
-                    self.set_state(to);
-                    self.counters.fast_retransmits += 1;
-                    if act.retransmit_una {
-                        self.transmit(self.tcb.snd_una, now, out);
-                    }
+                // RACK-TLP (`rack_tlp`): snd_una lost by time, with fewer SACKs.
+                let rack_lost = || self.cfg.rack_tlp && self.rack_una_lost_at().is_some_and(|t| t <= now);
+                if !self.lt && allowed && (self.tcb.dupacks >= self.tcb.dupack_threshold || sack_lost() || rack_lost()) {
+                    self.fast_retransmit(delivered, now, out);
                 }
             }
             CaState::Recovery => {
@@ -676,6 +871,17 @@ impl Sender {
 
     /// The retransmission timer fires (RFC 6298 §5.4-5.6, RFC 5681 §3.1).
     pub fn on_rto(&mut self, now: Nanos, out: &mut Vec<Tx>) {
+        if let Some(r) = self.rack.as_mut() {
+            let kind = r.timer;
+            if kind != RackTimer::Rto {
+                r.timer = RackTimer::Rto;
+                self.rto_deadline = r.rto_at;
+                return match kind {
+                    RackTimer::Probe => self.send_loss_probe(now, out),
+                    _ => self.on_reo_timeout(now, out),
+                };
+            }
+        }
         self.rto_deadline = None;
         if self.ecn_hold {
             // RFC 3168 §6.1.2: the timer restarted by an ECN-Echo at one segment lets one
@@ -732,7 +938,7 @@ impl Sender {
                 s.retransmitted = true;
                 s.sent_at = now;
             }
-            if let Some(r) = self.rack.as_mut().filter(|_| FULL && matches!(self.tcb.state, CaState::Recovery | CaState::Loss)) {
+            if let Some(r) = self.rack.as_mut().filter(|_| FULL && self.cfg.rack_lost_retransmissions && matches!(self.tcb.state, CaState::Recovery | CaState::Loss)) {
                 r.out.push_back((seg, now));
             }
         } else {
@@ -892,7 +1098,7 @@ impl Sender {
 
     /// RFC 6675 §5 step (C): while cwnd − pipe ≥ 1 SMSS, send NextSeg.
     fn sack_send_loop(&mut self, now: Nanos, rwnd_end: u64, out: &mut Vec<Tx>) {
-        let thresh = self.tcb.dupack_threshold;
+        let thresh = self.loss_threshold();
         let mut high_rxt = self.tcb.high_rxt.max(self.tcb.snd_una);
         let mut pipe = self.board.pipe(self.tcb.high_tx, high_rxt, thresh).saturating_sub(self.rack_pending());
         let mss = self.tcb.mss;
@@ -941,6 +1147,7 @@ mod tests {
             dupack_threshold: 3,
             limited_transmit: false,
             rack_lost_retransmissions: false,
+            rack_tlp: false,
             rtt: RttConfig { rto_min: 200 * NS_PER_MS, rto_max: 60_000 * NS_PER_MS, rto_initial: 1000 * NS_PER_MS, granularity: 0, backoff_reset: BackoffReset::Sample, estimator: Default::default(), backoff: true },
             ssthresh_rule: SsthreshRule::FlightSize,
             grow_on_loss_exit: true,
@@ -1161,6 +1368,117 @@ mod tests {
             s.on_ack(&sack(12), 41 * ms, &mut out);
             assert!(!out.iter().any(|t| t.seg == 0));
             assert_eq!(s.counters.lost_retransmissions, rack as u64);
+        }
+    }
+
+    fn rack_tlp_sender(init_cwnd: u64, on: bool) -> Sender {
+        let mut s = sack_sender(init_cwnd, on);
+        s.cfg.rack_tlp = on;
+        s
+    }
+
+    fn sack_ack(cum: u64, blocks: &[(u64, u64)]) -> AckPkt {
+        let mut a = ack(cum);
+        for (i, &b) in blocks.iter().enumerate() {
+            a.sack[i] = b;
+        }
+        a.nsack = blocks.len() as u8;
+        a
+    }
+
+    /// RACK-TLP entering recovery by time (RFC 8985 §6.2-6.3): 4 segments at 0; the ACK of 0
+    /// at 20 ms gives RTT 20 ms (min RTT 20) and sends 4, 5; 1 is lost, and the ACK at 21 ms
+    /// SACKs 2 (sent at 0, delivered 21 ms later: RACK.rtt 21 ms). 1 is lost at 0 + 21 +
+    /// 20/4 = 26 ms (one SACK, fewer than DupThresh): the reordering timer, not the
+    /// retransmission timer, is armed for 26 ms, and firing starts fast recovery with 1 sent
+    /// again. RFC 6675 alone waits (one duplicate ACK, the timer at the RTO).
+    #[test]
+    fn rack_tlp_enters_recovery_by_time() {
+        let ms = NS_PER_MS;
+        for on in [false, true] {
+            let mut s = rack_tlp_sender(4, on);
+            let mut out = Vec::new();
+            s.start(0, &mut out);
+            out.clear();
+            s.on_ack(&ack(1), 20 * ms, &mut out);
+            assert_eq!(s.tcb.min_rtt, Some(20 * ms));
+            out.clear();
+            s.on_ack(&sack_ack(1, &[(2, 3)]), 21 * ms, &mut out);
+            assert!(out.iter().all(|t| !t.retx), "on = {on}");
+            assert_eq!(s.tcb.state, CaState::Disorder);
+            if !on {
+                assert!(s.timer_is_rto() && s.rto_deadline.unwrap() > 200 * ms);
+                continue;
+            }
+            assert_eq!((s.rto_deadline, s.timer_is_rto()), (Some(26 * ms), false));
+            out.clear();
+            s.on_rto(26 * ms, &mut out);
+            assert_eq!(s.tcb.state, CaState::Recovery);
+            assert_eq!(out.first().map(|t| (t.seg, t.retx)), Some((1, true)));
+            assert_eq!((s.counters.fast_retransmits, s.counters.timeouts), (1, 0));
+            assert!(s.timer_is_rto() && s.rto_deadline.unwrap() > 200 * ms);
+        }
+    }
+
+    /// The tail loss probe (RFC 8985 §7): after the ACK at 20 ms (SRTT 20 ms) with three
+    /// segments in flight in Open state, the probe is due 2·20 + 2 = 42 ms later; it sends
+    /// a new segment whatever cwnd allows and the retransmission timer then runs from it. With
+    /// one segment in flight the delayed-ACK allowance is 200 ms.
+    #[test]
+    fn rack_tlp_tail_loss_probe() {
+        let ms = NS_PER_MS;
+        let mut s = rack_tlp_sender(4, true);
+        s.cfg.rwnd = 8;
+        let mut out = Vec::new();
+        s.start(0, &mut out);
+        out.clear();
+        s.on_ack(&ack(1), 20 * ms, &mut out);
+        let sent = segs(&mut out);
+        let high = s.tcb.high_tx;
+        assert_eq!(s.tcb.state, CaState::Open);
+        assert_eq!((s.rto_deadline, s.timer_is_rto()), (Some(62 * ms), false), "sent {sent:?}");
+        s.on_rto(62 * ms, &mut out);
+        assert_eq!(segs(&mut out), vec![(high, false)]);
+        assert_eq!((s.counters.loss_probes, s.counters.timeouts), (1, 0));
+        assert_eq!((s.rto_deadline, s.timer_is_rto()), (Some(62 * ms + s.tcb.rto), true));
+        // No second probe for the same tail: the next ACK (of 1) leaves the probe outstanding.
+        s.on_ack(&ack(2), 70 * ms, &mut out);
+        assert!(s.timer_is_rto());
+        // One segment in flight (the receiver's window holds one): 2·SRTT + 200 ms.
+        let mut s = rack_tlp_sender(1, true);
+        s.cfg.rwnd = 1;
+        s.cfg.rtt.rto_min = 1000 * ms; // (so that the probe comes first)
+        s.start(0, &mut out);
+        out.clear();
+        s.on_ack(&ack(1), 20 * ms, &mut out);
+        assert_eq!(s.tcb.high_tx - s.tcb.snd_una, 1, "{:?}", segs(&mut out));
+        assert_eq!((s.rto_deadline, s.timer_is_rto()), (Some(20 * ms + 2 * 20 * ms + 200 * ms), false));
+    }
+
+    /// RACK-TLP in fast recovery: a hole is lost once one segment sent after it is SACKed
+    /// (RFC 8985 with no reordering window on a FIFO path), not DupThresh: 0 and 8 of ten are
+    /// lost; three ACKs SACKing 1-3 start recovery (0 sent again); the ACK SACKing 9 makes 8
+    /// lost and it goes next, where RFC 6675 alone needs two more SACKed segments above it.
+    #[test]
+    fn rack_tlp_marks_holes_in_recovery() {
+        let ms = NS_PER_MS;
+        for on in [false, true] {
+            let mut s = rack_tlp_sender(10, on);
+            let mut out = Vec::new();
+            s.start(0, &mut out);
+            out.clear();
+            for e in 2..=4 {
+                s.on_ack(&sack_ack(0, &[(1, e)]), (20 + e) * ms, &mut out);
+            }
+            assert_eq!(s.tcb.state, CaState::Recovery);
+            let first: Vec<_> = segs(&mut out);
+            assert_eq!(first.first(), Some(&(0, true)), "on = {on}");
+            for e in 5..=8 {
+                s.on_ack(&sack_ack(0, &[(1, e)]), (20 + e) * ms, &mut out);
+            }
+            s.on_ack(&sack_ack(0, &[(9, 10), (1, 8)]), 30 * ms, &mut out);
+            let resent_8 = segs(&mut out).contains(&(8, true));
+            assert_eq!(resent_8, on, "on = {on}");
         }
     }
 

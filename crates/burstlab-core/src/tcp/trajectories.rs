@@ -301,6 +301,7 @@ fn invariants_hold_for_every_variant() {
             tibet_estimator: [crate::tcp::config::TibetEstimator::Sent, crate::tcp::config::TibetEstimator::Ack][g.random_range(0..2)],
             ssthresh_rule: [SsthreshRule::FlightSize, SsthreshRule::Pipe, SsthreshRule::Cwnd, SsthreshRule::Ns3][g.random_range(0..4)],
             rack_lost_retransmissions: b(&mut g),
+            rack_tlp: b(&mut g),
             cubic_variant: [crate::tcp::config::CubicVariant::Rfc, crate::tcp::config::CubicVariant::Linux][g.random_range(0..2)],
             ..TcpConfig::default()
         };
