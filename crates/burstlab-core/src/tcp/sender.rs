@@ -428,7 +428,6 @@ impl Sender {
         let t = &self.tcb;
         let segs = if self.rec.uses_sack() {
             let thresh = self.loss_threshold();
-            let t = &self.tcb;
             let mut p = self.board.pipe(t.high_tx, t.high_rxt.max(t.snd_una), thresh).saturating_sub(self.rack_pending());
             let head_counted = self.board.is_unsacked(t.snd_una) && !self.board.is_lost(t.snd_una, thresh);
             if head_lost && head_counted && t.snd_una < t.high_tx {
@@ -678,6 +677,12 @@ impl Sender {
         Some(sent + r.rtt + reo)
     }
 
+    /// Whether RACK finds snd_una lost at `now` ([`Sender::rack_una_lost_at`]).
+    #[inline]
+    fn rack_una_lost(&self, now: Nanos) -> bool {
+        self.rack_una_lost_at().is_some_and(|t| t <= now)
+    }
+
     /// After an ACK, RACK-TLP's timers (RFC 8985 §6.3, §7.2): the reordering timer while
     /// snd_una will be lost by time, else in Open state with data in flight and no probe
     /// outstanding a tail loss probe 2·SRTT on (+ 200 ms with one segment in flight, Linux's
@@ -719,8 +724,7 @@ impl Sender {
         if una >= high || self.tcb.state != CaState::Open {
             return; // (acknowledged meanwhile; the restored timer stands)
         }
-        let rwnd_end = una.saturating_add(self.cfg.rwnd).min(self.total_segs).min(self.app_limit);
-        if high < rwnd_end {
+        if high < self.rwnd_end() {
             self.transmit(high, now, out);
             self.tcb.snd_nxt = self.tcb.high_tx;
         } else if self.board.is_unsacked(high - 1) {
@@ -736,23 +740,20 @@ impl Sender {
 
     /// RACK on any ACK outside recovery (an ACK that advances snd_una to a hole too, not
     /// only a duplicate): snd_una lost by time starts fast recovery before new data goes out
-    /// (so the retransmission leads the burst), as a duplicate ACK would.
-    fn rack_check_entry(&mut self, sacked: u64, now: Nanos, out: &mut Vec<Tx>) {
-        if matches!(self.tcb.state, CaState::Open | CaState::Disorder)
+    /// (so the retransmission leads the burst), as a duplicate ACK would. Whether it did.
+    fn rack_check_entry(&mut self, sacked: u64, now: Nanos, out: &mut Vec<Tx>) -> bool {
+        let enter = matches!(self.tcb.state, CaState::Open | CaState::Disorder)
             && self.tcb.snd_una >= self.tcb.recover
-            && self.rack_una_lost_at().is_some_and(|t| t <= now)
-        {
+            && self.rack_una_lost(now);
+        if enter {
             self.fast_retransmit(sacked * self.tcb.mss, now, out);
         }
+        enter
     }
 
     /// RACK's reordering timer fires (§6.3): snd_una lost now starts fast recovery.
     fn on_reo_timeout(&mut self, now: Nanos, out: &mut Vec<Tx>) {
-        if matches!(self.tcb.state, CaState::Open | CaState::Disorder)
-            && self.tcb.snd_una >= self.tcb.recover
-            && self.rack_una_lost_at().is_some_and(|t| t <= now)
-        {
-            self.fast_retransmit(0, now, out);
+        if self.rack_check_entry(0, now, out) {
             self.send_loop(now, out);
         }
         self.rack_arm(now);
@@ -785,7 +786,7 @@ impl Sender {
                 // LT-TCP: erasures never start a recovery (no window reduction); its FEC
                 // and last-resort retransmissions go out in its send loop.
                 // RACK-TLP (`rack_tlp`): snd_una lost by time, with fewer SACKs.
-                let rack_lost = || self.cfg.rack_tlp && self.rack_una_lost_at().is_some_and(|t| t <= now);
+                let rack_lost = || self.cfg.rack_tlp && self.rack_una_lost(now);
                 if !self.lt && allowed && (self.tcb.dupacks >= self.tcb.dupack_threshold || sack_lost() || rack_lost()) {
                     self.fast_retransmit(delivered, now, out);
                 }
@@ -1038,6 +1039,13 @@ impl Sender {
         self.tcb.cwnd_limited = cwnd < (pipe + 1) * self.tcb.mss;
     }
 
+    /// One past the last segment the receiver's window, the transfer and the application
+    /// allow.
+    #[inline]
+    fn rwnd_end(&self) -> u64 {
+        self.tcb.snd_una.saturating_add(self.cfg.rwnd).min(self.total_segs).min(self.app_limit)
+    }
+
     /// Send whatever the windows allow.
     fn send_loop(&mut self, now: Nanos, out: &mut Vec<Tx>) {
         self.send_loop_in::<true>(now, out)
@@ -1049,7 +1057,7 @@ impl Sender {
         if FULL && self.ecn_hold {
             return;
         }
-        let rwnd_end = self.tcb.snd_una.saturating_add(self.cfg.rwnd).min(self.total_segs).min(self.app_limit);
+        let rwnd_end = self.rwnd_end();
         if self.tcb.state == CaState::Recovery && self.rec.uses_sack() {
             return self.sack_send_loop(now, rwnd_end, out);
         }

@@ -249,7 +249,7 @@ impl CongestionControl for Cubic {
         if let Some(l) = &mut self.linux {
             // `cubictcp_state(TCP_CA_Loss)`: `bictcp_reset`; `tcp_enter_loss` clears the
             // avoidance counter.
-            *l = LinuxCubic::new_from(l);
+            l.reset();
         }
     }
 
@@ -274,7 +274,7 @@ impl CongestionControl for Cubic {
 /// recomputed at most once per jiffy (1 ms here, HZ = 1000) and, cwnd unchanged, every
 /// HZ/32; `cnt` ≥ 2; ≤ 20 until the first loss. K is `cube_factor·(W_max − cwnd)`'s cube
 /// root in f64 (Linux's `cubic_root` is a table and one Newton step, within 1/1024 s).
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub struct LinuxCubic {
     beta: u64,
     beta_scale: u64,
@@ -310,22 +310,14 @@ impl LinuxCubic {
             beta_scale: 8 * (BETA_SCALE + beta) / 3 / (BETA_SCALE - beta),
             cube_rtt_scale: bic_scale * 10,
             cube_factor: (1u64 << 40) / (bic_scale * 10),
-            cnt: 0,
-            last_max_cwnd: 0,
-            last_cwnd: 0,
-            last_time: 0,
-            origin: 0,
-            k: 0,
-            epoch_start: None,
-            ack_cnt: 0,
-            tcp_cwnd: 0,
-            cwnd_cnt: 0,
+            ..LinuxCubic::default()
         }
     }
 
     /// `bictcp_reset`: the state of a new connection, constants kept.
-    fn new_from(l: &LinuxCubic) -> Self {
-        LinuxCubic { cnt: 0, last_max_cwnd: 0, last_cwnd: 0, last_time: 0, origin: 0, k: 0, epoch_start: None, ack_cnt: 0, tcp_cwnd: 0, cwnd_cnt: 0, ..*l }
+    fn reset(&mut self) {
+        let (beta, beta_scale, cube_rtt_scale, cube_factor) = (self.beta, self.beta_scale, self.cube_rtt_scale, self.cube_factor);
+        *self = LinuxCubic { beta, beta_scale, cube_rtt_scale, cube_factor, ..LinuxCubic::default() };
     }
 
     /// `bictcp_update(ca, cwnd, acked)`: the segments to acknowledge per increment of cwnd.

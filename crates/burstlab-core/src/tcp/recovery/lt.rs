@@ -347,13 +347,13 @@ impl Lt {
             self.scan = self.scan.max(lost_below);
             return;
         }
-        self.after_ack_blocks(board, snd_una, high_tx, dupthresh, rfec_echo);
+        self.after_ack_blocks(board, snd_una, high_tx, lost_below, rfec_echo);
     }
 
     /// [`Lt::after_ack`] when blocks are acknowledged whole, slots newly shown lost or RFEC
     /// packets in flight.
     #[inline(never)]
-    fn after_ack_blocks(&mut self, board: &Scoreboard, snd_una: u64, high_tx: u64, dupthresh: u32, rfec_echo: Option<u16>) {
+    fn after_ack_blocks(&mut self, board: &Scoreboard, snd_una: u64, high_tx: u64, lost_below: u64, rfec_echo: Option<u16>) {
         let b = &mut self.blocks;
         let mut popped = false;
         while let Some(f) = b.q.front() {
@@ -368,7 +368,6 @@ impl Lt {
                 b.newest = None;
             }
         }
-        let lost_below = board.lost_below(dupthresh);
         let mut s = self.scan.max(snd_una);
         if s < lost_below {
             let mut i = b.find_index(s).unwrap_or(0);
