@@ -82,13 +82,11 @@ def test_burstlab_side_matches_the_ns3_scenario() -> None:
     else:  # payload-only links: the rate is scaled instead
         assert fwd["rate"] == pytest.approx(10e6 * 1000 / 1042)
     assert tcp.get("limited_transmit", False) is False
-    if "ssthresh_rule" in tcp and "flightsize_minus_lost" in compare._field_type(
-            type(sc.tcp), "ssthresh_rule"):
-        # ns-3's NewReno without SACK: ssthresh = (FlightSize - 1 SMSS) / 2
-        assert tcp["ssthresh_rule"] == "flightsize_minus_lost"
-        # against ns-3 given RFC 5681's rule, burstlab runs its RFC default
-        rfc = compare.burstlab_scenario(0.05, 7, {"ssthresh": "flightsize"}).config()["tcp"]
-        assert rfc["ssthresh_rule"] == "flightsize"
+    # ns-3's NewReno without SACK: ssthresh = (FlightSize - 1 SMSS) / 2
+    assert tcp["ssthresh_rule"] == "flightsize_minus_lost"
+    # against ns-3 given RFC 5681's rule, burstlab runs its RFC default
+    rfc = compare.burstlab_scenario(0.05, 7, {"ssthresh": "flightsize"}).config()["tcp"]
+    assert rfc["ssthresh_rule"] == "flightsize"
     assert (fwd["delay"], fwd["buffer"], fwd["buffer_unit"]) == (0.01, 100, "packets")
     assert fwd["loss"] is not None and cfg["ack_loss"] == "none" and cfg["reverse"] is None
     assert cfg["seed"] == 7 and cfg["workload"]["duration"] == 100.0

@@ -180,7 +180,7 @@ def burstlab_scenario(p: float, seed: int, params: dict[str, Any],
     # ns-3 3.44's NewReno without SACK sets ssthresh = (FlightSize - 1 SMSS) / 2 on a fast
     # retransmit (docs/ns3-reference.md); burstlab names that rule "flightsize_minus_lost".
     # Matched like the header sizes when this burstlab has it and ns-3 runs its stock NewReno.
-    if prm["ssthresh"] == "pipe" and NS3_SSTHRESH_RULE in _field_type(TcpConfig, "ssthresh_rule"):
+    if prm["ssthresh"] == "pipe" and _accepts(TcpConfig, "ssthresh_rule", NS3_SSTHRESH_RULE):
         tcp_kw["ssthresh_rule"] = NS3_SSTHRESH_RULE
     for k, v in (extra_tcp or {}).items():
         if k not in tcp_fields:
@@ -197,11 +197,16 @@ def burstlab_scenario(p: float, seed: int, params: dict[str, Any],
                     seed=int(seed), series=False)
 
 
-def _field_type(cls: Any, name: str) -> str:
-    for f in dataclasses.fields(cls):
-        if f.name == name:
-            return str(f.type)
-    return ""
+def _accepts(cls: Any, name: str, value: Any) -> bool:
+    """Whether this burstlab's ``cls`` takes ``name=value`` (the field's annotation says
+    only ``str``: its choices are checked when the object is made)."""
+    if name not in {f.name for f in dataclasses.fields(cls)}:
+        return False
+    try:
+        cls(**{name: value})
+    except Exception:  # noqa: BLE001 - an older burstlab without the choice
+        return False
+    return True
 
 
 _FIELDS = ("goodput_bps", "packets_sent", "retransmissions", "fast_retransmits", "timeouts",
