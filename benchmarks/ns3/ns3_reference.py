@@ -201,7 +201,21 @@ static double Now() { return Simulator::Now().GetSeconds(); }
 
 static void OnTx(Ptr<const Packet> p, const TcpHeader& h, Ptr<const TcpSocketBase>) {
     // Count segments that carry payload (whether or not the traced packet holds the header).
-    if (p->GetSize() > h.GetSerializedSize()) g.data_tx++;
+    if (p->GetSize() > h.GetSerializedSize()) {
+        g.data_tx++;
+        if (g_trace) fprintf(stderr, "%.6f tx %u\n", Now(), h.GetSequenceNumber().GetValue());
+    }
+}
+// --trace: each segment the sender receives (ACKs): ACK number and SACK blocks.
+static void OnRx(Ptr<const Packet>, const TcpHeader& h, Ptr<const TcpSocketBase>) {
+    if (!g_trace) return;
+    fprintf(stderr, "%.6f ack %u", Now(), h.GetAckNumber().GetValue());
+    Ptr<const TcpOption> o = h.GetOption(TcpOption::SACK);
+    if (o) {
+        Ptr<const TcpOptionSack> sk = DynamicCast<const TcpOptionSack>(o);
+        for (const auto& b : sk->GetSackList()) fprintf(stderr, " %u-%u", b.first.GetValue(), b.second.GetValue());
+    }
+    fprintf(stderr, "\n");
 }
 static void OnRetx(Ptr<const Packet>, const TcpHeader& h, const Address&, const Address&,
                    Ptr<const TcpSocketBase>) {
@@ -239,9 +253,14 @@ static void OnBw(DataRate, DataRate to) {
 static void OnSrtt(Time, Time to) {
     if (g_trace) fprintf(stderr, "%.6f srtt %.6f\n", Now(), to.GetSeconds());
 }
-static void OnChannelDrop(Ptr<const Packet>) {
+static void OnChannelDrop(Ptr<const Packet> p) {
     g.channel_drops++;
-    if (g_trace) fprintf(stderr, "%.6f channel-drop\n", Now());
+    if (g_trace) fprintf(stderr, "%.6f channel-drop %u\n", Now(), p->GetSize());
+}
+// --trace: each packet node 1's error model let through, with its size (PPP frame), so the
+// order of losses among data packets can be replayed elsewhere.
+static void OnPhyRxEnd(Ptr<const Packet> p) {
+    if (g_trace) fprintf(stderr, "%.6f phy-rx %u\n", Now(), p->GetSize());
 }
 static void OnQueueDrop(Ptr<const Packet>) {
     g.queue_drops++;
@@ -253,6 +272,7 @@ static void HookSocket(Ptr<BulkSendApplication> app) {
     NS_ABORT_MSG_IF(!s, "BulkSend has no TcpSocketBase yet");
     bool ok = s->TraceConnectWithoutContext("Tx", MakeCallback(&OnTx));
     ok &= s->TraceConnectWithoutContext("Retransmission", MakeCallback(&OnRetx));
+    if (g_trace) ok &= s->TraceConnectWithoutContext("Rx", MakeCallback(&OnRx));
     ok &= s->TraceConnectWithoutContext("CongState", MakeCallback(&OnCongState));
     ok &= s->TraceConnectWithoutContext("RTO", MakeCallback(&OnRto));
     ok &= s->TraceConnectWithoutContext("State", MakeCallback(&OnState));
@@ -280,6 +300,7 @@ void Install(Ptr<NetDevice> tx_dev, Ptr<NetDevice> rx_dev, Ptr<ErrorModel> em,
     g_em = em;
     em->Disable();
     bool ok = rx_dev->TraceConnectWithoutContext("PhyRxDrop", MakeCallback(&OnChannelDrop));
+    if (trace) ok &= rx_dev->TraceConnectWithoutContext("PhyRxEnd", MakeCallback(&OnPhyRxEnd));
     Ptr<PointToPointNetDevice> p2p = DynamicCast<PointToPointNetDevice>(tx_dev);
     ok &= p2p->GetQueue()->TraceConnectWithoutContext("Drop", MakeCallback(&OnQueueDrop));
     ok &= tx_dev->TraceConnectWithoutContext("MacTxDrop", MakeCallback(&OnQueueDrop));
@@ -483,8 +504,12 @@ def build_parser() -> argparse.ArgumentParser:
                     help="with --ssthresh flightsize: ssthresh = max(2 SMSS, (FlightSize - k "
                     "SMSS) / 2); k = 1 reproduces ns-3's own rule in this scenario")
     ap.add_argument("--trace", action="store_true",
-                    help="print TCP events (cwnd, congestion state, RTO, retransmissions, drops) "
-                    "to stderr")
+                    help="print TCP events to stderr, one per line, time first: cwnd, ssthresh, "
+                    "inflight, congestion state, RTO, srtt, every data segment sent (tx SEQ) and "
+                    "retransmitted, every ACK the sender receives (ack N and its SACK blocks), "
+                    "and every packet node 1 receives or its error model drops (phy-rx / "
+                    "channel-drop with the frame size), from which the order of losses among data "
+                    "packets can be replayed elsewhere")
     ap.add_argument("--out", type=Path, default=None, help="write all results to this JSON file")
     return ap
 
