@@ -81,7 +81,7 @@ def test_warmup_is_excluded(loss: str | None) -> None:
 
 def test_series_arrays() -> None:
     res = run(Scenario(forward=Link(loss=parse_loss_spec("bernoulli:p=0.02")), workload=Workload(duration=10.0), series=True))
-    keys = {"time", "cwnd", "ssthresh", "srtt", "rto", "snd_una", "snd_nxt"}
+    keys = {"time", "cwnd", "ssthresh", "srtt", "rto", "snd_una", "snd_nxt", "state"}
     assert set(res.series) == keys
     n = len(res.series["time"])
     assert n > 100 and all(len(v) == n for v in res.series.values())
@@ -90,6 +90,12 @@ def test_series_arrays() -> None:
     assert np.all(np.diff(res.series["snd_una"]) >= 0)
     assert np.isinf(res.series["ssthresh"][0]) and np.isfinite(res.series["ssthresh"][-1])
     assert np.all(res.series["rto"] >= 1.0)
+    # Congestion states (0 Open, 1 Disorder, 3 Recovery, 4 Loss): losses at 2 % bring every one
+    # but Loss at least; each fast retransmit is an entry into Recovery (3) from Disorder (1).
+    st = res.series["state"]
+    assert set(np.unique(st)) <= {0, 1, 3, 4} and {0, 1, 3} <= set(np.unique(st))
+    entries = np.count_nonzero((st[1:] == 3) & (st[:-1] != 3))
+    assert entries == res.fast_retransmits
 
 
 def test_ack_loss_modes() -> None:
@@ -245,7 +251,7 @@ def test_cli_sim(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
     d = json.loads(capsys.readouterr().out)
     assert d["duration"] == 20.0 and d["config"]["ack_loss"] == "sync"
     z = np.load(out)
-    assert set(z.files) == {"time", "cwnd", "ssthresh", "srtt", "rto", "snd_una", "snd_nxt"}
+    assert set(z.files) == {"time", "cwnd", "ssthresh", "srtt", "rto", "snd_una", "snd_nxt", "state"}
     rc = main(["sim", "--size", "1MB", "--tcp", "sack"])
     text = capsys.readouterr().out
     row = next(ln for ln in text.splitlines() if ln.startswith("completion time"))

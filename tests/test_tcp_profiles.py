@@ -43,7 +43,11 @@ def test_profiles_set_every_field_and_overrides_win() -> None:
     assert TcpConfig.profile("ns3", rwnd=None).rwnd is None  # an override wins over a computed value
     lx = TcpConfig.profile("linux")
     assert (lx.cc, lx.rto_min, lx.ack_timeout, lx.clock_granularity, lx.ssthresh_rule) == ("cubic", 0.2, 0.04, 0.2, "cwnd")
-    assert (lx.cubic_variant, ns3.cubic_variant, TcpConfig().cubic_variant) == ("linux", "rfc", "rfc")  # tcp_cubic.c's arithmetic
+    assert (lx.cubic_variant, ns3.cubic_variant, TcpConfig().cubic_variant) == ("linux", "ns3", "rfc")  # each stack's arithmetic
+    # ns-3's TcpSocketBase / TcpTxBuffer: RFC 6675's duplicate ACKs as ns-3 counts them and its
+    # pipe; the others keep RFC 5681's duplicate ACKs and RFC 6675's pipe.
+    assert (ns3.dupack_rule, ns3.pipe_rule) == ("ns3", "ns3")
+    assert (lx.dupack_rule, lx.pipe_rule, TcpConfig().dupack_rule, TcpConfig().pipe_rule) == ("rfc5681", "rfc6675", "rfc5681", "rfc6675")
     assert (lx.rack_tlp, ns3.rack_tlp, TcpConfig().rack_tlp) == (True, False, False)  # RACK-TLP, Linux's default
     assert TcpConfig.profile("linux", cc="reno").cc == "linux-reno"  # a Linux host's reno
     assert TcpConfig.profile("linux", variant="newreno").recovery == "newreno"

@@ -15,6 +15,9 @@ pub struct Series {
     /// Oldest unacknowledged byte and next byte to send (sequence numbers in bytes).
     pub snd_una: Vec<u64>,
     pub snd_nxt: Vec<u64>,
+    /// Congestion state, numbered as Linux's and ns-3's: 0 Open, 1 Disorder, 3 Recovery,
+    /// 4 Loss (2, CWR, is not a state of ours: an ECN response stays in Open).
+    pub state: Vec<u8>,
 }
 
 impl Series {

@@ -8,7 +8,7 @@ use crate::trace::PyBitTrace;
 use burstlab_core::link::{BufferUnit, LossMode, QueueDisc, RedParams};
 use burstlab_core::results::SimResult;
 use burstlab_core::sim::{self, AckLoss, AckPath, LinkConfig, Scenario, TcpConfig, Variant, Workload};
-use burstlab_core::tcp::config::{CcKind, CcRtt, CubicVariant, Hystart, LinuxRenoVariant, PrrBound, PrrVariant, RecoveryKind, TibetEstimator, WestwoodVariant};
+use burstlab_core::tcp::config::{CcKind, CcRtt, CubicVariant, DupackRule, Hystart, LinuxRenoVariant, PipeRule, PrrBound, PrrVariant, RecoveryKind, TibetEstimator, WestwoodVariant};
 use burstlab_core::tcp::rtt::{BackoffReset, RtoEstimator};
 use burstlab_core::tcp::SsthreshRule;
 use burstlab_core::time::Nanos;
@@ -113,6 +113,8 @@ pub(crate) fn tcp_config(d: &Bound<'_, PyDict>) -> PyResult<TcpConfig> {
         clock_granularity: secs_or("clock_granularity", dft.clock_granularity)?,
         dupack_threshold: num32("dupack_threshold", dft.dupack_threshold)?,
         limited_transmit: flag(d, "limited_transmit", dft.limited_transmit)?,
+        dupack_rule: choice(d, "dupack_rule", dft.dupack_rule, DupackRule::parse)?,
+        pipe_rule: choice(d, "pipe_rule", dft.pipe_rule, PipeRule::parse)?,
         rack_lost_retransmissions: flag(d, "rack_lost_retransmissions", dft.rack_lost_retransmissions)?,
         rack_tlp: flag(d, "rack_tlp", dft.rack_tlp)?,
         ssthresh_rule: choice(d, "ssthresh_rule", dft.ssthresh_rule, SsthreshRule::parse)?,
@@ -225,6 +227,8 @@ fn tcp_dict<'py>(py: Python<'py>, t: &TcpConfig) -> PyResult<Bound<'py, PyDict>>
     d.set_item("cc_rtt", t.cc_rtt.name())?;
     d.set_item("prr_bound", t.prr_bound.name())?;
     d.set_item("prr_variant", t.prr_variant.name())?;
+    d.set_item("dupack_rule", t.dupack_rule.name())?;
+    d.set_item("pipe_rule", t.pipe_rule.name())?;
     d.set_item("westwood_variant", t.westwood_variant.name())?;
     d.set_item("linux_reno_variant", t.linux_reno_variant.name())?;
     d.set_item("tibet_alpha", t.tibet_alpha)?;
@@ -362,6 +366,7 @@ pub(crate) fn result_dict<'py>(py: Python<'py>, r: SimResult) -> PyResult<Bound<
         s.set_item("rto", f(x.rto).into_pyarray(py))?;
         s.set_item("snd_una", x.snd_una.into_pyarray(py))?;
         s.set_item("snd_nxt", x.snd_nxt.into_pyarray(py))?;
+        s.set_item("state", x.state.into_pyarray(py))?;
     }
     d.set_item("series", s)?;
     Ok(d)

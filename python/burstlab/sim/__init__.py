@@ -85,6 +85,11 @@ class TcpConfig:
     header_bytes: int = _f(40, "Header bytes of a data segment on the link, options excluded.", unit="bytes")
     ack_bytes: int = _f(40, "Bytes of an ACK on the link, options excluded.", unit="bytes")
     limited_transmit: bool = _f(False, "RFC 3042 limited transmit.")
+    dupack_rule: str = _f("rfc5681", "With SACK, what a duplicate ACK is and what limited transmit counts: RFC 5681's "
+                          "(no advance of snd_una; FlightSize), RFC 6675's (new SACK information, cumulative or "
+                          "not; cwnd - pipe) or ns-3 3.44's (docs/tcp.md).", ("rfc5681", "rfc6675", "ns3"))  # fmt: skip
+    pipe_rule: str = _f("rfc6675", "What a SACK sender counts in flight: RFC 6675's pipe, or ns-3 3.44's (a retransmitted "
+                        "segment stays in it once SACKed).", ("rfc6675", "ns3"))  # fmt: skip
     rack_lost_retransmissions: bool = _f(
         False, "RACK's rule for retransmissions (RFC 8985 §6.2, as Linux applies it): in SACK fast recovery a "
         "retransmission is lost again once a segment sent after it is delivered, and is sent again at once "
@@ -126,8 +131,9 @@ class TcpConfig:
     cubic_c: float = _f(0.4, "CUBIC scaling constant C (RFC 9438: 0.4).")
     cubic_fast_convergence: bool = _f(True, "CUBIC fast convergence (RFC 9438 4.7).")
     cubic_reno_friendly: bool = _f(True, "CUBIC Reno-friendly region (RFC 9438 4.3).")
-    cubic_variant: str = _f("rfc", "CUBIC's avoidance arithmetic: RFC 9438, or Linux 6.x tcp_cubic.c (whole segments, "
-                            "its Reno estimate and increment counts).", ("rfc", "linux"))  # fmt: skip
+    cubic_variant: str = _f("rfc", "CUBIC's avoidance arithmetic: RFC 9438, Linux 6.x tcp_cubic.c (whole segments, "
+                            "its Reno estimate and increment counts) or ns-3 3.44's TcpCubic (docs/tcp.md).",
+                            ("rfc", "linux", "ns3"))  # fmt: skip
     hystart: str = _f("linux", "CUBIC hybrid slow start (Ha & Rhee): off, as Linux 6.x, or as ns-3 3.44.",
                       ("off", "linux", "ns3"))  # fmt: skip
     # The `tossim` profile of the PRR/μ study (Srinivasan et al. §3.1; docs/study.md).
@@ -264,6 +270,9 @@ PROFILES: dict[str, dict[str, Any]] = {
         "abc": lambda c: c["cc"] == "cubic",  # TcpCubic counts segments, TcpNewReno one per ACK
         "cc_rtt": "srtt",
         "prr_variant": "ns3",
+        "dupack_rule": "ns3",
+        "pipe_rule": "ns3",
+        "cubic_variant": "ns3",
         "westwood_variant": "ns3",
         "linux_reno_variant": "ns3",
         "vegas_alpha": 2,

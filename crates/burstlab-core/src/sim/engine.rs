@@ -34,7 +34,7 @@ use crate::results::{
     jain, Counters, FlowKindTag, FlowResult, LinkCounters, LinkResult, LogHistogram, NetworkResult, Series, SimResult,
 };
 use crate::rng::{component_id, stream, Rng};
-use crate::tcp::config::{CcKind, RecoveryKind};
+use crate::tcp::config::{CcKind, DupackRule, RecoveryKind};
 use crate::tcp::pkt_flags::{CE, CWR, ECE, ECT, PFEC, RFEC};
 use crate::tcp::receiver::{AckPkt, Receiver, RxAction};
 use crate::tcp::sender::{Sender, Tx};
@@ -430,7 +430,13 @@ pub(crate) fn needs_full(net: &Network) -> bool {
         || net.links.iter().any(|l| !matches!(l.queue, QueueDisc::DropTail) || l.layer.is_some())
         || net.flows.iter().any(|f| match &f.kind {
             FlowKind::Tcp(t) => {
-                t.recovery == RecoveryKind::Lt || t.timestamps || t.ecn_on() || t.cc == CcKind::Ideal || t.rack_lost_retransmissions || t.rack_tlp
+                t.recovery == RecoveryKind::Lt
+                    || t.timestamps
+                    || t.ecn_on()
+                    || t.cc == CcKind::Ideal
+                    || t.rack_lost_retransmissions
+                    || t.rack_tlp
+                    || t.sack_dupacks() != DupackRule::Rfc5681
             }
             FlowKind::Cbr { .. } => false,
         })
@@ -870,6 +876,7 @@ impl<const LOG: bool, const FULL: bool> Engine<LOG, FULL> {
             s.rto.push(c.rto);
             s.snd_una.push(t.sender.bytes_below(c.snd_una));
             s.snd_nxt.push(t.sender.bytes_below(c.snd_nxt));
+            s.state.push(c.state.code());
         }
     }
 

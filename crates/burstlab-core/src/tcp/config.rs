@@ -129,6 +129,38 @@ named_enum!(
 );
 
 named_enum!(
+    /// What a duplicate ACK is outside loss recovery, with SACK (`tcp/sender.rs`; without
+    /// SACK every rule is RFC 5681's).
+    DupackRule, "dupack_rule" {
+        /// RFC 5681 §2: an ACK that does not advance snd_una while data is outstanding; an ACK
+        /// that advances it resets DupAcks and returns to Open; RFC 3042's limited transmit
+        /// counts FlightSize.
+        Rfc5681 = "rfc5681",
+        /// RFC 6675 §2 and §5: an ACK that SACKs data not SACKed before, whether or not it
+        /// advances snd_una (a cumulative one resets DupAcks first, then counts); outside
+        /// recovery new data goes out while cwnd − pipe ≥ 1 SMSS (§5 step 3: limited transmit
+        /// governed by the pipe, SACKed segments out of it).
+        Rfc6675 = "rfc6675",
+        /// ns-3 3.44's TcpSocketBase: as RFC 6675, but an ACK that advances snd_una and SACKs
+        /// new data leaves DupAcks as they were before counting it, and keeps the sender in
+        /// Disorder, where the window does not grow (`ProcessAck`, `DupAck`).
+        Ns3 = "ns3",
+    }
+);
+
+named_enum!(
+    /// What the SACK sender counts in flight (`tcp/scoreboard.rs`, RFC 6675 §4 SetPipe).
+    PipeRule, "pipe_rule" {
+        /// RFC 6675: a SACKed segment leaves the pipe, retransmitted or not.
+        Rfc6675 = "rfc6675",
+        /// ns-3 3.44's `TcpTxBuffer::BytesInFlight` (sent − SACKed − lost + retransmitted):
+        /// a retransmitted segment stays in flight once SACKed, until the cumulative ACK
+        /// passes it or a timeout clears the retransmission marks.
+        Ns3 = "ns3",
+    }
+);
+
+named_enum!(
     /// Which implementation of PRR (`recovery/prr.rs`).
     PrrVariant, "prr_variant" {
         /// RFC 6937: RecoverFS = FlightSize; the slow-start bound adds one MSS on every ACK.
@@ -192,6 +224,11 @@ named_enum!(
         /// ⌊8(1024 + β)/3/(1024 − β)⌋·cwnd/8 acknowledged, which cwnd follows one cnt later; no
         /// switch to α = 1; β and C in Linux's 1/1024 units.
         Linux = "linux",
+        /// ns-3 3.44's `TcpCubic` (`cc/cubic_ns3.rs`): Linux's structure without its time
+        /// throttles, the cubic term an integer number of segments, at most one segment per
+        /// ACK; slow start counts whole ACKs past ssthresh; the ACK that ends fast recovery
+        /// counts every segment it acknowledges cumulatively.
+        Ns3 = "ns3",
     }
 );
 
@@ -237,6 +274,10 @@ pub struct TcpConfig {
     pub dupack_threshold: u32,
     /// RFC 3042 limited transmit.
     pub limited_transmit: bool,
+    /// What a duplicate ACK is with SACK, and what limited transmit counts ([`DupackRule`]).
+    pub dupack_rule: DupackRule,
+    /// What a SACK sender counts in flight ([`PipeRule`]).
+    pub pipe_rule: PipeRule,
     /// RACK's rule for retransmissions (RFC 8985 §6.2, as Linux applies it): in SACK fast
     /// recovery, a retransmission is lost again once a segment sent after it is delivered,
     /// and is sent again at once; RFC 6675 alone waits for the retransmission timer.
@@ -355,6 +396,8 @@ impl Default for TcpConfig {
             clock_granularity: 0,
             dupack_threshold: 3,
             limited_transmit: false,
+            dupack_rule: DupackRule::Rfc5681,
+            pipe_rule: PipeRule::Rfc6675,
             rack_lost_retransmissions: false,
             rack_tlp: false,
             ssthresh_rule: SsthreshRule::FlightSize,
@@ -425,6 +468,11 @@ impl TcpConfig {
             SsthreshRule::FlightSize | SsthreshRule::FlightSizeMinusLost if self.recovery == RecoveryKind::Lt => SsthreshRule::Pipe,
             r => r,
         }
+    }
+
+    /// [`TcpConfig::dupack_rule`] as it applies: RFC 5681's without SACK.
+    pub fn sack_dupacks(&self) -> DupackRule {
+        if self.sack() { self.dupack_rule } else { DupackRule::Rfc5681 }
     }
 
     /// Whether the flow uses ECN (RFC 3168): `ecn`, or LT-TCP, which needs it to tell

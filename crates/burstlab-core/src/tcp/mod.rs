@@ -51,6 +51,19 @@ pub enum CaState {
     Loss,
 }
 
+impl CaState {
+    /// Linux's and ns-3's number for the state (`TCP_CA_Open` 0, `TCP_CA_Disorder` 1,
+    /// `TCP_CA_Recovery` 3, `TCP_CA_Loss` 4).
+    pub fn code(self) -> u8 {
+        match self {
+            CaState::Open => 0,
+            CaState::Disorder => 1,
+            CaState::Recovery => 3,
+            CaState::Loss => 4,
+        }
+    }
+}
+
 /// The connection state both traits see.
 #[derive(Clone, Debug)]
 pub struct Tcb {
@@ -205,7 +218,9 @@ pub struct AckInfo {
     /// Segments this ACK delivers, as `acked_bytes`.
     pub acked_segs: u64,
     /// Payload bytes newly acknowledged cumulatively, SACKed before or not (the bandwidth
-    /// estimators' accounting of duplicate ACKs needs these).
+    /// estimators' accounting of duplicate ACKs needs these). For a duplicate ACK that
+    /// advances snd_una (`dupack_rule = "ns3"`): the bytes it delivers, cumulatively or by
+    /// SACK, less a segment per duplicate ACK before it (ns-3's `PktsAcked` in Disorder).
     pub cum_bytes: u64,
     /// The RTT congestion control sees with this ACK (`TcpConfig::cc_rtt`): the ACK's own
     /// sample (Karn's rule, or RFC 7323 timestamps), or SRTT.

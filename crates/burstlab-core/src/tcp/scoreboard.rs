@@ -271,6 +271,15 @@ impl Scoreboard {
         (to - from) - self.sacked_between(from, to)
     }
 
+    /// SACKed segments that were retransmitted (ns-3 3.44's `TcpTxBuffer` keeps such a
+    /// segment in its in-flight count until the cumulative ACK passes it).
+    pub fn sacked_retransmitted(&self) -> u64 {
+        if self.sacked == 0 {
+            return 0;
+        }
+        (self.base..self.high_sacked).filter(|&s| self.is_sacked(s) && self.segs[(s - self.base) as usize].retransmitted).count() as u64
+    }
+
     /// RFC 6675 §4 SetPipe: segments in [base, high_tx) not SACKed count once if not
     /// lost and once more if below HighRxt (`high_rxt` is exclusive). With L =
     /// [`Scoreboard::lost_below`]: the unSACKed segments at or above L, plus those below

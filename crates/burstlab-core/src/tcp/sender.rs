@@ -3,7 +3,7 @@
 //! recovery. The engine feeds it ACKs and timer expiries; it appends the segments to
 //! transmit to a caller-owned buffer (no allocation per packet).
 use super::cc::{Cc, CongestionControl};
-use super::config::{CcRtt, TcpConfig};
+use super::config::{CcRtt, DupackRule, PipeRule, TcpConfig};
 use super::receiver::AckPkt;
 use super::recovery::lt::{Blocks, Lt};
 use super::recovery::{LossRecovery, Recovery};
@@ -25,6 +25,10 @@ pub struct SenderConfig {
     pub dupack_threshold: u32,
     /// RFC 3042 limited transmit on the first DupThresh−1 duplicate ACKs.
     pub limited_transmit: bool,
+    /// [`TcpConfig::sack_dupacks`]: any rule but RFC 5681's needs the full engine.
+    pub dupack_rule: DupackRule,
+    /// [`TcpConfig::pipe_rule`].
+    pub pipe_rule: PipeRule,
     /// [`TcpConfig::rack_lost_retransmissions`].
     pub rack_lost_retransmissions: bool,
     /// [`TcpConfig::rack_tlp`].
@@ -60,6 +64,8 @@ impl SenderConfig {
             rwnd: t.rwnd.unwrap_or(u64::MAX),
             dupack_threshold: t.dupack_threshold,
             limited_transmit: t.limited_transmit,
+            dupack_rule: t.sack_dupacks(),
+            pipe_rule: t.pipe_rule,
             rack_lost_retransmissions: t.rack_lost_retransmissions,
             rack_tlp: t.rack_tlp,
             rtt: RttConfig {
@@ -428,7 +434,7 @@ impl Sender {
         let t = &self.tcb;
         let segs = if self.rec.uses_sack() {
             let thresh = self.loss_threshold();
-            let mut p = self.board.pipe(t.high_tx, t.high_rxt.max(t.snd_una), thresh).saturating_sub(self.rack_pending());
+            let mut p = self.board.pipe(t.high_tx, t.high_rxt.max(t.snd_una), thresh).saturating_sub(self.rack_pending()) + self.phantoms();
             let head_counted = self.board.is_unsacked(t.snd_una) && !self.board.is_lost(t.snd_una, thresh);
             if head_lost && head_counted && t.snd_una < t.high_tx {
                 p -= 1;
@@ -476,6 +482,12 @@ impl Sender {
             self.rack_detect(a.ack, latest);
         }
         if a.ack > self.tcb.snd_una {
+            // RFC 6675 §2 (`dupack_rule`): with SACK, an ACK that SACKs new data is a
+            // duplicate ACK even if it advances snd_una (outside loss recovery).
+            let cum_dup = FULL
+                && self.cfg.dupack_rule != DupackRule::Rfc5681
+                && sacked > 0
+                && matches!(state_before, CaState::Open | CaState::Disorder);
             let una = self.tcb.snd_una;
             let acked_segs = a.ack.min(self.tcb.high_tx) - una;
             if a.ack > self.tcb.high_tx {
@@ -514,7 +526,11 @@ impl Sender {
                 Some(r) => rtt::sample(&mut self.tcb, &self.cfg.rtt, r),
                 None => rtt::on_new_ack_without_sample(&mut self.tcb, &self.cfg.rtt),
             }
-            self.tcb.dupacks = 0;
+            // RFC 6675 §5: a cumulative ACK resets DupAcks (ns-3 keeps them when the ACK is a
+            // duplicate too).
+            if !(cum_dup && self.cfg.dupack_rule == DupackRule::Ns3) {
+                self.tcb.dupacks = 0;
+            }
             self.backoffs = 0;
             let restart;
             match state_before {
@@ -529,7 +545,9 @@ impl Sender {
                     restart = true;
                 }
                 CaState::Open | CaState::Disorder => {
-                    self.set_state(CaState::Open);
+                    if !cum_dup {
+                        self.set_state(CaState::Open);
+                    }
                     restart = true;
                 }
             }
@@ -542,15 +560,28 @@ impl Sender {
                 dup: false,
                 state_before,
             };
-            self.cc.on_ack(&mut self.tcb, &info);
+            // ns-3 grows the window only in Open: not on an ACK that is also a duplicate.
+            if !(cum_dup && self.cfg.dupack_rule == DupackRule::Ns3) {
+                self.cc.on_ack(&mut self.tcb, &info);
+            }
             // RFC 6298 §5.2-5.3: stop the timer when all is acknowledged, else restart it.
             if self.tcb.snd_una >= self.tcb.high_tx {
                 self.rto_deadline = None;
             } else if restart {
                 self.rto_deadline = Some(now + self.tcb.rto);
             }
+            if cum_dup {
+                // ns-3 passes congestion control the segments the ACK delivers (cumulatively
+                // or by SACK) less the duplicate ACKs before it (`PktsAcked` in Disorder).
+                let cc = (self.cfg.dupack_rule == DupackRule::Ns3)
+                    .then(|| (fresh_segs + sacked).saturating_sub(u64::from(self.tcb.dupacks)) * self.tcb.mss);
+                self.on_dupack(sacked, state_before, cc, now, out);
+            }
         } else if a.ack == self.tcb.snd_una && self.tcb.snd_una < self.tcb.high_tx {
-            self.on_dupack(sacked, state_before, now, out);
+            // RFC 6675 §2: with SACK, an ACK without new SACK information is no duplicate.
+            if !(FULL && self.cfg.dupack_rule != DupackRule::Rfc5681 && sacked == 0 && matches!(state_before, CaState::Open | CaState::Disorder)) {
+                self.on_dupack(sacked, state_before, Some(0), now, out);
+            }
         }
         if FULL && self.cfg.rack_tlp {
             self.rack_check_entry(sacked, now, out);
@@ -763,7 +794,7 @@ impl Sender {
     /// retransmit at DupThresh (RFC 5681 §3.2, RFC 6582, RFC 6675 §5), or the recovery's
     /// response to it. Out of line: the per-ACK path of new data does not carry it.
     #[inline(never)]
-    fn on_dupack(&mut self, sacked: u64, state_before: CaState, now: Nanos, out: &mut Vec<Tx>) {
+    fn on_dupack(&mut self, sacked: u64, state_before: CaState, cc: Option<u64>, now: Nanos, out: &mut Vec<Tx>) {
         self.tcb.dupacks += 1;
         let delivered = sacked * self.tcb.mss;
         // tossim: with `fast_retransmit_after_timeout`, duplicate ACKs after a timeout
@@ -802,9 +833,11 @@ impl Sender {
             }
             CaState::Open | CaState::Disorder | CaState::Loss => {} // Loss without `frat`
         }
-        let rtt = self.cc_rtt(None);
-        let info = AckInfo { now, acked_bytes: 0, acked_segs: 0, cum_bytes: 0, rtt, dup: true, state_before };
-        self.cc.on_ack(&mut self.tcb, &info);
+        if let Some(cum_bytes) = cc {
+            let rtt = self.cc_rtt(None);
+            let info = AckInfo { now, acked_bytes: 0, acked_segs: 0, cum_bytes, rtt, dup: true, state_before };
+            self.cc.on_ack(&mut self.tcb, &info);
+        }
     }
 
     /// LT-TCP after an ACK (`recovery/lt.rs`): the blocks acknowledged, the echoed estimate,
@@ -1039,6 +1072,14 @@ impl Sender {
         self.tcb.cwnd_limited = cwnd < (pipe + 1) * self.tcb.mss;
     }
 
+    /// `pipe_rule = "ns3"`: the retransmitted segments SACKed since, which ns-3 still
+    /// counts in flight (not after a timeout: ns-3 clears the marks then, and the Loss
+    /// state's count does not use this).
+    #[inline]
+    fn phantoms(&self) -> u64 {
+        if self.cfg.pipe_rule == PipeRule::Ns3 { self.board.sacked_retransmitted() } else { 0 }
+    }
+
     /// One past the last segment the receiver's window, the transfer and the application
     /// allow.
     #[inline]
@@ -1066,7 +1107,8 @@ impl Sender {
         }
         let mss = self.tcb.mss;
         let mut allowed = self.tcb.cwnd.min(self.tcb.max_cwnd);
-        if self.cfg.limited_transmit && self.tcb.state == CaState::Disorder {
+        let pipe_rule = FULL && self.cfg.dupack_rule != DupackRule::Rfc5681;
+        if self.cfg.limited_transmit && self.tcb.state == CaState::Disorder && !pipe_rule {
             // RFC 3042: up to DupThresh−1 extra segments of new data.
             allowed += self.tcb.dupacks.min(self.tcb.dupack_threshold - 1) as u64 * mss;
         }
@@ -1074,6 +1116,11 @@ impl Sender {
         // what was (re)sent since the timeout and not SACKed (the copies sent before it are
         // deemed lost, RFC 6675 §5.1), as ns-3 and Linux count.
         let mut inflight = self.tcb.snd_nxt - self.tcb.snd_una;
+        if pipe_rule && self.tcb.state != CaState::Loss && self.board.sacked_count() > 0 {
+            // RFC 6675 §5 step (3) (`dupack_rule`): outside recovery too, cwnd − pipe, the
+            // SACKed segments and those lost by IsLost out of it (limited transmit).
+            inflight = self.board.pipe(self.tcb.snd_nxt, self.tcb.snd_una, self.tcb.dupack_threshold) + self.phantoms();
+        }
         if self.tcb.state == CaState::Loss && self.rec.uses_sack() {
             inflight -= self.board.sacked_between(self.tcb.snd_una, self.tcb.snd_nxt);
             if FULL && self.rack.is_some() {
@@ -1092,7 +1139,7 @@ impl Sender {
             let seg = self.tcb.snd_nxt;
             self.tcb.snd_nxt += 1;
             if seg < self.tcb.high_tx && self.board.is_sacked(seg) {
-                if self.tcb.state != CaState::Loss {
+                if self.tcb.state != CaState::Loss && !pipe_rule {
                     inflight += 1; // counted in snd_nxt − snd_una
                 }
                 continue; // after a timeout, skip what the receiver has SACKed (RFC 6675 §5.1)
@@ -1108,7 +1155,7 @@ impl Sender {
     fn sack_send_loop(&mut self, now: Nanos, rwnd_end: u64, out: &mut Vec<Tx>) {
         let thresh = self.loss_threshold();
         let mut high_rxt = self.tcb.high_rxt.max(self.tcb.snd_una);
-        let mut pipe = self.board.pipe(self.tcb.high_tx, high_rxt, thresh).saturating_sub(self.rack_pending());
+        let mut pipe = self.board.pipe(self.tcb.high_tx, high_rxt, thresh).saturating_sub(self.rack_pending()) + self.phantoms();
         let mss = self.tcb.mss;
         let cwnd = self.tcb.cwnd.min(self.tcb.max_cwnd);
         while cwnd >= (pipe + 1) * mss {
@@ -1154,6 +1201,8 @@ mod tests {
             rwnd,
             dupack_threshold: 3,
             limited_transmit: false,
+            dupack_rule: DupackRule::Rfc5681,
+            pipe_rule: PipeRule::Rfc6675,
             rack_lost_retransmissions: false,
             rack_tlp: false,
             rtt: RttConfig { rto_min: 200 * NS_PER_MS, rto_max: 60_000 * NS_PER_MS, rto_initial: 1000 * NS_PER_MS, granularity: 0, backoff_reset: BackoffReset::Sample, estimator: Default::default(), backoff: true },
@@ -1392,6 +1441,80 @@ mod tests {
         }
         a.nsack = blocks.len() as u8;
         a
+    }
+
+    /// What a duplicate ACK is with SACK (`dupack_rule`). Three segments in congestion
+    /// avoidance (cwnd = ssthresh = 3000), segment 1 lost. The ACK at 20 ms acknowledges 0 and
+    /// SACKs 2: RFC 5681 returns to Open and grows cwnd (3333) with 2 segments in FlightSize:
+    /// one new segment (3). RFC 6675 counts it a duplicate ACK (reset, then one) and sends
+    /// while cwnd − pipe ≥ 1 SMSS, the SACKed 2 out of the pipe: 3 and 4; ns-3 likewise but
+    /// without growing cwnd. The ACK at 21 ms SACKs 3: RFC 5681 has 3 segments in flight, no
+    /// room; the others a pipe of 2 (1 and 4): one more (5, ns-3; RFC 6675's cwnd 3333 too).
+    /// The same ACK again brings no new SACK information: a duplicate for RFC 5681 only (its
+    /// second; the others stay at two). The ACK at 22 ms SACKs 4: the third duplicate for
+    /// RFC 6675 and ns-3 (fast retransmit of 1), the second for RFC 5681 (with two SACKed
+    /// above it, 1 is not yet lost).
+    #[test]
+    fn dupack_rules_with_sack() {
+        let ms = NS_PER_MS;
+        for rule in [DupackRule::Rfc5681, DupackRule::Rfc6675, DupackRule::Ns3] {
+            let mut s = sack_sender(3, false);
+            s.cfg.dupack_rule = rule;
+            s.tcb.ssthresh = 3000;
+            let mut out = Vec::new();
+            s.start(0, &mut out);
+            out.clear();
+            let rfc5681 = rule == DupackRule::Rfc5681;
+            s.on_ack(&sack_ack(1, &[(2, 3)]), 20 * ms, &mut out);
+            let state = if rfc5681 { CaState::Open } else { CaState::Disorder };
+            let cwnd = if rule == DupackRule::Ns3 { 3000 } else { 3333 };
+            assert_eq!((s.tcb.state, s.tcb.dupacks, s.tcb.cwnd), (state, u32::from(!rfc5681), cwnd), "{rule:?}");
+            let sent: &[(u64, bool)] = if rfc5681 { &[(3, false)] } else { &[(3, false), (4, false)] };
+            assert_eq!(segs(&mut out), sent, "{rule:?}");
+            s.on_ack(&sack_ack(1, &[(2, 4)]), 21 * ms, &mut out);
+            let sent: &[(u64, bool)] = if rfc5681 { &[] } else { &[(5, false)] };
+            assert_eq!((s.tcb.dupacks, segs(&mut out).as_slice()), (if rfc5681 { 1 } else { 2 }, sent), "{rule:?}");
+            let mut again = s.clone();
+            again.on_ack(&sack_ack(1, &[(2, 4)]), 21 * ms, &mut out);
+            assert_eq!((again.tcb.state, again.tcb.dupacks, out.len()), (CaState::Disorder, s.tcb.dupacks + u32::from(rfc5681), 0), "{rule:?}");
+            s.on_ack(&sack_ack(1, &[(2, 5)]), 22 * ms, &mut out);
+            let recovery = !rfc5681;
+            assert_eq!(s.tcb.state == CaState::Recovery, recovery, "{rule:?}");
+            assert_eq!(out.first().map(|t| (t.seg, t.retx)) == Some((1, true)), recovery, "{rule:?}");
+            assert_eq!(s.counters.fast_retransmits, u64::from(recovery));
+        }
+    }
+
+    /// What a SACK sender counts in flight (`pipe_rule`). Eight segments, 0 and 1 lost; the
+    /// ACKs SACKing 2, 3 and 4 start recovery (0 resent), the next ones let 1 be resent too.
+    /// The resent 0 is lost again and the resent 1 arrives: SACKed. RFC 6675 takes it out of
+    /// the pipe; ns-3 keeps it in until the cumulative ACK passes it, so that ACK lets one
+    /// new segment fewer go.
+    #[test]
+    fn pipe_rules() {
+        let ms = NS_PER_MS;
+        let mut pipes = Vec::new();
+        for rule in [PipeRule::Rfc6675, PipeRule::Ns3] {
+            let mut s = sack_sender(8, false);
+            s.cfg.pipe_rule = rule;
+            let mut out = Vec::new();
+            s.start(0, &mut out);
+            out.clear();
+            let mut resent = Vec::new();
+            for (k, e) in (3..=8).enumerate() {
+                s.on_ack(&sack_ack(0, &[(2, e)]), (20 + k as u64) * ms, &mut out);
+                resent.extend(out.drain(..).filter(|t| t.retx).map(|t| t.seg));
+            }
+            assert_eq!((s.tcb.state, resent.as_slice()), (CaState::Recovery, &[0, 1][..]), "{rule:?}");
+            assert_eq!(s.phantoms(), 0);
+            s.on_ack(&sack_ack(0, &[(1, 8)]), 40 * ms, &mut out);
+            assert_eq!(s.phantoms(), u64::from(rule == PipeRule::Ns3), "{rule:?}");
+            s.update_pipe(false);
+            pipes.push((s.tcb.pipe, out.drain(..).count()));
+        }
+        // The window filled in both, with one new segment fewer for ns-3's count.
+        assert_eq!(pipes[1].0, pipes[0].0);
+        assert_eq!(pipes[1].1 + 1, pipes[0].1);
     }
 
     /// RACK-TLP entering recovery by time (RFC 8985 §6.2-6.3): 4 segments at 0; the ACK of 0

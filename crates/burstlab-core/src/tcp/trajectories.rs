@@ -302,7 +302,9 @@ fn invariants_hold_for_every_variant() {
             ssthresh_rule: [SsthreshRule::FlightSize, SsthreshRule::Pipe, SsthreshRule::Cwnd, SsthreshRule::Ns3][g.random_range(0..4)],
             rack_lost_retransmissions: b(&mut g),
             rack_tlp: b(&mut g),
-            cubic_variant: [crate::tcp::config::CubicVariant::Rfc, crate::tcp::config::CubicVariant::Linux][g.random_range(0..2)],
+            cubic_variant: [crate::tcp::config::CubicVariant::Rfc, crate::tcp::config::CubicVariant::Linux, crate::tcp::config::CubicVariant::Ns3][g.random_range(0..3)],
+            dupack_rule: [crate::tcp::config::DupackRule::Rfc5681, crate::tcp::config::DupackRule::Rfc6675, crate::tcp::config::DupackRule::Ns3][g.random_range(0..3)],
+            pipe_rule: [crate::tcp::config::PipeRule::Rfc6675, crate::tcp::config::PipeRule::Ns3][g.random_range(0..2)],
             ..TcpConfig::default()
         };
         let rate = [1_000_000u64, 10_000_000, 100_000_000][g.random_range(0..3)];

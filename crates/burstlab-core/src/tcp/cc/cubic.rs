@@ -28,6 +28,7 @@
 //!
 //! Growth only while the flow is cwnd-limited (RFC 9438 §5.8 via RFC 7661; Linux's
 //! `tcp_is_cwnd_limited`, ns-3's `m_isCwndLimited`).
+use super::cubic_ns3::Ns3Cubic;
 use super::{may_grow, CongestionControl};
 use crate::tcp::config::{CubicVariant, Hystart, TcpConfig};
 use crate::tcp::{AckInfo, CaState, SsthreshRule, Tcb};
@@ -60,6 +61,8 @@ pub struct Cubic {
     frac: f64,
     /// `cubic_variant = "linux"`: Linux's integer state ([`LinuxCubic`]).
     linux: Option<LinuxCubic>,
+    /// `cubic_variant = "ns3"`: ns-3's ([`Ns3Cubic`]).
+    ns3: Option<Ns3Cubic>,
     // HyStart.
     found: bool,
     round_start: Nanos,
@@ -88,6 +91,7 @@ impl Cubic {
             after_timeout: false,
             frac: 0.0,
             linux: (t.cubic_variant == CubicVariant::Linux).then(|| LinuxCubic::new(t.cubic_beta, t.cubic_c)),
+            ns3: (t.cubic_variant == CubicVariant::Ns3).then(|| Ns3Cubic::new(t.cubic_beta, t.cubic_c)),
             found: false,
             round_start: 0,
             last_ack: 0,
@@ -202,20 +206,29 @@ impl CongestionControl for Cubic {
         if !may_grow(tcb, ack) || !tcb.cwnd_limited {
             return;
         }
-        let mut acked = ack.acked_segs;
+        let ns3 = self.ns3.is_some();
+        // ns-3's ProcessAck: the ACK that ends fast recovery counts every segment it
+        // acknowledges cumulatively.
+        let mut acked = if ns3 && ack.state_before == CaState::Recovery { ack.cum_bytes / tcb.mss } else { ack.acked_segs };
         if tcb.cwnd < tcb.ssthresh {
             if self.hystart != Hystart::Off && tcb.snd_una > self.end_seq {
                 self.hystart_reset(now, tcb);
             }
-            let room = tcb.ssthresh - tcb.cwnd;
+            // ns-3's TcpCubic: the whole ACK in slow start, past ssthresh if it goes there.
+            let room = if ns3 { u64::MAX } else { tcb.ssthresh - tcb.cwnd };
             let add = if self.abc { (acked * tcb.mss).min(room) } else { ack.acked_bytes.min(tcb.mss) };
             tcb.cwnd += add;
-            acked = if self.abc { acked - add.div_ceil(tcb.mss).min(acked) } else { 0 };
+            acked = if self.abc && !ns3 { acked - add.div_ceil(tcb.mss).min(acked) } else { 0 };
         }
         if acked > 0 && tcb.cwnd >= tcb.ssthresh {
-            match &mut self.linux {
-                Some(l) => l.congestion_avoidance(tcb, now, acked, self.reno_friendly, self.delay_min),
-                None => self.congestion_avoidance(tcb, now, acked),
+            if let Some(n) = &mut self.ns3 {
+                n.congestion_avoidance(tcb, now, acked, self.reno_friendly, self.delay_min);
+                self.epoch_start = n.epoch_start; // (HyStart's 10 ms of ignored samples)
+            } else {
+                match &mut self.linux {
+                    Some(l) => l.congestion_avoidance(tcb, now, acked, self.reno_friendly, self.delay_min),
+                    None => self.congestion_avoidance(tcb, now, acked),
+                }
             }
         }
         tcb.cwnd = tcb.cwnd.min(tcb.max_cwnd);
@@ -225,6 +238,10 @@ impl CongestionControl for Cubic {
         if let Some(l) = &mut self.linux {
             self.epoch_start = None; // (HyStart's 1 s of ignored samples restarts as Linux's)
             return l.ssthresh_on_loss(tcb, self.fast_convergence);
+        }
+        if let Some(n) = &mut self.ns3 {
+            self.epoch_start = None;
+            return n.ssthresh_on_loss(tcb, self.fast_convergence);
         }
         let cwnd = tcb.cwnd as f64 / tcb.mss as f64;
         self.cwnd_prior = cwnd;
@@ -250,6 +267,9 @@ impl CongestionControl for Cubic {
             // `cubictcp_state(TCP_CA_Loss)`: `bictcp_reset`; `tcp_enter_loss` clears the
             // avoidance counter.
             l.reset();
+        }
+        if let Some(n) = &mut self.ns3 {
+            n.reset(); // `CongestionStateSet(CA_LOSS)`: `CubicReset`
         }
     }
 

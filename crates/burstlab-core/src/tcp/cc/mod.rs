@@ -16,6 +16,7 @@ use super::{AckInfo, CaState, SsthreshRule, Tcb};
 use crate::time::Nanos;
 
 pub mod cubic;
+pub mod cubic_ns3;
 pub mod ideal;
 pub mod linux_reno;
 pub mod reno;

@@ -150,6 +150,7 @@ impl CongestionControl for Westwood {
                 }
                 let exit = ack.state_before == CaState::Recovery && tcb.state == CaState::Open;
                 self.bytes += match (ack.dup, ack.state_before) {
+                    (true, _) if ack.cum_bytes > 0 => ack.cum_bytes, // advances snd_una too
                     (true, _) => tcb.mss,
                     (false, CaState::Recovery) if exit => ack.cum_bytes,
                     (false, CaState::Recovery) => tcb.mss,
