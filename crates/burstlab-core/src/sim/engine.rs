@@ -6,10 +6,10 @@
 //! when it enters a link ([`crate::link::Pipe`]), so each link's next event is its head
 //! (or, in time mode, its first undecided entry), and a tournament tree
 //! ([`super::mintree::MinTree`]) keeps the earliest over all links and the heap's top, by
-//! (time, insertion sequence) packed in one `u128` key; the two links most flows cross keep
-//! their keys beside it. The loop takes the tree's minimum. An arriving packet enters the
-//! next link of its path at its arrival instant; at the end of its path it reaches its
-//! flow's receiver (data) or sender (ACKs). The hot path allocates nothing once the pipes,
+//! (time, insertion sequence) (64-bit times compared, sequences only on a tie); the two
+//! links most flows cross keep their keys beside it. The loop takes the tree's minimum.
+//! An arriving packet enters the next link of its path at its arrival instant; at the end
+//! of its path it reaches its flow's receiver (data) or sender (ACKs). The hot path allocates nothing once the pipes,
 //! scoreboards, receiver rings and the transmit buffer have grown to what they hold; a
 //! packet in a pipe is 64 bytes (SACK blocks wait in their flow's queue), statistics are
 //! counted once per packet per link, and the per-packet log is a compile-time parameter.
@@ -26,7 +26,7 @@
 //! The single-link [`Scenario`] runs as a network of two links and one flow and gives the
 //! results it gave before networks existed (`sim/regression.rs`).
 use super::event::{EventQueue, Timer};
-use super::mintree::{key, key_time, Key, MinTree, NONE};
+use super::mintree::{key, Key, MinTree, NONE};
 use super::network::{FlowKind, FlowSpec, LinkLoss, Network, OnOff};
 use super::scenario::{Scenario, TcpConfig};
 use crate::link::{InFlight, LinkLayer, LossMode, LossSource, LossWindow, Pipe, QueueDisc, Red, Server, Timing, Verdict};
@@ -1407,8 +1407,7 @@ impl<const LOG: bool, const FULL: bool> Engine<LOG, FULL> {
             }
         }
         loop {
-            let (k, i) = self.tree.min();
-            let t = key_time(k);
+            let (t, i) = self.tree.min();
             if t >= self.stop_before {
                 break;
             }
