@@ -42,6 +42,32 @@ use crate::time::{to_secs_f64, tx_time, Nanos};
 use crate::Result;
 use std::collections::VecDeque;
 
+/// The engine's tables indexed without a bounds check on the per-packet path, for the
+/// indices its construction guarantees ([`Engine::new`] asserts them once): a link's index
+/// from the tree (any source but the timers) or from a path, a link's server and loss
+/// owner, a packet's flow and its position on its path (every path ends in [`END`], so the
+/// position after a link is still in the table).
+trait Table<T> {
+    fn at(&self, i: usize) -> &T;
+    fn at_mut(&mut self, i: usize) -> &mut T;
+}
+
+impl<T> Table<T> for [T] {
+    #[inline(always)]
+    fn at(&self, i: usize) -> &T {
+        debug_assert!(i < self.len(), "index {i} out of a table of {}", self.len());
+        // SAFETY: the callers pass only indices that Engine::new checked (above).
+        unsafe { self.get_unchecked(i) }
+    }
+
+    #[inline(always)]
+    fn at_mut(&mut self, i: usize) -> &mut T {
+        debug_assert!(i < self.len(), "index {i} out of a table of {}", self.len());
+        // SAFETY: as in `at`.
+        unsafe { self.get_unchecked_mut(i) }
+    }
+}
+
 /// What a packet is.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 #[repr(u8)]
@@ -568,6 +594,10 @@ impl<const LOG: bool, const FULL: bool> Engine<LOG, FULL> {
             }
         }
         let nlinks = links.len();
+        // What `Table` relies on: every index the per-packet path reads without a check.
+        assert!(paths.iter().all(|&l| l == END || (l as usize) < nlinks), "a path names no link");
+        assert!(links.iter().all(|l| l.server < net.servers.len() && l.owner < nlinks), "a link's server or owner");
+        assert!(flows.len() <= u32::MAX as usize && paths.len() < u32::MAX as usize);
         // The links most flows cross (the bottleneck's two directions in a dumbbell) keep
         // their keys beside the tree: their updates are most of the updates.
         let mut crossing = vec![0usize; nlinks];
@@ -621,7 +651,7 @@ impl<const LOG: bool, const FULL: bool> Engine<LOG, FULL> {
     /// no later than its head's arrival, else the head's arrival.
     #[inline]
     fn link_key(&self, i: usize) -> Key {
-        let l = &self.links[i];
+        let l = self.links.at(i);
         let h = l.pipe.head().map_or(NONE, |(t, s)| key(t, s));
         if l.time_mode {
             if let Some((t, s)) = l.pipe.next_undecided() {
@@ -642,7 +672,7 @@ impl<const LOG: bool, const FULL: bool> Engine<LOG, FULL> {
     /// over the link's loss window.
     #[inline(always)]
     fn decide(&mut self, i: usize, start: Nanos, sent: Nanos, arrive: Nanos) -> bool {
-        let l = &mut self.links[i];
+        let l = self.links.at_mut(i);
         let end = match l.window {
             LossWindow::Serialisation => sent,
             LossWindow::Transit => arrive,
@@ -651,7 +681,7 @@ impl<const LOG: bool, const FULL: bool> Engine<LOG, FULL> {
             l.loss.decide(start, end)
         } else {
             let o = l.owner;
-            self.links[o].loss.decide(start, end)
+            self.links.at_mut(o).loss.decide(start, end)
         }
     }
 
@@ -666,7 +696,7 @@ impl<const LOG: bool, const FULL: bool> Engine<LOG, FULL> {
     /// Put a packet of `bytes` on link `li` at the current time.
     #[inline(always)]
     fn enter(&mut self, li: usize, mut p: Pkt, bytes: u32) {
-        if FULL && self.links[li].red.is_some() {
+        if FULL && self.links.at(li).red.is_some() {
             // The packet stays in registers: RED sees only its ECN capability.
             match self.red_verdict(li, p.flags() & ECT != 0) {
                 Verdict::Enqueue => {}
@@ -675,11 +705,11 @@ impl<const LOG: bool, const FULL: bool> Engine<LOG, FULL> {
             }
         }
         let now = self.now;
-        let l = &mut self.links[li];
+        let l = self.links.at_mut(li);
         if FULL && l.layer.is_some() {
             return self.enter_layer(li, p, bytes);
         }
-        let Some((start, sent)) = l.pipe.admit(now, bytes, &mut self.servers[l.server]) else {
+        let Some((start, sent)) = l.pipe.admit(now, bytes, self.servers.at_mut(l.server)) else {
             return self.lose(li, &p, true);
         };
         self.admitted(li, p, bytes, start, sent, None)
@@ -715,7 +745,7 @@ impl<const LOG: bool, const FULL: bool> Engine<LOG, FULL> {
     #[inline(always)]
     fn admitted(&mut self, li: usize, p: Pkt, bytes: u32, start: Nanos, sent: Nanos, lost: Option<bool>) {
         let now = self.now;
-        let l = &mut self.links[li];
+        let l = self.links.at_mut(li);
         self.seq += 1;
         let seq = self.seq;
         l.c.sent += 1;
@@ -741,7 +771,7 @@ impl<const LOG: bool, const FULL: bool> Engine<LOG, FULL> {
                 Some(lost) => lost,
                 None => !l.lossless && self.decide(li, start, sent, arrive),
             };
-            self.links[li].pipe.push(InFlight { lost, ..e }, true);
+            self.links.at_mut(li).pipe.push(InFlight { lost, ..e }, true);
             if was_empty {
                 self.tree.set(li, key(arrive, seq));
             }
@@ -754,7 +784,7 @@ impl<const LOG: bool, const FULL: bool> Engine<LOG, FULL> {
     #[inline(always)]
     fn red_verdict(&mut self, li: usize, ect: bool) -> Verdict {
         let now = self.now;
-        let l = &mut self.links[li];
+        let l = self.links.at_mut(li);
         let q = l.pipe.backlog(now) as i64 as f64; // (a queue is far below 2^63)
         let q_time = l.pipe.last_start;
         let red = l.red.as_mut().expect("called for RED links");
@@ -789,7 +819,7 @@ impl<const LOG: bool, const FULL: bool> Engine<LOG, FULL> {
     /// The next event of link `li` at the current time: a time-mode decision or an arrival.
     #[inline(always)]
     fn on_link(&mut self, li: usize) {
-        let l = &mut self.links[li];
+        let l = self.links.at_mut(li);
         if l.time_mode {
             let head = l.pipe.head().map_or(NONE, |(t, s)| key(t, s));
             if l.pipe.next_undecided().is_some_and(|(t, s)| key(t, s) <= head) {
@@ -824,7 +854,7 @@ impl<const LOG: bool, const FULL: bool> Engine<LOG, FULL> {
             return self.lose(li, &p, false);
         }
         let pos = p.pos + 1;
-        let next = self.paths[pos as usize];
+        let next = *self.paths.at(pos as usize);
         if next != END {
             return self.enter(next as usize, Pkt { pos, ..p }, e.bytes);
         }
@@ -887,10 +917,10 @@ impl<const LOG: bool, const FULL: bool> Engine<LOG, FULL> {
     #[inline(always)]
     fn flush(&mut self, f: usize, pos: u32, out: Outbound) {
         let Outbound { hdr, mss, ect, rto } = out;
-        let first = self.paths[pos as usize] as usize;
+        let first = *self.paths.at(pos as usize) as usize;
         let now = self.now;
         for k in 0..self.txbuf.len() {
-            let tx = self.txbuf[k];
+            let tx = *self.txbuf.at(k);
             let mut p = Pkt::new(f as u32, pos, now, PktKind::Data, tx.seg, tx.len, tx.retx);
             if FULL {
                 // RFC 3168 §6.1.5: retransmissions are not ECN-capable.
@@ -908,7 +938,7 @@ impl<const LOG: bool, const FULL: bool> Engine<LOG, FULL> {
 
     /// Flow `f`'s receiver sends the ACK it made last ([`Receiver::last_ack`]).
     fn send_ack(&mut self, f: usize) {
-        let fl = &mut self.flows[f];
+        let fl = self.flows.at_mut(f);
         let pos = fl.rev0;
         let t = fl.tcp();
         let bytes = t.ack_bytes;
@@ -953,7 +983,7 @@ impl<const LOG: bool, const FULL: bool> Engine<LOG, FULL> {
     /// Hand packet `p` of `bytes` to the first link of its path.
     #[inline(always)]
     fn send(&mut self, p: Pkt, bytes: u32) {
-        let first = self.paths[p.pos as usize] as usize;
+        let first = *self.paths.at(p.pos as usize) as usize;
         self.log_pkt(LogEvent::Sent, first as u32, &p);
         self.enter(first, p, bytes);
     }
@@ -981,10 +1011,10 @@ impl<const LOG: bool, const FULL: bool> Engine<LOG, FULL> {
     #[inline(always)]
     fn on_ack(&mut self, f: usize, ack: u64, sack: u32, flags: u8, rseq: u16) {
         let now = self.now;
-        if FULL && self.flows[f].tcp().needs_share {
+        if FULL && self.flows.at_mut(f).tcp().needs_share {
             self.set_share(f);
         }
-        let fl = &mut self.flows[f];
+        let fl = self.flows.at_mut(f);
         let pos = fl.fwd0;
         let t = fl.tcp();
         let ece = flags & ECE != 0;
@@ -1018,7 +1048,7 @@ impl<const LOG: bool, const FULL: bool> Engine<LOG, FULL> {
     #[inline(always)]
     fn on_data(&mut self, f: usize, tx: Tx, t0: Nanos) {
         let (now, warmup) = (self.now, self.warmup);
-        let fl = &mut self.flows[f];
+        let fl = self.flows.at_mut(f);
         let rev = fl.rev0;
         let t = fl.tcp();
         t.arrived_bytes += tx.len as u64;
