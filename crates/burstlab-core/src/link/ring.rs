@@ -75,6 +75,18 @@ impl<T: Copy + Default> Ring<T> {
         Some(x)
     }
 
+    /// Remove and return the front of a ring the caller knows is not empty (no check in
+    /// release builds; on an empty ring it would return a stale slot and wrap `len`, never
+    /// read out of the buffer: the index is masked).
+    #[inline]
+    pub fn pop_front_nonempty(&mut self) -> T {
+        debug_assert!(self.len > 0, "pop on an empty ring");
+        let x = *self.at(self.head);
+        self.head = (self.head + 1) & self.mask;
+        self.len = self.len.wrapping_sub(1);
+        x
+    }
+
     #[inline]
     pub fn get(&self, k: usize) -> Option<&T> {
         if k < self.len {

@@ -119,16 +119,21 @@ impl MinTree {
     /// its matches up to the root.
     #[inline]
     fn set_leaf(&mut self, pos: usize, src: u32, t: Nanos, seq: u64) {
+        // `pos` is a cold source's place (`with_hot`: below the number of cold sources, at
+        // most `size`), and `nodes` has 2·size entries: every node index below is in
+        // 1..2·size (a leaf, its sibling, their ancestors), so the nodes are read unchecked.
         debug_assert!(pos < self.size && self.nodes.len() == 2 * self.size);
         let seqs = &mut self.seqs[..];
         let Some(smask) = seqs.len().checked_sub(1) else { return };
         let old_seq = std::mem::replace(&mut seqs[src as usize & smask], seq);
         let seqs = &*seqs;
         let nodes = &mut self.nodes[..];
-        let Some(mask) = nodes.len().checked_sub(1) else { return };
-        let mut n = (pos + self.size) & mask;
-        let old = nodes[n].t;
-        nodes[n].t = t;
+        let mut n = pos + self.size;
+        // SAFETY (each unchecked access): size ≤ n < 2·size = nodes.len() here, and then
+        // 1 ≤ n < 2·size with n ^ 1 and n >> 1 in the same range (see above).
+        let leaf = unsafe { nodes.get_unchecked_mut(n) };
+        let old = leaf.t;
+        leaf.t = t;
         if t < old || (t == old && seq < old_seq) {
             // A smaller key (a packet entering an empty link) climbs while it wins: a
             // node whose key is no larger is unchanged, and so is everything above it. (A
@@ -136,7 +141,7 @@ impl MinTree {
             // time it now stands for the new key, which is what it should hold.)
             while n > 1 {
                 n >>= 1;
-                let p = &mut nodes[n & mask];
+                let p = unsafe { nodes.get_unchecked_mut(n) };
                 if !below(seqs, smask, t, src, p.t, p.leaf) {
                     return;
                 }
@@ -146,7 +151,7 @@ impl MinTree {
         }
         let (mut k, mut w) = (t, src);
         while n > 1 {
-            let sib = nodes[(n ^ 1) & mask];
+            let sib = unsafe { *nodes.get_unchecked(n ^ 1) };
             // Branch-free minimum: which side wins is unpredictable.
             let lt = below(seqs, smask, sib.t, sib.leaf, k, w);
             let m = (lt as u64).wrapping_neg();
@@ -154,14 +159,16 @@ impl MinTree {
             let m32 = m as u32;
             w = (sib.leaf & m32) | (w & !m32);
             n >>= 1;
-            nodes[n & mask] = Node { t: k, leaf: w };
+            unsafe { *nodes.get_unchecked_mut(n) = Node { t: k, leaf: w } };
         }
     }
 
     /// The earliest key's time and its source.
     #[inline(always)]
     pub fn min(&self) -> (Nanos, usize) {
-        let root = self.nodes[1];
+        debug_assert!(self.nodes.len() >= 2);
+        // SAFETY: `nodes` has 2·size ≥ 2 entries (`with_hot`), so the root (1) is one.
+        let root = unsafe { *self.nodes.get_unchecked(1) };
         let (mut t, mut w) = (root.t, root.leaf);
         let mut hot = false;
         let mut s = 0;
