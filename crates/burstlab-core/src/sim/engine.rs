@@ -379,6 +379,9 @@ struct Engine<const LOG: bool, const FULL: bool> {
     /// Every flow's forward path, then its reverse path, as link indices, each path
     /// followed by [`END`]: a packet's `pos` moves along it.
     paths: Vec<u32>,
+    /// The server of the link at each position of `paths` (so that a packet's entry reads
+    /// its server by its position, beside the link, not through the link).
+    path_servers: Vec<u32>,
     txbuf: Vec<Tx>,
     end: Nanos,
     warmup: Nanos,
@@ -598,6 +601,7 @@ impl<const LOG: bool, const FULL: bool> Engine<LOG, FULL> {
         assert!(paths.iter().all(|&l| l == END || (l as usize) < nlinks), "a path names no link");
         assert!(links.iter().all(|l| l.server < net.servers.len() && l.owner < nlinks), "a link's server or owner");
         assert!(flows.len() <= u32::MAX as usize && paths.len() < u32::MAX as usize);
+        let path_servers = paths.iter().map(|&l| if l == END { 0 } else { links[l as usize].server as u32 }).collect();
         // The links most flows cross (the bottleneck's two directions in a dumbbell) keep
         // their keys beside the tree: their updates are most of the updates.
         let mut crossing = vec![0usize; nlinks];
@@ -619,6 +623,7 @@ impl<const LOG: bool, const FULL: bool> Engine<LOG, FULL> {
             servers: net.servers.into_iter().map(Server::new).collect(),
             links,
             flows,
+            path_servers,
             paths,
             txbuf: Vec::with_capacity(256),
             end: net.duration,
@@ -696,6 +701,7 @@ impl<const LOG: bool, const FULL: bool> Engine<LOG, FULL> {
     /// Put a packet of `bytes` on link `li` at the current time.
     #[inline(always)]
     fn enter(&mut self, li: usize, mut p: Pkt, bytes: u32) {
+        debug_assert_eq!(self.paths[p.pos as usize] as usize, li, "a packet enters the link at its position");
         if FULL && self.links.at(li).red.is_some() {
             // The packet stays in registers: RED sees only its ECN capability.
             match self.red_verdict(li, p.flags() & ECT != 0) {
@@ -709,7 +715,8 @@ impl<const LOG: bool, const FULL: bool> Engine<LOG, FULL> {
         if FULL && l.layer.is_some() {
             return self.enter_layer(li, p, bytes);
         }
-        let Some((start, sent)) = l.pipe.admit(now, bytes, self.servers.at_mut(l.server)) else {
+        let server = self.servers.at_mut(*self.path_servers.at(p.pos as usize) as usize);
+        let Some((start, sent)) = l.pipe.admit(now, bytes, server) else {
             return self.lose(li, &p, true);
         };
         self.admitted(li, p, bytes, start, sent, None)
