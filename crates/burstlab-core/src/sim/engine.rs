@@ -208,28 +208,29 @@ pub enum LogKind {
 }
 
 
+#[repr(C)] // the fields a hop touches first, together (pipe, flags, counters, histogram)
 struct LinkRt {
-    name: String,
     pipe: Pipe<Pkt>,
-    server: usize,
-    loss: LossSource,
-    /// Whose loss process decides (itself, or the owner of a shared one).
-    owner: usize,
     /// Decisions wait for the service start, in event order (time-mode processes).
     time_mode: bool,
     /// No loss process (its own or shared): no decision to make.
     lossless: bool,
     window: LossWindow,
+    /// Whose loss process decides (itself, or the owner of a shared one).
+    owner: usize,
+    busy: Nanos,
     /// `offered` and `delivered` are filled in when read ([`LinkRt::counters`]): `sent`
     /// counts the packets admitted (until `finish` takes back those not yet served).
     c: LinkCounters,
-    snap: LinkCounters,
-    busy: Nanos,
     qdelay: LogHistogram,
+    loss: LossSource,
     /// RED (`link/red.rs`), consulted at admission; None: DropTail.
     red: Option<Box<Red>>,
     /// Its link layer, if any (boxed: most links have none and stay small).
     layer: Option<Box<LayerRt>>,
+    server: usize,
+    name: String,
+    snap: LinkCounters,
 }
 
 /// A link's link layer and its random stream (`link.NAME.layer`: attempt times, backoff).
