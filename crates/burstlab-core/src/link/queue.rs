@@ -349,11 +349,11 @@ impl<P: Copy + Default> Pipe<P> {
         &self.ring[self.decided]
     }
 
-    /// Remove and return the head.
+    /// Remove and return the head (of a pipe with a decided head: not empty).
     #[inline]
     pub fn pop(&mut self) -> InFlight<P> {
         debug_assert!(self.decided > 0, "pop of an undecided entry");
-        let e = self.ring.pop_front().expect("pop on an empty pipe");
+        let e = self.ring.pop_front_nonempty();
         self.decided -= 1;
         if self.first_waiting > 0 {
             self.first_waiting -= 1;

@@ -1,8 +1,10 @@
 //! A FIFO ring buffer with a power-of-two capacity: index arithmetic is a mask (no
-//! wrap-around branch), and it doubles when full, so a link's pipe allocates only
-//! while it grows to its largest occupancy.
+//! wrap-around branch, and no bounds check: a masked index is below the capacity), and it
+//! doubles when full, so a link's pipe allocates only while it grows to its largest
+//! occupancy.
 #[derive(Clone, Debug)]
 pub struct Ring<T: Copy + Default> {
+    /// Its length is `mask + 1`, a power of two (every index is masked into it).
     buf: Vec<T>,
     head: usize,
     len: usize,
@@ -10,6 +12,22 @@ pub struct Ring<T: Copy + Default> {
 }
 
 impl<T: Copy + Default> Ring<T> {
+    /// The slot at masked index `i & mask`.
+    #[inline(always)]
+    fn at(&self, i: usize) -> &T {
+        debug_assert_eq!(self.buf.len(), self.mask + 1);
+        // SAFETY: `buf.len() == mask + 1` always (set together in `with_capacity` and
+        // `grow`), so `i & mask < buf.len()`.
+        unsafe { self.buf.get_unchecked(i & self.mask) }
+    }
+
+    #[inline(always)]
+    fn at_mut(&mut self, i: usize) -> &mut T {
+        debug_assert_eq!(self.buf.len(), self.mask + 1);
+        // SAFETY: as in `at`.
+        unsafe { self.buf.get_unchecked_mut(i & self.mask) }
+    }
+
     pub fn with_capacity(n: usize) -> Self {
         let cap = n.max(2).next_power_of_two();
         Ring { buf: vec![T::default(); cap], head: 0, len: 0, mask: cap - 1 }
@@ -30,8 +48,7 @@ impl<T: Copy + Default> Ring<T> {
         if self.len == self.buf.len() {
             self.grow();
         }
-        let i = (self.head + self.len) & self.mask;
-        self.buf[i] = x;
+        *self.at_mut(self.head + self.len) = x;
         self.len += 1;
     }
 
@@ -52,16 +69,28 @@ impl<T: Copy + Default> Ring<T> {
         if self.len == 0 {
             return None;
         }
-        let x = self.buf[self.head];
+        let x = *self.at(self.head);
         self.head = (self.head + 1) & self.mask;
         self.len -= 1;
         Some(x)
     }
 
+    /// Remove and return the front of a ring the caller knows is not empty (no check in
+    /// release builds; on an empty ring it would return a stale slot and wrap `len`, never
+    /// read out of the buffer: the index is masked).
+    #[inline]
+    pub fn pop_front_nonempty(&mut self) -> T {
+        debug_assert!(self.len > 0, "pop on an empty ring");
+        let x = *self.at(self.head);
+        self.head = (self.head + 1) & self.mask;
+        self.len = self.len.wrapping_sub(1);
+        x
+    }
+
     #[inline]
     pub fn get(&self, k: usize) -> Option<&T> {
         if k < self.len {
-            Some(&self.buf[(self.head + k) & self.mask])
+            Some(self.at(self.head + k))
         } else {
             None
         }
@@ -70,7 +99,7 @@ impl<T: Copy + Default> Ring<T> {
     #[inline]
     pub fn get_mut(&mut self, k: usize) -> Option<&mut T> {
         if k < self.len {
-            Some(&mut self.buf[(self.head + k) & self.mask])
+            Some(self.at_mut(self.head + k))
         } else {
             None
         }

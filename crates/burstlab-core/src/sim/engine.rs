@@ -6,10 +6,10 @@
 //! when it enters a link ([`crate::link::Pipe`]), so each link's next event is its head
 //! (or, in time mode, its first undecided entry), and a tournament tree
 //! ([`super::mintree::MinTree`]) keeps the earliest over all links and the heap's top, by
-//! (time, insertion sequence) packed in one `u128` key; the two links most flows cross keep
-//! their keys beside it. The loop takes the tree's minimum. An arriving packet enters the
-//! next link of its path at its arrival instant; at the end of its path it reaches its
-//! flow's receiver (data) or sender (ACKs). The hot path allocates nothing once the pipes,
+//! (time, insertion sequence) (64-bit times compared, sequences only on a tie); the two
+//! links most flows cross keep their keys beside it. The loop takes the tree's minimum.
+//! An arriving packet enters the next link of its path at its arrival instant; at the end
+//! of its path it reaches its flow's receiver (data) or sender (ACKs). The hot path allocates nothing once the pipes,
 //! scoreboards, receiver rings and the transmit buffer have grown to what they hold; a
 //! packet in a pipe is 64 bytes (SACK blocks wait in their flow's queue), statistics are
 //! counted once per packet per link, and the per-packet log is a compile-time parameter.
@@ -26,7 +26,7 @@
 //! The single-link [`Scenario`] runs as a network of two links and one flow and gives the
 //! results it gave before networks existed (`sim/regression.rs`).
 use super::event::{EventQueue, Timer};
-use super::mintree::{key, key_time, Key, MinTree, NONE};
+use super::mintree::{key, Key, MinTree, NONE};
 use super::network::{FlowKind, FlowSpec, LinkLoss, Network, OnOff};
 use super::scenario::{Scenario, TcpConfig};
 use crate::link::{InFlight, LinkLayer, LossMode, LossSource, LossWindow, Pipe, QueueDisc, Red, Server, Timing, Verdict};
@@ -41,6 +41,32 @@ use crate::tcp::sender::{Sender, Tx};
 use crate::time::{to_secs_f64, tx_time, Nanos};
 use crate::Result;
 use std::collections::VecDeque;
+
+/// The engine's tables indexed without a bounds check on the per-packet path, for the
+/// indices its construction guarantees ([`Engine::new`] asserts them once): a link's index
+/// from the tree (any source but the timers) or from a path, a link's server and loss
+/// owner, a packet's flow and its position on its path (every path ends in [`END`], so the
+/// position after a link is still in the table).
+trait Table<T> {
+    fn at(&self, i: usize) -> &T;
+    fn at_mut(&mut self, i: usize) -> &mut T;
+}
+
+impl<T> Table<T> for [T] {
+    #[inline(always)]
+    fn at(&self, i: usize) -> &T {
+        debug_assert!(i < self.len(), "index {i} out of a table of {}", self.len());
+        // SAFETY: the callers pass only indices that Engine::new checked (above).
+        unsafe { self.get_unchecked(i) }
+    }
+
+    #[inline(always)]
+    fn at_mut(&mut self, i: usize) -> &mut T {
+        debug_assert!(i < self.len(), "index {i} out of a table of {}", self.len());
+        // SAFETY: as in `at`.
+        unsafe { self.get_unchecked_mut(i) }
+    }
+}
 
 /// What a packet is.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -182,28 +208,29 @@ pub enum LogKind {
 }
 
 
+#[repr(C)] // the fields a hop touches first, together (pipe, flags, counters, histogram)
 struct LinkRt {
-    name: String,
     pipe: Pipe<Pkt>,
-    server: usize,
-    loss: LossSource,
-    /// Whose loss process decides (itself, or the owner of a shared one).
-    owner: usize,
     /// Decisions wait for the service start, in event order (time-mode processes).
     time_mode: bool,
     /// No loss process (its own or shared): no decision to make.
     lossless: bool,
     window: LossWindow,
+    /// Whose loss process decides (itself, or the owner of a shared one).
+    owner: usize,
+    busy: Nanos,
     /// `offered` and `delivered` are filled in when read ([`LinkRt::counters`]): `sent`
     /// counts the packets admitted (until `finish` takes back those not yet served).
     c: LinkCounters,
-    snap: LinkCounters,
-    busy: Nanos,
     qdelay: LogHistogram,
+    loss: LossSource,
     /// RED (`link/red.rs`), consulted at admission; None: DropTail.
     red: Option<Box<Red>>,
     /// Its link layer, if any (boxed: most links have none and stay small).
     layer: Option<Box<LayerRt>>,
+    server: usize,
+    name: String,
+    snap: LinkCounters,
 }
 
 /// A link's link layer and its random stream (`link.NAME.layer`: attempt times, backoff).
@@ -353,6 +380,9 @@ struct Engine<const LOG: bool, const FULL: bool> {
     /// Every flow's forward path, then its reverse path, as link indices, each path
     /// followed by [`END`]: a packet's `pos` moves along it.
     paths: Vec<u32>,
+    /// The server of the link at each position of `paths` (so that a packet's entry reads
+    /// its server by its position, beside the link, not through the link).
+    path_servers: Vec<u32>,
     txbuf: Vec<Tx>,
     end: Nanos,
     warmup: Nanos,
@@ -574,6 +604,11 @@ impl<const LOG: bool, const FULL: bool> Engine<LOG, FULL> {
             }
         }
         let nlinks = links.len();
+        // What `Table` relies on: every index the per-packet path reads without a check.
+        assert!(paths.iter().all(|&l| l == END || (l as usize) < nlinks), "a path names no link");
+        assert!(links.iter().all(|l| l.server < net.servers.len() && l.owner < nlinks), "a link's server or owner");
+        assert!(flows.len() <= u32::MAX as usize && paths.len() < u32::MAX as usize);
+        let path_servers = paths.iter().map(|&l| if l == END { 0 } else { links[l as usize].server as u32 }).collect();
         // The links most flows cross (the bottleneck's two directions in a dumbbell) keep
         // their keys beside the tree: their updates are most of the updates.
         let mut crossing = vec![0usize; nlinks];
@@ -595,6 +630,7 @@ impl<const LOG: bool, const FULL: bool> Engine<LOG, FULL> {
             servers: net.servers.into_iter().map(Server::new).collect(),
             links,
             flows,
+            path_servers,
             paths,
             txbuf: Vec::with_capacity(256),
             end: net.duration,
@@ -627,7 +663,7 @@ impl<const LOG: bool, const FULL: bool> Engine<LOG, FULL> {
     /// no later than its head's arrival, else the head's arrival.
     #[inline]
     fn link_key(&self, i: usize) -> Key {
-        let l = &self.links[i];
+        let l = self.links.at(i);
         let h = l.pipe.head().map_or(NONE, |(t, s)| key(t, s));
         if l.time_mode {
             if let Some((t, s)) = l.pipe.next_undecided() {
@@ -648,7 +684,7 @@ impl<const LOG: bool, const FULL: bool> Engine<LOG, FULL> {
     /// over the link's loss window.
     #[inline(always)]
     fn decide(&mut self, i: usize, start: Nanos, sent: Nanos, arrive: Nanos) -> bool {
-        let l = &mut self.links[i];
+        let l = self.links.at_mut(i);
         let end = match l.window {
             LossWindow::Serialisation => sent,
             LossWindow::Transit => arrive,
@@ -657,7 +693,7 @@ impl<const LOG: bool, const FULL: bool> Engine<LOG, FULL> {
             l.loss.decide(start, end)
         } else {
             let o = l.owner;
-            self.links[o].loss.decide(start, end)
+            self.links.at_mut(o).loss.decide(start, end)
         }
     }
 
@@ -672,7 +708,8 @@ impl<const LOG: bool, const FULL: bool> Engine<LOG, FULL> {
     /// Put a packet of `bytes` on link `li` at the current time.
     #[inline(always)]
     fn enter(&mut self, li: usize, mut p: Pkt, bytes: u32) {
-        if FULL && self.links[li].red.is_some() {
+        debug_assert_eq!(self.paths[p.pos as usize] as usize, li, "a packet enters the link at its position");
+        if FULL && self.links.at(li).red.is_some() {
             // The packet stays in registers: RED sees only its ECN capability.
             match self.red_verdict(li, p.flags() & ECT != 0) {
                 Verdict::Enqueue => {}
@@ -681,11 +718,12 @@ impl<const LOG: bool, const FULL: bool> Engine<LOG, FULL> {
             }
         }
         let now = self.now;
-        let l = &mut self.links[li];
+        let l = self.links.at_mut(li);
         if FULL && l.layer.is_some() {
             return self.enter_layer(li, p, bytes);
         }
-        let Some((start, sent)) = l.pipe.admit(now, bytes, &mut self.servers[l.server]) else {
+        let server = self.servers.at_mut(*self.path_servers.at(p.pos as usize) as usize);
+        let Some((start, sent)) = l.pipe.admit(now, bytes, server) else {
             return self.lose(li, &p, true);
         };
         self.admitted(li, p, bytes, start, sent, None)
@@ -721,7 +759,7 @@ impl<const LOG: bool, const FULL: bool> Engine<LOG, FULL> {
     #[inline(always)]
     fn admitted(&mut self, li: usize, p: Pkt, bytes: u32, start: Nanos, sent: Nanos, lost: Option<bool>) {
         let now = self.now;
-        let l = &mut self.links[li];
+        let l = self.links.at_mut(li);
         self.seq += 1;
         let seq = self.seq;
         l.c.sent += 1;
@@ -747,7 +785,7 @@ impl<const LOG: bool, const FULL: bool> Engine<LOG, FULL> {
                 Some(lost) => lost,
                 None => !l.lossless && self.decide(li, start, sent, arrive),
             };
-            self.links[li].pipe.push(InFlight { lost, ..e }, true);
+            self.links.at_mut(li).pipe.push(InFlight { lost, ..e }, true);
             if was_empty {
                 self.tree.set(li, key(arrive, seq));
             }
@@ -760,7 +798,7 @@ impl<const LOG: bool, const FULL: bool> Engine<LOG, FULL> {
     #[inline(always)]
     fn red_verdict(&mut self, li: usize, ect: bool) -> Verdict {
         let now = self.now;
-        let l = &mut self.links[li];
+        let l = self.links.at_mut(li);
         let q = l.pipe.backlog(now) as i64 as f64; // (a queue is far below 2^63)
         let q_time = l.pipe.last_start;
         let red = l.red.as_mut().expect("called for RED links");
@@ -795,7 +833,7 @@ impl<const LOG: bool, const FULL: bool> Engine<LOG, FULL> {
     /// The next event of link `li` at the current time: a time-mode decision or an arrival.
     #[inline(always)]
     fn on_link(&mut self, li: usize) {
-        let l = &mut self.links[li];
+        let l = self.links.at_mut(li);
         if l.time_mode {
             let head = l.pipe.head().map_or(NONE, |(t, s)| key(t, s));
             if l.pipe.next_undecided().is_some_and(|(t, s)| key(t, s) <= head) {
@@ -830,7 +868,7 @@ impl<const LOG: bool, const FULL: bool> Engine<LOG, FULL> {
             return self.lose(li, &p, false);
         }
         let pos = p.pos + 1;
-        let next = self.paths[pos as usize];
+        let next = *self.paths.at(pos as usize);
         if next != END {
             return self.enter(next as usize, Pkt { pos, ..p }, e.bytes);
         }
@@ -894,10 +932,10 @@ impl<const LOG: bool, const FULL: bool> Engine<LOG, FULL> {
     #[inline(always)]
     fn flush(&mut self, f: usize, pos: u32, out: Outbound) {
         let Outbound { hdr, mss, ect, rto } = out;
-        let first = self.paths[pos as usize] as usize;
+        let first = *self.paths.at(pos as usize) as usize;
         let now = self.now;
         for k in 0..self.txbuf.len() {
-            let tx = self.txbuf[k];
+            let tx = *self.txbuf.at(k);
             let mut p = Pkt::new(f as u32, pos, now, PktKind::Data, tx.seg, tx.len, tx.retx);
             if FULL {
                 // RFC 3168 §6.1.5: retransmissions are not ECN-capable.
@@ -915,7 +953,7 @@ impl<const LOG: bool, const FULL: bool> Engine<LOG, FULL> {
 
     /// Flow `f`'s receiver sends the ACK it made last ([`Receiver::last_ack`]).
     fn send_ack(&mut self, f: usize) {
-        let fl = &mut self.flows[f];
+        let fl = self.flows.at_mut(f);
         let pos = fl.rev0;
         let t = fl.tcp();
         let bytes = t.ack_bytes;
@@ -960,7 +998,7 @@ impl<const LOG: bool, const FULL: bool> Engine<LOG, FULL> {
     /// Hand packet `p` of `bytes` to the first link of its path.
     #[inline(always)]
     fn send(&mut self, p: Pkt, bytes: u32) {
-        let first = self.paths[p.pos as usize] as usize;
+        let first = *self.paths.at(p.pos as usize) as usize;
         self.log_pkt(LogEvent::Sent, first as u32, &p);
         self.enter(first, p, bytes);
     }
@@ -988,10 +1026,10 @@ impl<const LOG: bool, const FULL: bool> Engine<LOG, FULL> {
     #[inline(always)]
     fn on_ack(&mut self, f: usize, ack: u64, sack: u32, flags: u8, rseq: u16) {
         let now = self.now;
-        if FULL && self.flows[f].tcp().needs_share {
+        if FULL && self.flows.at_mut(f).tcp().needs_share {
             self.set_share(f);
         }
-        let fl = &mut self.flows[f];
+        let fl = self.flows.at_mut(f);
         let pos = fl.fwd0;
         let t = fl.tcp();
         let ece = flags & ECE != 0;
@@ -1025,7 +1063,7 @@ impl<const LOG: bool, const FULL: bool> Engine<LOG, FULL> {
     #[inline(always)]
     fn on_data(&mut self, f: usize, tx: Tx, t0: Nanos) {
         let (now, warmup) = (self.now, self.warmup);
-        let fl = &mut self.flows[f];
+        let fl = self.flows.at_mut(f);
         let rev = fl.rev0;
         let t = fl.tcp();
         t.arrived_bytes += tx.len as u64;
@@ -1414,8 +1452,7 @@ impl<const LOG: bool, const FULL: bool> Engine<LOG, FULL> {
             }
         }
         loop {
-            let (k, i) = self.tree.min();
-            let t = key_time(k);
+            let (t, i) = self.tree.min();
             if t >= self.stop_before {
                 break;
             }

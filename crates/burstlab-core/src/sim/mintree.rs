@@ -6,9 +6,11 @@
 //! thus finds the next packet event among many links without a heap entry per packet per
 //! hop (a link's key changes only when its pipe's head does).
 //!
-//! A key is (time, insertion sequence) packed into one `u128` (time in the high half), so
-//! that ordering by time, then by sequence, is one integer comparison. Sequences are
-//! unique, so keys are too (except [`NONE`], for an empty source).
+//! A key is (time, insertion sequence), handed over packed into one `u128` (time in the
+//! high half); ordered by time, then by sequence. The tree's nodes hold the time and the
+//! source, and each source's sequence sits in a table read only when two times are equal,
+//! so a match is one 64-bit comparison. Sequences are unique, so keys are too (except
+//! [`NONE`], for an empty source).
 use crate::time::Nanos;
 
 pub type Key = u128;
@@ -27,10 +29,11 @@ pub fn key_time(k: Key) -> Nanos {
     (k >> 64) as Nanos
 }
 
-/// A node: the smallest key below it and the leaf (source) holding it.
+/// A node: the time of the smallest key below it and the leaf (source) holding it; the
+/// key's sequence is the source's ([`MinTree::seqs`]), read only when two times tie.
 #[derive(Clone, Copy, Debug)]
 struct Node {
-    key: Key,
+    t: Nanos,
     leaf: u32,
 }
 
@@ -47,11 +50,16 @@ pub struct MinTree {
     /// node's `leaf` is the source that holds its key. Its length is a power of two, so
     /// indices are masked rather than bounds-checked.
     nodes: Box<[Node]>,
+    /// Each source's key's sequence (length a power of two ≥ the sources, masked): a
+    /// match compares times, and sequences only when the times are equal, so a node is
+    /// two words and a match one 64-bit comparison.
+    seqs: Box<[u64]>,
     /// Where each source's key lives: its leaf's position, or `HOT_FLAG | slot`.
     place: Vec<u32>,
     /// The sources kept beside the tree (the busiest: the engine's bottleneck links),
-    /// whose updates then cost one store, and their keys, compared at every `min`.
-    hot: [Key; HOT],
+    /// whose updates then cost two stores, and their keys, compared at every `min`.
+    hot_t: [Nanos; HOT],
+    hot_seq: [u64; HOT],
     hot_src: [u32; HOT],
 }
 
@@ -71,74 +79,133 @@ impl MinTree {
         }
         let cold: Vec<usize> = (0..n).filter(|&i| place[i] & HOT_FLAG == 0).collect();
         let size = cold.len().max(1).next_power_of_two();
-        let mut nodes = vec![Node { key: NONE, leaf: 0 }; 2 * size];
+        let mut nodes = vec![Node { t: Nanos::MAX, leaf: 0 }; 2 * size];
         for (pos, &i) in cold.iter().enumerate() {
             place[i] = pos as u32;
             nodes[size + pos].leaf = i as u32;
         }
-        MinTree { size, nodes: nodes.into_boxed_slice(), place, hot: [NONE; HOT], hot_src }
+        MinTree {
+            size,
+            nodes: nodes.into_boxed_slice(),
+            seqs: vec![u64::MAX; n.max(1).next_power_of_two()].into_boxed_slice(),
+            place,
+            hot_t: [Nanos::MAX; HOT],
+            hot_seq: [u64::MAX; HOT],
+            hot_src,
+        }
+    }
+
+    /// The sequence of source `src`'s key.
+    #[inline(always)]
+    fn seq(&self, src: u32) -> u64 {
+        self.seqs[src as usize & (self.seqs.len() - 1)]
     }
 
     /// Set source `i`'s key.
     #[inline(always)]
     pub fn set(&mut self, i: usize, key: Key) {
+        let (t, seq) = ((key >> 64) as Nanos, key as u64);
         let p = self.place[i];
         if p & HOT_FLAG != 0 {
-            self.hot[(p & 1) as usize] = key;
+            let j = (p & 1) as usize;
+            self.hot_t[j] = t;
+            self.hot_seq[j] = seq;
         } else {
-            self.set_leaf(p as usize, i as u32, key);
+            self.set_leaf(p as usize, i as u32, t, seq);
         }
     }
 
-    /// Set the key of the leaf at `pos` (source `src`): a larger key replays its matches
-    /// up to the root.
+    /// Set the key of the leaf at `pos` (source `src`) to (t, seq): a larger key replays
+    /// its matches up to the root.
     #[inline]
-    fn set_leaf(&mut self, pos: usize, src: u32, key: Key) {
+    fn set_leaf(&mut self, pos: usize, src: u32, t: Nanos, seq: u64) {
+        // `pos` is a cold source's place (`with_hot`: below the number of cold sources, at
+        // most `size`), and `nodes` has 2·size entries: every node index below is in
+        // 1..2·size (a leaf, its sibling, their ancestors), so the nodes are read unchecked.
+        debug_assert!(pos < self.size && self.nodes.len() == 2 * self.size);
+        let seqs = &mut self.seqs[..];
+        let Some(smask) = seqs.len().checked_sub(1) else { return };
+        let old_seq = std::mem::replace(&mut seqs[src as usize & smask], seq);
+        let seqs = &*seqs;
         let nodes = &mut self.nodes[..];
-        debug_assert!(pos < self.size && nodes.len() == 2 * self.size);
-        let Some(mask) = nodes.len().checked_sub(1) else { return };
-        let mut n = (pos + self.size) & mask;
-        let old = nodes[n].key;
-        nodes[n].key = key;
-        if key < old {
+        let mut n = pos + self.size;
+        // SAFETY (each unchecked access): size ≤ n < 2·size = nodes.len() here, and then
+        // 1 ≤ n < 2·size with n ^ 1 and n >> 1 in the same range (see above).
+        let leaf = unsafe { nodes.get_unchecked_mut(n) };
+        let old = leaf.t;
+        leaf.t = t;
+        if t < old || (t == old && seq < old_seq) {
             // A smaller key (a packet entering an empty link) climbs while it wins: a
-            // node whose key is no larger is unchanged, and so is everything above it.
+            // node whose key is no larger is unchanged, and so is everything above it. (A
+            // node still naming `src` holds its old time, no smaller than `t`: with an equal
+            // time it now stands for the new key, which is what it should hold.)
             while n > 1 {
                 n >>= 1;
-                let p = &mut nodes[n & mask];
-                if p.key <= key {
+                let p = unsafe { nodes.get_unchecked_mut(n) };
+                if !below(seqs, smask, t, src, p.t, p.leaf) {
                     return;
                 }
-                *p = Node { key, leaf: src };
+                *p = Node { t, leaf: src };
             }
             return;
         }
-        let (mut k, mut w) = (key, src);
+        let (mut k, mut w) = (t, src);
         while n > 1 {
-            let sib = nodes[(n ^ 1) & mask];
+            let sib = unsafe { *nodes.get_unchecked(n ^ 1) };
             // Branch-free minimum: which side wins is unpredictable.
-            let lt = (sib.key < k) as u128;
-            let m = lt.wrapping_neg();
-            k = (sib.key & m) | (k & !m);
-            let m32 = (lt as u32).wrapping_neg();
+            let lt = below(seqs, smask, sib.t, sib.leaf, k, w);
+            let m = (lt as u64).wrapping_neg();
+            k = (sib.t & m) | (k & !m);
+            let m32 = m as u32;
             w = (sib.leaf & m32) | (w & !m32);
             n >>= 1;
-            nodes[n & mask] = Node { key: k, leaf: w };
+            unsafe { *nodes.get_unchecked_mut(n) = Node { t: k, leaf: w } };
         }
     }
 
-    /// The earliest key and its source.
+    /// The earliest key's time and its source.
     #[inline(always)]
-    pub fn min(&self) -> (Key, usize) {
-        let root = self.nodes[1];
-        let (mut k, mut w) = (root.key, root.leaf);
+    pub fn min(&self) -> (Nanos, usize) {
+        debug_assert!(self.nodes.len() >= 2);
+        // SAFETY: `nodes` has 2·size ≥ 2 entries (`with_hot`), so the root (1) is one.
+        let root = unsafe { *self.nodes.get_unchecked(1) };
+        let (mut t, mut w) = (root.t, root.leaf);
+        let mut hot = false;
+        let mut s = 0;
         for j in 0..HOT {
-            if self.hot[j] < k {
-                k = self.hot[j];
-                w = self.hot_src[j];
+            let u = self.hot_t[j];
+            let lt = if u != t {
+                u < t
+            } else {
+                self.hot_seq[j] < if hot { s } else { self.seq(w) }
+            };
+            if lt {
+                (t, w, s, hot) = (u, self.hot_src[j], self.hot_seq[j], true);
             }
         }
-        (k, w as usize)
+        (t, w as usize)
+    }
+
+    /// The earliest key (tests).
+    #[cfg(test)]
+    fn min_key(&self) -> (Key, usize) {
+        let (t, w) = self.min();
+        let s = match self.place[w] {
+            p if p & HOT_FLAG != 0 => self.hot_seq[(p & 1) as usize],
+            _ => self.seq(w as u32),
+        };
+        (key(t, s), w)
+    }
+}
+
+/// Whether key (t, sequence of source `a`) is below key (u, sequence of source `b`):
+/// the times decide, the sequences (`seqs`, masked by `smask`) only when they are equal.
+#[inline(always)]
+fn below(seqs: &[u64], smask: usize, t: Nanos, a: u32, u: Nanos, b: u32) -> bool {
+    if t != u {
+        t < u
+    } else {
+        seqs[a as usize & smask] < seqs[b as usize & smask]
     }
 }
 
@@ -163,7 +230,11 @@ mod tests {
             keys[i] = k;
             t.set(i, k);
             let want = *keys.iter().min().unwrap();
-            assert_eq!(t.min().0, want);
+            if want == NONE {
+                assert_eq!(t.min().0, Nanos::MAX);
+                continue;
+            }
+            assert_eq!(t.min_key().0, want);
             assert_eq!(keys[t.min().1], want);
         }
     }
