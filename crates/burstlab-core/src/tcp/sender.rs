@@ -1107,8 +1107,8 @@ impl Sender {
         }
         let mss = self.tcb.mss;
         let mut allowed = self.tcb.cwnd.min(self.tcb.max_cwnd);
-        let pipe_rule = FULL && self.cfg.dupack_rule != DupackRule::Rfc5681;
-        if self.cfg.limited_transmit && self.tcb.state == CaState::Disorder && !pipe_rule {
+        let by_pipe = FULL && self.cfg.dupack_rule != DupackRule::Rfc5681;
+        if self.cfg.limited_transmit && self.tcb.state == CaState::Disorder && !by_pipe {
             // RFC 3042: up to DupThresh−1 extra segments of new data.
             allowed += self.tcb.dupacks.min(self.tcb.dupack_threshold - 1) as u64 * mss;
         }
@@ -1116,7 +1116,7 @@ impl Sender {
         // what was (re)sent since the timeout and not SACKed (the copies sent before it are
         // deemed lost, RFC 6675 §5.1), as ns-3 and Linux count.
         let mut inflight = self.tcb.snd_nxt - self.tcb.snd_una;
-        if pipe_rule && self.tcb.state != CaState::Loss && self.board.sacked_count() > 0 {
+        if by_pipe && self.tcb.state != CaState::Loss && self.board.sacked_count() > 0 {
             // RFC 6675 §5 step (3) (`dupack_rule`): outside recovery too, cwnd − pipe, the
             // SACKed segments and those lost by IsLost out of it (limited transmit).
             inflight = self.board.pipe(self.tcb.snd_nxt, self.tcb.snd_una, self.tcb.dupack_threshold) + self.phantoms();
@@ -1139,7 +1139,7 @@ impl Sender {
             let seg = self.tcb.snd_nxt;
             self.tcb.snd_nxt += 1;
             if seg < self.tcb.high_tx && self.board.is_sacked(seg) {
-                if self.tcb.state != CaState::Loss && !pipe_rule {
+                if self.tcb.state != CaState::Loss && !by_pipe {
                     inflight += 1; // counted in snd_nxt − snd_una
                 }
                 continue; // after a timeout, skip what the receiver has SACKed (RFC 6675 §5.1)
