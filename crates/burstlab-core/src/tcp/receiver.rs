@@ -320,9 +320,14 @@ impl Receiver {
         // Out of order, above rcv_nxt: buffer and send an immediate duplicate ACK.
         let i = (seg - self.rcv_nxt - 1) as usize;
         if self.ooo.len() <= i {
-            self.ooo.resize(i + 1, false);
+            // Mostly the next segment above the buffered ones (one push, no `resize`).
+            if self.ooo.len() < i {
+                self.ooo.resize(i, false);
+            }
+            self.ooo.push_back(true);
+        } else {
+            self.ooo[i] = true;
         }
-        self.ooo[i] = true;
         self.ooo_count += 1;
         if self.cfg.sack {
             self.note_sack(seg);
@@ -418,6 +423,22 @@ impl Receiver {
     /// RFC 2018 §4: the first block reports the block holding the most recent segment;
     /// the others repeat the most recently reported blocks, dropping any it covers.
     fn note_sack(&mut self, seg: u64) {
+        // The common case after a loss: `seg` is the newest buffered segment and extends the
+        // most recently reported block, which starts after a hole and which no other
+        // reported block touches: the block grows by one, the others stay (what the general
+        // rule below gives, without its walks).
+        if self.nrecent > 0 {
+            let (s0, e0) = self.recent[0];
+            if e0 == seg
+                && s0 > self.rcv_nxt
+                && seg - self.rcv_nxt == self.ooo.len() as u64
+                && (s0 == self.rcv_nxt + 1 || !self.ooo[(s0 - self.rcv_nxt - 2) as usize])
+                && self.recent[1..self.nrecent].iter().all(|&(s, e)| e <= s0 || s > seg)
+            {
+                self.recent[0].1 = seg + 1;
+                return;
+            }
+        }
         let b = self.block_of(seg);
         let mut out = [(0u64, 0u64); MAX_SACK_BLOCKS];
         out[0] = b;
