@@ -153,13 +153,42 @@ impl Receiver {
     /// decodes are acknowledged at once.
     #[inline(never)]
     fn on_lt(&mut self, tx: &Tx, now: Nanos, blocks: &Blocks) -> RxAction {
+        use super::pkt_flags::RFEC;
+        if tx.flags & RFEC == 0 && !tx.retx && tx.seg == self.rcv_nxt && self.ooo_count == 0 {
+            if let Some(lt) = self.lt.as_mut() {
+                if lt.count_in_order(tx.seg) {
+                    return self.next_in_order_alone(now); // the common case, counted
+                }
+            }
+        }
+        self.on_lt_other(tx, now, blocks)
+    }
+
+    /// [`Receiver::on_new_segment`] for segment `rcv_nxt` when nothing above it is buffered
+    /// (`ooo_count == 0`: every entry of `ooo` is a hole, so the advance passes only this
+    /// segment and drops the entry that was its successor's).
+    #[inline(always)]
+    fn next_in_order_alone(&mut self, now: Nanos) -> RxAction {
+        debug_assert_eq!(self.ooo_count, 0);
+        self.arrivals += 1;
+        self.rcv_nxt += 1;
+        self.ooo.pop_front();
+        self.pending += 1;
+        let act = if !self.cfg.delayed_ack || self.pending >= self.cfg.ack_every {
+            self.make_ack()
+        } else {
+            RxAction::Delay(*self.delack_deadline.get_or_insert(now + self.cfg.ack_timeout))
+        };
+        self.after_segment(act, now)
+    }
+
+    /// [`Receiver::on_lt`] for every packet but the common in-order one (out of line: the
+    /// common path saves and restores fewer registers).
+    #[inline(never)]
+    fn on_lt_other(&mut self, tx: &Tx, now: Nanos, blocks: &Blocks) -> RxAction {
         use super::pkt_flags::{PFEC, RFEC};
         if tx.flags & RFEC != 0 {
             return self.on_rfec(tx, blocks.starting_at(tx.seg).map(Hdr::of));
-        }
-        let lt = self.lt.as_mut().expect("an LT-TCP receiver");
-        if !tx.retx && tx.seg == self.rcv_nxt && self.ooo_count == 0 && lt.count_in_order(tx.seg) {
-            return self.on_new_segment(tx.seg, now); // the common case, counted
         }
         let held = self.holds(tx.seg);
         let lt = self.lt.as_mut().expect("an LT-TCP receiver");
