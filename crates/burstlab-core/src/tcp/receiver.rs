@@ -243,6 +243,27 @@ impl Receiver {
     /// Hold every segment of [start, end) (LT-TCP's decoded block), and report the block in
     /// the next SACK when it sits above a hole.
     fn hold_range(&mut self, start: u64, end: u64) {
+        if start <= self.rcv_nxt && self.rcv_nxt < end {
+            // The range fills the hole at rcv_nxt: every segment below `end` is delivered at
+            // once (what marking [rcv_nxt + 1, end) held and advancing over it gives), then
+            // those buffered above it.
+            let m = ((end - self.rcv_nxt - 1) as usize).min(self.ooo.len());
+            let (a, b) = self.ooo.as_slices();
+            let held = if m <= a.len() { count_true(&a[..m]) } else { count_true(a) + count_true(&b[..m - a.len()]) };
+            self.ooo.drain(..m);
+            self.ooo_count -= held;
+            self.rcv_nxt = end;
+            while let Some(f) = self.ooo.pop_front() {
+                if f {
+                    self.rcv_nxt += 1;
+                    self.ooo_count -= 1;
+                } else {
+                    break;
+                }
+            }
+            self.prune_sack();
+            return;
+        }
         for s in start.max(self.rcv_nxt + 1)..end {
             let i = (s - self.rcv_nxt - 1) as usize;
             if self.ooo.len() <= i {
@@ -497,6 +518,12 @@ impl Receiver {
         }
         self.nrecent = n;
     }
+}
+
+/// How many of `v` are true.
+#[inline]
+fn count_true(v: &[bool]) -> u64 {
+    v.iter().map(|&f| f as u64).sum()
 }
 
 #[cfg(test)]
