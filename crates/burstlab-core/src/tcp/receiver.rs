@@ -445,9 +445,17 @@ impl Receiver {
         }
         if self.cfg.sack {
             a.nsack = self.nrecent as u8;
-            // The whole array (a few vector moves, not a call to memcpy): the entries past
-            // `nsack` are never read.
-            a.sack = self.recent;
+            // The whole array, not a call to memcpy (the entries past `nsack` are never
+            // read), a word at a time: `note_sack` has often just stored one end of a block,
+            // and a 16-byte load over that 8-byte store waits for it to retire (no
+            // store-to-load forwarding). Volatile reads keep the words apart.
+            for k in 0..MAX_SACK_BLOCKS {
+                // SAFETY: reads of initialised fields of `self`.
+                unsafe {
+                    a.sack[k].0 = std::ptr::read_volatile(&self.recent[k].0);
+                    a.sack[k].1 = std::ptr::read_volatile(&self.recent[k].1);
+                }
+            }
         }
         RxAction::Ack
     }
