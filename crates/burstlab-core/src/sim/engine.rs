@@ -272,7 +272,7 @@ struct TcpFlow {
     pending_rto: VecDeque<(u64, Nanos)>,
     /// The ACKs in flight that carry SACK blocks or (with timestamps) a TSecr, oldest
     /// first, by number.
-    sacks: VecDeque<(u32, AckPkt)>,
+    sacks: VecDeque<(u64, AckPkt)>,
     /// An arriving ACK without a queue entry, as the sender reads it (`Engine::on_ack`).
     ack_in: AckPkt,
     /// RFC 7323 timestamps: every ACK carries its TSecr through `sacks`.
@@ -985,7 +985,7 @@ impl<const LOG: bool, const FULL: bool> Engine<LOG, FULL> {
         } else {
             let id = t.next_sack;
             t.next_sack = if id == NO_SACK - 1 { 0 } else { id + 1 };
-            t.sacks.push_back((id, *a));
+            t.sacks.push_back((id as u64, *a));
             id
         };
         let mut p = Pkt::new(f as u32, pos, now, PktKind::Ack, ack, sack, false);
@@ -1047,7 +1047,7 @@ impl<const LOG: bool, const FULL: bool> Engine<LOG, FULL> {
             };
             t.sender.on_ack(&t.ack_in, now, &mut self.txbuf);
         } else {
-            while t.sacks.front().expect("an ACK's SACK blocks wait in its flow's queue").0 != sack {
+            while t.sacks.front().expect("an ACK's SACK blocks wait in its flow's queue").0 != sack as u64 {
                 t.sacks.pop_front();
             }
             let (_, a) = t.sacks.front().expect("found above");

@@ -153,13 +153,42 @@ impl Receiver {
     /// decodes are acknowledged at once.
     #[inline(never)]
     fn on_lt(&mut self, tx: &Tx, now: Nanos, blocks: &Blocks) -> RxAction {
+        use super::pkt_flags::RFEC;
+        if tx.flags & RFEC == 0 && !tx.retx && tx.seg == self.rcv_nxt && self.ooo_count == 0 {
+            if let Some(lt) = self.lt.as_mut() {
+                if lt.count_in_order(tx.seg) {
+                    return self.next_in_order_alone(now); // the common case, counted
+                }
+            }
+        }
+        self.on_lt_other(tx, now, blocks)
+    }
+
+    /// [`Receiver::on_new_segment`] for segment `rcv_nxt` when nothing above it is buffered
+    /// (`ooo_count == 0`: every entry of `ooo` is a hole, so the advance passes only this
+    /// segment and drops the entry that was its successor's).
+    #[inline(always)]
+    fn next_in_order_alone(&mut self, now: Nanos) -> RxAction {
+        debug_assert_eq!(self.ooo_count, 0);
+        self.arrivals += 1;
+        self.rcv_nxt += 1;
+        self.ooo.pop_front();
+        self.pending += 1;
+        let act = if !self.cfg.delayed_ack || self.pending >= self.cfg.ack_every {
+            self.make_ack()
+        } else {
+            RxAction::Delay(*self.delack_deadline.get_or_insert(now + self.cfg.ack_timeout))
+        };
+        self.after_segment(act, now)
+    }
+
+    /// [`Receiver::on_lt`] for every packet but the common in-order one (out of line: the
+    /// common path saves and restores fewer registers).
+    #[inline(never)]
+    fn on_lt_other(&mut self, tx: &Tx, now: Nanos, blocks: &Blocks) -> RxAction {
         use super::pkt_flags::{PFEC, RFEC};
         if tx.flags & RFEC != 0 {
             return self.on_rfec(tx, blocks.starting_at(tx.seg).map(Hdr::of));
-        }
-        let lt = self.lt.as_mut().expect("an LT-TCP receiver");
-        if !tx.retx && tx.seg == self.rcv_nxt && self.ooo_count == 0 && lt.count_in_order(tx.seg) {
-            return self.on_new_segment(tx.seg, now); // the common case, counted
         }
         let held = self.holds(tx.seg);
         let lt = self.lt.as_mut().expect("an LT-TCP receiver");
@@ -214,6 +243,27 @@ impl Receiver {
     /// Hold every segment of [start, end) (LT-TCP's decoded block), and report the block in
     /// the next SACK when it sits above a hole.
     fn hold_range(&mut self, start: u64, end: u64) {
+        if start <= self.rcv_nxt && self.rcv_nxt < end {
+            // The range fills the hole at rcv_nxt: every segment below `end` is delivered at
+            // once (what marking [rcv_nxt + 1, end) held and advancing over it gives), then
+            // those buffered above it.
+            let m = ((end - self.rcv_nxt - 1) as usize).min(self.ooo.len());
+            let (a, b) = self.ooo.as_slices();
+            let held = if m <= a.len() { count_true(&a[..m]) } else { count_true(a) + count_true(&b[..m - a.len()]) };
+            self.ooo.drain(..m);
+            self.ooo_count -= held;
+            self.rcv_nxt = end;
+            while let Some(f) = self.ooo.pop_front() {
+                if f {
+                    self.rcv_nxt += 1;
+                    self.ooo_count -= 1;
+                } else {
+                    break;
+                }
+            }
+            self.prune_sack();
+            return;
+        }
         for s in start.max(self.rcv_nxt + 1)..end {
             let i = (s - self.rcv_nxt - 1) as usize;
             if self.ooo.len() <= i {
@@ -320,9 +370,14 @@ impl Receiver {
         // Out of order, above rcv_nxt: buffer and send an immediate duplicate ACK.
         let i = (seg - self.rcv_nxt - 1) as usize;
         if self.ooo.len() <= i {
-            self.ooo.resize(i + 1, false);
+            // Mostly the next segment above the buffered ones (one push, no `resize`).
+            if self.ooo.len() < i {
+                self.ooo.resize(i, false);
+            }
+            self.ooo.push_back(true);
+        } else {
+            self.ooo[i] = true;
         }
-        self.ooo[i] = true;
         self.ooo_count += 1;
         if self.cfg.sack {
             self.note_sack(seg);
@@ -390,9 +445,17 @@ impl Receiver {
         }
         if self.cfg.sack {
             a.nsack = self.nrecent as u8;
-            // The whole array (a few vector moves, not a call to memcpy): the entries past
-            // `nsack` are never read.
-            a.sack = self.recent;
+            // The whole array, not a call to memcpy (the entries past `nsack` are never
+            // read), a word at a time: `note_sack` has often just stored one end of a block,
+            // and a 16-byte load over that 8-byte store waits for it to retire (no
+            // store-to-load forwarding). Volatile reads keep the words apart.
+            for k in 0..MAX_SACK_BLOCKS {
+                // SAFETY: reads of initialised fields of `self`.
+                unsafe {
+                    a.sack[k].0 = std::ptr::read_volatile(&self.recent[k].0);
+                    a.sack[k].1 = std::ptr::read_volatile(&self.recent[k].1);
+                }
+            }
         }
         RxAction::Ack
     }
@@ -418,6 +481,22 @@ impl Receiver {
     /// RFC 2018 §4: the first block reports the block holding the most recent segment;
     /// the others repeat the most recently reported blocks, dropping any it covers.
     fn note_sack(&mut self, seg: u64) {
+        // The common case after a loss: `seg` is the newest buffered segment and extends the
+        // most recently reported block, which starts after a hole and which no other
+        // reported block touches: the block grows by one, the others stay (what the general
+        // rule below gives, without its walks).
+        if self.nrecent > 0 {
+            let (s0, e0) = self.recent[0];
+            if e0 == seg
+                && s0 > self.rcv_nxt
+                && seg - self.rcv_nxt == self.ooo.len() as u64
+                && (s0 == self.rcv_nxt + 1 || !self.ooo[(s0 - self.rcv_nxt - 2) as usize])
+                && self.recent[1..self.nrecent].iter().all(|&(s, e)| e <= s0 || s > seg)
+            {
+                self.recent[0].1 = seg + 1;
+                return;
+            }
+        }
         let b = self.block_of(seg);
         let mut out = [(0u64, 0u64); MAX_SACK_BLOCKS];
         out[0] = b;
@@ -447,6 +526,12 @@ impl Receiver {
         }
         self.nrecent = n;
     }
+}
+
+/// How many of `v` are true.
+#[inline]
+fn count_true(v: &[bool]) -> u64 {
+    v.iter().map(|&f| f as u64).sum()
 }
 
 #[cfg(test)]

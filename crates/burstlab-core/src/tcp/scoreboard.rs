@@ -162,9 +162,8 @@ impl Scoreboard {
     }
 
     /// Mark [start, end) SACKed (RFC 2018 block); returns how many segments were newly SACKed.
-    /// The block is walked from its top down to the first segment already SACKed; below
-    /// it, a block marked before that covers the rest ends the walk (receivers repeat and
-    /// extend their blocks, RFC 2018 §4), else the walk goes on to `start`.
+    /// The marks are set a word at a time, with no walk (the block is remembered in
+    /// `marked` for `next_retransmission`).
     pub fn mark_sacked(&mut self, start: u64, end: u64) -> u64 {
         let s = start.max(self.base);
         let e = end.min(self.end());
@@ -172,16 +171,20 @@ impl Scoreboard {
             return 0;
         }
         self.lost_memo.set((0, 0));
+        // Every mark of [s, e) set, a word at a time (the range is within the board, so
+        // within one turn of the modulus; it may wrap once), those newly set counted.
+        let nbits = self.bits.len() as u64 * 64;
         let mut n = 0;
-        let mut seg = e;
-        while seg > s {
-            seg -= 1;
-            if !self.sacked_bit(seg) {
-                self.set_sacked_bit(seg);
-                n += 1;
-            } else if self.marked.iter().any(|&(ms, me)| ms <= s && me > seg) {
-                break; // [s, seg] was wholly marked before
-            }
+        let mut x = s;
+        while x < e {
+            let i = x & (nbits - 1);
+            let off = i & 63;
+            let take = (64 - off).min(e - x);
+            let mask = if take == 64 { u64::MAX } else { ((1u64 << take) - 1) << off };
+            let w = &mut self.bits[(i >> 6) as usize];
+            n += (mask & !*w).count_ones() as u64;
+            *w |= mask;
+            x += take;
         }
         self.sacked += n;
         if e > self.high_sacked {

@@ -339,13 +339,17 @@ impl Lt {
         }
         // Most ACKs acknowledge no whole block, show no slot newly lost and find no RFEC
         // packet in flight: then only the scan point moves.
+        // So do most ACKs that move the lost boundary past SACKed slots only (after a loss,
+        // each SACK extends the block above the hole by one): no slot newly lost, so no
+        // block's count and no deficit changes (`deficit` is set whenever a count passes
+        // its block's parity, and cleared only when none has).
         let lost_below = board.lost_below(dupthresh);
-        if self.blocks.q.front().is_some_and(|f| f.end() > snd_una)
-            && self.scan.max(snd_una) >= lost_below
-            && self.rfec_out.is_empty()
-        {
-            self.scan = self.scan.max(lost_below);
-            return;
+        if self.blocks.q.front().is_some_and(|f| f.end() > snd_una) && self.rfec_out.is_empty() {
+            let s = self.scan.max(snd_una);
+            if s >= lost_below || (lost_below == s + 1 && !board.is_unsacked(s)) {
+                self.scan = self.scan.max(lost_below);
+                return;
+            }
         }
         self.after_ack_blocks(board, snd_una, high_tx, lost_below, rfec_echo);
     }
