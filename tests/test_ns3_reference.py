@@ -187,3 +187,24 @@ def test_issue_target_against_stock_ns3(ns3_python: Path, tmp_path: Path) -> Non
     for p, r in rows.items():
         assert r["seeds"] == 10
         assert abs(r["ratio"] - 1.0) <= 0.10, f"p={p}: burstlab/ns-3 goodput ratio {r['ratio']:.3f}"
+
+
+def test_replay_reads_runs_and_loss_order() -> None:
+    """benchmarks/ns3/replay.py's reading of a --trace log (no ns-3 needed): runs split where
+    time goes back, the data frames' outcomes in order (ACK-sized frames ignored)."""
+    sys.path.insert(0, str(NS3_DIR))
+    try:
+        import replay  # type: ignore[import-not-found]
+    finally:
+        sys.path.remove(str(NS3_DIR))
+    log = ["# ns-3 import and hook compilation: 7.2 s",
+           "0.010046 phy-rx 58", "0.020093 cwnd 10000", "0.020093 tx 1", "0.030979 phy-rx 1054",
+           "0.031822 channel-drop 1054", "0.032000 phy-rx 66", "0.040000 cong 0 -> 1", "0.050000 phy-rx 1054",
+           "0.010046 phy-rx 58", "0.020093 cwnd 10000", "0.031822 channel-drop 1054"]  # fmt: skip
+    runs = replay.split_runs(log)
+    assert [len(r) for r in runs] == [8, 3]
+    assert replay.loss_order(runs[0]) == [1, 0, 1] and replay.loss_order(runs[1]) == [0]
+    secs, sent, start = replay.ns3_states(runs[0], 1.0)
+    assert start == 0.020093 and sent == {0: 1}
+    assert secs[0] == pytest.approx(0.040000 - 0.020093) and secs[1] == pytest.approx(1.0 - 0.04)
+    assert replay.parse_seeds("1-3,7") == [1, 2, 3, 7]
