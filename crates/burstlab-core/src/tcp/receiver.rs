@@ -245,22 +245,12 @@ impl Receiver {
     fn hold_range(&mut self, start: u64, end: u64) {
         if start <= self.rcv_nxt && self.rcv_nxt < end {
             // The range fills the hole at rcv_nxt: every segment below `end` is delivered at
-            // once (what marking [rcv_nxt + 1, end) held and advancing over it gives), then
-            // those buffered above it.
+            // once (what marking [rcv_nxt + 1, end) held and advancing over it gives), and the
+            // advance goes on over those buffered above it.
             let m = ((end - self.rcv_nxt - 1) as usize).min(self.ooo.len());
-            let (a, b) = self.ooo.as_slices();
-            let held = if m <= a.len() { count_true(&a[..m]) } else { count_true(a) + count_true(&b[..m - a.len()]) };
-            self.ooo.drain(..m);
-            self.ooo_count -= held;
-            self.rcv_nxt = end;
-            while let Some(f) = self.ooo.pop_front() {
-                if f {
-                    self.rcv_nxt += 1;
-                    self.ooo_count -= 1;
-                } else {
-                    break;
-                }
-            }
+            self.ooo_count -= self.ooo.drain(..m).filter(|&f| f).count() as u64;
+            self.rcv_nxt = end - 1;
+            self.advance_in_order();
             self.prune_sack();
             return;
         }
@@ -273,10 +263,6 @@ impl Receiver {
                 self.ooo[i] = true;
                 self.ooo_count += 1;
             }
-        }
-        if (start..end).contains(&self.rcv_nxt) {
-            self.advance_in_order();
-            self.prune_sack();
         }
         if self.cfg.sack && end > self.rcv_nxt + 1 {
             self.note_sack(end - 1);
@@ -526,12 +512,6 @@ impl Receiver {
         }
         self.nrecent = n;
     }
-}
-
-/// How many of `v` are true.
-#[inline]
-fn count_true(v: &[bool]) -> u64 {
-    v.iter().map(|&f| f as u64).sum()
 }
 
 #[cfg(test)]

@@ -283,6 +283,37 @@ impl CongestionControl for Cubic {
     }
 }
 
+/// `bictcp_update` (and ns-3's `TcpCubic::Update`): the segments to acknowledge per
+/// one-segment increment of cwnd toward `target` (100·cwnd when the target is not above
+/// cwnd); at most 20 before the first loss ("the initial growth of cubic function may be
+/// too conservative").
+pub(super) fn cnt_toward(target: u64, cwnd: u64, before_first_loss: bool) -> u64 {
+    let cnt = if target > cwnd { cwnd / (target - cwnd) } else { 100 * cwnd };
+    if before_first_loss {
+        cnt.min(20)
+    } else {
+        cnt
+    }
+}
+
+/// The same functions' Reno estimate (TCP friendliness): `tcp_cwnd` grows a segment per
+/// `(cwnd·beta_scale) >> 3` segments acknowledged (`ack_cnt`), and `cnt` is capped so that
+/// cwnd follows it, one segment per cwnd / (tcp_cwnd − cwnd) acknowledged.
+pub(super) fn reno_estimate_cnt(cnt: u64, cwnd: u64, beta_scale: u64, ack_cnt: &mut u64, tcp_cwnd: &mut u64) -> u64 {
+    let delta = (cwnd * beta_scale) >> 3;
+    if delta > 0 {
+        while *ack_cnt > delta {
+            *ack_cnt -= delta;
+            *tcp_cwnd += 1;
+        }
+    }
+    if *tcp_cwnd > cwnd {
+        cnt.min(cwnd / (*tcp_cwnd - cwnd))
+    } else {
+        cnt
+    }
+}
+
 /// Linux 6.x `tcp_cubic.c`'s congestion avoidance (`bictcp_update`, `cubictcp_cong_avoid`,
 /// `cubictcp_recalc_ssthresh`, and `tcp_cong_avoid_ai` of `tcp_cong.c`), in its integer
 /// units: windows in whole segments, time in 1/1024 s (`BICTCP_HZ`), β in 1/1024 (717 for
@@ -368,24 +399,10 @@ impl LinuxCubic {
             let offs = t.abs_diff(self.k) as u128;
             let delta = ((self.cube_rtt_scale as u128 * offs * offs * offs) >> 40) as u64;
             let target = if t < self.k { self.origin.saturating_sub(delta) } else { self.origin + delta };
-            self.cnt = if target > cwnd { cwnd / (target - cwnd) } else { 100 * cwnd };
-            // "The initial growth of cubic function may be too conservative."
-            if self.last_max_cwnd == 0 && self.cnt > 20 {
-                self.cnt = 20;
-            }
+            self.cnt = cnt_toward(target, cwnd, self.last_max_cwnd == 0);
         }
         if reno_friendly {
-            let delta = (cwnd * self.beta_scale) >> 3;
-            if delta > 0 {
-                while self.ack_cnt > delta {
-                    self.ack_cnt -= delta;
-                    self.tcp_cwnd += 1;
-                }
-            }
-            if self.tcp_cwnd > cwnd {
-                let max_cnt = cwnd / (self.tcp_cwnd - cwnd);
-                self.cnt = self.cnt.min(max_cnt);
-            }
+            self.cnt = reno_estimate_cnt(self.cnt, cwnd, self.beta_scale, &mut self.ack_cnt, &mut self.tcp_cwnd);
         }
         // "At most 1 packet per 2 packets ACKed: cwnd grows at 1.5x per RTT."
         self.cnt = self.cnt.max(2);

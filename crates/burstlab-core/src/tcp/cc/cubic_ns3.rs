@@ -21,11 +21,9 @@
 //! which counts the segments an ACK acknowledges without stopping at ssthresh, as `TcpCubic`
 //! does. Which segments an ACK counts is the socket's (`TcpSocketBase::ProcessAck`): at the
 //! end of fast recovery, every segment it acknowledges cumulatively.
+use super::cubic::{cnt_toward, reno_estimate_cnt};
 use crate::tcp::Tcb;
 use crate::time::Nanos;
-
-/// ns-3's `CntClamp`: cnt's ceiling until the first loss.
-const CNT_CLAMP: u64 = 20;
 
 #[derive(Clone, Debug, Default)]
 pub struct Ns3Cubic {
@@ -70,21 +68,9 @@ impl Ns3Cubic {
         let t = (now + dmin - epoch) as f64 * 1e-9;
         let delta = (self.c * (t - self.k).abs().powi(3)) as u64;
         let target = if t < self.k { self.origin.saturating_sub(delta) } else { self.origin + delta };
-        let mut cnt = if target > cwnd { cwnd / (target - cwnd) } else { 100 * cwnd };
-        if self.last_max_cwnd == 0 && cnt > CNT_CLAMP {
-            cnt = CNT_CLAMP;
-        }
+        let mut cnt = cnt_toward(target, cwnd, self.last_max_cwnd == 0);
         if friendly {
-            let d = (cwnd * self.scale) >> 3;
-            if d > 0 {
-                while self.ack_cnt > d {
-                    self.ack_cnt -= d;
-                    self.tcp_cwnd += 1;
-                }
-            }
-            if self.tcp_cwnd > cwnd {
-                cnt = cnt.min(cwnd / (self.tcp_cwnd - cwnd));
-            }
+            cnt = reno_estimate_cnt(cnt, cwnd, self.scale, &mut self.ack_cnt, &mut self.tcp_cwnd);
         }
         cnt.max(2)
     }
@@ -163,6 +149,6 @@ mod tests {
         c.reset();
         assert_eq!((c.origin, c.k, c.tcp_cwnd, c.last_max_cwnd, c.cwnd_cnt), (0, 0.0, 0, 6, 27));
         let mut fresh = Ns3Cubic::new(0.7, 0.4);
-        assert_eq!(fresh.update(10, 1, 0, dmin, false), CNT_CLAMP);
+        assert_eq!(fresh.update(10, 1, 0, dmin, false), 20); // ns-3's CntClamp
     }
 }
