@@ -481,13 +481,13 @@ impl Sender {
         if let Some(latest) = rack_latest {
             self.rack_detect(a.ack, latest);
         }
+        // RFC 6675 §2 (`dupack_rule`): with SACK, outside loss recovery, an ACK is a duplicate
+        // if and only if it SACKs new data, whether or not it advances snd_una.
+        let sack_dups = FULL
+            && self.cfg.dupack_rule != DupackRule::Rfc5681
+            && matches!(state_before, CaState::Open | CaState::Disorder);
         if a.ack > self.tcb.snd_una {
-            // RFC 6675 §2 (`dupack_rule`): with SACK, an ACK that SACKs new data is a
-            // duplicate ACK even if it advances snd_una (outside loss recovery).
-            let cum_dup = FULL
-                && self.cfg.dupack_rule != DupackRule::Rfc5681
-                && sacked > 0
-                && matches!(state_before, CaState::Open | CaState::Disorder);
+            let cum_dup = sack_dups && sacked > 0;
             let una = self.tcb.snd_una;
             let acked_segs = a.ack.min(self.tcb.high_tx) - una;
             if a.ack > self.tcb.high_tx {
@@ -578,8 +578,7 @@ impl Sender {
                 self.on_dupack(sacked, state_before, cc, now, out);
             }
         } else if a.ack == self.tcb.snd_una && self.tcb.snd_una < self.tcb.high_tx {
-            // RFC 6675 §2: with SACK, an ACK without new SACK information is no duplicate.
-            if !(FULL && self.cfg.dupack_rule != DupackRule::Rfc5681 && sacked == 0 && matches!(state_before, CaState::Open | CaState::Disorder)) {
+            if !(sack_dups && sacked == 0) {
                 self.on_dupack(sacked, state_before, Some(0), now, out);
             }
         }
