@@ -339,8 +339,8 @@ enum FlowState {
     Cbr(CbrFlow),
 }
 
+#[repr(C)]
 struct FlowRt {
-    spec: FlowSpec,
     /// Where its forward and reverse paths begin in the engine's path table.
     fwd0: u32,
     rev0: u32,
@@ -351,6 +351,7 @@ struct FlowRt {
     /// The application has stopped for good.
     stopped: bool,
     onoff_rng: Option<Rng>,
+    spec: FlowSpec,
 }
 
 impl FlowRt {
