@@ -9,7 +9,8 @@ packets per CPU-second on the same scenario).
 It builds what it needs (``cargo build --release -p burstlab-bench --bin network_speed``;
 ``benchmarks/htsim/build.sh``, which builds htsim from the tarball in
 ``$BURSTLAB_SHARED/anchors/htsim/`` once, into ``$BURSTLAB_HTSIM_DIR`` or
-``/tmp/burstlab-htsim``), then runs, round after round, each scenario in htsim and in
+``/tmp/burstlab-htsim``), copies both into a fresh temporary directory (``fresh_copies``:
+the same executable runs up to 12 % slower from some page-cache states), then runs, round after round, each scenario in htsim and in
 burstlab one after the other, so that both see the same load on a shared machine. Each
 side reports its own CPU time (process CPU clock): htsim's event loop, burstlab's
 ``run_network`` (setup and results included). Packets are data packets sent, all flows,
@@ -34,6 +35,7 @@ import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -59,6 +61,22 @@ def build() -> tuple[Path, Path]:
         ["bash", str(ROOT / "benchmarks" / "htsim" / "build.sh")], env=env, check=True, capture_output=True, text=True
     )
     return target / "release" / "network_speed", Path(out.stdout.strip().splitlines()[-1])
+
+
+def fresh_copies(bl: Path, hdir: Path, into: Path) -> tuple[Path, Path]:
+    """Copy burstlab's binary and htsim's drivers into ``into`` and return their new paths:
+    both simulators then run from executables just written whole, in the same page-cache
+    state. The state an executable's pages are in matters: the same bytes of burstlab's
+    binary ran at 84-86 ns per dumbbell packet from the file cargo had linked, after other
+    builds had churned the page cache, and at 75-77 ns from a copy made at the same moment
+    (until the cache was dropped, when both ran at 75); left to chance, either simulator could
+    be measured in the slow state."""
+    (into / "htsim").mkdir()
+    b = into / bl.name
+    shutil.copy2(bl, b)
+    for hcmd, _ in SCENARIOS.values():
+        shutil.copy2(hdir / hcmd[0], into / "htsim" / hcmd[0])
+    return b, into / "htsim"
 
 
 def run(cmd: list[str]) -> dict[str, Any]:
@@ -105,6 +123,8 @@ def main() -> None:
         if s not in SCENARIOS:
             sys.exit(f"error: unknown scenario {s!r} (one of {', '.join(SCENARIOS)})")
     bl, hdir = build()
+    tmp = tempfile.TemporaryDirectory(prefix="burstlab-speed-")
+    bl, hdir = fresh_copies(bl, hdir, Path(tmp.name))
     T = ["-T", f"{a.seconds:g}"]
     record: dict[str, Any] = {"rounds": a.rounds, "T": a.seconds, "scenarios": {}}
 
