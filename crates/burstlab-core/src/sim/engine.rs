@@ -766,9 +766,12 @@ impl<const LOG: bool, const FULL: bool> Engine<LOG, FULL> {
         l.c.sent += 1;
         l.c.bytes_sent += bytes as u64;
         // Busy time within the measured interval (trimmed at the stop in finish()).
-        l.busy += sent.saturating_sub(start.max(self.warmup));
         if now >= self.warmup {
+            // sent ≥ start ≥ now ≥ warmup: the whole service is measured.
+            l.busy += sent - start;
             l.qdelay.record(start - now);
+        } else {
+            l.busy += sent.saturating_sub(start.max(self.warmup));
         }
         let arrive = sent + l.pipe.delay;
         let e = InFlight { start, arrive, seq, bytes, lost: false, pkt: p };
