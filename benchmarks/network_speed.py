@@ -10,13 +10,14 @@ It builds what it needs (``cargo build --release -p burstlab-bench --bin network
 ``benchmarks/htsim/build.sh``, which builds htsim from the tarball in
 ``$BURSTLAB_SHARED/anchors/htsim/`` once, into ``$BURSTLAB_HTSIM_DIR`` or
 ``/tmp/burstlab-htsim``), copies both into a fresh temporary directory (``fresh_copies``:
-the same executable runs up to 12 % slower from some page-cache states), then runs, round after round, each scenario in htsim and in
-burstlab one after the other, so that both see the same load on a shared machine. Each
-side reports its own CPU time (process CPU clock): htsim's event loop, burstlab's
-``run_network`` (setup and results included). Packets are data packets sent, all flows,
-retransmissions included. Ratios are per round (burstlab's rate / htsim's in the same
-round): the median and the range over the rounds are printed. The scenarios and what
-differs between the two simulators: ``benchmarks/README.md``.
+the same executable runs up to 12 % slower from some page-cache states), then runs, round
+after round, each scenario in htsim and in burstlab one after the other, so that both see
+the same load on a shared machine. Each side reports its own CPU time (process CPU
+clock): htsim's event loop, burstlab's ``run_network`` (setup and results included).
+Packets are data packets sent, all flows, retransmissions included. Ratios are per round
+(burstlab's rate / htsim's in the same round): the median and the range over the rounds are
+printed. The scenarios and what differs between the two simulators:
+``benchmarks/README.md``.
 
 ``--callgrind`` counts instructions of whole processes (start-up included) under
 valgrind's callgrind, one run each: repeatable where CPU times are noisy.

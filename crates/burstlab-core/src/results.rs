@@ -136,10 +136,8 @@ pub struct LogHistogram {
 impl PartialEq for LogHistogram {
     /// Equal bins (whatever the length each has grown to), sum and maximum.
     fn eq(&self, o: &Self) -> bool {
-        let n = self.counts.len().max(o.counts.len());
-        let n = n.max(1);
-        let bin = |h: &Self, b: usize| h.bin_count(b);
-        self.sum == o.sum && self.max == o.max && (0..n).all(|b| bin(self, b) == bin(o, b))
+        let n = self.counts.len().max(o.counts.len()).max(1);
+        self.sum == o.sum && self.max == o.max && (0..n).all(|b| self.bin_count(b) == o.bin_count(b))
     }
 }
 
@@ -172,6 +170,11 @@ impl LogHistogram {
     /// The count of bin `b`.
     fn bin_count(&self, b: usize) -> u64 {
         self.counts.get(b).copied().unwrap_or(0) + if b == 0 { self.zeros } else { 0 }
+    }
+
+    /// (bin, count) of every bin held, bin 0 always (it holds the zeros).
+    fn bin_counts(&self) -> impl Iterator<Item = (usize, u64)> + '_ {
+        (0..self.counts.len().max(1)).map(|b| (b, self.bin_count(b)))
     }
 
     #[inline]
@@ -224,8 +227,8 @@ impl LogHistogram {
         }
         let rank = ((q.max(0.0) * total as f64).ceil() as u64).max(1);
         let mut seen = 0;
-        for b in 0..self.counts.len().max(1) {
-            seen += self.bin_count(b);
+        for (b, c) in self.bin_counts() {
+            seen += c;
             if seen >= rank {
                 let lo = Self::low(b);
                 let hi = if b + 1 < Self::BINS { Self::low(b + 1) } else { u64::MAX };
@@ -237,8 +240,7 @@ impl LogHistogram {
 
     /// Non-empty bins as (lower edge, upper edge exclusive, count).
     pub fn bins(&self) -> Vec<(u64, u64, u64)> {
-        (0..self.counts.len().max(1))
-            .map(|b| (b, self.bin_count(b)))
+        self.bin_counts()
             .filter(|&(_, c)| c > 0)
             .map(|(b, c)| (Self::low(b), if b + 1 < Self::BINS { Self::low(b + 1) } else { u64::MAX }, c))
             .collect()
