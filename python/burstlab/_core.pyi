@@ -31,6 +31,9 @@ __all__ = [
     "check_link_layer",
     "link_measure",
     "wifi_timing",
+    "phy_frame_error",
+    "phy_chunk_success",
+    "phy_modes",
 ]
 
 class BurstlabError(ValueError): ...
@@ -178,3 +181,23 @@ def link_measure(
 ) -> dict[str, Any]: ...
 def wifi_timing(dcf: dict[str, Any], packet_bytes: int) -> dict[str, Any]: ...
 def check_link_layer(layer: dict[str, Any]) -> None: ...
+
+# -- PHY error rates (crates/burstlab-py/src/phy.rs); burstlab.phy wraps them ----------------
+def phy_frame_error(
+    mode: str,
+    snr_db: npt.NDArray[np.float64],
+    psdu_bytes: int,
+    ofdm: str = "nist",
+    cck: str = "integral",
+    oqpsk: str = "ns3",
+    preamble: str = "long",
+) -> npt.NDArray[np.float64]: ...
+def phy_chunk_success(
+    mode: str,
+    snr: npt.NDArray[np.float64],
+    nbits: float,
+    ofdm: str = "nist",
+    cck: str = "integral",
+    oqpsk: str = "ns3",
+) -> npt.NDArray[np.float64]: ...
+def phy_modes() -> list[tuple[str, int]]: ...

@@ -6,6 +6,7 @@ mod errors;
 mod linklayer;
 mod loss;
 mod network;
+mod phy;
 mod sim;
 mod trace;
 
@@ -20,5 +21,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     sim::register(m)?;
     network::register(m)?;
     linklayer::register(m)?;
+    phy::register(m)?;
     Ok(())
 }

@@ -1,0 +1,132 @@
+"""``burstlab.phy``: frame error rates from SNR, PHY mode and length — known answers from
+ns-3 3.44's own error-rate models, properties (longer frames and faster modes lose more),
+the CPM curve the TOSSIM links use, bad input, and the side-by-side comparison with ns-3
+(``benchmarks/ns3/phy_error_rates.py``, marked ``ns3``)."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from burstlab import ParameterError
+from burstlab.datasets.tossim import prr_from_snr
+from burstlab.phy import MODES, chunk_success, frame_error, snr_for_error
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+@pytest.mark.parametrize(
+    ("mode", "kw", "snr", "nbits", "ns3"),
+    [
+        # ns-3 3.44 (pip ns3, built with GSL), GetChunkSuccessRate at the same arguments
+        ("dsss1", {}, 0.1, 8, 0.6338371957474652),
+        ("cck11", {}, 3.0, 8000, 0.001652358376896692),
+        ("ofdm6", {"ofdm": "yans"}, 1.0, 100, 0.9944456458835778),
+        ("oqpsk250", {}, 1.0, 8000, 0.2746334778515019),
+    ],
+)
+def test_known_answers_from_ns3(mode: str, kw: dict[str, str], snr: float, nbits: int, ns3: float) -> None:
+    assert float(chunk_success(mode, snr, nbits, **kw)) == pytest.approx(ns3, rel=1e-6)
+
+
+def test_dbpsk_closed_form() -> None:
+    # 1 Mb/s: Eb/N0 = 22·SNR, BER = ½·exp(−Eb/N0)
+    snr = 0.05
+    ber = 0.5 * math.exp(-22 * snr)
+    assert float(chunk_success("dsss1", snr, 1000)) == pytest.approx((1 - ber) ** 1000, rel=1e-12)
+
+
+def test_cpm_curve_is_the_tossim_links_one() -> None:
+    # CPM's own frame: 46 symbols = 23 bytes = 184 bits
+    db = np.linspace(-2, 8, 41)
+    ours = chunk_success("oqpsk250", 10 ** (db / 10), 184, oqpsk="cpm")
+    assert np.allclose(ours, prr_from_snr(db), atol=1e-12)
+
+
+def test_longer_frames_lose_more_everywhere() -> None:
+    db = np.linspace(-5, 30, 71)
+    for mode, _ in MODES:
+        short, long_ = frame_error(mode, db, 100), frame_error(mode, db, 1500)
+        assert np.all(long_ >= short - 1e-12), mode
+        assert np.all((short >= 0) & (long_ <= 1)), mode
+
+
+def test_faster_11b_modes_need_more_snr() -> None:
+    at = [snr_for_error(m, 0.1, 1028) for m in ("dsss1", "dsss2", "cck5.5", "cck11")]
+    assert at == sorted(at) and at[-1] - at[0] > 8
+
+
+def test_short_frame_at_robust_rate_survives_where_long_fast_one_does_not() -> None:
+    # the issue's point: a 100-byte frame at 1 Mb/s against a 1500-byte frame at 11 Mb/s at 3 dB
+    assert float(frame_error("dsss1", 3.0, 100)) < 1e-6
+    assert float(frame_error("cck11", 3.0, 1500)) > 0.99
+
+
+def test_yans_is_more_optimistic_than_nist() -> None:
+    for m in ("ofdm6", "ofdm24", "ofdm54"):
+        assert snr_for_error(m, 0.5, 1028, ofdm="yans") < snr_for_error(m, 0.5, 1028, ofdm="nist") - 2, m
+
+
+def test_snr_for_error_round_trip() -> None:
+    for m in ("cck5.5", "ofdm36", "oqpsk250"):
+        db = snr_for_error(m, 0.25, 500)
+        assert float(frame_error(m, db, 500)) == pytest.approx(0.25, abs=1e-3)
+
+
+def test_short_preamble_header_at_2mbps() -> None:
+    # at low SNR the 48-bit header at DQPSK fails more often than at DBPSK
+    assert float(frame_error("cck11", 2.0, 20, preamble="short")) > float(frame_error("cck11", 2.0, 20, preamble="long"))
+
+
+def test_ofdm_pads_to_whole_symbols() -> None:
+    # 54 Mb/s carries 216 bits per symbol: 1 and 2 extra payload bytes usually fall in the same symbol
+    a, b = (float(frame_error("ofdm54", 21.0, n)) for n in (1000, 1001))
+    assert a == pytest.approx(b, rel=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("call", "match"),
+    [
+        (lambda: frame_error("ofdm7", 3.0, 100), "ofdm7.*cck11"),
+        (lambda: frame_error("ofdm6", 3.0, 100, ofdm="ideal"), "ofdm = ideal: expected nist or yans"),
+        (lambda: frame_error("ofdm6", float("nan"), 100), "snr_db"),
+        (lambda: frame_error("ofdm6", 3.0, -1), "psdu_bytes"),
+        (lambda: chunk_success("dsss1", -1.0, 8), "snr"),
+        (lambda: snr_for_error("dsss1", 1.5, 100), "error = 1.5"),
+        (lambda: snr_for_error("dsss1", 0.5, 100, cck="exact"), "cck"),
+    ],
+)
+def test_bad_input_is_a_parameter_error(call, match: str) -> None:  # type: ignore[no-untyped-def]
+    with pytest.raises(ParameterError, match=match):
+        call()
+
+
+def _ns3_python() -> Path | None:
+    cand = Path(os.environ.get("NS3_PYTHON", REPO / "benchmarks" / "ns3" / ".venv" / "bin" / "python"))
+    if not cand.exists():
+        return None
+    probe = subprocess.run([str(cand), "-c", "import ns3.ns"], capture_output=True, timeout=300)
+    return cand if probe.returncode == 0 else None
+
+
+@pytest.mark.ns3
+def test_every_mode_against_ns3() -> None:
+    py = _ns3_python()
+    if py is None:
+        pytest.skip("the optional ns-3 environment is absent (bash benchmarks/ns3/setup.sh)")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (str(Path(__import__("burstlab").__file__).parents[1]), os.environ.get("PYTHONPATH")) if p)}
+    proc = subprocess.run([str(py), str(REPO / "benchmarks" / "ns3" / "phy_error_rates.py"), "--json"],
+                          capture_output=True, text=True, timeout=600, env=env)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    rows = json.loads(proc.stdout)
+    assert len(rows) == 4 + 2 * 8 + 1
+    for r in rows:
+        assert r["max_abs_diff"] < 1e-4, r
+        for ours, theirs in (r["db_at_per10"], r["db_at_per50"]):
+            assert abs(ours - theirs) < 0.01, r
