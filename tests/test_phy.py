@@ -130,3 +130,85 @@ def test_every_mode_against_ns3() -> None:
         assert r["max_abs_diff"] < 1e-4, r
         for ours, theirs in (r["db_at_per10"], r["db_at_per50"]):
             assert abs(ours - theirs) < 0.01, r
+
+
+# --------------------------------------------------------------------------- the channel as a loss model
+from burstlab import EmptyInputError, Trace, TraceFormatError  # noqa: E402
+from burstlab.cli import main  # noqa: E402
+from burstlab.lossspec import parse_loss_spec  # noqa: E402
+
+
+def test_constant_snr_model_loses_at_the_curves_rate() -> None:
+    m = parse_loss_spec("phy:mode=cck11,snr=6.5,bytes=1028")
+    p = float(frame_error("cck11", 6.5, 1028))
+    assert m.mean_loss() == pytest.approx(p, abs=1e-3)
+    n = 200_000
+    lost = 1 - Trace(m.sample(n, 2)).stats(warn=False).prr
+    assert lost == pytest.approx(p, abs=5 * math.sqrt(p * (1 - p) / n))
+
+
+def test_two_state_snr_bursts_follow_the_bad_sojourn() -> None:
+    # 1 ms per packet, bad (−5 dB: every frame lost) for 20 ms on average: bursts of ≈ 20
+    m = parse_loss_spec("phy:mode=cck11,good=20,bad=-5,mgood=0.18,mbad=0.02")
+    st = Trace(m.sample(400_000, 3)).stats(warn=False)
+    assert 1 - st.prr == pytest.approx(0.1, abs=0.02)
+    assert st.loss_bursts.mean == pytest.approx(20, rel=0.15)
+
+
+def test_frame_length_changes_loss_on_the_same_channel() -> None:
+    short = parse_loss_spec("phy:mode=cck11,snr=7,bytes=100").mean_loss()
+    long_ = parse_loss_spec("phy:mode=cck11,snr=7,bytes=1500").mean_loss()
+    assert short < 0.02 < 0.1 < long_
+
+
+def test_snr_trace_file(tmp_path: Path) -> None:
+    f = tmp_path / "snr.txt"
+    f.write_text("# time snr\n0 20\n0.5, -5\n1.0 20\n")
+    m = parse_loss_spec(f"phy:mode=dsss2,trace={f}")
+    bits = Trace(m.sample(1500, 1)).to_numpy()
+    # packet n at n ms: lost from 0.5 s to 1 s, delivered before and after
+    assert bits[:500].all() and not bits[500:1000].any() and bits[1000:1500].all()
+
+
+@pytest.mark.parametrize(
+    ("text", "match"),
+    [("0 1\n1\n", r"snr.txt:2: expected 2 column"), ("0 1\n0 2\n", r"snr.txt:2: time 0.0 s does not increase"),
+     ("x\n", r"snr.txt:1: not a number"), ("1 2 3\n", r"snr.txt:1: expected one column")],
+)
+def test_snr_trace_errors_name_file_and_line(tmp_path: Path, text: str, match: str) -> None:
+    f = tmp_path / "snr.txt"
+    f.write_text(text)
+    with pytest.raises(TraceFormatError, match=match):
+        parse_loss_spec(f"phy:mode=dsss1,trace={f}")
+
+
+def test_snr_trace_empty_and_slotless(tmp_path: Path) -> None:
+    f = tmp_path / "snr.txt"
+    f.write_text("# nothing\n")
+    with pytest.raises(EmptyInputError):
+        parse_loss_spec(f"phy:mode=dsss1,trace={f}")
+    f.write_text("3\n4\n")
+    with pytest.raises(ParameterError, match="slot="):
+        parse_loss_spec(f"phy:mode=dsss1,trace={f}")
+    assert parse_loss_spec(f"phy:mode=dsss1,trace={f},slot=0.01").name == "phy"
+
+
+@pytest.mark.parametrize(
+    ("spec", "match"),
+    [("phy:snr=3", "mode"), ("phy:mode=cck11", "exactly one SNR source"), ("phy:mode=cck11,snr=3,good=1,bad=0,mgood=1,mbad=1", "exactly one"),
+     ("phy:mode=cck11,snr=3,fading=nakagami", "fading"), ("phy:mode=cck11,snr=3,fading=ricean", "needs k="),
+     ("phy:mode=cck11,snr=3,bytes=1.5", "bytes"), ("phy:mode=cck11,snr=3,colour=red", "unknown parameter")],
+)
+def test_phy_spec_errors(spec: str, match: str) -> None:
+    with pytest.raises(ParameterError, match=match):
+        parse_loss_spec(spec)
+
+
+def test_gen_and_sim_take_a_phy_spec(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "t.txt"
+    assert main(["gen", "phy:mode=cck11,snr=6.5", "-n", "2000", "-o", str(out)]) == 0
+    assert len(out.read_text().split()) == 2000
+    capsys.readouterr()
+    assert main(["sim", "--loss", "phy:mode=cck11,snr=8", "--duration", "5s", "--json"]) == 0
+    res = json.loads(capsys.readouterr().out)
+    assert res

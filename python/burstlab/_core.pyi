@@ -34,6 +34,7 @@ __all__ = [
     "phy_frame_error",
     "phy_chunk_success",
     "phy_modes",
+    "phy_loss_model",
 ]
 
 class BurstlabError(ValueError): ...
@@ -201,3 +202,13 @@ def phy_chunk_success(
     oqpsk: str = "ns3",
 ) -> npt.NDArray[np.float64]: ...
 def phy_modes() -> list[tuple[str, int]]: ...
+def phy_loss_model(
+    mode: str,
+    psdu_bytes: int,
+    snr: dict[str, object],
+    packet_interval: float = 0.001,
+    ofdm: str = "nist",
+    cck: str = "integral",
+    oqpsk: str = "ns3",
+    preamble: str = "long",
+) -> LossModel: ...

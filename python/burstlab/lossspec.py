@@ -17,6 +17,10 @@
 ``bootstrap:file=PATH[,block=2000]``                   stationary block bootstrap of a trace,
                                                        mean block ``block`` packets (default:
                                                        5 % of the trace, at least 200)
+``phy:mode=cck11,snr=8[,bytes=1028,fading=rayleigh,...]``  frames of one PHY mode and length over an
+                                                       SNR: constant, fading/shadowing, two
+                                                       states (``good=,bad=,mgood=,mbad=``) or
+                                                       a trace (``trace=FILE``); docs/phy.md
 ``@model.json``                                        a saved (fitted) model, e.g. an HMM,
                                                        an HSMM or a run chain
 =====================================================  =========================================
@@ -30,7 +34,7 @@ from typing import Any
 
 from burstlab import _core
 
-_KNOWN = "none, bernoulli, ge, list, ctmc, onoff, semi, vddp, runlength, replay, bootstrap, @file.json"
+_KNOWN = "none, bernoulli, ge, list, ctmc, onoff, semi, vddp, runlength, replay, bootstrap, phy, @file.json"
 
 
 def _params(kind: str, body: str) -> dict[str, str]:
@@ -156,4 +160,9 @@ def parse_loss_spec(spec: str) -> _core.LossModel | None:
 
         block = _num(spec, "block", p["block"]) if "block" in p else "auto"
         return BlockBootstrapModel(mean_block=block).fit(read_trace(p["file"])).to_core()
+    if kind == "phy":
+        # deferred like the readers above: burstlab.phy imports numpy
+        from burstlab import phy
+
+        return phy.from_spec(spec, p)
     raise _core.ParameterError(f"invalid loss spec {spec!r}: unknown model {kind!r} (known: {_KNOWN})")

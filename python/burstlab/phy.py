@@ -15,6 +15,7 @@ or ``"yans"``; ``cck`` ``"integral"`` (ns-3 built with GSL) or ``"matlab"`` (wit
 from __future__ import annotations
 
 import math
+import os
 
 import numpy as np
 import numpy.typing as npt
@@ -75,3 +76,118 @@ def snr_for_error(mode: str, error: float, psdu_bytes: int, *, lo_db: float = -2
         else:
             b = mid
     return 0.5 * (a + b)
+
+
+# --------------------------------------------------------------------------- the channel as a loss model
+def read_snr_trace(path: str, slot: float | None = None) -> tuple[list[float], list[float], float]:
+    """An SNR trace file: one value (dB) per line, ``slot`` seconds apart, or two columns
+    ``time_s snr_db`` (whitespace or comma separated; ``#`` comments and blank lines
+    skipped). Returns (times from 0, dB values, end of the trace in seconds). Errors name the
+    file, the line and the value."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            lines = f.read().splitlines()
+    except UnicodeDecodeError as e:
+        raise _core.TraceFormatError(f"{path}: not an SNR trace: binary content (byte {e.start} is not UTF-8)") from None
+    times: list[float] = []
+    db: list[float] = []
+    cols = None
+    for i, raw in enumerate(lines, 1):
+        text = raw.split("#", 1)[0].replace(",", " ").strip()
+        if not text:
+            continue
+        parts = text.split()
+        if cols is None:
+            cols = len(parts)
+            if cols not in (1, 2):
+                raise _core.TraceFormatError(f"{path}:{i}: expected one column (SNR dB) or two (time s, SNR dB), got {len(parts)}: {raw.strip()!r}")
+        if len(parts) != cols:
+            raise _core.TraceFormatError(f"{path}:{i}: expected {cols} column(s) like the first line, got {len(parts)}: {raw.strip()!r}")
+        try:
+            vals = [float(p) for p in parts]
+        except ValueError:
+            raise _core.TraceFormatError(f"{path}:{i}: not a number: {raw.strip()!r}") from None
+        if not all(math.isfinite(v) for v in vals):
+            raise _core.TraceFormatError(f"{path}:{i}: not a finite number: {raw.strip()!r}")
+        if cols == 2:
+            if times and vals[0] <= times[-1]:
+                raise _core.TraceFormatError(f"{path}:{i}: time {vals[0]} s does not increase (previous {times[-1]} s)")
+            times.append(vals[0])
+            db.append(vals[1])
+        else:
+            db.append(vals[0])
+    if not db:
+        raise _core.EmptyInputError(f"{os.fspath(path)}: empty SNR trace: expected one SNR (dB) per line, or time and SNR")
+    if cols == 1:
+        if slot is None:
+            raise _core.ParameterError(f"{path}: a one-column SNR trace needs slot= (seconds per value)")
+        if not (math.isfinite(slot) and slot > 0):
+            raise _core.ParameterError(f"invalid parameter slot = {slot!r}: expected a positive number of seconds")
+        times = [i * slot for i in range(len(db))]
+        end = len(db) * slot
+    else:
+        t0 = times[0]
+        times = [t - t0 for t in times]
+        # the last value lasts as long as the median step before it (or `slot`)
+        steps = np.diff(times)
+        last = slot if slot is not None else (float(np.median(steps)) if steps.size else 1.0)
+        end = times[-1] + last
+    return times, db, end
+
+
+def loss_model(mode: str, psdu_bytes: int, snr: dict[str, object], *, packet_interval: float = 0.001, ofdm: str = "nist",
+               cck: str = "integral", oqpsk: str = "ns3", preamble: str = "long") -> _core.LossModel:
+    """Frames of ``psdu_bytes`` in ``mode`` over an SNR source, as a loss model for the
+    simulator or ``sample`` (Rust ``loss/phy.rs``). ``snr``: ``{"kind": "process", "mean_db",
+    "fading": "none"|"rayleigh"|"ricean", "k", "coherence", "sigma_db", "tau"}``,
+    ``{"kind": "two_state", "good_db", "bad_db", "mean_good", "mean_bad"}`` or ``{"kind":
+    "trace", "times", "db", "end", "wrap"}`` (seconds and dB)."""
+    return _core.phy_loss_model(mode, _psdu(psdu_bytes), snr, packet_interval, ofdm, cck, oqpsk, preamble)
+
+
+_SPEC_KEYS = {"mode", "bytes", "snr", "fading", "k", "coherence", "sigma", "tau", "good", "bad", "mgood", "mbad", "trace", "slot", "wrap",
+              "interval", "ofdm", "cck", "oqpsk", "preamble"}
+
+
+def from_spec(spec: str, p: dict[str, str]) -> _core.LossModel:
+    """``phy:`` loss specs (``burstlab.lossspec``): ``mode=`` and one SNR source — ``snr=DB``
+    (with ``fading=rayleigh|ricean``, ``k=``, ``coherence=S``, ``sigma=DB``, ``tau=S``),
+    ``good=DB,bad=DB,mgood=S,mbad=S`` (two states), or ``trace=FILE`` (``slot=S``, ``wrap=0|1``);
+    ``bytes=`` (PSDU, default 1028), ``interval=S`` (packet mode), curve choices."""
+    unknown = set(p) - _SPEC_KEYS
+    if unknown:
+        raise _core.ParameterError(f"invalid loss spec {spec!r}: unknown parameter(s) {sorted(unknown)} for phy (known: {sorted(_SPEC_KEYS)})")
+    if "mode" not in p:
+        raise _core.ParameterError(f"invalid loss spec {spec!r}: missing parameter(s) ['mode'] for phy (one of {', '.join(m for m, _ in MODES)})")
+
+    def num(k: str, default: float | None = None) -> float:
+        if k not in p:
+            if default is None:
+                raise _core.ParameterError(f"invalid loss spec {spec!r}: missing parameter {k!r} for phy")
+            return default
+        try:
+            return float(p[k])
+        except ValueError:
+            raise _core.ParameterError(f"invalid parameter {k} = {p[k]!r} in loss spec {spec}: expected a number") from None
+
+    sources = [name for name, keys in (("snr", ("snr",)), ("two states", ("good", "bad")), ("trace", ("trace",))) if any(k in p for k in keys)]
+    if len(sources) != 1:
+        raise _core.ParameterError(f"invalid loss spec {spec!r}: give exactly one SNR source (snr=DB, good=/bad= two states, or trace=FILE), got {sources or 'none'}")
+    snr: dict[str, object]
+    if "snr" in p:
+        snr = {"kind": "process", "mean_db": num("snr"), "fading": p.get("fading", "none"), "coherence": num("coherence", 0.01),
+               "sigma_db": num("sigma", 0.0), "tau": num("tau", 1.0)}
+        if p.get("fading") == "ricean":
+            if "k" not in p:
+                raise _core.ParameterError(f"invalid loss spec {spec!r}: fading=ricean needs k= (the K-factor: line-of-sight power over scattered power)")
+            snr["k"] = num("k")
+    elif "trace" in p:
+        times, db, end = read_snr_trace(p["trace"], num("slot") if "slot" in p else None)
+        snr = {"kind": "trace", "times": times, "db": db, "end": end, "wrap": num("wrap", 1.0) != 0}
+    else:
+        snr = {"kind": "two_state", "good_db": num("good"), "bad_db": num("bad"), "mean_good": num("mgood"), "mean_bad": num("mbad")}
+    nbytes = num("bytes", 1028.0)
+    if not (nbytes.is_integer() and 0 <= nbytes < 2**32):
+        raise _core.ParameterError(f"invalid parameter bytes = {p['bytes']!r} in loss spec {spec}: expected a whole number of bytes")
+    return loss_model(p["mode"], int(nbytes), snr, packet_interval=num("interval", 0.001), ofdm=p.get("ofdm", "nist"),
+                      cck=p.get("cck", "integral"), oqpsk=p.get("oqpsk", "ns3"), preamble=p.get("preamble", "long"))

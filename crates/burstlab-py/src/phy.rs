@@ -1,10 +1,14 @@
 //! The PHY error-rate curves for Python (`burstlab.phy`): a frame's error rate and a chunk's
 //! success rate from the SNR, the mode and the length (`burstlab_core::phy`).
 use crate::errors::{to_py, IntoPyResult};
+use crate::loss::PyLossModel;
+use burstlab_core::loss::{Fading, PhyChannel, Snr};
 use burstlab_core::phy::{ErrorModel, PhyMode, MODES};
+use burstlab_core::time::{self, Nanos};
 use burstlab_core::Error;
 use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1};
 use pyo3::prelude::*;
+use pyo3::types::PyDict;
 
 fn model(ofdm: &str, cck: &str, oqpsk: &str, preamble: &str) -> PyResult<ErrorModel> {
     ErrorModel::from_names(ofdm, cck, oqpsk, preamble).py()
@@ -65,9 +69,94 @@ fn phy_modes() -> Vec<(&'static str, u64)> {
     MODES.iter().map(|m| (m.name, m.rate_bps)).collect()
 }
 
+/// `d[key]` as f64 (or `default` when absent); a wrong type or a missing required entry is a
+/// ParameterError naming `snr.key`.
+fn num(d: &Bound<'_, PyDict>, key: &str, default: Option<f64>) -> PyResult<f64> {
+    match d.get_item(key)?.filter(|v| !v.is_none()) {
+        Some(v) => v.extract::<f64>().map_err(|_| to_py(Error::param(&format!("snr.{key}"), v.repr().map(|r| r.to_string()).unwrap_or_default(), "a number"))),
+        None => default.ok_or_else(|| to_py(Error::param("snr", format!("no {key:?}"), &format!("a {key:?} entry")))),
+    }
+}
+
+/// Seconds → ns: finite, ≥ 0 (0 allowed where the process does not use it), at most 10^9 s.
+fn ns(key: &str, s: f64) -> PyResult<Nanos> {
+    if s.is_finite() && (0.0..=1e9).contains(&s) {
+        Ok(time::from_secs_f64(s))
+    } else {
+        Err(to_py(Error::param(&format!("snr.{key}"), s, "seconds in [0, 1e9]")))
+    }
+}
+
+/// The SNR source from its dict (`burstlab.lossspec` builds it; seconds and dB):
+/// {"kind": "process", "mean_db", "fading": none|rayleigh|ricean, "k", "coherence", "sigma_db", "tau"},
+/// {"kind": "two_state", "good_db", "bad_db", "mean_good", "mean_bad"},
+/// {"kind": "trace", "times": [s], "db": [dB], "end": s, "wrap": bool}.
+fn snr_from_dict(d: &Bound<'_, PyDict>) -> PyResult<Snr> {
+    let kind: String = match d.get_item("kind")? {
+        Some(k) => k.extract()?,
+        None => return Err(to_py(Error::param("snr", "a dict without \"kind\"", "a \"kind\" entry"))),
+    };
+    match kind.as_str() {
+        "process" => {
+            let fading: String = d.get_item("fading")?.map(|v| v.extract()).transpose()?.unwrap_or_else(|| "none".into());
+            let fading = match fading.as_str() {
+                "none" => Fading::None,
+                "rayleigh" => Fading::Rayleigh,
+                "ricean" => Fading::Ricean { k: num(d, "k", None)? },
+                other => return Err(to_py(Error::param("snr.fading", other, "none, rayleigh or ricean"))),
+            };
+            Ok(Snr::Process {
+                mean_db: num(d, "mean_db", None)?,
+                fading,
+                coherence: ns("coherence", num(d, "coherence", Some(0.0))?)?,
+                sigma_db: num(d, "sigma_db", Some(0.0))?,
+                tau: ns("tau", num(d, "tau", Some(0.0))?)?,
+            })
+        }
+        "two_state" => Ok(Snr::TwoState {
+            good_db: num(d, "good_db", None)?,
+            bad_db: num(d, "bad_db", None)?,
+            mean_good: ns("mean_good", num(d, "mean_good", None)?)?,
+            mean_bad: ns("mean_bad", num(d, "mean_bad", None)?)?,
+        }),
+        "trace" => {
+            let times: Vec<f64> = d.get_item("times")?.map(|v| v.extract()).transpose()?.unwrap_or_default();
+            let db: Vec<f64> = d.get_item("db")?.map(|v| v.extract()).transpose()?.unwrap_or_default();
+            let times = times.iter().map(|&t| ns("times", t)).collect::<PyResult<Vec<Nanos>>>()?;
+            let wrap: bool = d.get_item("wrap")?.map(|v| v.extract()).transpose()?.unwrap_or(true);
+            Ok(Snr::Trace { times, db, end: ns("end", num(d, "end", None)?)?, wrap })
+        }
+        other => Err(to_py(Error::param("snr.kind", other, "process, two_state or trace"))),
+    }
+}
+
+/// A loss model of frames of `psdu_bytes` in `mode` over an SNR source (`burstlab_core::loss::phy`).
+#[pyfunction]
+#[pyo3(signature = (mode, psdu_bytes, snr, packet_interval=0.001, ofdm="nist", cck="integral", oqpsk="ns3", preamble="long"))]
+#[allow(clippy::too_many_arguments)]
+fn phy_loss_model(
+    mode: &str,
+    psdu_bytes: u32,
+    snr: &Bound<'_, PyDict>,
+    packet_interval: f64,
+    ofdm: &str,
+    cck: &str,
+    oqpsk: &str,
+    preamble: &str,
+) -> PyResult<PyLossModel> {
+    let m = model(ofdm, cck, oqpsk, preamble)?;
+    let md = PhyMode::by_name(mode).py()?;
+    if !(packet_interval.is_finite() && packet_interval > 0.0) || time::from_secs_f64(packet_interval) == 0 {
+        return Err(to_py(Error::param("packet_interval", packet_interval, "a positive number of seconds (≥ 1 ns)")));
+    }
+    let ch = PhyChannel::new(snr_from_dict(snr)?, md, m, psdu_bytes, time::from_secs_f64(packet_interval)).py()?;
+    Ok(PyLossModel::new(Box::new(ch)))
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(phy_frame_error, m)?)?;
     m.add_function(wrap_pyfunction!(phy_chunk_success, m)?)?;
     m.add_function(wrap_pyfunction!(phy_modes, m)?)?;
+    m.add_function(wrap_pyfunction!(phy_loss_model, m)?)?;
     Ok(())
 }
