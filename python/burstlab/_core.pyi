@@ -35,6 +35,7 @@ __all__ = [
     "phy_chunk_success",
     "phy_modes",
     "phy_loss_model",
+    "shell_forward",
 ]
 
 class BurstlabError(ValueError): ...
@@ -212,3 +213,15 @@ def phy_loss_model(
     oqpsk: str = "ns3",
     preamble: str = "long",
 ) -> LossModel: ...
+
+# -- burstlab shell's forwarder (crates/burstlab-py/src/shell.rs); burstlab.shell wraps it -----
+def shell_forward(
+    netns: str,
+    inner: str,
+    outer: str,
+    uplink: dict[str, Any],
+    downlink: dict[str, Any],
+    stop_fd: int,
+    ready_fd: int,
+    log: bool = True,
+) -> dict[str, Any]: ...

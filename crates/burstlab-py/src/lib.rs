@@ -7,6 +7,7 @@ mod linklayer;
 mod loss;
 mod network;
 mod phy;
+mod shell;
 mod sim;
 mod trace;
 
@@ -22,5 +23,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     network::register(m)?;
     linklayer::register(m)?;
     phy::register(m)?;
+    shell::register(m)?;
     Ok(())
 }

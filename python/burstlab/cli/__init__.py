@@ -25,11 +25,12 @@ def _register() -> None:
     from burstlab.cli import models as _models
     from burstlab.cli import netem as _netem
     from burstlab.cli import report as _report
+    from burstlab.cli import shell as _shell
     from burstlab.cli import sim as _sim
     from burstlab.cli import stats as _stats
     from burstlab.cli import study as _study
 
-    for mod in (_stats, _models, _report, _sim, _analytic, _study, _netem):
+    for mod in (_stats, _models, _report, _sim, _analytic, _study, _netem, _shell):
         for cmd in mod.COMMANDS:
             cli.add_command(cmd)
 

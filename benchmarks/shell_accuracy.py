@@ -1,0 +1,160 @@
+"""How faithfully ``burstlab shell`` plays its links to the real network stack, and how fast
+its forwarder is (root; docs/shell.md).
+
+1. Rate: a kernel TCP flow (Python bulk sender inside the shell, receiver outside) over a
+   10 Mb/s, 20 ms path for ``--secs`` seconds: goodput against 10 Mb/s (the issue's target:
+   ≥ 95 %; the payload share of a 1500-byte IP packet with TCP timestamps is 1448/1500 =
+   96.5 %).
+2. Delay: UDP echoes over the same path: the median round trip against 40 ms + the two
+   datagrams' serialisation (the issue's target: within 1 ms).
+3. Timers: how late the forwarder wrote packets after their scheduled arrival (mean, 99th
+   percentile, maximum; the issue's target: ≤ 100 µs).
+4. Throughput: the same TCP flow with no rate limit and no delay through the shell, and
+   through a plain veth pair between two namespaces (the kernel alone), 1500-byte MTU.
+
+    sudo python benchmarks/shell_accuracy.py [--secs 5] [--json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import socket
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+
+from burstlab import shell
+
+
+BULK_CODE = """
+import os, socket, sys, time
+s = socket.create_connection((sys.argv[3] if len(sys.argv) > 3 else os.environ["BURSTLAB_SHELL_PEER"], int(sys.argv[1])))
+t = time.monotonic(); b = b"x" * 65536
+while time.monotonic() - t < float(sys.argv[2]):
+    s.sendall(b)
+s.shutdown(socket.SHUT_WR); s.recv(1); s.close()
+"""
+
+ECHO_CODE = """
+import json, os, socket, sys, time
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.settimeout(2)
+rtt = []
+for i in range(int(sys.argv[2])):
+    t = time.monotonic(); s.sendto(b"%d" % i, (os.environ["BURSTLAB_SHELL_PEER"], int(sys.argv[1])))
+    s.recvfrom(64); rtt.append(time.monotonic() - t); time.sleep(0.01)
+open(sys.argv[3], "w").write(json.dumps(rtt))
+"""
+
+
+def _sink(host: str = "0.0.0.0") -> tuple[threading.Thread, dict[str, float], int]:
+    srv = socket.socket()
+    srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    srv.bind((host, 0))
+    srv.listen(1)
+    srv.settimeout(60)
+    out: dict[str, float] = {}
+
+    def run() -> None:
+        c, _ = srv.accept()
+        t0, n = time.monotonic(), 0
+        while b := c.recv(1 << 16):
+            n += len(b)
+        out["bps"] = n * 8 / (time.monotonic() - t0)
+        c.close()
+        srv.close()
+
+    t = threading.Thread(target=run, daemon=True)
+    t.start()
+    return t, out, int(srv.getsockname()[1])
+
+
+def rate_and_timers(secs: float) -> dict[str, float]:
+    link = shell.Direction(rate=10e6, delay=0.02, buffer=100)
+    t, out, port = _sink()
+    res = shell.run([sys.executable, "-c", BULK_CODE, str(port), str(secs)], link, link)
+    t.join()
+    log = res.uplink["log"]
+    ok = log["fate"] == 0
+    late = (log["t_out"][ok].astype(np.int64) - log["arrive"][ok].astype(np.int64)) * 1e-6
+    return {"goodput_mbps": out["bps"] / 1e6, "share_of_10mbps": out["bps"] / 10e6,
+            "late_mean_ms": float(late.mean()), "late_p99_ms": float(np.percentile(late, 99)), "late_max_ms": float(late.max())}
+
+
+def round_trip(n: int = 100) -> dict[str, float]:
+    srv = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    srv.bind(("0.0.0.0", 0))
+    port = srv.getsockname()[1]
+
+    def echo() -> None:
+        try:
+            while True:
+                d, a = srv.recvfrom(64)
+                srv.sendto(d, a)
+        except OSError:
+            return
+
+    threading.Thread(target=echo, daemon=True).start()
+    out = Path(f"/tmp/burstlab-rtt-{os.getpid()}.json")
+    link = shell.Direction(rate=10e6, delay=0.02)
+    shell.run([sys.executable, "-c", ECHO_CODE, str(port), str(n), str(out)], link, link)
+    srv.close()
+    rtt = np.array(json.loads(out.read_text())) * 1e3
+    out.unlink()
+    # two datagrams of 20 (IP) + 8 (UDP) + 1-2 payload bytes at 10 Mb/s
+    expected = 40.0 + 2 * 30 * 8 / 10e6 * 1e3
+    return {"rtt_median_ms": float(np.median(rtt)), "rtt_expected_ms": expected, "rtt_p90_ms": float(np.percentile(rtt, 90))}
+
+
+def through_shell(secs: float) -> float:
+    t, out, port = _sink()
+    free = shell.Direction(buffer=10_000)
+    shell.run([sys.executable, "-c", BULK_CODE, str(port), str(secs)], free, free, log=False)
+    t.join()
+    return out["bps"]
+
+
+def through_veth(secs: float) -> float:
+    ns = f"blv{os.getpid() % 10**6}"
+    ip = lambda *a: subprocess.run(["ip", *a], check=True, capture_output=True)  # noqa: E731
+    ip("netns", "add", ns)
+    try:
+        ip("link", "add", f"{ns}a", "type", "veth", "peer", "name", f"{ns}b")
+        ip("link", "set", f"{ns}b", "netns", ns)
+        ip("addr", "add", "100.65.0.1/24", "dev", f"{ns}a")
+        ip("link", "set", f"{ns}a", "up")
+        ip("-n", ns, "addr", "add", "100.65.0.2/24", "dev", f"{ns}b")
+        ip("-n", ns, "link", "set", f"{ns}b", "up")
+        ip("-n", ns, "link", "set", "lo", "up")
+        t, out, port = _sink()
+        subprocess.run(["ip", "netns", "exec", ns, sys.executable, "-c", BULK_CODE, str(port), str(secs), "100.65.0.1"], check=True)
+        t.join()
+        return out["bps"]
+    finally:
+        subprocess.run(["ip", "link", "del", f"{ns}a"], capture_output=True)
+        subprocess.run(["ip", "netns", "del", ns], capture_output=True)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--secs", type=float, default=5.0)
+    ap.add_argument("--json", action="store_true")
+    a = ap.parse_args(argv)
+    shell.check_environment()
+    r = {**rate_and_timers(a.secs), **round_trip(), "shell_gbps": through_shell(a.secs) / 1e9, "veth_gbps": through_veth(a.secs) / 1e9}
+    r["shell_over_veth"] = r["shell_gbps"] / r["veth_gbps"]
+    if a.json:
+        print(json.dumps(r, indent=1))
+    else:
+        for k, v in r.items():
+            print(f"{k:18} {v:.4g}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,218 @@
+"""``burstlab shell``: run a command whose traffic crosses burstlab's links — the same loss
+models, link layer and capacity as the simulator — under the real network stack (docs/shell.md).
+
+The command runs in a new network namespace. Its only interface is a TUN device whose
+packets a forwarder (Rust, ``crates/burstlab-py/src/shell.rs``) moves to a second TUN device
+in the caller's namespace through one emulated link per direction; the caller's side is
+``100.64.0.1`` (``BURSTLAB_SHELL_PEER`` inside the shell), the shell's ``100.64.0.2``. A server
+the caller runs on ``100.64.0.1`` (or on every address) is what the command reaches.
+
+Needs root (``CAP_NET_ADMIN`` and ``CAP_SYS_ADMIN`` for namespaces and TUN devices), the
+``ip`` command (iproute2) and ``/dev/net/tun``; :func:`check_environment` says in one line what
+is missing.
+"""
+
+from __future__ import annotations
+
+import os
+import select
+import shutil
+import signal
+import subprocess
+import threading
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from burstlab import _core
+from burstlab.sim import link_layer_config
+
+#: Fates in the log (its ``fate`` column holds the index): delivered, lost by the loss model
+#: (or the link layer's last attempt), dropped by the full buffer, or admitted to be
+#: delivered but still in flight when the shell ended.
+FATES = ("delivered", "lost", "queue_drop", "in_flight_at_end")
+#: The caller's side and the shell's side of the emulated path.
+PEER, SHELL_ADDR, PREFIX = "100.64.0.1", "100.64.0.2", 24
+#: Longest wait for the forwarder to create its devices.
+READY_TIMEOUT = 10.0
+
+
+class ShellError(_core.BurstlabError):
+    """The machine cannot run a shell (no root, no TUN device, no ``ip``), or setting one up failed."""
+
+
+@dataclass(frozen=True)
+class Direction:
+    """One direction of the emulated path, as a burstlab link: ``rate`` (bits/s; None: no
+    limit) or ``capacity`` (a Mahimahi trace's delivery opportunities in ms, as
+    :func:`burstlab.io.read_mahimahi` returns), one-way ``delay`` (s), DropTail ``buffer``
+    (packets waiting behind the one in service), ``loss`` (a loss model or None) in
+    ``loss_mode`` ``"packet"`` or ``"time"``, ``link_layer`` (an ARQ/HARQ spec or object),
+    ``seed`` of the loss stream, and ``replay``: a logged run's fates to apply instead of
+    drawing (bool per admitted packet, True = lost)."""
+
+    rate: float | None = None
+    capacity: Any = None
+    delay: float = 0.0
+    buffer: int = 1000
+    loss: _core.LossModel | None = None
+    loss_mode: str = "packet"
+    link_layer: Any = None
+    seed: int = 1
+    replay: Any = None
+
+    def _dict(self) -> dict[str, Any]:
+        cap = None
+        if self.capacity is not None:
+            cap = (np.asarray(self.capacity, dtype=np.uint64) * np.uint64(1_000_000)).astype(np.uint64)
+        return {
+            "rate": 0.0 if self.rate is None else float(self.rate),
+            "capacity": cap,
+            "delay": float(self.delay),
+            "buffer": int(self.buffer),
+            "loss": self.loss,
+            "loss_mode": self.loss_mode,
+            "link_layer": link_layer_config(self.link_layer),
+            "seed": int(self.seed),
+            "replay": None if self.replay is None else np.asarray(self.replay, dtype=bool),
+        }
+
+
+@dataclass
+class ShellResult:
+    """The command's exit status and, per direction, the forwarder's counters and (when
+    logged) every packet's fate."""
+
+    returncode: int
+    uplink: dict[str, Any] = field(default_factory=dict)
+    downlink: dict[str, Any] = field(default_factory=dict)
+
+    def fates(self, direction: str) -> np.ndarray:
+        """Loss decisions of the admitted packets of ``direction``, in order (True = lost):
+        what ``replay`` takes."""
+        log = getattr(self, direction)["log"]
+        f = log["fate"]
+        return np.asarray(f[f != 2] == 1)
+
+
+def check_environment() -> None:
+    """Raise :class:`ShellError` naming what this machine lacks for a shell."""
+    if os.geteuid() != 0:
+        raise ShellError("burstlab shell needs root (CAP_NET_ADMIN and CAP_SYS_ADMIN) to create a network namespace and TUN devices: run it with sudo")
+    if not os.path.exists("/dev/net/tun"):
+        raise ShellError("burstlab shell needs /dev/net/tun (the tun kernel module): modprobe tun")
+    if shutil.which("ip") is None:
+        raise ShellError("burstlab shell needs the ip command (iproute2): apt-get install iproute2")
+
+
+def _ip(*args: str) -> None:
+    r = subprocess.run(["ip", *args], capture_output=True, text=True)
+    if r.returncode != 0:
+        raise ShellError(f"ip {' '.join(args)}: {r.stderr.strip() or 'failed'}")
+
+
+def run(command: list[str], uplink: Direction, downlink: Direction, *, log: bool = True, env: dict[str, str] | None = None,
+        stdin: Any = None, stdout: Any = None, stderr: Any = None) -> ShellResult:
+    """Run ``command`` in a shell whose traffic crosses ``uplink`` (out of the shell) and
+    ``downlink`` (back in); returns its exit status and the forwarder's counters and log.
+    Ctrl-C is passed to the command; the namespace and devices are removed however it ends."""
+    if not command:
+        raise _core.ParameterError("invalid parameter command: expected a command to run in the shell")
+    check_environment()
+    up, down = uplink._dict(), downlink._dict()  # validate before creating anything
+    tag = f"bl{os.getpid() % 10**8}"
+    netns, inner, outer = f"{tag}s", f"{tag}i", f"{tag}o"
+    _ip("netns", "add", netns)
+    stop_r, stop_w = os.pipe()
+    ready_r, ready_w = os.pipe()
+    out: dict[str, Any] = {}
+
+    def forward() -> None:
+        try:
+            out["result"] = _core.shell_forward(f"/run/netns/{netns}", inner, outer, up, down, stop_r, ready_w, log)
+        except BaseException as e:  # noqa: BLE001 - handed to the caller's thread
+            out["error"] = e
+            os.write(ready_w, b"!")
+
+    t = threading.Thread(target=forward, name="burstlab-shell-forwarder", daemon=True)
+    rc = -1
+    try:
+        t.start()
+        r, _, _ = select.select([ready_r], [], [], READY_TIMEOUT)
+        if not r:
+            raise ShellError(f"the forwarder did not create its devices within {READY_TIMEOUT:g} s")
+        if os.read(ready_r, 1) != b"\x01":
+            t.join()
+            err = out.get("error")
+            raise ShellError(f"the forwarder could not start: {err}") from err
+        _ip("-n", netns, "link", "set", "lo", "up")
+        _ip("-n", netns, "addr", "add", f"{SHELL_ADDR}/{PREFIX}", "dev", inner)
+        _ip("-n", netns, "link", "set", inner, "up")
+        _ip("-n", netns, "route", "add", "default", "via", PEER, "dev", inner)
+        _ip("addr", "add", f"{PEER}/{PREFIX}", "dev", outer)
+        _ip("link", "set", outer, "up")
+        child_env = {**(os.environ if env is None else env), "BURSTLAB_SHELL": "1", "BURSTLAB_SHELL_PEER": PEER, "BURSTLAB_SHELL_ADDR": SHELL_ADDR}
+        proc = subprocess.Popen(["ip", "netns", "exec", netns, *command], env=child_env, stdin=stdin, stdout=stdout, stderr=stderr)
+        try:
+            rc = proc.wait()
+        except KeyboardInterrupt:
+            proc.send_signal(signal.SIGINT)
+            rc = proc.wait()
+            raise
+    finally:
+        os.write(stop_w, b"x")
+        t.join()
+        for fd in (stop_r, stop_w, ready_r, ready_w):
+            os.close(fd)
+        subprocess.run(["ip", "netns", "del", netns], capture_output=True)
+    if "error" in out:
+        raise out["error"]
+    res = out["result"]
+    return ShellResult(rc, res["uplink"], res["downlink"])
+
+
+def write_log(result: ShellResult, path: str | os.PathLike[str]) -> int:
+    """Every logged packet of both directions as Parquet (one row per packet: direction,
+    times in ns from the forwarder's start, size, fate, attempts), written atomically.
+    Returns the number of rows."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    cols: dict[str, list[Any]] = {}
+    n = 0
+    for name in ("uplink", "downlink"):
+        log = getattr(result, name).get("log")
+        if log is None:
+            raise _core.ParameterError("invalid parameter log: the shell ran without its log (log=False)")
+        k = len(log["fate"])
+        n += k
+        cols.setdefault("direction", []).append(np.full(k, name, dtype=object))
+        for c in ("t_in", "bytes", "start", "end", "arrive", "t_out", "attempts", "fate"):
+            cols.setdefault(c, []).append(log[c])
+    table = pa.table({c: np.concatenate(v) for c, v in cols.items()})
+    p = Path(path)
+    tmp = p.with_name(f".{p.name}.tmp")
+    pq.write_table(table, tmp)
+    os.replace(tmp, p)
+    return n
+
+
+def read_replay(path: str | os.PathLike[str]) -> dict[str, np.ndarray]:
+    """The fates a logged shell applied, per direction (True = lost), for ``replay``."""
+    import pyarrow.parquet as pq
+
+    try:
+        t = pq.read_table(path, columns=["direction", "fate"])
+    except (OSError, ValueError) as e:
+        raise _core.TraceFormatError(f"{path}: not a burstlab shell log (Parquet with direction and fate): {e}") from None
+    d = np.asarray(t.column("direction").to_pylist(), dtype=object)
+    f = np.asarray(t.column("fate").to_numpy())
+    return {name: (f[(d == name) & (f != 2)] == 1) for name in ("uplink", "downlink")}
+
+
+def with_replay(u: Direction, d: Direction, path: str | os.PathLike[str]) -> tuple[Direction, Direction]:
+    """``u`` and ``d`` playing the fates logged in ``path``."""
+    r = read_replay(path)
+    return replace(u, replay=r["uplink"]), replace(d, replay=r["downlink"])
