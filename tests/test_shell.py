@@ -201,3 +201,33 @@ def test_bad_options_are_one_error_line(argv: list[str], match: str, capsys: pyt
 def test_empty_command_is_refused() -> None:
     with pytest.raises(ParameterError, match="command"):
         shell.run([], shell.Direction(), shell.Direction())
+
+
+@needs_shell
+def test_shells_nest_and_their_delays_add(tmp_path: Path) -> None:
+    # a shell inside a shell: the inner command reaches the outermost caller across both
+    # paths, so its round trip is 2 × (10 ms + 5 ms)
+    port = _free_port()
+    srv = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    srv.bind(("0.0.0.0", port))
+    srv.settimeout(20)
+
+    def echo() -> None:
+        try:
+            while True:
+                data, addr = srv.recvfrom(64)
+                srv.sendto(data, addr)
+        except OSError:
+            return
+
+    threading.Thread(target=echo, daemon=True).start()
+    out = tmp_path / "rtt.json"
+    inner = [sys.executable, "-c", "import sys; from burstlab.cli import main; sys.exit(main(sys.argv[1:]))",
+             "shell", "--delay", "5ms", "--", sys.executable, "-c", ECHO, str(port), "20", str(out)]
+    res = shell.run(inner, shell.Direction(delay=0.01), shell.Direction(delay=0.01))
+    srv.close()
+    assert res.returncode == 0
+    rtt_ms = float(np.median(json.loads(out.read_text()))) * 1e3
+    assert 30.0 <= rtt_ms < 32.0, rtt_ms
+    # the outer shell carried the inner one's packets
+    assert res.uplink["delivered"] >= 20 and res.downlink["delivered"] >= 20

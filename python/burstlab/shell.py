@@ -4,7 +4,8 @@ models, link layer and capacity as the simulator — under the real network stac
 The command runs in a new network namespace. Its only interface is a TUN device whose
 packets a forwarder (Rust, ``crates/burstlab-py/src/shell.rs``) moves to a second TUN device
 in the caller's namespace through one emulated link per direction; the caller's side is
-``100.64.0.1`` (``BURSTLAB_SHELL_PEER`` inside the shell), the shell's ``100.64.0.2``. A server
+``100.64.0.1`` (``BURSTLAB_SHELL_PEER`` inside the shell), the shell's ``100.64.0.2``; shells
+nest (:data:`MAX_LEVEL`). A server
 the caller runs on ``100.64.0.1`` (or on every address) is what the command reaches.
 
 Needs root (``CAP_NET_ADMIN`` and ``CAP_SYS_ADMIN`` for namespaces and TUN devices), the
@@ -33,8 +34,46 @@ from burstlab.sim import link_layer_config
 #: (or the link layer's last attempt), dropped by the full buffer, or admitted to be
 #: delivered but still in flight when the shell ended.
 FATES = ("delivered", "lost", "queue_drop", "in_flight_at_end")
-#: The caller's side and the shell's side of the emulated path.
-PEER, SHELL_ADDR, PREFIX = "100.64.0.1", "100.64.0.2", 24
+#: Shells nest: a shell started inside a shell of level L - 1 is of level L (the environment
+#: variable BURSTLAB_SHELL_LEVEL), and its path uses 100.64.L.1 (caller's side) and 100.64.L.2
+#: (the shell's side). Every shell forwards between its two sides and routes the addresses
+#: of deeper levels (100.64.L+1.0 to 100.64.255.255) towards them, so a command in the
+#: innermost shell reaches the outermost caller, 100.64.0.1 (BURSTLAB_SHELL_PEER), across
+#: every level's links.
+MAX_LEVEL = 254
+PREFIX = 24
+
+
+def _addresses(level: int) -> tuple[str, str]:
+    return f"100.64.{level}.1", f"100.64.{level}.2"
+
+
+def _deeper(level: int) -> list[str]:
+    """Prefixes covering 100.64.(level + 1).0 … 100.64.255.255 (for the routes towards
+    deeper shells)."""
+    out, lo = [], level + 1
+    while lo <= 255:
+        size = 1
+        while lo % (size * 2) == 0 and lo + size * 2 - 1 <= 255:
+            size *= 2
+        out.append(f"100.64.{lo}.0/{24 - size.bit_length() + 1}")
+        lo += size
+    return out
+
+
+def current_level() -> int:
+    """This process's shell level: 0 outside any shell."""
+    text = os.environ.get("BURSTLAB_SHELL_LEVEL", "0")
+    try:
+        level = int(text)
+    except ValueError:
+        raise _core.ParameterError(f"invalid environment variable BURSTLAB_SHELL_LEVEL = {text!r}: expected a whole number") from None
+    if not 0 <= level <= MAX_LEVEL:
+        raise ShellError(f"burstlab shell nests at most {MAX_LEVEL} deep (BURSTLAB_SHELL_LEVEL = {level})")
+    return level
+
+
+PEER, SHELL_ADDR = _addresses(0)
 #: Longest wait for the forwarder to create its devices.
 READY_TIMEOUT = 10.0
 
@@ -113,6 +152,13 @@ def _ip(*args: str) -> None:
         raise ShellError(f"ip {' '.join(args)}: {r.stderr.strip() or 'failed'}")
 
 
+def _sysctl(netns: str, key: str, value: str) -> None:
+    path = "/proc/sys/" + key.replace(".", "/")
+    r = subprocess.run(["ip", "netns", "exec", netns, "sh", "-c", f"echo {value} > {path}"], capture_output=True, text=True)
+    if r.returncode != 0:
+        raise ShellError(f"{key} = {value} in the shell's namespace: {r.stderr.strip() or 'failed'}")
+
+
 def run(command: list[str], uplink: Direction, downlink: Direction, *, log: bool = True, env: dict[str, str] | None = None,
         stdin: Any = None, stdout: Any = None, stderr: Any = None) -> ShellResult:
     """Run ``command`` in a shell whose traffic crosses ``uplink`` (out of the shell) and
@@ -121,6 +167,8 @@ def run(command: list[str], uplink: Direction, downlink: Direction, *, log: bool
     if not command:
         raise _core.ParameterError("invalid parameter command: expected a command to run in the shell")
     check_environment()
+    level = current_level()
+    peer, addr = _addresses(level)
     up, down = uplink._dict(), downlink._dict()  # validate before creating anything
     tag = f"bl{os.getpid() % 10**8}"
     netns, inner, outer = f"{tag}s", f"{tag}i", f"{tag}o"
@@ -148,12 +196,20 @@ def run(command: list[str], uplink: Direction, downlink: Direction, *, log: bool
             err = out.get("error")
             raise ShellError(f"the forwarder could not start: {err}") from err
         _ip("-n", netns, "link", "set", "lo", "up")
-        _ip("-n", netns, "addr", "add", f"{SHELL_ADDR}/{PREFIX}", "dev", inner)
+        _ip("-n", netns, "addr", "add", f"{addr}/{PREFIX}", "dev", inner)
         _ip("-n", netns, "link", "set", inner, "up")
-        _ip("-n", netns, "route", "add", "default", "via", PEER, "dev", inner)
-        _ip("addr", "add", f"{PEER}/{PREFIX}", "dev", outer)
+        _ip("-n", netns, "route", "add", "default", "via", peer, "dev", inner)
+        _ip("addr", "add", f"{peer}/{PREFIX}", "dev", outer)
         _ip("link", "set", outer, "up")
-        child_env = {**(os.environ if env is None else env), "BURSTLAB_SHELL": "1", "BURSTLAB_SHELL_PEER": PEER, "BURSTLAB_SHELL_ADDR": SHELL_ADDR}
+        # a deeper shell's packets pass through this one: forwarding inside, and routes
+        # here (the caller's namespace) for the deeper levels' addresses, towards the shell
+        _sysctl(netns, "net.ipv4.ip_forward", "1")
+        _sysctl(netns, "net.ipv4.conf.all.rp_filter", "0")
+        for prefix in _deeper(level):
+            _ip("route", "add", prefix, "via", addr, "dev", outer)
+        base = os.environ if env is None else env
+        child_env = {**base, "BURSTLAB_SHELL": "1", "BURSTLAB_SHELL_LEVEL": str(level + 1), "BURSTLAB_SHELL_ADDR": addr,
+                     "BURSTLAB_SHELL_PEER": base.get("BURSTLAB_SHELL_PEER", peer) if level > 0 else peer}
         proc = subprocess.Popen(["ip", "netns", "exec", netns, *command], env=child_env, stdin=stdin, stdout=stdout, stderr=stderr)
         try:
             rc = proc.wait()
