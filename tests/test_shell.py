@@ -231,3 +231,24 @@ def test_shells_nest_and_their_delays_add(tmp_path: Path) -> None:
     assert 30.0 <= rtt_ms < 32.0, rtt_ms
     # the outer shell carried the inner one's packets
     assert res.uplink["delivered"] >= 20 and res.downlink["delivered"] >= 20
+
+
+@needs_shell
+def test_a_second_shell_at_the_same_level_is_refused(tmp_path: Path) -> None:
+    # the outer shell's caller side (100.64.0.1) is taken while it runs: a second shell
+    # started from the same namespace stops with one error line naming it
+    script = tmp_path / "second.py"
+    script.write_text(
+        "import subprocess, sys\n"
+        "r = subprocess.run([sys.executable, '-c', 'import sys; from burstlab.cli import main; sys.exit(main(sys.argv[1:]))', 'shell', '--', 'true'],"
+        " capture_output=True, text=True, env={'PATH': '/usr/sbin:/usr/bin:/sbin:/bin', 'PYTHONPATH': ':'.join(sys.path)})\n"
+        f"open({str(tmp_path / 'out')!r}, 'w').write(str(r.returncode) + '|' + r.stderr)\n"
+    )
+    # run the second one from the caller's namespace while a first one is up
+    first = threading.Thread(target=lambda: shell.run(["sleep", "3"], shell.Direction(), shell.Direction()))
+    first.start()
+    time.sleep(1.5)
+    subprocess.run([sys.executable, str(script)], check=True)
+    first.join()
+    rc, err = (tmp_path / "out").read_text().split("|", 1)
+    assert rc == "2" and err.startswith("error: 100.64.0.1 is taken by ") and err.count("\n") == 1

@@ -170,6 +170,9 @@ def run(command: list[str], uplink: Direction, downlink: Direction, *, log: bool
     level = current_level()
     peer, addr = _addresses(level)
     up, down = uplink._dict(), downlink._dict()  # validate before creating anything
+    busy = subprocess.run(["ip", "-o", "addr", "show", "to", f"{peer}/32"], capture_output=True, text=True).stdout.split()
+    if busy:
+        raise ShellError(f"{peer} is taken by {busy[1]} in this namespace (another burstlab shell at level {level}?): run one shell per level at a time")
     tag = f"bl{os.getpid() % 10**8}"
     netns, inner, outer = f"{tag}s", f"{tag}i", f"{tag}o"
     _ip("netns", "add", netns)
