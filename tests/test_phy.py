@@ -212,3 +212,46 @@ def test_gen_and_sim_take_a_phy_spec(tmp_path: Path, capsys: pytest.CaptureFixtu
     assert main(["sim", "--loss", "phy:mode=cck11,snr=8", "--duration", "5s", "--json"]) == 0
     res = json.loads(capsys.readouterr().out)
     assert res
+
+
+# --------------------------------------------------------------------------- rate adaptation
+from burstlab.phy import rate_adaptation  # noqa: E402
+
+
+def test_aarf_follows_the_snr() -> None:
+    shares = {}
+    for db in (2.0, 5.0, 12.0):
+        r = rate_adaptation("aarf", db, frames=5000)
+        att = np.array(r["attempts"], dtype=float)
+        shares[db] = att / att.sum()
+        assert r["delivered"] == 5000 and r["rates"] == [1_000_000, 2_000_000, 5_500_000, 11_000_000]
+    # 2 dB: 2 Mb/s; 5 dB: 5.5 Mb/s; 12 dB: 11 Mb/s (each over 90 % of attempts)
+    assert shares[2.0][1] > 0.9 and shares[5.0][2] > 0.9 and shares[12.0][3] > 0.9
+
+
+def test_rate_adaptation_on_a_two_state_channel_uses_both_ends() -> None:
+    # good 15 dB, bad 2 dB, half the time each, long sojourns: both 11 and 2 Mb/s are used
+    r = rate_adaptation("aarf", {"kind": "two_state", "good_db": 15.0, "bad_db": 2.0, "mean_good": 2.0, "mean_bad": 2.0}, frames=20_000)
+    att = np.array(r["attempts"], dtype=float) / sum(r["attempts"])
+    assert att[3] > 0.25 and att[1] > 0.25
+
+
+def test_rate_adaptation_bad_input() -> None:
+    with pytest.raises(ParameterError, match="controller"):
+        rate_adaptation("minstrel-ht", 5.0)
+    with pytest.raises(ParameterError, match="frames"):
+        rate_adaptation("arf", 5.0, frames=0)
+
+
+@pytest.mark.ns3
+def test_arf_and_aarf_against_ns3() -> None:
+    py = _ns3_python()
+    if py is None:
+        pytest.skip("the optional ns-3 environment is absent (bash benchmarks/ns3/setup.sh)")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (str(Path(__import__("burstlab").__file__).parents[1]), os.environ.get("PYTHONPATH")) if p)}
+    proc = subprocess.run([str(py), str(REPO / "benchmarks" / "ns3" / "rate_adaptation.py"), "--snr", "3,5,8", "--secs", "6", "--json"],
+                          capture_output=True, text=True, timeout=900, env=env)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    for r in json.loads(proc.stdout[proc.stdout.index("["):]):
+        assert abs(r["throughput_ratio"] - 1) < 0.15, r
+        assert max(abs(a - b) for a, b in zip(r["ns3_shares"], r["burstlab_shares"])) < 0.15, r

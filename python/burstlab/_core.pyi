@@ -36,6 +36,7 @@ __all__ = [
     "phy_modes",
     "phy_loss_model",
     "shell_forward",
+    "phy_rate_measure",
 ]
 
 class BurstlabError(ValueError): ...
@@ -203,6 +204,15 @@ def phy_chunk_success(
     oqpsk: str = "ns3",
 ) -> npt.NDArray[np.float64]: ...
 def phy_modes() -> list[tuple[str, int]]: ...
+def phy_rate_measure(
+    controller: str,
+    snr: dict[str, object],
+    frames: int,
+    packet_bytes: int = 1000,
+    max_attempts: int = 7,
+    seed: int = 1,
+    cck: str = "integral",
+) -> dict[str, Any]: ...
 def phy_loss_model(
     mode: str,
     psdu_bytes: int,

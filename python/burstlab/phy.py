@@ -191,3 +191,14 @@ def from_spec(spec: str, p: dict[str, str]) -> _core.LossModel:
         raise _core.ParameterError(f"invalid parameter bytes = {p['bytes']!r} in loss spec {spec}: expected a whole number of bytes")
     return loss_model(p["mode"], int(nbytes), snr, packet_interval=num("interval", 0.001), ofdm=p.get("ofdm", "nist"),
                       cck=p.get("cck", "integral"), oqpsk=p.get("oqpsk", "ns3"), preamble=p.get("preamble", "long"))
+
+
+# --------------------------------------------------------------------------- rate adaptation
+def rate_adaptation(controller: str, snr: float | dict[str, object], *, frames: int = 20_000, packet_bytes: int = 1000,
+                    max_attempts: int = 7, seed: int = 1, cck: str = "integral") -> dict[str, object]:
+    """A saturated 802.11b link whose rate ARF or AARF (``controller``) chooses per attempt
+    (Rust ``link/rate.rs``): ``frames`` packets of ``packet_bytes`` at an SNR (dB, constant)
+    or an SNR source dict as :func:`loss_model` takes. Returns the rates (bits/s), the
+    attempts and successes at each, frames delivered, link time (s) and MAC throughput."""
+    source = {"kind": "process", "mean_db": float(snr)} if isinstance(snr, (int, float)) else snr
+    return dict(_core.phy_rate_measure(controller, source, int(frames), _psdu(packet_bytes), int(max_attempts), int(seed), cck))

@@ -2,7 +2,9 @@
 //! success rate from the SNR, the mode and the length (`burstlab_core::phy`).
 use crate::errors::{to_py, IntoPyResult};
 use crate::loss::PyLossModel;
+use burstlab_core::link::rate::{dsss_modes, measure, Aarf};
 use burstlab_core::loss::{Fading, PhyChannel, Snr};
+use burstlab_core::rng;
 use burstlab_core::phy::{ErrorModel, PhyMode, MODES};
 use burstlab_core::time::{self, Nanos};
 use burstlab_core::Error;
@@ -153,10 +155,49 @@ fn phy_loss_model(
     Ok(PyLossModel::new(Box::new(ch)))
 }
 
+/// A saturated 802.11b link with rate adaptation (`link::rate::measure`): `controller` arf or
+/// aarf; counts of attempts and successes per rate (1, 2, 5.5, 11 Mb/s), the MAC throughput.
+#[pyfunction]
+#[pyo3(signature = (controller, snr, frames, packet_bytes=1000, max_attempts=7, seed=1, cck="integral"))]
+#[allow(clippy::too_many_arguments)]
+fn phy_rate_measure<'py>(
+    py: Python<'py>,
+    controller: &str,
+    snr: &Bound<'_, PyDict>,
+    frames: u64,
+    packet_bytes: u32,
+    max_attempts: u32,
+    seed: u64,
+    cck: &str,
+) -> PyResult<Bound<'py, PyDict>> {
+    let adaptive = match controller {
+        "arf" => false,
+        "aarf" => true,
+        other => return Err(to_py(Error::param("controller", other, "arf or aarf"))),
+    };
+    if frames == 0 || frames > 100_000_000 {
+        return Err(to_py(Error::param("frames", frames, "between 1 and 10^8 frames")));
+    }
+    let model = ErrorModel::from_names("nist", cck, "ns3", "long").py()?;
+    let snr = snr_from_dict(snr)?;
+    let mut rc = Aarf::new(adaptive, 4).py()?;
+    let m = py.allow_threads(|| measure(&mut rc, snr, model, frames, packet_bytes, max_attempts, &mut rng::from_seed(seed))).py()?;
+    let out = PyDict::new(py);
+    out.set_item("frames", m.frames)?;
+    out.set_item("delivered", m.delivered)?;
+    out.set_item("duration", m.duration as f64 * 1e-9)?;
+    out.set_item("rates", dsss_modes().0.iter().map(|md| md.rate_bps).collect::<Vec<u64>>())?;
+    out.set_item("attempts", m.attempts)?;
+    out.set_item("successes", m.successes)?;
+    out.set_item("throughput_bps", m.throughput_bps)?;
+    Ok(out)
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(phy_frame_error, m)?)?;
     m.add_function(wrap_pyfunction!(phy_chunk_success, m)?)?;
     m.add_function(wrap_pyfunction!(phy_modes, m)?)?;
     m.add_function(wrap_pyfunction!(phy_loss_model, m)?)?;
+    m.add_function(wrap_pyfunction!(phy_rate_measure, m)?)?;
     Ok(())
 }

@@ -17,6 +17,7 @@ pub mod harq;
 pub mod hist;
 pub mod layer;
 pub mod queue;
+pub mod rate;
 pub mod red;
 pub mod ring;
 pub mod wifi;

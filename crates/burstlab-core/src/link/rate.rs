@@ -1,0 +1,318 @@
+//! 802.11 rate adaptation: which PHY rate each transmission attempt uses, chosen from what
+//! the sender has seen (Barsocchi et al. name it as the level between the channel and ARQ
+//! that they left out; docs/phy.md "Rate adaptation").
+//!
+//! **ARF** (Kamerman and Monteban, "WaveLAN-II: a high-performance wireless LAN for the
+//! unlicensed band", 1997) and **AARF** (Lacage, Manshaei and Turletti, "IEEE 802.11 Rate
+//! Adaptation: A Practical Approach", MSWiM 2004), as ns-3's `ArfWifiManager` and
+//! `AarfWifiManager` run them, per attempt:
+//!
+//! | event | rule |
+//! |---|---|
+//! | success | timer += 1, success += 1, failed = 0, recovery = false; when success reaches the success threshold or timer the timer threshold (and a faster rate exists): one rate up, timer = success = 0, recovery = true (the next attempt is a probe) |
+//! | failure | timer += 1, failed += 1, success = 0; a failed probe (recovery, failed = 1) falls back at once and, in AARF, doubles the success threshold (at most 60) and the timer threshold (at least 10) — ARF keeps them; otherwise every second consecutive failure falls back one rate and, in AARF, resets the thresholds to their minima (10 and 15) |
+//!
+//! [`measure`] runs a saturated 802.11b link (frames back to back, DCF timing per rate,
+//! ACKs at the highest basic rate ≤ the data rate, a retry limit) over an SNR process with
+//! size- and rate-aware errors ([`crate::phy`]), and counts each rate's attempts.
+use super::wifi::{Dcf, Preamble};
+use crate::loss::{LossModel, PhyChannel, Snr};
+use crate::phy::{ErrorModel, PerTable, PhyMode};
+use crate::rng::{uniform, Rng, RngExt};
+use crate::time::{Nanos, NS_PER_S};
+use crate::Error;
+
+/// A rate controller: the rate (an index into its modes, slowest first) of the next attempt,
+/// and each attempt's outcome.
+pub trait RateControl: std::fmt::Debug + Send {
+    fn name(&self) -> &'static str;
+    fn rate(&mut self, now: Nanos) -> usize;
+    fn report(&mut self, now: Nanos, rate: usize, ok: bool);
+}
+
+/// ARF and AARF (ns-3's `ArfWifiManager`, `AarfWifiManager`; the table above).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Aarf {
+    /// AARF (thresholds adapt) or ARF (fixed).
+    pub adaptive: bool,
+    pub min_success: u32,
+    pub min_timer: u32,
+    pub max_success: u32,
+    /// AARF's multipliers of the thresholds after a failed probe.
+    pub success_k: f64,
+    pub timer_k: f64,
+    n_rates: usize,
+    rate: usize,
+    success: u32,
+    failed: u32,
+    timer: u32,
+    recovery: bool,
+    success_threshold: u32,
+    timer_threshold: u32,
+}
+
+impl Aarf {
+    /// ns-3's defaults: success threshold 10, timer 15; AARF's maximum 60 and factors 2.
+    pub fn new(adaptive: bool, n_rates: usize) -> crate::Result<Self> {
+        if n_rates == 0 {
+            return Err(Error::param("rates", 0, "at least one rate"));
+        }
+        Ok(Aarf {
+            adaptive,
+            min_success: 10,
+            min_timer: 15,
+            max_success: 60,
+            success_k: 2.0,
+            timer_k: 2.0,
+            n_rates,
+            rate: 0,
+            success: 0,
+            failed: 0,
+            timer: 0,
+            recovery: false,
+            success_threshold: 10,
+            timer_threshold: 15,
+        })
+    }
+
+    pub fn current(&self) -> usize {
+        self.rate
+    }
+}
+
+impl RateControl for Aarf {
+    fn name(&self) -> &'static str {
+        if self.adaptive {
+            "aarf"
+        } else {
+            "arf"
+        }
+    }
+
+    fn rate(&mut self, _now: Nanos) -> usize {
+        self.rate
+    }
+
+    fn report(&mut self, _now: Nanos, _rate: usize, ok: bool) {
+        self.timer += 1;
+        if ok {
+            self.success += 1;
+            self.failed = 0;
+            self.recovery = false;
+            if (self.success == self.success_threshold || self.timer == self.timer_threshold) && self.rate + 1 < self.n_rates {
+                self.rate += 1;
+                self.timer = 0;
+                self.success = 0;
+                self.recovery = true;
+            }
+            return;
+        }
+        self.failed += 1;
+        self.success = 0;
+        if self.recovery {
+            if self.failed == 1 {
+                // the probe failed: back at once (AARF: and wait twice as long next time)
+                if self.adaptive {
+                    self.success_threshold = ((self.success_threshold as f64 * self.success_k) as u32).min(self.max_success);
+                    self.timer_threshold = ((self.timer_threshold as f64 * self.timer_k) as u32).max(self.min_success);
+                }
+                self.rate = self.rate.saturating_sub(1);
+            }
+            self.timer = 0;
+        } else {
+            if (self.failed - 1) % 2 == 1 {
+                // two failures in a row: one rate down
+                if self.adaptive {
+                    self.timer_threshold = self.min_timer;
+                    self.success_threshold = self.min_success;
+                }
+                self.rate = self.rate.saturating_sub(1);
+            }
+            if self.failed >= 2 {
+                self.timer = 0;
+            }
+        }
+    }
+}
+
+/// What a saturated rate-adaptive link did.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Measured {
+    pub frames: u64,
+    pub delivered: u64,
+    /// Simulated time from the first attempt to the end of the last.
+    pub duration: Nanos,
+    /// Attempts and successful attempts at each rate (the controller's modes, slowest first).
+    pub attempts: Vec<u64>,
+    pub successes: Vec<u64>,
+    /// Network-layer bits delivered per second.
+    pub throughput_bps: f64,
+}
+
+/// The 802.11b modes (1, 2, 5.5, 11 Mb/s) and the highest basic rate (1 or 2 Mb/s) at or
+/// below each: the rate of its ACK.
+pub fn dsss_modes() -> (Vec<&'static PhyMode>, Vec<u64>) {
+    let modes: Vec<&'static PhyMode> = ["dsss1", "dsss2", "cck5.5", "cck11"].iter().map(|n| PhyMode::by_name(n).expect("802.11b modes")).collect();
+    let ack = modes.iter().map(|m| m.rate_bps.min(2_000_000)).collect();
+    (modes, ack)
+}
+
+/// A saturated 802.11b link: `frames` network-layer packets of `packet_bytes`, each tried
+/// until it gets through or `max_attempts` attempts have failed, every attempt at the rate
+/// `rc` picks (DIFS, binary exponential backoff, data at that rate with a long preamble,
+/// SIFS, ACK at the highest basic rate ≤ it; a failed attempt lasts as long), lost with the
+/// PHY curves' probability for its PSDU (packet + LLC/SNAP 8 + MAC 28 bytes) at the SNR of
+/// its start. ACKs are not lost.
+#[allow(clippy::too_many_arguments)]
+pub fn measure(
+    rc: &mut dyn RateControl,
+    snr: Snr,
+    model: ErrorModel,
+    frames: u64,
+    packet_bytes: u32,
+    max_attempts: u32,
+    rng: &mut Rng,
+) -> crate::Result<Measured> {
+    if max_attempts == 0 {
+        return Err(Error::param("max_attempts", 0, "at least one attempt"));
+    }
+    let (modes, ack) = dsss_modes();
+    let psdu = packet_bytes + 8 + 28;
+    let tables: Vec<PerTable> = modes.iter().map(|m| PerTable::new(model, **m)).collect();
+    let bits: Vec<f64> = tables.iter().map(|t| t.data_bits(psdu)).collect();
+    let dcfs: Vec<Dcf> = modes
+        .iter()
+        .zip(&ack)
+        .map(|(m, a)| Dcf { ack_rate_bps: *a, ..Dcf::dsss(m.rate_bps, Preamble::Long).expect("802.11b timing") })
+        .collect::<Vec<_>>();
+    // the SNR process, driven by attempt start times (its frame length is irrelevant here)
+    let mut channel = PhyChannel::new(snr, modes[0], model, psdu, 1)?;
+    let mut now: Nanos = 0;
+    let (mut attempts, mut successes) = (vec![0u64; modes.len()], vec![0u64; modes.len()]);
+    let mut delivered = 0;
+    for _ in 0..frames {
+        for retry in 0..max_attempts {
+            let r = rc.rate(now).min(modes.len() - 1);
+            let d = &dcfs[r];
+            let cw = ((d.cw_min as u64 + 1) << retry.min(10)).min(d.cw_max as u64 + 1) - 1;
+            now += d.difs + d.slot * rng.random_range(0..=cw);
+            let snr_db = channel.snr_db_at(now, rng);
+            let ok = uniform(rng) >= -tables[r].ln_success(snr_db, bits[r]).exp_m1();
+            now += d.data_time(packet_bytes) + d.sifs + d.ack_time();
+            attempts[r] += 1;
+            rc.report(now, r, ok);
+            if ok {
+                successes[r] += 1;
+                delivered += 1;
+                break;
+            }
+        }
+    }
+    channel.reset();
+    let throughput_bps = if now > 0 { delivered as f64 * packet_bytes as f64 * 8.0 * NS_PER_S as f64 / now as f64 } else { 0.0 };
+    Ok(Measured { frames, delivered, duration: now, attempts, successes, throughput_bps })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::loss::Fading;
+    use crate::rng::from_seed;
+
+    fn constant(db: f64) -> Snr {
+        Snr::Process { mean_db: db, fading: Fading::None, coherence: 0, sigma_db: 0.0, tau: 0 }
+    }
+
+    #[test]
+    fn arf_steps_known_answer() {
+        // 10 successes: up (a probe); its failure: straight back; two more failures: down
+        let mut a = Aarf::new(false, 4).unwrap();
+        for _ in 0..10 {
+            a.report(0, a.current(), true);
+        }
+        assert_eq!(a.current(), 1);
+        a.report(0, 1, false);
+        assert_eq!(a.current(), 0);
+        // 15 attempts with at most one failure in a row: the timer takes it up
+        let mut a = Aarf::new(false, 4).unwrap();
+        for i in 0..15 {
+            a.report(0, 0, i % 3 != 0);
+        }
+        assert_eq!(a.current(), 1);
+        // at rate 1, out of recovery: the second failure in a row falls back
+        a.report(0, 1, true);
+        a.report(0, 1, false);
+        assert_eq!(a.current(), 1);
+        a.report(0, 1, false);
+        assert_eq!(a.current(), 0);
+    }
+
+    #[test]
+    fn aarf_doubles_its_threshold_after_a_failed_probe() {
+        let mut a = Aarf::new(true, 4).unwrap();
+        for _ in 0..10 {
+            a.report(0, 0, true);
+        }
+        assert_eq!(a.current(), 1);
+        a.report(0, 1, false); // the probe fails
+        assert_eq!((a.current(), a.success_threshold, a.timer_threshold), (0, 20, 30));
+        // now 10 successes are not enough, 20 are
+        for _ in 0..19 {
+            a.report(0, 0, true);
+        }
+        assert_eq!(a.current(), 0);
+        a.report(0, 0, true);
+        assert_eq!(a.current(), 1);
+        // repeated failed probes: the threshold stops at 60
+        for _ in 0..5 {
+            a.report(0, a.current(), false);
+            while a.current() == 0 {
+                a.report(0, 0, true);
+            }
+        }
+        assert_eq!(a.success_threshold, 60);
+        // two failures in a row out of recovery: down and back to the minima
+        a.report(0, 1, true);
+        a.report(0, 1, false);
+        a.report(0, 1, false);
+        assert_eq!((a.current(), a.success_threshold, a.timer_threshold), (0, 10, 15));
+    }
+
+    #[test]
+    fn good_channel_climbs_to_11_and_bad_one_stays_low() {
+        let model = ErrorModel::default();
+        let mut rng = from_seed(1);
+        let mut a = Aarf::new(true, 4).unwrap();
+        let m = measure(&mut a, constant(25.0), model, 5000, 1000, 7, &mut rng).unwrap();
+        assert!(m.attempts[3] as f64 > 0.95 * m.attempts.iter().sum::<u64>() as f64, "{m:?}");
+        assert_eq!(m.delivered, 5000);
+        // at 25 dB no loss: the MAC throughput is the 11 Mb/s DCF capacity with its ACK at 2 Mb/s
+        let cap = Dcf { ack_rate_bps: 2_000_000, ..Dcf::b11() }.capacity_bps(1000);
+        assert!((m.throughput_bps / cap - 1.0).abs() < 0.03, "{} vs {cap}", m.throughput_bps);
+        // at 2 dB 5.5 and 11 Mb/s lose nearly every frame (PER 0.99 and 1), 2 Mb/s 3 %:
+        // AARF spends most attempts at 1-2 Mb/s
+        let mut a = Aarf::new(true, 4).unwrap();
+        let m = measure(&mut a, constant(2.0), model, 5000, 1000, 7, &mut rng).unwrap();
+        assert!(m.attempts[0] + m.attempts[1] > 3 * (m.attempts[2] + m.attempts[3]), "{m:?}");
+        assert!(m.delivered > 4900);
+        // at 4 dB (5.5 Mb/s: PER 10 %) the best rate is 5.5 Mb/s and AARF uses it most
+        let mut a = Aarf::new(true, 4).unwrap();
+        let m = measure(&mut a, constant(4.0), model, 5000, 1000, 7, &mut rng).unwrap();
+        assert!(m.attempts[2] > m.attempts[0] + m.attempts[1] + m.attempts[3], "{m:?}");
+    }
+
+    #[test]
+    fn aarf_probes_less_than_arf_where_the_next_rate_fails() {
+        // at 5 dB the 11 Mb/s probes fail: AARF's doubling threshold probes less often
+        let model = ErrorModel::default();
+        let count = |adaptive: bool| {
+            let mut a = Aarf::new(adaptive, 4).unwrap();
+            let m = measure(&mut a, constant(5.0), model, 20_000, 1000, 7, &mut from_seed(3)).unwrap();
+            (m.attempts[3], m.throughput_bps)
+        };
+        let (arf_probes, arf_tp) = count(false);
+        let (aarf_probes, aarf_tp) = count(true);
+        assert!(aarf_probes * 2 < arf_probes, "{aarf_probes} vs {arf_probes}");
+        assert!(aarf_tp > arf_tp, "{aarf_tp} vs {arf_tp}");
+    }
+}
