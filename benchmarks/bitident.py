@@ -8,7 +8,8 @@ must print ``identical``; a change that moves a result says which runs moved and
 The runs (one line each: name, 64-bit hash of every reading, data packets sent, events):
 - from the Rust side (``benchmarks/rust/src/bin/bitident.rs``, built with cargo): the 14 variant
   scenarios × seeds 1-3 at 100 s, the single flow, 10-flow dumbbell and 4-hop chain of the htsim
-  comparison at 100 s, and 60 random networks from a seeded generator;
+  comparison at 100 s, 60 random networks from a seeded generator, and the text trace readers
+  on 200 generated texts (40 per format, errors included);
 - from the Python side: the burstlab half of the ns-3 comparison (``benchmarks/ns3/compare.py``:
   the matched-settings NewReno and ``--profile ns3`` with each congestion control, loss 0-10 %,
   seeds 1-3) and of the Linux comparison (``benchmarks/linux/compare.py``: ``--profile linux``,

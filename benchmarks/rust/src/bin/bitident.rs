@@ -17,7 +17,10 @@
 //!   half-duplex, byte or packet buffers, DropTail or RED, Bernoulli or Gilbert-Elliott
 //!   loss in packet or time mode, shared channels, ARQ or HARQ link layers, 1-5 TCP flows
 //!   with every congestion control and loss recovery and random settings, CBR and on/off
-//!   flows, sized transfers, start times, warm-ups, series).
+//!   flows, sized transfers, start times, warm-ups, series);
+//! - `parse/FORMAT/K`: the text readers (`trace::parse`) on 40 generated texts per format
+//!   (clean lines, comments, blank lines, CR LF, spaces, extra fields, stray characters, some
+//!   of them errors): the bits and sequence-list information read, or the error message.
 //!
 //! Usage: bitident [--only PREFIX]
 use burstlab_bench::{htsim, variants};
@@ -35,6 +38,7 @@ use burstlab_core::tcp::config::{
 use burstlab_core::tcp::rtt::{BackoffReset, RtoEstimator};
 use burstlab_core::tcp::SsthreshRule;
 use burstlab_core::time::{NS_PER_MS, NS_PER_S};
+use burstlab_core::trace::parse::{parse_bytes, Format, Options, Parsed};
 
 /// FNV-1a over the words fed to it.
 struct Fp(u64);
@@ -336,6 +340,67 @@ fn random_network(g: &mut Rng, case: u64) -> Network {
     net
 }
 
+/// A random text in `fmt`'s shape (see the module documentation), 10^3-10^5 lines.
+fn random_text(g: &mut Rng, fmt: Format) -> Vec<u8> {
+    let n = pick(g, &[1_000usize, 10_000, 100_000]);
+    let noisy = coin(g, 2);
+    let mut out = Vec::new();
+    let mut v = 0u64;
+    for i in 0..n {
+        if noisy && coin(g, 50) {
+            out.extend_from_slice(pick(g, &[&b"# a comment\n"[..], b"\n", b"  \n", b"\r\n"]));
+        }
+        match fmt {
+            Format::Bits | Format::Ttem => out.push(if coin(g, 5) { b'0' } else { b'1' }),
+            Format::String => {
+                out.push(if coin(g, 5) { b'0' } else { b'1' });
+                if noisy && coin(g, 20) {
+                    out.push(b' ');
+                }
+            }
+            Format::SeqList | Format::Mahimahi => {
+                v += if fmt == Format::Mahimahi { g.random_range(0..3) } else { g.random_range(1..4) };
+                out.extend_from_slice(v.to_string().as_bytes());
+                if fmt == Format::SeqList && noisy && coin(g, 30) {
+                    out.extend_from_slice(b" 17 x");
+                }
+            }
+        }
+        if fmt != Format::String || coin(g, 64) {
+            out.extend_from_slice(if noisy && coin(g, 40) { b"\r\n" } else { b"\n" });
+        }
+        if noisy && i == n / 2 && coin(g, 4) {
+            out.extend_from_slice(b"2\n"); // an error for every format but seqlist and mahimahi
+        }
+    }
+    out
+}
+
+fn parse_line(name: &str, data: &[u8], fmt: Format) -> String {
+    let opts = Options { one_means_lost: fmt == Format::String, ..Options::default() };
+    let mut fp = Fp::new();
+    match parse_bytes(data, fmt, "gen.txt", opts) {
+        Ok(Parsed::Trace(t, info)) => {
+            fp.u(t.len() as u64);
+            for &w in t.words() {
+                fp.u(w);
+            }
+            fp.s(&format!("{info:?}"));
+            format!("{name} {:016x} {} {}", fp.0, t.len(), t.count_ones())
+        }
+        Ok(Parsed::Times(v)) => {
+            for &x in &v {
+                fp.u(x);
+            }
+            format!("{name} {:016x} {} -", fp.0, v.len())
+        }
+        Err(e) => {
+            fp.s(&e.to_string());
+            format!("{name} {:016x} error -", fp.0)
+        }
+    }
+}
+
 fn main() {
     let only = std::env::args().skip_while(|a| a != "--only").nth(1).unwrap_or_default();
     let want = |name: &str| name.starts_with(&only);
@@ -369,6 +434,16 @@ fn main() {
             match run_network(net) {
                 Ok(r) => println!("{}", line(&n, &r)),
                 Err(e) => println!("{n} error {}", e.to_string().replace(' ', "_")),
+            }
+        }
+    }
+    let mut g = stream(2828, 29);
+    for (fname, fmt) in [("bits", Format::Bits), ("string", Format::String), ("ttem", Format::Ttem), ("seqlist", Format::SeqList), ("mahimahi", Format::Mahimahi)] {
+        for k in 0..40 {
+            let text = random_text(&mut g, fmt);
+            let n = format!("parse/{fname}/{k}");
+            if want(&n) {
+                println!("{}", parse_line(&n, &text, fmt));
             }
         }
     }
