@@ -13,7 +13,7 @@
 //! 25" count attempts too ("the residual loss rates (after 15 attempts)"). burstlab's
 //! default counts retries: limit R gives R + 1 attempts, the convention of the
 //! closed forms (residual loss p^(R+1)).
-use super::layer::{AttemptTiming, LinkStats, Span};
+use super::attempt::{AttemptTiming, LinkStats, Span};
 use super::{Channel, Service};
 use crate::rng::Rng;
 use crate::time::Nanos;

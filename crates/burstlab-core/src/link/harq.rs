@@ -18,7 +18,7 @@
 //! - accounting (Table 1): FEC "wasted" is FEC received but not needed: the surplus beyond
 //!   k in the attempt that decodes (charged to that attempt's kind), or all FEC received
 //!   for a frame that is dropped.
-use super::layer::{AttemptTiming, LinkStats};
+use super::attempt::{AttemptTiming, LinkStats};
 use super::{Channel, Service};
 use crate::rng::Rng;
 use crate::time::Nanos;
