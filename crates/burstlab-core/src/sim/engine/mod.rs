@@ -24,7 +24,7 @@
 //! ECN and TCP header bits, and LT-TCP's FEC marks, in the spare bits of their meta word.
 //!
 //! The single-link [`Scenario`] runs as a network of two links and one flow and gives the
-//! results it gave before networks existed (`sim/regression.rs`).
+//! results it gave before networks existed (`tests/system/regression.rs`).
 //!
 //! Layout: this file holds the engine's state, its construction and the event loop; the
 //! rest adds methods to the same [`Engine`] (one struct, so the packet path stays flat:
@@ -162,9 +162,9 @@ pub fn run_network_logged(net: Network) -> Result<(NetworkResult, Vec<LogRec>)> 
 }
 
 /// [`run_network_logged`] with every feature's checks compiled in, whatever the network
-/// uses (tests: the plain engine must give the same runs).
-#[cfg(test)]
-pub(crate) fn run_network_full(net: Network) -> (NetworkResult, Vec<LogRec>) {
+/// uses (for tests: the plain engine must give the same runs).
+#[doc(hidden)]
+pub fn run_network_full(net: Network) -> (NetworkResult, Vec<LogRec>) {
     net.validate().expect("a valid network");
     if net.log {
         run_engine::<true, true>(net)
@@ -184,7 +184,7 @@ fn run_engine<const LOG: bool, const FULL: bool>(net: Network) -> (NetworkResult
 /// or the Ideal-estimate TCP in a flow; the flows' time series. (The others, among them
 /// SACK, delayed ACKs, time-mode loss and every congestion control, cost a plain run
 /// nothing or are checked as before.)
-pub(crate) fn needs_full(net: &Network) -> bool {
+pub fn needs_full(net: &Network) -> bool {
     net.series
         || net.links.iter().any(|l| !matches!(l.queue, QueueDisc::DropTail) || l.layer.is_some())
         || net.flows.iter().any(|f| match &f.kind {
