@@ -130,7 +130,7 @@ fn link_layer(fp: &mut Fp, s: &LinkStats) {
         fp.u(h.min().unwrap_or(u64::MAX));
         fp.u(h.max().unwrap_or(u64::MAX));
         for q in QS {
-            fp.u(h.quantile(q).unwrap_or(u64::MAX));
+            fp.u(h.quantile_clamped(q).unwrap_or(u64::MAX));
         }
     }
     let f = &s.fec;

@@ -2,7 +2,7 @@
 //! transmission attempt ([`AttemptTiming`], with the optional binary exponential
 //! [`Backoff`]) and the per-link statistics ([`LinkStats`], with HARQ's FEC counters).
 //! The dispatch over mechanisms ([`super::layer::LinkLayer`]) is in `layer.rs`.
-use super::hist::LogHist;
+use crate::hist::Durations;
 use super::Service;
 use crate::rng::{Rng, RngExt};
 use crate::time::{tx_time, Nanos, NS_PER_S};
@@ -189,9 +189,9 @@ pub struct LinkStats {
     /// `attempts_per_frame[a]`: frames served in exactly `a` attempts (index 0 unused).
     pub attempts_per_frame: Vec<u64>,
     /// Duration of each attempt (idle, backoff and channel time; Subramanian et al. Fig. 7a).
-    pub attempt_time: LogHist,
+    pub attempt_time: Durations,
     /// Service time of each frame, delivered or dropped (Fig. 7b).
-    pub latency: LogHist,
+    pub latency: Durations,
     pub fec: FecCounters,
 }
 
@@ -206,8 +206,8 @@ impl LinkStats {
             units_sent: 0,
             units_lost: 0,
             attempts_per_frame: vec![0; max_attempts as usize + 1],
-            attempt_time: LogHist::new(),
-            latency: LogHist::new(),
+            attempt_time: Durations::new(),
+            latency: Durations::new(),
             fec: FecCounters::default(),
         }
     }

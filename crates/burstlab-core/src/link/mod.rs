@@ -15,7 +15,6 @@ pub mod attempt;
 pub mod capacity;
 pub mod channel;
 pub mod harq;
-pub mod hist;
 pub mod layer;
 pub mod queue;
 pub mod red;
