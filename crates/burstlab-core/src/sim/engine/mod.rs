@@ -54,8 +54,9 @@ use crate::results::{
 use crate::rng::{component_id, stream, Rng};
 use crate::tcp::config::{CcKind, DupackRule, RecoveryKind};
 use crate::tcp::pkt_flags::{CE, CWR, ECE, ECT, PFEC, RFEC};
-use crate::tcp::receiver::{AckPkt, Receiver, RxAction};
-use crate::tcp::sender::{Sender, Tx};
+use crate::tcp::receiver::{Receiver, RxAction};
+use crate::tcp::sender::Sender;
+use crate::tcp::wire::{AckPkt, Tx};
 use crate::time::{to_secs_f64, tx_time, Nanos};
 use crate::Result;
 use std::collections::VecDeque;
