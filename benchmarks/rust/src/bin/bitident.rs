@@ -194,7 +194,9 @@ fn coin(g: &mut Rng, one_in: u32) -> bool {
 }
 
 /// A TCP configuration with a random congestion control, recovery and settings (the
-/// fields the ns3, linux and tossim profiles set among them); None if it does not validate.
+/// fields the ns3, linux and tossim profiles set among them), drawn again until it
+/// validates. One field per statement: the order of the draws defines the generator.
+#[allow(clippy::field_reassign_with_default)]
 fn random_tcp(g: &mut Rng) -> TcpConfig {
     let parse_any = |g: &mut Rng, names: &[&'static str]| names[g.random_range(0..names.len())];
     loop {
@@ -416,7 +418,8 @@ fn main() {
             }
         }
     }
-    let nets: [(&str, fn() -> Network); 3] = [
+    type Make = fn() -> Network;
+    let nets: [(&str, Make); 3] = [
         ("net/single", || htsim::single(0.01, 100.0, 1)),
         ("net/dumbbell", || htsim::dumbbell(10, 10_000_000, 0.0, 100.0, 1)),
         ("net/chain", || htsim::chain(4, htsim::CHAIN_P_HOP, 100.0, 1)),
