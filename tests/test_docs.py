@@ -75,13 +75,15 @@ def _check_burstlab(cmd: str) -> None:
 
 
 def _rust_test_names() -> set[str]:
-    """Every test as cargo's filter sees it: its module path and name (``sim::network_tests::
+    """Every test as cargo's filter sees it: its module path and name (``network::
     dumbbell_rtt_bias``; a file's inline ``mod tests`` adds ``tests::``)."""
     names = set()
     src = REPO / "crates" / "burstlab-core" / "src"
-    for f in src.rglob("*.rs"):
-        parts = list(f.relative_to(src).with_suffix("").parts)
-        if parts[-1] in ("mod", "lib"):
+    system = REPO / "crates" / "burstlab-core" / "tests"  # test binaries: tests/NAME/main.rs and its modules
+    for f in [*src.rglob("*.rs"), *system.rglob("*.rs")]:
+        base = src if f.is_relative_to(src) else f.parents[len(f.relative_to(system).parts) - 2]
+        parts = list(f.relative_to(base).with_suffix("").parts)
+        if parts[-1] in ("mod", "lib", "main"):
             parts.pop()
         text = f.read_text()
         inner = ["tests"] if re.search(r"^mod tests \{", text, flags=re.M) else []
@@ -94,7 +96,10 @@ def _check_cargo(cmd: str) -> None:
     words = shlex.split(cmd.replace("[", " ").replace("]", " "))
     if words[1] == "test":
         head = words[: words.index("--")] if "--" in words else words
-        filters = [w for w in head[2:] if not w.startswith("-") and w not in ("burstlab-core",)]
+        tests = [head[i + 1] for i, w in enumerate(head) if w == "--test"]
+        for t in tests:
+            assert (REPO / "crates" / "burstlab-core" / "tests" / t / "main.rs").exists(), f"no test binary {t}"
+        filters = [w for w in head[2:] if not w.startswith("-") and w not in ("burstlab-core", *tests)]
         assert "-p" in head and head[head.index("-p") + 1] == "burstlab-core", cmd
         names = _rust_test_names()
         for flt in filters:

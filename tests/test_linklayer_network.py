@@ -1,6 +1,6 @@
 """The link layer on the links of a network and of the single-link scenario, from Python,
 scenario files and the command line (docs/link-layer.md, "In the simulator"). The Rust tests
-in crates/burstlab-core/src/sim/link_layer_tests.rs check the mechanisms at larger samples."""
+in crates/burstlab-core/tests/system/link_layer.rs check the mechanisms at larger samples."""
 
 from __future__ import annotations
 

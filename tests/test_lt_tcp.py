@@ -1,5 +1,5 @@
 """LT-TCP through the Python API, scenario files and ``burstlab sim`` (docs/tcp.md, "LT-TCP";
-the Rust tests in ``tcp/lt_tests.rs`` check the mechanisms and Subramanian et al.'s result)."""
+the Rust tests in ``crates/burstlab-core/tests/system/lt_tcp.rs`` check the mechanisms and Subramanian et al.'s result)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """RED with ECN through the Python API, scenario files and ``burstlab sim``
-(docs/simulator.md, "RED and ECN"; the Rust tests in ``link/red.rs`` and ``sim/red_tests.rs``
+(docs/simulator.md, "RED and ECN"; the Rust tests in ``link/red.rs`` and ``tests/system/red.rs``
 check the algorithm and the engine)."""
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ with Lossy Channels", Figs. 1 and 4): goodput of one flow against a uniform loss
         [--out docs/img/lt_tcp_subramanian.png] [--table FILE.md] [--abc]
 
 Scenario (``burstlab.experiments.link_transport.slides19_scenario``, which ``burstlab study
-link-transport`` runs for its slides 19-20; ``crates/burstlab-core/src/tcp/lt_tests.rs``,
+link-transport`` runs for its slides 19-20; ``crates/burstlab-core/tests/system/lt_tcp.rs``,
 ``subramanian``): 10 Mb/s, 50 ms each way, a RED queue with ns-2's and ns-3's defaults (thresholds 5 and 15 packets, w_q
 0.002, max_p 0.02, gentle) marking ECN-capable packets, a 250-packet buffer; Bernoulli loss of
 every data packet (ACKs not lost); 1000-byte segments, RFC defaults otherwise (delayed ACKs,

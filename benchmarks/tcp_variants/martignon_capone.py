@@ -6,7 +6,7 @@ simulation (issue 11; the fast checks are ``cargo test -p burstlab-core --releas
     python benchmarks/tcp_variants/martignon_capone.py [--seeds 10] [--duration 300] \\
         [--out docs/img/martignon_capone.png] [--table docs/martignon_capone.md]
 
-Scenario (``crates/burstlab-core/src/tcp/papers.rs``): 2 or 10 Mb/s, 50 ms one way (Figs.
+Scenario (``crates/burstlab-core/tests/system/papers.rs``): 2 or 10 Mb/s, 50 ms one way (Figs.
 4-5) or 10 Mb/s with RTT 20-400 ms at p = 10⁻³ (Fig. 6); a DropTail buffer of one
 bandwidth-delay product; Bernoulli loss of data packets; 1000-byte segments, no delayed ACK,
 initial window 1, RTO floor 0.2 s (ns-2's timers before its 2004 change), Reno's recovery

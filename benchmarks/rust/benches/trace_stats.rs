@@ -13,7 +13,7 @@
 //! the length). The figures printed at the end are medians of 7 direct timings.
 use burstlab_core::loss::{GilbertElliott, LossModel};
 use burstlab_core::rng;
-use burstlab_core::trace::runs::run_histograms;
+use burstlab_core::trace::summary::run_histograms;
 use burstlab_core::trace::stats::transitions;
 use burstlab_core::trace::summary::summarize;
 use burstlab_core::trace::BitTrace;

@@ -7,6 +7,7 @@
 //!   reproducible from its seed and adding a component never changes another's draws.
 
 pub mod error;
+pub mod hist;
 pub mod link;
 pub mod loss;
 pub mod mem;

@@ -7,7 +7,7 @@ use crate::errors::{to_py, IntoPyResult};
 use crate::loss::PyLossModel;
 use burstlab_core::link::arq::{ArqConfig, LimitCounts};
 use burstlab_core::link::harq::{HarqConfig, Sizing};
-use burstlab_core::link::hist::LogHist;
+use burstlab_core::hist::Durations;
 use burstlab_core::link::layer::{measure_with, AttemptTiming, Backoff, Count};
 use burstlab_core::link::wifi::{Dcf, Preamble};
 use burstlab_core::link::{LinkLayerConfig, LinkStats, LossMode};
@@ -149,7 +149,7 @@ pub fn link_layer_config(d: &Bound<'_, PyDict>) -> PyResult<LinkLayerConfig> {
     Ok(cfg)
 }
 
-fn distribution<'py>(py: Python<'py>, h: &LogHist, quantiles: &[f64]) -> PyResult<Bound<'py, PyDict>> {
+fn distribution<'py>(py: Python<'py>, h: &Durations, quantiles: &[f64]) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
     let s = |v: Option<Nanos>| v.map(time::to_secs_f64);
     d.set_item("count", h.count())?;
@@ -158,7 +158,7 @@ fn distribution<'py>(py: Python<'py>, h: &LogHist, quantiles: &[f64]) -> PyResul
     d.set_item("max", s(h.max()))?;
     let q = PyDict::new(py);
     for &x in quantiles {
-        q.set_item(x, s(h.quantile(x)))?;
+        q.set_item(x, s(h.quantile_clamped(x)))?;
     }
     d.set_item("quantiles", q)?;
     let (mut lo, mut w, mut c) = (vec![], vec![], vec![]);

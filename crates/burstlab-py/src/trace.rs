@@ -142,7 +142,7 @@ impl PyBitTrace {
         &self,
         py: Python<'py>,
     ) -> ((Bound<'py, PyArray1<u64>>, Bound<'py, PyArray1<u64>>), (Bound<'py, PyArray1<u64>>, Bound<'py, PyArray1<u64>>)) {
-        let (zeros, ones) = py.allow_threads(|| runs::run_histograms(&self.inner));
+        let (zeros, ones) = py.allow_threads(|| summary::run_histograms(&self.inner));
         let ((zl, zc), (ol, oc)) = (zeros.to_pairs(), ones.to_pairs());
         ((zl.into_pyarray(py), zc.into_pyarray(py)), (ol.into_pyarray(py), oc.into_pyarray(py)))
     }

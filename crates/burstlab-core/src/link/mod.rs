@@ -11,10 +11,10 @@
 //! A link's queue discipline ([`red::QueueDisc`]) is DropTail by default, or RED with ECN
 //! marking ([`red`]), which the admission consults before the buffer check.
 pub mod arq;
+pub mod attempt;
 pub mod capacity;
 pub mod channel;
 pub mod harq;
-pub mod hist;
 pub mod layer;
 pub mod queue;
 pub mod rate;
@@ -24,7 +24,8 @@ pub mod wifi;
 
 pub use capacity::Opportunities;
 pub use channel::{LossMode, LossSource, LossWindow};
-pub use layer::{AttemptTiming, LinkLayer, LinkLayerConfig, LinkStats};
+pub use attempt::{AttemptTiming, LinkStats};
+pub use layer::{LinkLayer, LinkLayerConfig};
 pub use queue::{BufferUnit, InFlight, Pipe, Server, Timing};
 pub use red::{QueueDisc, Red, RedParams, Verdict};
 

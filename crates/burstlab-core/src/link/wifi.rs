@@ -16,7 +16,7 @@
 //! durations to whole µs are not modelled (the sum is exact to the nanosecond otherwise).
 //! The saturated capacity counts the mean backoff, CWmin/2 slots (a frame that gets
 //! through at its first attempt, no collisions).
-use super::layer::{AttemptTiming, Backoff, Span};
+use super::attempt::{AttemptTiming, Backoff, Span};
 use crate::time::{tx_time, Nanos, NS_PER_S, NS_PER_US};
 use crate::Error;
 

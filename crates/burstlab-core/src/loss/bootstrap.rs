@@ -94,7 +94,7 @@ mod tests {
     use super::*;
     use crate::loss::{GilbertElliott, LossModel};
     use crate::rng::from_seed;
-    use crate::trace::runs::run_histograms;
+    use crate::trace::summary::run_histograms;
 
     fn source() -> BitTrace {
         let mut ge = GilbertElliott::new(0.01, 0.2, 1.0, 0.0).unwrap();

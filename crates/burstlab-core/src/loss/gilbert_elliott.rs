@@ -235,7 +235,7 @@ mod tests {
             let mu = 1.0 - b - g;
             let se = (pb * (1.0 - pb) / n as f64 * (1.0 + mu) / (1.0 - mu)).sqrt();
             assert!((loss - pb).abs() < 5.0 * se, "{loss} vs {pb}");
-            let (zeros, ones) = crate::trace::runs::run_histograms(tr);
+            let (zeros, ones) = crate::trace::summary::run_histograms(tr);
             let mb = zeros.mean().unwrap();
             let mg = ones.mean().unwrap();
             // Geometric run means: sd of a mean of m runs is sqrt(1-q)/q/sqrt(m).

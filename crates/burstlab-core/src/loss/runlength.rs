@@ -116,7 +116,7 @@ impl LossModel for RunLength {
 mod tests {
     use super::*;
     use crate::rng::from_seed;
-    use crate::trace::runs::run_histograms;
+    use crate::trace::summary::run_histograms;
 
     #[test]
     fn empirical_runs_are_reproduced() {

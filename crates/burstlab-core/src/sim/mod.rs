@@ -11,13 +11,3 @@ pub use engine::{run, run_logged, run_network, run_network_logged, LogEvent, Log
 pub use network::{FlowKind, FlowSpec, LinkLoss, LinkSpec, Network, OnOff};
 pub use scenario::{AckLoss, AckPath, LinkConfig, Scenario, SlottedConfig, TcpConfig, Variant, Workload};
 
-#[cfg(test)]
-pub(crate) mod validation;
-#[cfg(test)]
-mod network_tests;
-#[cfg(test)]
-mod red_tests;
-#[cfg(test)]
-mod link_layer_tests;
-#[cfg(test)]
-mod regression;

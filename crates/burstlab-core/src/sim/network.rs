@@ -2,7 +2,7 @@
 //! over paths of links. Topology is data: a flow's forward path is the list of links its
 //! data crosses, its reverse path the list its ACKs cross. The single-link
 //! [`super::Scenario`] is one such network ([`super::Scenario::into_network`]).
-use super::scenario::TcpConfig;
+use crate::tcp::config::TcpConfig;
 use crate::link::{BufferUnit, LinkLayerConfig, LossMode, LossWindow, QueueDisc, Timing};
 use crate::loss::{LossModel, Sojourn};
 use crate::time::Nanos;

@@ -14,12 +14,7 @@ pub mod recovery;
 pub mod rtt;
 pub mod scoreboard;
 pub mod sender;
-#[cfg(test)]
-mod lt_tests;
-#[cfg(test)]
-mod papers;
-#[cfg(test)]
-mod trajectories;
+pub mod wire;
 
 /// Header bits a packet carries beside its number (the engine packs them in its packet):
 /// the IP ECN field (RFC 3168 §5), the TCP ECN flags (§6.1) and LT-TCP's FEC marks.

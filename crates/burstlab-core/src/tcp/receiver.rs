@@ -14,30 +14,10 @@
 //! when nothing new arrived) and restarts it, once per `ack_timeout` of silence.
 use super::config::{RecoveryKind, TcpConfig};
 use super::recovery::lt::{Blocks, Hdr, LtRx, RxSymbol};
-use super::sender::Tx;
+pub use super::wire::{AckPkt, MAX_SACK_BLOCKS};
+use super::wire::Tx;
 use crate::time::Nanos;
 use std::collections::VecDeque;
-
-/// Maximum SACK blocks per ACK (RFC 2018 §3: 3 when timestamps are also in use).
-pub const MAX_SACK_BLOCKS: usize = 3;
-
-/// An acknowledgment as it travels on the reverse path.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct AckPkt {
-    /// Next segment expected (cumulative).
-    pub ack: u64,
-    /// SACK blocks [start, end), most recent first (RFC 2018 §4).
-    pub sack: [(u64, u64); MAX_SACK_BLOCKS],
-    pub nsack: u8,
-    /// RFC 7323 TSecr: the TSval (send time) the receiver echoes (used with timestamps on).
-    pub tsecr: Nanos,
-    /// RFC 3168 §6.1.3 ECN-Echo.
-    pub ece: bool,
-    /// LT-TCP: the receiver's erasure estimate in millionths, and the number (low 16 bits)
-    /// of the last RFEC packet it received (a TCP option of its ACKs).
-    pub lt_erasure: Option<u32>,
-    pub lt_rfec: Option<u16>,
-}
 
 #[derive(Clone, Copy, Debug)]
 pub struct ReceiverConfig {

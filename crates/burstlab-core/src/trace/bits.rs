@@ -182,11 +182,6 @@ impl BitTrace {
         self.words.shrink_to_fit();
     }
 
-    /// Number of 1s (delivered packets).
-    pub fn count_ones(&self) -> u64 {
-        super::stats::popcount_words(&self.words)
-    }
-
     /// Number of 1s among bits [start, end).
     pub fn count_ones_range(&self, start: usize, end: usize) -> u64 {
         assert!(start <= end && end <= self.len);

@@ -107,13 +107,6 @@ impl RunHistogram {
     }
 }
 
-/// Histograms of (loss bursts, success runs) in one pass (the fused pass of
-/// [`super::summary`], 16 entries at a time).
-pub fn run_histograms(t: &BitTrace) -> (RunHistogram, RunHistogram) {
-    let s = super::summary::summarize(t, t.len() + 1, &[], true);
-    (s.loss_bursts, s.success_runs)
-}
-
 /// All run lengths of `value`, in trace order.
 pub fn run_lengths(t: &BitTrace, value: bool) -> Vec<u64> {
     let mut out = Vec::new();
@@ -128,6 +121,7 @@ pub fn run_lengths(t: &BitTrace, value: bool) -> Vec<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::trace::summary::run_histograms;
 
     fn naive_runs(v: &[u8]) -> Vec<(bool, u64)> {
         let mut out: Vec<(bool, u64)> = Vec::new();

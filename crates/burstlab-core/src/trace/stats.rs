@@ -98,6 +98,13 @@ pub fn popcount_words(words: &[u64]) -> u64 {
     ones_n11(words, 0).0
 }
 
+impl BitTrace {
+    /// Number of 1s (delivered packets).
+    pub fn count_ones(&self) -> u64 {
+        popcount_words(self.words())
+    }
+}
+
 /// Cumulative counts up to bit position p: C1(p) = ones among bits [0, p) and
 /// C11(p) = pairs (j, j+1) with j < p and both bits 1 (a pair past the end counts as 0).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -362,11 +362,17 @@ fn summarize_with(t: &BitTrace, chunk: usize, prefixes: &[usize], runs: Runs) ->
     Summary { len: n as u64, ones: at[marks.len() - 1].ones, transitions: whole, loss_bursts, success_runs, chunk_mu, chunk_rms, prefix_mu }
 }
 
+/// Histograms of (loss bursts, success runs) in one pass (the fused pass, 16 entries at a
+/// time).
+pub fn run_histograms(t: &BitTrace) -> (RunHistogram, RunHistogram) {
+    let s = summarize(t, t.len() + 1, &[], true);
+    (s.loss_bursts, s.success_runs)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::trace::convergence::{chunk_mu, chunk_rms_deviation, prefix_mu};
-    use crate::trace::runs::run_histograms;
     use crate::trace::stats::transitions;
 
     fn same(a: &[f64], b: &[f64]) -> bool {

@@ -1,16 +1,16 @@
 //! Window trajectories of every congestion control and loss recovery under deterministic
-//! drops, asserted step by step (as `sim/validation.rs` does for Tahoe, Reno, NewReno and
+//! drops, asserted step by step (as `validation.rs` does for Tahoe, Reno, NewReno and
 //! SACK). The scenario is the same: 1 Gb/s (serialisation 8.32 µs per 1040-byte packet),
 //! 10 ms one way, initial window 10, one ACK per segment, segments 2 and 5 of the first
 //! window dropped. The expected (cwnd, ssthresh) after every ACK are derived in
 //! `docs/tcp.md` and in the comments from the papers' and RFCs' rules.
-use crate::link::LossMode;
-use crate::loss::DeterministicList;
-use crate::sim::{run, LinkConfig, Scenario, TcpConfig, Workload};
-use crate::tcp::config::{CcKind, RecoveryKind};
-use crate::time::{NS_PER_MS, NS_PER_S};
+use burstlab_core::link::LossMode;
+use burstlab_core::loss::DeterministicList;
+use burstlab_core::sim::{run, LinkConfig, Scenario, TcpConfig, Workload};
+use burstlab_core::tcp::config::{CcKind, RecoveryKind};
+use burstlab_core::time::{NS_PER_MS, NS_PER_S};
 
-use crate::sim::validation::drop_run_with as drop_run;
+use crate::validation::drop_run_with as drop_run;
 
 fn with(cc: CcKind, recovery: RecoveryKind) -> TcpConfig {
     TcpConfig { cc, recovery, ..TcpConfig::default() }
@@ -40,7 +40,7 @@ fn assert_rows(rows: &[(u64, u64)], want: &[(u64, u64)], what: &str) {
 
 /// Westwood+: its bandwidth samples come once per SRTT (20 ms), but the whole first window
 /// is acknowledged within 0.1 ms, so at this first loss there is no sample yet and the loss
-/// response is RFC 5681's (`westwood.rs`): the NewReno trajectory of `sim/validation.rs`.
+/// response is RFC 5681's (`westwood.rs`): the NewReno trajectory of `validation.rs`.
 #[test]
 fn deterministic_drops_westwood() {
     let (r, rows) = drop_run(with(CcKind::Westwood, RecoveryKind::NewReno));
@@ -89,7 +89,7 @@ fn deterministic_drops_ideal() {
 }
 
 /// Vegas: the first ACK ends a cycle with one RTT sample (≤ 2: Reno growth); then slow
-/// start as Reno; NewReno's recovery as in `sim/validation.rs` (Vegas is off outside Open,
+/// start as Reno; NewReno's recovery as in `validation.rs` (Vegas is off outside Open,
 /// its loss response is RFC 5681's). At the full ACK Vegas restarts a cycle at snd_nxt: the
 /// next four ACKs are inside it (no growth above ssthresh), the fifth ends it with every RTT
 /// = BaseRTT (nothing queues at 1 Gb/s): Diff = 0 < α → cwnd + 1 segment.
@@ -158,7 +158,7 @@ fn deterministic_drops_linux_reno_prr() {
 /// segment per ms, and the Ideal TCP's fair share is the link, 8.32 Mb/s·1000/1040. RTT_min
 /// is the first segment's: 1 ms + 20 ms + a 40-byte ACK's 38.462 µs.
 fn paced_loss(cc: CcKind) -> (u64, Vec<(u64, u64)>) {
-    use crate::time::tx_time;
+    use burstlab_core::time::tx_time;
     let tcp = TcpConfig { init_cwnd: 10, delayed_ack: false, max_cwnd: Some(30), ..with(cc, RecoveryKind::NewReno) };
     let link = LinkConfig::new(8_320_000, 10 * NS_PER_MS, 1000)
         .with_loss(Box::new(DeterministicList::new(&[2000], None).expect("valid drop list")), LossMode::Packet);
@@ -206,8 +206,8 @@ fn paced_loss_estimators() {
 /// hard drop: every ECN-capable packet that finds 3 or more waiting is marked, no other. The
 /// initial window of 10 leaves at t = 0: packet i finds i − 1 waiting, so packets 4-9 carry
 /// CE; later packets find an empty queue.
-fn ecn_run(tcp: TcpConfig) -> (crate::results::SimResult, Vec<(u64, u64)>) {
-    use crate::link::{QueueDisc, RedParams};
+fn ecn_run(tcp: TcpConfig) -> (burstlab_core::results::SimResult, Vec<(u64, u64)>) {
+    use burstlab_core::link::{QueueDisc, RedParams};
     let tcp = TcpConfig { init_cwnd: 10, delayed_ack: false, ecn: true, ..tcp };
     let red = RedParams { min_th: 2.5, max_th: 3.0, weight: 1.0, gentle: false, hard_drop: false, ..RedParams::default() };
     let link = LinkConfig::new(1_000_000_000, 10 * NS_PER_MS, 1000).with_queue(QueueDisc::Red(red));
@@ -229,7 +229,7 @@ fn ecn_run(tcp: TcpConfig) -> (crate::results::SimResult, Vec<(u64, u64)>) {
 /// avoidance, + SMSS²/cwnd. One reduction, no loss.
 #[test]
 fn ecn_echo_trajectory() {
-    let (r, rows) = ecn_run(TcpConfig::variant(crate::sim::Variant::NewReno));
+    let (r, rows) = ecn_run(TcpConfig::variant(burstlab_core::sim::Variant::NewReno));
     let mut want = vec![(k(10), INF), (k(11), INF), (k(12), INF), (k(13), INF), (k(14), INF)];
     want.extend((5..=18).map(|_| (6500, 6500))); // ACK 5 reduces; ACKs 6-18 hold
     want.push((6500 + 1_000_000 / 6500, 6500)); // ACK 19: no ECE
@@ -239,7 +239,7 @@ fn ecn_echo_trajectory() {
     assert_eq!((c.ecn_reductions, c.retransmissions, c.fast_retransmits, c.timeouts, c.packets_lost), (1, 0, 0, 0, 0));
     // CUBIC (RFC 9438 §4.6: ECE as a loss): ssthresh = cwnd = β·cwnd in whole segments (with
     // ssthresh_rule = cwnd, as Linux), ⌊0.7·14⌋ = 9, then held to the ACK of the CWR segment.
-    let (r, rows) = ecn_run(TcpConfig { ssthresh_rule: crate::tcp::SsthreshRule::Cwnd, ..with(CcKind::Cubic, RecoveryKind::Prr) });
+    let (r, rows) = ecn_run(TcpConfig { ssthresh_rule: burstlab_core::tcp::SsthreshRule::Cwnd, ..with(CcKind::Cubic, RecoveryKind::Prr) });
     assert_rows(&rows[..5], &want[..5], "cubic+ecn slow start");
     assert!(rows[5..19].iter().all(|&x| x == (9000, 9000)), "{:?}", &rows[5..20]);
     assert!(rows[19].0 > 9000 && r.counters.ecn_reductions == 1);
@@ -261,7 +261,7 @@ fn handshake_seeds_the_rtt_estimator() {
     assert_eq!((p.srtt[0], p.rto[0]), (0, NS_PER_S));
 }
 
-/// The invariants of `sim/validation.rs` (contiguous delivery, nothing arrives unsent,
+/// The invariants of `validation.rs` (contiguous delivery, nothing arrives unsent,
 /// counters agree with the log, goodput ≤ capacity, every lost copy repaired or still
 /// outstanding) over random scenarios drawn across every congestion control, recovery and
 /// option of this module: timestamps, handshake, byte counting, the RTT congestion control
@@ -269,17 +269,17 @@ fn handshake_seeds_the_rtt_estimator() {
 /// rule for lost retransmissions.
 #[test]
 fn invariants_hold_for_every_variant() {
-    use crate::loss::{Bernoulli, GilbertElliott, LossModel};
-    use crate::rng::{stream, uniform, RngExt};
-    use crate::sim::{engine, AckLoss};
-    use crate::tcp::config::{CcRtt, Hystart, PrrVariant, WestwoodVariant};
-    use crate::tcp::SsthreshRule;
+    use burstlab_core::loss::{Bernoulli, GilbertElliott, LossModel};
+    use burstlab_core::rng::{stream, uniform, RngExt};
+    use burstlab_core::sim::{engine, AckLoss};
+    use burstlab_core::tcp::config::{CcRtt, Hystart, PrrVariant, WestwoodVariant};
+    use burstlab_core::tcp::SsthreshRule;
     let mut g = stream(2025, 11);
     let (mut lost, mut frs, mut tos) = (0, 0, 0);
     for case in 0..140 {
         let cc = [CcKind::Reno, CcKind::LinuxReno, CcKind::Westwood, CcKind::Tibet, CcKind::Ideal, CcKind::Vegas, CcKind::Cubic][g.random_range(0..7)];
         let recovery = [RecoveryKind::Tahoe, RecoveryKind::Reno, RecoveryKind::NewReno, RecoveryKind::Sack, RecoveryKind::Prr][g.random_range(0..5)];
-        let b = |g: &mut crate::rng::Rng| g.random_range(0..2) == 0;
+        let b = |g: &mut burstlab_core::rng::Rng| g.random_range(0..2) == 0;
         let tcp = TcpConfig {
             cc,
             recovery,
@@ -298,13 +298,13 @@ fn invariants_hold_for_every_variant() {
             prr_variant: [PrrVariant::Rfc, PrrVariant::Ns3, PrrVariant::Linux][g.random_range(0..3)],
             westwood_variant: [WestwoodVariant::Mascolo, WestwoodVariant::Ns3][g.random_range(0..2)],
             hystart: [Hystart::Off, Hystart::Linux, Hystart::Ns3][g.random_range(0..3)],
-            tibet_estimator: [crate::tcp::config::TibetEstimator::Sent, crate::tcp::config::TibetEstimator::Ack][g.random_range(0..2)],
+            tibet_estimator: [burstlab_core::tcp::config::TibetEstimator::Sent, burstlab_core::tcp::config::TibetEstimator::Ack][g.random_range(0..2)],
             ssthresh_rule: [SsthreshRule::FlightSize, SsthreshRule::Pipe, SsthreshRule::Cwnd, SsthreshRule::Ns3][g.random_range(0..4)],
             rack_lost_retransmissions: b(&mut g),
             rack_tlp: b(&mut g),
-            cubic_variant: [crate::tcp::config::CubicVariant::Rfc, crate::tcp::config::CubicVariant::Linux, crate::tcp::config::CubicVariant::Ns3][g.random_range(0..3)],
-            dupack_rule: [crate::tcp::config::DupackRule::Rfc5681, crate::tcp::config::DupackRule::Rfc6675, crate::tcp::config::DupackRule::Ns3][g.random_range(0..3)],
-            pipe_rule: [crate::tcp::config::PipeRule::Rfc6675, crate::tcp::config::PipeRule::Ns3][g.random_range(0..2)],
+            cubic_variant: [burstlab_core::tcp::config::CubicVariant::Rfc, burstlab_core::tcp::config::CubicVariant::Linux, burstlab_core::tcp::config::CubicVariant::Ns3][g.random_range(0..3)],
+            dupack_rule: [burstlab_core::tcp::config::DupackRule::Rfc5681, burstlab_core::tcp::config::DupackRule::Rfc6675, burstlab_core::tcp::config::DupackRule::Ns3][g.random_range(0..3)],
+            pipe_rule: [burstlab_core::tcp::config::PipeRule::Rfc6675, burstlab_core::tcp::config::PipeRule::Ns3][g.random_range(0..2)],
             ..TcpConfig::default()
         };
         let rate = [1_000_000u64, 10_000_000, 100_000_000][g.random_range(0..3)];
@@ -327,7 +327,7 @@ fn invariants_hold_for_every_variant() {
         let what = format!("case {case}: {cc:?}/{recovery:?} rate {rate} delay {delay} buffer {buffer} {workload:?}");
         let rto_max = sc.tcp.rto_max;
         let (r, log) = engine::run_logged(sc).unwrap();
-        crate::sim::validation::check_log(&r, &log, rate, rto_max, &what);
+        crate::validation::check_log(&r, &log, rate, rto_max, &what);
         (lost, frs, tos) = (lost + r.counters.packets_lost, frs + r.counters.fast_retransmits, tos + r.counters.timeouts);
     }
     eprintln!("every variant: {lost} lost, {frs} fast retransmits, {tos} timeouts");

@@ -2,13 +2,13 @@
 //! a hop's ARQ or hybrid ARQ times its frames and meets its loss process attempt by attempt;
 //! TCP sees the residual loss and the variable service time (Subramanian et al. slides 9-10:
 //! spurious timeouts), on a full-duplex hop or on a half-duplex medium that ACKs share.
-use super::*;
-use crate::link::arq::ArqConfig;
-use crate::link::harq::HarqConfig;
-use crate::link::{AttemptTiming, LinkLayerConfig, LinkStats, LossMode, Timing};
-use crate::loss::{on_off, Bernoulli, LossModel};
-use crate::results::NetworkResult;
-use crate::time::{Nanos, NS_PER_MS, NS_PER_S, NS_PER_US};
+use burstlab_core::sim::*;
+use burstlab_core::link::arq::ArqConfig;
+use burstlab_core::link::harq::HarqConfig;
+use burstlab_core::link::{AttemptTiming, LinkLayerConfig, LinkStats, LossMode, Timing};
+use burstlab_core::loss::{on_off, Bernoulli, LossModel};
+use burstlab_core::results::NetworkResult;
+use burstlab_core::time::{Nanos, NS_PER_MS, NS_PER_S, NS_PER_US};
 
 /// One hop: a forward link with link layer `layer` and loss `loss`, a lossless fixed-rate
 /// reverse link; one bulk TCP flow `tcp` over it for `secs` seconds.

@@ -1,10 +1,10 @@
 //! RED and ECN in the network engine (docs/validation.md, "RED and ECN"): marks replace
 //! drops for ECN-capable flows, the queue RED keeps, goodput beside DropTail, and the
 //! invariants of the per-packet log with RED on every link.
-use super::*;
-use crate::link::{QueueDisc, RedParams, Timing};
-use crate::results::NetworkResult;
-use crate::time::{Nanos, NS_PER_MS, NS_PER_S};
+use burstlab_core::sim::*;
+use burstlab_core::link::{QueueDisc, RedParams, Timing};
+use burstlab_core::results::NetworkResult;
+use burstlab_core::time::{Nanos, NS_PER_MS, NS_PER_S};
 
 /// A dumbbell: `n` TCP flows, each through its own 100 Mb/s access hop (delays 2-8 ms) into a
 /// 10 Mb/s, 20 ms bottleneck with a 100-packet buffer and queue discipline `q`, 200 s.
@@ -28,7 +28,7 @@ fn dumbbell(n: usize, q: &QueueDisc, tcp: &TcpConfig, seed: u64) -> Network {
     net
 }
 
-fn bottleneck(r: &NetworkResult) -> &crate::results::LinkResult {
+fn bottleneck(r: &NetworkResult) -> &burstlab_core::results::LinkResult {
     r.links.iter().find(|l| l.name == "bottleneck").expect("a bottleneck")
 }
 

@@ -1,9 +1,9 @@
 //! Validation of the simulator against known answers (docs/validation.md).
-use super::*;
-use crate::link::LossMode;
-use crate::loss::{Bernoulli, DeterministicList, LossModel};
-use crate::results::SimResult;
-use crate::time::{NS_PER_MS, NS_PER_S};
+use burstlab_core::sim::*;
+use burstlab_core::link::LossMode;
+use burstlab_core::loss::{Bernoulli, DeterministicList, LossModel};
+use burstlab_core::results::SimResult;
+use burstlab_core::time::{NS_PER_MS, NS_PER_S};
 
 const INF: u64 = u64::MAX;
 
@@ -211,8 +211,8 @@ fn same_seed_same_result_other_seed_other_result() {
 /// of a run whose sender was still transmitting (not stalled).
 #[test]
 fn invariants_hold_on_random_scenarios() {
-    use crate::loss::GilbertElliott;
-    use crate::rng::{stream, uniform, RngExt};
+    use burstlab_core::loss::GilbertElliott;
+    use burstlab_core::rng::{stream, uniform, RngExt};
     let mut g = stream(2024, 1);
     let (mut lost, mut delivered, mut timeouts, mut frs) = (0, 0, 0, 0);
     for case in 0..120 {
@@ -319,10 +319,10 @@ impl LossModel for BadWindows {
     fn name(&self) -> &'static str {
         "bad-windows"
     }
-    fn lost_packet(&mut self, _rng: &mut crate::rng::Rng) -> bool {
+    fn lost_packet(&mut self, _rng: &mut burstlab_core::rng::Rng) -> bool {
         panic!("time mode must call lost_in_transit");
     }
-    fn lost_in_transit(&mut self, start: u64, end: u64, _rng: &mut crate::rng::Rng) -> bool {
+    fn lost_in_transit(&mut self, start: u64, end: u64, _rng: &mut burstlab_core::rng::Rng) -> bool {
         assert!(start >= self.last_start, "start decreased: {start} after {}", self.last_start);
         self.last_start = start;
         self.calls += 1;

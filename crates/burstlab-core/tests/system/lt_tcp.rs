@@ -1,9 +1,9 @@
 //! LT-TCP in the engine (docs/validation.md, "LT-TCP").
-use crate::link::{LossMode, QueueDisc, RedParams};
-use crate::loss::Bernoulli;
-use crate::results::SimResult;
-use crate::sim::{run, LinkConfig, Scenario, TcpConfig, Variant, Workload};
-use crate::time::{NS_PER_MS, NS_PER_S};
+use burstlab_core::link::{LossMode, QueueDisc, RedParams};
+use burstlab_core::loss::Bernoulli;
+use burstlab_core::results::SimResult;
+use burstlab_core::sim::{run, LinkConfig, Scenario, TcpConfig, Variant, Workload};
+use burstlab_core::time::{NS_PER_MS, NS_PER_S};
 
 /// Subramanian et al.'s synthetic scenario: one flow, 10 Mb/s, RTT 100 ms, uniform
 /// (Bernoulli) loss `p` on the data path, a RED/ECN queue.
@@ -73,7 +73,7 @@ fn subramanian_lt_tcp_against_sack() {
     }
 }
 
-/// The drop-list scenario of `sim/validation.rs` (1 Gb/s: a 1040-byte packet takes 8320 ns;
+/// The drop-list scenario of `validation.rs` (1 Gb/s: a 1040-byte packet takes 8320 ns;
 /// 10 ms one way; initial window 10; one ACK per segment) for LT-TCP with fixed 1000-byte
 /// segments, an initial erasure estimate of 0.2, a transfer of 16 000 bytes (16 data
 /// segments), the packets `drops` (1-based, in the order they enter the link) lost.
@@ -82,13 +82,13 @@ fn subramanian_lt_tcp_against_sack() {
 /// slots 0-7, parity 8-9. Block 1 is formed when slot 10 leaves at the first ACK (cwnd 11
 /// segments: N = 11, P = 3, k = 8), and the 8 segments left fit, so P = ⌈8·0.2/0.8⌉ = 2: data
 /// 10-17, parity 18-19; the transfer is 20 slots.
-fn lt_drop_run(drops: &[u64]) -> (SimResult, Vec<(u64, u64)>, Vec<crate::sim::LogRec>) {
+fn lt_drop_run(drops: &[u64]) -> (SimResult, Vec<(u64, u64)>, Vec<burstlab_core::sim::LogRec>) {
     lt_drop_run_queue(drops, QueueDisc::DropTail)
 }
 
-fn lt_drop_run_queue(drops: &[u64], q: QueueDisc) -> (SimResult, Vec<(u64, u64)>, Vec<crate::sim::LogRec>) {
-    use crate::loss::DeterministicList;
-    use crate::sim::engine::run_logged;
+fn lt_drop_run_queue(drops: &[u64], q: QueueDisc) -> (SimResult, Vec<(u64, u64)>, Vec<burstlab_core::sim::LogRec>) {
+    use burstlab_core::loss::DeterministicList;
+    use burstlab_core::sim::engine::run_logged;
     let tcp = TcpConfig {
         init_cwnd: 10,
         delayed_ack: false,
@@ -122,7 +122,7 @@ const INF: u64 = u64::MAX;
 /// no reduction.
 #[test]
 fn pfec_repairs_losses_within_the_parity() {
-    use crate::sim::LogEvent;
+    use burstlab_core::sim::LogEvent;
     let (r, rows, log) = lt_drop_run(&[3, 6]);
     let mut want = vec![(10_000, INF), (11_000, INF), (12_000, INF)];
     want.extend([(12_000, INF); 5]); // duplicate ACKs for slots 3, 4, 6, 8, 9
@@ -148,7 +148,7 @@ fn pfec_repairs_losses_within_the_parity() {
 /// and 2, then 15 duplicate ACKs (for 3, 4, 6, 8, 9 and block 1's ten slots), no reduction.
 #[test]
 fn rfec_repairs_losses_beyond_the_parity() {
-    use crate::sim::LogEvent;
+    use burstlab_core::sim::LogEvent;
     let (r, rows, log) = lt_drop_run(&[3, 6, 8]);
     let mut want = vec![(10_000, INF), (11_000, INF), (12_000, INF)];
     want.extend([(12_000, INF); 15]);
@@ -156,7 +156,7 @@ fn rfec_repairs_losses_beyond_the_parity() {
     // The two RFEC packets: sent with the segment number of their block's start (0), at the
     // duplicate ACK of slot 10.
     let t_rfec = 40_000_000 + 2 * 8320 + 2 * 320;
-    let rfec: Vec<_> = log.iter().filter(|x| x.event == LogEvent::Sent && x.kind == crate::sim::LogKind::Data && x.t == t_rfec).collect();
+    let rfec: Vec<_> = log.iter().filter(|x| x.event == LogEvent::Sent && x.kind == burstlab_core::sim::LogKind::Data && x.t == t_rfec).collect();
     assert_eq!(rfec.iter().map(|x| x.seg).collect::<Vec<_>>(), vec![0, 0]);
     let c = r.counters;
     assert_eq!((c.retransmissions, c.rfec_sent, c.pfec_sent, c.fec_decodes), (0, 2, 4, 1));
@@ -183,7 +183,7 @@ fn ecn_is_the_only_window_cut() {
     assert_eq!(rows, want);
     let c = r.counters;
     assert_eq!((c.ecn_reductions, c.retransmissions, c.rfec_sent, c.fec_decodes, c.timeouts), (1, 0, 0, 1, 0));
-    let cwr = log.iter().find(|x| x.kind == crate::sim::LogKind::Data && x.seg == 15).expect("slot 15 sent");
+    let cwr = log.iter().find(|x| x.kind == burstlab_core::sim::LogKind::Data && x.seg == 15).expect("slot 15 sent");
     assert_eq!(cwr.t, 40_000_000 + 2 * 8320 + 2 * 320, "slot 15 leaves at ACK 11 (slot 10 was sent at ACK 1)");
 }
 
@@ -196,14 +196,14 @@ fn ecn_is_the_only_window_cut() {
 /// time, and the timer doubles; that is TCP's last resort, not a stall.)
 #[test]
 fn lt_invariants_on_random_scenarios() {
-    use crate::loss::{GilbertElliott, LossModel};
-    use crate::rng::{stream, uniform, RngExt};
-    use crate::sim::engine::run_logged;
-    use crate::sim::{AckLoss, LogEvent, LogKind};
+    use burstlab_core::loss::{GilbertElliott, LossModel};
+    use burstlab_core::rng::{stream, uniform, RngExt};
+    use burstlab_core::sim::engine::run_logged;
+    use burstlab_core::sim::{AckLoss, LogEvent, LogKind};
     let mut g = stream(2026, 11);
     let (mut decodes, mut rfec, mut retx, mut tos, mut done) = (0, 0, 0, 0, 0);
     for case in 0..60 {
-        let b = |g: &mut crate::rng::Rng| g.random_range(0..2) == 0;
+        let b = |g: &mut burstlab_core::rng::Rng| g.random_range(0..2) == 0;
         let mss = [500u64, 1000, 1460][g.random_range(0..3)];
         let tcp = TcpConfig {
             init_cwnd: g.random_range(1..11),

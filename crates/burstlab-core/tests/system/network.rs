@@ -1,13 +1,13 @@
 //! Validation of the network engine (docs/validation.md, "Networks"): chains, dumbbells,
 //! time-varying capacity, half-duplex hops, cross traffic, the time-mode loss window,
 //! spurious timeouts, and invariants over random topologies checked on the per-packet log.
-use super::*;
-use super::engine::{needs_full, run_network_full};
-use crate::link::{BufferUnit, LossMode, LossWindow, Opportunities, Timing};
-use crate::loss::{on_off, Bernoulli, GilbertElliott, LossModel, Sojourn};
-use crate::results::{FlowKindTag, NetworkResult};
-use crate::rng::{stream, uniform, RngExt};
-use crate::time::{Nanos, NS_PER_MS, NS_PER_S};
+use burstlab_core::sim::*;
+use burstlab_core::sim::engine::{needs_full, run_network_full};
+use burstlab_core::link::{BufferUnit, LossMode, LossWindow, Opportunities, Timing};
+use burstlab_core::loss::{on_off, Bernoulli, GilbertElliott, LossModel, Sojourn};
+use burstlab_core::results::{FlowKindTag, NetworkResult};
+use burstlab_core::rng::{stream, uniform, RngExt};
+use burstlab_core::time::{Nanos, NS_PER_MS, NS_PER_S};
 
 /// A full-duplex hop: a forward and a lossless reverse link, each on its own server.
 fn hop(net: &mut Network, name: &str, rate: u64, delay: Nanos, buffer: u64) -> (usize, usize) {
@@ -291,7 +291,7 @@ fn transfers_complete_and_end_the_run() {
     let r = run_network(net).unwrap();
     let (c0, c1) = (r.flows[0].result.completion_time.unwrap(), r.flows[1].result.completion_time.unwrap());
     assert!(c0 > 0.8 && c1 > 2.4, "{c0} {c1}");
-    assert_eq!(r.end_time, crate::time::from_secs_f64(1.0 + c1));
+    assert_eq!(r.end_time, burstlab_core::time::from_secs_f64(1.0 + c1));
     assert_eq!(r.flows[1].result.counters.delivered_bytes, 3_000_000);
 }
 
@@ -354,7 +354,7 @@ fn invariants_on_random_networks() {
 }
 
 /// A random network of `invariants_on_random_networks`, and each flow's bottleneck rate.
-fn random_network(g: &mut crate::rng::Rng, case: u64) -> (Network, Vec<u64>) {
+fn random_network(g: &mut burstlab_core::rng::Rng, case: u64) -> (Network, Vec<u64>) {
     {
         let nh = g.random_range(1..5);
         let mut net = Network::new(g.random_range(5..30) * NS_PER_S);

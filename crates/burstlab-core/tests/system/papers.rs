@@ -10,11 +10,11 @@
 //! at every RTT from 20 to 400 ms at p = 10⁻³ on 10 Mb/s (Fig. 6). `docs/tcp.md` has the
 //! figures (more seeds and longer runs: `python benchmarks/tcp_variants/martignon_capone.py`)
 //! and where the simulation ties instead of ordering.
-use crate::link::LossMode;
-use crate::loss::Bernoulli;
-use crate::sim::{run, LinkConfig, Scenario, TcpConfig, Workload};
-use crate::tcp::config::{CcKind, RecoveryKind};
-use crate::time::{NS_PER_MS, NS_PER_S};
+use burstlab_core::link::LossMode;
+use burstlab_core::loss::Bernoulli;
+use burstlab_core::sim::{run, LinkConfig, Scenario, TcpConfig, Workload};
+use burstlab_core::tcp::config::{CcKind, RecoveryKind};
+use burstlab_core::time::{NS_PER_MS, NS_PER_S};
 
 /// The paper's flow (see the module comment) with congestion control `cc`.
 pub(crate) fn paper_tcp(cc: CcKind) -> TcpConfig {

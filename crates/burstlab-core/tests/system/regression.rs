@@ -4,12 +4,12 @@
 //! time) for 160 scenarios; the network engine, given the same `Scenario`, must produce
 //! them bit for bit. Regenerate only for a change that is meant to move them, and say why
 //! in the commit: `cargo test -p burstlab-core --release regression_dump -- --ignored --nocapture`.
-use super::*;
-use crate::link::LossMode;
-use crate::loss::{on_off, Bernoulli, GilbertElliott, LossModel};
-use crate::rng::{stream, uniform, RngExt};
-use crate::time::{NS_PER_MS, NS_PER_S};
-use crate::trace::BitTrace;
+use burstlab_core::sim::*;
+use burstlab_core::link::LossMode;
+use burstlab_core::loss::{on_off, Bernoulli, GilbertElliott, LossModel};
+use burstlab_core::rng::{stream, uniform, RngExt};
+use burstlab_core::time::{NS_PER_MS, NS_PER_S};
+use burstlab_core::trace::BitTrace;
 
 /// The cases: 120 random link scenarios (the generator of the invariants test) and 40
 /// slotted trace-driven runs.
@@ -44,7 +44,7 @@ fn cases() -> Vec<(String, Scenario)> {
         };
         let mut link = LinkConfig::new(rate, delay, buffer).with_loss(model, mode);
         if g.random_range(0..4) == 0 {
-            link = link.with_unit(crate::link::BufferUnit::Bytes);
+            link = link.with_unit(burstlab_core::link::BufferUnit::Bytes);
             link.buffer *= 1040;
         }
         transit(&mut link);
@@ -66,9 +66,9 @@ fn cases() -> Vec<(String, Scenario)> {
             ack_timeout: 300 * NS_PER_MS,
             max_cwnd: Some(130),
             rto_backoff_reset: if g.random_range(0..2) == 0 {
-                crate::tcp::rtt::BackoffReset::Sample
+                burstlab_core::tcp::rtt::BackoffReset::Sample
             } else {
-                crate::tcp::rtt::BackoffReset::NewAck
+                burstlab_core::tcp::rtt::BackoffReset::NewAck
             },
             ..TcpConfig::variant(variant)
         };
@@ -80,13 +80,13 @@ fn cases() -> Vec<(String, Scenario)> {
 
 /// Time-mode cases keep the loss window the fixture was made with (the whole transit).
 fn transit(link: &mut LinkConfig) {
-    link.loss_window = crate::link::LossWindow::Transit;
+    link.loss_window = burstlab_core::link::LossWindow::Transit;
 }
 
 /// `warmup`: the run has a warm-up, over which the old engine counted as spurious the
 /// duplicates of copies sent before it (up to more than `retransmissions`); the network
 /// engine counts only copies sent after it, so that field is left out of those lines.
-fn fingerprint(name: &str, r: &crate::results::SimResult, warmup: bool) -> String {
+fn fingerprint(name: &str, r: &burstlab_core::results::SimResult, warmup: bool) -> String {
     let c = &r.counters;
     let spurious = if warmup { "-".to_string() } else { c.spurious_retransmissions.to_string() };
     format!(

@@ -1,0 +1,369 @@
+//! The one log-linear histogram of the crate (HdrHistogram's layout, simplified): a
+//! link's queueing delays ([`crate::results::LinkResult::queue_delay`], `SUB` = 5) and a
+//! link layer's attempt times and frame latencies ([`Durations`]: `SUB` = 6 and an exact
+//! minimum, [`crate::link::LinkStats`]).
+//!
+//! Values below 2^SUB have a bin each (exact); above, every power of two is split into
+//! 2^SUB equal bins, so a bin is at most 1/2^SUB of its lower edge wide (SUB = 5: 3.1 %;
+//! SUB = 6: 1.6 %, and exact below 128). Recording is on the engine's per-packet path: the
+//! bins grow only up to the largest value seen (a link that never queues holds one), zeros
+//! are counted apart (two instructions instead of a bin lookup), and the count is the bins'
+//! sum, taken when read. The sum and maximum are exact, and so is the minimum with
+//! `EXACT_MIN` (a compile-time choice: the queueing delays, recorded per packet, do without).
+//!
+//! Two readings of a quantile, one per use (each kept as its results were made):
+//! [`LogHistogram::quantile`], the midpoint of the bin as a real number (the maximum itself
+//! for q = 1), and [`LogHistogram::quantile_clamped`], the nearest rank's bin midpoint in
+//! whole nanoseconds, clamped to the exact [min, max].
+use crate::time::Nanos;
+
+/// A link layer's durations (attempt times, frame latencies): 64 bins per power of two,
+/// exact below 128 ns, exact minimum.
+pub type Durations = LogHistogram<6, true>;
+
+#[derive(Clone, Debug)]
+pub struct LogHistogram<const SUB: u32 = 5, const EXACT_MIN: bool = false> {
+    /// Bins 0..len; the others are empty. Bin 0's count is `zeros` more.
+    counts: Vec<u64>,
+    /// Values of 0 (most queueing delays on a link that is not the bottleneck).
+    zeros: u64,
+    /// Sum of the values (wraps past 1.8·10^19: 584 years of summed nanoseconds).
+    sum: u64,
+    max: u64,
+    /// Smallest value other than 0 (u64::MAX before one), kept when `EXACT_MIN`.
+    min: u64,
+}
+
+impl<const SUB: u32, const EXACT_MIN: bool> Default for LogHistogram<SUB, EXACT_MIN> {
+    fn default() -> Self {
+        LogHistogram { counts: Vec::new(), zeros: 0, sum: 0, min: u64::MAX, max: 0 }
+    }
+}
+
+impl<const SUB: u32, const EXACT_MIN: bool> PartialEq for LogHistogram<SUB, EXACT_MIN> {
+    /// Equal bins (whatever the length each has grown to), sum, minimum and maximum.
+    fn eq(&self, o: &Self) -> bool {
+        let n = self.counts.len().max(o.counts.len()).max(1);
+        self.sum == o.sum && self.min == o.min && self.max == o.max && (0..n).all(|b| self.bin_count(b) == o.bin_count(b))
+    }
+}
+
+impl<const SUB: u32, const EXACT_MIN: bool> LogHistogram<SUB, EXACT_MIN> {
+    pub const BINS: usize = ((64 - SUB as usize) + 1) << SUB;
+
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    #[inline]
+    pub(crate) fn bin(v: u64) -> usize {
+        let sub = 1u64 << SUB;
+        if v < sub {
+            return v as usize;
+        }
+        let e = 63 - v.leading_zeros(); // ≥ SUB
+        let shift = e - SUB;
+        (((e - SUB + 1) as u64) << SUB) as usize + ((v >> shift) - sub) as usize
+    }
+
+    /// The smallest value of bin `b`.
+    pub(crate) fn low(b: usize) -> u64 {
+        let sub = 1usize << SUB;
+        if b < sub {
+            return b as u64;
+        }
+        let e = (b >> SUB) as u32 + SUB - 1;
+        let m = (b & (sub - 1)) as u64 + sub as u64;
+        m << (e - SUB)
+    }
+
+    /// The width of bin `b` (1 below 2^SUB).
+    fn width(b: usize) -> u64 {
+        if b < 1 << SUB {
+            1
+        } else {
+            1 << ((b >> SUB) - 1)
+        }
+    }
+
+    /// The exclusive upper edge of bin `b` (u64::MAX for the last).
+    fn high(b: usize) -> u64 {
+        if b + 1 < Self::BINS {
+            Self::low(b + 1)
+        } else {
+            u64::MAX
+        }
+    }
+
+    /// The count of bin `b`.
+    fn bin_count(&self, b: usize) -> u64 {
+        self.counts.get(b).copied().unwrap_or(0) + if b == 0 { self.zeros } else { 0 }
+    }
+
+    /// (bin, count) of every bin held, bin 0 always (it holds the zeros).
+    fn bin_counts(&self) -> impl Iterator<Item = (usize, u64)> + '_ {
+        (0..self.counts.len().max(1)).map(|b| (b, self.bin_count(b)))
+    }
+
+    #[inline]
+    pub fn record(&mut self, v: u64) {
+        if v == 0 {
+            self.zeros += 1;
+            return;
+        }
+        let b = Self::bin(v);
+        match self.counts.get_mut(b) {
+            Some(c) => *c += 1,
+            None => self.grow(b),
+        }
+        self.sum = self.sum.wrapping_add(v);
+        if EXACT_MIN {
+            self.min = self.min.min(v);
+        }
+        self.max = self.max.max(v);
+    }
+
+    /// Record `v` `k` times.
+    #[inline]
+    pub fn record_n(&mut self, v: u64, k: u64) {
+        if k == 0 {
+            return;
+        }
+        if v == 0 {
+            self.zeros += k;
+            return;
+        }
+        let b = Self::bin(v);
+        match self.counts.get_mut(b) {
+            Some(c) => *c += k,
+            None => {
+                self.grow(b);
+                self.counts[b] += k - 1;
+            }
+        }
+        self.sum = self.sum.wrapping_add(v.wrapping_mul(k));
+        if EXACT_MIN {
+            self.min = self.min.min(v);
+        }
+        self.max = self.max.max(v);
+    }
+
+    /// Count a value in bin `b`, beyond the bins held so far: hold up to the end of its
+    /// power of two.
+    #[cold]
+    #[inline(never)]
+    fn grow(&mut self, b: usize) {
+        let len = ((b >> SUB) + 1) << SUB;
+        self.counts.resize(len.min(Self::BINS), 0);
+        self.counts[b] += 1;
+    }
+
+    /// Empty it (the bins keep their memory).
+    pub fn clear(&mut self) {
+        self.counts.iter_mut().for_each(|c| *c = 0);
+        (self.zeros, self.sum, self.min, self.max) = (0, 0, u64::MAX, 0);
+    }
+
+    pub fn count(&self) -> u64 {
+        self.zeros + self.counts.iter().sum::<u64>()
+    }
+
+    pub fn sum(&self) -> u64 {
+        self.sum
+    }
+
+    /// Exact mean, None when empty.
+    pub fn mean(&self) -> Option<f64> {
+        let n = self.count();
+        (n > 0).then(|| self.sum as f64 / n as f64)
+    }
+
+    /// The smallest value: exact with `EXACT_MIN`, else the lower edge of the lowest bin
+    /// held (exact below 2^SUB).
+    pub fn min(&self) -> Option<u64> {
+        if self.zeros > 0 {
+            return Some(0);
+        }
+        if EXACT_MIN {
+            return (self.count() > 0).then_some(self.min);
+        }
+        self.counts.iter().position(|&c| c > 0).map(Self::low)
+    }
+
+    pub fn max(&self) -> Option<u64> {
+        (self.count() > 0).then_some(self.max)
+    }
+
+    /// The q-quantile (0 ≤ q ≤ 1): the midpoint of the bin holding it (the maximum itself
+    /// for q = 1). The reading of a link's queueing delay.
+    pub fn quantile(&self, q: f64) -> Option<f64> {
+        let total = self.count();
+        if total == 0 {
+            return None;
+        }
+        if q >= 1.0 {
+            return Some(self.max as f64);
+        }
+        let rank = ((q.max(0.0) * total as f64).ceil() as u64).max(1);
+        let mut seen = 0;
+        for (b, c) in self.bin_counts() {
+            seen += c;
+            if seen >= rank {
+                return Some(((Self::low(b) as f64 + Self::high(b) as f64 - 1.0) / 2.0).min(self.max as f64));
+            }
+        }
+        Some(self.max as f64)
+    }
+
+    /// The q-quantile (0 ≤ q ≤ 1) by nearest rank (the ⌈q·n⌉-th smallest value, at least
+    /// the first): the midpoint of its bin in whole nanoseconds, clamped to [min, max]
+    /// (exact below 2^SUB and at the extremes). The reading of a link layer's durations.
+    pub fn quantile_clamped(&self, q: f64) -> Option<Nanos> {
+        let (n, min) = (self.count(), self.min()?);
+        let rank = ((q.clamp(0.0, 1.0) * n as f64).ceil() as u64).max(1);
+        let mut seen = 0;
+        for (b, c) in self.bin_counts() {
+            seen += c;
+            if seen >= rank {
+                return Some((Self::low(b) + (Self::width(b) - 1) / 2).clamp(min, self.max));
+            }
+        }
+        Some(self.max)
+    }
+
+    /// Non-empty bins as (lower edge, upper edge exclusive, count).
+    pub fn bins(&self) -> Vec<(u64, u64, u64)> {
+        self.bin_counts().filter(|&(_, c)| c > 0).map(|(b, c)| (Self::low(b), Self::high(b), c)).collect()
+    }
+
+    /// Non-empty bins as (lower edge, width, count), in increasing order.
+    pub fn buckets(&self) -> impl Iterator<Item = (u64, u64, u64)> + '_ {
+        self.bin_counts().filter(|&(_, c)| c > 0).map(|(b, c)| (Self::low(b), Self::width(b), c))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bins_are_exact_below_32_and_within_3_percent_above() {
+        for v in [0u64, 1, 31, 32, 33, 63, 64, 1000, 123_456_789, u64::MAX / 3] {
+            let b = LogHistogram::<5>::bin(v);
+            let (lo, hi) = (LogHistogram::<5>::low(b), LogHistogram::<5>::low(b + 1));
+            assert!(lo <= v && v < hi, "{v}: [{lo}, {hi})");
+            if v >= 32 {
+                assert!((hi - lo) as f64 <= v as f64 / 32.0 + 1.0, "{v}: width {}", hi - lo);
+            } else {
+                assert_eq!(hi - lo, 1);
+            }
+        }
+    }
+
+    /// SUB = 6 tiles the whole range: exact below 128, then 64 bins per power of two.
+    #[test]
+    fn fine_bins_tile_the_range() {
+        type H = Durations;
+        let mut next = 0u64;
+        for b in 0..H::BINS {
+            let (lo, w) = (H::low(b), H::width(b));
+            assert_eq!(lo, next, "bin {b}");
+            assert_eq!(w == 1, lo < 128, "bin {b} at {lo}: width {w}");
+            if lo >= 128 {
+                assert!(w * 64 <= lo, "bin {b}: width {w} at {lo}");
+            }
+            next = lo.wrapping_add(w);
+        }
+        assert_eq!(next, 0, "the last bin ends at 2^64");
+        for v in [0, 1, 127, 128, 129, 255, 256, 1000, 1 << 20, (1 << 40) + 12345, u64::MAX - 1, u64::MAX] {
+            let b = H::bin(v);
+            assert!(v >= H::low(b) && v - H::low(b) < H::width(b), "{v}");
+        }
+    }
+
+    #[test]
+    fn quantiles_of_a_uniform_sample() {
+        let mut h = LogHistogram::<5>::default();
+        for v in 1..=100_000u64 {
+            h.record(v * 1000);
+        }
+        assert_eq!(h.count(), 100_000);
+        assert_eq!(h.max(), Some(100_000_000));
+        for q in [0.5, 0.9, 0.99] {
+            let want = q * 100_000_000.0;
+            let got = h.quantile(q).unwrap();
+            assert!((got / want - 1.0).abs() < 0.032, "q {q}: {got} vs {want}");
+        }
+        assert!((h.mean().unwrap() - 50_000_500.0).abs() < 1.0);
+    }
+
+    #[test]
+    fn clamped_quantiles_and_moments() {
+        let mut h = Durations::new();
+        assert_eq!(h.quantile_clamped(0.5), None);
+        // 1..=100 ns: exact.
+        for v in 1..=100 {
+            h.record(v);
+        }
+        assert_eq!(h.quantile_clamped(0.5), Some(50));
+        assert_eq!(h.quantile_clamped(0.99), Some(99));
+        assert_eq!(h.quantile_clamped(0.0), Some(1));
+        assert_eq!(h.quantile_clamped(1.0), Some(100));
+        assert_eq!(h.mean(), Some(50.5));
+        // Large values: within 1/128 relative of the true quantile.
+        let mut g = Durations::new();
+        for v in 0..10_000u64 {
+            g.record(1_000_000 + v * 997);
+        }
+        for q in [0.1, 0.5, 0.9, 0.999] {
+            let rank = (q * 10_000.0f64).ceil() as u64;
+            let truth = (1_000_000 + (rank - 1) * 997) as f64;
+            let got = g.quantile_clamped(q).unwrap() as f64;
+            assert!((got - truth).abs() / truth <= 1.0 / 128.0, "q {q}: {got} vs {truth}");
+        }
+        assert_eq!(g.min(), Some(1_000_000));
+        assert_eq!(g.max(), Some(1_000_000 + 9_999 * 997));
+        assert_eq!(g.buckets().map(|(_, _, c)| c).sum::<u64>(), 10_000);
+        g.clear();
+        assert_eq!((g.count(), g.buckets().count(), g.min()), (0, 0, None));
+        // record_n is k records.
+        let (mut a, mut b) = (Durations::new(), Durations::new());
+        for (v, k) in [(0u64, 3u64), (5, 0), (300, 4), (1 << 30, 2)] {
+            a.record_n(v, k);
+            (0..k).for_each(|_| b.record(v));
+        }
+        assert_eq!(a, b);
+        assert_eq!((a.count(), a.min(), a.sum()), (9, Some(0), 4 * 300 + 2 * (1 << 30)));
+    }
+
+    /// Zeros are counted apart from the bins; every reading sees them in bin 0.
+    #[test]
+    fn zeros_count_in_bin_zero() {
+        let mut h = LogHistogram::<5>::default();
+        for _ in 0..7 {
+            h.record(0);
+        }
+        assert_eq!((h.count(), h.max(), h.mean(), h.min()), (7, Some(0), Some(0.0), Some(0)));
+        assert_eq!(h.quantile(0.5), Some(0.0));
+        assert_eq!(h.bins(), vec![(0, 1, 7)]);
+        for v in [0, 0, 0, 5, 5, 40] {
+            h.record(v);
+        }
+        assert_eq!(h.count(), 13);
+        assert_eq!(h.bins(), vec![(0, 1, 10), (5, 6, 2), (40, 41, 1)]);
+        // 10 of 13 values are 0: the 0.75-quantile is 0, the 0.8-quantile 5.
+        assert_eq!((h.quantile(0.75), h.quantile(0.8), h.quantile(1.0)), (Some(0.0), Some(5.0), Some(40.0)));
+        // The same values recorded with zero in a bin of its own compare equal.
+        let mut g = LogHistogram::<5> { counts: vec![10, 0, 0, 0, 0, 2], zeros: 0, sum: 0, min: u64::MAX, max: 40 };
+        g.counts.resize(41, 0);
+        g.counts[40] = 1;
+        g.sum = 50;
+        assert_eq!(h, g);
+        assert_eq!((h.min(), g.min()), (Some(0), Some(0)));
+        let mut f = LogHistogram::<5>::default();
+        f.record(1000);
+        assert_eq!(f.min(), Some(LogHistogram::<5>::low(LogHistogram::<5>::bin(1000))), "the lowest bin's edge");
+        assert_eq!(LogHistogram::<5>::default().count(), 0);
+        assert_eq!(LogHistogram::<5>::default().quantile(0.5), None);
+    }
+}

@@ -1,0 +1,165 @@
+//! Result collection: the time series, the counters at the end of the warm-up, and the
+//! results of every flow and link at the end of the run.
+use super::*;
+
+impl<const LOG: bool, const FULL: bool> Engine<LOG, FULL> {
+    /// A row of flow `f`'s time series, if it records one.
+    #[inline(always)]
+    pub(super) fn record(&mut self, f: usize) {
+        if FULL && self.flows[f].tcp().series.is_some() {
+            self.record_row(f);
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    pub(super) fn record_row(&mut self, f: usize) {
+        let now = self.now;
+        let t = self.flows[f].tcp();
+        if let Some(s) = &mut t.series {
+            let c = &t.sender.tcb;
+            s.time.push(now);
+            s.cwnd.push(c.cwnd);
+            s.ssthresh.push(c.ssthresh);
+            s.srtt.push(c.srtt.unwrap_or(0));
+            s.rto.push(c.rto);
+            s.snd_una.push(t.sender.bytes_below(c.snd_una));
+            s.snd_nxt.push(t.sender.bytes_below(c.snd_nxt));
+            s.state.push(c.state.code());
+        }
+    }
+
+    pub(super) fn snapshot(&mut self) {
+        for i in 0..self.flows.len() {
+            if self.flows[i].spec.is_tcp() {
+                let c = self.tcp_counters(i);
+                self.flows[i].tcp().snapshot = c;
+            } else if let FlowState::Cbr(c) = &mut self.flows[i].state {
+                c.snap = (c.sent, c.delivered, c.channel_losses, c.queue_drops);
+            }
+        }
+        for l in &mut self.links {
+            l.snap = l.counters();
+            if let Some(lr) = &mut l.layer {
+                lr.layer.clear_stats();
+            }
+        }
+    }
+
+    pub(super) fn tcp_counters(&mut self, f: usize) -> Counters {
+        let t = self.flows[f].tcp();
+        let s = &t.sender.counters;
+        Counters {
+            packets_sent: s.packets_sent,
+            packets_lost: t.channel_losses + t.queue_drops,
+            channel_losses: t.channel_losses,
+            queue_drops: t.queue_drops,
+            retransmissions: s.retransmissions,
+            spurious_retransmissions: t.spurious_retx,
+            fast_retransmits: s.fast_retransmits,
+            timeouts: s.timeouts,
+            acks_sent: t.receiver.acks_sent,
+            acks_lost: t.acks_lost,
+            arrived_bytes: t.arrived_bytes,
+            delivered_bytes: t.sender.bytes_below(t.receiver.rcv_nxt),
+            delivered_segments: t.sender.segments_below(t.receiver.rcv_nxt),
+            ecn_reductions: s.ecn_reductions,
+            lost_retransmissions: s.lost_retransmissions,
+            loss_probes: s.loss_probes,
+            pfec_sent: s.pfec_sent,
+            rfec_sent: s.rfec_sent,
+            fec_decodes: t.receiver.lt.as_ref().map_or(0, |l| l.decodes),
+            fec_wasted: t.receiver.lt.as_ref().map_or(0, |l| l.fec_wasted),
+        }
+    }
+
+    pub(super) fn finish(mut self) -> (NetworkResult, Vec<LogRec>) {
+        let stop = self.stopped_at.unwrap_or(self.end);
+        let warmup = self.warmup;
+        let mut flows = Vec::with_capacity(self.flows.len());
+        for f in 0..self.flows.len() {
+            let begin = warmup.max(self.flows[f].spec.start);
+            let name = self.flows[f].spec.name.clone();
+            let tcp = self.flows[f].spec.is_tcp();
+            let c = if tcp { Some(self.tcp_counters(f)) } else { None };
+            let (kind, c, completion, series, spurious) = match &mut self.flows[f].state {
+                FlowState::Tcp(t) => {
+                    let c = c.expect("counted above");
+                    (FlowKindTag::Tcp, c.minus(&t.snapshot), t.completion, t.series.take(), t.spurious_timeouts)
+                }
+                FlowState::Cbr(cb) => {
+                    let (s0, d0, l0, q0) = cb.snap;
+                    let delivered = cb.delivered - d0;
+                    let bytes = delivered * cb.bytes as u64;
+                    let c = Counters {
+                        packets_sent: cb.sent - s0,
+                        packets_lost: cb.channel_losses - l0 + cb.queue_drops - q0,
+                        channel_losses: cb.channel_losses - l0,
+                        queue_drops: cb.queue_drops - q0,
+                        arrived_bytes: bytes,
+                        delivered_bytes: bytes,
+                        delivered_segments: delivered,
+                        ..Counters::default()
+                    };
+                    (FlowKindTag::Cbr, c, None, None, 0)
+                }
+            };
+            let flow_stop = completion.unwrap_or(stop).max(begin);
+            let secs = to_secs_f64(flow_stop - begin);
+            let per_s = |x: f64| if secs > 0.0 { x / secs } else { 0.0 };
+            let start = self.flows[f].spec.start;
+            flows.push(FlowResult {
+                name,
+                kind,
+                result: SimResult {
+                    goodput_bps: per_s(c.delivered_bytes as f64 * 8.0),
+                    goodput_pps: per_s(c.delivered_segments as f64),
+                    throughput_bps: per_s(c.arrived_bytes as f64 * 8.0),
+                    duration: secs,
+                    counters: c,
+                    completion_time: completion.map(|t| to_secs_f64(t - start)),
+                    end_time: flow_stop,
+                    events: self.events,
+                    series,
+                },
+                spurious_timeouts: spurious,
+            });
+        }
+        let measured = stop.saturating_sub(warmup);
+        let servers = &self.servers;
+        let links = std::mem::take(&mut self.links)
+            .into_iter()
+            .map(|l| {
+                // Service scheduled past the stop was counted when the packet entered: take
+                // back the time beyond the stop, and the packets whose service had not ended.
+                let over: Nanos =
+                    l.pipe.iter().map(|e| l.pipe.sent(e).saturating_sub(e.start.max(stop).max(warmup))).sum();
+                let busy = l.busy.saturating_sub(over);
+                let mut c = l.counters().minus(&l.snap);
+                for e in l.pipe.iter().filter(|e| l.pipe.sent(e) > stop) {
+                    c.sent = c.sent.saturating_sub(1);
+                    c.bytes_sent = c.bytes_sent.saturating_sub(e.bytes as u64);
+                }
+                LinkResult {
+                    name: l.name,
+                    counters: c,
+                    utilisation: if measured > 0 { busy as f64 / measured as f64 } else { 0.0 },
+                    capacity_bps: servers[l.server].timing.rate_bps(),
+                    queue_delay: l.qdelay,
+                    link_layer: l.layer.map(|lr| lr.layer.stats().clone()),
+                }
+            })
+            .collect::<Vec<_>>();
+        let goodputs: Vec<f64> =
+            flows.iter().filter(|f| f.kind == FlowKindTag::Tcp).map(|f| f.result.goodput_bps).collect();
+        let r = NetworkResult {
+            aggregate_goodput_bps: flows.iter().map(|f| f.result.goodput_bps).sum(),
+            jain_index: jain(&goodputs),
+            flows,
+            links,
+            end_time: stop,
+            events: self.events,
+        };
+        (r, self.log)
+    }
+}

@@ -1,0 +1,354 @@
+//! The TCP end hosts: the glue between the engine and a flow's [`Sender`] and [`Receiver`]
+//! (segments handed to the path, ACKs built and read, the retransmission and delayed-ACK
+//! timers, completion, the handshake's first RTT sample).
+use super::*;
+
+/// A TCP flow's end hosts and bookkeeping.
+pub(super) struct TcpFlow {
+    pub(super) sender: Sender,
+    pub(super) receiver: Receiver,
+    pub(super) rto_sched: Option<Nanos>,
+    pub(super) delack_sched: Option<Nanos>,
+    pub(super) data_bytes_hdr: u32,
+    pub(super) ack_bytes: u32,
+    pub(super) mss: u32,
+    pub(super) completion: Option<Nanos>,
+    pub(super) channel_losses: u64,
+    pub(super) queue_drops: u64,
+    pub(super) acks_lost: u64,
+    pub(super) arrived_bytes: u64,
+    /// Duplicates of copies sent during the measured interval.
+    pub(super) spurious_retx: u64,
+    /// Timeouts not yet known to be spurious or not: (segment, when).
+    pub(super) pending_rto: VecDeque<(u64, Nanos)>,
+    /// The ACKs in flight that carry SACK blocks or (with timestamps) a TSecr, oldest
+    /// first, by number.
+    pub(super) sacks: VecDeque<(u64, AckPkt)>,
+    /// An arriving ACK without a queue entry, as the sender reads it (`Engine::on_ack`).
+    pub(super) ack_in: AckPkt,
+    /// RFC 7323 timestamps: every ACK carries its TSecr through `sacks`.
+    pub(super) timestamps: bool,
+    /// The Ideal-estimate TCP (Martignon & Capone §V): the sender's `Tcb::fair_share_bps`
+    /// is set from the engine's fair share before each ACK and timeout.
+    pub(super) needs_share: bool,
+    /// RFC 3168: the flow's new data is ECN-capable (ECT).
+    pub(super) ect: u8,
+    pub(super) next_sack: u32,
+    pub(super) spurious_timeouts: u64,
+    pub(super) snapshot: Counters,
+    pub(super) series: Option<Series>,
+    /// The flow's fair share of its path, bits/s, as of the last `recompute_shares`
+    /// (read it through `Engine::fair_share_bps`).
+    pub(super) fair_share_bps: f64,
+}
+
+/// What handing a TCP flow's segments to its path needs of the flow ([`Engine::flush`]).
+#[derive(Clone, Copy)]
+pub(super) struct Outbound {
+    pub(super) hdr: u32,
+    pub(super) mss: u32,
+    pub(super) ect: u8,
+    /// A retransmission timer to schedule ([`rto_due`]).
+    pub(super) rto: Option<Nanos>,
+}
+
+impl Outbound {
+    #[inline(always)]
+    pub(super) fn of(t: &mut TcpFlow) -> Self {
+        Outbound { hdr: t.data_bytes_hdr, mss: t.mss, ect: t.ect, rto: rto_due(t) }
+    }
+}
+
+/// The sender's retransmission deadline, if the flow has no timer scheduled at or before
+/// it (then counted as scheduled: the caller pushes the timer).
+#[inline(always)]
+pub(super) fn rto_due(t: &mut TcpFlow) -> Option<Nanos> {
+    let d = t.sender.rto_deadline?;
+    if t.rto_sched.is_none_or_gt(d) {
+        t.rto_sched = Some(d);
+        return Some(d);
+    }
+    None
+}
+
+// Congestion control, loss recovery and every sender option come from TcpConfig.
+pub(super) fn make_sender(t: &TcpConfig, size: Option<u64>) -> Sender {
+    Sender::from_config(t, size)
+}
+
+impl<const LOG: bool, const FULL: bool> Engine<LOG, FULL> {
+    /// Hand flow `f`'s pending segments to the first link of its path.
+    #[inline]
+    pub(super) fn flush_tx(&mut self, f: usize) {
+        let fl = &mut self.flows[f];
+        let pos = fl.fwd0;
+        let out = Outbound::of(fl.tcp());
+        self.flush(f, pos, out);
+    }
+
+    /// [`Engine::flush_tx`] with what it needs of the flow, taken while the caller held it
+    /// (one lookup of the flow per ACK, not three).
+    #[inline(always)]
+    pub(super) fn flush(&mut self, f: usize, pos: u32, out: Outbound) {
+        let Outbound { hdr, mss, ect, rto } = out;
+        let first = *self.paths.at(pos as usize) as usize;
+        let now = self.now;
+        for k in 0..self.txbuf.len() {
+            let tx = *self.txbuf.at(k);
+            let mut p = Pkt::new(f as u32, pos, now, PktKind::Data, tx.seg, tx.len, tx.retx);
+            if FULL {
+                // RFC 3168 §6.1.5: retransmissions are not ECN-capable.
+                let flags = tx.flags | if tx.retx { 0 } else { ect };
+                p = p.with_flags(flags).with_rseq(tx.rseq);
+            }
+            self.log_pkt(LogEvent::Sent, first as u32, &p);
+            self.enter(first, p, hdr - (mss - tx.len));
+        }
+        self.txbuf.clear();
+        if let Some(d) = rto {
+            self.push_timer(d, Timer::Rto(f as u32));
+        }
+    }
+
+    /// Flow `f`'s receiver sends the ACK it made last ([`Receiver::last_ack`]).
+    pub(super) fn send_ack(&mut self, f: usize) {
+        let fl = self.flows.at_mut(f);
+        let pos = fl.rev0;
+        let t = fl.tcp();
+        let bytes = t.ack_bytes;
+        let p = Self::ack_packet(t, f, pos, self.now);
+        self.send(p, bytes);
+    }
+
+    /// The packet of flow `f`'s last ACK, leaving at `now` on the path at `pos` (its SACK
+    /// blocks, or with timestamps its echo, wait in the flow's queue).
+    #[inline(always)]
+    pub(super) fn ack_packet(t: &mut TcpFlow, f: usize, pos: u32, now: Nanos) -> Pkt {
+        let a = t.receiver.last_ack();
+        let mut flags = if FULL && a.ece { ECE } else { 0 };
+        let mut rseq = 0;
+        let ack = a.ack;
+        let sack = if a.nsack == 0 && !(FULL && t.timestamps) {
+            // LT-TCP's option on an ACK without SACK blocks travels in the packet: its
+            // erasure estimate in the SACK-queue field (flag PFEC), the echoed RFEC number in
+            // the RFEC-number field (flag RFEC).
+            if let Some(e) = a.lt_erasure.filter(|_| FULL) {
+                flags |= PFEC;
+                if let Some(r) = a.lt_rfec {
+                    (flags, rseq) = (flags | RFEC, r);
+                }
+                e
+            } else {
+                NO_SACK
+            }
+        } else {
+            let id = t.next_sack;
+            t.next_sack = if id == NO_SACK - 1 { 0 } else { id + 1 };
+            t.sacks.push_back((id as u64, *a));
+            id
+        };
+        let mut p = Pkt::new(f as u32, pos, now, PktKind::Ack, ack, sack, false);
+        if FULL {
+            p = p.with_flags(flags).with_rseq(rseq);
+        }
+        p
+    }
+
+    /// Hand packet `p` of `bytes` to the first link of its path.
+    #[inline(always)]
+    pub(super) fn send(&mut self, p: Pkt, bytes: u32) {
+        let first = *self.paths.at(p.pos as usize) as usize;
+        self.log_pkt(LogEvent::Sent, first as u32, &p);
+        self.enter(first, p, bytes);
+    }
+
+    #[inline]
+    pub(super) fn sync_rto(&mut self, f: usize) {
+        if let Some(d) = rto_due(self.flows[f].tcp()) {
+            self.push_timer(d, Timer::Rto(f as u32));
+        }
+    }
+
+    #[inline]
+    pub(super) fn sync_delack(&mut self, f: usize, d: Nanos) {
+        let t = self.flows[f].tcp();
+        if t.delack_sched.is_none_or_gt(d) {
+            t.delack_sched = Some(d);
+            self.push_timer(d, Timer::DelAck(f as u32));
+        }
+    }
+
+    /// An ACK reaches flow `f`'s sender: its cumulative ACK, and its SACK blocks from the
+    /// flow's queue (dropping those of earlier ACKs that were lost on the way). An ACK
+    /// without a queue entry is written into the flow's `ack_in` field by field (not built
+    /// and copied whole: the sender reads a few of its fields).
+    #[inline(always)]
+    pub(super) fn on_ack(&mut self, f: usize, ack: u64, sack: u32, flags: u8, rseq: u16) {
+        let now = self.now;
+        if FULL && self.flows.at_mut(f).tcp().needs_share {
+            self.set_share(f);
+        }
+        let fl = self.flows.at_mut(f);
+        let pos = fl.fwd0;
+        let t = fl.tcp();
+        let ece = flags & ECE != 0;
+        if !FULL && sack == NO_SACK {
+            t.ack_in.ack = ack; // the other fields keep their defaults in a plain run
+            t.sender.on_ack_in::<false>(&t.ack_in, now, &mut self.txbuf);
+        } else if flags & PFEC != 0 || sack == NO_SACK {
+            let a = &mut t.ack_in;
+            a.ack = ack;
+            a.ece = ece;
+            (a.lt_erasure, a.lt_rfec) = if flags & PFEC != 0 {
+                (Some(sack), (flags & RFEC != 0).then_some(rseq))
+            } else {
+                (None, None)
+            };
+            t.sender.on_ack(&t.ack_in, now, &mut self.txbuf);
+        } else {
+            while t.sacks.front().expect("an ACK's SACK blocks wait in its flow's queue").0 != sack as u64 {
+                t.sacks.pop_front();
+            }
+            let (_, a) = t.sacks.front().expect("found above");
+            t.sender.on_ack_in::<FULL>(a, now, &mut self.txbuf);
+            t.sacks.pop_front();
+        }
+        let out = Outbound::of(t);
+        self.record(f);
+        self.flush(f, pos, out);
+    }
+
+    /// A data segment reaches flow `f`'s receiver.
+    #[inline(always)]
+    pub(super) fn on_data(&mut self, f: usize, tx: Tx, t0: Nanos) {
+        let (now, warmup) = (self.now, self.warmup);
+        let fl = self.flows.at_mut(f);
+        let rev = fl.rev0;
+        let t = fl.tcp();
+        t.arrived_bytes += tx.len as u64;
+        let dups = t.receiver.duplicates;
+        // A pending timeout for this segment was spurious if this copy, the first to
+        // arrive, was sent before it fired. (An LT-TCP RFEC packet is no copy of a segment.)
+        if !t.pending_rto.is_empty() && tx.flags & RFEC == 0 {
+            let before = t.pending_rto.len();
+            t.pending_rto.retain(|&(s, at)| s != tx.seg || at <= t0);
+            t.spurious_timeouts += (before - t.pending_rto.len()) as u64;
+            t.pending_rto.retain(|&(s, _)| s != tx.seg);
+        }
+        let before = t.receiver.rcv_nxt;
+        if FULL {
+            if t.timestamps {
+                t.receiver.note_tsval(tx.seg, tx.ts); // RFC 7323 TS.Recent
+            }
+            if tx.flags & (CE | CWR) != 0 {
+                t.receiver.note_ecn(tx.flags); // RFC 3168 §6.1.3
+            }
+        }
+        let act = t.receiver.on_arrival(&tx, now, if FULL { t.sender.lt_blocks() } else { None });
+        let after = t.receiver.rcv_nxt;
+        // A copy of data the receiver already held: spurious if sent in the measured interval.
+        if t.receiver.duplicates > dups && t0 >= warmup {
+            t.spurious_retx += 1;
+        }
+        let done = after >= t.sender.total_segs();
+        if LOG && after > before {
+            self.log.push(LogRec {
+                t: now,
+                event: LogEvent::Delivered,
+                kind: LogKind::Data,
+                flow: f as u32,
+                link: u32::MAX,
+                seg: before,
+                to: after,
+                retx: tx.retx,
+                t0,
+            });
+        }
+        match act {
+            RxAction::Ack => {
+                let (p, bytes) = (Self::ack_packet(t, f, rev, now), t.ack_bytes);
+                // tossim: an idle-ACK receiver keeps its timer running after an immediate ACK.
+                let delack = t.receiver.delack_deadline;
+                self.send(p, bytes);
+                if let Some(d) = delack {
+                    self.sync_delack(f, d);
+                }
+            }
+            RxAction::Delay(d) => self.sync_delack(f, d),
+        }
+        if done {
+            self.completed(f);
+        }
+    }
+
+    /// Flow `f`'s receiver holds the whole transfer.
+    #[cold]
+    pub(super) fn completed(&mut self, f: usize) {
+        let now = self.now;
+        let t = self.flows[f].tcp();
+        if t.completion.is_none() {
+            t.completion = Some(now);
+            if self.flows[f].spec.on_off.is_none() {
+                self.finite_open -= 1;
+                self.shares_stale = true;
+                if self.stop_on_completion && self.finite_open == 0 {
+                    self.stopped_at = Some(now);
+                    self.stop_before = 0; // the loop ends after this event
+                }
+            }
+        }
+    }
+
+    pub(super) fn on_rto(&mut self, f: usize, at: Nanos) {
+        let (now, warmup) = (self.now, self.warmup);
+        let t = self.flows[f].tcp();
+        if t.rto_sched != Some(at) {
+            return; // superseded by an earlier entry
+        }
+        t.rto_sched = None;
+        match t.sender.rto_deadline {
+            None => {}
+            Some(d) if d > at => self.sync_rto(f),
+            Some(_) => {
+                let seg = t.sender.tcb.snd_una;
+                // (A tail loss probe or RACK's reordering timer is no timeout.)
+                if seg < t.sender.tcb.high_tx && now >= warmup && t.sender.timer_is_rto() {
+                    if t.receiver.holds(seg) {
+                        t.spurious_timeouts += 1;
+                    } else {
+                        t.pending_rto.push_back((seg, now));
+                    }
+                }
+                if t.needs_share {
+                    self.set_share(f);
+                }
+                let t = self.flows[f].tcp();
+                t.sender.on_rto(now, &mut self.txbuf);
+                self.record(f);
+                self.flush_tx(f);
+            }
+        }
+    }
+
+    pub(super) fn on_delack(&mut self, f: usize, at: Nanos) {
+        let t = self.flows[f].tcp();
+        if t.delack_sched != Some(at) {
+            return;
+        }
+        t.delack_sched = None;
+        match t.receiver.delack_deadline {
+            None => {}
+            Some(d) if d > at => self.sync_delack(f, d),
+            Some(_) => {
+                let now = self.now;
+                if t.receiver.on_delack_timer(now) {
+                    self.send_ack(f);
+                }
+                // tossim: an idle-ACK receiver re-arms its timer (ReceiverConfig::ack_on_idle).
+                if let Some(d) = self.flows[f].tcp().receiver.delack_deadline {
+                    self.sync_delack(f, d);
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,448 @@
+//! The event loop of the network engine.
+//!
+//! Timers (retransmission, delayed ACK, flow starts, CBR sends, ON/OFF switches, the end
+//! of the warm-up) live in a binary heap ([`super::event::EventQueue`]). Packets in flight
+//! live in the links' FIFO pipes: a packet's service start, end and arrival are computed
+//! when it enters a link ([`crate::link::Pipe`]), so each link's next event is its head
+//! (or, in time mode, its first undecided entry), and a tournament tree
+//! ([`super::mintree::MinTree`]) keeps the earliest over all links and the heap's top, by
+//! (time, insertion sequence) (64-bit times compared, sequences only on a tie); the two
+//! links most flows cross keep their keys beside it. The loop takes the tree's minimum.
+//! An arriving packet enters the next link of its path at its arrival instant; at the end
+//! of its path it reaches its flow's receiver (data) or sender (ACKs). The hot path allocates nothing once the pipes,
+//! scoreboards, receiver rings and the transmit buffer have grown to what they hold; a
+//! packet in a pipe is 64 bytes (SACK blocks wait in their flow's queue), statistics are
+//! counted once per packet per link, and the per-packet log is a compile-time parameter.
+//! So is the set of checks for the features most runs do not use (RED, link layers,
+//! LT-TCP, timestamps, ECN, the Ideal-estimate TCP, RACK's lost retransmissions, time
+//! series: [`needs_full`]): a run without them runs an engine compiled without them, with
+//! the same results (tested on random networks). (Speed against htsim:
+//! `docs/validation.md`, "Speed against htsim".)
+//!
+//! A link's queue discipline is DropTail, or RED with ECN marking (`link/red.rs`), which
+//! `Engine::enter` consults before the buffer check (`red_verdict`); packets carry their
+//! ECN and TCP header bits, and LT-TCP's FEC marks, in the spare bits of their meta word.
+//!
+//! The single-link [`Scenario`] runs as a network of two links and one flow and gives the
+//! results it gave before networks existed (`tests/system/regression.rs`).
+//!
+//! Layout: this file holds the engine's state, its construction and the event loop; the
+//! rest adds methods to the same [`Engine`] (one struct, so the packet path stays flat:
+//! no call through a pointer, no new indirection per packet):
+//! - `packet.rs`: the packet ([`Pkt`]) and the per-packet log ([`LogRec`]);
+//! - `links.rs`: a packet entering a link, its fate, its arrival;
+//! - `hosts.rs`: the TCP end hosts (the glue to `tcp::sender` and `tcp::receiver`);
+//! - `apps.rs`: the applications (start, stop, ON/OFF, CBR) and the fair shares;
+//! - `collect.rs`: time series, warm-up snapshots and the results.
+//!
+//! The names imported below are the engine's shared vocabulary: each part takes them
+//! with `use super::*`.
+mod apps;
+mod collect;
+mod hosts;
+mod links;
+mod packet;
+
+use super::event::{EventQueue, Timer};
+use super::mintree::{key, Key, MinTree, NONE};
+use super::network::{FlowKind, FlowSpec, LinkLoss, Network, OnOff};
+use super::scenario::{Scenario, TcpConfig};
+use crate::link::{InFlight, LinkLayer, LossMode, LossSource, LossWindow, Pipe, QueueDisc, Red, Server, Timing, Verdict};
+use crate::results::{
+    jain, Counters, FlowKindTag, FlowResult, LinkCounters, LinkResult, LogHistogram, NetworkResult, Series, SimResult,
+};
+use crate::rng::{component_id, stream, Rng};
+use crate::tcp::config::{CcKind, DupackRule, RecoveryKind};
+use crate::tcp::pkt_flags::{CE, CWR, ECE, ECT, PFEC, RFEC};
+use crate::tcp::receiver::{Receiver, RxAction};
+use crate::tcp::sender::Sender;
+use crate::tcp::wire::{AckPkt, Tx};
+use crate::time::{to_secs_f64, tx_time, Nanos};
+use crate::Result;
+use std::collections::VecDeque;
+use apps::*;
+use hosts::*;
+use links::*;
+pub use packet::*;
+
+
+/// The engine's tables indexed without a bounds check on the per-packet path, for the
+/// indices its construction guarantees ([`Engine::new`] asserts them once): a link's index
+/// from the tree (any source but the timers) or from a path, a link's server and loss
+/// owner, a packet's flow and its position on its path (every path ends in [`END`], so the
+/// position after a link is still in the table).
+trait Table<T> {
+    fn at(&self, i: usize) -> &T;
+    fn at_mut(&mut self, i: usize) -> &mut T;
+}
+
+impl<T> Table<T> for [T] {
+    #[inline(always)]
+    fn at(&self, i: usize) -> &T {
+        debug_assert!(i < self.len(), "index {i} out of a table of {}", self.len());
+        // SAFETY: the callers pass only indices that Engine::new checked (above).
+        unsafe { self.get_unchecked(i) }
+    }
+
+    #[inline(always)]
+    fn at_mut(&mut self, i: usize) -> &mut T {
+        debug_assert!(i < self.len(), "index {i} out of a table of {}", self.len());
+        // SAFETY: as in `at`.
+        unsafe { self.get_unchecked_mut(i) }
+    }
+}
+
+/// The engine; `LOG`: whether it records the per-packet log (a constant, so that a run
+/// without the log pays nothing for it). `FULL`: whether any flow or link uses a feature
+/// of [`needs_full`] (false: their per-packet checks are compiled out of the run).
+struct Engine<const LOG: bool, const FULL: bool> {
+    now: Nanos,
+    seq: u64,
+    events: u64,
+    heap: EventQueue,
+    /// The links' next events (sources `0..links`) and the timer heap's top (source
+    /// `timers`, in the tree: it changes seldom).
+    tree: MinTree,
+    timers: usize,
+    servers: Vec<Server>,
+    links: Vec<LinkRt>,
+    flows: Vec<FlowRt>,
+    /// Every flow's forward path, then its reverse path, as link indices, each path
+    /// followed by [`END`]: a packet's `pos` moves along it.
+    paths: Vec<u32>,
+    /// The server of the link at each position of `paths` (so that a packet's entry reads
+    /// its server by its position, beside the link, not through the link).
+    path_servers: Vec<u32>,
+    txbuf: Vec<Tx>,
+    end: Nanos,
+    warmup: Nanos,
+    /// TCP flows with a size that have not completed; the run stops when the last one
+    /// does (if every TCP flow has a size).
+    finite_open: usize,
+    stop_on_completion: bool,
+    stopped_at: Option<Nanos>,
+    /// The loop runs the events before this time: just after the end (at most the timers'
+    /// and empty links' `Nanos::MAX`), or, once the run has stopped, 0 (none).
+    stop_before: Nanos,
+    /// The flows' fair shares need recomputing (see `recompute_shares`).
+    shares_stale: bool,
+    /// The per-packet log (empty unless `LOG`).
+    log: Vec<LogRec>,
+}
+
+/// The end of a path in [`Engine::paths`].
+const END: u32 = u32::MAX;
+
+/// Run a single-link scenario to completion.
+pub fn run(sc: Scenario) -> Result<SimResult> {
+    run_logged(sc).map(|(r, _)| r)
+}
+
+/// Run a single-link scenario and return the per-packet log as well (when `sc.log` is set).
+pub fn run_logged(sc: Scenario) -> Result<(SimResult, Vec<LogRec>)> {
+    sc.validate()?;
+    let (mut r, log) = run_network_logged(sc.into_network())?;
+    Ok((r.flows.swap_remove(0).result, log))
+}
+
+/// Run a network scenario.
+pub fn run_network(net: Network) -> Result<NetworkResult> {
+    run_network_logged(net).map(|(r, _)| r)
+}
+
+/// Run a network scenario and return the per-packet log as well (when `net.log` is set).
+pub fn run_network_logged(net: Network) -> Result<(NetworkResult, Vec<LogRec>)> {
+    net.validate()?;
+    let full = needs_full(&net);
+    Ok(match (net.log, full) {
+        (true, true) => run_engine::<true, true>(net),
+        (true, false) => run_engine::<true, false>(net),
+        (false, true) => run_engine::<false, true>(net),
+        (false, false) => run_engine::<false, false>(net),
+    })
+}
+
+/// [`run_network_logged`] with every feature's checks compiled in, whatever the network
+/// uses (for tests: the plain engine must give the same runs).
+#[doc(hidden)]
+pub fn run_network_full(net: Network) -> (NetworkResult, Vec<LogRec>) {
+    net.validate().expect("a valid network");
+    if net.log {
+        run_engine::<true, true>(net)
+    } else {
+        run_engine::<false, true>(net)
+    }
+}
+
+fn run_engine<const LOG: bool, const FULL: bool>(net: Network) -> (NetworkResult, Vec<LogRec>) {
+    let mut e = Engine::<LOG, FULL>::new(net);
+    e.run();
+    e.finish()
+}
+
+/// Whether a network uses a feature whose per-packet checks the engine compiles out of a
+/// run without it: a RED queue or a link layer on a link; LT-TCP, RFC 7323 timestamps, ECN
+/// or the Ideal-estimate TCP in a flow; the flows' time series. (The others, among them
+/// SACK, delayed ACKs, time-mode loss and every congestion control, cost a plain run
+/// nothing or are checked as before.)
+pub fn needs_full(net: &Network) -> bool {
+    net.series
+        || net.links.iter().any(|l| !matches!(l.queue, QueueDisc::DropTail) || l.layer.is_some())
+        || net.flows.iter().any(|f| match &f.kind {
+            FlowKind::Tcp(t) => {
+                t.recovery == RecoveryKind::Lt
+                    || t.timestamps
+                    || t.ecn_on()
+                    || t.cc == CcKind::Ideal
+                    || t.rack_lost_retransmissions
+                    || t.rack_tlp
+                    || t.sack_dupacks() != DupackRule::Rfc5681
+            }
+            FlowKind::Cbr { .. } => false,
+        })
+}
+
+
+impl<const LOG: bool, const FULL: bool> Engine<LOG, FULL> {
+    fn new(net: Network) -> Self {
+        let seed = net.seed;
+        let mut links: Vec<LinkRt> = Vec::with_capacity(net.links.len());
+        let owners: Vec<usize> =
+            net.links.iter().enumerate().map(|(i, l)| if let LinkLoss::Shared(j) = l.loss { j } else { i }).collect();
+        for (i, l) in net.links.into_iter().enumerate() {
+            let pipe = Pipe::new(l.delay, l.buffer, l.buffer_unit);
+            let red = match &l.queue {
+                QueueDisc::DropTail => None,
+                QueueDisc::Red(p) => {
+                    // F&J's s: a packet of mean_packet_bytes on this link's server.
+                    let bits = p.mean_packet_bytes as f64 * 8.0;
+                    let s = match &net.servers[l.server] {
+                        Timing::Slotted { slot } => *slot as f64,
+                        t => t.rate_bps().map_or(0.0, |r| bits / r * 1e9),
+                    };
+                    let rng = stream(seed, component_id(&format!("link.{}.red", l.name)));
+                    Some(Box::new(Red::new(p.clone(), s, rng)))
+                }
+            };
+            let loss = match l.loss {
+                LinkLoss::None => LossSource::None,
+                LinkLoss::Own(mut m, mode) => {
+                    m.reset();
+                    let rng = stream(seed, component_id(&format!("link.{}.loss", l.name)));
+                    LossSource::Own { model: m, rng, mode }
+                }
+                LinkLoss::Shared(j) => LossSource::Shared(j),
+                LinkLoss::Trace { trace, slot } => LossSource::Trace { trace, slot },
+            };
+            let layer = l.layer.as_ref().map(|c| {
+                Box::new(LayerRt {
+                    layer: c.build().expect("validated"),
+                    rng: stream(seed, component_id(&format!("link.{}.layer", l.name))),
+                })
+            });
+            links.push(LinkRt {
+                layer,
+                name: l.name,
+                pipe,
+                server: l.server,
+                loss,
+                owner: owners[i],
+                time_mode: false,
+                lossless: false,
+                window: l.loss_window,
+                c: LinkCounters::default(),
+                snap: LinkCounters::default(),
+                busy: 0,
+                qdelay: LogHistogram::default(),
+                red,
+            });
+        }
+        for i in 0..links.len() {
+            let o = links[i].owner;
+            // A link layer decides each frame on entry, whatever the mode.
+            links[i].time_mode = links[o].loss.mode() == Some(LossMode::Time) && links[i].layer.is_none();
+            links[i].lossless = matches!(links[o].loss, LossSource::None);
+        }
+        let mut finite_open = 0;
+        let mut any_tcp = false;
+        let mut all_finite = true;
+        let mut flows = net
+            .flows
+            .into_iter()
+            .map(|f| {
+                let state = match &f.kind {
+                    FlowKind::Tcp(t) => {
+                        any_tcp = true;
+                        if f.size.is_some() && f.on_off.is_none() {
+                            finite_open += 1;
+                        } else {
+                            all_finite = false;
+                        }
+                        FlowState::Tcp(TcpFlow {
+                            sender: make_sender(t, f.size),
+                            receiver: Receiver::from_tcp(t),
+                            rto_sched: None,
+                            delack_sched: None,
+                            data_bytes_hdr: (t.mss + t.wire_header_bytes()) as u32, // + TCP options
+                            ack_bytes: t.wire_ack_bytes() as u32,
+                            timestamps: t.timestamps,
+                            needs_share: t.cc == CcKind::Ideal,
+                            ect: if t.ecn_on() { ECT } else { 0 },
+                            mss: t.mss as u32,
+                            completion: None,
+                            channel_losses: 0,
+                            queue_drops: 0,
+                            acks_lost: 0,
+                            arrived_bytes: 0,
+                            spurious_retx: 0,
+                            pending_rto: VecDeque::with_capacity(8),
+                            sacks: VecDeque::new(),
+                            ack_in: AckPkt::default(),
+                            next_sack: 0,
+                            spurious_timeouts: 0,
+                            snapshot: Counters::default(),
+                            series: net.series.then(Series::default),
+                            fair_share_bps: f64::INFINITY,
+                        })
+                    }
+                    FlowKind::Cbr { rate_bps, packet_bytes } => FlowState::Cbr(CbrFlow {
+                        bytes: *packet_bytes,
+                        interval: crate::time::tx_time(*packet_bytes as u64, *rate_bps).max(1),
+                        next_no: 0,
+                        sent: 0,
+                        delivered: 0,
+                        channel_losses: 0,
+                        queue_drops: 0,
+                        snap: (0, 0, 0, 0),
+                        armed: false,
+                    }),
+                };
+                let onoff_rng = f.on_off.as_ref().map(|_| stream(seed, component_id(&format!("flow.{}.onoff", f.name))));
+                FlowRt { spec: f, state, fwd0: 0, rev0: 0, started: false, on: true, stopped: false, onoff_rng }
+            })
+            .collect::<Vec<_>>();
+        let mut paths = Vec::new();
+        for f in &mut flows {
+            for (start, path) in [(&mut f.fwd0, &f.spec.forward), (&mut f.rev0, &f.spec.reverse)] {
+                *start = paths.len() as u32;
+                paths.extend(path.iter().map(|&l| l as u32));
+                paths.push(END);
+            }
+        }
+        let nlinks = links.len();
+        // What `Table` relies on: every index the per-packet path reads without a check.
+        assert!(paths.iter().all(|&l| l == END || (l as usize) < nlinks), "a path names no link");
+        assert!(links.iter().all(|l| l.server < net.servers.len() && l.owner < nlinks), "a link's server or owner");
+        assert!(flows.len() <= u32::MAX as usize && paths.len() < u32::MAX as usize);
+        let path_servers = paths.iter().map(|&l| if l == END { 0 } else { links[l as usize].server as u32 }).collect();
+        // The links most flows cross (the bottleneck's two directions in a dumbbell) keep
+        // their keys beside the tree: their updates are most of the updates.
+        let mut crossing = vec![0usize; nlinks];
+        for f in &flows {
+            for &l in f.spec.forward.iter().chain(&f.spec.reverse) {
+                crossing[l] += 1;
+            }
+        }
+        let mut by_use: Vec<usize> = (0..nlinks).collect();
+        by_use.sort_by_key(|&l| std::cmp::Reverse(crossing[l]));
+        let hot: Vec<usize> = by_use.into_iter().take(super::mintree::HOT).collect();
+        Engine {
+            now: 0,
+            seq: 0,
+            events: 0,
+            heap: EventQueue::new(),
+            timers: nlinks,
+            tree: MinTree::with_hot(nlinks + 1, &hot),
+            servers: net.servers.into_iter().map(Server::new).collect(),
+            links,
+            flows,
+            path_servers,
+            paths,
+            txbuf: Vec::with_capacity(256),
+            end: net.duration,
+            warmup: net.warmup,
+            finite_open,
+            stop_on_completion: any_tcp && all_finite,
+            stopped_at: None,
+            stop_before: net.duration.saturating_add(1),
+            shares_stale: true,
+            log: Vec::new(),
+        }
+    }
+
+    #[inline]
+    fn next_seq(&mut self) -> u64 {
+        self.seq += 1;
+        self.seq
+    }
+
+    #[inline]
+    fn push_timer(&mut self, t: Nanos, ev: Timer) {
+        let seq = self.next_seq();
+        self.heap.push(t, seq, ev);
+        self.tree.set(self.timers, self.heap.peek_key());
+    }
+
+    // ---- the loop ------------------------------------------------------------------
+
+    fn on_timer(&mut self, t: Nanos, ev: Timer) {
+        match ev {
+            Timer::Warmup => self.snapshot(),
+            Timer::Rto(f) => self.on_rto(f as usize, t),
+            Timer::DelAck(f) => self.on_delack(f as usize, t),
+            Timer::Start(f) => self.start_flow(f as usize),
+            Timer::Cbr(f) => {
+                let fl = &self.flows[f as usize];
+                if fl.on && !fl.stopped {
+                    self.cbr_send(f as usize);
+                } else if let FlowState::Cbr(c) = &mut self.flows[f as usize].state {
+                    c.armed = false;
+                }
+            }
+            Timer::Switch(f) => self.switch(f as usize),
+            Timer::Stop(f) => self.stop(f as usize),
+        }
+    }
+
+    fn run(&mut self) {
+        if self.warmup > 0 {
+            self.push_timer(self.warmup, Timer::Warmup);
+        }
+        for f in 0..self.flows.len() {
+            let s = self.flows[f].spec.start;
+            if s == 0 {
+                self.start_flow(f);
+            } else {
+                self.push_timer(s, Timer::Start(f as u32));
+            }
+        }
+        loop {
+            let (t, i) = self.tree.min();
+            if t >= self.stop_before {
+                break;
+            }
+            self.now = t;
+            self.events += 1;
+            if i == self.timers {
+                let (t, _, ev) = self.heap.pop().expect("the timers' key is the heap's top");
+                self.tree.set(self.timers, self.heap.peek_key());
+                self.on_timer(t, ev);
+            } else {
+                self.on_link(i);
+            }
+        }
+        if self.stopped_at.is_none() {
+            self.now = self.end;
+        }
+    }
+}
+
+trait NoneOrGt {
+    fn is_none_or_gt(&self, d: Nanos) -> bool;
+}
+impl NoneOrGt for Option<Nanos> {
+    #[inline]
+    fn is_none_or_gt(&self, d: Nanos) -> bool {
+        !matches!(self, Some(s) if *s <= d)
+    }
+}
