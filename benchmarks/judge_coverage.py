@@ -6,8 +6,10 @@ with fresh seeds, and on each :func:`burstlab.judge.select` with every candidate
 (fitted on the first half, judged on the second, slotted and link modes). Reported per
 family and overall: the share of traces whose top group holds the generating family
 (target ≥ 90 %), with its 95 % Clopper-Pearson interval; the mean size of the top group;
-and the share of traces from bursty families on which the independent-loss model
-(``bernoulli-fer``) is left out of the top group (the judge's power).
+the share of traces from bursty families on which the independent-loss model
+(``bernoulli-fer``) is left out of the top group (the judge's power); and how often the
+generating family's own interval holds 0, per mode (the intervals' calibration: 95 % if
+they are exact, more if conservative).
 
     python benchmarks/judge_coverage.py [--cases 20] [--length 40000] [--replicates 6] [--rotations 4] [--workers 2]
 """
@@ -71,7 +73,9 @@ def one_case(args: tuple[str, int, int, int, int, tuple[str, ...]]) -> dict[str,
     trace = _GENERATORS[family].sample(length, random_state=seed)
     trace.interval = 0.01
     sel = select(trace, "tcp", list(candidates), replicates=replicates, rotations=rotations, seed=seed, refit=False)
+    own = [next(v for v in j.verdicts if v.model == family) for j in sel.tcp]
     return {"family": family, "seed": seed, "top_group": sel.top_group, "best": sel.best, "covered": family in sel.top_group,
+            "zero_in_ci": [bool(v.ci[0] <= 0 <= v.ci[1]) for v in own],
             "size": len(sel.top_group), "bernoulli_out": "bernoulli-fer" not in sel.top_group, "mu": sel.reference.to_dict().get("mu"),
             "warnings": sel.warnings}  # fmt: skip
 
@@ -108,12 +112,13 @@ def main() -> None:
         Path(a.out).write_text("".join(json.dumps(r) + "\n" for r in rows))
     print(f"{len(rows)} traces of {a.length:,} entries, {a.replicates} replicates, {a.rotations} starts, {len(CANDIDATES)} candidates "
           f"({time.perf_counter() - t0:.0f} s)")  # fmt: skip
-    print(f"{'generating family':18} {'in top group [95 % CI]':>26} {'mean top size':>14} {'bernoulli-fer out':>18}")
+    print(f"{'generating family':18} {'in top group [95 % CI]':>26} {'mean top size':>14} {'bernoulli-fer out':>18} {'0 in its interval':>18}")
     for f in gens:
         rs = [r for r in rows if r["family"] == f]
         p, lo, hi = rate(sum(r["covered"] for r in rs), len(rs))
         out = f"{100 * np.mean([r['bernoulli_out'] for r in rs]):.0f} %" if f != "bernoulli-fer" else "-"
-        print(f"{f:18} {f'{100 * p:.0f} % [{100 * lo:.0f}, {100 * hi:.0f}]':>26} {np.mean([r['size'] for r in rs]):>14.1f} {out:>18}")
+        zero = f"{100 * np.mean([z for r in rs for z in r['zero_in_ci']]):.0f} %"
+        print(f"{f:18} {f'{100 * p:.0f} % [{100 * lo:.0f}, {100 * hi:.0f}]':>26} {np.mean([r['size'] for r in rs]):>14.1f} {out:>18} {zero:>18}")
     p, lo, hi = rate(sum(r["covered"] for r in rows), len(rows))
     print(f"{'all':18} {f'{100 * p:.1f} % [{100 * lo:.1f}, {100 * hi:.1f}]':>26} {np.mean([r['size'] for r in rows]):>14.1f}")
     sys.exit(0)
