@@ -294,8 +294,8 @@ def reference_spread(trace: Trace, judged: int, setup: TcpSetup, *, fit_length: 
     """The trace's own half-to-half variability of TCP at the judged length
     (``docs/loss-models.md``, "How wide the intervals are").
 
-    ``trace`` (read circularly) is cut into blocks of ``judged`` entries (of ``judged // 2``
-    when it does not hold two: in-sample judging), at ``splits`` start offsets evenly spaced
+    ``trace`` (read circularly) is cut into blocks of ``judged`` entries (of ``len(trace) // 2``
+    when it does not hold two: in-sample judging, an odd split), at ``splits`` start offsets evenly spaced
     over one block period; TCP runs over every block as over the reference (``rotations``
     starts, ``setup`` resolved per block). The variance of the block figures, averaged over
     the offsets, estimates Var(T) of one stretch of the link; its degrees of freedom are
@@ -305,7 +305,7 @@ def reference_spread(trace: Trace, judged: int, setup: TcpSetup, *, fit_length: 
     fit_length); None: fitted on the judged part itself (``fit_factor`` = 1). None when the
     trace holds fewer than two blocks of one entry."""
     n = len(trace)
-    block = judged if n >= 2 * judged else judged // 2
+    block = min(judged, n // 2)  # the halves (one entry shorter for an odd split); in sample, half the judged part
     if block < 1 or n // block < 2:
         return None
     k = n // block
@@ -598,8 +598,8 @@ def judge_warnings(sel: Selection, replicates: int) -> list[str]:
     mc = sel.mu
     if mc is not None and not mc.converged:
         share = min(sel.fit_range[1] - sel.fit_range[0], sel.judge_range[1] - sel.judge_range[0]) / sel.length
-        out.append(f"the trace is too short for its burstiness to converge (Srinivasan et al. §8): μ = {mc.mu:.3f} of a part of {mc.part:,} "
-                   f"entries is known only within ±{mc.half_width:.3f} (95 %); ±{MU_TOLERANCE} needs about {mc.needed:,} entries per part, "
+        out.append(f"the trace is too short for its burstiness to converge (Srinivasan et al. §8): μ (the whole trace's: {mc.mu:.3f}) measured "
+                   f"on a part of {mc.part:,} entries is known only within ±{mc.half_width:.3f} (95 %); ±{MU_TOLERANCE} needs about {mc.needed:,} entries per part, "
                    f"a trace of about {int(math.ceil(mc.needed / share)):,} entries")  # fmt: skip
     if sel.tcp and replicates < 2:
         out.append("one replicate per model gives no spread: the intervals are unknown and every model stays in the top group; use --replicates 2 or more")
