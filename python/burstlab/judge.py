@@ -56,6 +56,11 @@ MODES = ("slotted", "link")
 DEFAULT_SLOT = 0.01
 #: z of a two-sided 95 % interval.
 Z95 = 1.959963984540054
+#: Start offsets of the half-to-half comparison (:func:`reference_spread`).
+SPLITS = 8
+#: μ of a part must be known within ± this (95 %) for the part to say what the link is
+#: (the band within which ``burstlab report`` calls μ settled).
+MU_TOLERANCE = 0.05
 
 
 @dataclass(frozen=True)
@@ -178,17 +183,48 @@ def _num(x: float) -> float | None:
     return None if not math.isfinite(x) else round(float(x), 6)
 
 
-def relative_error(model: TcpSample, ref: TcpSample) -> tuple[float, tuple[float, float]]:
-    """(M − T)/T and its 95 % interval: Var ≈ se_M²/T² + M²·se_T²/T⁴ (first-order delta
-    method on the ratio of two independent means); a missing spread counts as 0."""
+def relative_error(model: TcpSample, ref: TcpSample, spread: ReferenceSpread | None = None) -> tuple[float, tuple[float, float]]:
+    """(M − T)/T and its 95 % interval.
+
+    With ``spread`` (the judge's way, :func:`reference_spread`): Var(M − T) = se_M² +
+    ``spread.total`` (the model's Monte-Carlo error and the trace's own half-to-half
+    variability, which holds the reference's rotations), divided by T², with a Student t
+    quantile on the Welch-Satterthwaite degrees of freedom of the two terms; NaN when a
+    term is unknown (one replicate, no spread). Without it, the runs' spreads only:
+    Var ≈ se_M²/T² + M²·se_T²/T⁴ (first-order delta method on the ratio of two independent
+    means, z quantile), a missing spread counting as 0."""
     m, t = model.mean, ref.mean
     if not (t > 0):
         return math.nan, (math.nan, math.nan)
     e = (m - t) / t
+    if spread is not None:
+        a, b = model.se**2, spread.total
+        if not (math.isfinite(a) and math.isfinite(b)):
+            return e, (math.nan, math.nan)
+        df = welch_df([(a, model.values.size - 1), (b, spread.df)])
+        half = _t975(df) * math.sqrt(a + b) / t
+        return e, (e - half, e + half)
     se_m = 0.0 if math.isnan(model.se) else model.se
     se_t = 0.0 if math.isnan(ref.se) else ref.se
     half = Z95 * math.sqrt((se_m / t) ** 2 + (m * se_t / t**2) ** 2)
     return e, (e - half, e + half)
+
+
+def welch_df(terms: Sequence[tuple[float, float]]) -> float:
+    """Welch-Satterthwaite degrees of freedom of a sum of variance estimates, each
+    ``(variance, its df)``: (Σv)² / Σ(v²/df); infinite when every term is 0."""
+    num = sum(v for v, _ in terms) ** 2
+    den = sum(v * v / d for v, d in terms if v > 0)
+    return math.inf if den == 0 else num / den
+
+
+def _t975(df: float) -> float:
+    """The 97.5 % Student t quantile (two-sided 95 %); z for infinite df."""
+    if not math.isfinite(df):
+        return Z95
+    from scipy.stats import t as student_t
+
+    return float(student_t.ppf(0.975, df))
 
 
 def trace_tcp(trace: Trace, setup: TcpSetup, rotations: int = 10, seed: int = 1) -> TcpSample:
@@ -226,12 +262,95 @@ def model_tcp(model: LossModelBase, n: int, setup: TcpSetup, replicates: int = 1
 
 
 @dataclass
+class ReferenceSpread:
+    """How far the TCP figure of a stretch as long as the judged part moves from one stretch
+    of the trace to the next (:func:`reference_spread`): ``blocks[o, j]`` is TCP (mean over
+    the rotations) over block ``j`` of ``block`` entries at start offset ``o``;
+    ``variance`` the mean over offsets of the blocks' sample variance, with ``df`` degrees
+    of freedom; ``total`` = ``variance`` · ``fit_factor``, what enters every interval."""
+
+    block: int
+    offsets: list[int]
+    blocks: np.ndarray
+    variance: float
+    df: float
+    fit_factor: float
+
+    @property
+    def total(self) -> float:
+        return self.variance * self.fit_factor
+
+    def relative_sd(self, reference: float) -> float:
+        """√total / the reference's TCP figure: the error no model can be shown to beat."""
+        return math.sqrt(self.total) / reference if reference > 0 and math.isfinite(self.total) else math.nan
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"block": self.block, "offsets": self.offsets, "blocks": [[round(float(x), 6) for x in row] for row in self.blocks],
+                "variance": _num(self.variance), "df": _num(self.df), "fit_factor": _num(self.fit_factor), "total": _num(self.total)}  # fmt: skip
+
+
+def reference_spread(trace: Trace, judged: int, setup: TcpSetup, *, fit_length: int | None, rotations: int = 10, seed: int = 1,
+                     splits: int = SPLITS) -> ReferenceSpread | None:  # fmt: skip
+    """The trace's own half-to-half variability of TCP at the judged length
+    (``docs/loss-models.md``, "How wide the intervals are").
+
+    ``trace`` (read circularly) is cut into blocks of ``judged`` entries (of ``len(trace) // 2``
+    when it does not hold two: in-sample judging, an odd split), at ``splits`` start offsets evenly spaced
+    over one block period; TCP runs over every block as over the reference (``rotations``
+    starts, ``setup`` resolved per block). The variance of the block figures, averaged over
+    the offsets, estimates Var(T) of one stretch of the link; its degrees of freedom are
+    those of that average for a short-memory process (:func:`split_df`: 2.85 for two blocks
+    at 8 offsets). ``fit_length``: entries the models were fitted on, apart from the judged
+    ones (their fit moves as much as a stretch that long: ``fit_factor`` = 1 + judged /
+    fit_length); None: fitted on the judged part itself (``fit_factor`` = 1). None when the
+    trace holds fewer than two blocks of one entry."""
+    n = len(trace)
+    block = min(judged, n // 2)  # the halves (one entry shorter for an odd split); in sample, half the judged part
+    if block < 1 or n // block < 2:
+        return None
+    k = n // block
+    period = n // k
+    offsets = sorted({(i * period) // splits for i in range(splits)})
+    bits = trace.to_numpy()
+    figs = np.empty((len(offsets), k))
+    for a, off in enumerate(offsets):
+        rolled = np.roll(bits, -off) if off else bits
+        for j in range(k):
+            part = Trace(rolled[j * block : (j + 1) * block], interval=trace.interval)
+            figs[a, j] = trace_tcp(part, setup.resolved(part), rotations, seed).mean
+    var = float(np.mean(np.var(figs, axis=1, ddof=1)))
+    fit_factor = 1.0 if fit_length is None else 1.0 + judged / max(fit_length, 1)
+    return ReferenceSpread(block, offsets, figs, var, split_df(n, block, offsets), fit_factor)
+
+
+def split_df(n: int, block: int, offsets: Sequence[int], cells: int = 4000) -> float:
+    """Degrees of freedom of the mean over ``offsets`` of the sample variance of the
+    ``n // block`` consecutive blocks of a circular series of ``n`` entries, for independent
+    entries: the estimate is a quadratic form x'Qx, so df = tr(Q)² / tr(Q²) (for Gaussian
+    x: 2·E²/Var). The series is coarsened to at most ``cells`` cells. Two blocks at one
+    offset: 1; at 8 evenly spaced offsets: 2.85; at many: 3."""
+    k = n // block
+    unit = max(1, -(-n // cells), block // 64)
+    size, b = max(k, n // unit), max(1, block // unit)
+    q = np.zeros((size, size))
+    centre = np.eye(k) - 1.0 / k
+    for off in offsets:
+        a = np.zeros((k, size))
+        for j in range(k):
+            a[j, (off // unit + j * b + np.arange(b)) % size] = 1.0
+        q += a.T @ centre @ a
+    return float(np.trace(q) ** 2 / np.sum(q * q))
+
+
+@dataclass
 class TcpJudgement:
-    """The trace's TCP figure and every model's verdict under one setup, best first."""
+    """The trace's TCP figure, its own half-to-half ``spread`` and every model's verdict
+    under one setup, best first."""
 
     setup: TcpSetup
     reference: TcpSample
     verdicts: list[TcpVerdict] = field(default_factory=list)
+    spread: ReferenceSpread | None = None
 
     def to_dict(self) -> dict[str, Any]:
         tcp = self.setup.tcp
@@ -240,6 +359,7 @@ class TcpJudgement:
             "setup": self.setup.describe(),
             "tcp": None if tcp is None else {"cc": tcp.cc, "recovery": tcp.recovery},
             "trace": self.reference.to_dict(),
+            "spread": None if self.spread is None else {**self.spread.to_dict(), "relative_sd": _num(self.spread.relative_sd(self.reference.mean))},
             "models": [v.to_dict() for v in self.verdicts],
         }
 
@@ -252,45 +372,105 @@ def judge_tcp(
     replicates: int = 10,
     rotations: int = 10,
     seed: int = 1,
+    context: Trace | None = None,
+    fit_length: int | None = -1,
+    splits: int = SPLITS,
     progress: Callable[[str], None] | None = None,
 ) -> TcpJudgement:
     """Run ``setup``'s TCP over ``reference`` (``rotations`` starts) and over
     ``replicates`` realisations of every model in ``fitted``; verdicts sorted by the
-    absolute error. Model ``i`` uses seeds from ``seed + 1000·(i + 1)``."""
+    absolute error. Model ``i`` uses seeds from ``seed + 1000·(i + 1)``.
+
+    The intervals hold the trace's own variability (:func:`reference_spread`), measured on
+    ``context`` (the whole trace ``reference`` was cut from; None: ``reference`` alone) with
+    ``splits`` start offsets. ``fit_length``: entries the models were fitted on apart from
+    ``reference``; None: fitted on ``reference`` itself; -1 (default): as many as
+    ``reference`` has (the default half-and-half split)."""
     st = setup.resolved(reference)
+    m = len(reference)
     if progress is not None:
-        progress(f"TCP over the trace ({st.mode}, {rotations} start{'s' if rotations > 1 else ''})")
+        progress(f"TCP over the trace ({st.mode}, {rotations} start{'s' if rotations > 1 else ''}, and its stretches at {splits} offsets)")
     ref = trace_tcp(reference, st, rotations, seed)
-    out = TcpJudgement(st, ref)
-    for i, (name, m) in enumerate(fitted.items()):
+    spread = reference_spread(context if context is not None else reference, m, setup, fit_length=m if fit_length == -1 else fit_length,
+                              rotations=rotations, seed=seed, splits=splits)  # fmt: skip
+    out = TcpJudgement(st, ref, spread=spread)
+    for i, (name, mdl) in enumerate(fitted.items()):
         if progress is not None:
             progress(f"TCP over {name} ({st.mode}, {replicates} replicate{'s' if replicates > 1 else ''}; {i + 1}/{len(fitted)})")
-        g = model_tcp(m, len(reference), st, replicates, (seed + 1000 * (i + 1)) % 2**64)
-        e, ci = relative_error(g, ref)
+        g = model_tcp(mdl, m, st, replicates, (seed + 1000 * (i + 1)) % 2**64)
+        e, ci = relative_error(g, ref, spread) if spread is not None else (relative_error(g, ref)[0], (math.nan, math.nan))
         out.verdicts.append(TcpVerdict(name, g, e, ci))
     out.verdicts.sort(key=lambda v: (abs(v.error) if math.isfinite(v.error) else math.inf, v.model))
     return out
 
 
-def best_by_tcp(judgements: Sequence[TcpJudgement]) -> tuple[str, str] | None:
-    """The model whose worst |TCP error| over the setups is smallest, and why (None
-    without verdicts)."""
+def abs_interval(v: TcpVerdict) -> tuple[float, float]:
+    """The interval of |error| that ``v.ci`` implies: [0, max |end|] when it holds 0,
+    [min |end|, max |end|] otherwise; [0, ∞] when the interval is unknown."""
+    lo, hi = v.ci
+    if not (math.isfinite(lo) and math.isfinite(hi)):
+        return 0.0, math.inf
+    if lo <= 0 <= hi:
+        return 0.0, max(-lo, hi)
+    return min(abs(lo), abs(hi)), max(abs(lo), abs(hi))
+
+
+@dataclass(frozen=True)
+class TopGroup:
+    """Models the TCP judgement cannot tell apart from the best (:func:`top_group`):
+    ``members`` best first, the ``best`` (smallest worst |error| over the modes), every
+    model's worst |error| and the interval of it (``worst``: name → (point, lo, hi))."""
+
+    members: list[str]
+    best: str
+    worst: dict[str, tuple[float, float, float]]
+
+    @property
+    def separated(self) -> bool:
+        """True when the data single out one model."""
+        return len(self.members) == 1
+
+
+def top_group(judgements: Sequence[TcpJudgement]) -> TopGroup | None:
+    """The best model and every model whose interval of the worst |TCP error| over the
+    modes reaches below the best's upper end (the intervals overlap: the data do not
+    separate them). The worst |error| over modes has the interval [max of the lower ends,
+    max of the upper ends] of the per-mode |error| intervals (:func:`abs_interval`). None
+    without verdicts."""
     if not judgements or not judgements[0].verdicts:
         return None
-    names = [v.model for v in judgements[0].verdicts]
+    worst: dict[str, tuple[float, float, float]] = {}
+    for name in (v.model for v in judgements[0].verdicts):
+        vs = [v for j in judgements for v in j.verdicts if v.model == name]
+        pts = [abs(v.error) if math.isfinite(v.error) else math.inf for v in vs]
+        ivs = [abs_interval(v) for v in vs]
+        worst[name] = (max(pts), max(i[0] for i in ivs), max(i[1] for i in ivs))
+    order = sorted(worst, key=lambda n: (worst[n][0], n))
+    best = order[0]
+    if not math.isfinite(worst[best][0]):
+        return TopGroup(order, best, worst)
+    cut = worst[best][2]
+    return TopGroup([n for n in order if worst[n][1] <= cut], best, worst)
 
-    def worst(name: str) -> float:
-        es = [abs(v.error) for j in judgements for v in j.verdicts if v.model == name]
-        return max(es) if es and all(math.isfinite(e) for e in es) else math.inf
 
-    best = min(names, key=lambda n: (worst(n), n))
+def best_by_tcp(judgements: Sequence[TcpJudgement]) -> tuple[str, str] | None:
+    """The model whose worst |TCP error| over the setups is smallest, and why: alone, or
+    with the models it cannot be told apart from (:func:`top_group`). None without verdicts."""
+    g = top_group(judgements)
+    if g is None:
+        return None
+    best = g.best
     parts = []
     for j in judgements:
         v = next(v for v in j.verdicts if v.model == best)
         parts.append(f"{j.setup.mode}: TCP goodput {v.goodput.mean:.4g} vs the trace's {j.reference.mean:.4g} segments/s, "
                      f"error {100 * v.error:+.1f} % [95 % CI {100 * v.ci[0]:+.1f}, {100 * v.ci[1]:+.1f}]")
     what = "the smallest TCP error" if len(judgements) == 1 else "the smallest worst TCP error over the modes"
-    return best, f"{what} ({'; '.join(parts)})"
+    if g.separated:
+        return best, f"{what}, and no other model's interval reaches it ({'; '.join(parts)})"
+    others = [n for n in g.members if n != best]
+    return best, (f"indistinguishable from {', '.join(others)}: their error intervals overlap its own, so the data cannot separate these "
+                  f"{len(g.members)} models; {best} has {what} ({'; '.join(parts)})")
 
 
 @dataclass
@@ -314,6 +494,17 @@ class Selection:
     best_model: Any = None
     #: Wall seconds of each phase: fits, statistics, TCP runs (and their count), refit.
     seconds: dict[str, float] = field(default_factory=dict)
+    #: The models the judgement cannot tell apart, best first (``[best]`` when it can).
+    top_group: list[str] = field(default_factory=list)
+    #: Whether μ of the fitted and judged parts can be trusted (:func:`mu_convergence`).
+    mu: MuConvergence | None = None
+    #: What the user must know before reading the ranking (a trace too short, ...).
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def separated(self) -> bool:
+        """True when the data single out one model (the top group has one member)."""
+        return len(self.top_group) == 1
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -325,6 +516,10 @@ class Selection:
             "models": [r.to_dict() for r in self.rows],
             "tcp": [j.to_dict() for j in self.tcp],
             "best": None if self.best is None else {"model": self.best, "why": self.why},
+            "top_group": list(self.top_group),
+            "separated": self.separated,
+            "mu_convergence": None if self.mu is None else self.mu.to_dict(),
+            "warnings": list(self.warnings),
             "best_model": None if self.best_model is None else self.best_model.to_dict(),
             "skipped": [{"model": n, "reason": r} for n, r in self.skipped],
             "seconds": {k: round(v, 3) for k, v in self.seconds.items()},
@@ -342,6 +537,75 @@ def split(n: int, holdout: float) -> tuple[tuple[int, int], tuple[int, int]]:
     if h < 1 or h >= n:
         raise _core.ParameterError(f"invalid parameter holdout = {holdout}: a trace of {n} entries leaves nothing to fit or to judge")
     return (0, h), (h, n)
+
+
+@dataclass(frozen=True)
+class MuConvergence:
+    """How well μ of a part of ``part`` entries pins the link down (Srinivasan et al. §8:
+    μ of 6000-packet chunks strays far from a 100,000-packet trace's; it settles after
+    about 40,000 packets on Mirage, 10,000 on Roofnet). ``half_width``: the 95 % half-width
+    of μ measured on ``part`` entries; ``needed``: the entries it takes for the half-width
+    to fall to :data:`MU_TOLERANCE`; ``chunks``: how many chunks of the trace (of
+    ``chunk`` entries) had μ defined."""
+
+    part: int
+    mu: float
+    half_width: float
+    needed: int
+    chunk: int
+    chunks: int
+
+    @property
+    def converged(self) -> bool:
+        return self.needed <= self.part
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"part": self.part, "mu": _num(self.mu), "half_width": _num(self.half_width), "needed": self.needed, "tolerance": MU_TOLERANCE,
+                "chunk": self.chunk, "chunks": self.chunks, "converged": self.converged}  # fmt: skip
+
+
+def mu_convergence(trace: Trace, part: int, chunks: int = 10) -> MuConvergence | None:
+    """Whether ``part`` entries of ``trace`` are enough for μ (None where μ of the trace is
+    undefined: no loss or no success).
+
+    μ's variance falls as 1/length for a link whose memory is shorter than the stretch
+    measured, so one per-entry variance σ² gives the half-width z·σ/√L of μ over L entries
+    and the length σ²·(z / :data:`MU_TOLERANCE`)² it takes to reach the tolerance. σ² is the
+    larger of two estimates: batch means (the sample variance of μ over ``chunks`` equal
+    chunks of the trace, times the chunk length: Srinivasan et al. §8's chunk comparison,
+    which sees memory longer than one packet) and the Markov-chain variance of g and b
+    (g(1−g)/|losses| + b(1−b)/|successes|, times the length: the least any link can have)."""
+    from burstlab.stats import trace_stats
+
+    n = len(trace)
+    chunk = max(2, n // chunks)
+    st = trace_stats(trace, chunk=chunk, convergence_points=1, warn=False)
+    mu, g, b = st.mu, st.g, st.b
+    if mu is None or g is None or b is None:
+        return None
+    per_entry = (g * (1 - g) / max(st.lost, 1) + b * (1 - b) / max(st.delivered, 1)) * n
+    cm = np.asarray(st.chunk_mu, dtype=float)
+    cm = cm[np.isfinite(cm)]
+    if cm.size >= 2:
+        per_entry = max(per_entry, float(np.var(cm, ddof=1)) * chunk)
+    needed = int(math.ceil(per_entry * (Z95 / MU_TOLERANCE) ** 2))
+    return MuConvergence(part, float(mu), Z95 * math.sqrt(per_entry / max(part, 1)), needed, chunk, int(cm.size))
+
+
+def judge_warnings(sel: Selection, replicates: int) -> list[str]:
+    """What makes a :class:`Selection`'s ranking weak, one sentence each."""
+    out = []
+    mc = sel.mu
+    if mc is not None and not mc.converged:
+        share = min(sel.fit_range[1] - sel.fit_range[0], sel.judge_range[1] - sel.judge_range[0]) / sel.length
+        out.append(f"the trace is too short for its burstiness to converge (Srinivasan et al. §8): μ (the whole trace's: {mc.mu:.3f}) measured "
+                   f"on a part of {mc.part:,} entries is known only within ±{mc.half_width:.3f} (95 %); ±{MU_TOLERANCE} needs about {mc.needed:,} entries per part, "
+                   f"a trace of about {int(math.ceil(mc.needed / share)):,} entries")  # fmt: skip
+    if sel.tcp and replicates < 2:
+        out.append("one replicate per model gives no spread: the intervals are unknown and every model stays in the top group; use --replicates 2 or more")
+    if any(j.spread is None for j in sel.tcp):
+        out.append("the trace is too short to measure its own TCP variability: the intervals are unknown")
+    return out
 
 
 def select(
@@ -404,17 +668,25 @@ def select(
     judgements: list[TcpJudgement] = []
     if judge == "tcp":
         base = setup or TcpSetup()
+        in_sample = fr == jr
         for mode in modes:
             judgements.append(judge_tcp(fitted, judge_part, replace(base, mode=cast(Any, mode)), replicates=replicates, rotations=rotations,
-                                        seed=seed, progress=progress))  # fmt: skip
+                                        seed=seed, context=trace, fit_length=None if in_sample else fr[1] - fr[0],
+                                        progress=progress))  # fmt: skip
         timing["tcp"] = lap()
-        timing["tcp_runs"] = float(sum(j.reference.values.size + sum(v.goodput.values.size for v in j.verdicts) for j in judgements))
+        timing["tcp_runs"] = float(sum(j.reference.values.size + sum(v.goodput.values.size for v in j.verdicts)
+                                       + (0 if j.spread is None else j.spread.blocks.size * rotations) for j in judgements))  # fmt: skip
         b = best_by_tcp(judgements)
+        g = top_group(judgements)
+        top = [] if g is None else g.members
     else:
         bs = best_model(ref_row, rows)
         b = None if bs is None else (bs[0].model, bs[1])
+        top = [] if b is None else [b[0]]
     best, why = (None, "") if b is None else b
-    sel = Selection(judge, n, fr, jr, ref_row, rows, judgements, best, why, fitted, notes, seconds=timing)
+    sel = Selection(judge, n, fr, jr, ref_row, rows, judgements, best, why, fitted, notes, seconds=timing, top_group=top)
+    sel.mu = mu_convergence(trace, min(fr[1] - fr[0], jr[1] - jr[0]))
+    sel.warnings = judge_warnings(sel, replicates)
     if best is not None and refit:
         if fr == (0, n):
             sel.best_model = fitted[best]

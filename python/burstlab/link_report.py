@@ -402,7 +402,8 @@ def blocks(rep: LinkReport, figs: dict[str, Path]) -> list[tuple[str, Any]]:
     if "judge" in figs:
         b.append(("img", (figs["judge"].name, "TCP goodput error of every model against the held-out trace, 95 % intervals; the band is ±10 %", False)))
     if sel.best is not None:
-        b.append(("p", f"**Best: {sel.best}** — {sel.why}."))
+        b.append(("p", f"**Best: {sel.best}** — {sel.why}." if sel.separated else
+                       f"**No single best model: {len(sel.top_group)} indistinguishable ({', '.join(sel.top_group)}); {sel.best} is used below** — {sel.why}."))  # fmt: skip
         bm = sel.best_model
         lines = bm.describe() if hasattr(bm, "describe") else []
         fitted = bm.to_dict()["fitted"]

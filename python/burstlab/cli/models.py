@@ -31,7 +31,10 @@ columns: PRR = packet reception ratio; mu = burstiness 1 - g - b (Srinivasan et 
 _TCP_LEGEND = """\
   TCP <mode> = the model's TCP goodput error against the trace's: (mean over the model's replicates -
   the trace's mean over its starts) / the trace's, with its 95 % confidence interval [lo, hi], in
-  percent; rows are sorted by the worst of these (docs/loss-models.md, "Judging a model by TCP")."""
+  percent; the interval holds the trace's own variability (how far TCP over one stretch of the trace
+  is from TCP over another as long), not only the runs' spread. Rows are sorted by the worst error
+  over the modes; top = in the top group: its interval overlaps the best model's, so the data cannot
+  tell the two apart (docs/loss-models.md, "Judging a model by TCP")."""
 
 
 def _cell(x: float | None, lo: float | None = None, hi: float | None = None) -> str:
@@ -137,6 +140,7 @@ def fit_cmd(ctx: click.Context, trace_file: str, models: str, fmt: str | None, j
     order = [ref, *rows]
     tcp_cells: dict[str, list[str]] = {}
     if sel.tcp:
+        heads_tail = ["top"]
         ranked = [v.model for v in sel.tcp[0].verdicts]
         worst = {n: max(abs(v.error) for j in sel.tcp for v in j.verdicts if v.model == n) for n in ranked}
         order = [ref, *sorted(rows, key=lambda r: (worst.get(r.model, float("inf")), r.model))]
@@ -145,6 +149,10 @@ def fit_cmd(ctx: click.Context, trace_file: str, models: str, fmt: str | None, j
             tcp_cells.setdefault("trace", []).append(f"{j.reference.mean:.4g} seg/s")
             for v in j.verdicts:
                 tcp_cells.setdefault(v.model, []).append(_cell(v.error, *v.ci))
+        heads += heads_tail
+        tcp_cells["trace"].append("")
+        for n in ranked:
+            tcp_cells[n].append("yes" if n in sel.top_group else "-")
     table = [[_fmt(r.to_dict()[c]) for c in cols] + tcp_cells.get(r.model, []) for r in order]
     fr, jr = sel.fit_range, sel.judge_range
     where = (f"fitted on entries {fr[0]}-{fr[1]}, judged on {jr[0]}-{jr[1]}" if fr != jr else "fitted and judged on the whole trace")
@@ -152,11 +160,22 @@ def fit_cmd(ctx: click.Context, trace_file: str, models: str, fmt: str | None, j
     for j in sel.tcp:
         click.echo(f"TCP {j.setup.mode}: {j.setup.describe()}; {replicates} replicates per model, {rotations} starts over the trace")
     _print_table(heads, table)
-    if sel.best is not None:
+    for j in sel.tcp:
+        sp = j.spread
+        if sp is not None:
+            click.echo(f"the trace's own variability ({j.setup.mode}): TCP over stretches of {sp.block:,} entries differs by "
+                       f"{100 * sp.relative_sd(j.reference.mean):.1f} % (standard deviation of a model's error when the fit is perfect: "
+                       f"{len(sp.offsets)} start offsets, {sp.df:.1f} degrees of freedom)")  # fmt: skip
+    if sel.best is not None and (sel.separated or not sel.tcp):
         click.echo(f"best fit: {sel.best}: {sel.why}")
+    elif sel.best is not None:
+        click.echo(f"top group ({len(sel.top_group)} of {len(sel.rows)} models, indistinguishable by TCP on this trace): {', '.join(sel.top_group)}")
+        click.echo(f"no single best fit: {sel.best}: {sel.why}")
     click.echo(_FIT_LEGEND)
     if sel.tcp:
         click.echo(_TCP_LEGEND)
+    for w in sel.warnings:
+        click.echo(f"warning: {w}", err=True)
     for name, reason in skipped:
         click.echo(f"note: skipped {name}: it cannot be fitted to this trace ({reason})", err=True)
     s = sel.seconds
