@@ -234,4 +234,5 @@ def shell_forward(
     stop_fd: int,
     ready_fd: int,
     log: bool = True,
+    realtime: bool = True,
 ) -> dict[str, Any]: ...

@@ -21,6 +21,7 @@ import shutil
 import signal
 import subprocess
 import threading
+import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -31,9 +32,10 @@ from burstlab import _core
 from burstlab.sim import link_layer_config
 
 #: Fates in the log (its ``fate`` column holds the index): delivered, lost by the loss model
-#: (or the link layer's last attempt), dropped by the full buffer, or admitted to be
-#: delivered but still in flight when the shell ended.
-FATES = ("delivered", "lost", "queue_drop", "in_flight_at_end")
+#: (or the link layer's last attempt), dropped by the full buffer, admitted to be delivered
+#: but still in flight when the shell ended, or refused by the device it was due on (the
+#: kernel's first packets on a new interface, before the other side is configured).
+FATES = ("delivered", "lost", "queue_drop", "in_flight_at_end", "write_error")
 #: Shells nest: a shell started inside a shell of level L - 1 is of level L (the environment
 #: variable BURSTLAB_SHELL_LEVEL), and its path uses 100.64.L.1 (caller's side) and 100.64.L.2
 #: (the shell's side). Every shell forwards between its two sides and routes the addresses
@@ -170,7 +172,12 @@ def run(command: list[str], uplink: Direction, downlink: Direction, *, log: bool
     level = current_level()
     peer, addr = _addresses(level)
     up, down = uplink._dict(), downlink._dict()  # validate before creating anything
-    busy = subprocess.run(["ip", "-o", "addr", "show", "to", f"{peer}/32"], capture_output=True, text=True).stdout.split()
+    # a shell that just ended may still be tearing its device down: wait up to 2 s for it
+    for _ in range(20):
+        busy = subprocess.run(["ip", "-o", "addr", "show", "to", f"{peer}/32"], capture_output=True, text=True).stdout.split()
+        if not busy:
+            break
+        time.sleep(0.1)
     if busy:
         raise ShellError(f"{peer} is taken by {busy[1]} in this namespace (another burstlab shell at level {level}?): run one shell per level at a time")
     tag = f"bl{os.getpid() % 10**8}"

@@ -40,6 +40,9 @@ const LOST: u8 = 1;
 const QUEUE_DROP: u8 = 2;
 /// Admitted to be delivered, but still in flight when the shell ended.
 const IN_FLIGHT_AT_END: u8 = 3;
+/// Due, but the other device refused it (e.g. not up yet: the kernel's first packets on a
+/// new interface can come before the caller has configured the other side).
+const WRITE_ERROR: u8 = 4;
 
 fn now_ns() -> Nanos {
     let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
@@ -278,6 +281,9 @@ impl Dir {
                 let wrote = now_ns() - t0;
                 if n < 0 {
                     self.write_errors += 1;
+                    if self.logging {
+                        self.log.fate[row as usize] = WRITE_ERROR;
+                    }
                 } else {
                     self.delivered += 1;
                     let late = wrote.saturating_sub(arrive);
@@ -431,10 +437,10 @@ fn result<'py>(py: Python<'py>, mut d: Dir) -> PyResult<Bound<'py, PyDict>> {
 }
 
 /// Create the two TUN devices (`inner` inside the namespace at `netns`, `outer` here), write
-/// one byte to `ready_fd`, then forward until `stop_fd` is readable; returns each
-/// direction's counters (and log).
+/// one byte to `ready_fd`, then forward until `stop_fd` is readable (at real-time priority
+/// when `realtime` and allowed); returns each direction's counters (and log).
 #[pyfunction]
-#[pyo3(signature = (netns, inner, outer, uplink, downlink, stop_fd, ready_fd, log=true))]
+#[pyo3(signature = (netns, inner, outer, uplink, downlink, stop_fd, ready_fd, log=true, realtime=true))]
 #[allow(clippy::too_many_arguments)]
 fn shell_forward<'py>(
     py: Python<'py>,
@@ -446,6 +452,7 @@ fn shell_forward<'py>(
     stop_fd: RawFd,
     ready_fd: RawFd,
     log: bool,
+    realtime: bool,
 ) -> PyResult<Bound<'py, PyDict>> {
     let inner_name = inner.to_string();
     let in_fd = in_netns(netns, || open_tun(&inner_name)).py()?;
@@ -478,8 +485,17 @@ fn shell_forward<'py>(
         return Err(to_py(os_err("the ready pipe")));
     }
     let run = py.allow_threads(|| -> Result<(), Error> {
-        // SAFETY: prctl on this thread only.
-        unsafe { libc::prctl(libc::PR_SET_TIMERSLACK, 1000 as libc::c_ulong) };
+        // SAFETY: prctl and sched_setscheduler on this thread only (pid 0 = the caller).
+        unsafe {
+            libc::prctl(libc::PR_SET_TIMERSLACK, 1000 as libc::c_ulong);
+            if realtime {
+                // real-time priority where allowed (root): a busy machine's other work then
+                // cannot delay a due packet; the loop sleeps in ppoll, so it takes no CPU
+                // beyond the packets' own work. Refused (no privilege): an ordinary thread.
+                let param = libc::sched_param { sched_priority: 10 };
+                libc::sched_setscheduler(0, libc::SCHED_FIFO, &param);
+            }
+        }
         let t0 = now_ns();
         let mut fds = [
             libc::pollfd { fd: in_fd, events: libc::POLLIN, revents: 0 },
