@@ -607,8 +607,10 @@ def _sim(ctx: click.Context, kw: dict[str, Any]) -> None:
 def _warn_misleading(ctx: click.Context, kw: dict[str, Any]) -> None:
     """Options that would run but not as they read (burstlab.sim.advice): one warning each;
     several variants with --log is a usage error (the log records one run)."""
-    from burstlab.sim.advice import link_layer_ignores_rate
+    from burstlab.sim.advice import link_layer_ignores_rate, time_model_in_packet_mode
 
+    if kw["trace_file"] is None and (misread := time_model_in_packet_mode(f"--loss {kw['loss']}", kw["loss"], kw["loss_mode"])):
+        click.echo(f"warning: {misread.split(': ', 1)[1]}", err=True)
     if _given(ctx, "rate") and kw["trace_file"] is None and kw["link_layer"] is not None and str(kw["link_layer"]).strip().lower() != "none":
         click.echo(f"warning: {link_layer_ignores_rate('--rate', str(kw['link_layer']))}", err=True)
     if kw["log_file"] is not None and len(kw["variant"] or ()) > 1:

@@ -19,7 +19,6 @@ from dataclasses import InitVar, asdict, dataclass, field, fields
 from typing import TYPE_CHECKING, Any, Literal
 
 from burstlab import _core
-from burstlab.sim.advice import time_model_in_packet_mode
 
 if TYPE_CHECKING:  # numpy is not imported to run a simulation: the series come from Rust as arrays
     import numpy.typing as npt
@@ -366,18 +365,11 @@ TIME_MODELS = frozenset({"markov-ct", "on-off", "semi-markov", "semi-markov-on-o
 
 class LossModeWarning(UserWarning):
     """``loss_mode="time"`` with a loss model indexed by packets: the run is the packet-mode
-    run (the model has no notion of time), which the setting suggests it is not; or
-    ``loss_mode="packet"`` with a model whose parameters are seconds (read as packets)."""
+    run (the model has no notion of time), which the setting suggests it is not."""
 
 
 def _check_loss_mode(name: str, model: _core.LossModel | None, mode: str) -> None:
-    """Warn when time mode is asked of a per-packet model, or packet mode of a time model
-    (a silent misread otherwise; burstlab.sim.advice)."""
-    misread = time_model_in_packet_mode(name, None if model is None else model.name, mode)
-    if misread is not None:
-        import warnings
-
-        warnings.warn(misread, LossModeWarning, stacklevel=3)
+    """Warn when time mode is asked of a per-packet model (a silent misread otherwise)."""
     if mode == "time" and model is not None and model.name not in TIME_MODELS:
         import warnings
 

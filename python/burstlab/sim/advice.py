@@ -1,13 +1,16 @@
 """Settings that run but would silently mean something other than what they say. Each
-check returns the one warning line to show (or None); the caller warns (``burstlab.sim``
-with :class:`burstlab.sim.LossModeWarning`, the CLI and scenario files on stderr). The
-choices are written down in docs/simulator.md ("Settings that warn").
+check returns the one warning line to show (or None); the CLI (``burstlab sim``) and
+scenario files show it on stderr. The choices are written down in docs/simulator.md
+("Settings that warn").
 
-- A model that follows time (on-off, continuous-time Markov, semi-Markov, VDDP) in packet
-  mode reads its sojourn times, given in seconds, as numbers of packets: ``onoff:good=1.8,
-  bad=0.2`` in packet mode is a channel that changes state every one or two packets, and a
-  bulk transfer over it may never end. burstlab keeps packet mode the default for every
-  model (a run's meaning does not change with the model's name) and says so.
+- A model that follows time (``onoff``, ``ctmc``, ``semi``, ``vddp``: sojourn times in
+  seconds) written as a spec string and asked per packet (the default ``loss_mode``) puts
+  the n-th packet at n × ``interval`` (1 ms unless the spec says), not at the time the
+  packet is on the channel: ``onoff:good=1.8,bad=0.2`` then loses runs of ~200 packets in a
+  row whatever the link's rate, and a transfer over it may never end. burstlab keeps packet
+  mode the default for every model (a run's meaning does not change with the model's name)
+  and says so, unless the spec gives its ``interval`` (the packet spacing is then chosen, as
+  a model fitted to a slotted trace does with its slot).
 - A link with a link layer (ARQ, LL-HARQ) is timed by the link layer, frame by frame: its
   ``rate`` is not read (the link layer's PHY rate, e.g. ``arq:dcf_rate=2Mbit``, is).
 - A hop whose capacity is a Mahimahi trace and that gives no reverse direction sends its
@@ -17,18 +20,22 @@ choices are written down in docs/simulator.md ("Settings that warn").
 
 from __future__ import annotations
 
-#: Loss models (by their core name) whose parameters are times in seconds, and the spec
-#: name a user writes for each (docs/loss-models.md).
-TIME_MODEL_SPECS = {"markov-ct": "ctmc", "on-off": "onoff", "semi-markov": "semi", "semi-markov-on-off": "semi", "vddp": "vddp"}
+#: Spec names (docs/loss-models.md) of the models whose parameters are times in seconds.
+TIME_MODEL_SPECS = ("onoff", "ctmc", "semi", "vddp")
 
 
-def time_model_in_packet_mode(where: str, model_name: str | None, mode: str) -> str | None:
-    """The warning for a time model consulted per packet (None when the pair is sound)."""
-    if mode != "packet" or model_name not in TIME_MODEL_SPECS:
+def time_model_in_packet_mode(where: str, spec: object, mode: str) -> str | None:
+    """The warning for a time model's spec string consulted per packet without its own
+    ``interval`` (None when the setting is sound or ``spec`` is not a string)."""
+    if mode != "packet" or not isinstance(spec, str):
         return None
-    spec = TIME_MODEL_SPECS[model_name]
-    return (f"{where}: the loss model {spec} follows time (its parameters are seconds) but is asked per packet, so each "
-            f"second is read as one packet; give --loss-mode time (loss_mode = \"time\") to run it in time")  # fmt: skip
+    kind, _, body = spec.strip().partition(":")
+    keys = {kv.split("=", 1)[0].strip().lower() for kv in body.split(",") if "=" in kv}
+    if kind.strip().lower() not in TIME_MODEL_SPECS or "interval" in keys:
+        return None
+    return (f"{where}: {spec} follows time (its parameters are seconds) but is asked per packet, which places the n-th packet "
+            f"at n × its interval (1 ms), not when the packet is sent; give --loss-mode time (loss_mode = \"time\") to ask it "
+            f"about each packet's time on the channel, or interval= to choose the spacing")  # fmt: skip
 
 
 def link_layer_ignores_rate(where: str, layer: str) -> str:

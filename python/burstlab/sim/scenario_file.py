@@ -34,7 +34,7 @@ from typing import Any
 
 from burstlab import _core
 from burstlab.sim import RED_FIELDS, Link, Red, TcpConfig
-from burstlab.sim.advice import link_layer_ignores_rate, reverse_reuses_downlink
+from burstlab.sim.advice import link_layer_ignores_rate, reverse_reuses_downlink, time_model_in_packet_mode
 from burstlab.sim.network import Cbr, Flow, Hop, Network, OnOff
 
 __all__ = ["load_scenario", "parse_scenario"]
@@ -235,6 +235,8 @@ class _Reader:
                 else:
                     red[k] = float(v)
             kw["queue"] = Red(**red)
+        if "loss" in d:
+            self.advise((*where, "loss"), time_model_in_packet_mode(f"{_label(where)} loss", d["loss"], kw.get("loss_mode", "packet")))
         return Link(**kw)
 
     def tcp(self, v: Any, where: tuple[Any, ...]) -> TcpConfig:
