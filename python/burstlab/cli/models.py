@@ -12,6 +12,7 @@ import click
 
 from burstlab.cli.options import FORMAT, SEED, SEED_MAX, count
 from burstlab.cli.stats import read_one, with_reading_options
+from burstlab.cli.tables import print_table
 from burstlab.units import DURATION, RATE, TIME
 
 
@@ -42,13 +43,6 @@ def _cell(x: float | None, lo: float | None = None, hi: float | None = None) -> 
     if lo is None or hi is None or lo != lo:
         return f"{100 * x:+.1f}%"
     return f"{100 * x:+.1f}% [{100 * lo:+.0f},{100 * hi:+.0f}]"
-
-
-def _print_table(heads: list[str], table: list[list[str]]) -> None:
-    widths = [max(len(h), *(len(row[i]) for row in table)) for i, h in enumerate(heads)]
-    click.echo("  ".join(h.rjust(w) if i else h.ljust(w) for i, (h, w) in enumerate(zip(heads, widths))))
-    for row in table:
-        click.echo("  ".join(c.rjust(w) if i else c.ljust(w) for i, (c, w) in enumerate(zip(row, widths))))
 
 
 @click.command("fit")
@@ -141,7 +135,7 @@ def fit_cmd(ctx: click.Context, trace_file: str, models: str, fmt: str | None, j
         order = [ref, *sorted(rows, key=lambda r: (worst.get(r.model, float("inf")), r.model))]
         for j in sel.tcp:
             heads.append(f"TCP {j.setup.mode}")
-            tcp_cells.setdefault("trace", []).append(f"{j.reference.mean:.4g} seg/s")
+            tcp_cells.setdefault("trace", []).append(f"{j.reference.mean:.4g} segments/s")
             for v in j.verdicts:
                 tcp_cells.setdefault(v.model, []).append(_cell(v.error, *v.ci))
     table = [[_fmt(r.to_dict()[c]) for c in cols] + tcp_cells.get(r.model, []) for r in order]
@@ -150,7 +144,7 @@ def fit_cmd(ctx: click.Context, trace_file: str, models: str, fmt: str | None, j
     click.echo(f"{trace_file}: {len(trace)} entries; {where}; synthetic traces as long as the judged part, seed {seed}")
     for j in sel.tcp:
         click.echo(f"TCP {j.setup.mode}: {j.setup.describe()}; {replicates} replicates per model, {rotations} starts over the trace")
-    _print_table(heads, table)
+    print_table(heads, table, title="the trace and a synthetic trace of each fitted model")
     if sel.best is not None:
         click.echo(f"best fit: {sel.best}: {sel.why}")
     click.echo(_FIT_LEGEND)

@@ -82,8 +82,13 @@ def report_cmd(trace_file: str, out_dir: str | None, fmt: str | None, rate: floa
                + ("" if rep.settle is None else f" (settles after {rep.settle} entries)"))  # fmt: skip
     if sel.best is not None:
         click.echo(f"best model by TCP: {sel.best}: {sel.why}")
-    for p in rep.predictions:
-        click.echo(f"  {p.variant:<11} {p.mean:10.4g} segments/s  95% CI [{p.ci[0]:.4g}, {p.ci[1]:.4g}]  (trace replayed, mean over starts: {p.trace_goodput:.4g})")
+    if rep.predictions:
+        from burstlab.cli.tables import print_table
+
+        click.echo(f"the link: {rep.link.describe()}, TCP profile {rep.link.profile}")
+        print_table(["variant", "goodput (segments/s)", "95 % CI", "over the trace replayed", "timeouts per run"],
+                    [[p.variant, f"{p.mean:.4g}", f"[{p.ci[0]:.4g}, {p.ci[1]:.4g}]", f"{p.trace_goodput:.4g}", f"{p.timeouts:.3g}"] for p in rep.predictions],
+                    title=f"predicted goodput, {len(rep.predictions[0].runs)} runs each")  # fmt: skip
     for name, reason in sel.skipped:
         click.echo(f"note: skipped {name}: it cannot be fitted to this trace ({reason})", err=True)
     click.echo(f"wrote {page}, {md} and {len(figs)} figures ({sum(rep.seconds.values()):.1f} s)", err=True)

@@ -73,21 +73,17 @@ def _short_names(stats: list[TraceStats]) -> tuple[list[str], str | None]:
 
 
 def _print_table(stats: list[TraceStats], chunk: int) -> None:
-    from rich.console import Console
-    from rich.table import Table
+    from burstlab.cli.tables import print_table
 
     names, common = _short_names(stats)
     title = f"trace statistics (RMS Δμ over chunks of {chunk}; 'undefined' where a trace has no full chunk or μ is undefined)"
     if common:
         title += f"\nin {common}"
-    table = Table(title=title, show_lines=False)
-    table.add_column("trace", overflow="fold")
-    for _, head, _spec in _TABLE_COLUMNS:
-        table.add_column(head, justify="right")
+    rows = []
     for name, s in zip(names, stats):
         d = s.to_dict(runs=False)
-        table.add_row(name, *(_fmt(d[k], spec) for k, _, spec in _TABLE_COLUMNS))
-    Console(width=None if sys.stdout.isatty() else 200, soft_wrap=False).print(table)
+        rows.append([name, *(_fmt(d[k], spec) for k, _, spec in _TABLE_COLUMNS)])
+    print_table(["trace", *(head for _, head, _ in _TABLE_COLUMNS)], rows, title=title)
 
 
 def _report_warnings(caught: list[warnings.WarningMessage], stats: list[TraceStats]) -> None:
