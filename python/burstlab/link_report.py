@@ -107,6 +107,12 @@ class LinkReport:
     closed_forms: list[dict[str, Any]]
     seconds: dict[str, float] = field(default_factory=dict)
 
+    def _repr_html_(self) -> str:
+        """The page itself, figures embedded, in a notebook (burstlab.notebook)."""
+        from burstlab.notebook import report_html
+
+        return report_html(self)
+
     def to_dict(self) -> dict[str, Any]:
         st = self.stats
         return {
