@@ -55,7 +55,7 @@ def trace_html(trace: Any) -> str:
     """A trace: name, length, timing, PRR, g, b, μ, runs; the run-length CCDFs on log axes."""
     st = trace.stats(warn=False)
     timing = f"{1000 * trace.interval:g} ms per entry" if trace.interval else ("timestamped" if trace.timestamps is not None else "no timing")
-    rows = [["entries", len(trace)], ["timing", timing], ["PRR", st.prr], ["g = P(success after a loss)", st.g],
+    rows: list[list[Any]] = [["entries", len(trace)], ["timing", timing], ["PRR", st.prr], ["g = P(success after a loss)", st.g],
             ["b = P(loss after a success)", st.b], ["μ = 1 − g − b", st.mu if st.mu is not None else st.mu_undefined],
             ["loss bursts: mean / longest", f"{_cell(st.loss_bursts.mean if st.loss_bursts.n_runs else None)} / {st.loss_bursts.max}"],
             ["success runs: mean / longest", f"{_cell(st.success_runs.mean if st.success_runs.n_runs else None)} / {st.success_runs.max}"]]  # fmt: skip
