@@ -1,6 +1,6 @@
 """`burstlab report TRACE` (burstlab.link_report): the profile's known answers, the closed
-forms as burstlab.analytic gives them, the page opened in a real headless Chromium (every
-figure loaded; a missing one is seen), and bad input as one error line."""
+forms as burstlab.analytic gives them, the page opened in a real headless Chromium (copied
+alone, every figure loaded; a broken one is seen), and bad input as one error line."""
 
 from __future__ import annotations
 
@@ -83,6 +83,9 @@ def test_build_report_and_its_numbers(tmp_path: Path) -> None:
     text = md.read_text()
     for needle in ("Burstiness profile", "The model TCP agrees with", "Predicted goodput of every TCP variant", "mathis", "padhye"):
         assert needle in text
+    # A "|" inside a cell is escaped, so each table row keeps its three cells (issue 32).
+    row = next(ln for ln in text.splitlines() if ln.startswith("| g = P(success"))
+    assert row.startswith("| g = P(success \\| loss) |") and len(re.findall(r"(?<!\\)\|", row)) == 4
     d = json.loads((tmp_path / "report.json").read_text())
     assert d["selection"]["best"]["model"] == rep.selection.best and len(d["predictions"]) == 2
 
@@ -128,12 +131,19 @@ def test_cli_report_page_opens_in_chromium_with_every_figure(tmp_path: Path, cap
     assert "best model by TCP:" in cap.out and "newreno" in cap.out and "sack" in cap.out
     assert "wrote" in cap.err and "report.html" in cap.err
     chromium = _chromium()
-    ok, broken, dom = _figures_in_browser(chromium, out / "report.html")
+    # The page is self-contained (issue 32): copied alone into another folder, it shows every figure.
+    alone = tmp_path / "alone"
+    alone.mkdir()
+    shutil.copy(out / "report.html", alone / "report.html")
+    ok, broken, dom = _figures_in_browser(chromium, alone / "report.html")
     assert (ok, broken) == (4, 0)
     assert "Burstiness profile" in dom and "Predicted goodput of every TCP variant" in dom and "link layer arq:retry_limit=3" in dom
-    # The check sees a missing figure.
-    (out / "variants.png").unlink()
-    ok, broken, _ = _figures_in_browser(chromium, out / "report.html")
+    # Prose reads from the left, numbers from the right.
+    assert re.search(r"<td>link class \w+</td>", dom) and re.search(r"<td class=\"n\">0\.\d+</td>", dom)
+    # The check sees a broken figure.
+    page = (alone / "report.html").read_text()
+    (alone / "report.html").write_text(page.replace("data:image/png;base64,iVBOR", "data:image/png;base64,XXXXX", 1))
+    ok, broken, _ = _figures_in_browser(chromium, alone / "report.html")
     assert (ok, broken) == (3, 1)
 
 
@@ -164,3 +174,13 @@ def test_cli_report_empty_trace(tmp_path: Path, capsys: pytest.CaptureFixture[st
     assert main(["report", str(f), "--out", str(tmp_path / "rep")]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "e.txt" in err and not (tmp_path / "rep").exists()
+
+
+def test_error_bars_clip_at_the_floor_and_stay_finite_on_log_axes() -> None:
+    from burstlab.plot import error_bars
+
+    e = error_bars([2.0, 5.0, 1.0], [-1.0, 4.0, float("nan")], [3.0, float("inf"), 2.0], floor=0.0)
+    assert e.tolist() == [[2.0, 1.0, 0.0], [1.0, 0.0, 1.0]]  # below 0 → to 0; no end → no bar
+    lg = error_bars([2.0, 5.0], [0.0, -3.0], [3.0, 6.0], log=True)
+    lows = np.array([2.0, 5.0]) - lg[0]
+    assert np.all(lows > 0) and np.all(np.isfinite(lg)) and lows.min() == pytest.approx(0.2)  # a tenth of the least positive value

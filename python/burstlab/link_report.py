@@ -20,6 +20,7 @@ over it — in one page (Markdown and HTML, with figures).
 from __future__ import annotations
 
 import math
+import re
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
@@ -105,6 +106,12 @@ class LinkReport:
     predictions: list[Prediction]
     closed_forms: list[dict[str, Any]]
     seconds: dict[str, float] = field(default_factory=dict)
+
+    def _repr_html_(self) -> str:
+        """The page itself, figures embedded, in a notebook (burstlab.notebook)."""
+        from burstlab.notebook import report_html
+
+        return report_html(self)
 
     def to_dict(self) -> dict[str, Any]:
         st = self.stats
@@ -262,13 +269,13 @@ def _figures(rep: LinkReport, out: Path) -> dict[str, Path]:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from burstlab.plot import save_figure
+    from burstlab.plot import error_bars, save_figure
 
     figs: dict[str, Path] = {}
     st = rep.stats
     sel = rep.selection
     # 1. run lengths against the geometric laws, and the best model's sample
-    fig, axes = plt.subplots(1, 2, figsize=(10, 4))
+    fig, axes = plt.subplots(1, 2, figsize=(10, 4), layout="constrained")  # room for every label
     best_st = None
     if sel.best_model is not None:
         best_st = sel.best_model.sample(st.length, random_state=1).stats(warn=False)
@@ -293,7 +300,7 @@ def _figures(rep: LinkReport, out: Path) -> dict[str, Path]:
     figs["runs"] = save_figure(fig, out, "runs", ("png",))
     plt.close(fig)
     # 2. μ convergence
-    fig, ax = plt.subplots(figsize=(7, 3.5))
+    fig, ax = plt.subplots(figsize=(7, 3.5), layout="constrained")
     if st.mu is not None:
         ax.plot(st.prefix_lengths.astype(float), st.prefix_mu, color="black", label="μ of the first n entries")
         ax.axhspan(st.mu - MU_BAND, st.mu + MU_BAND, color="tab:green", alpha=0.15, label=f"whole-trace μ ± {MU_BAND}")
@@ -310,15 +317,15 @@ def _figures(rep: LinkReport, out: Path) -> dict[str, Path]:
     plt.close(fig)
     # 3. TCP error per model
     if sel.tcp:
-        fig, ax = plt.subplots(figsize=(8, 0.35 * len(sel.tcp[0].verdicts) + 1.5))
+        fig, ax = plt.subplots(figsize=(8, 0.35 * len(sel.tcp[0].verdicts) + 1.5), layout="constrained")
         names = [v.model for v in sel.tcp[0].verdicts][::-1]
         for k, j in enumerate(sel.tcp):
             by = {v.model: v for v in j.verdicts}
             y = np.arange(len(names)) + (k - (len(sel.tcp) - 1) / 2) * 0.3
             e = np.array([100 * by[n].error for n in names])
-            lo = np.array([100 * (by[n].error - by[n].ci[0]) for n in names])
-            hi = np.array([100 * (by[n].ci[1] - by[n].error) for n in names])
-            ax.errorbar(e, y, xerr=[np.nan_to_num(lo), np.nan_to_num(hi)], fmt="o", ms=4, capsize=2, label=j.setup.mode)
+            lo = np.array([100 * by[n].ci[0] for n in names])
+            hi = np.array([100 * by[n].ci[1] for n in names])
+            ax.errorbar(e, y, xerr=error_bars(e, lo, hi, floor=-100.0), fmt="o", ms=4, capsize=2, label=j.setup.mode)  # a model's goodput is ≥ 0: error ≥ −100 %
         ax.axvspan(-10, 10, color="tab:green", alpha=0.12)
         ax.axvline(0, color="black", lw=0.8)
         ax.set_yticks(np.arange(len(names)), names)
@@ -330,20 +337,23 @@ def _figures(rep: LinkReport, out: Path) -> dict[str, Path]:
         plt.close(fig)
     # 4. predictions
     if rep.predictions:
-        fig, ax = plt.subplots(figsize=(9, 4))
+        fig, ax = plt.subplots(figsize=(10, 4.5), layout="constrained")
         x = np.arange(len(rep.predictions))
         m = np.array([p.mean for p in rep.predictions])
-        err = np.array([[p.mean - p.ci[0], p.ci[1] - p.mean] for p in rep.predictions]).T
-        ax.bar(x, m, yerr=np.nan_to_num(err), capsize=3, color="tab:blue", alpha=0.8, label=f"over {sel.best} (mean, 95 % CI)")
+        err = error_bars(m, [p.ci[0] for p in rep.predictions], [p.ci[1] for p in rep.predictions], floor=0.0)  # goodput is never negative
+        ax.bar(x, m, yerr=err, capsize=3, color="tab:blue", alpha=0.8, label=f"over {sel.best} (mean, 95 % CI)")
         ax.plot(x, [p.trace_goodput for p in rep.predictions], "kD", ms=5, label="over the trace replayed")
         styles = {"mathis": "--", "padhye": "-.", "tibet-ideal": ":"}
+        top = float(np.nanmax(m + err[1])) if len(m) else 1.0
         for cf in rep.closed_forms:
             if cf.get("pps") is not None and cf["p_is"] == "packet loss rate":
                 ax.axhline(cf["pps"], ls=styles.get(cf["model"], "-"), color="gray", lw=1, label=f"{cf['model']} (p = {cf['p']:.3g})")
-        ax.set_xticks(x, [p.variant for p in rep.predictions], rotation=30)
+                top = max(top, cf["pps"])
+        ax.set_xticks(x, [p.variant for p in rep.predictions], rotation=30, ha="right", rotation_mode="anchor")
         ax.set_ylabel("goodput (segments/s)")
-        ax.set_yscale("symlog", linthresh=0.1)
-        ax.legend(fontsize="small")
+        ax.set_yscale("symlog", linthresh=0.1)  # 0 (a CI clipped at zero) stays on the axis
+        ax.set_ylim(0, 2 * top if top > 0 else 1.0)
+        fig.legend(fontsize="small", loc="outside right upper")
         ax.grid(True, axis="y", alpha=0.3)
         lk = rep.link
         ax.set_title(f"TCP variants on {lk.describe()} ({lk.profile} profile)", fontsize=9)
@@ -451,11 +461,56 @@ _CHECK_SCRIPT = (
 )
 
 
+#: The page's tables: prose (names, notes) reads from the left, numbers line up on the right;
+#: figures as wide as the text (they are drawn 8-10 inches wide).
+_PAGE_STYLE = ("<style>td,th{text-align:left;vertical-align:top}td.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}"
+               "img{max-width:100%}figure{display:block;margin:1em 0}</style>")
+#: A cell of numbers only: digits, signs, separators, %, intervals in brackets.
+_NUMERIC_CELL = re.compile(r"<td>([−–+\-\d.,eE% \[\]/]*\d[−–+\-\d.,eE% \[\]/]*)</td>")
+
+
+def md_blocks(bl: list[tuple[str, Any]]) -> list[tuple[str, Any]]:
+    """The blocks for Markdown: a ``|`` inside a table cell (``P(success | loss)``) is
+    escaped, or it would split the cell."""
+    out: list[tuple[str, Any]] = []
+    for kind, b in bl:
+        if kind == "table":
+            head, rows = b
+            b = ([h.replace("|", "\\|") for h in head], [[c.replace("|", "\\|") for c in r] for r in rows])
+        out.append((kind, b))
+    return out
+
+
+def html_blocks(bl: list[tuple[str, Any]], folder: Path) -> list[tuple[str, Any]]:
+    """The blocks for HTML: every figure embedded as a ``data:`` URI, so that the page alone
+    (copied, mailed) shows all of them."""
+    import base64
+
+    out: list[tuple[str, Any]] = []
+    for kind, b in bl:
+        if kind == "img":
+            src, alt, pdf = b
+            data = base64.b64encode((folder / src).read_bytes()).decode("ascii")
+            b = (f"data:image/png;base64,{data}", alt, pdf)
+        out.append((kind, b))
+    return out
+
+
+def html_page(bl: list[tuple[str, Any]], title: str, folder: Path) -> str:
+    """The self-contained HTML page of ``bl`` (figures read from ``folder``)."""
+    from burstlab.experiments.prr_mu_report import render_html
+
+    html = render_html(html_blocks(bl, folder), title)
+    html = _NUMERIC_CELL.sub(r"<td class='n'>\1</td>", html).replace("</head>", _PAGE_STYLE + "</head>", 1)
+    return html.replace("</body>", _CHECK_SCRIPT + "</body>")
+
+
 def write_report(rep: LinkReport, out: str | Path) -> tuple[Path, Path, dict[str, Path]]:
-    """``report.md``, ``report.html``, ``report.json`` and the figures in ``out``."""
+    """``report.md``, ``report.html`` (self-contained: figures embedded), ``report.json``
+    and the figures (PNG, which ``report.md`` links) in ``out``."""
     import json
 
-    from burstlab.experiments.prr_mu_report import render_html, render_md
+    from burstlab.experiments.prr_mu_report import render_md
     from burstlab.io import atomic_write_text
 
     d = Path(out)
@@ -463,9 +518,8 @@ def write_report(rep: LinkReport, out: str | Path) -> tuple[Path, Path, dict[str
     figs = _figures(rep, d)
     bl = blocks(rep, figs)
     md, page = d / "report.md", d / "report.html"
-    atomic_write_text(md, render_md(bl))
-    html = render_html(bl, f"burstlab report: {rep.trace_name}").replace("</body>", _CHECK_SCRIPT + "</body>")
-    atomic_write_text(page, html)
+    atomic_write_text(md, render_md(md_blocks(bl)))
+    atomic_write_text(page, html_page(bl, f"burstlab report: {rep.trace_name}", d))
     atomic_write_text(d / "report.json", json.dumps(rep.to_dict(), indent=1, default=_json_default))
     return md, page, figs
 

@@ -161,6 +161,27 @@ def save_figure(fig: Any, folder: Path, name: str, formats: Sequence[str] = FORM
     return folder / f"{name}.png"
 
 
+def error_bars(value: Any, lo: Any, hi: Any, *, floor: float | None = None, log: bool = False) -> FloatArray:
+    """matplotlib's ``yerr``/``xerr`` (2 × N, lengths below and above) of intervals
+    [lo, hi] around ``value``: an interval end that is NaN or infinite draws no bar on that
+    side; the lower end is clipped at ``floor`` (0 for a goodput, which is never negative)
+    and, with ``log`` (a log axis), at the smallest positive value of the data divided by
+    10, so that a bar reaching zero or below runs to the bottom of the figure instead of
+    to −∞ (which matplotlib draws as a bar over the whole axis or none)."""
+    v = np.asarray(value, dtype=float)
+    a = np.asarray(lo, dtype=float)
+    b = np.asarray(hi, dtype=float)
+    if floor is not None:
+        a = np.maximum(a, floor)
+    if log:
+        pos = np.concatenate([x[np.isfinite(x) & (x > 0)] for x in (v, a, b)])
+        least = float(pos.min()) / 10 if pos.size else 1e-300
+        a = np.where(a > 0, a, least)
+    below = np.where(np.isfinite(a) & np.isfinite(v), np.maximum(v - a, 0.0), 0.0)
+    above = np.where(np.isfinite(b) & np.isfinite(v), np.maximum(b - v, 0.0), 0.0)
+    return np.vstack([below, above])
+
+
 def _finite(*arrays: FloatArray) -> npt.NDArray[np.bool_]:
     ok = np.ones(arrays[0].shape, dtype=bool)
     for a in arrays:

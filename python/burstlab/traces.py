@@ -121,6 +121,12 @@ class Trace:
     def __len__(self) -> int:
         return len(self._bits)
 
+    def _repr_html_(self) -> str:
+        """Its statistics and run-length CCDFs, in a notebook (burstlab.notebook)."""
+        from burstlab.notebook import trace_html
+
+        return trace_html(self)
+
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Trace):
             return NotImplemented

@@ -193,6 +193,9 @@ def fit_throughput_cmd(
     if show_coef:
         for r in rows:
             for fs, c in r.coef.items():
+                if not c:  # a fit the table shows as '-' (too few links for its coefficients)
+                    click.echo(f"{r.group} {fs}: not fitted")
+                    continue
                 names = fits.features([0.5], [0.5], fs)[1]
                 click.echo(f"{r.group} {fs}: " + " + ".join(f"{v:.5g}*{n}" if n != "1" else f"{v:.5g}" for v, n in zip(c, names, strict=True)))
 

@@ -11,6 +11,9 @@ from pathlib import Path
 import click
 
 from burstlab.cli.options import FORMAT, SEED, SEED_MAX, count
+from burstlab.cli.stats import read_one, with_reading_options
+from burstlab.cli.tables import print_table
+from burstlab.units import DURATION, RATE, TIME
 
 
 def _fmt(x: object) -> str:
@@ -45,13 +48,6 @@ def _cell(x: float | None, lo: float | None = None, hi: float | None = None) -> 
     return f"{100 * x:+.1f}% [{100 * lo:+.0f},{100 * hi:+.0f}]"
 
 
-def _print_table(heads: list[str], table: list[list[str]]) -> None:
-    widths = [max(len(h), *(len(row[i]) for row in table)) for i, h in enumerate(heads)]
-    click.echo("  ".join(h.rjust(w) if i else h.ljust(w) for i, (h, w) in enumerate(zip(heads, widths))))
-    for row in table:
-        click.echo("  ".join(c.rjust(w) if i else c.ljust(w) for i, (c, w) in enumerate(zip(row, widths))))
-
-
 @click.command("fit")
 @click.argument("trace_file", metavar="TRACE", type=click.Path(exists=True, dir_okay=False))
 @click.option("--models", default="all", show_default=True, help="Comma-separated model names, or 'all'.")
@@ -69,9 +65,9 @@ def _print_table(heads: list[str], table: list[list[str]]) -> None:
               help="With --judge tcp: the TCP profile (tossim: the PRR/mu study's NewReno, timers scaled with the slot).")
 @click.option("--tcp", "variant", default=None, type=click.Choice(["tahoe", "reno", "newreno", "sack", "westwood", "tibet", "ideal", "vegas", "cubic", "linux-reno"]),
               help="With --judge tcp: the TCP variant (default: the profile's).")  # fmt: skip
-@click.option("--slot", default=None, help="Seconds per trace entry (default: the trace's interval, else 10ms).")
-@click.option("--rate", default=None, help="Link mode: capacity (default: one segment per slot).")
-@click.option("--delay", default=None, help="Link mode: one-way delay (default: half a slot).")
+@click.option("--slot", default=None, type=DURATION, help="Time per trace entry, e.g. 10ms (default: the trace's interval, else 10ms).")
+@click.option("--rate", default=None, type=RATE, help="Link mode: capacity, e.g. 2Mbit (default: one segment per slot).")
+@click.option("--delay", default=None, type=TIME, help="Link mode: one-way delay, e.g. 20ms (default: half a slot).")
 @click.option("--buffer", default=100, show_default=True, type=count(), help="Link mode: DropTail buffer, packets.")
 @click.option("--replicates", default=10, show_default=True, type=count(1, 10_000), help="With --judge tcp: synthetic traces per model.")
 @click.option("--rotations", default=10, show_default=True, type=count(1, 10_000),
@@ -80,10 +76,12 @@ def _print_table(heads: list[str], table: list[list[str]]) -> None:
 @click.option("--plot", "plot_dir", type=click.Path(file_okay=False), default=None, help="Write run-length CCDF overlays here.")
 @click.option("--save", "save_dir", type=click.Path(file_okay=False), default=None, help="Write each fitted model as DIR/<name>.json (fitted on what --holdout leaves).")
 @click.option("--seed", default=1, show_default=True, type=SEED, help=f"Seed of the synthetic samples (0 to {SEED_MAX}).")
+@with_reading_options
 @click.pass_context
 def fit_cmd(ctx: click.Context, trace_file: str, models: str, fmt: str | None, judge: str, holdout: float | None, modes: str, profile: str,
-            variant: str | None, slot: str | None, rate: str | None, delay: str | None, buffer: int, replicates: int, rotations: int,
-            as_json: bool, plot_dir: str | None, save_dir: str | None, seed: int) -> None:  # fmt: skip
+            variant: str | None, slot: float | None, rate: float | None, delay: float | None, buffer: int, replicates: int, rotations: int,
+            as_json: bool, plot_dir: str | None, save_dir: str | None, seed: int, one_means: str, expected: int | None, drop_beyond: bool,
+            interval: float | None) -> None:  # fmt: skip
     """Fit loss models to TRACE, sample synthetic traces from each and compare them side by
     side (PRR, μ, mean/max loss burst and success run, KS distances); say which fits best
     and why. With --judge tcp, also run the same TCP over the trace and over --replicates
@@ -92,10 +90,8 @@ def fit_cmd(ctx: click.Context, trace_file: str, models: str, fmt: str | None, j
     trace and judging on the second (--holdout). A model that cannot be fitted to this
     trace (e.g. a burst-length fit on a trace without loss) is skipped with a note."""
     from burstlab.fidelity import plot_ccdfs
-    from burstlab.io import output_dir, read_trace
+    from burstlab.io import output_dir
     from burstlab.judge import MODES, TcpSetup, select
-    from burstlab.units import parse_rate, parse_time
-
     names = [m.strip() for m in models.split(",") if m.strip()]
     if not names:
         raise click.BadParameter(f"expected 'all' or comma-separated model names, got {models!r}", param_hint="--models")
@@ -115,11 +111,8 @@ def fit_cmd(ctx: click.Context, trace_file: str, models: str, fmt: str | None, j
         tcp = None
         if profile != "tossim" or variant is not None:
             tcp = TcpConfig.profile(profile, **({} if variant is None else {"variant": variant}))
-        setup = TcpSetup(tcp=tcp, slot=None if slot is None else parse_time(slot, "slot"), rate=None if rate is None else parse_rate(rate, "rate"),
-                         delay=None if delay is None else parse_time(delay, "delay"), buffer=buffer)  # fmt: skip
-    trace = read_trace(trace_file, fmt)
-    if trace.name is None:
-        trace.name = Path(trace_file).name
+        setup = TcpSetup(tcp=tcp, slot=slot, rate=rate, delay=delay, buffer=buffer)
+    trace = read_one(trace_file, fmt, one_means, expected, drop_beyond, interval)
     skipped: list[tuple[str, str]] = []
     progress = None if as_json else (lambda s: click.echo(s, err=True))
     ho = holdout if holdout is not None else (0.5 if judge == "tcp" else 0.0)
@@ -146,7 +139,7 @@ def fit_cmd(ctx: click.Context, trace_file: str, models: str, fmt: str | None, j
         order = [ref, *sorted(rows, key=lambda r: (worst.get(r.model, float("inf")), r.model))]
         for j in sel.tcp:
             heads.append(f"TCP {j.setup.mode}")
-            tcp_cells.setdefault("trace", []).append(f"{j.reference.mean:.4g} seg/s")
+            tcp_cells.setdefault("trace", []).append(f"{j.reference.mean:.4g} segments/s")
             for v in j.verdicts:
                 tcp_cells.setdefault(v.model, []).append(_cell(v.error, *v.ci))
         heads += heads_tail
@@ -159,7 +152,7 @@ def fit_cmd(ctx: click.Context, trace_file: str, models: str, fmt: str | None, j
     click.echo(f"{trace_file}: {len(trace)} entries; {where}; synthetic traces as long as the judged part, seed {seed}")
     for j in sel.tcp:
         click.echo(f"TCP {j.setup.mode}: {j.setup.describe()}; {replicates} replicates per model, {rotations} starts over the trace")
-    _print_table(heads, table)
+    print_table(heads, table, title="the trace and a synthetic trace of each fitted model")
     for j in sel.tcp:
         sp = j.spread
         if sp is not None:

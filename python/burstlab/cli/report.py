@@ -9,45 +9,49 @@ from pathlib import Path
 import click
 
 from burstlab.cli.options import FORMAT, SEED, SEED_MAX, count
+from burstlab.cli.stats import read_one, with_reading_options
+from burstlab.units import DURATION, RATE, TIME
 
 
 @click.command("report")
 @click.argument("trace_file", metavar="TRACE", type=click.Path(exists=True, dir_okay=False))
 @click.option("--out", "out_dir", type=click.Path(file_okay=False), default=None, help="Folder of the page (default: report-<TRACE name>).")
 @click.option("--format", "fmt", type=FORMAT, default=None, help="Trace format (default: detected).")
-@click.option("--rate", default="1Mbit", show_default=True, help="The link's capacity.")
-@click.option("--delay", default="20ms", show_default=True, help="The link's one-way delay.")
+@click.option("--rate", default="1Mbit", show_default=True, type=RATE, help="The link's capacity.")
+@click.option("--delay", default="20ms", show_default=True, type=TIME, help="The link's one-way delay.")
 @click.option("--buffer", default=50, show_default=True, type=count(), help="The link's DropTail buffer, packets.")
 @click.option("--link-layer", default="none", show_default=True,
               help="The link's link layer: arq:retry_limit=7, arq:attempt_time=1ms..20ms, harq:attempts=2 (docs/link-layer.md).")
-@click.option("--duration", default="300s", show_default=True, help="Length of each predicted transfer.")
+@click.option("--duration", default="300s", show_default=True, type=DURATION, help="Length of each predicted transfer.")
 @click.option("--profile", default="rfc", show_default=True, type=click.Choice(["rfc", "ns3", "linux", "tossim"]),
               help="TCP profile of the predictions (docs/tcp.md).")
 @click.option("--tcp", "variants", default="all", show_default=True, help="Comma-separated TCP variants to predict, or 'all'.")
 @click.option("--models", default="default", show_default=True,
               help="Model families to judge: 'default' (those that fit in well under a second), 'all', or names.")
-@click.option("--slot", default=None, help="Seconds per trace entry for the TCP judge (default: the trace's interval, else 10ms).")
+@click.option("--slot", default=None, type=DURATION, help="Time per trace entry for the TCP judge, e.g. 10ms (default: the trace's interval, else 10ms).")
 @click.option("--replicates", default=6, show_default=True, type=count(2, 10_000), help="Synthetic traces per model in the TCP judge.")
 @click.option("--rotations", default=6, show_default=True, type=count(1, 10_000), help="TCP starts over the held-out trace.")
 @click.option("--seeds", default=10, show_default=True, type=count(2, 10_000), help="Runs per predicted variant.")
 @click.option("--seed", default=1, show_default=True, type=SEED, help=f"Seed (0 to {SEED_MAX}).")
 @click.option("--json", "as_json", is_flag=True, help="Print the report's numbers as JSON instead of the summary.")
-def report_cmd(trace_file: str, out_dir: str | None, fmt: str | None, rate: str, delay: str, buffer: int, link_layer: str, duration: str, profile: str,
-               variants: str, models: str, slot: str | None, replicates: int, rotations: int, seeds: int, seed: int, as_json: bool) -> None:  # fmt: skip
+@with_reading_options
+def report_cmd(trace_file: str, out_dir: str | None, fmt: str | None, rate: float, delay: float, buffer: int, link_layer: str, duration: float, profile: str,
+               variants: str, models: str, slot: float | None, replicates: int, rotations: int, seeds: int, seed: int, as_json: bool,
+               one_means: str, expected: int | None, drop_beyond: bool, interval: float | None) -> None:  # fmt: skip
     """From one trace of a link: its burstiness profile (PRR, μ and its convergence, run
     lengths against the geometric), the loss model TCP agrees with best (every family fitted
     on the first half, judged by TCP on the second) with its parameters, and the goodput
     every TCP variant should get on the link described by --rate, --delay, --buffer and
     --link-layer, with
     confidence intervals and the closed forms beside them. Writes report.html (figures
-    included), report.md and report.json to --out."""
-    from burstlab.io import output_dir, read_trace
+    embedded: the page alone shows them), report.md (beside the figures as PNG) and
+    report.json to --out."""
+    from burstlab.io import output_dir
     from burstlab.judge import TcpSetup
     from burstlab.link_report import REPORT_MODELS, UserLink, build_report, write_report
     from burstlab.sim import VARIANTS
-    from burstlab.units import parse_rate, parse_time
 
-    link = UserLink(rate=parse_rate(rate, "rate"), delay=parse_time(delay, "delay"), buffer=buffer, duration=parse_time(duration, "duration"), profile=profile,
+    link = UserLink(rate=float(rate), delay=float(delay), buffer=buffer, duration=float(duration), profile=profile,
                     link_layer=None if link_layer.strip().lower() == "none" else link_layer)  # fmt: skip
     vs = list(VARIANTS) if variants.strip() == "all" else [v.strip() for v in variants.split(",") if v.strip()]
     bad = [v for v in vs if v not in VARIANTS]
@@ -61,11 +65,9 @@ def report_cmd(trace_file: str, out_dir: str | None, fmt: str | None, rate: str,
     for n in names:
         if n != "all":
             make_model(n)  # an unknown name fails before any work
-    setup = TcpSetup(slot=None if slot is None else parse_time(slot, "slot"))
+    setup = TcpSetup(slot=slot)
     out = Path(out_dir) if out_dir is not None else Path(f"report-{Path(trace_file).name}")
-    trace = read_trace(trace_file, fmt)
-    if trace.name is None:
-        trace.name = Path(trace_file).name
+    trace = read_one(trace_file, fmt, one_means, expected, drop_beyond, interval)
     progress = None if as_json else (lambda s: click.echo(s, err=True))
     with output_dir(out):
         rep = build_report(trace, link, models=names, variants=vs, setup=setup, replicates=replicates, rotations=rotations, seeds=seeds,
@@ -80,8 +82,13 @@ def report_cmd(trace_file: str, out_dir: str | None, fmt: str | None, rate: str,
                + ("" if rep.settle is None else f" (settles after {rep.settle} entries)"))  # fmt: skip
     if sel.best is not None:
         click.echo(f"best model by TCP: {sel.best}: {sel.why}")
-    for p in rep.predictions:
-        click.echo(f"  {p.variant:<11} {p.mean:10.4g} segments/s  95% CI [{p.ci[0]:.4g}, {p.ci[1]:.4g}]  (trace replayed, mean over starts: {p.trace_goodput:.4g})")
+    if rep.predictions:
+        from burstlab.cli.tables import print_table
+
+        click.echo(f"the link: {rep.link.describe()}, TCP profile {rep.link.profile}")
+        print_table(["variant", "goodput (segments/s)", "95 % CI", "over the trace replayed", "timeouts per run"],
+                    [[p.variant, f"{p.mean:.4g}", f"[{p.ci[0]:.4g}, {p.ci[1]:.4g}]", f"{p.trace_goodput:.4g}", f"{p.timeouts:.3g}"] for p in rep.predictions],
+                    title=f"predicted goodput, {len(rep.predictions[0].runs)} runs each")  # fmt: skip
     for name, reason in sel.skipped:
         click.echo(f"note: skipped {name}: it cannot be fitted to this trace ({reason})", err=True)
     click.echo(f"wrote {page}, {md} and {len(figs)} figures ({sum(rep.seconds.values()):.1f} s)", err=True)

@@ -119,20 +119,26 @@ def _summary(results: list[Any]) -> dict[str, Any]:
             "jain_index": est([r.jain_index for r in results])}  # fmt: skip
 
 
-def run_file(path: str, seed: int | None, as_json: bool, seeds: int = 1, plot_dir: str | None = None, workers: int = 1) -> None:
+def run_file(path: str, seed: int | None, as_json: bool, seeds: int = 1, plot_dir: str | None = None, workers: int = 1,
+             log_file: str | None = None) -> None:  # fmt: skip
     """Run the scenario file at ``path`` (``seed`` overrides its seed; ``seeds`` runs from
-    it) and print the results; draw every TCP flow of the first run into ``plot_dir``."""
+    it) and print the results; draw every TCP flow of the first run into ``plot_dir``;
+    write the first run's per-packet log to ``log_file`` (Parquet) — with ``log = true`` in
+    the file and no ``log_file``, to ``<file name>.log.parquet`` in the current folder."""
     import dataclasses
 
     from burstlab.files import output_dir
     from burstlab.sim import load_scenario, run_network
 
     net = load_scenario(path)
+    if log_file is None and net.log:
+        log_file = f"{Path(path).stem}.log.parquet"
+    net = dataclasses.replace(net, log=False)  # only the drawn / logged run records it
     first = net.seed if seed is None else seed
     seed_list = check_seeds(first, seeds)
     with output_dir(plot_dir) as folder:
         jobs: list[Callable[[], Any]] = [partial(run_network, dataclasses.replace(net, seed=s)) for s in seed_list]
-        if folder is not None:  # the first seed again, with its series and per-packet log
+        if folder is not None or log_file is not None:  # the first seed again, with its series and per-packet log
             jobs.append(partial(run_network, dataclasses.replace(net, seed=seed_list[0], series=True, log=True)))
         if len(seed_list) > 1:
             click.echo(f"simulating {len(seed_list)} seeds on {min(workers, len(jobs))} thread(s)...", err=True)
@@ -145,6 +151,10 @@ def run_file(path: str, seed: int | None, as_json: bool, seeds: int = 1, plot_di
             click.echo(json.dumps(json_safe(doc), indent=2, default=str))
         else:
             click.echo(report(runs))
+        if log_file is not None:
+            from burstlab.packet_log import write_log
+
+            click.echo(f"wrote {write_log(results[-1], log_file)} (the per-packet log of seed {seed_list[0]})", err=True)
         if folder is not None:
             drawn = results[-1]
             for i, (f, spec) in enumerate(zip(drawn.flows.values(), net.flows)):

@@ -45,12 +45,12 @@ def _write_series(path: str, series: dict[str, Any]) -> None:
 
 
 #: Options that only mean something without --trace (the link model) and only with it.
-_LINK_ONLY = ("rate", "delay", "buffer", "buffer_unit", "loss", "loss_mode", "ack_loss", "duration", "size", "warmup", "seeds", "link_layer",
+_LINK_ONLY = ("rate", "delay", "buffer", "buffer_unit", "loss", "loss_mode", "ack_loss", "duration", "size", "warmup", "seeds", "link_layer", "log_file",
               "queue", *(f"red_{k}" for k in ("min_th", "max_th", "max_p", "weight", "gentle", "wait", "ecn", "hard_drop",
                                               "mean_packet_bytes")))  # fmt: skip
 _TRACE_ONLY = ("trace_format", "slot", "ack_path")
 #: What goes with a scenario file (the file describes the whole network).
-_SCENARIO_OPTIONS = ("scenario", "seed", "seeds", "as_json", "plot_dir", "workers")
+_SCENARIO_OPTIONS = ("scenario", "seed", "seeds", "as_json", "plot_dir", "workers", "log_file")
 
 
 def _given(ctx: click.Context, name: str) -> bool:
@@ -59,7 +59,7 @@ def _given(ctx: click.Context, name: str) -> bool:
 
 
 def _opt(name: str) -> str:
-    return {"trace_format": "--format", "variant": "--tcp", "plot_dir": "--plot", "series_out": "--series", "as_json": "--json"}.get(
+    return {"trace_format": "--format", "variant": "--tcp", "plot_dir": "--plot", "series_out": "--series", "as_json": "--json", "log_file": "--log"}.get(
         name, "--" + name.replace("_", "-")
     )
 
@@ -528,6 +528,8 @@ def _name_options(e: _core.ParameterError) -> _core.ParameterError:
 @click.option("--workers", default=None, type=count(1, 1024), help="Runs at once with --seeds or several --tcp variants [default: the CPUs].")
 @click.option("--plot", "plot_dir", default=None, metavar="DIR", type=click.Path(file_okay=False),
               help="Draw cwnd/ssthresh, SRTT/RTO and a time-sequence plot of the first seed's run of each variant into DIR.")  # fmt: skip
+@click.option("--log", "log_file", default=None, metavar="FILE.parquet", type=click.Path(dir_okay=False),
+              help="Write the per-packet log of the first seed's run (Parquet: time, event, kind, flow, link, seg, ...; one --tcp variant).")  # fmt: skip
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 @click.option("--show-config", is_flag=True, help="Print the resolved settings (TCP and link) and exit without simulating.")
 @click.option("--series", "series_out", default=None, help="Write cwnd/ssthresh/srtt/rto/sequence series to OUT (.npz or .csv).")
@@ -551,10 +553,11 @@ def _sim(ctx: click.Context, kw: dict[str, Any]) -> None:
         extra = [n for n in kw if n not in _SCENARIO_OPTIONS and _given(ctx, n)]
         if extra:
             opts = ", ".join(_opt(n) for n in extra)
-            raise click.UsageError(f"{opts}: a scenario file describes the whole network (only --seed, --seeds, --plot, --workers and --json go with it)")
+            raise click.UsageError(f"{opts}: a scenario file describes the whole network (only --seed, --seeds, --plot, --log, --workers and --json go with it)")
         seed = kw["seed"] if _given(ctx, "seed") else None
-        return run_file(kw["scenario"], seed, kw["as_json"], seeds=kw["seeds"], plot_dir=kw["plot_dir"], workers=workers)
+        return run_file(kw["scenario"], seed, kw["as_json"], seeds=kw["seeds"], plot_dir=kw["plot_dir"], workers=workers, log_file=kw["log_file"])
     _check_combination(ctx, kw)
+    _warn_misleading(ctx, kw)
     if kw["series_out"] is not None:
         _check_series_path(kw["series_out"])
     seeds = check_seeds(kw["seed"], kw["seeds"])
@@ -579,7 +582,7 @@ def _sim(ctx: click.Context, kw: dict[str, Any]) -> None:
         if kw["trace_file"] is not None:
             title, columns, plotted = _run_trace_mode(kw, tcps, seeds, workers, plot_dir is not None)
         else:
-            title, columns, plotted = _run_link_mode(kw, tcps, seeds, workers, plot_dir is not None)
+            title, columns, plotted = _run_link_mode(kw, tcps, seeds, workers, plot_dir is not None or kw["log_file"] is not None)
         if kw["series_out"] is not None:
             _write_series(kw["series_out"], columns[0][0].series)
         labels = [lab for lab, _ in tcps]
@@ -590,11 +593,28 @@ def _sim(ctx: click.Context, kw: dict[str, Any]) -> None:
             click.echo(json.dumps(json_safe(d), indent=2, default=str))
         else:
             click.echo(report(title, labels, columns, seeds, keep=("completion_time",) if kw["size"] is not None else ()))
+        if kw["log_file"] is not None:
+            from burstlab.packet_log import write_log
+
+            click.echo(f"wrote {write_log(plotted[0][3], kw['log_file'])} (the per-packet log of seed {seeds[0]})", err=True)
         if plot_dir is not None:
-            for (label, tcp), (series, log, first_link) in zip(tcps, plotted):
+            for (label, tcp), (series, log, first_link, _) in zip(tcps, plotted):
                 name = f"sim-{plot_name(label)}"
                 p = write_plot(plot_dir, name, f"{label}, seed {seeds[0]}. {title}", series, tcp.mss, log, 0, first_link)
                 click.echo(f"wrote {p}", err=True)
+
+
+def _warn_misleading(ctx: click.Context, kw: dict[str, Any]) -> None:
+    """Options that would run but not as they read (burstlab.sim.advice): one warning each;
+    several variants with --log is a usage error (the log records one run)."""
+    from burstlab.sim.advice import link_layer_ignores_rate, time_model_in_packet_mode
+
+    if kw["trace_file"] is None and (misread := time_model_in_packet_mode(f"--loss {kw['loss']}", kw["loss"], kw["loss_mode"])):
+        click.echo(f"warning: {misread.split(': ', 1)[1]}", err=True)
+    if _given(ctx, "rate") and kw["trace_file"] is None and kw["link_layer"] is not None and str(kw["link_layer"]).strip().lower() != "none":
+        click.echo(f"warning: {link_layer_ignores_rate('--rate', str(kw['link_layer']))}", err=True)
+    if kw["log_file"] is not None and len(kw["variant"] or ()) > 1:
+        raise click.UsageError("--log records one run: give one --tcp variant")
 
 
 def _announce(n_runs: int, tcps: list[tuple[str, Any]], seeds: list[int], workers: int) -> None:
@@ -622,7 +642,7 @@ def _run_link_mode(kw: dict[str, Any], tcps: list[tuple[str, Any]], seeds: list[
         net = presets.single(forward=link, tcp=tcp, ack_loss=kw["ack_loss"], size=workload.size, duration=workload.duration,
                              warmup=workload.warmup, seed=seeds[0], series=True, log=True)  # fmt: skip
         r = run_network(net)
-        return r.flows[0].series, r.log, 0
+        return r.flows[0].series, r.log, 0, r
 
     jobs: list[Callable[[], Any]] = [partial(job, tcp, seed) for _, tcp in tcps for seed in seeds]
     _announce(len(jobs), tcps, seeds, workers)
@@ -646,7 +666,7 @@ def _run_trace_mode(kw: dict[str, Any], tcps: list[tuple[str, Any]], seeds: list
     results = run_parallel(jobs, workers)
     title = (f"TCP over the trace {kw['trace_file']}: {len(trace)} slots of {kw['slot'] * 1e3:g} ms, one transmission opportunity "
              f"each (Srinivasan et al. §3.1), ACK path {kw['ack_path']}; profile {kw['profile']}")  # fmt: skip
-    return title, [[r] for r in results], [(r.series, None, 0) for r in results] if plot else []
+    return title, [[r] for r in results], [(r.series, None, 0, None) for r in results] if plot else []
 
 
 COMMANDS = [sim_cmd]

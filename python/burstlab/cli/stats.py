@@ -73,21 +73,17 @@ def _short_names(stats: list[TraceStats]) -> tuple[list[str], str | None]:
 
 
 def _print_table(stats: list[TraceStats], chunk: int) -> None:
-    from rich.console import Console
-    from rich.table import Table
+    from burstlab.cli.tables import print_table
 
     names, common = _short_names(stats)
     title = f"trace statistics (RMS Δμ over chunks of {chunk}; 'undefined' where a trace has no full chunk or μ is undefined)"
     if common:
         title += f"\nin {common}"
-    table = Table(title=title, show_lines=False)
-    table.add_column("trace", overflow="fold")
-    for _, head, _spec in _TABLE_COLUMNS:
-        table.add_column(head, justify="right")
+    rows = []
     for name, s in zip(names, stats):
         d = s.to_dict(runs=False)
-        table.add_row(name, *(_fmt(d[k], spec) for k, _, spec in _TABLE_COLUMNS))
-    Console(width=None if sys.stdout.isatty() else 200, soft_wrap=False).print(table)
+        rows.append([name, *(_fmt(d[k], spec) for k, _, spec in _TABLE_COLUMNS)])
+    print_table(["trace", *(head for _, head, _ in _TABLE_COLUMNS)], rows, title=title)
 
 
 def _report_warnings(caught: list[warnings.WarningMessage], stats: list[TraceStats]) -> None:
@@ -124,10 +120,22 @@ def _load(files: tuple[str, ...], fmt: str | None, one_means: str, expected: int
     paths = list(iter_trace_files(files))
     if not paths:
         raise _core.EmptyInputError(f"no trace file found in {', '.join(files)}")
+    empty: list[str] = []
     for p in paths:
-        t = read_trace(p, fmt, one_means=one_means, expected=expected, interval=interval, drop_beyond=drop_beyond)  # type: ignore[arg-type]
+        try:
+            t = read_trace(p, fmt, one_means=one_means, expected=expected, interval=interval, drop_beyond=drop_beyond)  # type: ignore[arg-type]
+        except _core.EmptyInputError:
+            if len(paths) == 1 or os.path.getsize(p) > 0:
+                raise  # one file asked for by name, or a file with content but no entry: the error names it
+            empty.append(str(p))  # an empty file among many (a link on which nothing was received): skipped, said below
+            continue
         _warn_duplicates(t)
         traces.append(t)
+    if empty:
+        if not traces:
+            raise _core.EmptyInputError(f"every trace file in {', '.join(files)} is empty ({len(empty)} files, e.g. {empty[0]}): give --expected N if they list received packets")
+        click.echo(f"warning: skipped {len(empty)} empty file(s) (e.g. {empty[0]}): a list of received packets with no entry has no length; "
+                   "give --expected N (the packets sent) to count them as links on which nothing was received", err=True)  # fmt: skip
     return traces
 
 
@@ -150,6 +158,26 @@ def _with_input_options(f: Any) -> Any:
     for opt in reversed(_input_options):
         f = opt(f)
     return f
+
+
+def with_reading_options(f: Any) -> Any:
+    """How to read one trace (``--one-means``, ``--expected``, ``--drop-beyond``,
+    ``--interval``; ``--format`` is the command's own), as ``stats`` reads them: one option
+    vocabulary for every command that reads a trace (``fit``, ``report``)."""
+    for opt in reversed(_input_options[1:]):
+        f = opt(f)
+    return f
+
+
+def read_one(path: str, fmt: str | None, one_means: str, expected: int | None, drop_beyond: bool, interval: float | None) -> Trace:
+    """One trace read with the options of :func:`with_reading_options`, named after its file."""
+    from burstlab.io import read_trace
+
+    t = read_trace(path, fmt, one_means=one_means, expected=expected, interval=interval, drop_beyond=drop_beyond)  # type: ignore[arg-type]
+    _warn_duplicates(t)
+    if t.name is None:
+        t.name = os.path.basename(path)
+    return t
 
 
 @click.command("stats")

@@ -145,6 +145,12 @@ class LossModelBase:
         p = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items() if v is not None)
         return f"{type(self).__name__}({p})"
 
+    def _repr_html_(self) -> str:
+        """Its settings and fitted parameters, in a notebook (burstlab.notebook)."""
+        from burstlab.notebook import model_html
+
+        return model_html(self)
+
     # -- the scikit-learn surface --------------------------------------------------
     def fit(self, trace: Trace) -> LossModelBase:  # pragma: no cover - every subclass overrides
         raise NotImplementedError

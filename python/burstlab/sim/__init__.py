@@ -680,6 +680,11 @@ class SimResult:
         h = _hash(config) if config_hash is None else config_hash
         return cls(config=config, config_hash=h, series=series, **kw, **extra)
 
+    def _repr_html_(self) -> str:  # a notebook's display (burstlab.notebook)
+        from burstlab.notebook import sim_result_html
+
+        return sim_result_html(self)
+
     def to_dict(self, series: bool = False) -> dict[str, Any]:
         """Numbers, configuration and its hash (and the series as lists if asked)."""
         out: dict[str, Any] = {k: getattr(self, k) for k in self._SCALARS}

@@ -429,6 +429,11 @@ class NetworkResult:
     config_hash: str
     log: dict[str, Any] | None = None
 
+    def _repr_html_(self) -> str:  # a notebook's display (burstlab.notebook)
+        from burstlab.notebook import network_result_html
+
+        return network_result_html(self)
+
     def to_dict(self) -> dict[str, Any]:
         """Numbers and configuration as plain data (JSON-ready; no series or log)."""
         return {

@@ -34,6 +34,7 @@ from typing import Any
 
 from burstlab import _core
 from burstlab.sim import RED_FIELDS, Link, Red, TcpConfig
+from burstlab.sim.advice import link_layer_ignores_rate, reverse_reuses_downlink, time_model_in_packet_mode
 from burstlab.sim.network import Cbr, Flow, Hop, Network, OnOff
 
 __all__ = ["load_scenario", "parse_scenario"]
@@ -116,6 +117,13 @@ class _Reader:
 
     def fail(self, where: tuple[Any, ...], message: str) -> _core.ParameterError:
         return self.where.error(where, message)
+
+    def advise(self, where: tuple[Any, ...], message: str | None) -> None:
+        """A setting that runs but not as it reads (burstlab.sim.advice): a warning naming the line."""
+        if message is not None:
+            import warnings
+
+            warnings.warn(str(self.where.error(where, message)), UserWarning, stacklevel=2)
 
     def table(self, value: Any, where: tuple[Any, ...], keys: set[str]) -> dict[str, Any]:
         if not isinstance(value, dict):
@@ -227,6 +235,8 @@ class _Reader:
                 else:
                     red[k] = float(v)
             kw["queue"] = Red(**red)
+        if "loss" in d:
+            self.advise((*where, "loss"), time_model_in_packet_mode(f"{_label(where)} loss", d["loss"], kw.get("loss_mode", "packet")))
         return Link(**kw)
 
     def tcp(self, v: Any, where: tuple[Any, ...]) -> TcpConfig:
@@ -272,6 +282,10 @@ class _Reader:
         for k in ("medium", "reverse_name"):
             if k in d:
                 kw[k] = self.string(d[k], (*where, k))
+        if "link_layer" in d and "rate" in d:
+            self.advise((*where, "rate"), link_layer_ignores_rate(f"{_label(where)} rate", str(d["link_layer"])))
+        if "capacity" in d:
+            self.advise((*where, "capacity"), reverse_reuses_downlink(_label(where), str(link.capacity), "reverse" in d))
         return Hop(forward=link, **kw)
 
     def flow(self, d: Any, where: tuple[Any, ...]) -> Flow:
