@@ -16,7 +16,10 @@ Formats (rules and examples in ``docs/traces.md``):
 ``csv``
     a header naming columns among ``seq``, ``time``, ``received`` (or ``lost``);
 ``parquet``
-    the same columns in a Parquet file.
+    the same columns in a Parquet file;
+``probes``, ``ping``
+    probe logs (``time sequence rtt`` tables, ``ping`` output) with timestamps, read by
+    :mod:`burstlab.probelog` (read only).
 
 A Mahimahi file (one line per 1500-byte delivery opportunity, in milliseconds) is a
 link-capacity trace, not a reception trace: :func:`read_mahimahi` reads it, and the
@@ -43,13 +46,14 @@ import numpy as np
 import numpy.typing as npt
 
 from burstlab import _core
-from burstlab.formats import EXTENSIONS, FORMATS, TEXT_FORMATS
+from burstlab.formats import EXTENSIONS, FORMATS, PROBE_FORMATS, TEXT_FORMATS, WRITE_FORMATS
 from burstlab.traces import Trace
 
 __all__ = [
     "EXTENSIONS",
     "FORMATS",
     "TEXT_FORMATS",
+    "WRITE_FORMATS",
     "atomic_write",
     "atomic_write_text",
     "check_output_path",
@@ -114,13 +118,69 @@ def _is_mahimahi(lines: list[bytes]) -> bool:
     return all(a <= b for a, b in zip(v, v[1:])) and len(set(v)) < len(v) and v[-1] > 1
 
 
+def _sniff_lines(head: bytes) -> list[bytes]:
+    """The first non-blank, non-comment lines of ``head`` (at most ``_SNIFF_LINES``), stripped."""
+    lines: list[bytes] = []
+    raw = head.split(b"\n")
+    if len(head) == _SNIFF_BYTES and len(raw) > 1:
+        raw = raw[:-1]  # the last line may be cut
+    for line in raw:
+        s = line.strip()
+        if s and not s.startswith(b"#"):
+            lines.append(s)
+            if len(lines) >= _SNIFF_LINES:
+                break
+    return lines
+
+
+def _is_number(x: bytes) -> bool:
+    try:
+        float(x)
+    except ValueError:
+        return False
+    return True
+
+
+def _columns(lines: list[bytes]) -> str | None:
+    """``"seqlist"`` for lines of several fields whose first fields are non-negative integers
+    in increasing order (received sequence numbers, the rest being e.g. RSSI); the number of
+    fields (as text) for another multi-column file; None when the lines can be 0/1 bits or
+    strings (one field, or fields that are all lone ``0``/``1`` characters, as the ``string``
+    format allows)."""
+    split = [re.split(rb"[\s,]+", s) for s in lines]
+    multi = [f for f in split if len(f) > 1]
+    if not multi or len(multi) * 2 <= len(lines):
+        return None
+    firsts = [f[0] for f in split]
+    numbers = [int(x) for x in firsts] if all(x.isdigit() for x in firsts) else None
+    # a string line is only 0/1 characters; a line of several fields with another value in
+    # a field, or first fields that count up 0, 1, 2, 3, … (never a 0/1 string), is a table
+    other = any(any(x not in (b"0", b"1") and x.translate(None, b"01") for x in f) for f in multi)
+    rising = numbers is not None and len(lines) > 2 and all(a < b for a, b in zip(numbers, numbers[1:]))
+    if not other and not rising:
+        return None
+    if numbers is not None and all(a <= b for a, b in zip(numbers, numbers[1:])):
+        return "seqlist"  # repeats allowed: a duplicated frame (the parser counts them)
+    if numbers is None and not all(_is_number(x) for x in firsts):
+        return None  # words, not a table of numbers: the caller's general refusal
+    widths = sorted({len(f) for f in multi})
+    return str(widths[0]) if len(widths) == 1 else f"{widths[0]}-{widths[-1]}"
+
+
 def detect_format(path: str | os.PathLike[str], head: bytes | None = None) -> str:
     """The format of ``path``: by extension (``EXTENSIONS``), then the Parquet magic, then
     by content (first 64 KiB, up to 200 non-comment lines):
 
     - a first line that is a comma-separated header of ``seq``/``time``/``received``/``lost`` → ``csv``;
+    - ``ping`` output (a ``PING host`` header, ``64 bytes from …: icmp_seq=N … time=X ms``) → ``ping``;
+    - three numeric columns ``time sequence rtt`` (or a header naming them) → ``probes``;
     - every line one integer, never decreasing, with repeats and a value above 1 → ``mahimahi``
       (a link-capacity trace, which the reception-trace readers refuse by name);
+    - a multi-column file (lines of several fields, one of them not a lone ``0``/``1``, or
+      first fields that count up like sequence numbers) is never read as bits: → ``seqlist``
+      when the first fields are non-negative integers in increasing order, else refused,
+      naming the formats that read columns (e.g. the Rutgers ``seq rssi`` lines ``0 11``,
+      ``1 10``, ``2 7`` are a ``seqlist``);
     - most lines a single ``0`` or ``1``, with repeats → ``bits``;
     - most lines made of ``0``/``1`` characters, some longer than one → ``string``;
     - otherwise, a first line whose first field is a non-negative integer → ``seqlist``.
@@ -143,16 +203,7 @@ def detect_format(path: str | os.PathLike[str], head: bytes | None = None) -> st
         raise _core.TraceFormatError(
             f"{p}: binary content (a NUL byte at offset {nul}), not a text trace; give --format if it is one of {', '.join(FORMATS)}"
         )
-    lines: list[bytes] = []
-    raw = head.split(b"\n")
-    if len(head) == _SNIFF_BYTES and len(raw) > 1:
-        raw = raw[:-1]  # the last line may be cut
-    for line in raw:
-        s = line.strip()
-        if s and not s.startswith(b"#"):
-            lines.append(s)
-            if len(lines) >= _SNIFF_LINES:
-                break
+    lines = _sniff_lines(head)
     if not lines:
         raise _core.EmptyInputError(
             f"{p}: empty file: no trace entries (if it lists received packets, give --expected N: nothing was received)"
@@ -161,8 +212,23 @@ def detect_format(path: str | os.PathLike[str], head: bytes | None = None) -> st
     names = {c.strip().strip(b'"') for c in first.split(b",")}
     if names and names <= {b"seq", b"time", b"received", b"lost"}:
         return "csv"
+    from burstlab import probelog
+
+    if probelog.looks_like_ping(lines):
+        return "ping"
+    if probelog.looks_like_table(lines):
+        return "probes"
     if _is_mahimahi(lines):
         return "mahimahi"
+    columns = _columns(lines)
+    if columns is not None:
+        if columns == "seqlist":
+            return "seqlist"
+        raise _core.TraceFormatError(
+            f"{p}: a file of {columns} columns (first entry {lines[0][:60].decode('utf-8', 'replace')!r}), not 0/1 bits; "
+            "give --format seqlist if its first column is the sequence number of each received packet, "
+            "--format probes for 'time sequence rtt' tables, or --format csv for a header naming seq, time, received"
+        )
     n = len(lines)
     n_bit = sum(1 for s in lines if s in (b"0", b"1"))
     # A 0/1 string line: only 0, 1 and blanks, and a token longer than one character or
@@ -274,13 +340,26 @@ def read_trace(
             fmt = detect_format(p, head)
     if fmt == "mahimahi":
         raise _core.TraceFormatError(_mahimahi_message(label))
+    if fmt in PROBE_FORMATS:
+        from burstlab import probelog
+
+        trace, _ = (probelog.read_probe_table if fmt == "probes" else probelog.read_ping)(p, name=label)
+        return trace
     if fmt == "parquet":
         return _read_table(p, label, "parquet", expected=expected, interval=interval)
     if fmt == "csv":
         if not head.strip() and size == len(head):
             raise _core.EmptyInputError(f"{label}: empty file: no header and no trace entries")
         return _read_table(p, label, "csv", expected=expected, interval=interval)
-    parsed = _core.parse_file(p, fmt, file=label, one_means_lost=lost, expected=expected, drop_beyond=drop_beyond)
+    try:
+        parsed = _core.parse_file(p, fmt, file=label, one_means_lost=lost, expected=expected, drop_beyond=drop_beyond)
+    except _core.TraceFormatError as e:
+        cols = _columns(_sniff_lines(head)) if fmt in ("bits", "string", "ttem") else None
+        if cols is None:
+            raise
+        # a table read as 0/1 (given --format): say which format reads its columns
+        better = "seqlist" if cols == "seqlist" else "seqlist, probes or csv"
+        raise _core.TraceFormatError(f"{e}; the file has several columns per line, not 0/1 {fmt}: give --format {better}") from None
     return _text_trace(parsed, fmt, label, interval, detected)
 
 
@@ -735,6 +814,8 @@ def write_trace(
     ``# burstlab seqlist: expected=N`` comment so trailing losses survive. A full disk is
     an ``OSError`` naming ``path``, and no file is left behind."""
     _check_format(fmt)
+    if fmt in PROBE_FORMATS:
+        raise _core.ParameterError(f"invalid parameter format = {fmt!r}: probe logs are read, not written; write one of {', '.join(WRITE_FORMATS)}")
     lost = _check_one_means(one_means)
     p = Path(path)
     fmt = fmt or EXTENSIONS.get(p.suffix.lower(), "bits")
