@@ -22,13 +22,14 @@ def cli() -> None:
 
 def _register() -> None:
     from burstlab.cli import analytic as _analytic
+    from burstlab.cli import data as _data
     from burstlab.cli import models as _models
     from burstlab.cli import report as _report
     from burstlab.cli import sim as _sim
     from burstlab.cli import stats as _stats
     from burstlab.cli import study as _study
 
-    for mod in (_stats, _models, _report, _sim, _analytic, _study):
+    for mod in (_stats, _models, _report, _sim, _analytic, _study, _data):
         for cmd in mod.COMMANDS:
             cli.add_command(cmd)
 
