@@ -160,9 +160,11 @@ def read_ping(path: str | os.PathLike[str], *, name: str | None = None) -> tuple
                 if not math.isnan(rtts[-1]):
                     raise _bad(label, lineno, s, f"icmp_seq={seq} answered twice without (DUP!)")
                 rtts[-1] = float(m.group("rtt"))  # a late reply after 'no answer yet'
+                times[-1] = float(t) if t is not None else math.nan
                 continue
             seqs.append(seq)
-            times.append(float(t) if t is not None else math.nan)
+            # a loss is reported when ping gives up waiting, not when the probe left: no time of its own
+            times.append(float(t) if t is not None and not lost else math.nan)
             rtts.append(math.nan if lost else float(m.group("rtt")))
     if not seqs:
         raise _core.EmptyInputError(f"{label}: no ping replies or losses found (expected lines like '64 bytes from HOST: icmp_seq=1 ttl=54 time=44.5 ms')")
@@ -196,6 +198,10 @@ def _assemble(
             ts = None
         else:
             ts = np.interp(np.arange(n), k, t_all[k])  # linear between neighbours, held at the ends
+            back = np.flatnonzero(np.diff(ts) < 0)
+            if len(back):
+                i = int(back[0]) + 1
+                raise _core.TraceFormatError(f"{label}: probe {first + i} has time {ts[i]} before probe {first + i - 1}'s {ts[i - 1]}: expected times in probe order")
             meta["t0"] = float(ts[0])
             ts = ts - ts[0]
             gaps = np.diff(ts)
@@ -213,8 +219,11 @@ def slots_in_time(trace: Trace, slot: float) -> Trace:
         raise _core.ParameterError(f"trace {trace.name or '<unnamed>'} has no timestamps: it cannot be replayed in time")
     if not (slot > 0 and math.isfinite(slot)):
         raise _core.ParameterError(f"invalid parameter slot = {slot}: expected a positive number of seconds")
-    ts = trace.timestamps - trace.timestamps[0]
-    n = int(math.floor(ts[-1] / slot)) + 1
-    k = np.searchsorted(ts, np.arange(n) * slot, side="right") - 1
+    # integer nanoseconds (the engine's time), so that a probe exactly on a slot boundary is
+    # on it whatever the binary rounding of the seconds
+    ts = np.round((trace.timestamps - trace.timestamps[0]) * 1e9).astype(np.int64)
+    step = int(round(slot * 1e9))
+    n = int(ts[-1] // step) + 1
+    k = np.searchsorted(ts, np.arange(n, dtype=np.int64) * step, side="right") - 1
     bits = trace.to_numpy()[k]
     return Trace(bits, interval=slot, name=trace.name, meta={**trace.meta, "timing": "time", "slot": slot, "slots": n})

@@ -124,7 +124,7 @@ _DATASETS: tuple[Dataset, ...] = (
         description=(
             "ORBIT 8x8 grid, Atheros 802.11 cards, ad hoc, artificial noise at 0, -5 and -10 dBm "
             "(3 of the 5 levels). One file per directed link: one 'seq rssi' line per received frame; "
-            "a missing sequence number is a lost frame. 953 files are empty (nothing received)."
+            "a missing sequence number is a lost frame. 762 of these files are empty (nothing received)."
         ),
         timing=Timing(
             "slots", None, "roofnet",
@@ -140,8 +140,8 @@ _DATASETS: tuple[Dataset, ...] = (
         ),
         supports={
             "prr-mu": (False, "301 frames per link, far below the ~10,000 at which μ levels off: the study warns and marks every link unconverged"),
-            "hybrid": (False, "a 301-frame trace is looped every ~1.5 s of a 60 s run: the channel becomes periodic (the study warns)"),
-            "link-transport": (False, "301 frames per hop: multi-hop runs loop the traces hundreds of times"),
+            "hybrid": (False, "a 301-frame trace lasts 1.5 s at 5 ms: a 300 s run loops it 199 times, the channel becomes periodic (the study warns)"),
+            "link-transport": (True, "its input: every link's 301 frames strung together in a seeded random order per hop, so one hop is not one measured link"),
             **_SYNTHETIC_ONLY,
         },
     ),
@@ -174,7 +174,7 @@ _DATASETS: tuple[Dataset, ...] = (
         too_short_for="nothing in the studies; it is one radio model on two noise recordings, not measured receptions",
         supports={
             "prr-mu": (True, "derived links of 98,304 slots: μ converges (40,000 needed)"),
-            "hybrid": (True, "long enough to drive a 60 s run without looping at the Wi-Fi frame time"),
+            "hybrid": (True, "196,608 readings × 5 ms = 983 s per file: --quick 300 s runs do not loop it; the paper's 2,000 s runs loop it about twice (the study warns)"),
             "link-transport": (False, "the study reads per-hop traces in the Rutgers layout (--traces) only"),
             **_SYNTHETIC_ONLY,
         },

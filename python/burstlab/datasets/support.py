@@ -12,6 +12,8 @@ or None when the data is enough (docs/datasets.md "What the data can support").
 
 from __future__ import annotations
 
+import math
+import warnings
 from collections.abc import Sequence
 
 
@@ -32,18 +34,33 @@ def mu_convergence(lengths: Sequence[int], needed: int, *, dataset: str, profile
     )
 
 
-def looping(trace_seconds: float, run_seconds: float, *, what: str, max_loops: float = 1.0) -> str | None:
-    """A warning if a trace of ``trace_seconds`` is looped more than ``max_loops`` times to
-    cover a run of ``run_seconds`` (the channel repeats itself)."""
-    if trace_seconds <= 0:
-        return f"{what}: a trace of no duration cannot drive a run of {run_seconds:g} s"
-    loops = run_seconds / trace_seconds
-    if loops <= max_loops:
+def looping(trace_seconds: Sequence[float], run_seconds: float, *, what: str, max_loops: float = 1.0) -> str | None:
+    """A warning if traces of ``trace_seconds`` are looped more than ``max_loops`` times to
+    cover a run of ``run_seconds`` (the replayed channel repeats itself): how many, and the
+    worst."""
+    if not trace_seconds:
         return None
+    loops = [run_seconds / t if t > 0 else math.inf for t in trace_seconds]
+    over = [x for x in loops if x > max_loops]
+    if not over:
+        return None
+    shortest = min(trace_seconds)
     return (
-        f"{what}: a {trace_seconds:g} s trace is looped {loops:,.1f} times to cover a {run_seconds:g} s run "
-        f"(more than {max_loops:g}): the replayed channel repeats itself every {trace_seconds:g} s"
+        f"{what}: {len(over)} of {len(loops)} traces are looped more than {max_loops:g} time{'s' if max_loops != 1 else ''} to cover a "
+        f"{run_seconds:g} s run (the shortest, {shortest:g} s, {max(loops):,.1f} times): the replayed channel repeats itself"
     )
+
+
+def warn(message: str | None) -> str | None:
+    """Issue ``message`` (if any) as a :class:`DataSupportWarning` (the CLI prints one
+    ``warning:`` line) and return it, for the report."""
+    if message:
+        warnings.warn(message, DataSupportWarning, stacklevel=2)
+    return message
+
+
+class DataSupportWarning(UserWarning):
+    """The data is too short, too few or looped for what the study computes from it."""
 
 
 def too_few_links(n: int, needed: int, *, what: str) -> str | None:
