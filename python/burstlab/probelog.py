@@ -92,17 +92,19 @@ def read_probe_table(path: str | os.PathLike[str], *, name: str | None = None) -
     p = Path(path)
     label = name or str(p)
     times, seqs, rtts = array("d"), array("q"), array("d")
-    order: list[str] | None = None
+    order = ["time", "seq", "rtt"]
+    first = True
     with open(p, "rb") as fh:
         for lineno, raw in enumerate(fh, 1):
             s = raw.strip()
             if not s or s.startswith(b"#"):
                 continue
-            if order is None and not seqs:
-                order = table_header(s)
-                if order is not None:
+            if first:  # an optional header line naming the columns, in any order
+                first = False
+                header = table_header(s)
+                if header is not None:
+                    order = header
                     continue
-                order = ["time", "seq", "rtt"]
             f = [x for x in _SPLIT.split(s) if x]
             if len(f) != 3:
                 raise _bad(label, lineno, s, f"expected 3 fields (time, sequence, RTT in ms; -1 = lost), got {len(f)}")

@@ -373,7 +373,7 @@ def hybrid_cmd(ctx: click.Context, dataset: str | None, traces_dir: str | None, 
 @click.option("--seed", type=click.IntRange(0, 2**32 - 1), default=0, show_default=True, help="Study seed.")
 @click.option("--no-sweep", is_flag=True, help="Only the defaults: no sensitivity sweeps.")
 @click.option("--traces", "traces", type=click.Path(file_okay=False), default=None,
-              help="Folder of the Rutgers ORBIT noise traces (holding data/dbm<noise>/...; default $BURSTLAB_SHARED/data/rutgers-noise).")
+              help="Folder of the Rutgers ORBIT noise traces (holding data/dbm<noise>/...; default: the registered dataset rutgers-noise, docs/datasets.md).")
 @click.option("--noise", "noise", default=None, help="Comma-separated noise levels of the traces to use (e.g. -10,-5; default: all).")
 @click.option("--alive-prr", type=click.FloatRange(0, 1, min_open=True), default=0.5, show_default=True,
               help="Trace links making the raw channels: PRR at the quietest level at least this.")
