@@ -173,6 +173,16 @@ def test_network_refused_names_dataset_url_and_offline_option(isolated: Path, mo
         fetch("starlink-ping")
 
 
+def test_missing_server_file_and_bad_mirror_url(served: Server, isolated: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (served.root / "mahimahi-cellular" / "README.traces").unlink()
+    monkeypatch.setenv("BURSTLAB_DATA_URL", served.url + "/")
+    with pytest.raises(DatasetError, match=rf"dataset mahimahi-cellular: cannot download {served.url}/mahimahi-cellular/README.traces: HTTP 404"):
+        fetch("mahimahi")
+    monkeypatch.setenv("BURSTLAB_DATA_URL", "mirror.example/data")
+    with pytest.raises(Exception, match=r"invalid BURSTLAB_DATA_URL = 'mirror.example/data': expected an http:// or https:// URL"):
+        fetch("mahimahi")
+
+
 def test_offline_mirror_order(shared: Path, isolated: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv("BURSTLAB_SHARED", str(shared))
     assert locate("tossim").source == "BURSTLAB_SHARED"

@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from burstlab._core import EmptyInputError
+from burstlab._core import EmptyInputError, ParameterError
 from burstlab.datasets.registry import Dataset, FileEntry, Timing, get
 
 #: Environment variables (docs/datasets.md).
@@ -134,6 +134,8 @@ def file_url(ds: Dataset, f: FileEntry) -> str:
     pinned public URL."""
     base = os.environ.get(ENV_URL)
     if base:
+        if not base.startswith(("http://", "https://")):
+            raise ParameterError(f"invalid {ENV_URL} = {base!r}: expected an http:// or https:// URL (a mirror serving NAME/PATH)")
         return f"{base.rstrip('/')}/{ds.name}/{f.path}"
     return ds.url(f)
 
@@ -156,20 +158,19 @@ def _download_one(ds: Dataset, f: FileEntry, dest: Path) -> None:
     target = dest / f.path
     try:
         pooch.retrieve(url, known_hash=f"sha256:{f.sha256}", fname=target.name, path=target.parent, progressbar=False)
+    except requests.exceptions.HTTPError as e:
+        status = e.response.status_code if e.response is not None else e
+        raise DatasetError(f"dataset {ds.name}: cannot download {url}: HTTP {status}") from None
+    except requests.exceptions.RequestException as e:  # before ValueError: a bad URL is both
+        raise DatasetError(
+            f"dataset {ds.name}: cannot reach {url} ({type(e).__name__}); without the network, name an offline copy "
+            f"with --data DIR or {ENV_DATA}=DIR (DIR/{ds.name}/...)"
+        ) from None
     except ValueError as e:  # pooch: the downloaded bytes do not have the registered hash
         raise DatasetError(
             f"dataset {ds.name}: {f.path} downloaded from {url} is not the registered file "
             f"({f.size} bytes, SHA-256 {f.sha256}): {' '.join(str(e).split())} Nothing was kept; "
             f"the server's copy is truncated or changed"
-        ) from None
-    except requests.exceptions.HTTPError as e:
-        raise DatasetError(f"dataset {ds.name}: cannot download {url}: {e.response.status_code if e.response is not None else e}") from None
-    except (requests.exceptions.RequestException, OSError) as e:
-        if isinstance(e, OSError) and not isinstance(e, ConnectionError) and getattr(e, "filename", None):
-            raise  # a local disk problem: the CLI names the path
-        raise DatasetError(
-            f"dataset {ds.name}: cannot reach {url} ({type(e).__name__}); without the network, name an offline copy "
-            f"with --data DIR or {ENV_DATA}=DIR (DIR/{ds.name}/...)"
         ) from None
 
 
@@ -187,20 +188,24 @@ def fetch(name: str, *, dest: str | os.PathLike[str] | None = None, progress: Ca
     root = (Path(dest) if dest is not None else cache_root()) / ds.name
     todo = [f for f in ds.files if not _good(root / f.path, f)]
     total, done = len(ds.files), len(ds.files) - len(todo)
+    if todo:
+        file_url(ds, todo[0])  # a malformed BURSTLAB_DATA_URL fails before anything starts
     if progress:
         progress(done, total)
-    with ThreadPoolExecutor(max_workers=_THREADS) as pool:
+    pool = ThreadPoolExecutor(max_workers=_THREADS)
+    try:
         futures = [pool.submit(_download_one, ds, f, root) for f in todo]
-        try:
-            for fut in futures:
-                fut.result()
-                done += 1
-                if progress:
-                    progress(done, total)
-        except BaseException:
-            for fut in futures:
-                fut.cancel()
-            raise
+        for fut in futures:
+            fut.result()
+            done += 1
+            if progress:
+                progress(done, total)
+    except BaseException:
+        # the first failure (or Ctrl-C) stops the rest: queued downloads are dropped, and
+        # pooch removes the temporary file of one in flight
+        pool.shutdown(wait=False, cancel_futures=True)
+        raise
+    pool.shutdown()
     return LocalDataset(ds, root.resolve(), "cache" if dest is None else str(dest))
 
 
