@@ -21,8 +21,6 @@ import pytest
 from burstlab.datasets.fetch import DatasetError, fetch, file_url, locate, verify
 from burstlab.datasets.registry import STUDIES, datasets, get
 
-SMALL = ("starlink-ping", "tossim-noise", "mahimahi-cellular")
-
 
 class _Quiet(http.server.SimpleHTTPRequestHandler):
     requests: list[str] = []
@@ -54,10 +52,12 @@ class Server:
 
 @pytest.fixture
 def served(shared: Path, tmp_path: Path) -> Iterator[Server]:
-    """The small shared datasets, served from a temporary folder of symbolic links (a test may
+    """The shared datasets, served from a temporary folder of symbolic links (a test may
     replace one link by a damaged copy without touching the shared data)."""
     root = tmp_path / "served"
-    for name in SMALL:
+    (root / "rutgers-noise").mkdir(parents=True)  # 2,436 files: one link to their folder
+    (root / "rutgers-noise" / "data").symlink_to(shared / "data" / "rutgers-noise" / "data")
+    for name in ("starlink-ping", "tossim-noise", "mahimahi-cellular"):
         for f in get(name).files:
             dst = root / name / f.path
             dst.parent.mkdir(parents=True, exist_ok=True)
@@ -277,3 +277,25 @@ def test_starlink_timings(shared: Path, monkeypatch: pytest.MonkeyPatch) -> None
     assert len(t) == 965_801 and t.interval == 0.01  # 9,658.0 s of 10 ms slots
     with pytest.raises(Exception, match="timing = 'both'"):
         starlink("both")
+
+
+@pytest.mark.slow
+def test_cli_each_supporting_study_runs_on_fetched_data(served: Server, tmp_path: Path) -> None:
+    """The studies the registry says a dataset supports run on a fresh download of it (the
+    quick settings), from an unrelated folder with no data variable; the looped Rutgers
+    traces are warned about with numbers."""
+    cwd = tmp_path / "elsewhere"
+    cwd.mkdir()
+    env = _env(HOME=str(tmp_path / "home"))
+    r = _burstlab(["data", "fetch", "rutgers", "tossim"], cwd, {**env, "BURSTLAB_DATA_URL": served.url})
+    assert r.returncode == 0, r.stderr
+    assert get("tossim").supports["hybrid"][0] and get("rutgers").supports["link-transport"][0]
+    r = _burstlab(["study", "hybrid", "--dataset", "tossim", "--quick", "--no-sweep", "--max-traces", "2", "--workers", "1", "--no-progress", "--out", "h"], cwd, env)
+    assert r.returncode == 0 and (cwd / "h" / "report.md").is_file(), r.stderr
+    assert "looped" not in r.stderr  # 983 s of noise readings cover a 300 s run
+    r = _burstlab(["study", "link-transport", "--quick", "--no-sweep", "--noise", "-10", "--workers", "1", "--no-progress", "--out", "l"], cwd, env)
+    assert r.returncode == 0 and (cwd / "l" / "report.md").is_file(), r.stderr
+    r = _burstlab(["study", "hybrid", "--dataset", "rutgers", "--noise", "dbm-10", "--max-traces", "2", "--quick", "--no-sweep", "--runs", "2",
+                   "--workers", "1", "--no-progress", "--out", "hr"], cwd, env)
+    assert r.returncode == 0, r.stderr
+    assert "warning: dataset rutgers: 2 of 2 traces are looped more than 1 time to cover a 300 s run" in r.stderr

@@ -729,7 +729,8 @@ def run_study(
         for w in info["warnings"]:
             say(f"warning: {w}")
         if not links:
-            raise ParameterError(f"invalid parameter dataset = {cfg.dataset!r}: no link has PRR in {cfg.prr_range} with μ defined ({excluded})")
+            raise ParameterError(f"invalid parameter dataset = {cfg.dataset!r}: no link has PRR in {cfg.prr_range} with μ defined ({excluded}); "
+                                 "--prr-range LOW HIGH widens the range")
         tasks = plan(cfg, links)
     out.mkdir(parents=True, exist_ok=True)
     keys = [i.key for t in tasks for i in t.items]
