@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from burstlab import EmptyInputError, ParameterError, Trace, TraceFormatError
-from burstlab.io import FORMATS, detect_format, iter_trace_files, parse_trace, read_trace, write_trace
+from burstlab.io import WRITE_FORMATS, detect_format, iter_trace_files, parse_trace, read_trace, write_trace
 
 
 def write(tmp_path: Path, name: str, data: bytes | str) -> Path:
@@ -168,7 +168,7 @@ traces = st.builds(
 
 
 @settings(max_examples=25, deadline=None)
-@given(traces, st.sampled_from(FORMATS), st.sampled_from(["received", "lost"]))
+@given(traces, st.sampled_from(WRITE_FORMATS), st.sampled_from(["received", "lost"]))
 def test_round_trip_every_format(tmp_path_factory: pytest.TempPathFactory, t: Trace, fmt: str, one_means: str) -> None:
     d = tmp_path_factory.mktemp("rt")
     p = d / f"trace.{fmt}"

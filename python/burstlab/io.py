@@ -16,7 +16,12 @@ Formats (rules and examples in ``docs/traces.md``):
 ``csv``
     a header naming columns among ``seq``, ``time``, ``received`` (or ``lost``);
 ``parquet``
-    the same columns in a Parquet file.
+    the same columns in a Parquet file;
+``probes``, ``ping``
+    probe logs (``time sequence rtt`` tables, ``ping`` output) with timestamps, read by
+    :mod:`burstlab.probelog` (read only).
+
+Detection of the format (when none is given) is :mod:`burstlab.detect`.
 
 A Mahimahi file (one line per 1500-byte delivery opportunity, in milliseconds) is a
 link-capacity trace, not a reception trace: :func:`read_mahimahi` reads it, and the
@@ -42,14 +47,16 @@ from typing import Any, Literal
 import numpy as np
 import numpy.typing as npt
 
-from burstlab import _core
-from burstlab.formats import EXTENSIONS, FORMATS, TEXT_FORMATS
+from burstlab import _core, probelog
+from burstlab.detect import _SNIFF_BYTES, _columns, _mahimahi_message, _sniff_lines, detect_format
+from burstlab.formats import EXTENSIONS, FORMATS, PROBE_FORMATS, TEXT_FORMATS, WRITE_FORMATS
 from burstlab.traces import Trace
 
 __all__ = [
     "EXTENSIONS",
     "FORMATS",
     "TEXT_FORMATS",
+    "WRITE_FORMATS",
     "atomic_write",
     "atomic_write_text",
     "check_output_path",
@@ -72,8 +79,6 @@ TTEM_INTERVAL = 0.005
 #: many 8-byte values, a constant).
 BATCH_ROWS = 1 << 18
 
-_SNIFF_BYTES = 1 << 16
-_SNIFF_LINES = 200
 
 
 def _check_format(fmt: str | None) -> None:
@@ -95,95 +100,6 @@ def _check_interval(interval: float | None) -> None:
 def _check_expected(expected: int | None) -> None:
     if expected is not None and not (isinstance(expected, (int, np.integer)) and 0 < expected < 2**64):
         raise _core.ParameterError(f"invalid parameter expected = {expected}: expected a positive number of packets sent (below 2^64)")
-
-
-def _mahimahi_message(label: str) -> str:
-    return (
-        f"{label}: a Mahimahi link-capacity trace (one line per 1500-byte delivery opportunity, in milliseconds), "
-        "not a packet-reception trace: read it with burstlab.io.read_mahimahi (it sets a link's capacity), "
-        "or give --format if it really is a reception trace"
-    )
-
-
-def _is_mahimahi(lines: list[bytes]) -> bool:
-    """Every line one non-negative integer, never decreasing, with repeats (several
-    opportunities in one millisecond) and a value above 1 (so not a bits file)."""
-    if len(lines) < 2 or not all(s.isdigit() for s in lines):
-        return False
-    v = [int(s) for s in lines]
-    return all(a <= b for a, b in zip(v, v[1:])) and len(set(v)) < len(v) and v[-1] > 1
-
-
-def detect_format(path: str | os.PathLike[str], head: bytes | None = None) -> str:
-    """The format of ``path``: by extension (``EXTENSIONS``), then the Parquet magic, then
-    by content (first 64 KiB, up to 200 non-comment lines):
-
-    - a first line that is a comma-separated header of ``seq``/``time``/``received``/``lost`` → ``csv``;
-    - every line one integer, never decreasing, with repeats and a value above 1 → ``mahimahi``
-      (a link-capacity trace, which the reception-trace readers refuse by name);
-    - most lines a single ``0`` or ``1``, with repeats → ``bits``;
-    - most lines made of ``0``/``1`` characters, some longer than one → ``string``;
-    - otherwise, a first line whose first field is a non-negative integer → ``seqlist``.
-
-    The parser then reports any line that does not fit the format chosen.
-
-    ``ttem`` looks exactly like ``bits`` and is only chosen by extension or by ``--format``.
-    """
-    p = Path(path)
-    ext = EXTENSIONS.get(p.suffix.lower())
-    if ext is not None:
-        return ext
-    if head is None:
-        with open(p, "rb") as f:
-            head = f.read(_SNIFF_BYTES)
-    if head[:4] == b"PAR1":
-        return "parquet"
-    nul = head.find(b"\0")
-    if nul >= 0:  # no text trace format has NUL bytes: say so instead of quoting the bytes
-        raise _core.TraceFormatError(
-            f"{p}: binary content (a NUL byte at offset {nul}), not a text trace; give --format if it is one of {', '.join(FORMATS)}"
-        )
-    lines: list[bytes] = []
-    raw = head.split(b"\n")
-    if len(head) == _SNIFF_BYTES and len(raw) > 1:
-        raw = raw[:-1]  # the last line may be cut
-    for line in raw:
-        s = line.strip()
-        if s and not s.startswith(b"#"):
-            lines.append(s)
-            if len(lines) >= _SNIFF_LINES:
-                break
-    if not lines:
-        raise _core.EmptyInputError(
-            f"{p}: empty file: no trace entries (if it lists received packets, give --expected N: nothing was received)"
-        )
-    first = lines[0].lower()
-    names = {c.strip().strip(b'"') for c in first.split(b",")}
-    if names and names <= {b"seq", b"time", b"received", b"lost"}:
-        return "csv"
-    if _is_mahimahi(lines):
-        return "mahimahi"
-    n = len(lines)
-    n_bit = sum(1 for s in lines if s in (b"0", b"1"))
-    # A 0/1 string line: only 0, 1 and blanks, and a token longer than one character or
-    # at least three tokens ("0 0" is more likely `seq rssi` than a string).
-    n_str = sum(
-        1
-        for s in lines
-        if len(s) > 1 and not s.translate(None, b"01 \t\r") and (len(s.split()) > 2 or max(map(len, s.split())) > 1)
-    )
-    # Mostly single 0/1 lines, with repeats (a received-sequence list has each number
-    # once): bits. A stray malformed line is then reported by the parser, with its line.
-    if n_bit * 2 > n and (n_bit > 2 or n_bit == n):
-        return "bits"
-    if n_str and (n_str + n_bit) * 2 > n:
-        return "string"
-    if re.split(rb"[\s,]+", lines[0])[0].isdigit():
-        return "seqlist"
-    raise _core.TraceFormatError(
-        f"{p}: cannot tell the trace format from the content (first entry {lines[0][:60].decode('utf-8', 'replace')!r}); "
-        f"give one of {', '.join(FORMATS)} with --format"
-    )
 
 
 def _text_trace(parsed: tuple[Any, ...], fmt: str, label: str, interval: float | None, detected: bool) -> Trace:
@@ -274,13 +190,24 @@ def read_trace(
             fmt = detect_format(p, head)
     if fmt == "mahimahi":
         raise _core.TraceFormatError(_mahimahi_message(label))
+    if fmt in PROBE_FORMATS:
+        trace, _ = (probelog.read_probe_table if fmt == "probes" else probelog.read_ping)(p, name=label)
+        return trace
     if fmt == "parquet":
         return _read_table(p, label, "parquet", expected=expected, interval=interval)
     if fmt == "csv":
         if not head.strip() and size == len(head):
             raise _core.EmptyInputError(f"{label}: empty file: no header and no trace entries")
         return _read_table(p, label, "csv", expected=expected, interval=interval)
-    parsed = _core.parse_file(p, fmt, file=label, one_means_lost=lost, expected=expected, drop_beyond=drop_beyond)
+    try:
+        parsed = _core.parse_file(p, fmt, file=label, one_means_lost=lost, expected=expected, drop_beyond=drop_beyond)
+    except _core.TraceFormatError as e:
+        cols = _columns(_sniff_lines(head)) if fmt in ("bits", "string", "ttem") else None
+        if cols is None:
+            raise
+        # a table read as 0/1 (given --format): say which format reads its columns
+        better = "seqlist" if cols == "seqlist" else "seqlist, probes or csv"
+        raise _core.TraceFormatError(f"{e}; the file has several columns per line, not 0/1 {fmt}: give --format {better}") from None
     return _text_trace(parsed, fmt, label, interval, detected)
 
 
@@ -735,6 +662,8 @@ def write_trace(
     ``# burstlab seqlist: expected=N`` comment so trailing losses survive. A full disk is
     an ``OSError`` naming ``path``, and no file is left behind."""
     _check_format(fmt)
+    if fmt in PROBE_FORMATS:
+        raise _core.ParameterError(f"invalid parameter format = {fmt!r}: probe logs are read, not written; write one of {', '.join(WRITE_FORMATS)}")
     lost = _check_one_means(one_means)
     p = Path(path)
     fmt = fmt or EXTENSIONS.get(p.suffix.lower(), "bits")

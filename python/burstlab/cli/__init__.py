@@ -22,6 +22,7 @@ def cli() -> None:
 
 def _register() -> None:
     from burstlab.cli import analytic as _analytic
+    from burstlab.cli import data as _data
     from burstlab.cli import models as _models
     from burstlab.cli import netem as _netem
     from burstlab.cli import report as _report
@@ -30,7 +31,7 @@ def _register() -> None:
     from burstlab.cli import stats as _stats
     from burstlab.cli import study as _study
 
-    for mod in (_stats, _models, _report, _sim, _analytic, _study, _netem, _shell):
+    for mod in (_stats, _models, _report, _sim, _analytic, _study, _data, _netem, _shell):
         for cmd in mod.COMMANDS:
             cli.add_command(cmd)
 

@@ -77,7 +77,9 @@ def _floats(s: str | None, name: str) -> tuple[float, ...] | None:
 
 @study_group.command("prr-mu")
 @click.pass_context
-@click.option("--dataset", type=click.Choice(["synthetic", "rutgers", "tossim"]), default=None, help="Named input (default: the built-in synthetic testbed).")
+@click.option("--dataset", type=click.Choice(["synthetic", "rutgers", "tossim", "starlink"]), default=None, help="Named input (default: the built-in synthetic testbed; docs/datasets.md).")
+@click.option("--timing", type=click.Choice(["slots", "time"]), default="slots", show_default=True,
+              help="--dataset starlink: one probe per slot, or the probes replayed in time on the profile's slot (docs/datasets.md).")
 @click.option("--traces", "traces_dir", type=click.Path(file_okay=False), default=None, help="A folder of trace files instead of a named dataset.")
 @click.option("--format", "fmt", type=FORMAT, default=None, help="Trace format for --traces (default: detected).")
 @click.option("--expected", type=click.IntRange(min=1), default=None, help="--traces seqlist files: packets sent per link (an empty file is then an all-lost link).")
@@ -108,7 +110,7 @@ def _floats(s: str | None, name: str) -> tuple[float, ...] | None:
 @click.option("--segment", type=int, default=98_304, show_default=True, help="TOSSIM: noise samples per derived link (0: the whole file).")
 @click.option("--pdf/--no-pdf", default=False, show_default=True, help="Also write every figure as PDF.")
 @click.option("--no-progress", is_flag=True, help="No progress bar (one line per phase and finished link instead).")
-def prr_mu_cmd(ctx: click.Context, dataset: str | None, traces_dir: str | None, fmt: str | None, expected: int | None, drop_beyond: bool, one_means: str, subsample: int,
+def prr_mu_cmd(ctx: click.Context, dataset: str | None, timing: str, traces_dir: str | None, fmt: str | None, expected: int | None, drop_beyond: bool, one_means: str, subsample: int,
                out: str | None, workers: int | None, cluster: str | None,
                replicates: int, seed: int, profile: str | None, tcp_profile: str, ack_path: str, rto_backoff_reset: str, prr_range: tuple[float, float], fit_range: tuple[float, float],
                folds: int, n_links: int, n_slots: int, max_links: int | None, noise: str | None, signal_dbm: str | None,
@@ -122,6 +124,10 @@ def prr_mu_cmd(ctx: click.Context, dataset: str | None, traces_dir: str | None, 
         raise click.UsageError("give either --dataset or --traces, not both")
     ds = "traces" if traces_dir else (dataset or "synthetic")
     _check_applicable(ctx, ds)
+    from click.core import ParameterSource
+
+    if ds != "starlink" and ctx.get_parameter_source("timing") is not ParameterSource.DEFAULT:
+        raise click.UsageError(f"--timing is for --dataset starlink, not {_input_name(ds)}")
     if ds == "synthetic" and n_links >= 1 and n_slots >= 2:
         _check_memory(n_links, n_slots)
     noise_list = tuple(x.strip() for x in noise.split(",") if x.strip()) if noise else None
@@ -150,6 +156,7 @@ def prr_mu_cmd(ctx: click.Context, dataset: str | None, traces_dir: str | None, 
         tossim_targets=_floats(targets, "--targets"),
         tossim_signal_dbm=_floats(signal_dbm, "--signal-dbm"),
         tossim_segment=segment or None,
+        timing=timing,
     )
     out_dir = out or f"results/prr-mu-{ds}"
     res = run_study(cfg, out_dir, workers=workers, cluster=cluster, progress=not no_progress, log=lambda s: click.echo(s, err=True),
@@ -366,7 +373,7 @@ def hybrid_cmd(ctx: click.Context, dataset: str | None, traces_dir: str | None, 
 @click.option("--seed", type=click.IntRange(0, 2**32 - 1), default=0, show_default=True, help="Study seed.")
 @click.option("--no-sweep", is_flag=True, help="Only the defaults: no sensitivity sweeps.")
 @click.option("--traces", "traces", type=click.Path(file_okay=False), default=None,
-              help="Folder of the Rutgers ORBIT noise traces (holding data/dbm<noise>/...; default $BURSTLAB_SHARED/data/rutgers-noise).")
+              help="Folder of the Rutgers ORBIT noise traces (holding data/dbm<noise>/...; default: the registered dataset rutgers-noise, docs/datasets.md).")
 @click.option("--noise", "noise", default=None, help="Comma-separated noise levels of the traces to use (e.g. -10,-5; default: all).")
 @click.option("--alive-prr", type=click.FloatRange(0, 1, min_open=True), default=0.5, show_default=True,
               help="Trace links making the raw channels: PRR at the quietest level at least this.")

@@ -1,22 +1,18 @@
-"""Named readers for real datasets under ``$BURSTLAB_SHARED/data`` (default ``../shared``).
-
-One module per dataset (e.g. :mod:`burstlab.datasets.rutgers_noise`, re-exported as
-:func:`burstlab.datasets.rutgers`).
+"""Real datasets: the registry (:mod:`burstlab.datasets.registry`: origin pinned to a commit,
+files with size and SHA-256, licence, citation, what each can support), where they are on
+this machine or how to download them (:mod:`burstlab.datasets.fetch`: :func:`locate`,
+:func:`fetch`), whether they can support a study (:mod:`burstlab.datasets.support`), and one
+reader module per dataset (e.g. :mod:`burstlab.datasets.rutgers_noise`, re-exported as
+:func:`burstlab.datasets.rutgers`). Data is never looked for relative to the working directory
+(docs/datasets.md).
 """
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from burstlab.traces import Trace
-
-
-def shared_root() -> Path:
-    """The shared folder: ``$BURSTLAB_SHARED`` or ``../shared`` relative to the working directory."""
-    return Path(os.environ.get("BURSTLAB_SHARED", "../shared")).resolve()
 
 
 def subsample(trace: Trace, every: int, offset: int = 0) -> Trace:
@@ -40,6 +36,7 @@ def subsample(trace: Trace, every: int, offset: int = 0) -> Trace:
     return Trace(bits, interval=None if ts is not None else iv, timestamps=ts, name=trace.name, meta=meta)
 
 
-from burstlab.datasets.rutgers_noise import rutgers  # noqa: E402  (needs shared_root)
+from burstlab.datasets.fetch import DatasetError, LocalDataset, fetch, locate  # noqa: E402
+from burstlab.datasets.rutgers_noise import rutgers  # noqa: E402
 
-__all__ = ["rutgers", "shared_root", "subsample"]
+__all__ = ["DatasetError", "LocalDataset", "fetch", "locate", "rutgers", "subsample"]

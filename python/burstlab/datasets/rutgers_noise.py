@@ -1,5 +1,5 @@
 """The Rutgers ORBIT noise traces (CRAWDAD rutgers/noise, traceset RSSI; see
-``$BURSTLAB_SHARED/data/rutgers-noise/SOURCE.txt``).
+the registered dataset ``rutgers-noise``, docs/datasets.md).
 
 Layout: ``data/dbm<noise>/Results_node<TX>_DailyTest_<date>/sdec<RX>``; one file is one
 directed link (TX → RX) at one injected-noise level, one line ``seq rssi`` per frame
@@ -21,7 +21,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from burstlab import _core
-from burstlab.datasets import shared_root
+from burstlab.datasets.fetch import locate
 from burstlab.io import parse_trace
 from burstlab.traces import Trace
 
@@ -36,8 +36,9 @@ _NOISE = re.compile(r"^dbm(-?\d+)$")
 
 
 def rutgers_root(root: str | Path | None = None) -> Path:
-    """The dataset folder (the one holding ``data/``): ``root`` or ``$BURSTLAB_SHARED/data/rutgers-noise``."""
-    return Path(root) if root is not None else shared_root() / "data" / "rutgers-noise"
+    """The dataset folder (the one holding ``data/``): ``root``, or where the registered
+    dataset ``rutgers-noise`` is on this machine (:func:`burstlab.datasets.fetch.locate`)."""
+    return Path(root) if root is not None else locate("rutgers-noise").root
 
 
 def rutgers(root: str | Path | None = None, noise: int | None = None, *, expected: int = EXPECTED) -> Iterator[Trace]:
@@ -50,7 +51,7 @@ def rutgers(root: str | Path | None = None, noise: int | None = None, *, expecte
     """
     base = rutgers_root(root) / "data"
     if not base.is_dir():
-        raise _core.EmptyInputError(f"{base}: Rutgers data folder not found (set BURSTLAB_SHARED or pass root)")
+        raise _core.EmptyInputError(f"{base}: Rutgers data folder not found (pass the folder holding data/dbm<noise>/...)")
     levels: list[tuple[int, Path]] = []
     for d in base.iterdir():
         m = _NOISE.match(d.name)

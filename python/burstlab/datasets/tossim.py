@@ -1,4 +1,4 @@
-"""Packet-reception links derived from the TOSSIM noise traces (``$BURSTLAB_SHARED/data/tossim-noise``).
+"""Packet-reception links derived from the TOSSIM noise traces (registered dataset ``tossim-noise``, docs/datasets.md).
 
 The files are *noise* traces (one reading in dBm per line, Lee, Cerpa & Levis, IPSN 2007),
 not reception traces. A link is derived from one noise file and one signal strength S (dBm)
@@ -38,7 +38,7 @@ from scipy.optimize import brentq
 from scipy.special import erfc
 
 from burstlab._core import EmptyInputError, ParameterError, TraceFormatError
-from burstlab.datasets import shared_root
+from burstlab.datasets.fetch import locate
 from burstlab.traces import Trace
 
 #: CPM's CC2420 curve constants (CpmModelC.nc, prr_estimate_from_snr).
@@ -187,9 +187,9 @@ def tossim(
             if not path.is_file():
                 raise FileNotFoundError(f"--noise {path}: no such file (a TOSSIM noise trace, one dBm reading per line)")
     else:
-        base = Path(root) if root is not None else shared_root() / "data" / "tossim-noise"
+        base = Path(root) if root is not None else locate("tossim-noise").root
         if not base.is_dir():
-            raise FileNotFoundError(f"TOSSIM noise data not found at {base} (set BURSTLAB_SHARED)")
+            raise FileNotFoundError(f"TOSSIM noise data not found at {base}")
         paths = [base / f"{name}.txt" for name in files]
     for path in paths:
         noise = read_noise(path)

@@ -430,7 +430,13 @@ def _load(cfg: StudyConfig, alpha: float, burst: float, exp: float) -> tuple[tup
         if untimed:
             notes.append(f"{untimed} of {len(raw)} traces carry no timing: one entry = one slot of {1e3 * cfg.slot:g} ms (--slot)")
         trs = [channel_trace(t, cfg.slot, bool(t.meta.get("synthetic", False))) for t in raw]
-    return tuple(select(cfg, trs, notes)), tuple(notes)
+    kept = select(cfg, trs, notes)
+    if cfg.dataset != "synthetic":  # can the data support the study? (burstlab.datasets.support)
+        from burstlab.datasets import support
+
+        w = support.warn(support.looping([t.length * t.interval for t in kept], cfg.duration, what=f"dataset {cfg.dataset}"))
+        notes.extend([f"Warning: {w}"] if w else [])
+    return tuple(kept), tuple(notes)
 
 
 def load_traces(cfg: StudyConfig, setup: Setup | None = None) -> tuple[list[ChannelTrace], list[str]]:

@@ -45,7 +45,7 @@ from burstlab.traces import Trace
 
 STUDY = "prr-mu"
 CONDITIONS = ("empirical", "independent", "ge")
-DATASETS = ("synthetic", "rutgers", "tossim", "traces")
+DATASETS = ("synthetic", "rutgers", "tossim", "starlink", "traces")
 
 
 @dataclass(frozen=True)
@@ -101,7 +101,7 @@ PROFILES = {
 }
 #: The profile each named dataset uses unless told otherwise (Rutgers is 802.11 like Roofnet;
 #: TOSSIM's noise traces are CC2420/802.15.4 like Mirage).
-DEFAULT_PROFILE = {"synthetic": "mirage", "rutgers": "roofnet", "tossim": "mirage", "traces": "mirage"}
+DEFAULT_PROFILE = {"synthetic": "mirage", "rutgers": "roofnet", "tossim": "mirage", "starlink": "mirage", "traces": "mirage"}
 
 
 @dataclass(frozen=True)
@@ -137,6 +137,8 @@ class StudyConfig:
     tossim_signal_dbm: tuple[float, ...] | None = None
     tossim_segment: int | None = 98_304
     tossim_noise_files: tuple[str, ...] | None = None  # any TOSSIM noise traces (default: the shared ones)
+    # starlink: one probe per slot ("slots") or the probes replayed in time ("time"); docs/datasets.md
+    timing: str = "slots"
     # --traces DIR: how to read the files (burstlab.io.read_trace)
     traces_expected: int | None = None  # seqlist: packets sent (an empty file is then an all-lost link)
     traces_drop_beyond: bool = False  # seqlist: drop (and count) seq ≥ expected instead of failing
@@ -172,6 +174,8 @@ class StudyConfig:
             raise ParameterError(f"invalid parameter one_means = {self.traces_one_means!r}: expected 'received' or 'lost'")
         if self.traces_expected is not None and self.traces_expected < 1:
             raise ParameterError(f"invalid parameter expected = {self.traces_expected}: expected a positive number of packets sent")
+        if self.timing not in ("slots", "time"):
+            raise ParameterError(f"invalid parameter timing = {self.timing!r}: expected 'slots' or 'time'")
         if self.max_links is not None and self.max_links < 1:
             raise ParameterError(f"invalid parameter max_links = {self.max_links}: expected at least 1")
 
@@ -329,8 +333,21 @@ def load_traces(cfg: StudyConfig, notes: list[str] | None = None) -> list[Trace]
         )
     elif cfg.dataset == "rutgers":
         traces = _rutgers(cfg)
+    # -- registered datasets (burstlab.datasets, docs/datasets.md): probe logs, and the timing
+    # each dataset's registry entry gives, said in the report
+    elif cfg.dataset == "starlink":
+        from burstlab.datasets.starlink import starlink
+
+        traces = starlink(timing=cfg.timing, slot=cfg.prof.slot)
     else:
         traces = _read_dir(cfg, notes)
+    if cfg.dataset in ("rutgers", "tossim", "starlink"):
+        from burstlab.datasets.registry import get
+
+        t = get(cfg.dataset).timing
+        how = f", --timing {cfg.timing}" if cfg.dataset == "starlink" else ""
+        notes.append(f"timing: profile {cfg.profile_name} (slot {cfg.prof.slot:g} s{how}); the dataset's timing: {t.note}")
+    # -- end registered datasets
     if cfg.subsample > 1:
         from burstlab.datasets import subsample
 
@@ -341,6 +358,23 @@ def load_traces(cfg: StudyConfig, notes: list[str] | None = None) -> list[Trace]
 #: Srinivasan et al. §8: μ levels off after about 40,000 packets on Mirage (802.15.4, 10 ms)
 #: and 10,000 on Roofnet (802.11b, 2 ms); by profile.
 CONVERGENCE_LENGTH = {"mirage": 40_000, "roofnet": 10_000}
+
+
+def _support_warnings(cfg: StudyConfig, stats: Sequence[TraceStats]) -> list[str]:
+    """Where the data cannot support the study (burstlab.datasets.support), for the links selected: too short for
+    μ to converge, too few links in the fit range for the k-fold fits. Real data only: the
+    synthetic testbed is as long as --slots asks."""
+    from burstlab.datasets import support
+
+    if cfg.dataset == "synthetic":
+        return []
+    flo, fhi = cfg.fit_range
+    fitted = sum(1 for st in stats if st.prr is not None and flo <= st.prr <= fhi)
+    found = (
+        support.mu_convergence([st.length for st in stats], CONVERGENCE_LENGTH[cfg.prof.name], dataset=cfg.dataset, profile=cfg.prof.name),
+        support.too_few_links(fitted, cfg.folds, what=f"the L1 fits ({cfg.folds}-fold cross-validation over links with PRR in {flo:g}-{fhi:g})"),
+    )
+    return [w for w in found if w]
 
 
 def input_warnings(traces: Sequence[Trace], stats: Sequence[TraceStats], fmt: str | None, user_files: bool = True) -> list[str]:
@@ -381,7 +415,7 @@ def select_links(cfg: StudyConfig, traces: Sequence[Trace], info: dict[str, Any]
     excluded: dict[str, int] = {}
     links: list[StudyLink] = []
     seen: set[str] = set()
-    group = {"synthetic": "synthetic", "rutgers": "rutgers", "tossim": "tossim", "traces": "traces"}[cfg.dataset]
+    group = {"synthetic": "synthetic", "rutgers": "rutgers", "tossim": "tossim", "starlink": "starlink", "traces": "traces"}[cfg.dataset]
     all_stats = [trace_stats(tr, chunk=cfg.chunk, warn=False) for tr in traces]
     if info is not None:
         info["all_prr"] = [(_subgroup(cfg, tr), st.prr) for tr, st in zip(traces, all_stats, strict=True) if st.prr is not None]
@@ -689,12 +723,14 @@ def run_study(
     with ph("inputs", f"{cfg.dataset} traces read, statistics"):
         traces = load_traces(cfg, notes)
         links, excluded = select_links(cfg, traces, info)
+        info["warnings"] += _support_warnings(cfg, [lk.stats for lk in links])  # can the data support the study?
         for n in notes:
             say(f"note: {n}")
         for w in info["warnings"]:
             say(f"warning: {w}")
         if not links:
-            raise ParameterError(f"invalid parameter dataset = {cfg.dataset!r}: no link has PRR in {cfg.prr_range} with μ defined ({excluded})")
+            raise ParameterError(f"invalid parameter dataset = {cfg.dataset!r}: no link has PRR in {cfg.prr_range} with μ defined ({excluded}); "
+                                 "--prr-range LOW HIGH widens the range")
         tasks = plan(cfg, links)
     out.mkdir(parents=True, exist_ok=True)
     keys = [i.key for t in tasks for i in t.items]

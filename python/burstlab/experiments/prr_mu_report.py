@@ -572,7 +572,7 @@ def render_html(blocks: Sequence[Block], title: str) -> str:
 
 
 def dataset_label(cfg: Any) -> str:
-    base = "synthetic testbed" if cfg.dataset == "synthetic" else {"rutgers": "Rutgers 802.11 links", "tossim": "TOSSIM-noise-derived links", "traces": f"traces in {cfg.traces_dir}"}[cfg.dataset]
+    base = "synthetic testbed" if cfg.dataset == "synthetic" else {"rutgers": "Rutgers 802.11 links", "tossim": "TOSSIM-noise-derived links", "starlink": f"Starlink ping probes ({cfg.timing})", "traces": f"traces in {cfg.traces_dir}"}[cfg.dataset]
     return base + (f" (sub-sampled every {cfg.subsample})" if cfg.subsample > 1 else "")
 
 
@@ -592,6 +592,11 @@ def dataset_notes(cfg: Any, study_links: Sequence[Any]) -> list[str]:
         notes.extend(f"Noise file cleaning: {c}." for c in clean)
     elif cfg.dataset == "rutgers":
         notes.append("Rutgers ORBIT 802.11 links (CRAWDAD rutgers/noise, DOI 10.15783/C7B59W; `burstlab.datasets.rutgers`): one trace per directed link and injected-noise level, 301 frames (seq 0..300); the files record no timing, so the slot is the profile's.")
+    elif cfg.dataset == "starlink":  # registered dataset (burstlab.datasets.starlink, docs/datasets.md)
+        from burstlab.datasets.registry import get
+
+        notes.append(f"Starlink ICMP probes ({get('starlink').citation}; licence {get('starlink').licence}): one path, "
+                     + ("one probe per slot (the probing order, times dropped)." if cfg.timing == "slots" else "the probes replayed in time, sample and hold on the profile's slot."))
     elif cfg.dataset == "traces":
         notes.append(f"Traces read from `{cfg.traces_dir}`" + (f" as `{cfg.fmt}`" if cfg.fmt else " (format auto-detected)")
                      + (f", {cfg.traces_expected} packets sent each" if cfg.traces_expected else "") + (", 1 = lost" if cfg.traces_one_means == "lost" else "") + ".")
@@ -797,6 +802,8 @@ def _cli_args(cfg: Any) -> list[str]:
             a += ["--segment", str(cfg.tossim_segment or 0)]
     if cfg.dataset == "rutgers" and cfg.rutgers_noise:
         a += ["--noise", ",".join(cfg.rutgers_noise)]
+    if cfg.dataset == "starlink" and cfg.timing != "slots":
+        a += ["--timing", cfg.timing]
     if cfg.subsample > 1:
         a += ["--subsample", str(cfg.subsample)]
     if tuple(cfg.prr_range) != (0.1, 0.9):
