@@ -276,7 +276,9 @@ def test_cli_fit_judge_tcp(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
     else:
         assert f"top group ({len(out['top_group'])} of 3 models, indistinguishable by TCP on this trace): {', '.join(out['top_group'])}" in cap.out
         assert "no single best fit:" in cap.out
-    table = {ln.split()[0]: ln.split()[-1] for ln in cap.out.splitlines() if ln.split() and ln.split()[0] in ("bernoulli-fer", "bistable", "bootstrap")}
+    # the rows of the (Rich) table: cells between its │ rules
+    cells = [[c.strip() for c in ln.strip().strip("│").split("│")] for ln in cap.out.splitlines() if "│" in ln]
+    table = {r[0]: r[-1] for r in cells if r[0] in ("bernoulli-fer", "bistable", "bootstrap")}
     assert table == {n: "yes" if n in out["top_group"] else "-" for n in ("bernoulli-fer", "bistable", "bootstrap")}
     assert "TCP over bistable (link" in cap.err  # progress
 

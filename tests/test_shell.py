@@ -245,7 +245,8 @@ def test_a_second_shell_at_the_same_level_is_refused(tmp_path: Path) -> None:
         f"open({str(tmp_path / 'out')!r}, 'w').write(str(r.returncode) + '|' + r.stderr)\n"
     )
     # run the second one from the caller's namespace while a first one is up
-    first = threading.Thread(target=lambda: shell.run(["sleep", "3"], shell.Direction(), shell.Direction()))
+    # (the first lasts long enough that the second's 2 s wait for a shell to end runs out)
+    first = threading.Thread(target=lambda: shell.run(["sleep", "6"], shell.Direction(), shell.Direction()))
     first.start()
     time.sleep(1.5)
     subprocess.run([sys.executable, str(script)], check=True)
