@@ -166,8 +166,22 @@ def prr_mu_cmd(ctx: click.Context, dataset: str | None, traces_dir: str | None, 
     click.echo(f"report (HTML): {res.report_html.resolve()}")
 
 
+def claims_line(claims: list[dict[str, Any]]) -> str:
+    """The tally of a study's judged claims (:func:`burstlab.study.verdict.tally`'s sentence,
+    from the rows of ``claims.csv``): reproduced / contradicted / inconclusive, calibration
+    checks apart, "preview: not evidence" for a ``--quick`` run."""
+    from burstlab.study.verdict import OUTCOMES, PREVIEW
+
+    counts = {o: sum(1 for c in claims if c["verdict"] == o and not c["calibration"]) for o in OUTCOMES}
+    cal = sum(1 for c in claims if c["calibration"])
+    s = f"{sum(counts.values())} claims: " + ", ".join(f"{counts[o]} {o}" for o in OUTCOMES)
+    s += f" (and {cal} calibration checks, not counted)" if cal else ""
+    return s + (f" — {PREVIEW}" if any(c["preview"] for c in claims) else "")
+
+
 def _run_cell_study(run_study: Any, config: Any, setup: Any, kw: dict[str, object], *, quick: bool, seeds: int | None, sweep_seeds: int | None,
-                    seed: int, no_sweep: bool, out: str, workers: int | None, cluster: str | None, no_progress: bool, pdf: bool) -> None:  # fmt: skip
+                    seed: int, no_sweep: bool, out: str, workers: int | None, cluster: str | None, no_progress: bool, pdf: bool,
+                    budget: int | None = None) -> None:  # fmt: skip
     """The common tail of ``error-models`` and ``tibet``: the configuration (``--quick``'s or
     the full one, the seeds given), the run, and what it printed."""
     kw = {"seed": seed, "sweep": not no_sweep, **kw}
@@ -175,12 +189,15 @@ def _run_cell_study(run_study: Any, config: Any, setup: Any, kw: dict[str, objec
         kw["seeds"] = seeds
     if sweep_seeds is not None:
         kw["sweep_seeds"] = sweep_seeds
+    if budget is not None:
+        if quick:
+            raise click.UsageError("--budget has no effect with --quick (a preview never adds replicates)")
+        kw["budget"] = budget or None
     cfg = config.quick_config(setup, **kw) if quick else config(setup=setup, **kw)
     res = run_study(cfg, out, workers=workers, cluster=cluster, progress=not no_progress, log=lambda s: click.echo(s, err=True),
                     formats=("png", "pdf") if pdf else ("png",))
     click.echo(f"{res.ran} simulations run, {res.skipped} reused from the store, {res.elapsed_s:.1f} s")
-    held = sum(1 for c in res.claims if c["verdict"].startswith("holds"))
-    click.echo(f"claims of the paper: {held} of {len(res.claims)} hold (report: claims table)")
+    click.echo(f"claims of the paper: {claims_line(res.claims)} (report: claims table)")
     click.echo(f"report: {res.report_md.resolve()}")
     click.echo(f"report (HTML): {res.report_html.resolve()}")
 
@@ -193,6 +210,8 @@ def _run_cell_study(run_study: Any, config: Any, setup: Any, kw: dict[str, objec
 @click.option("--sweep-seeds", type=click.IntRange(min=2), default=None, help="Transfers per cell of every sensitivity point (default 20; --quick 2).")
 @click.option("--seed", type=click.IntRange(0, 2**32 - 1), default=0, show_default=True, help="Study seed.")
 @click.option("--no-sweep", is_flag=True, help="Only the defaults: no sensitivity sweeps (and no sub-cycle figure).")
+@click.option("--budget", type=click.IntRange(min=0), default=None,
+              help="While a claim is inconclusive and more transfers would likely decide it, add transfers per cell up to this many (default 400; 0: never).")
 @click.option("--rate", type=RATE, default=1.5e6, show_default="1.5Mbit", help="Channel capacity: the paper's unstated 'low bandwidth environment'.")
 @click.option("--buffer", type=click.IntRange(min=1), default=50, show_default=True, help="Channel DropTail buffer (packets; ns-2's default).")
 @click.option("--lan-delay", type=TIME, default=0.0005, show_default="0.5ms", help="Channel one-way propagation delay (the LAN).")
@@ -208,7 +227,7 @@ def _run_cell_study(run_study: Any, config: Any, setup: Any, kw: dict[str, objec
 @click.option("--pdf/--no-pdf", default=False, show_default=True, help="Also write every figure as PDF.")
 @click.option("--no-progress", is_flag=True, help="No progress bar (one line per finished task instead).")
 def error_models_cmd(out: str, workers: int | None, cluster: str | None, quick: bool, seeds: int | None, sweep_seeds: int | None, seed: int,
-                     no_sweep: bool, rate: float, buffer: int, lan_delay: float, mss: int, delayed_ack: bool, rto_min: float, rwnd: int | None,
+                     no_sweep: bool, budget: int | None, rate: float, buffer: int, lan_delay: float, mss: int, delayed_ack: bool, rto_min: float, rwnd: int | None,
                      init_cwnd: int, cycle: float, fig2_ack_loss: str, sync_size: int, models_size: int, pdf: bool, no_progress: bool) -> None:  # fmt: skip
     """Pentikousis & Badr, "Error Modeling for TCP Simulations": rate-based vs temporal
     (VDDP) error models (Fig. 2) and synchronized vs not synchronized ACK losses (Table 1,
@@ -220,7 +239,7 @@ def error_models_cmd(out: str, workers: int | None, cluster: str | None, quick: 
                   init_cwnd=init_cwnd, cycle=cycle, fig2_ack_loss=fig2_ack_loss)  # fmt: skip
     kw: dict[str, object] = {"sync_size": int(sync_size), "models_size": int(models_size)}
     _run_cell_study(run_study, StudyConfig, setup, kw, quick=quick, seeds=seeds, sweep_seeds=sweep_seeds, seed=seed, no_sweep=no_sweep, out=out,
-                    workers=workers, cluster=cluster, no_progress=no_progress, pdf=pdf)  # fmt: skip
+                    workers=workers, cluster=cluster, no_progress=no_progress, pdf=pdf, budget=budget)  # fmt: skip
 
 
 @study_group.command("tibet")

@@ -238,6 +238,34 @@ class StudyResult:
 Outputs = tuple[dict[str, Path], list[dict[str, Any]], Path, Path]
 
 
+def run_pending(
+    description: str,
+    tasks: Sequence[Task],
+    run_task: Callable[[Task], list[dict[str, Any]]],
+    store: ResultStore,
+    *,
+    workers: int | None = None,
+    cluster: str | None = None,
+    progress: bool = True,
+    log: Callable[[str], None] | None = None,
+) -> tuple[list[dict[str, Any]], int]:
+    """Run the items of ``tasks`` the ``store`` lacks (``run_task`` on local processes or a
+    Dask cluster, one transaction per finished task); every planned row read back, and how
+    many ran."""
+    from burstlab.sweep import run_tasks
+
+    say = log or (lambda s: None)
+    keys = [i.key for t in tasks for i in t.items]
+    todo = pending(tasks, store.keys())
+    n_todo = sum(len(t.items) for t in todo)
+    say(f"{len(keys)} simulations in {len(tasks)} tasks: {len(keys) - n_todo} already in {store.path}, {n_todo} to run")
+    for k, (task, rows) in enumerate(run_tasks(run_task, todo, workers=workers, cluster=cluster, progress=progress, description=description), 1):
+        store.insert_many(rows)  # one transaction per finished task
+        if not progress:
+            say(f"finished {task.name} ({k}/{len(todo)} tasks)")
+    return store.rows_with_keys(keys, order_by="r.cell, r.replicate"), n_todo
+
+
 def run_keyed_study(
     description: str,
     tasks: Sequence[Task],
@@ -250,40 +278,46 @@ def run_keyed_study(
     cluster: str | None = None,
     progress: bool = True,
     log: Callable[[str], None] | None = None,
+    rounds: Callable[[ResultStore], tuple[Sequence[Task], int]] | None = None,
 ) -> StudyResult:
     """Run (or resume) the ``tasks`` of a study: the items the store under ``out`` lacks run
-    (``run_task`` on local processes or a Dask cluster, one transaction per finished task),
-    then every planned row is read back and ``write_outputs(out, store, runs)`` writes the
-    tables, figures and report."""
-    from burstlab.sweep import run_tasks
-
-    say = log or (lambda s: None)
+    (:func:`run_pending`), then every planned row is read back and
+    ``write_outputs(out, store, runs)`` writes the tables, figures and report. ``rounds``
+    (adaptive replication): called with the store after the tasks ran, returns the tasks
+    to run next and how many items they hold; the study stops adding rounds when it
+    returns no new item, and its last tasks are the ones reported."""
     t0 = time.perf_counter()
     out = Path(out)
-    keys = [i.key for t in tasks for i in t.items]
     out.mkdir(parents=True, exist_ok=True)
     store_path = out / "store.duckdb"
     with ResultStore(store_path, "runs", schema) as store:
-        todo = pending(tasks, store.keys())
-        n_todo = sum(len(t.items) for t in todo)
-        say(f"{len(keys)} simulations in {len(tasks)} tasks: {len(keys) - n_todo} already in {store_path}, {n_todo} to run")
-        for k, (task, rows) in enumerate(run_tasks(run_task, todo, workers=workers, cluster=cluster, progress=progress, description=description), 1):
-            store.insert_many(rows)  # one transaction per finished task
-            if not progress:
-                say(f"finished {task.name} ({k}/{len(todo)} tasks)")
-        runs = store.rows_with_keys(keys, order_by="r.cell, r.replicate")
+        runs, ran = run_pending(description, tasks, run_task, store, workers=workers, cluster=cluster, progress=progress, log=log)
+        total = sum(len(t.items) for t in tasks)
+        while rounds is not None:
+            nxt, n_items = rounds(store)
+            if n_items <= total:
+                break
+            tasks, total = nxt, n_items
+            runs, more = run_pending(description, tasks, run_task, store, workers=workers, cluster=cluster, progress=progress, log=log)
+            ran += more
         figures, claims, md, html = write_outputs(out, store, runs)
-    return StudyResult(out, store_path, md, html, runs, figures, claims, n_todo, len(keys) - n_todo, time.perf_counter() - t0)
+    return StudyResult(out, store_path, md, html, runs, figures, claims, ran, total - ran, time.perf_counter() - t0)
 
 
 def write_tables(out: Path, store: ResultStore, cells: list[dict[str, Any]], cell_columns: Sequence[str], claims: Sequence[dict[str, Any]],
                  sensitivity: Sequence[dict[str, Any]]) -> None:  # fmt: skip
-    """``cells.csv`` and the store's ``cells`` table, ``claims.csv``, ``sensitivity.csv``."""
+    """``cells.csv`` and the store's ``cells`` table, ``claims.csv`` and the store's
+    ``claims`` table (claims judged by :mod:`burstlab.study.verdict`: its ``COLUMNS``),
+    ``sensitivity.csv``."""
     from burstlab.experiments.prr_mu_report import _replace_table, write_csv
+    from burstlab.study.verdict import COLUMNS
 
     write_csv(out / "cells.csv", cells, cell_columns)
     _replace_table(store, "cells", cells, cell_columns)
-    write_csv(out / "claims.csv", claims, ["where", "claim", "paper", "ours", "verdict"])
+    claim_columns = COLUMNS if claims and "id" in claims[0] else ["where", "claim", "paper", "ours", "verdict"]
+    write_csv(out / "claims.csv", claims, claim_columns)
+    if claims:
+        _replace_table(store, "claims", claims, claim_columns)
     write_csv(out / "sensitivity.csv", sensitivity, list(sensitivity[0].keys()))
 
 

@@ -39,7 +39,7 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -185,7 +185,9 @@ class StudyConfig:
     derived from it and k alone); ``delays``: the added one-way delays (Table 1, Fig. 3a,
     Fig. 3b); ``sojourns``, ``drops``: Fig. 2's main-state means and B drop rates;
     ``sync_size``, ``models_size``: bytes per transfer (8 MB, 5 MB; MB = 10^6 as everywhere
-    in burstlab); ``sweep``: run the sensitivity sweeps.
+    in burstlab); ``sweep``: run the sensitivity sweeps; ``budget``: while a claim is
+    inconclusive and would likely decide with more transfers, add transfers per cell at the
+    defaults (and along the sub-cycle) up to this many (None: never; ``--quick``: never).
     """
 
     setup: Setup = field(default_factory=Setup)
@@ -201,8 +203,11 @@ class StudyConfig:
     sync_size: int = 8_000_000
     models_size: int = 5_000_000
     sensitivity: tuple[tuple[str, tuple[Any, ...]], ...] = tuple(SENSITIVITY.items())
+    budget: int | None = 400
 
     def __post_init__(self) -> None:
+        if self.budget is not None and not (isinstance(self.budget, int) and self.budget >= self.seeds):
+            raise ParameterError(f"invalid parameter budget = {self.budget!r}: expected at least seeds = {self.seeds} (or none)")
         for name in ("seeds", "sweep_seeds"):
             v = getattr(self, name)
             if not (isinstance(v, int) and v >= 2):
@@ -223,7 +228,7 @@ class StudyConfig:
     def quick_config(cls, setup: Setup | None = None, **kw: Any) -> StudyConfig:
         """The reduced study of ``--quick``: 3 transfers per cell, 2 per sweep point, the
         default and one other value of each open parameter."""
-        base = {"seeds": 3, "sweep_seeds": 2, "quick": True, "equivalence_drops": QUICK_EQUIVALENCE_DROPS, "sensitivity": tuple(QUICK_SENSITIVITY.items())}
+        base = {"seeds": 3, "sweep_seeds": 2, "quick": True, "budget": None, "equivalence_drops": QUICK_EQUIVALENCE_DROPS, "sensitivity": tuple(QUICK_SENSITIVITY.items())}
         return cls(setup=setup or Setup(), **{**base, **kw})
 
     def to_dict(self) -> dict[str, Any]:
@@ -460,6 +465,7 @@ class CellStats:
     data_loss: float  # channel losses / segments sent
     ack_loss: float  # ACKs lost / ACKs sent
     queue_drops: float
+    per_replicate: dict[str, np.ndarray] = field(default_factory=dict)  # timeouts, spurious_timeouts, data_loss by replicate
 
 
 def cell_stats(rows: Sequence[dict[str, Any]]) -> dict[str, CellStats]:
@@ -487,6 +493,8 @@ def cell_stats(rows: Sequence[dict[str, Any]]) -> dict[str, CellStats]:
             timeouts=mean("timeouts"), spurious_timeouts=mean("spurious_timeouts"), fast_retransmits=mean("fast_retransmits"),
             data_loss=sum(r["channel_losses"] for r in rs) / sent if sent else math.nan,
             ack_loss=sum(r["acks_lost"] for r in rs) / acks if acks else math.nan, queue_drops=mean("queue_drops"),
+            per_replicate={"timeouts": np.array([r["timeouts"] for r in rs], float), "spurious_timeouts": np.array([r["spurious_timeouts"] for r in rs], float),
+                           "data_loss": np.array([r["channel_losses"] / r["packets_sent"] if r["packets_sent"] else np.nan for r in rs], float)},
         )  # fmt: skip
     return out
 
@@ -525,6 +533,14 @@ class Env:
         if x is None or y is None:
             return Ratio(math.nan, math.nan, math.nan, 0)
         return paired_ratio(x, y)
+
+    def sync_ratio_estimate(self, num: str, den: str, delay: float) -> Any:
+        """As :meth:`sync_ratio` pooled over the three variants, as a
+        :class:`burstlab.study.estimate.Estimate`."""
+        from burstlab.study.estimate import NAN, ratio
+
+        x, y = self.pooled_sync(num, delay), self.pooled_sync(den, delay)
+        return NAN if x is None or y is None else ratio(x, y)
 
     def model_ratio(self, sojourn: float, drop: float, drop_temporal: float | None = None) -> Ratio:
         """Rate-based time ÷ temporal time (same drop rate unless ``drop_temporal``)."""
@@ -569,6 +585,10 @@ class Env:
 # --------------------------------------------------------------------------------------
 # the whole study
 # --------------------------------------------------------------------------------------
+#: Rounds of added transfers at most (adaptive replication).
+MAX_ROUNDS = 4
+
+
 def run_study(
     cfg: StudyConfig,
     out: str | Path,
@@ -581,14 +601,38 @@ def run_study(
 ) -> StudyResult:
     """Run (or resume) the study; write the store, tables, figures (PNG, and the other
     ``formats``, e.g. ``("png", "pdf")``) and report under ``out``
-    (:func:`burstlab.experiments.common.run_keyed_study`)."""
+    (:func:`burstlab.experiments.common.run_keyed_study`). With a ``budget``, claims still
+    inconclusive after ``seeds`` transfers per cell get more transfers, in up to
+    ``MAX_ROUNDS`` rounds (:func:`burstlab.study.verdict.replicates_to_add`); the report
+    then gives the configuration reached (its ``seeds``), which reproduces the same run."""
+    state = {"cfg": cfg, "rounds": 0}
+
+    def rounds(store: ResultStore) -> tuple[list[Task], int]:
+        from burstlab.experiments.error_models_claims import verdicts
+        from burstlab.study.verdict import replicates_to_add
+
+        c: StudyConfig = state["cfg"]  # type: ignore[assignment]
+        if c.budget is None or c.quick or state["rounds"] >= MAX_ROUNDS:
+            return [], 0
+        keys = [i.key for p in cells(c, c.setup) for i in items(c, p, c.seeds)]
+        vs = verdicts(c, Env(c, c.setup, cell_stats(store.rows_with_keys(keys, order_by="r.cell, r.replicate"))))
+        n = replicates_to_add(vs, c.seeds, c.budget)
+        if n <= c.seeds:
+            return [], 0
+        if log:
+            log(f"{sum(v.outcome == 'inconclusive' for v in vs)} claims inconclusive on {c.seeds} transfers per cell: adding transfers up to {n} (budget {c.budget})")
+        state["cfg"] = replace(c, seeds=n)
+        state["rounds"] += 1  # type: ignore[operator]
+        tasks = plan(state["cfg"])  # type: ignore[arg-type]
+        return tasks, sum(len(t.items) for t in tasks)
 
     def outputs(out: Path, store: ResultStore, runs: list[dict[str, Any]]) -> Outputs:
         from burstlab.experiments.error_models_report import write_outputs
 
-        return write_outputs(cfg, out, store, runs, formats)
+        return write_outputs(state["cfg"], out, store, runs, formats)  # type: ignore[arg-type]
 
-    return run_keyed_study("error-models", plan(cfg), run_task, RUN_SCHEMA, out, outputs, workers=workers, cluster=cluster, progress=progress, log=log)
+    return run_keyed_study("error-models", plan(cfg), run_task, RUN_SCHEMA, out, outputs, workers=workers, cluster=cluster, progress=progress, log=log,
+                           rounds=rounds)  # fmt: skip
 
 
 def environments(cfg: StudyConfig, runs: Sequence[dict[str, Any]]) -> tuple[Env, list[tuple[str, Any, Env]]]:

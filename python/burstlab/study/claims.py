@@ -90,16 +90,31 @@ class Difference:
         return f"{self.a} − {self.b}"
 
 
+def _ratio_of_means(a: np.ndarray, b: np.ndarray) -> float:
+    mb = float(np.mean(b))
+    return float(np.mean(a)) / mb if mb > 0 else math.nan
+
+
 @dataclass(frozen=True)
 class Ratio:
-    """mean(a) ÷ mean(b) (delta-method interval; paired by replicate unless ``paired=False``)."""
+    """mean(a) ÷ mean(b), paired by replicate unless ``paired=False``. ``interval``:
+    "delta" (the delta method, fast) or "bootstrap" (BCa over replicates, paired only:
+    better coverage when the samples are skewed, e.g. completion times with long
+    retransmission-timeout tails)."""
 
     a: str
     b: str
     paired: bool = True
     null: float | None = 1.0
+    interval: str = "delta"
+
+    def __post_init__(self) -> None:
+        if self.interval not in ("delta", "bootstrap") or (self.interval == "bootstrap" and not self.paired):
+            raise ValueError(f"interval = {self.interval!r}: expected 'delta', or 'bootstrap' for paired samples")
 
     def estimate(self, samples: Samples) -> Estimate:
+        if self.interval == "bootstrap":
+            return E.bootstrap(_ratio_of_means, [_get(samples, self.a), _get(samples, self.b)])
         return E.ratio(_get(samples, self.a), _get(samples, self.b), self.paired)
 
     def label(self) -> str:
@@ -190,7 +205,7 @@ class Near:
         return "inconclusive"
 
     def describe(self) -> str:
-        return f"≈ {self.paper:g}, band [{self.lo:g}, {self.hi:g}]"
+        return f"≈ {self.paper:.4g}, band [{self.lo:.4g}, {self.hi:.4g}]"
 
 
 @dataclass(frozen=True)
@@ -237,7 +252,7 @@ class Greater:
         return "inconclusive"
 
     def describe(self) -> str:
-        return f"{'>' if self.sign > 0 else '<'} {self._t():g}" + (f" (paper {self.paper:g})" if self.paper is not None else "")
+        return f"{'>' if self.sign > 0 else '<'} {self._t():.4g}" + (f" (paper {self.paper:.4g})" if self.paper is not None else "")
 
 
 @dataclass(frozen=True)

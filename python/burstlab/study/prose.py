@@ -111,7 +111,7 @@ def verdict_rows(verdicts: Sequence[Verdict], nd: int = 3) -> list[list[str]]:
         if v.outcome == "inconclusive":
             verdict += f" (~{v.more} more replicates)" if v.more is not None else " (a tie)"
         words = c.words + (f" [{c.conditions}]" if c.conditions else "") + (f" — under {v.setting}" if v.setting else "")
-        rows.append([c.where, words, c.describe_comparison(), ours, str(v.n), verdict, getattr(c.comparison, "reason", "") or "–"])
+        rows.append([c.where, words, c.describe_comparison(), ours, str(v.n), verdict, getattr(c.comparison, "reason", "") or "the sign of the effect"])
     return rows
 
 

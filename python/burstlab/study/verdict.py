@@ -25,6 +25,10 @@ from burstlab.study.estimate import Estimate
 
 OUTCOMES = ("reproduced", "contradicted", "inconclusive")
 
+#: The columns of a study's ``claims.csv`` and ``claims`` table (:meth:`Verdict.to_dict` without its parts).
+COLUMNS = ["id", "where", "claim", "conditions", "setting", "quantity", "comparison", "paper", "tolerance_reason", "ours", "lo", "hi", "n", "method",
+           "verdict", "more_replicates", "calibration", "preview"]  # fmt: skip
+
 #: How a ``--quick`` run's verdicts are marked everywhere they are shown.
 PREVIEW = "preview: not evidence"
 
@@ -102,16 +106,23 @@ class Verdict:
 
 
 def replicates_needed(e: Estimate, edges: Iterable[float]) -> int | None:
-    """Replicates after which ``e``'s interval would likely clear every edge (half-width
-    ∝ 1/√n): n·(h/d)² for the nearest edge at distance d from the centre; None when the
-    centre sits on an edge or there is no interval."""
-    if not e.has_interval or e.n < 2:
+    """Replicates after which ``e``'s interval would likely clear the edges around its
+    centre (the nearest edge below and the nearest above), each side's half-width
+    shrinking as 1/√n: n·(h/d)² for an edge at distance d from the centre with the
+    interval reaching h towards it (intervals may be asymmetric, e.g. a bootstrap's).
+    None when the centre sits on an edge or there is no interval."""
+    if not e.has_interval or e.n < 2 or not math.isfinite(e.value):
         return None
-    d = min((abs(e.value - x) for x in edges), default=math.inf)
-    if d == 0 or not math.isfinite(e.value):
+    below = [e.value - x for x in edges if x < e.value]
+    above = [x - e.value for x in edges if x > e.value]
+    if any(x == e.value for x in edges):
         return None
-    h = e.half_width
-    return max(e.n, math.ceil(e.n * (h / d) ** 2)) if math.isfinite(d) else e.n
+    need = e.n
+    if below:
+        need = max(need, math.ceil(e.n * ((e.value - e.lo) / min(below)) ** 2))
+    if above:
+        need = max(need, math.ceil(e.n * ((e.hi - e.value) / min(above)) ** 2))
+    return need
 
 
 def judge(claim: Claim, samples: Samples, *, setting: str = "", preview: bool = False) -> Verdict:
