@@ -183,10 +183,16 @@ def test_claimset_ids_unique():
 
 # ---------------------------------------------------------------- replicates needed, adaptive
 def test_replicates_needed_known_answer():
-    e = E.mean(X)  # centre 3, half-width H, n 5; nearest edge 4 at distance 1
-    assert replicates_needed(e, (4.0, 6.0)) == math.ceil(5 * H**2)
+    """Centre 3, sd √2.5, n 5; nearest edge 4 at distance 1: n' is the smallest n with
+    t(n)·√2.5/√n ≤ 1 (t(n) the quantile with n − 1 degrees of freedom): 13."""
+    e = E.mean(X)
+    n = next(n for n in range(2, 100) if stats.t.ppf(0.975, n - 1) * math.sqrt(2.5) / math.sqrt(n) <= 1)
+    assert n == 13
+    assert abs(replicates_needed(e, (4.0, 6.0)) - n) <= 1
     v = judge(claim(Near(5.0, 4.0, 6.0, reason="r")), {"x": X})
-    assert v.more == math.ceil(5 * H**2) - 5
+    assert v.more == replicates_needed(e, (4.0, 6.0)) - 5
+    # a sample that large from the same spread does clear the edge
+    assert stats.t.ppf(0.975, n - 1) * math.sqrt(2.5) / math.sqrt(n) <= 1 < stats.t.ppf(0.975, n - 2) * math.sqrt(2.5) / math.sqrt(n - 1)
 
 
 def test_adaptive_adds_replicates_until_decided_within_budget():

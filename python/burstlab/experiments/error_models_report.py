@@ -47,8 +47,8 @@ from burstlab.experiments.error_models_why import noise_note, why
 from burstlab.experiments.prr_mu_report import Block
 from burstlab.store import ResultStore
 from burstlab.study import estimate as E
-from burstlab.study.prose import VERDICT_HEAD, settings_sentence, verdict_rows
-from burstlab.study.verdict import PREVIEW, SettingVerdicts, Verdict, tally
+from burstlab.study.blocks import claims_section, settings_blocks
+from burstlab.study.verdict import PREVIEW, SettingVerdicts, Verdict, claim_rows, tally
 
 #: The units and labels of the open parameters in tables and figures.
 PARAM_LABEL = {
@@ -102,11 +102,6 @@ def _fastest(env: Env, ack: str, delay: float) -> str:
         return "–"
     d = E.difference(_times(env, o[1], ack, delay), _times(env, o[0], ack, delay))
     return f"{' < '.join(o)} ({o[1]} − {o[0]} = {d:.1f} s)"
-
-
-def claim_rows(verdicts: Sequence[Verdict]) -> list[dict[str, Any]]:
-    """``claims.csv`` / ``summary.json``: one row per verdict (its declaration and numbers)."""
-    return [{k: v for k, v in x.to_dict().items() if k != "parts"} for x in verdicts]
 
 
 # --------------------------------------------------------------------------------------
@@ -428,13 +423,8 @@ def build_report(cfg: StudyConfig, out: Path, env: Env, pts: Sequence[tuple[str,
         "Every choice is argued in `docs/study-error-models.md`; each open parameter is varied below (Sensitivity).",
     ]))
 
-    b.append(("h2", "Claims of the paper, judged"))
-    b.append(("p", f"**{tally(vs).sentence()}.**"))
-    b.append(("p", "Each claim is declared with the paper's words, the quantity that measures it and the tolerance its precision allows (with the reason); "
-                   "**reproduced**: our 95 % interval lies inside the tolerance band (or wholly on the claimed side); **contradicted**: wholly outside; "
-                   "**inconclusive**: it straddles, with the replicates that would likely decide. Ratios of Fig. 2 use a bootstrap interval (BCa over "
-                   "replicates: completion times have long retransmission-timeout tails), the others the delta method or paired t. See `docs/claims.md`."))
-    b.append(("table", (VERDICT_HEAD, verdict_rows(vs))))
+    b += claims_section(vs, intervals="Ratios of Fig. 2 use a bootstrap interval (BCa over replicates: completion times have long retransmission-timeout "
+                                      "tails), the others the delta method or paired t. Fig. 2's claims under every swept setting: below, with Fig. 2.")
     # Table 1
     b.append(("h2", "Table 1: synchronized ACK losses on a LAN"))
     rows = []
@@ -488,8 +478,7 @@ def build_report(cfg: StudyConfig, out: Path, env: Env, pts: Sequence[tuple[str,
                 + [_pct(e.equivalent_drop(m)) for m in cfg.sojourns] for v, e in cyc]  # fmt: skip
         b.append(("table", (head, rows)))
     if svs:
-        b.append(("p", "**Fig. 2's claims under each documented setting** of the open parameters (the VDDP sub-cycle, Fig. 2's ACK losses):"))
-        b.append(("table", (["claim", "verdict by setting"], [[sv.claim.words, settings_sentence(sv) + (f" ({PREVIEW})" if cfg.quick else "")] for sv in svs])))
+        b += settings_blocks(svs, "**Fig. 2's claims under each documented setting** of the open parameters (the VDDP sub-cycle, Fig. 2's ACK losses):")
     if cyc:
         b += _img(figs, out, "fig02-subcycle", "Fig. 2 against the VDDP sub-cycle", pdf)
 

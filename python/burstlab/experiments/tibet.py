@@ -593,11 +593,6 @@ class Order:
     def n(self) -> int:
         return len(self.above) + len(self.tied) + len(self.below)
 
-    def verdict(self) -> str:
-        if not self.n:
-            return "–"
-        return "holds" if len(self.above) == self.n else ("holds, within noise" if not self.below else "differs")
-
 
 class Env:
     """The cells of one environment, by their figure coordinates."""

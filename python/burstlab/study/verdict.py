@@ -16,12 +16,13 @@ lies a distance d from the nearest edge would clear it with about n·(h/d)² rep
 from __future__ import annotations
 
 import math
+from statistics import NormalDist
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from burstlab.study.claims import Claim, Samples
-from burstlab.study.estimate import Estimate
+from burstlab.study.estimate import Estimate, t_quantile
 
 OUTCOMES = ("reproduced", "contradicted", "inconclusive")
 
@@ -107,21 +108,27 @@ class Verdict:
 
 def replicates_needed(e: Estimate, edges: Iterable[float]) -> int | None:
     """Replicates after which ``e``'s interval would likely clear the edges around its
-    centre (the nearest edge below and the nearest above), each side's half-width
-    shrinking as 1/√n: n·(h/d)² for an edge at distance d from the centre with the
-    interval reaching h towards it (intervals may be asymmetric, e.g. a bootstrap's).
-    None when the centre sits on an edge or there is no interval."""
+    centre (the nearest edge below and the nearest above). Each side's reach h towards an
+    edge at distance d is t(n)·s/√n (intervals may be asymmetric, e.g. a bootstrap's): the
+    spread s = h·√n/t(n) stays, and n' solves t(n')·s/√n' = d (three fixed-point steps from
+    the normal quantile). None when the centre sits on an edge or there is no interval."""
     if not e.has_interval or e.n < 2 or not math.isfinite(e.value):
+        return None
+    if any(x == e.value for x in edges):
         return None
     below = [e.value - x for x in edges if x < e.value]
     above = [x - e.value for x in edges if x > e.value]
-    if any(x == e.value for x in edges):
-        return None
+    tn = t_quantile(e.n, e.level)
     need = e.n
-    if below:
-        need = max(need, math.ceil(e.n * ((e.value - e.lo) / min(below)) ** 2))
-    if above:
-        need = max(need, math.ceil(e.n * ((e.hi - e.value) / min(above)) ** 2))
+    for reach, dist in (((e.value - e.lo), below), ((e.hi - e.value), above)):
+        if not dist:
+            continue
+        s_ = reach * math.sqrt(e.n) / tn  # the spread behind this side of the interval
+        d = min(dist)
+        n = max(2, math.ceil((NormalDist().inv_cdf(0.5 + e.level / 2) * s_ / d) ** 2))
+        for _ in range(3):
+            n = max(2, math.ceil((t_quantile(n, e.level) * s_ / d) ** 2))
+        need = max(need, n)
     return need
 
 
@@ -245,6 +252,11 @@ def adaptive(claims: Sequence[Claim], samples_for: Callable[[int], Samples], sta
         n = nxt
         verdicts = judge_all(claims, samples_for(n))
     return verdicts, n
+
+
+def claim_rows(verdicts: Iterable[Verdict]) -> list[dict[str, Any]]:
+    """One row per verdict (:data:`COLUMNS`): a study's ``claims.csv``, ``claims`` table and JSON."""
+    return [{k: x for k, x in v.to_dict().items() if k != "parts"} for v in verdicts]
 
 
 def mark_preview(verdicts: Iterable[Verdict]) -> list[Verdict]:
