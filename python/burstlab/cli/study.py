@@ -75,6 +75,10 @@ def _floats(s: str | None, name: str) -> tuple[float, ...] | None:
         raise click.BadParameter(f"expected comma-separated numbers, got {s!r}", param_hint=name) from None
 
 
+#: ``study prr-mu --quick``: seeds per condition, links at most, synthetic links and slots.
+QUICK_PRR_MU = {"replicates": 2, "max_links": 24, "n_links": 24, "n_slots": 30_000}
+
+
 @study_group.command("prr-mu")
 @click.pass_context
 @click.option("--dataset", type=click.Choice(["synthetic", "rutgers", "tossim"]), default=None, help="Named input (default: the built-in synthetic testbed).")
@@ -108,11 +112,13 @@ def _floats(s: str | None, name: str) -> tuple[float, ...] | None:
 @click.option("--segment", type=int, default=98_304, show_default=True, help="TOSSIM: noise samples per derived link (0: the whole file).")
 @click.option("--pdf/--no-pdf", default=False, show_default=True, help="Also write every figure as PDF.")
 @click.option("--no-progress", is_flag=True, help="No progress bar (one line per phase and finished link instead).")
+@click.option("--quick", is_flag=True, help=f"A preview: {QUICK_PRR_MU['replicates']} seeds per condition, at most {QUICK_PRR_MU['max_links']} links "
+              f"(synthetic: {QUICK_PRR_MU['n_links']} links × {QUICK_PRR_MU['n_slots']} slots) unless given; every verdict marked 'preview: not evidence'.")
 def prr_mu_cmd(ctx: click.Context, dataset: str | None, traces_dir: str | None, fmt: str | None, expected: int | None, drop_beyond: bool, one_means: str, subsample: int,
                out: str | None, workers: int | None, cluster: str | None,
                replicates: int, seed: int, profile: str | None, tcp_profile: str, ack_path: str, rto_backoff_reset: str, prr_range: tuple[float, float], fit_range: tuple[float, float],
                folds: int, n_links: int, n_slots: int, max_links: int | None, noise: str | None, signal_dbm: str | None,
-               targets: str | None, segment: int, pdf: bool, no_progress: bool) -> None:
+               targets: str | None, segment: int, pdf: bool, no_progress: bool, quick: bool) -> None:
     """Srinivasan et al.'s method on every link: PRR, μ, TCP NewReno over the trace, over independent and
     Gilbert-Elliott links with the same PRR (and μ), the differences, μ convergence, the L1 fits
     (PRR only, second order, 15 terms); writes a results store, figures and a report."""
@@ -125,7 +131,16 @@ def prr_mu_cmd(ctx: click.Context, dataset: str | None, traces_dir: str | None, 
     if ds == "synthetic" and n_links >= 1 and n_slots >= 2:
         _check_memory(n_links, n_slots)
     noise_list = tuple(x.strip() for x in noise.split(",") if x.strip()) if noise else None
+    if quick:  # the preview's sizes, where the command line does not give its own
+        from click.core import ParameterSource
+
+        given = {k for k in QUICK_PRR_MU if ctx.get_parameter_source(k) is not ParameterSource.DEFAULT}
+        replicates = replicates if "replicates" in given else QUICK_PRR_MU["replicates"]
+        max_links = max_links if "max_links" in given else QUICK_PRR_MU["max_links"]
+        n_links = n_links if "n_links" in given else QUICK_PRR_MU["n_links"]
+        n_slots = n_slots if "n_slots" in given else QUICK_PRR_MU["n_slots"]
     cfg = StudyConfig(
+        quick=quick,
         dataset=ds,
         traces_dir=traces_dir,
         fmt=fmt,
@@ -162,6 +177,7 @@ def prr_mu_cmd(ctx: click.Context, dataset: str | None, traces_dir: str | None, 
     for r in res.fig13:
         click.echo(f"fit error ×1e-2 [{r['group']}]: PRR only {e(r['err_prr'])}, 2nd order {e(r['err_2nd'])}, 15 term {e(r['err_15'])} "
                    f"(CV: {e(r['cv_err_prr'])}, {e(r['cv_err_2nd'])}, {e(r['cv_err_15'])})")
+    click.echo(f"claims of the paper: {claims_line(res.claims)} (report: claims table)")
     click.echo(f"report: {res.report_md.resolve()}")
     click.echo(f"report (HTML): {res.report_html.resolve()}")
 

@@ -143,6 +143,8 @@ class StudyConfig:
     traces_one_means: str = "received"  # bits/string polarity
     # every trace keeps only every k-th entry before anything else (Srinivasan et al. §8, Fig. 14)
     subsample: int = 1
+    # ``--quick``: a preview (fewer seeds, links and slots); every verdict is marked "preview: not evidence"
+    quick: bool = False
 
     def __post_init__(self) -> None:
         if self.dataset not in DATASETS:
@@ -619,6 +621,7 @@ class StudyResult:
     skipped: int
     elapsed_s: float
     timings: dict[str, float] = field(default_factory=dict)
+    claims: list[dict[str, Any]] = field(default_factory=list)
 
 
 #: The study's phases, in order (each is reported as it starts and ends; :class:`StudyResult`
@@ -718,9 +721,9 @@ def run_study(
     with ph("fits and figures", "least-L1 fits with cross-validation and bootstrap, figures (only what changed)"):
         fitted, figs = R.fits_and_figures(cfg, out, links, links_tab, info, workers=workers, progress=progress, formats=formats)
     with ph("report"):
-        md, html = R.write_report(cfg, out, links, links_tab, runs, excluded, fitted, R.fit_notes(cfg, fitted), figs, notes, info, ph.times)
+        md, html, claims = R.write_report(cfg, out, links, links_tab, runs, excluded, fitted, R.fit_notes(cfg, fitted), figs, notes, info, ph.times)
     return StudyResult(out, store_path, md, html, runs, links_tab, R.fig13_rows(fitted), figs, n_todo, len(keys) - n_todo,
-                       time.perf_counter() - t0, dict(ph.times))
+                       time.perf_counter() - t0, dict(ph.times), claims)
 
 
 def _start_forkserver() -> None:

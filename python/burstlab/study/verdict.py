@@ -142,7 +142,8 @@ def judge(claim: Claim, samples: Samples, *, setting: str = "", preview: bool = 
             parts.append(Part(label, e, "inconclusive", None))
             continue
         out = cmp.outcome(e)
-        parts.append(Part(label, e, out, e.n if out != "inconclusive" else replicates_needed(e, cmp.edges())))
+        need = replicates_needed(e, cmp.edges()) if out == "inconclusive" else e.n
+        parts.append(Part(label, e, out, None if need is None else max(need, e.n + 1) if out == "inconclusive" else need))
     outs = [p.outcome for p in parts]
     outcome = "contradicted" if "contradicted" in outs else ("inconclusive" if "inconclusive" in outs else "reproduced")
     return Verdict(claim, outcome, tuple(parts), setting, preview)
