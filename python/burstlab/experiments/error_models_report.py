@@ -47,6 +47,7 @@ from burstlab.experiments.error_models_why import noise_note, why
 from burstlab.experiments.prr_mu_report import Block
 from burstlab.store import ResultStore
 from burstlab.study import estimate as E
+from burstlab.study import provenance
 from burstlab.study.blocks import claims_section, settings_blocks
 from burstlab.study.verdict import PREVIEW, SettingVerdicts, Verdict, claim_rows, tally
 
@@ -365,10 +366,12 @@ def write_outputs(cfg: StudyConfig, out: Path, store: ResultStore, runs: Sequenc
         figs["sensitivity-sync"] = save(fig_sensitivity(cfg, pts, "sync"), "sensitivity-sync")
         figs["sensitivity-models"] = save(fig_sensitivity(cfg, pts, "models"), "sensitivity-models")
 
-    write_json(out / "summary.json", {"config": cfg.to_dict(), "burstlab_version": __version__, "n_runs": len(runs), "n_cells": len(stats),
+    prov = provenance.cell_study("error-models", cfg, "transfers")
+    provenance.write(out, prov, store)
+    write_json(out / "summary.json", {"config": cfg.to_dict(), "provenance": prov, "burstlab_version": __version__, "n_runs": len(runs), "n_cells": len(stats),
                                       "headline": {k: (v.value if isinstance(v, Ratio) else v) for k, v in base.headline().items()},
                                       "tally": asdict(tally(vs)), "claims": cl})  # fmt: skip
-    blocks = build_report(cfg, out, base, pts, stats, vs, svs, figs, len(runs), "pdf" in formats)
+    blocks = build_report(cfg, out, base, pts, stats, vs, svs, figs, len(runs), "pdf" in formats, prov)
     md, html = write_report(out, blocks, "burstlab: error models for TCP simulations (Pentikousis & Badr)")
     return figs, claim_rows(vs), md, html
 
@@ -394,7 +397,8 @@ MECH_HEAD = ["variant", "ACKs", "time (s)", "timeouts (spurious)", "fast retrans
 
 
 def build_report(cfg: StudyConfig, out: Path, env: Env, pts: Sequence[tuple[str, Any, Env]], stats: dict[str, CellStats], vs: Sequence[Verdict],
-                 svs: Sequence[SettingVerdicts], figs: dict[str, Path], n_runs: int, pdf: bool = False) -> list[Block]:  # fmt: skip
+                 svs: Sequence[SettingVerdicts], figs: dict[str, Path], n_runs: int, pdf: bool = False, prov: dict[str, Any] | None = None) -> list[Block]:  # fmt: skip
+    prov = prov or provenance.cell_study("error-models", cfg, "transfers")
     s = cfg.setup
     b: list[Block] = [("h1", "Error models for TCP simulations: Pentikousis & Badr, checked")]
     if cfg.quick:
@@ -505,9 +509,7 @@ def build_report(cfg: StudyConfig, out: Path, env: Env, pts: Sequence[tuple[str,
                        ("sensitivity-models", "Fig. 2 ratios against each open parameter")):
             b += _img(figs, out, k, alt, pdf)
 
-    b.append(("h2", "Reproduce"))
-    b.append(("p", "`burstlab study error-models " + " ".join(cli_args(cfg)) + f" --out {out}` (re-running skips every finished transfer; "
-                   "the configuration is in [`summary.json`](summary.json))."))
+    b += provenance.blocks(prov, cli_args(cfg), out)
     return b
 
 

@@ -39,6 +39,7 @@ import numpy.typing as npt
 
 from burstlab._core import LossModel, ParameterError
 from burstlab.stats import TraceStats, trace_stats
+from burstlab.study import provenance
 from burstlab.store import ResultStore, canonical_json, results_version
 from burstlab.sweep import run_tasks, task_seed
 from burstlab.traces import Trace
@@ -662,6 +663,30 @@ class _Phase:
             self.ph.say(f"[{PHASES.index(self.name) + 1}/{len(PHASES)}] {self.name}{what} done in {dt:.2f} s")
 
 
+def input_files(cfg: StudyConfig, traces: Sequence[Trace]) -> list[Path]:
+    """Every file the study's links were read from: the traces' own files (Rutgers), the
+    TOSSIM noise traces, every file of a ``--traces`` folder; none for the synthetic testbed."""
+    if cfg.dataset == "synthetic":
+        return []
+    if cfg.dataset == "traces":
+        return _walk(Path(cfg.traces_dir))  # type: ignore[arg-type]
+    if cfg.dataset == "tossim":
+        if cfg.tossim_noise_files:
+            return [Path(f) for f in cfg.tossim_noise_files]
+        names = sorted({str(t.meta["noise_file"]) for t in traces if "noise_file" in t.meta})
+        return [provenance.data_folder() / "data" / "tossim-noise" / n for n in names]
+    return sorted({Path(str(t.meta["path"])) for t in traces if "path" in t.meta})
+
+
+def study_provenance(cfg: StudyConfig, traces: Sequence[Trace]) -> dict[str, Any]:
+    """What produced this run besides its configuration (:mod:`burstlab.study.provenance`)."""
+    seeds: dict[str, Any] = {"study seed": cfg.seed, "seeds per synthetic condition": cfg.replicates}
+    if cfg.dataset == "synthetic":
+        seeds["testbed seed"] = cfg.testbed_seed
+    named = cfg.dataset == "rutgers" or (cfg.dataset == "tossim" and not cfg.tossim_noise_files)
+    return provenance.collect(STUDY, seeds=seeds, inputs=input_files(cfg, traces), uses_data_folder=named)
+
+
 def run_study(
     cfg: StudyConfig,
     out: str | Path,
@@ -718,6 +743,8 @@ def run_study(
         with ph("tables"):
             runs = _fetch(store, keys)
             links_tab = R.write_tables(cfg, out, store, links, runs)
+            info["provenance"] = study_provenance(cfg, traces)
+            provenance.write(out, info["provenance"], store)
     with ph("fits and figures", "least-L1 fits with cross-validation and bootstrap, figures (only what changed)"):
         fitted, figs = R.fits_and_figures(cfg, out, links, links_tab, info, workers=workers, progress=progress, formats=formats)
     with ph("report"):

@@ -35,6 +35,7 @@ from burstlab._util import json_safe
 from burstlab.io import atomic_write, atomic_write_text
 from burstlab.experiments import prr_mu_claims
 from burstlab.store import ResultStore
+from burstlab.study import provenance
 from burstlab.study.blocks import claims_section
 from burstlab.study.verdict import COLUMNS, PREVIEW, claim_rows, tally
 
@@ -645,7 +646,7 @@ def write_report(cfg: Any, out: Path, study_links: Sequence[Any], links: Sequenc
     vs = prr_mu_claims.verdicts(cfg.dataset == "synthetic", links, fig13, preview=cfg.quick)
     claims = claim_rows(vs)
     write_csv(out / "claims.csv", claims, COLUMNS)
-    write_json(out / "summary.json", {"config": cfg.to_dict(), "burstlab_version": __version__, "excluded": excluded, "summary": json_safe(summary),
+    write_json(out / "summary.json", {"config": cfg.to_dict(), "provenance": info.get("provenance"), "burstlab_version": __version__, "excluded": excluded, "summary": json_safe(summary),
                                       "fig13": json_safe(fig13), "tally": json_safe(tally(vs).__dict__), "claims": json_safe(claims), "fit_notes": list(fit_notes),
                                       "input_notes": list(notes), "input_warnings": info.get("warnings", []), "timings_s": {k: round(v, 3) for k, v in timings.items()}})
     blocks = build_report(cfg, links, runs, excluded, summary, fig13, fit_notes, figs, out, [*dataset_notes(cfg, study_links), *notes], info, vs)
@@ -778,13 +779,13 @@ def build_report(cfg: Any, links: Sequence[dict[str, Any]], runs: Sequence[dict[
         b.extend(img(k))
     for n in info.get("figure_notes", []):
         b.append(("p", f"Not drawn: {n}."))
-    b.append(("h2", "Reproduce"))
-    b.append(("p", "`burstlab study prr-mu " + " ".join(_cli_args(cfg)) + f" --out {out}` (re-running skips every finished simulation, fit and figure; the configuration is in [`summary.json`](summary.json))."))
+    if "provenance" in info:
+        b += provenance.blocks(info["provenance"], _cli_args(cfg), out)
     return b
 
 
 def _cli_args(cfg: Any) -> list[str]:
-    a = []
+    a = ["--quick"] if cfg.quick else []
     if cfg.dataset == "traces":
         a += ["--traces", str(cfg.traces_dir)] + (["--format", cfg.fmt] if cfg.fmt else [])
         if cfg.traces_expected:

@@ -61,6 +61,7 @@ from burstlab.experiments.tibet import (
 )
 from burstlab.store import ResultStore
 from burstlab.study import estimate as E
+from burstlab.study import provenance
 from burstlab.study.blocks import claims_section
 from burstlab.study.prose import compare_ratio, direction
 from burstlab.study.verdict import PREVIEW, SettingVerdicts, Verdict, claim_rows, tally
@@ -368,9 +369,11 @@ def write_outputs(cfg: StudyConfig, out: Path, store: ResultStore, runs: Sequenc
         figs["sensitivity-fairness-model"] = save(fig_sensitivity(cfg, pts, "fairness-model"), "sensitivity-fairness-model")
         figs["sensitivity-gains"] = save(fig_sensitivity(cfg, pts, "gains"), "sensitivity-gains")
 
-    write_json(out / "summary.json", {"config": cfg.to_dict(), "burstlab_version": __version__, "n_runs": len(runs), "n_cells": len(stats),
+    prov = provenance.cell_study("tibet", cfg, "runs")
+    provenance.write(out, prov, store)
+    write_json(out / "summary.json", {"config": cfg.to_dict(), "provenance": prov, "burstlab_version": __version__, "n_runs": len(runs), "n_cells": len(stats),
                                       "headline": base.headline(), "tally": asdict(tally(vs)), "claims": cl_all})  # fmt: skip
-    blocks = build_report(cfg, out, base, pts, stats, vs, svs, figs, len(runs), "pdf" in formats)
+    blocks = build_report(cfg, out, base, pts, stats, vs, svs, figs, len(runs), "pdf" in formats, prov)
     md, html = write_report(out, blocks, "burstlab: TCP with bandwidth estimation over wireless networks (Martignon & Capone)")
     return figs, cl, md, html
 
@@ -393,7 +396,8 @@ MECH_NOTE = "timeouts/s / fast retransmits/s / channel losses / queue drops (per
 
 
 def build_report(cfg: StudyConfig, out: Path, env: Env, pts: Sequence[tuple[str, Any, Env]], stats: dict[str, CellStats], vs: Sequence[Verdict],
-                 svs: Sequence[SettingVerdicts], figs: dict[str, Path], n_runs: int, pdf: bool = False) -> list[Block]:  # fmt: skip
+                 svs: Sequence[SettingVerdicts], figs: dict[str, Path], n_runs: int, pdf: bool = False, prov: dict[str, Any] | None = None) -> list[Block]:  # fmt: skip
+    prov = prov or provenance.cell_study("tibet", cfg, "runs")
     s = cfg.setup
     b: list[Block] = [("h1", "TCP with bandwidth estimation over wireless networks: Martignon & Capone, checked")]
     if cfg.quick:
@@ -526,9 +530,7 @@ def build_report(cfg: StudyConfig, out: Path, env: Env, pts: Sequence[tuple[str,
         b += _img(figs, out, "sensitivity-fairness-model", "fairness and model errors against each open parameter", pdf)
         b += _img(figs, out, "sensitivity-gains", "TIBET's gain and the model at high p against each open parameter", pdf)
 
-    b.append(("h2", "Reproduce"))
-    b.append(("p", "`burstlab study tibet " + " ".join(cli_args(cfg)) + f" --out {out}` (re-running skips every finished run; "
-                   "the configuration is in [`summary.json`](summary.json))."))
+    b += provenance.blocks(prov, cli_args(cfg), out)
     return b
 
 
