@@ -389,6 +389,11 @@ def select_links(cfg: StudyConfig, traces: Sequence[Trace], info: dict[str, Any]
     if info is not None:
         info["all_prr"] = [(_subgroup(cfg, tr), st.prr) for tr, st in zip(traces, all_stats, strict=True) if st.prr is not None]
         info["warnings"] = input_warnings(traces, all_stats, cfg.fmt, user_files=cfg.dataset == "traces")
+        if cfg.dataset == "traces" and cfg.profile is None:  # the timing is not in most trace files: say which was assumed
+            p = PROFILES[cfg.profile_name]
+            info["warnings"].append(f"--traces without --profile: the links are timed as profile {cfg.profile_name} ({1e3 * p.slot:g}-ms slots, "
+                                    f"{p.link_pps:g} packets/s, Srinivasan et al.'s 802.15.4 Mirage); traces from an 802.11 testbed at 2 ms "
+                                    "(e.g. Rutgers ORBIT, Roofnet) need --profile roofnet")
     for i, (tr, st) in enumerate(zip(traces, all_stats, strict=True)):
         why = None
         if st.length == 0:
