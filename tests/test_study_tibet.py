@@ -189,7 +189,7 @@ def test_order_classifies_points() -> None:
 def test_cli_args_reproduce_the_configuration() -> None:
     cfg = T.StudyConfig(T.Setup(reading="rtt", recovery="sack", wireless_rate=50e6, delayed_ack=True), seeds=5, sweep_seeds=3, sweep=False)
     assert cli_args(cfg) == ["--seeds", "5", "--sweep-seeds", "3", "--seed", "0", "--no-sweep", "--reading", "rtt", "--recovery", "sack",
-                             "--wireless-rate", "50Mbit", "--delayed-ack"]  # fmt: skip
+                             "--delayed-ack", "--wireless-rate", "50Mbit"]  # fmt: skip
     assert cli_args(QUICK)[:1] == ["--quick"] and "--duration" not in cli_args(QUICK)
 
 

@@ -10,6 +10,9 @@ from typing import Any
 import click
 
 from burstlab.cli.options import FORMAT, count
+from burstlab.experiments import error_models_settings as EM
+from burstlab.experiments import tibet_settings as TB
+from burstlab.study import settings
 from burstlab.units import RATE, SIZE, TIME
 
 #: Options that only some inputs use: giving one for another input is a usage error, not
@@ -223,83 +226,52 @@ def _run_cell_study(run_study: Any, config: Any, setup: Any, kw: dict[str, objec
 @study_group.command("error-models")
 @click.option("--out", "out", type=click.Path(file_okay=False), default="results/error-models", show_default=True, help="Output folder.")
 @_parallel
-@click.option("--quick", is_flag=True, help="A reduced study (3 transfers per cell, 2 per sensitivity point, two values per open parameter): the same figures and report in under a minute.")
+@click.option("--quick", is_flag=True, help="A preview (3 transfers per cell, 2 per sensitivity point, two values per open parameter): the same figures and report in seconds, every verdict marked 'preview: not evidence'.")
 @click.option("--seeds", type=click.IntRange(min=2), default=None, help="Transfers per cell at the defaults (default 100; --quick 3; the paper: 10 batches).")
 @click.option("--sweep-seeds", type=click.IntRange(min=2), default=None, help="Transfers per cell of every sensitivity point (default 20; --quick 2).")
 @click.option("--seed", type=click.IntRange(0, 2**32 - 1), default=0, show_default=True, help="Study seed.")
 @click.option("--no-sweep", is_flag=True, help="Only the defaults: no sensitivity sweeps (and no sub-cycle figure).")
 @click.option("--budget", type=click.IntRange(min=0), default=None,
               help="While a claim is inconclusive and more transfers would likely decide it, add transfers per cell up to this many (default 400; 0: never).")
-@click.option("--rate", type=RATE, default=1.5e6, show_default="1.5Mbit", help="Channel capacity: the paper's unstated 'low bandwidth environment'.")
-@click.option("--buffer", type=click.IntRange(min=1), default=50, show_default=True, help="Channel DropTail buffer (packets; ns-2's default).")
-@click.option("--lan-delay", type=TIME, default=0.0005, show_default="0.5ms", help="Channel one-way propagation delay (the LAN).")
-@click.option("--mss", type=click.IntRange(1, 65_495), default=1460, show_default=True, help="Segment payload (bytes; Ethernet).")
-@click.option("--delayed-ack/--no-delayed-ack", default=True, show_default=True, help="Delayed ACKs (every 2nd segment, 200 ms).")
-@click.option("--rto-min", type=TIME, default=1.0, show_default="1s", help="Minimum RTO (BSD's, RFC 6298's).")
-@click.option("--rwnd", type=click.IntRange(min=1), default=None, help="Receiver window in segments (default: unlimited, the paper's 'sufficiently large').")
-@click.option("--init-cwnd", type=click.IntRange(min=1), default=1, show_default=True, help="Initial window (segments; BSD's 1).")
-@click.option("--cycle", type=TIME, default=1.0, show_default="1s", help="VDDP mean ON+OFF sub-cycle of Fig. 2's temporal model (not published).")
-@click.option("--fig2-ack-loss", type=click.Choice(["none", "sync", "independent"]), default="sync", show_default=True, help="ACK losses of Fig. 2's models.")
-@click.option("--size", "sync_size", type=SIZE, default=8_000_000, show_default="8MB", help="Table 1 / Fig. 3 transfer size (MB = 10^6; 8MiB for 2^20).")
-@click.option("--fig2-size", "models_size", type=SIZE, default=5_000_000, show_default="5MB", help="Fig. 2 transfer size.")
+@settings.options(EM.Setup)
+@settings.options(EM.StudyConfig)
 @click.option("--pdf/--no-pdf", default=False, show_default=True, help="Also write every figure as PDF.")
 @click.option("--no-progress", is_flag=True, help="No progress bar (one line per finished task instead).")
 def error_models_cmd(out: str, workers: int | None, cluster: str | None, quick: bool, seeds: int | None, sweep_seeds: int | None, seed: int,
-                     no_sweep: bool, budget: int | None, rate: float, buffer: int, lan_delay: float, mss: int, delayed_ack: bool, rto_min: float, rwnd: int | None,
-                     init_cwnd: int, cycle: float, fig2_ack_loss: str, sync_size: int, models_size: int, pdf: bool, no_progress: bool) -> None:  # fmt: skip
+                     no_sweep: bool, budget: int | None, pdf: bool, no_progress: bool, **given: Any) -> None:  # fmt: skip
     """Pentikousis & Badr, "Error Modeling for TCP Simulations": rate-based vs temporal
     (VDDP) error models (Fig. 2) and synchronized vs not synchronized ACK losses (Table 1,
     Fig. 3), every open parameter swept; writes a results store, figures and a report with
-    the paper's numbers beside ours."""
+    the paper's numbers beside ours and every claim judged."""
     from burstlab.experiments.error_models import Setup, StudyConfig, run_study
 
-    setup = Setup(rate=rate, buffer=buffer, lan_delay=lan_delay, mss=mss, delayed_ack=delayed_ack, rto_min=rto_min, rwnd=rwnd,
-                  init_cwnd=init_cwnd, cycle=cycle, fig2_ack_loss=fig2_ack_loss)  # fmt: skip
-    kw: dict[str, object] = {"sync_size": int(sync_size), "models_size": int(models_size)}
-    _run_cell_study(run_study, StudyConfig, setup, kw, quick=quick, seeds=seeds, sweep_seeds=sweep_seeds, seed=seed, no_sweep=no_sweep, out=out,
-                    workers=workers, cluster=cluster, no_progress=no_progress, pdf=pdf, budget=budget)  # fmt: skip
+    setup = Setup(**settings.given(Setup, given))
+    _run_cell_study(run_study, StudyConfig, setup, settings.given(StudyConfig, given), quick=quick, seeds=seeds, sweep_seeds=sweep_seeds, seed=seed,
+                    no_sweep=no_sweep, out=out, workers=workers, cluster=cluster, no_progress=no_progress, pdf=pdf, budget=budget)  # fmt: skip
 
 
 @study_group.command("tibet")
 @click.option("--out", "out", type=click.Path(file_okay=False), default="results/tibet", show_default=True, help="Output folder.")
 @_parallel
-@click.option("--quick", is_flag=True, help="A reduced study (2 runs of 60 s per cell, fewer points per figure, two values per open parameter): the same figures and report in under a minute.")
+@click.option("--quick", is_flag=True, help="A preview (2 runs of 60 s per cell, fewer points per figure, two values per open parameter): the same figures and report in seconds, every verdict marked 'preview: not evidence'.")
 @click.option("--seeds", type=click.IntRange(min=2), default=None, help="Runs per cell at the defaults (default 10; --quick 2).")
 @click.option("--sweep-seeds", type=click.IntRange(min=2), default=None, help="Runs per cell of every sensitivity point (default 4; --quick 2).")
 @click.option("--seed", type=click.IntRange(0, 2**32 - 1), default=0, show_default=True, help="Study seed.")
 @click.option("--no-sweep", is_flag=True, help="Only the defaults: no sensitivity sweeps.")
-@click.option("--reading", type=click.Choice(["one-way", "rtt"]), default="one-way", show_default=True,
-              help="\"The one-way RTT is 50 ms\" (Figs. 4-5): 50 ms each way, or a 50-ms round trip; the other is shown too.")
-@click.option("--recovery", type=click.Choice(["reno", "newreno", "sack", "tahoe", "prr"]), default="reno", show_default=True, help="Loss recovery of every TCP (ns-2's TCP Reno).")
-@click.option("--rto-min", type=TIME, default=0.2, show_default="0.2s", help="Minimum RTO (ns-2 before 2004).")
-@click.option("--init-cwnd", type=click.IntRange(min=1), default=1, show_default=True, help="Initial window (segments; ns-2's windowInit_).")
-@click.option("--mss", type=click.IntRange(1, 65_495), default=1000, show_default=True, help="Segment payload (bytes; ns-2's packetSize_).")
-@click.option("--rwnd", type=click.IntRange(min=1), default=None, help="Receiver window in segments (default: unlimited).")
-@click.option("--delayed-ack/--no-delayed-ack", default=False, show_default=True, help="Delayed ACKs (ns-2's TCPSink acks every segment).")
-@click.option("--buffer-bdp", type=click.FloatRange(min=0, min_open=True), default=1.0, show_default=True, help="DropTail buffer in bandwidth-delay products (the paper: 1).")
-@click.option("--duration", type=TIME, default=None, help="Length of every run (default 300s; --quick 60s).")
-@click.option("--warmup", type=TIME, default=20.0, show_default="20s", help="Start of every run excluded from its goodput.")
-@click.option("--start-spread", type=TIME, default=2.0, show_default="2s", help="Figs. 2-3: connections start at times uniform in [0, this].")
-@click.option("--access-delay", type=TIME, default=0.005, show_default="5ms", help="Figs. 2-3: one-way delay of each connection's access hop.")
-@click.option("--wireless-rate", type=RATE, default=10e6, show_default="10Mbit", help="Figs. 11-12: capacity of the wireless hop (not published).")
+@settings.options(TB.Setup)
 @click.option("--pdf/--no-pdf", default=False, show_default=True, help="Also write every figure as PDF.")
 @click.option("--no-progress", is_flag=True, help="No progress bar (one line per finished task instead).")
 def tibet_cmd(out: str, workers: int | None, cluster: str | None, quick: bool, seeds: int | None, sweep_seeds: int | None, seed: int, no_sweep: bool,
-              reading: str, recovery: str, rto_min: float, init_cwnd: int, mss: int, rwnd: int | None, delayed_ack: bool, buffer_bdp: float,
-              duration: float | None, warmup: float, start_spread: float, access_delay: float, wireless_rate: float, pdf: bool, no_progress: bool) -> None:  # fmt: skip
+              pdf: bool, no_progress: bool, **given: Any) -> None:  # fmt: skip
     """Martignon & Capone, "TCP with Bandwidth Estimation over Wireless Networks": TIBET's
     fairness towards TCP Reno (Figs. 2-3), goodput against random loss (Figs. 4-5), RTT
     (Fig. 6) and correlated loss (Fig. 8) beside TCP Reno, the Ideal TCP, Westwood+ and
     Vegas, and the Ideal TCP against the paper's model (Figs. 9, 11-12), every open
     parameter swept; writes a results store, figures and a report with the paper's results
-    beside ours."""
+    beside ours and every claim judged."""
     from burstlab.experiments.tibet import QUICK_DURATION, Setup, StudyConfig, run_study
 
-    if duration is None:
-        duration = QUICK_DURATION if quick else Setup().duration
-    setup = Setup(reading=reading, recovery=recovery, rto_min=rto_min, init_cwnd=init_cwnd, mss=mss, rwnd=rwnd, delayed_ack=delayed_ack,
-                  buffer_bdp=buffer_bdp, duration=duration, warmup=warmup, start_spread=start_spread, access_delay=access_delay,
-                  wireless_rate=wireless_rate)  # fmt: skip
+    setup = Setup(**{"duration": QUICK_DURATION if quick else Setup().duration, **settings.given(Setup, given)})
     kw: dict[str, object] = {}
     if sweep_seeds is None and seeds is not None and not quick:
         kw["sweep_seeds"] = min(seeds, StudyConfig().sweep_seeds)  # a sweep point has no more runs than a default cell

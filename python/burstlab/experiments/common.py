@@ -24,6 +24,7 @@ from typing import Any, TypeVar
 import numpy as np
 
 from burstlab.store import ResultStore, canonical_json, results_version
+from burstlab.study.settings import check_seeds, check_sensitivity  # noqa: F401  (re-exported: the studies' configurations use them)
 
 T = TypeVar("T")
 
@@ -73,37 +74,6 @@ def keyed_items(study: str, cid: str, p: dict[str, Any], seeds: Sequence[int], e
         text = f'{head},"replicate":{k},"seed":{seed},"study":"{study}"}}'
         out.append(Item(cid, p, k, seed, hashlib.sha256(text.encode()).hexdigest(), text))
     return out
-
-
-def check_sensitivity(setup: Any, sensitivity: Sequence[tuple[str, Sequence[Any]]]) -> None:
-    """Every swept name a field of the setup, every value one it accepts (its ``__post_init__``
-    checks it), or a ParameterError."""
-    from dataclasses import fields
-
-    from burstlab._core import ParameterError
-
-    known = {f.name for f in fields(setup)}
-    for name, values in sensitivity:
-        if name not in known:
-            raise ParameterError(f"invalid parameter sensitivity: {name!r} is not an open parameter ({', '.join(sorted(known))})")
-        for v in values:
-            replace(setup, **{name: v})  # validates each value
-
-
-def check_seeds(cfg: Any) -> None:
-    """A study configuration's ``seeds`` and ``sweep_seeds`` (runs per cell at the defaults
-    and per sensitivity point: at least 2 each, the second at most the first) and its study
-    ``seed`` (0 ≤ seed < 2^32), or a ParameterError naming the option."""
-    from burstlab._core import ParameterError
-
-    for name in ("seeds", "sweep_seeds"):
-        v = getattr(cfg, name)
-        if not (isinstance(v, int) and v >= 2):
-            raise ParameterError(f"invalid parameter {name.replace('_', '-')} = {v!r}: expected at least 2 (a confidence interval needs two runs)")
-    if cfg.sweep_seeds > cfg.seeds:
-        raise ParameterError(f"invalid parameter sweep-seeds = {cfg.sweep_seeds}: at most seeds = {cfg.seeds}")
-    if not 0 <= cfg.seed < 2**32:
-        raise ParameterError(f"invalid parameter seed = {cfg.seed}: expected 0 ≤ seed < 2^32")
 
 
 def sweep_points(cfg: Any) -> list[tuple[str, Any, Any]]:

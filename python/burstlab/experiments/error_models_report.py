@@ -26,7 +26,6 @@ from burstlab import __version__
 from burstlab.experiments.error_models import (
     ACK_LABEL,
     ACK_MODES,
-    MODELS,
     ON_OFF,
     PAPER_TABLE1,
     SCOPE,
@@ -34,11 +33,9 @@ from burstlab.experiments.error_models import (
     CellStats,
     Env,
     Ratio,
-    Setup,
     StudyConfig,
     cell_stats,
     environments,
-    paired_difference,
     write_json,
 )
 from burstlab.experiments import error_models_claims as EC
@@ -47,7 +44,7 @@ from burstlab.experiments.error_models_why import noise_note, why
 from burstlab.experiments.prr_mu_report import Block
 from burstlab.store import ResultStore
 from burstlab.study import estimate as E
-from burstlab.study import provenance
+from burstlab.study import provenance, settings
 from burstlab.study.blocks import claims_section, settings_blocks
 from burstlab.study.verdict import PREVIEW, SettingVerdicts, Verdict, claim_rows, tally
 
@@ -468,8 +465,8 @@ def build_report(cfg: StudyConfig, out: Path, env: Env, pts: Sequence[tuple[str,
                          f"{ra.timeouts:.1f} / {te.timeouts:.1f}" if ra and te else "–", f"{100 * ra.ack_loss:.2f} / {100 * te.ack_loss:.2f}" if ra and te else "–"])
     b.append(("table", (["sojourn (s)", "drop in B (%)", "rate-based (s)", f"temporal, sub-cycle {s.cycle:g} s (s)", "ratio", "segments lost % (rate / temp)",
                          "timeouts (rate / temp)", "ACKs lost % (rate / temp)"], rows)))
-    b.append(("p", f"The paper's Fig. 2 has no printed numbers; its text: ≈ 1× at 1 %, > 2× at 10 %, 7× at 50 % (1-s sojourns); rate-based 10 % ≈ temporal 50 % "
-                   f"for both sojourns and ≈ temporal 44 % for 1-s sojourns. Ours: temporal drop rate equivalent to rate-based 10 %: "
+    b.append(("p", "The paper's Fig. 2 has no printed numbers; its text: ≈ 1× at 1 %, > 2× at 10 %, 7× at 50 % (1-s sojourns); rate-based 10 % ≈ temporal 50 % "
+                   "for both sojourns and ≈ temporal 44 % for 1-s sojourns. Ours: temporal drop rate equivalent to rate-based 10 %: "
                    + ", ".join(f"{100 * env.equivalent_drop(m):.0f} % ({m:g}-s sojourns)" if math.isfinite(env.equivalent_drop(m)) else f"never ({m:g} s)" for m in cfg.sojourns) + "."))
     b += _img(figs, out, "fig02", "Fig. 2: connection times (ratio rate ÷ temporal above the bars)", pdf)
     b += _img(figs, out, "fig02-equivalence", "Fig. 2: the temporal drop rate equivalent to rate-based 10 %", pdf)
@@ -514,25 +511,12 @@ def build_report(cfg: StudyConfig, out: Path, env: Env, pts: Sequence[tuple[str,
 
 
 def cli_args(cfg: StudyConfig) -> list[str]:
-    """The command-line options that reproduce ``cfg``."""
-    d = Setup()
-    s = cfg.setup
+    """The command-line options that reproduce ``cfg`` (the settings' from their declaration,
+    :func:`burstlab.study.settings.cli_args`)."""
     a = ["--quick"] if cfg.quick else []
     a += ["--seeds", str(cfg.seeds), "--sweep-seeds", str(cfg.sweep_seeds), "--seed", str(cfg.seed)]
     if not cfg.quick and cfg.budget != StudyConfig.budget:
         a += ["--budget", str(cfg.budget or 0)]
-    if cfg.sync_size != StudyConfig.sync_size:
-        a += ["--size", str(cfg.sync_size)]
-    if cfg.models_size != StudyConfig.models_size:
-        a += ["--fig2-size", str(cfg.models_size)]
     if not cfg.sweep:
         a.append("--no-sweep")
-    opts: dict[str, tuple[str, Any]] = {"rate": ("--rate", lambda v: f"{v / 1e6:g}Mbit"), "buffer": ("--buffer", str), "lan_delay": ("--lan-delay", lambda v: f"{v * 1e3:g}ms"),
-            "mss": ("--mss", str), "rto_min": ("--rto-min", lambda v: f"{v:g}s"), "rwnd": ("--rwnd", str), "init_cwnd": ("--init-cwnd", str),
-            "cycle": ("--cycle", lambda v: f"{v:g}s"), "fig2_ack_loss": ("--fig2-ack-loss", str)}  # fmt: skip
-    for name, (flag, f) in opts.items():
-        if getattr(s, name) != getattr(d, name):
-            a += [flag, f(getattr(s, name))]
-    if s.delayed_ack != d.delayed_ack:
-        a.append("--no-delayed-ack" if not s.delayed_ack else "--delayed-ack")
-    return a
+    return a + settings.cli_args(cfg) + settings.cli_args(cfg.setup)

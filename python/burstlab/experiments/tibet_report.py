@@ -47,7 +47,6 @@ from burstlab.experiments.tibet import (
     WIRELESS_DELAY,
     CellStats,
     Env,
-    Order,
     Setup,
     StudyConfig,
     buffer_packets,
@@ -61,7 +60,7 @@ from burstlab.experiments.tibet import (
 )
 from burstlab.store import ResultStore
 from burstlab.study import estimate as E
-from burstlab.study import provenance
+from burstlab.study import provenance, settings
 from burstlab.study.blocks import claims_section
 from burstlab.study.prose import compare_ratio, direction
 from burstlab.study.verdict import PREVIEW, SettingVerdicts, Verdict, claim_rows, tally
@@ -652,23 +651,10 @@ def paired_difference_txt(a: CellStats, b: CellStats) -> str:
 
 
 def cli_args(cfg: StudyConfig) -> list[str]:
-    """The command-line options that reproduce ``cfg``."""
-    d = Setup()
-    s = cfg.setup
+    """The command-line options that reproduce ``cfg`` (the settings' from their declaration,
+    :func:`burstlab.study.settings.cli_args`; a ``--quick`` run's default length is ``QUICK_DURATION``)."""
     a = ["--quick"] if cfg.quick else []
     a += ["--seeds", str(cfg.seeds), "--sweep-seeds", str(cfg.sweep_seeds), "--seed", str(cfg.seed)]
     if not cfg.sweep:
         a.append("--no-sweep")
-    opts: dict[str, tuple[str, Any]] = {
-        "reading": ("--reading", str), "recovery": ("--recovery", str), "rto_min": ("--rto-min", lambda v: f"{v:g}s"),
-        "init_cwnd": ("--init-cwnd", str), "mss": ("--mss", str), "rwnd": ("--rwnd", str), "buffer_bdp": ("--buffer-bdp", lambda v: f"{v:g}"),
-        "duration": ("--duration", lambda v: f"{v:g}s"), "warmup": ("--warmup", lambda v: f"{v:g}s"), "start_spread": ("--start-spread", lambda v: f"{v:g}s"),
-        "access_delay": ("--access-delay", lambda v: f"{v * 1e3:g}ms"), "wireless_rate": ("--wireless-rate", lambda v: f"{v / 1e6:g}Mbit"),
-    }  # fmt: skip
-    quick_default = Setup(duration=QUICK_DURATION) if cfg.quick else d
-    for name, (flag, f) in opts.items():
-        if getattr(s, name) != getattr(quick_default, name):
-            a += [flag, f(getattr(s, name))]
-    if s.delayed_ack != d.delayed_ack:
-        a.append("--delayed-ack" if s.delayed_ack else "--no-delayed-ack")
-    return a
+    return a + settings.cli_args(cfg.setup, Setup(duration=QUICK_DURATION) if cfg.quick else Setup())
