@@ -180,3 +180,19 @@ def test_bad_parameters_are_clean_errors(tmp_path: Path) -> None:
         r = subprocess.run([*cmd, *bad], capture_output=True, text=True)
         assert r.returncode == 2 and "Traceback" not in r.stderr, (bad, r.stderr)
     assert not (tmp_path / "o").exists()
+
+
+def test_adaptive_replication_adds_transfers_up_to_the_budget(tmp_path: Path) -> None:
+    """Claims inconclusive on 2 transfers per cell: the study adds transfers up to its
+    budget (3), runs only the new ones, and its Reproduce line names the count reached."""
+    from dataclasses import replace as dc_replace
+
+    cfg = E.StudyConfig(seeds=2, sweep_seeds=2, sweep=False, budget=3, delays=(0.0,), sojourns=(1.0,), drops=(0.1, 0.5), equivalence_drops=(0.5,),
+                        sync_size=200_000, models_size=200_000)  # fmt: skip
+    logged: list[str] = []
+    res = E.run_study(cfg, tmp_path / "a", workers=1, progress=False, log=logged.append)
+    reached = dc_replace(cfg, seeds=3)
+    assert res.ran == len(res.runs) == sum(len(t.items) for t in E.plan(reached))
+    assert any("adding transfers up to 3 (budget 3)" in s for s in logged)
+    assert "--seeds 3 --sweep-seeds 2 --seed 0 --budget 3 --no-sweep" in res.report_md.read_text()
+    assert json.loads((res.out / "summary.json").read_text())["config"]["seeds"] == 3

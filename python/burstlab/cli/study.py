@@ -258,11 +258,13 @@ def error_models_cmd(out: str, workers: int | None, cluster: str | None, quick: 
 @click.option("--sweep-seeds", type=click.IntRange(min=2), default=None, help="Runs per cell of every sensitivity point (default 4; --quick 2).")
 @click.option("--seed", type=click.IntRange(0, 2**32 - 1), default=0, show_default=True, help="Study seed.")
 @click.option("--no-sweep", is_flag=True, help="Only the defaults: no sensitivity sweeps.")
+@click.option("--budget", type=click.IntRange(min=0), default=None,
+              help="While a claim is inconclusive and more runs would likely decide it, add runs per cell up to this many (default 40; 0: never).")
 @settings.options(TB.Setup)
 @click.option("--pdf/--no-pdf", default=False, show_default=True, help="Also write every figure as PDF.")
 @click.option("--no-progress", is_flag=True, help="No progress bar (one line per finished task instead).")
 def tibet_cmd(out: str, workers: int | None, cluster: str | None, quick: bool, seeds: int | None, sweep_seeds: int | None, seed: int, no_sweep: bool,
-              pdf: bool, no_progress: bool, **given: Any) -> None:  # fmt: skip
+              budget: int | None, pdf: bool, no_progress: bool, **given: Any) -> None:  # fmt: skip
     """Martignon & Capone, "TCP with Bandwidth Estimation over Wireless Networks": TIBET's
     fairness towards TCP Reno (Figs. 2-3), goodput against random loss (Figs. 4-5), RTT
     (Fig. 6) and correlated loss (Fig. 8) beside TCP Reno, the Ideal TCP, Westwood+ and
@@ -276,7 +278,7 @@ def tibet_cmd(out: str, workers: int | None, cluster: str | None, quick: bool, s
     if sweep_seeds is None and seeds is not None and not quick:
         kw["sweep_seeds"] = min(seeds, StudyConfig().sweep_seeds)  # a sweep point has no more runs than a default cell
     _run_cell_study(run_study, StudyConfig, setup, kw, quick=quick, seeds=seeds, sweep_seeds=sweep_seeds, seed=seed, no_sweep=no_sweep, out=out,
-                    workers=workers, cluster=cluster, no_progress=no_progress, pdf=pdf)  # fmt: skip
+                    workers=workers, cluster=cluster, no_progress=no_progress, pdf=pdf, budget=budget)  # fmt: skip
 
 
 @study_group.command("hybrid")

@@ -274,6 +274,41 @@ def run_keyed_study(
     return StudyResult(out, store_path, md, html, runs, figures, claims, ran, total - ran, time.perf_counter() - t0)
 
 
+#: Rounds of added replicates at most (adaptive replication).
+MAX_ROUNDS = 4
+
+
+class Adaptive:
+    """Adaptive replication of a study of keyed cells: after the planned replicates ran,
+    judge the claims on the defaults (``baseline(cfg, store)`` → the verdicts); while some
+    claim is inconclusive and would likely decide within ``cfg.budget`` replicates per cell,
+    raise ``cfg.seeds`` (:func:`burstlab.study.verdict.replicates_to_add`) and re-plan, in
+    up to :data:`MAX_ROUNDS` rounds. ``cfg`` ends as the configuration reached, which
+    reproduces the same run. A ``--quick`` run (a preview) never adds replicates."""
+
+    def __init__(self, cfg: Any, plan: Callable[[Any], list[Task]], baseline: Callable[[Any, ResultStore], Sequence[Any]], unit: str,
+                 log: Callable[[str], None] | None = None) -> None:  # fmt: skip
+        self.cfg, self._plan, self._baseline, self._unit, self._log, self._rounds = cfg, plan, baseline, unit, log, 0
+
+    def __call__(self, store: ResultStore) -> tuple[list[Task], int]:
+        from burstlab.study.verdict import replicates_to_add
+
+        c = self.cfg
+        if c.budget is None or c.quick or self._rounds >= MAX_ROUNDS:
+            return [], 0
+        vs = self._baseline(c, store)
+        n = replicates_to_add(vs, c.seeds, c.budget)
+        if n <= c.seeds:
+            return [], 0
+        if self._log:
+            und = sum(v.outcome == "inconclusive" for v in vs)
+            self._log(f"{und} claims inconclusive on {c.seeds} {self._unit} per cell: adding {self._unit} up to {n} (budget {c.budget})")
+        self.cfg = replace(c, seeds=n)
+        self._rounds += 1
+        tasks = self._plan(self.cfg)
+        return tasks, sum(len(t.items) for t in tasks)
+
+
 def write_tables(out: Path, store: ResultStore, cells: list[dict[str, Any]], cell_columns: Sequence[str], claims: Sequence[dict[str, Any]],
                  sensitivity: Sequence[dict[str, Any]]) -> None:  # fmt: skip
     """``cells.csv`` and the store's ``cells`` table, ``claims.csv`` and the store's

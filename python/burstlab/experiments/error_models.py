@@ -39,7 +39,7 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -48,6 +48,7 @@ import numpy as np
 from burstlab._core import ParameterError
 from burstlab.experiments.common import environments as common_environments
 from burstlab.experiments.common import (  # noqa: F401  (t95, Ratio, write_json, StudyResult: used by the report, the tests and callers)
+    Adaptive,
     Item,
     Outputs,
     Ratio,
@@ -431,8 +432,12 @@ class Env:
 # --------------------------------------------------------------------------------------
 # the whole study
 # --------------------------------------------------------------------------------------
-#: Rounds of added transfers at most (adaptive replication).
-MAX_ROUNDS = 4
+def baseline_verdicts(cfg: StudyConfig, store: ResultStore) -> list[Any]:
+    """The claims judged on the defaults' cells as the store holds them (adaptive replication)."""
+    from burstlab.experiments.error_models_claims import verdicts
+
+    keys = [i.key for p in cells(cfg, cfg.setup) for i in items(cfg, p, cfg.seeds)]
+    return verdicts(cfg, Env(cfg, cfg.setup, cell_stats(store.rows_with_keys(keys, order_by="r.cell, r.replicate"))))
 
 
 def run_study(
@@ -448,34 +453,15 @@ def run_study(
     """Run (or resume) the study; write the store, tables, figures (PNG, and the other
     ``formats``, e.g. ``("png", "pdf")``) and report under ``out``
     (:func:`burstlab.experiments.common.run_keyed_study`). With a ``budget``, claims still
-    inconclusive after ``seeds`` transfers per cell get more transfers, in up to
-    ``MAX_ROUNDS`` rounds (:func:`burstlab.study.verdict.replicates_to_add`); the report
-    then gives the configuration reached (its ``seeds``), which reproduces the same run."""
-    state = {"cfg": cfg, "rounds": 0}
-
-    def rounds(store: ResultStore) -> tuple[list[Task], int]:
-        from burstlab.experiments.error_models_claims import verdicts
-        from burstlab.study.verdict import replicates_to_add
-
-        c: StudyConfig = state["cfg"]  # type: ignore[assignment]
-        if c.budget is None or c.quick or state["rounds"] >= MAX_ROUNDS:
-            return [], 0
-        keys = [i.key for p in cells(c, c.setup) for i in items(c, p, c.seeds)]
-        vs = verdicts(c, Env(c, c.setup, cell_stats(store.rows_with_keys(keys, order_by="r.cell, r.replicate"))))
-        n = replicates_to_add(vs, c.seeds, c.budget)
-        if n <= c.seeds:
-            return [], 0
-        if log:
-            log(f"{sum(v.outcome == 'inconclusive' for v in vs)} claims inconclusive on {c.seeds} transfers per cell: adding transfers up to {n} (budget {c.budget})")
-        state["cfg"] = replace(c, seeds=n)
-        state["rounds"] += 1  # type: ignore[operator]
-        tasks = plan(state["cfg"])  # type: ignore[arg-type]
-        return tasks, sum(len(t.items) for t in tasks)
+    inconclusive after ``seeds`` transfers per cell get more transfers
+    (:class:`burstlab.experiments.common.Adaptive`); the report then gives the
+    configuration reached, which reproduces the same run."""
+    rounds = Adaptive(cfg, plan, baseline_verdicts, "transfers", log)
 
     def outputs(out: Path, store: ResultStore, runs: list[dict[str, Any]]) -> Outputs:
         from burstlab.experiments.error_models_report import write_outputs
 
-        return write_outputs(state["cfg"], out, store, runs, formats)  # type: ignore[arg-type]
+        return write_outputs(rounds.cfg, out, store, runs, formats)
 
     return run_keyed_study("error-models", plan(cfg), run_task, RUN_SCHEMA, out, outputs, workers=workers, cluster=cluster, progress=progress, log=log,
                            rounds=rounds)  # fmt: skip

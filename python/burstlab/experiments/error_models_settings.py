@@ -154,8 +154,8 @@ class StudyConfig:
     budget: int | None = 400
 
     def __post_init__(self) -> None:
-        if self.budget is not None and not (isinstance(self.budget, int) and self.budget >= self.seeds):
-            raise ParameterError(f"invalid parameter budget = {self.budget!r}: expected at least seeds = {self.seeds} (or none)")
+        if self.budget is not None and not (isinstance(self.budget, int) and self.budget >= 2):
+            raise ParameterError(f"invalid parameter budget = {self.budget!r}: expected at least 2 transfers per cell (or none); a budget below seeds adds nothing")
         for name in ("seeds", "sweep_seeds"):
             v = getattr(self, name)
             if not (isinstance(v, int) and v >= 2):

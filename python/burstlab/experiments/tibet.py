@@ -48,6 +48,7 @@ import numpy as np
 from burstlab._core import ParameterError
 from burstlab.experiments.common import environments as common_environments
 from burstlab.experiments.common import (
+    Adaptive,
     NAN_RATIO,
     Item,
     Outputs,
@@ -566,14 +567,26 @@ def run_study(
 ) -> StudyResult:
     """Run (or resume) the study; write the store, tables, figures (PNG, and the other
     ``formats``) and report under ``out``
-    (:func:`burstlab.experiments.common.run_keyed_study`)."""
+    (:func:`burstlab.experiments.common.run_keyed_study`). With a ``budget``, claims still
+    inconclusive after ``seeds`` runs per cell get more runs
+    (:class:`burstlab.experiments.common.Adaptive`)."""
+    rounds = Adaptive(cfg, plan, baseline_verdicts, "runs", log)
 
     def outputs(out: Path, store: ResultStore, runs: list[dict[str, Any]]) -> Outputs:
         from burstlab.experiments.tibet_report import write_outputs
 
-        return write_outputs(cfg, out, store, runs, formats)
+        return write_outputs(rounds.cfg, out, store, runs, formats)
 
-    return run_keyed_study("tibet", plan(cfg), run_task, RUN_SCHEMA, out, outputs, workers=workers, cluster=cluster, progress=progress, log=log)
+    return run_keyed_study("tibet", plan(cfg), run_task, RUN_SCHEMA, out, outputs, workers=workers, cluster=cluster, progress=progress, log=log,
+                           rounds=rounds)  # fmt: skip
+
+
+def baseline_verdicts(cfg: StudyConfig, store: ResultStore) -> list[Any]:
+    """The claims judged on the defaults' cells as the store holds them (adaptive replication)."""
+    from burstlab.experiments.tibet_claims import verdicts
+
+    keys = [i.key for p in cells(cfg, cfg.setup, CCS, tuple(READINGS)) for i in items(cfg, p, cfg.seeds)]
+    return verdicts(cfg, Env(cfg, cfg.setup, cell_stats(store.rows_with_keys(keys, order_by="r.cell, r.replicate"))))
 
 
 def environments(cfg: StudyConfig, runs: Sequence[dict[str, Any]]) -> tuple[Env, list[tuple[str, Any, Env]]]:

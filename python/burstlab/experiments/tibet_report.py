@@ -655,6 +655,8 @@ def cli_args(cfg: StudyConfig) -> list[str]:
     :func:`burstlab.study.settings.cli_args`; a ``--quick`` run's default length is ``QUICK_DURATION``)."""
     a = ["--quick"] if cfg.quick else []
     a += ["--seeds", str(cfg.seeds), "--sweep-seeds", str(cfg.sweep_seeds), "--seed", str(cfg.seed)]
+    if not cfg.quick and cfg.budget != StudyConfig.budget:
+        a += ["--budget", str(cfg.budget or 0)]
     if not cfg.sweep:
         a.append("--no-sweep")
     return a + settings.cli_args(cfg.setup, Setup(duration=QUICK_DURATION) if cfg.quick else Setup())

@@ -165,7 +165,9 @@ class StudyConfig:
     sensitivity point (the paper's three TCPs only); ``seed``: the study seed (replicate
     k's seed is derived from it and k alone); the grids: ``loss_ps`` (Figs. 4-5),
     ``rtts`` (Fig. 6), ``p_bads`` (Fig. 8), ``model_ps`` (Figs. 11-12), ``ks`` (Reno
-    connections of Figs. 2-3); ``sweep``: run the sensitivity sweeps.
+    connections of Figs. 2-3); ``sweep``: run the sensitivity sweeps; ``budget``: while a
+    claim is inconclusive and would likely decide with more runs, add runs per cell at the
+    defaults up to this many (None: never; ``--quick``: never).
     """
 
     setup: Setup = field(default_factory=Setup)
@@ -180,9 +182,12 @@ class StudyConfig:
     model_ps: tuple[float, ...] = MODEL_PS
     ks: tuple[int, ...] = KS
     sensitivity: tuple[tuple[str, tuple[Any, ...]], ...] = tuple(SENSITIVITY.items())
+    budget: int | None = 40
 
     def __post_init__(self) -> None:
         check_seeds(self)
+        if self.budget is not None and not (isinstance(self.budget, int) and self.budget >= 2):
+            raise ParameterError(f"invalid parameter budget = {self.budget!r}: expected at least 2 runs per cell (or none); a budget below seeds adds nothing")
         for name in ("loss_ps", "model_ps"):
             v = getattr(self, name)
             if not v or not all(0 < p < 1 for p in v):
@@ -199,7 +204,7 @@ class StudyConfig:
     def quick_config(cls, setup: Setup | None = None, **kw: Any) -> StudyConfig:
         """The reduced study of ``--quick``: 2 runs per cell of 60 s, fewer points per
         figure, the default and one other value of each open parameter."""
-        base = {"seeds": 2, "sweep_seeds": 2, "quick": True, "sensitivity": tuple(QUICK_SENSITIVITY.items()), **QUICK_GRID}
+        base = {"seeds": 2, "sweep_seeds": 2, "quick": True, "budget": None, "sensitivity": tuple(QUICK_SENSITIVITY.items()), **QUICK_GRID}
         return cls(setup=setup or Setup(duration=QUICK_DURATION), **{**base, **kw})
 
     def to_dict(self) -> dict[str, Any]:
