@@ -11,6 +11,7 @@ import pytest
 from burstlab.experiments import tibet_claims as TC
 from burstlab.experiments.tibet import FAIR_RATES, LABEL, MODEL_RANGE, MODEL_RTTS, N_FLOWS, SINGLE_RATES, StudyConfig
 from burstlab.study.claims import Difference, Mean, Near, Ratio, Statistic
+from _claims import assert_flip_fails  # noqa: E402
 from burstlab.study.verdict import judge, judge_all, tally
 
 CFG = StudyConfig()
@@ -74,12 +75,7 @@ def test_declared():
 
 @pytest.mark.parametrize("claim", CLAIMS, ids=[c.id for c in CLAIMS])
 def test_claim_reproduced_then_contradicted_flipped(claim):  # type: ignore[no-untyped-def]
-    s = world()
-    v = judge(claim, s)
-    assert v.outcome == "reproduced", (claim.id, [(p.label, p.estimate, p.outcome) for p in v.parts])
-    _, q = claim.measured()[0]
-    f = judge(claim, flip(q, claim.comparison, s))
-    assert f.outcome == "contradicted", (claim.id, [(p.label, p.estimate, p.outcome) for p in f.parts])
+    assert_flip_fails(claim, world(), flip)
 
 
 def test_a_tie_at_one_point_is_not_a_hold():

@@ -210,6 +210,8 @@ def _run_cell_study(run_study: Any, config: Any, setup: Any, kw: dict[str, objec
         kw["seeds"] = seeds
     if sweep_seeds is not None:
         kw["sweep_seeds"] = sweep_seeds
+    elif seeds is not None and not quick:
+        kw["sweep_seeds"] = min(seeds, config().sweep_seeds)  # a sweep point has no more replicates than a default cell
     if budget is not None:
         if quick:
             raise click.UsageError("--budget has no effect with --quick (a preview never adds replicates)")
@@ -274,10 +276,7 @@ def tibet_cmd(out: str, workers: int | None, cluster: str | None, quick: bool, s
     from burstlab.experiments.tibet import QUICK_DURATION, Setup, StudyConfig, run_study
 
     setup = Setup(**{"duration": QUICK_DURATION if quick else Setup().duration, **settings.given(Setup, given)})
-    kw: dict[str, object] = {}
-    if sweep_seeds is None and seeds is not None and not quick:
-        kw["sweep_seeds"] = min(seeds, StudyConfig().sweep_seeds)  # a sweep point has no more runs than a default cell
-    _run_cell_study(run_study, StudyConfig, setup, kw, quick=quick, seeds=seeds, sweep_seeds=sweep_seeds, seed=seed, no_sweep=no_sweep, out=out,
+    _run_cell_study(run_study, StudyConfig, setup, {}, quick=quick, seeds=seeds, sweep_seeds=sweep_seeds, seed=seed, no_sweep=no_sweep, out=out,
                     workers=workers, cluster=cluster, no_progress=no_progress, pdf=pdf, budget=budget)  # fmt: skip
 
 

@@ -8,11 +8,11 @@ builds its options from here without loading numpy or the simulator.
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any
 
 from burstlab._core import ParameterError
-from burstlab.study.settings import check_sensitivity, setting
+from burstlab.study.settings import CellStudyConfig, setting
 
 STUDY = "error-models"
 VARIANTS = ("tahoe", "reno", "newreno")
@@ -125,7 +125,7 @@ QUICK_EQUIVALENCE_DROPS = (0.3, 0.5, 0.7)
 
 
 @dataclass(frozen=True)
-class StudyConfig:
+class StudyConfig(CellStudyConfig):
     """Everything that determines the study's numbers.
 
     ``seeds``: transfers per cell at the defaults and along the VDDP sub-cycle (the paper:
@@ -141,9 +141,6 @@ class StudyConfig:
     setup: Setup = field(default_factory=Setup)
     seeds: int = 100
     sweep_seeds: int = 20
-    seed: int = 0
-    sweep: bool = True
-    quick: bool = False
     delays: tuple[float, ...] = (0.0, 0.05, 0.3)
     sojourns: tuple[float, ...] = (1.0, 10.0)
     drops: tuple[float, ...] = (0.01, 0.1, 0.5)
@@ -154,14 +151,7 @@ class StudyConfig:
     budget: int | None = 400
 
     def __post_init__(self) -> None:
-        if self.budget is not None and not (isinstance(self.budget, int) and self.budget >= 2):
-            raise ParameterError(f"invalid parameter budget = {self.budget!r}: expected at least 2 transfers per cell (or none); a budget below seeds adds nothing")
-        for name in ("seeds", "sweep_seeds"):
-            v = getattr(self, name)
-            if not (isinstance(v, int) and v >= 2):
-                raise ParameterError(f"invalid parameter {name.replace('_', '-')} = {v!r}: expected at least 2 (a confidence interval needs two transfers)")
-        if not 0 <= self.seed < 2**32:
-            raise ParameterError(f"invalid parameter seed = {self.seed}: expected 0 ≤ seed < 2^32")
+        super().__post_init__()
         for name in ("sync_size", "models_size"):
             v = getattr(self, name)
             if not (isinstance(v, int) and v >= 1):
@@ -170,7 +160,6 @@ class StudyConfig:
             raise ParameterError(f"invalid parameter delays = {self.delays}: Table 1 needs 0 (the LAN)")
         if 0.1 not in self.drops or 0.5 not in self.drops:
             raise ParameterError(f"invalid parameter drops = {self.drops}: the equivalence of §2 needs 0.1 and 0.5")
-        check_sensitivity(self.setup, self.sensitivity)
 
     @classmethod
     def quick_config(cls, setup: Setup | None = None, **kw: Any) -> StudyConfig:
@@ -178,8 +167,3 @@ class StudyConfig:
         default and one other value of each open parameter."""
         base = {"seeds": 3, "sweep_seeds": 2, "quick": True, "budget": None, "equivalence_drops": QUICK_EQUIVALENCE_DROPS, "sensitivity": tuple(QUICK_SENSITIVITY.items())}
         return cls(setup=setup or Setup(), **{**base, **kw})
-
-    def to_dict(self) -> dict[str, Any]:
-        d = asdict(self)
-        d["sensitivity"] = {k: list(v) for k, v in self.sensitivity}
-        return d

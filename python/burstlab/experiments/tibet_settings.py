@@ -8,11 +8,11 @@ its options from here without loading numpy or the simulator.
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any
 
 from burstlab._core import ParameterError
-from burstlab.study.settings import check_seeds, check_sensitivity, setting
+from burstlab.study.settings import CellStudyConfig, setting
 
 STUDY = "tibet"
 #: Congestion controls of the single-flow figures: the paper's three, then two others.
@@ -158,7 +158,7 @@ QUICK_SENSITIVITY: dict[str, tuple[Any, ...]] = {
 
 
 @dataclass(frozen=True)
-class StudyConfig:
+class StudyConfig(CellStudyConfig):
     """Everything that determines the study's numbers.
 
     ``seeds``: runs per cell at the defaults; ``sweep_seeds``: per cell of every
@@ -171,11 +171,6 @@ class StudyConfig:
     """
 
     setup: Setup = field(default_factory=Setup)
-    seeds: int = 10
-    sweep_seeds: int = 4
-    seed: int = 0
-    sweep: bool = True
-    quick: bool = False
     loss_ps: tuple[float, ...] = LOSS_PS
     rtts: tuple[float, ...] = RTTS
     p_bads: tuple[float, ...] = P_BADS
@@ -185,9 +180,7 @@ class StudyConfig:
     budget: int | None = 40
 
     def __post_init__(self) -> None:
-        check_seeds(self)
-        if self.budget is not None and not (isinstance(self.budget, int) and self.budget >= 2):
-            raise ParameterError(f"invalid parameter budget = {self.budget!r}: expected at least 2 runs per cell (or none); a budget below seeds adds nothing")
+        super().__post_init__()
         for name in ("loss_ps", "model_ps"):
             v = getattr(self, name)
             if not v or not all(0 < p < 1 for p in v):
@@ -198,7 +191,6 @@ class StudyConfig:
             raise ParameterError(f"invalid parameter rtts = {self.rtts}: expected round trips above {2e3 * WIRELESS_DELAY:g} ms")
         if not self.ks or not all(isinstance(k, int) and 0 <= k <= N_FLOWS for k in self.ks):
             raise ParameterError(f"invalid parameter ks = {self.ks}: expected Reno counts 0..{N_FLOWS}")
-        check_sensitivity(self.setup, self.sensitivity)
 
     @classmethod
     def quick_config(cls, setup: Setup | None = None, **kw: Any) -> StudyConfig:
@@ -206,8 +198,3 @@ class StudyConfig:
         figure, the default and one other value of each open parameter."""
         base = {"seeds": 2, "sweep_seeds": 2, "quick": True, "budget": None, "sensitivity": tuple(QUICK_SENSITIVITY.items()), **QUICK_GRID}
         return cls(setup=setup or Setup(duration=QUICK_DURATION), **{**base, **kw})
-
-    def to_dict(self) -> dict[str, Any]:
-        d = asdict(self)
-        d["sensitivity"] = {k: list(v) for k, v in self.sensitivity}
-        return d

@@ -155,3 +155,38 @@ def check_seeds(cfg: Any) -> None:
         raise ParameterError(f"invalid parameter sweep-seeds = {cfg.sweep_seeds}: at most seeds = {cfg.seeds}")
     if not 0 <= cfg.seed < 2**32:
         raise ParameterError(f"invalid parameter seed = {cfg.seed}: expected 0 ≤ seed < 2^32")
+
+
+@dataclass(frozen=True)
+class CellStudyConfig:
+    """What every study of keyed cells is configured by (a study's ``StudyConfig`` extends
+    it, overriding the defaults: a field redefined keeps its place). ``setup``: the open
+    parameters (the study's ``Setup``); ``seeds``: replicates per cell at the defaults;
+    ``sweep_seeds``: per cell of every sensitivity point (at most ``seeds``); ``seed``: the
+    study seed (replicate k's seed derives from it and k alone); ``sweep``: run the
+    sensitivity sweeps (``sensitivity``: (name, values) of the setup's fields, each varied
+    alone); ``quick``: a preview; ``budget``: add replicates per cell up to this many while a
+    claim is inconclusive and would likely decide (None: never)."""
+
+    setup: Any = None
+    seeds: int = 10
+    sweep_seeds: int = 4
+    seed: int = 0
+    sweep: bool = True
+    quick: bool = False
+    sensitivity: tuple[tuple[str, tuple[Any, ...]], ...] = ()
+    budget: int | None = None
+
+    def __post_init__(self) -> None:
+        from burstlab._core import ParameterError
+
+        check_seeds(self)
+        if self.budget is not None and not (isinstance(self.budget, int) and not isinstance(self.budget, bool) and self.budget >= 2):
+            raise ParameterError(f"invalid parameter budget = {self.budget!r}: expected at least 2 replicates per cell (or none); a budget below seeds adds nothing")
+        if self.setup is not None:
+            check_sensitivity(self.setup, self.sensitivity)
+
+    def to_dict(self) -> dict[str, Any]:
+        d = dataclasses.asdict(self)
+        d["sensitivity"] = {k: list(v) for k, v in self.sensitivity}
+        return d
