@@ -269,3 +269,12 @@ def test_verdict_sentence_follows_the_outcome():
     s_mid = prose.verdict_sentence(judge(base, {"x": X}))
     assert s_in.startswith("Reproduced") and s_out.startswith("Contradicted") and s_mid.startswith("Inconclusive")
     assert "more replicates" in s_mid
+
+
+def test_large_ratios_are_factors_and_verbs_agree():
+    s = prose.compare_ratio("the rate-based model", "the temporal one", E.Estimate(2.95, 2.7, 3.2, 400), "slower", "faster")
+    assert s.startswith("the rate-based model is slower than the temporal one by a factor 2.95")
+    s = prose.compare_ratio("a", "b", E.Estimate(0.5, 0.4, 0.6, 10))
+    assert "shorter than b by a factor 2.00" in s
+    s = prose.compare_difference("Reno's timeouts", "Tahoe's", E.Estimate(7.0, 6.6, 7.4, 400), unit="", more="more", less="fewer", verb="are")
+    assert s.startswith("Reno's timeouts are 7 more than Tahoe's")

@@ -17,6 +17,9 @@ from burstlab.study import estimate as E
 from burstlab.study import prose as P
 
 
+NAME = {"tahoe": "Tahoe", "reno": "Reno", "newreno": "NewReno"}
+
+
 def _rep(c: CellStats | None, k: str) -> np.ndarray:
     return c.per_replicate[k] if c is not None and k in c.per_replicate else np.array([])
 
@@ -49,9 +52,9 @@ def reno(cfg: StudyConfig, env: Env) -> str:
     rn = c["reno"]
     assert rn is not None
     s = f"**Reno** on the LAN without ACK losses: {_versus_paper(rn, PAPER_TABLE1[('reno', 'none')])}. "
-    s += "; ".join(P.compare_difference(f"its timeouts per transfer ({rn.timeouts:.1f})", f"{v.capitalize()}'s ({c[v].timeouts:.1f})",  # type: ignore[union-attr]
-                                        E.difference(_rep(rn, "timeouts"), _rep(c[v], "timeouts")), unit="", more="more", less="fewer").rstrip(".")
-                   for v in ("tahoe", "newreno")) + "."  # fmt: skip
+    s += " ".join(P.compare_difference(f"Reno's timeouts per transfer ({rn.timeouts:.1f})", f"{NAME[v]}'s ({c[v].timeouts:.1f})",  # type: ignore[union-attr]
+                                       E.difference(_rep(rn, "timeouts"), _rep(c[v], "timeouts")), unit="", more="more", less="fewer", verb="are")
+                   for v in ("tahoe", "newreno"))  # fmt: skip
     if _slowest(env, "none", 0.0) == "reno":
         s += (" Reno is our slowest variant here (paired intervals). A bad period destroys several segments of one window; RFC 5681 Reno retransmits the "
               "first, leaves fast recovery on the first partial ACK with its window halved, and the other holes wait for the retransmission timer, whereas "
@@ -101,7 +104,7 @@ def unsync(cfg: StudyConfig, env: Env, pts: Sequence[tuple[str, Any, Env]]) -> s
     s = "**Not synchronized** on the LAN (three variants pooled; the paper 1.34×): " + P.compare_ratio("not synchronized", "synchronized", r, "slower", "faster") + " "
     dt = E.difference(_rep(ti, "timeouts"), _rep(ts, "timeouts"))
     s += P.compare_difference(f"Tahoe's timeouts per transfer not synchronized ({ti.timeouts:.1f}, {ti.spurious_timeouts:.1f} of them spurious: the data had arrived)",
-                              f"synchronized ({ts.timeouts:.1f})", dt, unit="", more="more", less="fewer")  # fmt: skip
+                              f"synchronized ({ts.timeouts:.1f})", dt, unit="", more="more", less="fewer", verb="are")  # fmt: skip
     if P.direction(dt, 0.0) == 1 and ti.spurious_timeouts > 0:
         s += (" An independent bad period on the ACK path silences the sender although its segments get through; on a LAN every ACK of the window falls "
               f"in the same 0.2-s bad period, the timer (≥ {cfg.setup.rto_min:g} s) expires and go-back-N resends data the receiver holds.")  # fmt: skip
@@ -127,7 +130,8 @@ def fig2_at(cfg: StudyConfig, env: Env, drop: float) -> str:
     s += P.compare_difference(f"The temporal model's segment loss ({100 * t.data_loss:.2f} %)", f"the rate-based one's ({100 * a.data_loss:.2f} %)",
                               E.Estimate(100 * dl.value, 100 * dl.lo, 100 * dl.hi, dl.n), unit="points", more="higher", less="lower")  # fmt: skip
     dt = E.difference(_rep(a, "timeouts"), _rep(t, "timeouts"))
-    s += " " + P.compare_difference(f"The rate-based model's timeouts per transfer ({a.timeouts:.1f})", f"the temporal one's ({t.timeouts:.1f})", dt, unit="", more="more", less="fewer")
+    s += " " + P.compare_difference(f"The rate-based model's timeouts per transfer ({a.timeouts:.1f})", f"the temporal one's ({t.timeouts:.1f})", dt, unit="", more="more",
+                                    less="fewer", verb="are")
     if P.direction(r, 1.0) == 1 and P.direction(dl, 0.0) == 1:
         s += (" The temporal model loses more yet finishes sooner: VDDP's OFF sub-periods let whole windows through, while the rate-based trials go on "
               "for all of B and keep the sender in backed-off timeouts.")  # fmt: skip

@@ -30,26 +30,33 @@ def direction(e: Estimate, null: float) -> int | None:
     return 0
 
 
-def compare_ratio(a: str, b: str, e: Estimate, more: str = "longer", less: str = "shorter", what: str = "") -> str:
+def compare_ratio(a: str, b: str, e: Estimate, more: str = "longer", less: str = "shorter", what: str = "", verb: str = "is") -> str:
     """A sentence comparing a and b from the estimate of a ÷ b: "a is 23 % longer than b
-    (ratio 1.23 [1.10, 1.36])"; "a and b cannot be told apart (…)" when the interval
-    contains 1; "" without an estimate."""
-    return _compare(a, b, e, 1.0, more, less, what, lambda v: f"{100 * abs(v - 1):.0f} %", "ratio")
+    (ratio 1.23 [1.10, 1.36], 30 replicates)", "a is longer than b by a factor 2.95 (…)"
+    from a factor 1.5 on; "a and b cannot be told apart (…)" when the interval contains 1;
+    "" without an estimate."""
+
+    def size(v: float) -> tuple[str, str]:
+        f = v if v >= 1 else 1 / v
+        return ("", f" by a factor {f:.2f}") if f >= 1.5 else (f"{100 * abs(v - 1):.0f} % ", "")
+
+    return _compare(a, b, e, 1.0, more, less, what, size, "ratio", verb)
 
 
-def compare_difference(a: str, b: str, e: Estimate, unit: str = "s", more: str = "longer", less: str = "shorter", what: str = "") -> str:
+def compare_difference(a: str, b: str, e: Estimate, unit: str = "s", more: str = "longer", less: str = "shorter", what: str = "", verb: str = "is") -> str:
     """As :func:`compare_ratio` from the estimate of a − b: "a is 4.1 s longer than b (…)"."""
-    return _compare(a, b, e, 0.0, more, less, what, lambda v: f"{abs(v):.3g} {unit}".rstrip(), "difference")
+    return _compare(a, b, e, 0.0, more, less, what, lambda v: (f"{abs(v):.3g} {unit} ".replace("  ", " "), ""), "difference", verb)
 
 
-def _compare(a: str, b: str, e: Estimate, null: float, more: str, less: str, what: str, size, kind: str) -> str:  # type: ignore[no-untyped-def]
+def _compare(a: str, b: str, e: Estimate, null: float, more: str, less: str, what: str, size, kind: str, verb: str) -> str:  # type: ignore[no-untyped-def]
     d = direction(e, null)
     w = f" {what}" if what else ""
     if d is None:
         return "" if not math.isfinite(e.value) else f"{a} and {b}{w}: {kind} {e.value:.3g} from {e.n} replicate(s), no interval: no direction can be stated."
     if d == 0:
         return f"{a} and {b} cannot be told apart{w} ({kind} {fmt(e)}, {e.n} replicates)."
-    return f"{a} is {size(e.value)} {more if d > 0 else less}{w} than {b} ({kind} {fmt(e)}, {e.n} replicates)."
+    pre, post = size(e.value)
+    return f"{a} {verb} {pre}{more if d > 0 else less}{w} than {b}{post} ({kind} {fmt(e)}, {e.n} replicates)."
 
 
 def verdict_sentence(v: Verdict, nd: int = 3) -> str:
