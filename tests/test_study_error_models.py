@@ -44,6 +44,8 @@ def test_quick_outputs(quick: Any) -> None:
     assert quick.ran == planned == len(quick.runs) == len(_runs(out))
     md, html = quick.report_md.read_text(), quick.report_html.read_text()
     assert "Quick run" in md and "preview: not evidence" in md and "<table>" in html
+    # the HTML page stands alone: every figure embedded, none referenced by path
+    assert html.count("src='data:image/png;base64,") == md.count("![") and "src='figures/" not in html
     for name in ("fig02", "fig02-equivalence", "fig02-subcycle", "table1", "fig03a", "fig03b", "sensitivity-table1-rate", "sensitivity-sync", "sensitivity-models"):
         png = quick.figures[name]
         assert png.stat().st_size > 1000 and png.with_suffix(".pdf").stat().st_size > 1000, name

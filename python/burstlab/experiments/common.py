@@ -314,7 +314,8 @@ def write_tables(out: Path, store: ResultStore, cells: list[dict[str, Any]], cel
     """``cells.csv`` and the store's ``cells`` table, ``claims.csv`` and the store's
     ``claims`` table (claims judged by :mod:`burstlab.study.verdict`: its ``COLUMNS``),
     ``sensitivity.csv``."""
-    from burstlab.experiments.prr_mu_report import _replace_table, write_csv
+    from burstlab.study.report import replace_table as _replace_table
+    from burstlab.study.report import write_csv
     from burstlab.study.verdict import COLUMNS
 
     write_csv(out / "cells.csv", cells, cell_columns)
@@ -363,11 +364,12 @@ def img_block(figs: dict[str, Path], out: Path, key: str, alt: str, pdf: bool) -
 
 
 def write_report(out: Path, blocks: Sequence[tuple[str, Any]], title: str) -> tuple[Path, Path]:
-    """``report.md`` and ``report.html`` from the report's blocks, atomically."""
-    from burstlab.experiments.prr_mu_report import render_html, render_md
+    """``report.md`` and ``report.html`` (self-contained: figures embedded) from the report's
+    blocks, atomically."""
     from burstlab.io import atomic_write_text
+    from burstlab.study.report import render_html, render_md
 
     md, html = out / "report.md", out / "report.html"
     atomic_write_text(md, render_md(blocks))
-    atomic_write_text(html, render_html(blocks, title))
+    atomic_write_text(html, render_html(blocks, title, out))
     return md, html
