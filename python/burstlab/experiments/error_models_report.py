@@ -23,6 +23,14 @@ from typing import Any
 import numpy as np
 
 from burstlab import __version__
+from burstlab.experiments import error_models_claims as EC
+from burstlab.experiments.common import (
+    figure_saver,
+    img_block,
+    show_param,
+    write_report,
+    write_tables,
+)
 from burstlab.experiments.error_models import (
     ACK_LABEL,
     ACK_MODES,
@@ -38,14 +46,12 @@ from burstlab.experiments.error_models import (
     environments,
     write_json,
 )
-from burstlab.experiments import error_models_claims as EC
-from burstlab.experiments.common import figure_saver, img_block, show_param, write_report, write_tables
 from burstlab.experiments.error_models_why import noise_note, why
-from burstlab.experiments.prr_mu_report import Block
 from burstlab.store import ResultStore
 from burstlab.study import estimate as E
 from burstlab.study import provenance, settings
 from burstlab.study.blocks import claims_section, settings_blocks
+from burstlab.study.report import Block
 from burstlab.study.verdict import PREVIEW, SettingVerdicts, Verdict, claim_rows, tally
 
 #: The units and labels of the open parameters in tables and figures.

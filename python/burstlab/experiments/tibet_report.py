@@ -24,9 +24,18 @@ from typing import Any
 import numpy as np
 
 from burstlab import __version__
-from burstlab.experiments.common import Ratio, figure_saver, img_block, mean_ci, paired_difference, show_param, write_json, write_report, write_tables
 from burstlab.experiments import tibet_claims as TC
-from burstlab.experiments.prr_mu_report import Block
+from burstlab.experiments.common import (
+    Ratio,
+    figure_saver,
+    img_block,
+    mean_ci,
+    paired_difference,
+    show_param,
+    write_json,
+    write_report,
+    write_tables,
+)
 from burstlab.experiments.tibet import (
     CCS,
     FAIR_RATES,
@@ -49,8 +58,8 @@ from burstlab.experiments.tibet import (
     Env,
     Setup,
     StudyConfig,
-    buffer_packets,
     bernoulli_cell,
+    buffer_packets,
     cell_stats,
     closed_form,
     environments,
@@ -63,6 +72,7 @@ from burstlab.study import estimate as E
 from burstlab.study import provenance, settings
 from burstlab.study.blocks import claims_section
 from burstlab.study.prose import compare_ratio, direction
+from burstlab.study.report import Block
 from burstlab.study.verdict import PREVIEW, SettingVerdicts, Verdict, claim_rows, tally
 
 #: Figs. 2-3 (issue 11's reading of "very close to the fair share"): each kind within ±10 %.
