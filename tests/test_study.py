@@ -421,10 +421,12 @@ def test_input_warnings_name_the_cause_and_the_fix(tmp_path: Path) -> None:
     info: dict[str, Any] = {}
     cfg = StudyConfig(dataset="traces", traces_dir=str(d))
     select_links(cfg, load_traces(cfg), info)
-    (w,) = info["warnings"]
+    w, timing = info["warnings"]
     assert "l.bits (PRR 0.00" in w and "--one-means lost" in w
+    # the timing a --traces folder was given without --profile is said, with the fix
+    assert "profile mirage (10-ms slots" in timing and "--profile roofnet" in timing
     info = {}
-    cfg = StudyConfig(dataset="traces", traces_dir=str(d), traces_one_means="lost")
+    cfg = StudyConfig(dataset="traces", traces_dir=str(d), traces_one_means="lost", profile="mirage")
     links, _ = select_links(cfg, load_traces(cfg), info)
     assert info["warnings"] == [] and links == []  # PRR 0.997: fine, but outside 0.1-0.9
     # read as a sequence list, a 0/1 file is refused by the reader itself (burstlab.io; issue 13)

@@ -72,3 +72,31 @@ def test_dask_cluster_on_loopback() -> None:
     assert os.getpid() not in {r["pid"] for _, r in pairs}
     serial = list(run_tasks(ge_stats, TASKS, workers=1, progress=False))
     assert _by_name(pairs) == _by_name(serial)
+
+
+def _square(x: int) -> int:
+    return x * x
+
+
+def test_progress_goes_to_stderr_and_is_plain_off_a_terminal(capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 32: stdout carries results only; with stderr not a terminal the progress is a
+    few plain lines (no carriage returns, no escape codes)."""
+    assert [r for _, r in run_tasks(_square, range(8), workers=1, progress=True, description="squares")] == [x * x for x in range(8)]
+    out, err = capsys.readouterr()
+    assert out == ""
+    lines = err.splitlines()
+    assert [ln.split(",")[0] for ln in lines] == ["squares: 2/8 tasks", "squares: 4/8 tasks", "squares: 6/8 tasks", "squares: 8/8 tasks"]
+    assert "\r" not in err and "\x1b" not in err
+
+
+def test_progress_bar_on_a_terminal_stderr(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    import io
+
+    class Tty(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    fake = Tty()
+    monkeypatch.setattr(sys, "stderr", fake)
+    list(run_tasks(_square, range(3), workers=1, progress=True, description="squares"))
+    assert capsys.readouterr().out == "" and "squares" in fake.getvalue() and "3/3" in fake.getvalue()

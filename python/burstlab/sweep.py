@@ -26,6 +26,8 @@ import hashlib
 import multiprocessing
 import os
 import struct
+import sys
+import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from contextlib import nullcontext
@@ -56,9 +58,39 @@ def default_workers() -> int:
     return max(1, os.cpu_count() or 1)
 
 
+class _PlainProgress:
+    """Progress for a stderr that is not a terminal (a log file, a pipe, CI): no animation,
+    no control characters — one plain line at each quarter of the tasks."""
+
+    def __init__(self) -> None:
+        self._t0 = time.perf_counter()
+
+    def __enter__(self) -> _PlainProgress:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        return None
+
+    def add_task(self, description: str, total: int) -> int:
+        self._desc, self._total, self._done, self._next = description, total, 0, 1
+        return 0
+
+    def advance(self, _tid: int) -> None:
+        self._done += 1
+        if self._done * 4 >= self._next * self._total:
+            while self._done * 4 >= self._next * self._total and self._next <= 4:
+                self._next += 1
+            print(f"{self._desc}: {self._done}/{self._total} tasks, {time.perf_counter() - self._t0:.1f} s", file=sys.stderr, flush=True)
+
+
 def _progress(total: int, description: str, enabled: bool) -> Any:
+    """The progress display, always on stderr (stdout carries results): a rich bar when
+    stderr is a terminal, plain lines otherwise, nothing when disabled."""
     if not enabled:
         return nullcontext(None)
+    if not sys.stderr.isatty():
+        return _PlainProgress()
+    from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
     return Progress(
@@ -67,6 +99,7 @@ def _progress(total: int, description: str, enabled: bool) -> Any:
         MofNCompleteColumn(),
         TimeElapsedColumn(),
         TimeRemainingColumn(),
+        console=Console(stderr=True),
         transient=False,
     )
 

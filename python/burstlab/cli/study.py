@@ -10,6 +10,9 @@ from typing import Any
 import click
 
 from burstlab.cli.options import FORMAT, count
+from burstlab.experiments import error_models_settings as EM
+from burstlab.experiments import tibet_settings as TB
+from burstlab.study import settings
 from burstlab.units import RATE, SIZE, TIME
 
 #: Options that only some inputs use: giving one for another input is a usage error, not
@@ -75,6 +78,10 @@ def _floats(s: str | None, name: str) -> tuple[float, ...] | None:
         raise click.BadParameter(f"expected comma-separated numbers, got {s!r}", param_hint=name) from None
 
 
+#: ``study prr-mu --quick``: seeds per condition, links at most, synthetic links and slots.
+QUICK_PRR_MU = {"replicates": 2, "max_links": 24, "n_links": 24, "n_slots": 30_000}
+
+
 @study_group.command("prr-mu")
 @click.pass_context
 @click.option("--dataset", type=click.Choice(["synthetic", "rutgers", "tossim", "starlink"]), default=None, help="Named input (default: the built-in synthetic testbed; docs/datasets.md).")
@@ -110,11 +117,13 @@ def _floats(s: str | None, name: str) -> tuple[float, ...] | None:
 @click.option("--segment", type=int, default=98_304, show_default=True, help="TOSSIM: noise samples per derived link (0: the whole file).")
 @click.option("--pdf/--no-pdf", default=False, show_default=True, help="Also write every figure as PDF.")
 @click.option("--no-progress", is_flag=True, help="No progress bar (one line per phase and finished link instead).")
+@click.option("--quick", is_flag=True, help=f"A preview: {QUICK_PRR_MU['replicates']} seeds per condition, at most {QUICK_PRR_MU['max_links']} links "
+              f"(synthetic: {QUICK_PRR_MU['n_links']} links × {QUICK_PRR_MU['n_slots']} slots) unless given; every verdict marked 'preview: not evidence'.")
 def prr_mu_cmd(ctx: click.Context, dataset: str | None, timing: str, traces_dir: str | None, fmt: str | None, expected: int | None, drop_beyond: bool, one_means: str, subsample: int,
                out: str | None, workers: int | None, cluster: str | None,
                replicates: int, seed: int, profile: str | None, tcp_profile: str, ack_path: str, rto_backoff_reset: str, prr_range: tuple[float, float], fit_range: tuple[float, float],
                folds: int, n_links: int, n_slots: int, max_links: int | None, noise: str | None, signal_dbm: str | None,
-               targets: str | None, segment: int, pdf: bool, no_progress: bool) -> None:
+               targets: str | None, segment: int, pdf: bool, no_progress: bool, quick: bool) -> None:
     """Srinivasan et al.'s method on every link: PRR, μ, TCP NewReno over the trace, over independent and
     Gilbert-Elliott links with the same PRR (and μ), the differences, μ convergence, the L1 fits
     (PRR only, second order, 15 terms); writes a results store, figures and a report."""
@@ -131,7 +140,14 @@ def prr_mu_cmd(ctx: click.Context, dataset: str | None, timing: str, traces_dir:
     if ds == "synthetic" and n_links >= 1 and n_slots >= 2:
         _check_memory(n_links, n_slots)
     noise_list = tuple(x.strip() for x in noise.split(",") if x.strip()) if noise else None
+    if quick:  # the preview's sizes, where the command line does not give its own
+        given = {k for k in QUICK_PRR_MU if ctx.get_parameter_source(k) is not ParameterSource.DEFAULT}
+        replicates = replicates if "replicates" in given else QUICK_PRR_MU["replicates"]
+        max_links = max_links if "max_links" in given else QUICK_PRR_MU["max_links"]
+        n_links = n_links if "n_links" in given else QUICK_PRR_MU["n_links"]
+        n_slots = n_slots if "n_slots" in given else QUICK_PRR_MU["n_slots"]
     cfg = StudyConfig(
+        quick=quick,
         dataset=ds,
         traces_dir=traces_dir,
         fmt=fmt,
@@ -169,12 +185,29 @@ def prr_mu_cmd(ctx: click.Context, dataset: str | None, timing: str, traces_dir:
     for r in res.fig13:
         click.echo(f"fit error ×1e-2 [{r['group']}]: PRR only {e(r['err_prr'])}, 2nd order {e(r['err_2nd'])}, 15 term {e(r['err_15'])} "
                    f"(CV: {e(r['cv_err_prr'])}, {e(r['cv_err_2nd'])}, {e(r['cv_err_15'])})")
+    click.echo(f"claims of the paper: {claims_line(res.claims)} (report: claims table)")
     click.echo(f"report: {res.report_md.resolve()}")
     click.echo(f"report (HTML): {res.report_html.resolve()}")
 
 
+def claims_line(claims: list[dict[str, Any]]) -> str:
+    """The tally of a study's judged claims (:func:`burstlab.study.verdict.tally`'s sentence,
+    from the rows of ``claims.csv``): reproduced / contradicted / inconclusive, calibration
+    checks apart, "preview: not evidence" for a ``--quick`` run."""
+    from burstlab.study.verdict import OUTCOMES, PREVIEW
+
+    if claims and "calibration" not in claims[0]:  # a study not yet on the claims framework
+        return f"{sum(1 for c in claims if str(c['verdict']).startswith('holds'))} of {len(claims)} hold"
+    counts = {o: sum(1 for c in claims if c["verdict"] == o and not c["calibration"]) for o in OUTCOMES}
+    cal = sum(1 for c in claims if c["calibration"])
+    s = f"{sum(counts.values())} claims: " + ", ".join(f"{counts[o]} {o}" for o in OUTCOMES)
+    s += f" (and {cal} calibration checks, not counted)" if cal else ""
+    return s + (f" — {PREVIEW}" if any(c["preview"] for c in claims) else "")
+
+
 def _run_cell_study(run_study: Any, config: Any, setup: Any, kw: dict[str, object], *, quick: bool, seeds: int | None, sweep_seeds: int | None,
-                    seed: int, no_sweep: bool, out: str, workers: int | None, cluster: str | None, no_progress: bool, pdf: bool) -> None:  # fmt: skip
+                    seed: int, no_sweep: bool, out: str, workers: int | None, cluster: str | None, no_progress: bool, pdf: bool,
+                    budget: int | None = None) -> None:  # fmt: skip
     """The common tail of ``error-models`` and ``tibet``: the configuration (``--quick``'s or
     the full one, the seeds given), the run, and what it printed."""
     kw = {"seed": seed, "sweep": not no_sweep, **kw}
@@ -182,12 +215,17 @@ def _run_cell_study(run_study: Any, config: Any, setup: Any, kw: dict[str, objec
         kw["seeds"] = seeds
     if sweep_seeds is not None:
         kw["sweep_seeds"] = sweep_seeds
+    elif seeds is not None and not quick:
+        kw["sweep_seeds"] = min(seeds, config().sweep_seeds)  # a sweep point has no more replicates than a default cell
+    if budget is not None:
+        if quick:
+            raise click.UsageError("--budget has no effect with --quick (a preview never adds replicates)")
+        kw["budget"] = budget or None
     cfg = config.quick_config(setup, **kw) if quick else config(setup=setup, **kw)
     res = run_study(cfg, out, workers=workers, cluster=cluster, progress=not no_progress, log=lambda s: click.echo(s, err=True),
                     formats=("png", "pdf") if pdf else ("png",))
     click.echo(f"{res.ran} simulations run, {res.skipped} reused from the store, {res.elapsed_s:.1f} s")
-    held = sum(1 for c in res.claims if c["verdict"].startswith("holds"))
-    click.echo(f"claims of the paper: {held} of {len(res.claims)} hold (report: claims table)")
+    click.echo(f"claims of the paper: {claims_line(res.claims)} (report: claims table)")
     click.echo(f"report: {res.report_md.resolve()}")
     click.echo(f"report (HTML): {res.report_html.resolve()}")
 
@@ -195,86 +233,56 @@ def _run_cell_study(run_study: Any, config: Any, setup: Any, kw: dict[str, objec
 @study_group.command("error-models")
 @click.option("--out", "out", type=click.Path(file_okay=False), default="results/error-models", show_default=True, help="Output folder.")
 @_parallel
-@click.option("--quick", is_flag=True, help="A reduced study (3 transfers per cell, 2 per sensitivity point, two values per open parameter): the same figures and report in under a minute.")
+@click.option("--quick", is_flag=True, help="A preview (3 transfers per cell, 2 per sensitivity point, two values per open parameter): the same figures and report in seconds, every verdict marked 'preview: not evidence'.")
 @click.option("--seeds", type=click.IntRange(min=2), default=None, help="Transfers per cell at the defaults (default 100; --quick 3; the paper: 10 batches).")
 @click.option("--sweep-seeds", type=click.IntRange(min=2), default=None, help="Transfers per cell of every sensitivity point (default 20; --quick 2).")
 @click.option("--seed", type=click.IntRange(0, 2**32 - 1), default=0, show_default=True, help="Study seed.")
 @click.option("--no-sweep", is_flag=True, help="Only the defaults: no sensitivity sweeps (and no sub-cycle figure).")
-@click.option("--rate", type=RATE, default=1.5e6, show_default="1.5Mbit", help="Channel capacity: the paper's unstated 'low bandwidth environment'.")
-@click.option("--buffer", type=click.IntRange(min=1), default=50, show_default=True, help="Channel DropTail buffer (packets; ns-2's default).")
-@click.option("--lan-delay", type=TIME, default=0.0005, show_default="0.5ms", help="Channel one-way propagation delay (the LAN).")
-@click.option("--mss", type=click.IntRange(1, 65_495), default=1460, show_default=True, help="Segment payload (bytes; Ethernet).")
-@click.option("--delayed-ack/--no-delayed-ack", default=True, show_default=True, help="Delayed ACKs (every 2nd segment, 200 ms).")
-@click.option("--rto-min", type=TIME, default=1.0, show_default="1s", help="Minimum RTO (BSD's, RFC 6298's).")
-@click.option("--rwnd", type=click.IntRange(min=1), default=None, help="Receiver window in segments (default: unlimited, the paper's 'sufficiently large').")
-@click.option("--init-cwnd", type=click.IntRange(min=1), default=1, show_default=True, help="Initial window (segments; BSD's 1).")
-@click.option("--cycle", type=TIME, default=1.0, show_default="1s", help="VDDP mean ON+OFF sub-cycle of Fig. 2's temporal model (not published).")
-@click.option("--fig2-ack-loss", type=click.Choice(["none", "sync", "independent"]), default="sync", show_default=True, help="ACK losses of Fig. 2's models.")
-@click.option("--size", "sync_size", type=SIZE, default=8_000_000, show_default="8MB", help="Table 1 / Fig. 3 transfer size (MB = 10^6; 8MiB for 2^20).")
-@click.option("--fig2-size", "models_size", type=SIZE, default=5_000_000, show_default="5MB", help="Fig. 2 transfer size.")
+@click.option("--budget", type=click.IntRange(min=0), default=None,
+              help="While a claim is inconclusive and more transfers would likely decide it, add transfers per cell up to this many (default 400; 0: never).")
+@settings.options(EM.Setup)
+@settings.options(EM.StudyConfig)
 @click.option("--pdf/--no-pdf", default=False, show_default=True, help="Also write every figure as PDF.")
 @click.option("--no-progress", is_flag=True, help="No progress bar (one line per finished task instead).")
 def error_models_cmd(out: str, workers: int | None, cluster: str | None, quick: bool, seeds: int | None, sweep_seeds: int | None, seed: int,
-                     no_sweep: bool, rate: float, buffer: int, lan_delay: float, mss: int, delayed_ack: bool, rto_min: float, rwnd: int | None,
-                     init_cwnd: int, cycle: float, fig2_ack_loss: str, sync_size: int, models_size: int, pdf: bool, no_progress: bool) -> None:  # fmt: skip
+                     no_sweep: bool, budget: int | None, pdf: bool, no_progress: bool, **given: Any) -> None:  # fmt: skip
     """Pentikousis & Badr, "Error Modeling for TCP Simulations": rate-based vs temporal
     (VDDP) error models (Fig. 2) and synchronized vs not synchronized ACK losses (Table 1,
     Fig. 3), every open parameter swept; writes a results store, figures and a report with
-    the paper's numbers beside ours."""
+    the paper's numbers beside ours and every claim judged."""
     from burstlab.experiments.error_models import Setup, StudyConfig, run_study
 
-    setup = Setup(rate=rate, buffer=buffer, lan_delay=lan_delay, mss=mss, delayed_ack=delayed_ack, rto_min=rto_min, rwnd=rwnd,
-                  init_cwnd=init_cwnd, cycle=cycle, fig2_ack_loss=fig2_ack_loss)  # fmt: skip
-    kw: dict[str, object] = {"sync_size": int(sync_size), "models_size": int(models_size)}
-    _run_cell_study(run_study, StudyConfig, setup, kw, quick=quick, seeds=seeds, sweep_seeds=sweep_seeds, seed=seed, no_sweep=no_sweep, out=out,
-                    workers=workers, cluster=cluster, no_progress=no_progress, pdf=pdf)  # fmt: skip
+    setup = Setup(**settings.given(Setup, given))
+    _run_cell_study(run_study, StudyConfig, setup, settings.given(StudyConfig, given), quick=quick, seeds=seeds, sweep_seeds=sweep_seeds, seed=seed,
+                    no_sweep=no_sweep, out=out, workers=workers, cluster=cluster, no_progress=no_progress, pdf=pdf, budget=budget)  # fmt: skip
 
 
 @study_group.command("tibet")
 @click.option("--out", "out", type=click.Path(file_okay=False), default="results/tibet", show_default=True, help="Output folder.")
 @_parallel
-@click.option("--quick", is_flag=True, help="A reduced study (2 runs of 60 s per cell, fewer points per figure, two values per open parameter): the same figures and report in under a minute.")
+@click.option("--quick", is_flag=True, help="A preview (2 runs of 60 s per cell, fewer points per figure, two values per open parameter): the same figures and report in seconds, every verdict marked 'preview: not evidence'.")
 @click.option("--seeds", type=click.IntRange(min=2), default=None, help="Runs per cell at the defaults (default 10; --quick 2).")
 @click.option("--sweep-seeds", type=click.IntRange(min=2), default=None, help="Runs per cell of every sensitivity point (default 4; --quick 2).")
 @click.option("--seed", type=click.IntRange(0, 2**32 - 1), default=0, show_default=True, help="Study seed.")
 @click.option("--no-sweep", is_flag=True, help="Only the defaults: no sensitivity sweeps.")
-@click.option("--reading", type=click.Choice(["one-way", "rtt"]), default="one-way", show_default=True,
-              help="\"The one-way RTT is 50 ms\" (Figs. 4-5): 50 ms each way, or a 50-ms round trip; the other is shown too.")
-@click.option("--recovery", type=click.Choice(["reno", "newreno", "sack", "tahoe", "prr"]), default="reno", show_default=True, help="Loss recovery of every TCP (ns-2's TCP Reno).")
-@click.option("--rto-min", type=TIME, default=0.2, show_default="0.2s", help="Minimum RTO (ns-2 before 2004).")
-@click.option("--init-cwnd", type=click.IntRange(min=1), default=1, show_default=True, help="Initial window (segments; ns-2's windowInit_).")
-@click.option("--mss", type=click.IntRange(1, 65_495), default=1000, show_default=True, help="Segment payload (bytes; ns-2's packetSize_).")
-@click.option("--rwnd", type=click.IntRange(min=1), default=None, help="Receiver window in segments (default: unlimited).")
-@click.option("--delayed-ack/--no-delayed-ack", default=False, show_default=True, help="Delayed ACKs (ns-2's TCPSink acks every segment).")
-@click.option("--buffer-bdp", type=click.FloatRange(min=0, min_open=True), default=1.0, show_default=True, help="DropTail buffer in bandwidth-delay products (the paper: 1).")
-@click.option("--duration", type=TIME, default=None, help="Length of every run (default 300s; --quick 60s).")
-@click.option("--warmup", type=TIME, default=20.0, show_default="20s", help="Start of every run excluded from its goodput.")
-@click.option("--start-spread", type=TIME, default=2.0, show_default="2s", help="Figs. 2-3: connections start at times uniform in [0, this].")
-@click.option("--access-delay", type=TIME, default=0.005, show_default="5ms", help="Figs. 2-3: one-way delay of each connection's access hop.")
-@click.option("--wireless-rate", type=RATE, default=10e6, show_default="10Mbit", help="Figs. 11-12: capacity of the wireless hop (not published).")
+@click.option("--budget", type=click.IntRange(min=0), default=None,
+              help="While a claim is inconclusive and more runs would likely decide it, add runs per cell up to this many (default 40; 0: never).")
+@settings.options(TB.Setup)
 @click.option("--pdf/--no-pdf", default=False, show_default=True, help="Also write every figure as PDF.")
 @click.option("--no-progress", is_flag=True, help="No progress bar (one line per finished task instead).")
 def tibet_cmd(out: str, workers: int | None, cluster: str | None, quick: bool, seeds: int | None, sweep_seeds: int | None, seed: int, no_sweep: bool,
-              reading: str, recovery: str, rto_min: float, init_cwnd: int, mss: int, rwnd: int | None, delayed_ack: bool, buffer_bdp: float,
-              duration: float | None, warmup: float, start_spread: float, access_delay: float, wireless_rate: float, pdf: bool, no_progress: bool) -> None:  # fmt: skip
+              budget: int | None, pdf: bool, no_progress: bool, **given: Any) -> None:  # fmt: skip
     """Martignon & Capone, "TCP with Bandwidth Estimation over Wireless Networks": TIBET's
     fairness towards TCP Reno (Figs. 2-3), goodput against random loss (Figs. 4-5), RTT
     (Fig. 6) and correlated loss (Fig. 8) beside TCP Reno, the Ideal TCP, Westwood+ and
     Vegas, and the Ideal TCP against the paper's model (Figs. 9, 11-12), every open
     parameter swept; writes a results store, figures and a report with the paper's results
-    beside ours."""
+    beside ours and every claim judged."""
     from burstlab.experiments.tibet import QUICK_DURATION, Setup, StudyConfig, run_study
 
-    if duration is None:
-        duration = QUICK_DURATION if quick else Setup().duration
-    setup = Setup(reading=reading, recovery=recovery, rto_min=rto_min, init_cwnd=init_cwnd, mss=mss, rwnd=rwnd, delayed_ack=delayed_ack,
-                  buffer_bdp=buffer_bdp, duration=duration, warmup=warmup, start_spread=start_spread, access_delay=access_delay,
-                  wireless_rate=wireless_rate)  # fmt: skip
-    kw: dict[str, object] = {}
-    if sweep_seeds is None and seeds is not None and not quick:
-        kw["sweep_seeds"] = min(seeds, StudyConfig().sweep_seeds)  # a sweep point has no more runs than a default cell
-    _run_cell_study(run_study, StudyConfig, setup, kw, quick=quick, seeds=seeds, sweep_seeds=sweep_seeds, seed=seed, no_sweep=no_sweep, out=out,
-                    workers=workers, cluster=cluster, no_progress=no_progress, pdf=pdf)  # fmt: skip
+    setup = Setup(**{"duration": QUICK_DURATION if quick else Setup().duration, **settings.given(Setup, given)})
+    _run_cell_study(run_study, StudyConfig, setup, {}, quick=quick, seeds=seeds, sweep_seeds=sweep_seeds, seed=seed, no_sweep=no_sweep, out=out,
+                    workers=workers, cluster=cluster, no_progress=no_progress, pdf=pdf, budget=budget)  # fmt: skip
 
 
 @study_group.command("hybrid")

@@ -24,6 +24,7 @@ from typing import Any, TypeVar
 import numpy as np
 
 from burstlab.store import ResultStore, canonical_json, results_version
+from burstlab.study.settings import check_seeds, check_sensitivity  # noqa: F401  (re-exported: the studies' configurations use them)
 
 T = TypeVar("T")
 
@@ -73,37 +74,6 @@ def keyed_items(study: str, cid: str, p: dict[str, Any], seeds: Sequence[int], e
         text = f'{head},"replicate":{k},"seed":{seed},"study":"{study}"}}'
         out.append(Item(cid, p, k, seed, hashlib.sha256(text.encode()).hexdigest(), text))
     return out
-
-
-def check_sensitivity(setup: Any, sensitivity: Sequence[tuple[str, Sequence[Any]]]) -> None:
-    """Every swept name a field of the setup, every value one it accepts (its ``__post_init__``
-    checks it), or a ParameterError."""
-    from dataclasses import fields
-
-    from burstlab._core import ParameterError
-
-    known = {f.name for f in fields(setup)}
-    for name, values in sensitivity:
-        if name not in known:
-            raise ParameterError(f"invalid parameter sensitivity: {name!r} is not an open parameter ({', '.join(sorted(known))})")
-        for v in values:
-            replace(setup, **{name: v})  # validates each value
-
-
-def check_seeds(cfg: Any) -> None:
-    """A study configuration's ``seeds`` and ``sweep_seeds`` (runs per cell at the defaults
-    and per sensitivity point: at least 2 each, the second at most the first) and its study
-    ``seed`` (0 ≤ seed < 2^32), or a ParameterError naming the option."""
-    from burstlab._core import ParameterError
-
-    for name in ("seeds", "sweep_seeds"):
-        v = getattr(cfg, name)
-        if not (isinstance(v, int) and v >= 2):
-            raise ParameterError(f"invalid parameter {name.replace('_', '-')} = {v!r}: expected at least 2 (a confidence interval needs two runs)")
-    if cfg.sweep_seeds > cfg.seeds:
-        raise ParameterError(f"invalid parameter sweep-seeds = {cfg.sweep_seeds}: at most seeds = {cfg.seeds}")
-    if not 0 <= cfg.seed < 2**32:
-        raise ParameterError(f"invalid parameter seed = {cfg.seed}: expected 0 ≤ seed < 2^32")
 
 
 def sweep_points(cfg: Any) -> list[tuple[str, Any, Any]]:
@@ -238,6 +208,34 @@ class StudyResult:
 Outputs = tuple[dict[str, Path], list[dict[str, Any]], Path, Path]
 
 
+def run_pending(
+    description: str,
+    tasks: Sequence[Task],
+    run_task: Callable[[Task], list[dict[str, Any]]],
+    store: ResultStore,
+    *,
+    workers: int | None = None,
+    cluster: str | None = None,
+    progress: bool = True,
+    log: Callable[[str], None] | None = None,
+) -> tuple[list[dict[str, Any]], int]:
+    """Run the items of ``tasks`` the ``store`` lacks (``run_task`` on local processes or a
+    Dask cluster, one transaction per finished task); every planned row read back, and how
+    many ran."""
+    from burstlab.sweep import run_tasks
+
+    say = log or (lambda s: None)
+    keys = [i.key for t in tasks for i in t.items]
+    todo = pending(tasks, store.keys())
+    n_todo = sum(len(t.items) for t in todo)
+    say(f"{len(keys)} simulations in {len(tasks)} tasks: {len(keys) - n_todo} already in {store.path}, {n_todo} to run")
+    for k, (task, rows) in enumerate(run_tasks(run_task, todo, workers=workers, cluster=cluster, progress=progress, description=description), 1):
+        store.insert_many(rows)  # one transaction per finished task
+        if not progress:
+            say(f"finished {task.name} ({k}/{len(todo)} tasks)")
+    return store.rows_with_keys(keys, order_by="r.cell, r.replicate"), n_todo
+
+
 def run_keyed_study(
     description: str,
     tasks: Sequence[Task],
@@ -250,40 +248,82 @@ def run_keyed_study(
     cluster: str | None = None,
     progress: bool = True,
     log: Callable[[str], None] | None = None,
+    rounds: Callable[[ResultStore], tuple[Sequence[Task], int]] | None = None,
 ) -> StudyResult:
     """Run (or resume) the ``tasks`` of a study: the items the store under ``out`` lacks run
-    (``run_task`` on local processes or a Dask cluster, one transaction per finished task),
-    then every planned row is read back and ``write_outputs(out, store, runs)`` writes the
-    tables, figures and report."""
-    from burstlab.sweep import run_tasks
-
-    say = log or (lambda s: None)
+    (:func:`run_pending`), then every planned row is read back and
+    ``write_outputs(out, store, runs)`` writes the tables, figures and report. ``rounds``
+    (adaptive replication): called with the store after the tasks ran, returns the tasks
+    to run next and how many items they hold; the study stops adding rounds when it
+    returns no new item, and its last tasks are the ones reported."""
     t0 = time.perf_counter()
     out = Path(out)
-    keys = [i.key for t in tasks for i in t.items]
     out.mkdir(parents=True, exist_ok=True)
     store_path = out / "store.duckdb"
     with ResultStore(store_path, "runs", schema) as store:
-        todo = pending(tasks, store.keys())
-        n_todo = sum(len(t.items) for t in todo)
-        say(f"{len(keys)} simulations in {len(tasks)} tasks: {len(keys) - n_todo} already in {store_path}, {n_todo} to run")
-        for k, (task, rows) in enumerate(run_tasks(run_task, todo, workers=workers, cluster=cluster, progress=progress, description=description), 1):
-            store.insert_many(rows)  # one transaction per finished task
-            if not progress:
-                say(f"finished {task.name} ({k}/{len(todo)} tasks)")
-        runs = store.rows_with_keys(keys, order_by="r.cell, r.replicate")
+        runs, ran = run_pending(description, tasks, run_task, store, workers=workers, cluster=cluster, progress=progress, log=log)
+        total = sum(len(t.items) for t in tasks)
+        while rounds is not None:
+            nxt, n_items = rounds(store)
+            if n_items <= total:
+                break
+            tasks, total = nxt, n_items
+            runs, more = run_pending(description, tasks, run_task, store, workers=workers, cluster=cluster, progress=progress, log=log)
+            ran += more
         figures, claims, md, html = write_outputs(out, store, runs)
-    return StudyResult(out, store_path, md, html, runs, figures, claims, n_todo, len(keys) - n_todo, time.perf_counter() - t0)
+    return StudyResult(out, store_path, md, html, runs, figures, claims, ran, total - ran, time.perf_counter() - t0)
+
+
+#: Rounds of added replicates at most (adaptive replication).
+MAX_ROUNDS = 4
+
+
+class Adaptive:
+    """Adaptive replication of a study of keyed cells: after the planned replicates ran,
+    judge the claims on the defaults (``baseline(cfg, store)`` → the verdicts); while some
+    claim is inconclusive and would likely decide within ``cfg.budget`` replicates per cell,
+    raise ``cfg.seeds`` (:func:`burstlab.study.verdict.replicates_to_add`) and re-plan, in
+    up to :data:`MAX_ROUNDS` rounds. ``cfg`` ends as the configuration reached, which
+    reproduces the same run. A ``--quick`` run (a preview) never adds replicates."""
+
+    def __init__(self, cfg: Any, plan: Callable[[Any], list[Task]], baseline: Callable[[Any, ResultStore], Sequence[Any]], unit: str,
+                 log: Callable[[str], None] | None = None) -> None:  # fmt: skip
+        self.cfg, self._plan, self._baseline, self._unit, self._log, self._rounds = cfg, plan, baseline, unit, log, 0
+
+    def __call__(self, store: ResultStore) -> tuple[list[Task], int]:
+        from burstlab.study.verdict import replicates_to_add
+
+        c = self.cfg
+        if c.budget is None or c.quick or self._rounds >= MAX_ROUNDS:
+            return [], 0
+        vs = self._baseline(c, store)
+        n = replicates_to_add(vs, c.seeds, c.budget)
+        if n <= c.seeds:
+            return [], 0
+        if self._log:
+            und = sum(v.outcome == "inconclusive" for v in vs)
+            self._log(f"{und} claims inconclusive on {c.seeds} {self._unit} per cell: adding {self._unit} up to {n} (budget {c.budget})")
+        self.cfg = replace(c, seeds=n)
+        self._rounds += 1
+        tasks = self._plan(self.cfg)
+        return tasks, sum(len(t.items) for t in tasks)
 
 
 def write_tables(out: Path, store: ResultStore, cells: list[dict[str, Any]], cell_columns: Sequence[str], claims: Sequence[dict[str, Any]],
                  sensitivity: Sequence[dict[str, Any]]) -> None:  # fmt: skip
-    """``cells.csv`` and the store's ``cells`` table, ``claims.csv``, ``sensitivity.csv``."""
-    from burstlab.experiments.prr_mu_report import _replace_table, write_csv
+    """``cells.csv`` and the store's ``cells`` table, ``claims.csv`` and the store's
+    ``claims`` table (claims judged by :mod:`burstlab.study.verdict`: its ``COLUMNS``),
+    ``sensitivity.csv``."""
+    from burstlab.study.report import replace_table as _replace_table
+    from burstlab.study.report import write_csv
+    from burstlab.study.verdict import COLUMNS
 
     write_csv(out / "cells.csv", cells, cell_columns)
     _replace_table(store, "cells", cells, cell_columns)
-    write_csv(out / "claims.csv", claims, ["where", "claim", "paper", "ours", "verdict"])
+    claim_columns = COLUMNS if claims and "id" in claims[0] else ["where", "claim", "paper", "ours", "verdict"]
+    write_csv(out / "claims.csv", claims, claim_columns)
+    if claims:
+        _replace_table(store, "claims", claims, claim_columns)
     write_csv(out / "sensitivity.csv", sensitivity, list(sensitivity[0].keys()))
 
 
@@ -324,11 +364,12 @@ def img_block(figs: dict[str, Path], out: Path, key: str, alt: str, pdf: bool) -
 
 
 def write_report(out: Path, blocks: Sequence[tuple[str, Any]], title: str) -> tuple[Path, Path]:
-    """``report.md`` and ``report.html`` from the report's blocks, atomically."""
-    from burstlab.experiments.prr_mu_report import render_html, render_md
+    """``report.md`` and ``report.html`` (self-contained: figures embedded) from the report's
+    blocks, atomically."""
     from burstlab.io import atomic_write_text
+    from burstlab.study.report import render_html, render_md
 
     md, html = out / "report.md", out / "report.html"
     atomic_write_text(md, render_md(blocks))
-    atomic_write_text(html, render_html(blocks, title))
+    atomic_write_text(html, render_html(blocks, title, out))
     return md, html

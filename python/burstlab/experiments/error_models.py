@@ -39,7 +39,7 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -48,13 +48,13 @@ import numpy as np
 from burstlab._core import ParameterError
 from burstlab.experiments.common import environments as common_environments
 from burstlab.experiments.common import (  # noqa: F401  (t95, Ratio, write_json, StudyResult: used by the report, the tests and callers)
+    Adaptive,
     Item,
     Outputs,
     Ratio,
     StudyResult,
     Task,
     cell_hash,
-    check_sensitivity,
     keyed_items,
     paired_difference,
     paired_ratio,
@@ -64,173 +64,25 @@ from burstlab.experiments.common import (  # noqa: F401  (t95, Ratio, write_json
     write_json,
 )
 from burstlab.store import ResultStore
+from burstlab.experiments.error_models_settings import (  # noqa: F401  (the study's settings and constants, re-exported)
+    ACK_LABEL,
+    ACK_MODES,
+    DELAY_HOP,
+    EQUIVALENCE_DROPS,
+    FULL_SEEDS,
+    MODELS,
+    ON_OFF,
+    PAPER_TABLE1,
+    QUICK_EQUIVALENCE_DROPS,
+    QUICK_SENSITIVITY,
+    SCOPE,
+    SENSITIVITY,
+    STUDY,
+    Setup,
+    StudyConfig,
+    VARIANTS,
+)
 from burstlab.sweep import task_seed
-
-STUDY = "error-models"
-VARIANTS = ("tahoe", "reno", "newreno")
-ACK_MODES = ("none", "sync", "independent")
-ACK_LABEL = {"none": "no lost ACKs", "sync": "synchronized", "independent": "not synchronized"}
-MODELS = ("rate", "temporal")
-
-#: §3: the ON/OFF channel of Table 1 and Fig. 3, mean good and bad periods (seconds).
-ON_OFF = (1.8, 0.2)
-
-#: Pentikousis & Badr Table 1: total connection time (s) of an 8-MB transfer on a LAN,
-#: averages of 10 batches.
-PAPER_TABLE1: dict[tuple[str, str], float] = {
-    ("tahoe", "none"): 71.798, ("reno", "none"): 69.800, ("newreno", "none"): 70.649,
-    ("tahoe", "sync"): 72.765, ("reno", "sync"): 71.704, ("newreno", "sync"): 75.286,
-    ("tahoe", "independent"): 97.277, ("reno", "independent"): 97.887, ("newreno", "independent"): 100.079,
-}  # fmt: skip
-
-#: The delay-only hop of Fig. 3 (VDDP's "delaying"): fast and deep enough never to queue
-#: or drop, so the added delay is a pure propagation delay in each direction.
-DELAY_HOP: dict[str, Any] = {"rate": 1e9, "buffer": 100_000}
-
-
-@dataclass(frozen=True)
-class Setup:
-    """The open parameters: one environment of the study. Pentikousis & Badr give none of
-    these; each default is argued in ``docs/study-error-models.md``.
-
-    ``rate``: the channel's capacity ("a low bandwidth environment", bits/s); ``buffer``:
-    its DropTail queue (packets; ns-2's default limit); ``lan_delay``: its one-way
-    propagation delay (the LAN of Table 1); ``mss``: segment payload (bytes, Ethernet);
-    ``delayed_ack``, ``rto_min``, ``init_cwnd``: the BSD-derived x-kernel TCP's (RFC 1122
-    delayed ACKs, 1-s minimum RTO, one-segment initial window); ``rwnd``: receiver window
-    in segments (None: unlimited, §3 "sufficiently large"); ``cycle``: VDDP's mean ON+OFF
-    sub-cycle in each main state (s); ``fig2_ack_loss``: how Fig. 2's models treat ACKs
-    ("sync": one channel process for both directions, as the original VDDP, §3).
-    """
-
-    rate: float = 1.5e6
-    buffer: int = 50
-    lan_delay: float = 0.0005
-    mss: int = 1460
-    delayed_ack: bool = True
-    rto_min: float = 1.0
-    rwnd: int | None = None
-    init_cwnd: int = 1
-    cycle: float = 1.0
-    fig2_ack_loss: str = "sync"
-
-    def __post_init__(self) -> None:
-        def bad(name: str, value: Any, expected: str) -> ParameterError:
-            return ParameterError(f"invalid parameter {name} = {value!r}: expected {expected}")
-
-        if not (isinstance(self.rate, (int, float)) and math.isfinite(self.rate) and self.rate > 0):
-            raise bad("rate", self.rate, "a positive capacity in bits/s")
-        if not (isinstance(self.buffer, int) and self.buffer >= 1):
-            raise bad("buffer", self.buffer, "at least 1 packet")
-        if not (math.isfinite(self.lan_delay) and self.lan_delay >= 0):
-            raise bad("lan_delay", self.lan_delay, "a non-negative time")
-        if not (isinstance(self.mss, int) and 1 <= self.mss <= 65_495):
-            raise bad("mss", self.mss, "1..65495 bytes")
-        if not (math.isfinite(self.rto_min) and self.rto_min > 0):
-            raise bad("rto_min", self.rto_min, "a positive time")
-        if self.rwnd is not None and not (isinstance(self.rwnd, int) and self.rwnd >= 1):
-            raise bad("rwnd", self.rwnd, "at least 1 segment, or None (unlimited)")
-        if not (isinstance(self.init_cwnd, int) and self.init_cwnd >= 1):
-            raise bad("init_cwnd", self.init_cwnd, "at least 1 segment")
-        if not (math.isfinite(self.cycle) and self.cycle > 0):
-            raise bad("cycle", self.cycle, "a positive time")
-        if self.fig2_ack_loss not in ACK_MODES:
-            raise bad("fig2_ack_loss", self.fig2_ack_loss, f"one of {', '.join(ACK_MODES)}")
-
-
-#: What each open parameter changes: every cell, only Fig. 2's, or only the temporal ones.
-SCOPE = {"cycle": "temporal", "fig2_ack_loss": "models"}
-
-#: The one-at-a-time sensitivity sweeps (each includes the default).
-SENSITIVITY: dict[str, tuple[Any, ...]] = {
-    "rate": (1e6, 1.5e6, 2e6, 3e6, 5e6, 10e6),
-    "buffer": (10, 25, 50, 100, 200),
-    "lan_delay": (0.0001, 0.0005, 0.002, 0.005),
-    "mss": (536, 1460),
-    "delayed_ack": (False, True),
-    "rto_min": (0.2, 0.5, 1.0),
-    "rwnd": (11, 44, None),
-    "init_cwnd": (1, 2),
-    "cycle": (0.03, 0.1, 0.3, 1.0, 3.0, 10.0, 30.0, 100.0),
-    "fig2_ack_loss": ("none", "sync", "independent"),
-}
-#: ``--quick``: the default and one other value of each (the same figures and report).
-QUICK_SENSITIVITY: dict[str, tuple[Any, ...]] = {
-    "rate": (1.5e6, 5e6),
-    "buffer": (10, 50),
-    "lan_delay": (0.0005, 0.005),
-    "mss": (536, 1460),
-    "delayed_ack": (False, True),
-    "rto_min": (0.2, 1.0),
-    "rwnd": (11, None),
-    "init_cwnd": (1, 2),
-    "cycle": (0.1, 1.0, 10.0),
-    "fig2_ack_loss": ("none", "sync"),
-}
-#: Points run with ``seeds`` transfers per cell (the others with ``sweep_seeds``): the
-#: defaults, and the VDDP sub-cycle, the one open parameter Fig. 2's comparison hinges on.
-FULL_SEEDS = ("baseline", "cycle")
-
-#: Temporal drop rates for the equivalence of §2 ("a rate-based 10 % ≈ a temporal 44-50 %").
-EQUIVALENCE_DROPS = (0.2, 0.3, 0.4, 0.44, 0.5, 0.6, 0.7, 0.8, 0.9)
-QUICK_EQUIVALENCE_DROPS = (0.3, 0.5, 0.7)
-
-
-@dataclass(frozen=True)
-class StudyConfig:
-    """Everything that determines the study's numbers.
-
-    ``seeds``: transfers per cell at the defaults and along the VDDP sub-cycle (the paper:
-    10 batches); ``sweep_seeds``: per cell of every other sensitivity point; ``seed``: the study seed (replicate k's seed is
-    derived from it and k alone); ``delays``: the added one-way delays (Table 1, Fig. 3a,
-    Fig. 3b); ``sojourns``, ``drops``: Fig. 2's main-state means and B drop rates;
-    ``sync_size``, ``models_size``: bytes per transfer (8 MB, 5 MB; MB = 10^6 as everywhere
-    in burstlab); ``sweep``: run the sensitivity sweeps.
-    """
-
-    setup: Setup = field(default_factory=Setup)
-    seeds: int = 100
-    sweep_seeds: int = 20
-    seed: int = 0
-    sweep: bool = True
-    quick: bool = False
-    delays: tuple[float, ...] = (0.0, 0.05, 0.3)
-    sojourns: tuple[float, ...] = (1.0, 10.0)
-    drops: tuple[float, ...] = (0.01, 0.1, 0.5)
-    equivalence_drops: tuple[float, ...] = EQUIVALENCE_DROPS
-    sync_size: int = 8_000_000
-    models_size: int = 5_000_000
-    sensitivity: tuple[tuple[str, tuple[Any, ...]], ...] = tuple(SENSITIVITY.items())
-
-    def __post_init__(self) -> None:
-        for name in ("seeds", "sweep_seeds"):
-            v = getattr(self, name)
-            if not (isinstance(v, int) and v >= 2):
-                raise ParameterError(f"invalid parameter {name.replace('_', '-')} = {v!r}: expected at least 2 (a confidence interval needs two transfers)")
-        if not 0 <= self.seed < 2**32:
-            raise ParameterError(f"invalid parameter seed = {self.seed}: expected 0 ≤ seed < 2^32")
-        for name in ("sync_size", "models_size"):
-            v = getattr(self, name)
-            if not (isinstance(v, int) and v >= 1):
-                raise ParameterError(f"invalid parameter {name} = {v!r}: expected at least 1 byte")
-        if 0.0 not in self.delays:
-            raise ParameterError(f"invalid parameter delays = {self.delays}: Table 1 needs 0 (the LAN)")
-        if 0.1 not in self.drops or 0.5 not in self.drops:
-            raise ParameterError(f"invalid parameter drops = {self.drops}: the equivalence of §2 needs 0.1 and 0.5")
-        check_sensitivity(self.setup, self.sensitivity)
-
-    @classmethod
-    def quick_config(cls, setup: Setup | None = None, **kw: Any) -> StudyConfig:
-        """The reduced study of ``--quick``: 3 transfers per cell, 2 per sweep point, the
-        default and one other value of each open parameter."""
-        base = {"seeds": 3, "sweep_seeds": 2, "quick": True, "equivalence_drops": QUICK_EQUIVALENCE_DROPS, "sensitivity": tuple(QUICK_SENSITIVITY.items())}
-        return cls(setup=setup or Setup(), **{**base, **kw})
-
-    def to_dict(self) -> dict[str, Any]:
-        d = asdict(self)
-        d["sensitivity"] = {k: list(v) for k, v in self.sensitivity}
-        return d
-
 
 # --------------------------------------------------------------------------------------
 # cells: one simulated configuration (without its replicate)
@@ -460,6 +312,7 @@ class CellStats:
     data_loss: float  # channel losses / segments sent
     ack_loss: float  # ACKs lost / ACKs sent
     queue_drops: float
+    per_replicate: dict[str, np.ndarray] = field(default_factory=dict)  # timeouts, spurious_timeouts, data_loss by replicate
 
 
 def cell_stats(rows: Sequence[dict[str, Any]]) -> dict[str, CellStats]:
@@ -487,6 +340,8 @@ def cell_stats(rows: Sequence[dict[str, Any]]) -> dict[str, CellStats]:
             timeouts=mean("timeouts"), spurious_timeouts=mean("spurious_timeouts"), fast_retransmits=mean("fast_retransmits"),
             data_loss=sum(r["channel_losses"] for r in rs) / sent if sent else math.nan,
             ack_loss=sum(r["acks_lost"] for r in rs) / acks if acks else math.nan, queue_drops=mean("queue_drops"),
+            per_replicate={"timeouts": np.array([r["timeouts"] for r in rs], float), "spurious_timeouts": np.array([r["spurious_timeouts"] for r in rs], float),
+                           "data_loss": np.array([r["channel_losses"] / r["packets_sent"] if r["packets_sent"] else np.nan for r in rs], float)},
         )  # fmt: skip
     return out
 
@@ -525,6 +380,14 @@ class Env:
         if x is None or y is None:
             return Ratio(math.nan, math.nan, math.nan, 0)
         return paired_ratio(x, y)
+
+    def sync_ratio_estimate(self, num: str, den: str, delay: float) -> Any:
+        """As :meth:`sync_ratio` pooled over the three variants, as a
+        :class:`burstlab.study.estimate.Estimate`."""
+        from burstlab.study.estimate import NAN, ratio
+
+        x, y = self.pooled_sync(num, delay), self.pooled_sync(den, delay)
+        return NAN if x is None or y is None else ratio(x, y)
 
     def model_ratio(self, sojourn: float, drop: float, drop_temporal: float | None = None) -> Ratio:
         """Rate-based time ÷ temporal time (same drop rate unless ``drop_temporal``)."""
@@ -569,6 +432,14 @@ class Env:
 # --------------------------------------------------------------------------------------
 # the whole study
 # --------------------------------------------------------------------------------------
+def baseline_verdicts(cfg: StudyConfig, store: ResultStore) -> list[Any]:
+    """The claims judged on the defaults' cells as the store holds them (adaptive replication)."""
+    from burstlab.experiments.error_models_claims import verdicts
+
+    keys = [i.key for p in cells(cfg, cfg.setup) for i in items(cfg, p, cfg.seeds)]
+    return verdicts(cfg, Env(cfg, cfg.setup, cell_stats(store.rows_with_keys(keys, order_by="r.cell, r.replicate"))))
+
+
 def run_study(
     cfg: StudyConfig,
     out: str | Path,
@@ -581,14 +452,19 @@ def run_study(
 ) -> StudyResult:
     """Run (or resume) the study; write the store, tables, figures (PNG, and the other
     ``formats``, e.g. ``("png", "pdf")``) and report under ``out``
-    (:func:`burstlab.experiments.common.run_keyed_study`)."""
+    (:func:`burstlab.experiments.common.run_keyed_study`). With a ``budget``, claims still
+    inconclusive after ``seeds`` transfers per cell get more transfers
+    (:class:`burstlab.experiments.common.Adaptive`); the report then gives the
+    configuration reached, which reproduces the same run."""
+    rounds = Adaptive(cfg, plan, baseline_verdicts, "transfers", log)
 
     def outputs(out: Path, store: ResultStore, runs: list[dict[str, Any]]) -> Outputs:
         from burstlab.experiments.error_models_report import write_outputs
 
-        return write_outputs(cfg, out, store, runs, formats)
+        return write_outputs(rounds.cfg, out, store, runs, formats)
 
-    return run_keyed_study("error-models", plan(cfg), run_task, RUN_SCHEMA, out, outputs, workers=workers, cluster=cluster, progress=progress, log=log)
+    return run_keyed_study("error-models", plan(cfg), run_task, RUN_SCHEMA, out, outputs, workers=workers, cluster=cluster, progress=progress, log=log,
+                           rounds=rounds)  # fmt: skip
 
 
 def environments(cfg: StudyConfig, runs: Sequence[dict[str, Any]]) -> tuple[Env, list[tuple[str, Any, Env]]]:

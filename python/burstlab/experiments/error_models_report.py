@@ -16,16 +16,24 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from burstlab import __version__
+from burstlab.experiments import error_models_claims as EC
+from burstlab.experiments.common import (
+    figure_saver,
+    img_block,
+    show_param,
+    write_report,
+    write_tables,
+)
 from burstlab.experiments.error_models import (
     ACK_LABEL,
     ACK_MODES,
-    MODELS,
     ON_OFF,
     PAPER_TABLE1,
     SCOPE,
@@ -33,19 +41,18 @@ from burstlab.experiments.error_models import (
     CellStats,
     Env,
     Ratio,
-    Setup,
     StudyConfig,
     cell_stats,
     environments,
-    paired_difference,
     write_json,
 )
-from burstlab.experiments.common import figure_saver, img_block, show_param, write_report, write_tables
-from burstlab.experiments.prr_mu_report import Block
+from burstlab.experiments.error_models_why import noise_note, why
 from burstlab.store import ResultStore
-
-#: How a quantitative "≈" claim is judged: ours within this relative distance of the paper's.
-NEAR = 0.15
+from burstlab.study import estimate as E
+from burstlab.study import provenance, settings
+from burstlab.study.blocks import claims_section, settings_blocks
+from burstlab.study.report import Block
+from burstlab.study.verdict import PREVIEW, SettingVerdicts, Verdict, claim_rows, tally
 
 #: The units and labels of the open parameters in tables and figures.
 PARAM_LABEL = {
@@ -83,122 +90,22 @@ def _t(c: CellStats | None, nd: int = 1) -> str:
 
 
 # --------------------------------------------------------------------------------------
-# the paper's claims, checked
+# the paper's claims, judged (declared in error_models_claims)
 # --------------------------------------------------------------------------------------
-def _near(ours: float, paper: float) -> bool:
-    return math.isfinite(ours) and abs(ours - paper) <= NEAR * abs(paper)
+def _times(env: Env, v: str, ack: str, delay: float) -> np.ndarray:
+    c = env.sync(v, ack, delay)
+    return c.times if c is not None else np.array([])
 
 
-def _order(env: Env, ack: str, delay: float) -> list[str]:
-    cs = {v: env.sync(v, ack, delay) for v in VARIANTS}
-    return sorted(VARIANTS, key=lambda v: cs[v].mean if cs[v] is not None else math.inf)  # type: ignore[union-attr]
-
-
-def _best(env: Env, ack: str, delay: float) -> tuple[str, bool, str]:
-    """The fastest variant, whether it beats the runner-up beyond noise (paired 95 % CI of
-    the difference excludes 0), and a one-line description."""
-    o = _order(env, ack, delay)
-    a, b = env.sync(o[0], ack, delay), env.sync(o[1], ack, delay)
-    if a is None or b is None:
-        return o[0], False, "–"
-    d, h = paired_difference(b.times, a.times)
-    sig = math.isfinite(d) and d - h > 0
-    return o[0], sig, f"{' < '.join(o)} ({o[1]} − {o[0]} = {d:.1f} ± {h:.1f} s)"
-
-
-def claims(cfg: StudyConfig, env: Env) -> list[dict[str, Any]]:
-    """Every claim of Pentikousis & Badr's text and Table 1 the study can check, with ours
-    and a verdict. Quantitative "≈" claims hold when ours is within ±15 % of the paper's
-    (``NEAR``); orderings say whether ours is beyond noise (paired 95 % intervals)."""
-    out: list[dict[str, Any]] = []
-
-    def add(where: str, claim: str, paper: str, ours: str, verdict: str) -> None:
-        out.append({"where": where, "claim": claim, "paper": paper, "ours": ours, "verdict": verdict})
-
-    m1 = cfg.sojourns[0]
-    f2 = f"§2 Fig. 2 (sub-cycle {cfg.setup.cycle:g} s)"
-    # §2, Fig. 2
-    r1, r10, r50 = (env.model_ratio(m1, r) for r in (0.01, 0.1, 0.5))
-    add(f2, f"{m1:g}-s sojourns, 1 % drop: the two models give about the same time", "≈ 1×", f"{r1:.2f}×",
-        "holds" if _near(r1.value, 1.0) else "differs")
-    add(f2, f"{m1:g}-s sojourns, 10 %: rate-based needs more than double the temporal time", "> 2×", f"{r10:.2f}×",
-        "holds" if r10.lo > 2 else ("within noise" if r10.hi > 2 else "differs"))
-    add(f2, f"{m1:g}-s sojourns, 50 %: a seven-fold difference", "7×", f"{r50:.2f}×", "holds" if _near(r50.value, 7.0) else "differs")
-    allr = [(m, r, env.model_ratio(m, r)) for m in cfg.sojourns for r in cfg.drops]
-    faster = sum(1 for *_, x in allr if x.value > 1)
-    sig = sum(1 for *_, x in allr if x.lo > 1)
-    add(f2, "TCP Tahoe finishes faster under the temporal model in every configuration", f"{len(allr)} of {len(allr)}",
-        f"{faster} of {len(allr)} ({sig} beyond noise)", "holds" if faster == len(allr) else "differs")
-    for m in cfg.sojourns:
-        x = env.model_ratio(m, 0.1, 0.5)
-        add(f2, f"{m:g}-s sojourns: rate-based 10 % takes about as long as temporal 50 %", "≈ 1×", f"{x:.2f}×",
-            "holds" if _near(x.value, 1.0) else "differs")
-    eq = env.equivalent_drop(m1)
-    add(f2, f"{m1:g}-s sojourns: rate-based 10 % ≈ temporal 44 % (a 5 % overall drop rate ≈ a channel corrupting 22 % of the time)",
-        "44 %", "never crossed" if not math.isfinite(eq) else f"{100 * eq:.0f} %", "holds" if math.isfinite(eq) and abs(eq - 0.44) <= 0.05 else "differs")
-    if len(cfg.sojourns) > 1:
-        m2 = cfg.sojourns[-1]
-        longer = []  # (model, drop, difference m2 − m1, its 95 % half-width)
-        for mod in MODELS:
-            for r in cfg.drops:
-                a, b_ = env.models(mod, m1, r), env.models(mod, m2, r)
-                if a is not None and b_ is not None:
-                    longer.append((mod, r, b_.mean - a.mean, math.hypot(a.ci, b_.ci)))
-        shorter = sum(1 for *_, d, _h in longer if d < 0)
-        against = [f"{mod} {100 * r:g} %" for mod, r, d, h in longer if d - h > 0]
-        add(f2, f"longer sojourns ({m2:g} s vs {m1:g} s) give shorter transfers, for both models and every drop rate", f"{len(longer)} of {len(longer)}",
-            f"{shorter} of {len(longer)} shorter" + (f"; longer beyond noise: {', '.join(against)}" if against else "; none longer beyond noise"),
-            "holds" if shorter == len(longer) else ("holds, within noise" if not against else "differs"))
-    # §3, Table 1 (LAN)
-    rt = env.sync_ratio("independent", "sync", 0.0)
-    paper_r = sum(PAPER_TABLE1[(v, "independent")] for v in VARIANTS) / sum(PAPER_TABLE1[(v, "sync")] for v in VARIANTS)
-    add("§3 Table 1", "not synchronized ÷ synchronized (three variants pooled): ≈ 30 % more time", f"{paper_r:.2f}×", f"{rt:.2f}×",
-        "holds" if _near(rt.value, paper_r) else "differs")
-    rt = env.sync_ratio("sync", "none", 0.0)
-    paper_s = sum(PAPER_TABLE1[(v, "sync")] for v in VARIANTS) / sum(PAPER_TABLE1[(v, "none")] for v in VARIANTS)
-    add("§3 Table 1", "not losing ACKs makes no significant difference (synchronized ÷ no lost ACKs)", f"{paper_s:.3f}×", f"{rt:.3f}×",
-        "holds" if abs(rt.value - 1) <= 0.10 else "differs")
-    dn, hn = _pair(env, "newreno", "tahoe", "none", 0.0)
-    ds, hs = _pair(env, "newreno", "tahoe", "sync", 0.0)
-    ok = dn < 0 and ds > 0
-    add("§3 Table 1", "NewReno beats Tahoe when no ACKs are lost, loses to it when ACKs are lost (synchronized)",
-        f"{PAPER_TABLE1[('newreno', 'none')] - PAPER_TABLE1[('tahoe', 'none')]:+.1f} s, {PAPER_TABLE1[('newreno', 'sync')] - PAPER_TABLE1[('tahoe', 'sync')]:+.1f} s",
-        f"{dn:+.1f} ± {hn:.1f} s, {ds:+.1f} ± {hs:.1f} s", "holds" if ok else "differs")
-    for ack in ("sync", "independent"):
-        po = " < ".join(sorted(VARIANTS, key=lambda v: PAPER_TABLE1[(v, ack)]))
-        add("§3 Table 1", f"order of the variants, {ACK_LABEL[ack]}", po, _best(env, ack, 0.0)[2], "holds" if po == " < ".join(_order(env, ack, 0.0)) else "differs")
-    if len(cfg.delays) >= 3:
-        d50, d300 = cfg.delays[1], cfg.delays[2]
-        r50x = env.sync_ratio("independent", "sync", d50)
-        add(f"§3 Fig. 3a ({1e3 * d50:g} ms)", "not synchronized about doubles the synchronized time", "≈ 2×", f"{r50x:.2f}×", "holds" if _near(r50x.value, 2.0) else "differs")
-        for ack, want in (("none", "newreno"), ("sync", "reno"), ("independent", "reno")):
-            best, sig, txt = _best(env, ack, d50)
-            add(f"§3 Fig. 3a ({1e3 * d50:g} ms)", f"fastest variant, {ACK_LABEL[ack]}", want, txt,
-                ("holds" if sig else "holds, within noise") if best == want else "differs")
-        r300 = env.sync_ratio("independent", "sync", d300)
-        add(f"§3 Fig. 3b ({1e3 * d300:g} ms)", f"not synchronized still costs more, but less than at {1e3 * d50:g} ms (no more than double)",
-            f"1 < x < {1e3 * d50:g}-ms ratio", f"{r300:.2f}× (vs {r50x.value:.2f}×)", "holds" if 1 < r300.value < r50x.value else "differs")
-        worse = [v for v in VARIANTS if _pair(env, v, v, "sync", d300, "none")[0] > 0]
-        add(f"§3 Fig. 3b ({1e3 * d300:g} ms)", "every variant is faster when ACKs are not lost than under synchronized losses", "3 of 3",
-            f"{len(worse)} of 3 (" + ", ".join(f"{v} {_pair(env, v, v, 'sync', d300, 'none')[0]:+.0f} s" for v in VARIANTS) + ")",
-            "holds" if len(worse) == 3 else "differs")
-        allc = [(c3, v, a) for v in VARIANTS for a in ACK_MODES if (c3 := env.sync(v, a, d300)) is not None]
-        if allc:
-            top = min(allc, key=lambda x: x[0].mean)
-            add(f"§3 Fig. 3b ({1e3 * d300:g} ms)", "Tahoe benefits most from lossless ACKs and is the fastest overall", "Tahoe, no lost ACKs",
-                f"{top[1]}, {ACK_LABEL[top[2]]} ({top[0].mean:.0f} s)", "holds" if (top[1], top[2]) == ("tahoe", "none") else "differs")
-        gaps = [env.sync_ratio("sync", "none", d).value for d in cfg.delays]
-        add("§4", "the gap between synchronized and lossless-ACK models grows with the RTT", "increasing",
-            " → ".join(f"{g:.3f}" for g in gaps) + " (synchronized ÷ none: LAN, 50, 300 ms)", "holds" if all(a < b for a, b in zip(gaps, gaps[1:])) else "differs")
-    return out
-
-
-def _pair(env: Env, v1: str, v2: str, ack1: str, delay: float, ack2: str | None = None) -> tuple[float, float]:
-    """Paired difference of mean times (v1, ack1) − (v2, ack2 or ack1) and its 95 % half-width."""
-    a, b = env.sync(v1, ack1, delay), env.sync(v2, ack2 or ack1, delay)
-    if a is None or b is None:
-        return math.nan, math.nan
-    return paired_difference(a.times, b.times)
+def _fastest(env: Env, ack: str, delay: float) -> str:
+    """"reno < tahoe < newreno (tahoe − reno = 1.2 [0.4, 2.0] s)": the order of the mean
+    times and the paired difference between the two fastest."""
+    means = {v: float(np.nanmean(_times(env, v, ack, delay))) for v in VARIANTS if len(_times(env, v, ack, delay))}
+    o = sorted(means, key=means.__getitem__)
+    if len(o) < 2:
+        return "–"
+    d = E.difference(_times(env, o[1], ack, delay), _times(env, o[0], ack, delay))
+    return f"{' < '.join(o)} ({o[1]} − {o[0]} = {d:.1f} s)"
 
 
 # --------------------------------------------------------------------------------------
@@ -436,31 +343,15 @@ def sensitivity_rows(pts: Sequence[tuple[str, Any, Env]], base: Env) -> list[dic
     return rows
 
 
-def _noise_note(cfg: StudyConfig, env: Env) -> str:
-    """How wide a 10-transfer mean is (the paper's 10 batches), from our own spread."""
-    hw = []
-    for v in VARIANTS:
-        for a in ACK_MODES:
-            c = env.sync(v, a, 0.0)
-            if c is not None and c.n > 1 and math.isfinite(c.sd):
-                from burstlab.experiments.error_models import t95
-
-                hw.append(100 * t95(10) * c.sd / math.sqrt(10) / c.mean)
-    if not hw:
-        return ""
-    return (f"With 10 transfers per cell (the paper's 10 batches), our spread gives a 95 % interval of ±{min(hw):.0f} to ±{max(hw):.0f} % around each "
-            "Table 1 mean: the published differences between the variants (1-7 %) are within that, so the paper's orderings under the same "
-            "ACK model are not evidence either way; ours use "
-            f"{cfg.seeds} transfers per cell and paired differences (every cell sees the same channel trajectories).")
-
-
 def write_outputs(cfg: StudyConfig, out: Path, store: ResultStore, runs: Sequence[dict[str, Any]],
                   formats: Sequence[str] = ("png",)) -> tuple[dict[str, Path], list[dict[str, Any]], Path, Path]:  # fmt: skip
     """Write every table, figure (PNG, and the other ``formats``) and the report; returns
     (figures, claims, md, html)."""
     stats = cell_stats(runs)
     base, pts = environments(cfg, runs)
-    cl = claims(cfg, base)
+    vs = EC.verdicts(cfg, base)
+    svs = [sv for name in ("cycle", "fig2_ack_loss") for sv in EC.setting_verdicts(cfg, pts, name)]
+    cl = claim_rows(vs) + claim_rows([v for sv in svs for v in sv.verdicts])
     write_tables(out, store, cell_rows(stats), CELL_COLUMNS, cl, sensitivity_rows(pts, base))
     save = figure_saver(out / "figures", formats)
     figs: dict[str, Path] = {}
@@ -478,11 +369,14 @@ def write_outputs(cfg: StudyConfig, out: Path, store: ResultStore, runs: Sequenc
         figs["sensitivity-sync"] = save(fig_sensitivity(cfg, pts, "sync"), "sensitivity-sync")
         figs["sensitivity-models"] = save(fig_sensitivity(cfg, pts, "models"), "sensitivity-models")
 
-    write_json(out / "summary.json", {"config": cfg.to_dict(), "burstlab_version": __version__, "n_runs": len(runs), "n_cells": len(stats),
-                                      "headline": {k: (v.value if isinstance(v, Ratio) else v) for k, v in base.headline().items()}, "claims": cl})  # fmt: skip
-    blocks = build_report(cfg, out, base, pts, stats, cl, figs, len(runs), "pdf" in formats)
+    prov = provenance.cell_study("error-models", cfg, "transfers")
+    provenance.write(out, prov, store)
+    write_json(out / "summary.json", {"config": cfg.to_dict(), "provenance": prov, "burstlab_version": __version__, "n_runs": len(runs), "n_cells": len(stats),
+                                      "headline": {k: (v.value if isinstance(v, Ratio) else v) for k, v in base.headline().items()},
+                                      "tally": asdict(tally(vs)), "claims": cl})  # fmt: skip
+    blocks = build_report(cfg, out, base, pts, stats, vs, svs, figs, len(runs), "pdf" in formats, prov)
     md, html = write_report(out, blocks, "burstlab: error models for TCP simulations (Pentikousis & Badr)")
-    return figs, cl, md, html
+    return figs, claim_rows(vs), md, html
 
 
 _img = img_block
@@ -505,17 +399,18 @@ def _mech_sync(env: Env, delay: float) -> list[list[str]]:
 MECH_HEAD = ["variant", "ACKs", "time (s)", "timeouts (spurious)", "fast retransmits", "segments lost %", "ACKs lost %", "queue drops"]
 
 
-def build_report(cfg: StudyConfig, out: Path, env: Env, pts: Sequence[tuple[str, Any, Env]], stats: dict[str, CellStats], cl: Sequence[dict[str, Any]],
-                 figs: dict[str, Path], n_runs: int, pdf: bool = False) -> list[Block]:  # fmt: skip
+def build_report(cfg: StudyConfig, out: Path, env: Env, pts: Sequence[tuple[str, Any, Env]], stats: dict[str, CellStats], vs: Sequence[Verdict],
+                 svs: Sequence[SettingVerdicts], figs: dict[str, Path], n_runs: int, pdf: bool = False, prov: dict[str, Any] | None = None) -> list[Block]:  # fmt: skip
+    prov = prov or provenance.cell_study("error-models", cfg, "transfers")
     s = cfg.setup
-    b: list[Block] = [("h1", "Error models for TCP simulations: Pentikousis & Badr, reproduced")]
+    b: list[Block] = [("h1", "Error models for TCP simulations: Pentikousis & Badr, checked")]
     if cfg.quick:
-        b.append(("p", f"**Quick run** (`--quick`): {cfg.seeds} transfers per cell, {cfg.sweep_seeds} per sensitivity point, two values per open parameter. "
-                       "The numbers are for a first look only; run without `--quick` for the study."))
+        b.append(("p", f"**Quick run — {PREVIEW}** (`--quick`): {cfg.seeds} transfers per cell, {cfg.sweep_seeds} per sensitivity point, two values per "
+                       "open parameter. Every verdict below is a preview; run without `--quick` for the study."))
     b.append(("p", f"burstlab {__version__}. Every number below comes from the simulator: {n_runs} transfers in {len(stats)} cells, study seed {cfg.seed}; "
                    f"{cfg.seeds} transfers per cell at the defaults, {cfg.sweep_seeds} per cell of every sensitivity point; ± is a 95 % confidence interval, "
                    "[lo, hi] a 95 % interval of a ratio (delta method over paired transfers: replicate k uses the same seed, hence the same channel "
-                   "trajectory, in every cell). Store: [`store.duckdb`](store.duckdb) (tables `runs`, `cells`), [`cells.csv`](cells.csv), "
+                   "trajectory, in every cell). Store: [`store.duckdb`](store.duckdb) (tables `runs`, `cells`, `claims`), [`cells.csv`](cells.csv), "
                    "[`claims.csv`](claims.csv), [`sensitivity.csv`](sensitivity.csv), [`summary.json`](summary.json)."))
     b.append(("h2", "Setting: what the paper gives and what we chose"))
     b.append(("ul", [
@@ -535,11 +430,8 @@ def build_report(cfg: StudyConfig, out: Path, env: Env, pts: Sequence[tuple[str,
         "Every choice is argued in `docs/study-error-models.md`; each open parameter is varied below (Sensitivity).",
     ]))
 
-    b.append(("h2", "Claims of the paper, checked"))
-    b.append(("p", f"\"holds\" for a quantitative ≈ claim: ours within ±{100 * NEAR:.0f} % of the paper's; orderings: \"within noise\" when the paired 95 % "
-                   "interval of the gap between the two fastest includes 0."))
-    b.append(("table", (["where", "claim", "paper", "ours", "verdict"], [[c["where"], c["claim"], c["paper"], c["ours"], c["verdict"]] for c in cl])))
-
+    b += claims_section(vs, intervals="Ratios of Fig. 2 use a bootstrap interval (BCa over replicates: completion times have long retransmission-timeout "
+                                      "tails), the others the delta method or paired t. Fig. 2's claims under every swept setting: below, with Fig. 2.")
     # Table 1
     b.append(("h2", "Table 1: synchronized ACK losses on a LAN"))
     rows = []
@@ -558,7 +450,7 @@ def build_report(cfg: StudyConfig, out: Path, env: Env, pts: Sequence[tuple[str,
         rat.append([var or "pooled", f"{pr:.2f}", format(env.sync_ratio("independent", "sync", 0.0, var), ".2f"), f"{ps:.3f}", format(env.sync_ratio("sync", "none", 0.0, var), ".3f")])
     b.append(("table", (["variant", "paper: not sync ÷ sync", "ours", "paper: sync ÷ none", "ours"], rat)))
     b += _img(figs, out, "table1", "Table 1 (bars: ours, 95 % CI; diamonds: the paper)", pdf)
-    b.append(("p", _noise_note(cfg, env)))
+    b.append(("p", noise_note(cfg, env)))
     b.append(("p", "Mechanism (means per transfer; a spurious timeout fired while the segment it retransmits had arrived or was still on its way — "
                    "i.e. its ACKs, not its data, were lost or late):"))
     b.append(("table", (MECH_HEAD, _mech_sync(env, 0.0))))
@@ -579,8 +471,8 @@ def build_report(cfg: StudyConfig, out: Path, env: Env, pts: Sequence[tuple[str,
                          f"{ra.timeouts:.1f} / {te.timeouts:.1f}" if ra and te else "–", f"{100 * ra.ack_loss:.2f} / {100 * te.ack_loss:.2f}" if ra and te else "–"])
     b.append(("table", (["sojourn (s)", "drop in B (%)", "rate-based (s)", f"temporal, sub-cycle {s.cycle:g} s (s)", "ratio", "segments lost % (rate / temp)",
                          "timeouts (rate / temp)", "ACKs lost % (rate / temp)"], rows)))
-    b.append(("p", f"The paper's Fig. 2 has no printed numbers; its text: ≈ 1× at 1 %, > 2× at 10 %, 7× at 50 % (1-s sojourns); rate-based 10 % ≈ temporal 50 % "
-                   f"for both sojourns and ≈ temporal 44 % for 1-s sojourns. Ours: temporal drop rate equivalent to rate-based 10 %: "
+    b.append(("p", "The paper's Fig. 2 has no printed numbers; its text: ≈ 1× at 1 %, > 2× at 10 %, 7× at 50 % (1-s sojourns); rate-based 10 % ≈ temporal 50 % "
+                   "for both sojourns and ≈ temporal 44 % for 1-s sojourns. Ours: temporal drop rate equivalent to rate-based 10 %: "
                    + ", ".join(f"{100 * env.equivalent_drop(m):.0f} % ({m:g}-s sojourns)" if math.isfinite(env.equivalent_drop(m)) else f"never ({m:g} s)" for m in cfg.sojourns) + "."))
     b += _img(figs, out, "fig02", "Fig. 2: connection times (ratio rate ÷ temporal above the bars)", pdf)
     b += _img(figs, out, "fig02-equivalence", "Fig. 2: the temporal drop rate equivalent to rate-based 10 %", pdf)
@@ -592,11 +484,12 @@ def build_report(cfg: StudyConfig, out: Path, env: Env, pts: Sequence[tuple[str,
         rows = [[f"{v:g}"] + [format(e.model_ratio(m, r), ".2f") for m in cfg.sojourns for r in cfg.drops]
                 + [_pct(e.equivalent_drop(m)) for m in cfg.sojourns] for v, e in cyc]  # fmt: skip
         b.append(("table", (head, rows)))
-        b.append(("p", "Where the paper's Fig. 2 statements hold along the sub-cycle (±15 % for ≈; the equivalent drop rate within 5 points of 44 %):"))
-        b.append(("ul", where_reached(cfg, cyc)))
+    if svs:
+        b += settings_blocks(svs, "**Fig. 2's claims under each documented setting** of the open parameters (the VDDP sub-cycle, Fig. 2's ACK losses):")
+    if cyc:
         b += _img(figs, out, "fig02-subcycle", "Fig. 2 against the VDDP sub-cycle", pdf)
 
-    b.append(("h2", "Where ours differ from the paper, and why"))
+    b.append(("h2", "Mechanisms behind the numbers"))
     b.append(("ul", why(cfg, env, pts)))
 
     # sensitivity
@@ -619,121 +512,17 @@ def build_report(cfg: StudyConfig, out: Path, env: Env, pts: Sequence[tuple[str,
                        ("sensitivity-models", "Fig. 2 ratios against each open parameter")):
             b += _img(figs, out, k, alt, pdf)
 
-    b.append(("h2", "Reproduce"))
-    b.append(("p", "`burstlab study error-models " + " ".join(cli_args(cfg)) + f" --out {out}` (re-running skips every finished transfer; "
-                   "the configuration is in [`summary.json`](summary.json))."))
+    b += provenance.blocks(prov, cli_args(cfg), out)
     return b
 
 
-def where_reached(cfg: StudyConfig, cyc: Sequence[tuple[float, Env]]) -> list[str]:
-    """For each of the paper's Fig. 2 statements, the sub-cycles at which ours meets it (or
-    the closest we get)."""
-    m1 = cfg.sojourns[0]
-
-    def at(ok: Any) -> str:
-        hits = [f"{v:g}" for v, e in cyc if ok(e)]
-        return (", ".join(hits) + " s") if hits else "nowhere"
-
-    r50 = [(e.model_ratio(m1, 0.5).value, v) for v, e in cyc]
-    best = max(r50, key=lambda t: t[0] if math.isfinite(t[0]) else -1.0)
-    return [
-        f"≈ 1× at 1 % ({m1:g}-s sojourns): {at(lambda e: _near(e.model_ratio(m1, 0.01).value, 1.0))}",
-        f"> 2× at 10 %: {at(lambda e: e.model_ratio(m1, 0.1).value > 2.0)}",
-        f"≈ 7× at 50 %: {at(lambda e: _near(e.model_ratio(m1, 0.5).value, 7.0))} (largest: {best[0]:.2f}× at {best[1]:g} s)",
-        f"temporal faster in every configuration: {at(lambda e: all(e.model_ratio(m, r).value > 1 for m in cfg.sojourns for r in cfg.drops))}",
-        f"rate-based 10 % ≈ temporal 50 % for every sojourn: {at(lambda e: all(_near(e.model_ratio(m, 0.1, 0.5).value, 1.0) for m in cfg.sojourns))}",
-        f"rate-based 10 % ≡ temporal 44 % ({m1:g}-s sojourns): {at(lambda e: abs(e.equivalent_drop(m1) - 0.44) <= 0.05)}",
-    ]
-
-
-def why(cfg: StudyConfig, env: Env, pts: Sequence[tuple[str, Any, Env]]) -> list[str]:
-    """The mechanisms behind the main differences, each with the simulator's evidence
-    (counters per transfer; the stall diagnostic re-runs a few transfers with the packet log)."""
-    from burstlab.experiments.error_models import replicate_seed, stall_before_timeouts, sync_cell
-    from burstlab.sim import TcpConfig
-
-    s = cfg.setup
-    out: list[str] = []
-    c = {(v, a): env.sync(v, a, 0.0) for v in VARIANTS for a in ACK_MODES}
-    if all(x is not None for x in c.values()):
-        tn, rn, nn = c[("tahoe", "none")], c[("reno", "none")], c[("newreno", "none")]
-        out.append(
-            f"**Reno** takes {_fmt(100 * (rn.mean - PAPER_TABLE1[('reno', 'none')]) / PAPER_TABLE1[('reno', 'none')], 0)} % longer than the paper's on the LAN "  # type: ignore[union-attr]
-            f"without ACK losses and is our slowest variant, with {rn.timeouts:.1f} retransmission timeouts per transfer against Tahoe's {tn.timeouts:.1f} and "  # type: ignore[union-attr]
-            f"NewReno's {nn.timeouts:.1f}. A bad period destroys several segments of one window; RFC 5681 Reno retransmits the first, leaves fast recovery on "  # type: ignore[union-attr]
-            "the first partial ACK with its window halved, and the other holes wait for the retransmission timer, whereas NewReno repairs them on partial ACKs "
-            "and Tahoe resends the window (go-back-N). The paper does not describe its x-kernel Reno; its Table 1 (Reno the fastest without ACK losses) "
-            "suggests it did not stall so." + _reno_at(cfg, env))
-        d = (c[("tahoe", "sync")].mean - tn.mean) / tn.mean  # type: ignore[union-attr]
-        n = min(cfg.seeds, 20)
-        seeds = [replicate_seed(cfg.seed, k) for k in range(n)]
-        g_none, k_none = stall_before_timeouts(sync_cell(s, "tahoe", "none", 0.0, cfg.sync_size), seeds)
-        g_sync, k_sync = stall_before_timeouts(sync_cell(s, "tahoe", "sync", 0.0, cfg.sync_size), seeds)
-        dl = [e for name, v, e in pts if name == "delayed_ack" and v is False]
-        dl_txt = f"; with delayed ACKs off the two are equal (synchronized ÷ none = {format(dl[0].sync_ratio('sync', 'none', 0.0), '.3f')})" if dl else ""
-        out.append(
-            f"**Synchronized vs no lost ACKs on the LAN**: synchronized losses are {_fmt(abs(100 * d), 1)} % {'faster' if d < 0 else 'slower'} than lossless ACKs for Tahoe "
-            "(the paper: 1-7 % slower). In "
-            f"{n} transfers, the sender sat {g_none:.3f} s (lossless ACKs) against {g_sync:.3f} s (synchronized) between its last ACK and the timeout that ended "
-            f"the silence, {k_none:.1f} against {k_sync:.1f} such stalls per transfer. An ACK that arrives during a bad period restarts the retransmission "
-            "timer (RFC 6298 §5.3), so the timeout comes later; a synchronized channel loses that ACK. The late ACKs are delayed ACKs, sent up to "
-            f"{1e3 * TcpConfig().ack_timeout:g} ms after the last segment that got through before the bad period{dl_txt}. The paper's ACK path (x-kernel, 2000) may not have "
-            "re-armed its timer this way; this is a difference of timer rules, not of the error model.")
-        ts, ti = c[("tahoe", "sync")], c[("tahoe", "independent")]
-        out.append(
-            f"**Not synchronized** costs {format(env.sync_ratio('independent', 'sync', 0.0), '.2f')}× the synchronized time on the LAN (paper 1.34×). "
-            f"Tahoe's timeouts rise from {ts.timeouts:.1f} to {ti.timeouts:.1f} per transfer, {ti.spurious_timeouts:.1f} of them spurious (the data had arrived): "  # type: ignore[union-attr]
-            "an independent bad period on the ACK path silences the sender although its segments get through; on a LAN every ACK of the window falls in "
-            f"the same 0.2-s bad period, the timer (≥ {s.rto_min:g} s) expires and go-back-N resends data the receiver holds. Our excess over the paper's ratio "
-            f"shrinks with a shorter minimum RTO (the sweep: {_sweep_txt(pts, 'rto_min', lambda e: e.sync_ratio('independent', 'sync', 0.0))}).")
-    m1 = cfg.sojourns[0]
-    a, t = env.models("rate", m1, 0.5), env.models("temporal", m1, 0.5)
-    if a is not None and t is not None:
-        out.append(
-            f"**Fig. 2 at 50 %** ({m1:g}-s sojourns): {a.mean:.0f} s rate-based against {t.mean:.0f} s temporal, {format(env.model_ratio(m1, 0.5), '.2f')}× "
-            f"(paper 7×). TCP under the temporal model loses *more* of its segments ({100 * t.data_loss:.2f} % against {100 * a.data_loss:.2f} %) yet "
-            f"finishes sooner: VDDP's OFF sub-periods let whole windows through, while the rate-based trials go on for all of B and keep the sender in "
-            f"backed-off timeouts ({a.timeouts:.1f} against {t.timeouts:.1f} per transfer) — the paper's point, but not its factor; the sub-cycle sweep "
-            "shows where its other statements hold.")
-    a, t = env.models("rate", m1, 0.01), env.models("temporal", m1, 0.01)
-    if a is not None and t is not None:
-        ser = (s.mss + 40) * 8 / s.rate
-        out.append(
-            f"**Fig. 2 at 1 %**: ratio {format(env.model_ratio(m1, 0.01), '.3f')}. With a {s.cycle:g}-s sub-cycle an ON sub-period lasts {1e3 * 0.01 * s.cycle:g} ms "
-            f"on average, about one segment's {1e3 * ser:.1f} ms on the channel, and it loses every segment it overlaps: the temporal model loses "
-            f"{100 * t.data_loss:.2f} % of the segments against the rate-based {100 * a.data_loss:.2f} %. With sub-cycles of seconds the ON periods are long "
-            "against a segment and the ratio is at least 1 (table above).")
-    return out
-
-
-def _reno_at(cfg: StudyConfig, env: Env) -> str:
-    """Where Reno ranks at the first added delay (the paper: the fastest there under ACK losses)."""
-    if len(cfg.delays) < 2:
-        return ""
-    d = cfg.delays[1]
-    last = [a for a in ACK_MODES if _order(env, a, d)[-1] == "reno"]
-    return (f" At {1e3 * d:g} ms Reno is the slowest variant in {len(last)} of the 3 ACK modes" + (f" ({', '.join(ACK_LABEL[a] for a in last)})" if last else "")
-            + "; the paper finds it the fastest there under ACK losses.")
-
-
-def _sweep_txt(pts: Sequence[tuple[str, Any, Env]], name: str, f: Any) -> str:
-    return ", ".join(f"{show(name, v)}: {format(f(e), '.2f')}" for n, v, e in pts if n == name) or "not swept"
-
-
 def cli_args(cfg: StudyConfig) -> list[str]:
-    """The command-line options that reproduce ``cfg``."""
-    d = Setup()
-    s = cfg.setup
+    """The command-line options that reproduce ``cfg`` (the settings' from their declaration,
+    :func:`burstlab.study.settings.cli_args`)."""
     a = ["--quick"] if cfg.quick else []
     a += ["--seeds", str(cfg.seeds), "--sweep-seeds", str(cfg.sweep_seeds), "--seed", str(cfg.seed)]
+    if not cfg.quick and cfg.budget != StudyConfig.budget:
+        a += ["--budget", str(cfg.budget or 0)]
     if not cfg.sweep:
         a.append("--no-sweep")
-    opts: dict[str, tuple[str, Any]] = {"rate": ("--rate", lambda v: f"{v / 1e6:g}Mbit"), "buffer": ("--buffer", str), "lan_delay": ("--lan-delay", lambda v: f"{v * 1e3:g}ms"),
-            "mss": ("--mss", str), "rto_min": ("--rto-min", lambda v: f"{v:g}s"), "rwnd": ("--rwnd", str), "init_cwnd": ("--init-cwnd", str),
-            "cycle": ("--cycle", lambda v: f"{v:g}s"), "fig2_ack_loss": ("--fig2-ack-loss", str)}  # fmt: skip
-    for name, (flag, f) in opts.items():
-        if getattr(s, name) != getattr(d, name):
-            a += [flag, f(getattr(s, name))]
-    if s.delayed_ack != d.delayed_ack:
-        a.append("--no-delayed-ack" if not s.delayed_ack else "--delayed-ack")
-    return a
+    return a + settings.cli_args(cfg) + settings.cli_args(cfg.setup)

@@ -39,6 +39,7 @@ import numpy.typing as npt
 
 from burstlab._core import LossModel, ParameterError
 from burstlab.stats import TraceStats, trace_stats
+from burstlab.study import provenance
 from burstlab.store import ResultStore, canonical_json, results_version
 from burstlab.sweep import run_tasks, task_seed
 from burstlab.traces import Trace
@@ -145,6 +146,8 @@ class StudyConfig:
     traces_one_means: str = "received"  # bits/string polarity
     # every trace keeps only every k-th entry before anything else (Srinivasan et al. §8, Fig. 14)
     subsample: int = 1
+    # ``--quick``: a preview (fewer seeds, links and slots); every verdict is marked "preview: not evidence"
+    quick: bool = False
 
     def __post_init__(self) -> None:
         if self.dataset not in DATASETS:
@@ -420,6 +423,11 @@ def select_links(cfg: StudyConfig, traces: Sequence[Trace], info: dict[str, Any]
     if info is not None:
         info["all_prr"] = [(_subgroup(cfg, tr), st.prr) for tr, st in zip(traces, all_stats, strict=True) if st.prr is not None]
         info["warnings"] = input_warnings(traces, all_stats, cfg.fmt, user_files=cfg.dataset == "traces")
+        if cfg.dataset == "traces" and cfg.profile is None:  # the timing is not in most trace files: say which was assumed
+            p = PROFILES[cfg.profile_name]
+            info["warnings"].append(f"--traces without --profile: the links are timed as profile {cfg.profile_name} ({1e3 * p.slot:g}-ms slots, "
+                                    f"{p.link_pps:g} packets/s, Srinivasan et al.'s 802.15.4 Mirage); traces from an 802.11 testbed at 2 ms "
+                                    "(e.g. Rutgers ORBIT, Roofnet) need --profile roofnet")
     for i, (tr, st) in enumerate(zip(traces, all_stats, strict=True)):
         why = None
         if st.length == 0:
@@ -653,6 +661,7 @@ class StudyResult:
     skipped: int
     elapsed_s: float
     timings: dict[str, float] = field(default_factory=dict)
+    claims: list[dict[str, Any]] = field(default_factory=list)
 
 
 #: The study's phases, in order (each is reported as it starts and ends; :class:`StudyResult`
@@ -691,6 +700,30 @@ class _Phase:
         if exc[0] is None:
             what = f" ({self.what})" if self.name == PHASES[0] and self.what else ""
             self.ph.say(f"[{PHASES.index(self.name) + 1}/{len(PHASES)}] {self.name}{what} done in {dt:.2f} s")
+
+
+def input_files(cfg: StudyConfig, traces: Sequence[Trace]) -> list[Path]:
+    """Every file the study's links were read from: the traces' own files (Rutgers), the
+    TOSSIM noise traces, every file of a ``--traces`` folder; none for the synthetic testbed."""
+    if cfg.dataset == "synthetic":
+        return []
+    if cfg.dataset == "traces":
+        return _walk(Path(cfg.traces_dir))  # type: ignore[arg-type]
+    if cfg.dataset == "tossim":
+        if cfg.tossim_noise_files:
+            return [Path(f) for f in cfg.tossim_noise_files]
+        names = sorted({str(t.meta["noise_file"]) for t in traces if "noise_file" in t.meta})
+        return [provenance.data_folder() / "data" / "tossim-noise" / n for n in names]
+    return sorted({Path(str(t.meta["path"])) for t in traces if "path" in t.meta})
+
+
+def study_provenance(cfg: StudyConfig, traces: Sequence[Trace]) -> dict[str, Any]:
+    """What produced this run besides its configuration (:mod:`burstlab.study.provenance`)."""
+    seeds: dict[str, Any] = {"study seed": cfg.seed, "seeds per synthetic condition": cfg.replicates}
+    if cfg.dataset == "synthetic":
+        seeds["testbed seed"] = cfg.testbed_seed
+    named = cfg.dataset == "rutgers" or (cfg.dataset == "tossim" and not cfg.tossim_noise_files)
+    return provenance.collect(STUDY, seeds=seeds, inputs=input_files(cfg, traces), uses_data_folder=named)
 
 
 def run_study(
@@ -751,12 +784,14 @@ def run_study(
         with ph("tables"):
             runs = _fetch(store, keys)
             links_tab = R.write_tables(cfg, out, store, links, runs)
+            info["provenance"] = study_provenance(cfg, traces)
+            provenance.write(out, info["provenance"], store)
     with ph("fits and figures", "least-L1 fits with cross-validation and bootstrap, figures (only what changed)"):
         fitted, figs = R.fits_and_figures(cfg, out, links, links_tab, info, workers=workers, progress=progress, formats=formats)
     with ph("report"):
-        md, html = R.write_report(cfg, out, links, links_tab, runs, excluded, fitted, R.fit_notes(cfg, fitted), figs, notes, info, ph.times)
+        md, html, claims = R.write_report(cfg, out, links, links_tab, runs, excluded, fitted, R.fit_notes(cfg, fitted), figs, notes, info, ph.times)
     return StudyResult(out, store_path, md, html, runs, links_tab, R.fig13_rows(fitted), figs, n_todo, len(keys) - n_todo,
-                       time.perf_counter() - t0, dict(ph.times))
+                       time.perf_counter() - t0, dict(ph.times), claims)
 
 
 def _start_forkserver() -> None:

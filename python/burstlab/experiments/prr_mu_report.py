@@ -19,7 +19,6 @@ all current imports neither matplotlib nor scipy.
 from __future__ import annotations
 
 import hashlib
-import html as htmlmod
 import json
 import math
 import pickle
@@ -32,8 +31,14 @@ import numpy as np
 
 from burstlab import __version__
 from burstlab._util import json_safe
-from burstlab.io import atomic_write, atomic_write_text
+from burstlab.io import atomic_write_text
+from burstlab.experiments import prr_mu_claims
 from burstlab.store import ResultStore
+from burstlab.study import provenance
+from burstlab.study.blocks import claims_section
+from burstlab.study.report import Block, render_html, render_md, write_csv  # noqa: F401  (re-exported: the other studies and link_report use them)
+from burstlab.study.report import replace_table as _replace_table
+from burstlab.study.verdict import COLUMNS, PREVIEW, claim_rows, tally
 
 # (key, title) of the fits in the order of Srinivasan et al. Fig. 13.
 FITS = (("prr", "PRR only"), ("fifteen", "PRR and μ, 15 terms"), ("second_order", "PRR and μ, 2nd order"))
@@ -54,30 +59,6 @@ PAPER: dict[str, Any] = {
     "ge_below": "most links (ch. 26); GE up to 80 % lower (ch. 26, Roofnet), 60 % (ch. 16)",
     "ge_longest": "149 packets over 54 links (ch. 26); ~50 % of links have longer runs, up to 600",
 }
-
-
-def write_csv(path: Path, rows: Sequence[dict[str, Any]], columns: Sequence[str] | None = None) -> None:
-    """Write rows as CSV atomically (pyarrow; None/NaN → empty)."""
-    import pyarrow as pa
-    import pyarrow.csv as pacsv
-
-    cols = list(columns or (rows[0].keys() if rows else []))
-    table = pa.table({c: [json_safe(r.get(c)) for r in rows] for c in cols}) if rows else pa.table({c: pa.array([], pa.string()) for c in cols})
-    atomic_write(path, lambda tmp: pacsv.write_csv(table, tmp))
-
-
-def _replace_table(store: ResultStore, name: str, rows: Sequence[dict[str, Any]], columns: Sequence[str]) -> None:
-    import pyarrow as pa
-
-    con = store.connection
-    t = pa.table({c: [json_safe(r.get(c)) for r in rows] for c in columns})
-    con.register("_tmp_tab", t)
-    try:
-        con.execute("BEGIN TRANSACTION")
-        con.execute(f'CREATE OR REPLACE TABLE "{name}" AS SELECT * FROM _tmp_tab')
-        con.execute("COMMIT")
-    finally:
-        con.unregister("_tmp_tab")
 
 
 RESULT_COLUMNS = ["group", "link_id", "subgroup", "synthetic", "prr", "mu", "throughput_pps", "link_pps", "independent_pps", "ge_pps", "diff_pct"]
@@ -495,11 +476,8 @@ def fits_and_figures(cfg: Any, out: Path, study_links: Sequence[Any], links: Seq
 
 
 # --------------------------------------------------------------------------------------
-# the report: one list of blocks rendered to Markdown and to HTML
+# the report (rendered by burstlab.study.report)
 # --------------------------------------------------------------------------------------
-Block = tuple[str, Any]
-
-
 def _fmt(v: Any, nd: int = 3) -> str:
     if v is None or (isinstance(v, float) and not math.isfinite(v)):
         return "–"
@@ -512,63 +490,6 @@ def _pct(v: Any, nd: int = 0) -> str:
     return "–" if v is None else f"{100 * v:.{nd}f} %"
 
 
-def render_md(blocks: Sequence[Block]) -> str:
-    out = []
-    for kind, b in blocks:
-        if kind == "h1":
-            out.append(f"# {b}\n")
-        elif kind == "h2":
-            out.append(f"## {b}\n")
-        elif kind == "p":
-            out.append(f"{b}\n")
-        elif kind == "ul":
-            out.append("\n".join(f"- {x}" for x in b) + "\n")
-        elif kind == "table":
-            head, rows = b
-            out.append("| " + " | ".join(head) + " |\n|" + "---|" * len(head) + "\n" + "\n".join("| " + " | ".join(r) + " |" for r in rows) + "\n")
-        elif kind == "img":
-            src, alt, pdf = b
-            out.append(f"![{alt}]({src})" + (f"  \n[PDF]({src[:-4]}.pdf)" if pdf else "") + "\n")
-    return "\n".join(out)
-
-
-def _inline_html(s: str) -> str:
-    """Escape, then turn the Markdown links/code used in the report's text into HTML."""
-    import re
-
-    e = htmlmod.escape(s)
-    e = re.sub(r"\[([^\]]+)\]\(([^)]+)\)", r'<a href="\2">\1</a>', e)
-    e = re.sub(r"`([^`]+)`", r"<code>\1</code>", e)
-    e = re.sub(r"\*\*([^*]+)\*\*", r"<strong>\1</strong>", e)
-    return e
-
-
-def render_html(blocks: Sequence[Block], title: str) -> str:
-    parts = [
-        "<!doctype html><html><head><meta charset='utf-8'>",
-        f"<title>{htmlmod.escape(title)}</title>",
-        "<style>body{font-family:sans-serif;max-width:60em;margin:2em auto;line-height:1.4}"
-        "table{border-collapse:collapse}td,th{border:1px solid #bbb;padding:2px 6px;text-align:right}"
-        "img{max-width:32em;display:block}figure{display:inline-block;margin:0.5em}</style></head><body>",
-    ]
-    for kind, b in blocks:
-        if kind in ("h1", "h2"):
-            parts.append(f"<{kind}>{_inline_html(b)}</{kind}>")
-        elif kind == "p":
-            parts.append(f"<p>{_inline_html(b)}</p>")
-        elif kind == "ul":
-            parts.append("<ul>" + "".join(f"<li>{_inline_html(x)}</li>" for x in b) + "</ul>")
-        elif kind == "table":
-            head, rows = b
-            parts.append("<table><tr>" + "".join(f"<th>{_inline_html(h)}</th>" for h in head) + "</tr>")
-            parts.extend("<tr>" + "".join(f"<td>{_inline_html(c)}</td>" for c in r) + "</tr>" for r in rows)
-            parts.append("</table>")
-        elif kind == "img":
-            src, alt, pdf = b
-            link = f" (<a href='{htmlmod.escape(src[:-4])}.pdf'>PDF</a>)" if pdf else ""
-            parts.append(f"<figure><img src='{htmlmod.escape(src)}' alt='{htmlmod.escape(alt)}'><figcaption>{_inline_html(alt)}{link}</figcaption></figure>")
-    parts.append("</body></html>\n")
-    return "\n".join(parts)
 
 
 def dataset_label(cfg: Any) -> str:
@@ -636,21 +557,25 @@ def _tcp_line(cfg: Any) -> str:
 
 def write_report(cfg: Any, out: Path, study_links: Sequence[Any], links: Sequence[dict[str, Any]], runs: Sequence[dict[str, Any]], excluded: dict[str, int],
                  fitted: dict[str, dict[str, Any]], fit_notes: Sequence[str], figs: dict[str, Path], notes: Sequence[str], info: dict[str, Any],
-                 timings: dict[str, float]) -> tuple[Path, Path]:
-    """``fig13.csv``, ``summary.json``, ``report.md`` and ``report.html``."""
+                 timings: dict[str, float]) -> tuple[Path, Path, list[dict[str, Any]]]:
+    """``fig13.csv``, ``claims.csv``, ``summary.json``, ``report.md`` and ``report.html``;
+    returns the reports' paths and the judged claims (``claims.csv``'s rows)."""
     from burstlab.experiments.prr_mu import write_json
 
     fig13 = fig13_rows(fitted)
     write_csv(out / "fig13.csv", fig13, list(fig13[0].keys()) if fig13 else ["group"])
     summary = summarise(cfg, links, runs)
-    write_json(out / "summary.json", {"config": cfg.to_dict(), "burstlab_version": __version__, "excluded": excluded, "summary": json_safe(summary),
-                                      "fig13": json_safe(fig13), "fit_notes": list(fit_notes), "input_notes": list(notes), "input_warnings": info.get("warnings", []),
-                                      "timings_s": {k: round(v, 3) for k, v in timings.items()}})
-    blocks = build_report(cfg, links, runs, excluded, summary, fig13, fit_notes, figs, out, [*dataset_notes(cfg, study_links), *notes], info)
+    vs = prr_mu_claims.verdicts(cfg.dataset == "synthetic", links, fig13, preview=cfg.quick)
+    claims = claim_rows(vs)
+    write_csv(out / "claims.csv", claims, COLUMNS)
+    write_json(out / "summary.json", {"config": cfg.to_dict(), "provenance": info.get("provenance"), "burstlab_version": __version__, "excluded": excluded, "summary": json_safe(summary),
+                                      "fig13": json_safe(fig13), "tally": json_safe(tally(vs).__dict__), "claims": json_safe(claims), "fit_notes": list(fit_notes),
+                                      "input_notes": list(notes), "input_warnings": info.get("warnings", []), "timings_s": {k: round(v, 3) for k, v in timings.items()}})
+    blocks = build_report(cfg, links, runs, excluded, summary, fig13, fit_notes, figs, out, [*dataset_notes(cfg, study_links), *notes], info, vs)
     md, html = out / "report.md", out / "report.html"
     atomic_write_text(md, render_md(blocks))
-    atomic_write_text(html, render_html(blocks, f"burstlab PRR/μ study: {dataset_label(cfg)}"))
-    return md, html
+    atomic_write_text(html, render_html(blocks, f"burstlab PRR/μ study: {dataset_label(cfg)}", out))
+    return md, html, claims
 
 
 def paper_rows(cfg: Any, s: dict[str, Any], fig13: Sequence[dict[str, Any]]) -> list[list[str]]:
@@ -680,7 +605,9 @@ def paper_rows(cfg: Any, s: dict[str, Any], fig13: Sequence[dict[str, Any]]) -> 
 
 
 def build_report(cfg: Any, links: Sequence[dict[str, Any]], runs: Sequence[dict[str, Any]], excluded: dict[str, int], s: dict[str, Any], fig13: Sequence[dict[str, Any]],
-                 fit_notes: Sequence[str], figs: dict[str, Path], out: Path, notes: Sequence[str] = (), info: dict[str, Any] | None = None) -> list[Block]:
+                 fit_notes: Sequence[str], figs: dict[str, Path], out: Path, notes: Sequence[str] = (), info: dict[str, Any] | None = None,
+                 verdicts: Sequence[Any] = ()) -> list[Block]:  # fmt: skip
+
     info = info or {}
     prof = cfg.prof
     label = dataset_label(cfg)
@@ -691,6 +618,9 @@ def build_report(cfg: Any, links: Sequence[dict[str, Any]], runs: Sequence[dict[
         return [("img", (str(figs[key].relative_to(out)), alt.get(key, key), pdf and figs[key].with_suffix(".pdf").exists()))] if key in figs else []
 
     b: list[Block] = [("h1", f"PRR is not enough: the PRR/μ study on the {label}")]
+    if cfg.quick:
+        b.append(("p", f"**Quick run — {PREVIEW}** (`--quick`): {cfg.replicates} seeds per synthetic condition and fewer, shorter links. Every verdict "
+                       "below is a preview; run without `--quick` for the study."))
     if cfg.dataset == "synthetic":
         b.append(("p", "**Synthetic data.** Every link below was generated by burstlab's own loss models (the built-in synthetic testbed, "
                        f"{cfg.n_links} links × {cfg.n_slots} slots, testbed seed {cfg.testbed_seed}: Bernoulli, Gilbert-Elliott and heavy-tailed "
@@ -719,6 +649,10 @@ def build_report(cfg: Any, links: Sequence[dict[str, Any]], runs: Sequence[dict[
     b.append(("p", "Published numbers of \"PRR Is Not Enough\" (Mirage channels 26 and 16: 802.15.4, 10 ms; Roofnet: 802.11b at 11 Mb/s, 2 ms) and the same quantities here. "
                    "The paper's links are real; compare orders of magnitude and trends, not digits."))
     b.append(("table", (["quantity", "Srinivasan et al.", "this run"], paper_rows(cfg, s, fig13))))
+    if verdicts:
+        b += claims_section(verdicts, intervals="Here a replicate is a link: intervals are bootstraps over the links (the fits' gains: the study's own "
+                                                "bootstrap of paired errors over links, cross-validated)."
+                            + (" On the synthetic testbed the links' structure is by construction: those claims are calibration checks." if cfg.dataset == "synthetic" else ""))
 
     b.append(("h2", "Burstiness and TCP throughput (Figs. 1, 3, 4, 6, 8, 14, 15)"))
     b.append(("p", f"Median throughput difference of the link against its independent counterpart: {_fmt(s['median_diff_pct'], 1)} % over all simulated links, "
@@ -767,13 +701,13 @@ def build_report(cfg: Any, links: Sequence[dict[str, Any]], runs: Sequence[dict[
         b.extend(img(k))
     for n in info.get("figure_notes", []):
         b.append(("p", f"Not drawn: {n}."))
-    b.append(("h2", "Reproduce"))
-    b.append(("p", "`burstlab study prr-mu " + " ".join(_cli_args(cfg)) + f" --out {out}` (re-running skips every finished simulation, fit and figure; the configuration is in [`summary.json`](summary.json))."))
+    if "provenance" in info:
+        b += provenance.blocks(info["provenance"], _cli_args(cfg), out)
     return b
 
 
 def _cli_args(cfg: Any) -> list[str]:
-    a = []
+    a = ["--quick"] if cfg.quick else []
     if cfg.dataset == "traces":
         a += ["--traces", str(cfg.traces_dir)] + (["--format", cfg.fmt] if cfg.fmt else [])
         if cfg.traces_expected:

@@ -17,14 +17,25 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from burstlab import __version__
-from burstlab.experiments.common import Ratio, figure_saver, img_block, mean_ci, paired_difference, show_param, write_json, write_report, write_tables
-from burstlab.experiments.prr_mu_report import Block
+from burstlab.experiments import tibet_claims as TC
+from burstlab.experiments.common import (
+    Ratio,
+    figure_saver,
+    img_block,
+    mean_ci,
+    paired_difference,
+    show_param,
+    write_json,
+    write_report,
+    write_tables,
+)
 from burstlab.experiments.tibet import (
     CCS,
     FAIR_RATES,
@@ -45,11 +56,10 @@ from burstlab.experiments.tibet import (
     WIRELESS_DELAY,
     CellStats,
     Env,
-    Order,
     Setup,
     StudyConfig,
-    buffer_packets,
     bernoulli_cell,
+    buffer_packets,
     cell_stats,
     closed_form,
     environments,
@@ -58,14 +68,17 @@ from burstlab.experiments.tibet import (
     replicate_seed,
 )
 from burstlab.store import ResultStore
+from burstlab.study import estimate as E
+from burstlab.study import provenance, settings
+from burstlab.study.blocks import claims_section
+from burstlab.study.prose import compare_ratio, direction
+from burstlab.study.report import Block
+from burstlab.study.verdict import PREVIEW, SettingVerdicts, Verdict, claim_rows, tally
 
 #: Figs. 2-3 (issue 11's reading of "very close to the fair share"): each kind within ±10 %.
 FAIR_TOL = 0.10
 #: Figs. 11-12 (issue 11's reading of "predicts quite well"): within ±20 % of eq. 3.
 MODEL_TOL = 0.20
-#: §V "the throughput collapse at high error rates is nevertheless experienced by Ideal
-#: TCP": at the largest p it keeps less than this share of its goodput at the smallest.
-COLLAPSE = 0.25
 
 PARAM_LABEL = {
     "reading": "\"one-way RTT is 50 ms\"", "recovery": "loss recovery", "rto_min": "minimum RTO (s)", "buffer_bdp": "buffer (BDP)",
@@ -95,93 +108,6 @@ def _pct(v: float, nd: int = 0, sign: bool = False) -> str:
 
 def _p(p: float) -> str:
     return f"{p:g}"
-
-
-def _order_txt(o: Order, fmt: Any = _p, unit: str = "") -> str:
-    """"a above b beyond noise at 5 of 7 points; tied at p = ...; below at ..."."""
-    if not o.n:
-        return "–"
-    s = f"above at {len(o.above)} of {o.n}"
-    if o.tied:
-        s += f"; tied (95 % interval of the difference contains 0) at {', '.join(fmt(x) for x in o.tied)}{unit}"
-    if o.below:
-        s += f"; below at {', '.join(fmt(x) for x in o.below)}{unit}"
-    return s
-
-
-# --------------------------------------------------------------------------------------
-# the paper's claims, checked
-# --------------------------------------------------------------------------------------
-def _fair_claim(env: Env, rate: float) -> tuple[str, str]:
-    dev = env.fairness_dev(rate)
-    if not dev:
-        return "–", "–"
-    k, kind, x, h = max(dev, key=lambda t: abs(t[2] - 1))
-    out = [(kk, kd, xx) for kk, kd, xx, _ in dev if abs(xx - 1) > FAIR_TOL]
-    ours = f"worst {LABEL[kind]} at k = {k}: {x:.3f} ± {h:.3f} × the fair share"
-    if out:
-        ours += f"; outside ±{100 * FAIR_TOL:.0f} %: " + ", ".join(f"{LABEL[kd]} k = {kk} ({xx:.3f})" for kk, kd, xx in out)
-    if not out:
-        return ours, "holds"
-    within = all(abs(xx - 1) - hh <= FAIR_TOL for kk, kd, xx, hh in dev if abs(xx - 1) > FAIR_TOL)
-    return ours, "within noise" if within else "differs"
-
-
-def claims(cfg: StudyConfig, env: Env) -> list[dict[str, Any]]:
-    """Every claim of Martignon & Capone's text the study can check, with ours and a
-    verdict. Orderings hold when the paired 95 % interval of the difference lies above 0 at
-    every point ("holds, within noise": at some points it contains 0, at none is it below)."""
-    out: list[dict[str, Any]] = []
-    s = cfg.setup
-
-    def add(where: str, claim: str, paper: str, ours: str, verdict: str) -> None:
-        out.append({"where": where, "claim": claim, "paper": paper, "ours": ours, "verdict": verdict})
-
-    for fig, rate in zip(("§III Fig. 2", "§III Fig. 3"), FAIR_RATES):
-        ours, v = _fair_claim(env, rate)
-        add(fig, f"{rate / 1e6:g} Mb/s, k Reno + {N_FLOWS} − k TIBET: each kind's mean goodput very close to the fair share", f"very close (±{100 * FAIR_TOL:.0f} %)", ours, v)
-        a, b = env.fair(rate, 0), env.fair(rate, N_FLOWS)
-        if a is not None and b is not None and cfg.ks[0] == 0 and cfg.ks[-1] == N_FLOWS:
-            o = Env.order([("", a, b)], "jain")
-            add(fig, "TIBET obtains the same level of fairness as TCP Reno (Jain's index, all TIBET vs all Reno)", "the same",
-                f"{np.nanmean(a.jain):.4f} vs {np.nanmean(b.jain):.4f}", "holds" if o.above else ("holds, within noise" if o.tied else "differs"))
-    for fig, rate in zip(("§IV.A Fig. 4", "§IV.A Fig. 5"), SINGLE_RATES):
-        for reading in (s.reading, *(r for r in READINGS if r != s.reading)):
-            tag = "" if reading == s.reading else f" (the other reading: {READING_LABEL[reading]})"
-            o = env.order_loss("tibet", "reno", rate, reading)
-            add(fig + tag, f"{rate / 1e6:g} Mb/s: TIBET's goodput above TCP Reno's at every loss rate 10⁻⁴..10⁻¹", "at all drop rates",
-                "TIBET " + _order_txt(o), o.verdict())
-            o = env.order_loss("ideal", "tibet", rate, reading)
-            add(fig.replace("§IV.A", "§V") + tag, f"{rate / 1e6:g} Mb/s: the Ideal TCP's goodput above TIBET's", "higher", "Ideal " + _order_txt(o), o.verdict())
-        lo, hi = env.single("ideal", rate, min(cfg.loss_ps)), env.single("ideal", rate, max(cfg.loss_ps))
-        if lo is not None and hi is not None:
-            r = hi.mean / lo.mean
-            add(fig.replace("§IV.A", "§V"), f"{rate / 1e6:g} Mb/s: the Ideal TCP, too, collapses at high error rates",
-                "collapses", f"{hi.mean / 1e6:.3f} Mb/s at p = {max(cfg.loss_ps):g}, {100 * r:.1f} % of its {lo.mean / 1e6:.3f} Mb/s at {min(cfg.loss_ps):g}",
-                "holds" if r < COLLAPSE else "differs")
-    o = env.order_rtt("tibet", "reno")
-    add("§IV.A Fig. 6", f"{FIG6_RATE / 1e6:g} Mb/s, p = {100 * FIG6_P:g} %: TIBET's goodput above TCP Reno's at every RTT 20-400 ms", "with every RTT value",
-        "TIBET " + _order_txt(o, lambda x: f"{1e3 * x:g}", " ms"), o.verdict())
-    o = env.order([(r, env.rtt("ideal", r), env.rtt("tibet", r)) for r in cfg.rtts])
-    add("§IV.A Fig. 6", "the Ideal TCP's goodput above TIBET's at every RTT", "(not drawn in Fig. 6; §V: the upper bound)",
-        "Ideal " + _order_txt(o, lambda x: f"{1e3 * x:g}", " ms"), o.verdict())
-    o = env.order_markov("tibet", "reno")
-    add("§IV.B Fig. 8", f"{FIG8_RATE / 1e6:g} Mb/s, Markov channel: TIBET's goodput above TCP Reno's at every loss rate in the bad state", "even in this case",
-        "TIBET " + _order_txt(o, lambda x: f"{100 * x:g}", " %"), o.verdict())
-    for fig, rtt in zip(("§V Fig. 11", "§V Fig. 12"), MODEL_RTTS):
-        errs = [(p, *env.model_error(rtt, p)) for p in cfg.model_ps if MODEL_RANGE[0] <= p <= MODEL_RANGE[1]]
-        errs = [(p, e, h) for p, e, h in errs if math.isfinite(e)]
-        if not errs:
-            continue
-        bad = [(p, e) for p, e, _ in errs if abs(e) > MODEL_TOL]
-        worst = max(errs, key=lambda t: abs(t[1]))
-        ours = f"worst {_pct(worst[1], 0, True)} at p = {worst[0]:g}" + (f"; outside ±{100 * MODEL_TOL:.0f} %: " + ", ".join(f"{p:g} ({_pct(e, 0, True)})" for p, e in bad) if bad else "")
-        add(fig, f"RTT {1e3 * rtt:g} ms: eq. 3, 3.4·MSS/(RTT·p·log2(1/p)), predicts the Ideal TCP's goodput for p in [10⁻³, 10⁻¹]",
-            f"quite well (±{100 * MODEL_TOL:.0f} %)", ours, "holds" if not bad else ("within noise" if all(abs(e) - h <= MODEL_TOL for p, e, h in errs if abs(e) > MODEL_TOL) else "differs"))
-        (p0, e0, _), (p1, e1, _) = errs[0], errs[-1]
-        add(fig, f"RTT {1e3 * rtt:g} ms: the model is very accurate when the packet error rate is high", "most accurate at high p",
-            f"{_pct(e1, 0, True)} at p = {p1:g} against {_pct(e0, 0, True)} at {p0:g}", "holds" if abs(e1) < abs(e0) and abs(e1) <= MODEL_TOL else "differs")
-    return out
 
 
 # --------------------------------------------------------------------------------------
@@ -433,8 +359,10 @@ def write_outputs(cfg: StudyConfig, out: Path, store: ResultStore, runs: Sequenc
     (figures, claims, md, html)."""
     stats = cell_stats(runs)
     base, pts = environments(cfg, runs)
-    cl = claims(cfg, base)
-    write_tables(out, store, cell_rows(stats), CELL_COLUMNS, cl, sensitivity_rows(pts, base))
+    vs, svs = TC.verdicts(cfg, base), TC.setting_verdicts(cfg, base)
+    cl = claim_rows(vs)
+    cl_all = cl + claim_rows([v for sv in svs for v in sv.verdicts])
+    write_tables(out, store, cell_rows(stats), CELL_COLUMNS, cl_all, sensitivity_rows(pts, base))
     save = figure_saver(out / "figures", formats)
     figs: dict[str, Path] = {}
     figs["fig02"] = save(fig_fairness(cfg, base, FAIR_RATES[0], 2), "fig02-fairness-2mbps")
@@ -450,9 +378,11 @@ def write_outputs(cfg: StudyConfig, out: Path, store: ResultStore, runs: Sequenc
         figs["sensitivity-fairness-model"] = save(fig_sensitivity(cfg, pts, "fairness-model"), "sensitivity-fairness-model")
         figs["sensitivity-gains"] = save(fig_sensitivity(cfg, pts, "gains"), "sensitivity-gains")
 
-    write_json(out / "summary.json", {"config": cfg.to_dict(), "burstlab_version": __version__, "n_runs": len(runs), "n_cells": len(stats),
-                                      "headline": base.headline(), "claims": cl})  # fmt: skip
-    blocks = build_report(cfg, out, base, pts, stats, cl, figs, len(runs), "pdf" in formats)
+    prov = provenance.cell_study("tibet", cfg, "runs")
+    provenance.write(out, prov, store)
+    write_json(out / "summary.json", {"config": cfg.to_dict(), "provenance": prov, "burstlab_version": __version__, "n_runs": len(runs), "n_cells": len(stats),
+                                      "headline": base.headline(), "tally": asdict(tally(vs)), "claims": cl_all})  # fmt: skip
+    blocks = build_report(cfg, out, base, pts, stats, vs, svs, figs, len(runs), "pdf" in formats, prov)
     md, html = write_report(out, blocks, "burstlab: TCP with bandwidth estimation over wireless networks (Martignon & Capone)")
     return figs, cl, md, html
 
@@ -474,17 +404,18 @@ def _mech(c: CellStats | None) -> str:
 MECH_NOTE = "timeouts/s / fast retransmits/s / channel losses / queue drops (per data packet sent)"
 
 
-def build_report(cfg: StudyConfig, out: Path, env: Env, pts: Sequence[tuple[str, Any, Env]], stats: dict[str, CellStats], cl: Sequence[dict[str, Any]],
-                 figs: dict[str, Path], n_runs: int, pdf: bool = False) -> list[Block]:  # fmt: skip
+def build_report(cfg: StudyConfig, out: Path, env: Env, pts: Sequence[tuple[str, Any, Env]], stats: dict[str, CellStats], vs: Sequence[Verdict],
+                 svs: Sequence[SettingVerdicts], figs: dict[str, Path], n_runs: int, pdf: bool = False, prov: dict[str, Any] | None = None) -> list[Block]:  # fmt: skip
+    prov = prov or provenance.cell_study("tibet", cfg, "runs")
     s = cfg.setup
-    b: list[Block] = [("h1", "TCP with bandwidth estimation over wireless networks: Martignon & Capone, reproduced")]
+    b: list[Block] = [("h1", "TCP with bandwidth estimation over wireless networks: Martignon & Capone, checked")]
     if cfg.quick:
-        b.append(("p", f"**Quick run** (`--quick`): {cfg.seeds} runs of {s.duration:g} s per cell, {cfg.sweep_seeds} per sensitivity point, fewer points "
-                       "per figure, two values per open parameter. The numbers are for a first look only; run without `--quick` for the study."))
+        b.append(("p", f"**Quick run — {PREVIEW}** (`--quick`): {cfg.seeds} runs of {s.duration:g} s per cell, {cfg.sweep_seeds} per sensitivity point, "
+                       "fewer points per figure, two values per open parameter. Every verdict below is a preview; run without `--quick` for the study."))
     b.append(("p", f"burstlab {__version__}. Every number below comes from the simulator: {n_runs} runs in {len(stats)} cells, study seed {cfg.seed}; "
                    f"{cfg.seeds} runs per cell at the defaults, {cfg.sweep_seeds} per cell of every sensitivity point; ± is a 95 % confidence interval, "
                    "[lo, hi] a 95 % interval of a ratio (delta method over paired runs: replicate k uses the same seed — the same loss draws, the same "
-                   "start times — in every cell). Store: [`store.duckdb`](store.duckdb) (tables `runs`, `cells`), [`cells.csv`](cells.csv), "
+                   "start times — in every cell). Store: [`store.duckdb`](store.duckdb) (tables `runs`, `cells`, `claims`), [`cells.csv`](cells.csv), "
                    "[`claims.csv`](claims.csv), [`sensitivity.csv`](sensitivity.csv), [`summary.json`](summary.json)."))
     b.append(("h2", "Setting: what the paper gives and what we chose"))
     b.append(("ul", [
@@ -515,8 +446,8 @@ def build_report(cfg: StudyConfig, out: Path, env: Env, pts: Sequence[tuple[str,
                    "eq. 3) and say so. The only published numbers are the closed forms' coefficients, 1.31 (Reno, after Mathis et al.) and 3.4 (ideal "
                    "estimate), reproduced exactly in Fig. 9."))
 
-    b.append(("h2", "Claims of the paper, checked"))
-    b.append(("table", (["where", "claim", "paper", "ours", "verdict"], [[c["where"], c["claim"], c["paper"], c["ours"], c["verdict"]] for c in cl])))
+    b += claims_section(vs, svs, intervals="Orderings are paired differences of goodput (replicate k sees the same loss draws in every cell), one per point.",
+                        setting_intro="**Figs. 4-5's claims under both readings** of \"the one-way RTT is 50 ms\":")
 
     # Figs. 2-3
     b.append(("h2", "Figs. 2-3: fairness between TIBET and TCP Reno"))
@@ -608,9 +539,7 @@ def build_report(cfg: StudyConfig, out: Path, env: Env, pts: Sequence[tuple[str,
         b += _img(figs, out, "sensitivity-fairness-model", "fairness and model errors against each open parameter", pdf)
         b += _img(figs, out, "sensitivity-gains", "TIBET's gain and the model at high p against each open parameter", pdf)
 
-    b.append(("h2", "Reproduce"))
-    b.append(("p", "`burstlab study tibet " + " ".join(cli_args(cfg)) + f" --out {out}` (re-running skips every finished run; "
-                   "the configuration is in [`summary.json`](summary.json))."))
+    b += provenance.blocks(prov, cli_args(cfg), out)
     return b
 
 
@@ -714,10 +643,13 @@ def why(cfg: StudyConfig, env: Env, pts: Sequence[tuple[str, Any, Env]]) -> list
     r10 = [x for x in r10 if all(c is not None for c in x[1:])]
     if r10:
         p, v, r, w, t = r10[len(r10) // 2]
-        out.append(
-            f"**Westwood+ and Vegas** (not in the paper's figures): at p = {p:g} on 10 Mb/s Vegas gets {v.mean / 1e6:.2f} Mb/s against Reno's "  # type: ignore[union-attr]
-            f"{r.mean / 1e6:.2f} — its loss response is Reno's, so random loss rules it the same way — and Westwood+ {w.mean / 1e6:.2f} against "  # type: ignore[union-attr]
-            f"TIBET's {t.mean / 1e6:.2f}: both set ssthresh from a bandwidth estimate instead of halving.")  # type: ignore[union-attr]
+        vr = E.ratio(v.goodput, r.goodput)  # type: ignore[union-attr]
+        wt = E.ratio(w.goodput, t.goodput)  # type: ignore[union-attr]
+        txt = (f"**Westwood+ and Vegas** (not in the paper's figures), at p = {p:g} on 10 Mb/s: "
+               + compare_ratio("Vegas's goodput", "Reno's", vr, "higher", "lower") + " " + compare_ratio("Westwood+'s", "TIBET's", wt, "higher", "lower"))
+        if direction(vr, 1.0) == 0:
+            txt += " Vegas's loss response is Reno's, so random loss rules both the same way."
+        out.append(txt + " Westwood+ and TIBET both set ssthresh from a bandwidth estimate instead of halving.")
     return out
 
 
@@ -729,23 +661,12 @@ def paired_difference_txt(a: CellStats, b: CellStats) -> str:
 
 
 def cli_args(cfg: StudyConfig) -> list[str]:
-    """The command-line options that reproduce ``cfg``."""
-    d = Setup()
-    s = cfg.setup
+    """The command-line options that reproduce ``cfg`` (the settings' from their declaration,
+    :func:`burstlab.study.settings.cli_args`; a ``--quick`` run's default length is ``QUICK_DURATION``)."""
     a = ["--quick"] if cfg.quick else []
     a += ["--seeds", str(cfg.seeds), "--sweep-seeds", str(cfg.sweep_seeds), "--seed", str(cfg.seed)]
+    if not cfg.quick and cfg.budget != StudyConfig.budget:
+        a += ["--budget", str(cfg.budget or 0)]
     if not cfg.sweep:
         a.append("--no-sweep")
-    opts: dict[str, tuple[str, Any]] = {
-        "reading": ("--reading", str), "recovery": ("--recovery", str), "rto_min": ("--rto-min", lambda v: f"{v:g}s"),
-        "init_cwnd": ("--init-cwnd", str), "mss": ("--mss", str), "rwnd": ("--rwnd", str), "buffer_bdp": ("--buffer-bdp", lambda v: f"{v:g}"),
-        "duration": ("--duration", lambda v: f"{v:g}s"), "warmup": ("--warmup", lambda v: f"{v:g}s"), "start_spread": ("--start-spread", lambda v: f"{v:g}s"),
-        "access_delay": ("--access-delay", lambda v: f"{v * 1e3:g}ms"), "wireless_rate": ("--wireless-rate", lambda v: f"{v / 1e6:g}Mbit"),
-    }  # fmt: skip
-    quick_default = Setup(duration=QUICK_DURATION) if cfg.quick else d
-    for name, (flag, f) in opts.items():
-        if getattr(s, name) != getattr(quick_default, name):
-            a += [flag, f(getattr(s, name))]
-    if s.delayed_ack != d.delayed_ack:
-        a.append("--delayed-ack" if s.delayed_ack else "--no-delayed-ack")
-    return a
+    return a + settings.cli_args(cfg.setup, Setup(duration=QUICK_DURATION) if cfg.quick else Setup())

@@ -1,0 +1,42 @@
+"""Report blocks for judged claims, the same in every study's report: the tally, the
+findings table, the calibration checks apart, and the verdicts under each documented
+setting of an open parameter. Blocks are ``(kind, content)`` pairs as the report renderers
+take them (``("h2", text)``, ``("p", text)``, ``("table", (head, rows))``)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from burstlab.study.prose import VERDICT_HEAD, settings_sentence, split_calibration, verdict_rows
+from burstlab.study.verdict import PREVIEW, SettingVerdicts, Verdict, tally
+
+RULE = ("Each claim is declared with the paper's words, the quantity that measures it and the tolerance its precision allows (with the reason); "
+        "**reproduced**: our 95 % interval lies inside the tolerance band (or wholly on the claimed side of an ordering); **contradicted**: wholly "
+        "outside; **inconclusive**: it straddles — a tie is never a hold — with the replicates that would likely decide. A claim over several points "
+        "is reproduced when every point is. See `docs/claims.md`.")  # fmt: skip
+
+
+def claims_section(verdicts: Sequence[Verdict], settings: Sequence[SettingVerdicts] = (), *, intervals: str = "", setting_intro: str = "") -> list[tuple[str, Any]]:
+    """The report's claims section: heading, tally (calibration apart, preview marked), the
+    rule, the findings table, the calibration checks' table, and — when given — each
+    claim's verdict under every documented setting of an open parameter."""
+    findings, calibration = split_calibration(verdicts)
+    b: list[tuple[str, Any]] = [("h2", "Claims of the paper, judged"), ("p", f"**{tally(verdicts).sentence()}.**"), ("p", RULE + (" " + intervals if intervals else ""))]
+    b.append(("table", (VERDICT_HEAD, verdict_rows(findings))))
+    if calibration:
+        b.append(("p", "**Calibration checks** — true by construction of the set-up, not findings of the paper; shown so that a broken set-up is seen, "
+                       "never counted above:"))  # fmt: skip
+        b.append(("table", (VERDICT_HEAD, verdict_rows(calibration))))
+    return b + settings_blocks(settings, setting_intro)
+
+
+def settings_blocks(settings: Sequence[SettingVerdicts], intro: str = "") -> list[tuple[str, Any]]:
+    """Each claim's verdict under every documented setting of an open parameter
+    ("reproduced under …; contradicted under …"); nothing when there are none."""
+    if not settings:
+        return []
+    preview = any(v.preview for sv in settings for v in sv.verdicts)
+    rows = [[sv.claim.where, sv.claim.words, settings_sentence(sv) + (f" ({PREVIEW})" if preview else "")] for sv in settings]
+    return [("p", intro or "**Verdicts under each documented setting** of the open parameters the paper leaves unstated:"),
+            ("table", (["where", "claim", "verdict by setting"], rows))]  # fmt: skip
