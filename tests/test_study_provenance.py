@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from pathlib import Path
 
 import duckdb
@@ -22,20 +23,22 @@ def test_file_record_known_answer(tmp_path: Path) -> None:
     assert r == {"path": str(f.resolve()), "bytes": 5, "sha256": hashlib.sha256(b"0110\n").hexdigest()}
 
 
-def test_collect_records_inputs_data_folder_and_seeds(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    data = tmp_path / "elsewhere"
-    data.mkdir()
-    monkeypatch.setenv("BURSTLAB_SHARED", str(data / ".." / "elsewhere"))
+def test_collect_records_inputs_dataset_and_seeds(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # the dataset is found where the registry looks (here an offline copy named by
+    # BURSTLAB_DATA, given with a detour), and recorded resolved, with its origin
+    shared = Path(os.environ["BURSTLAB_SHARED"]) / "data"
+    monkeypatch.setenv("BURSTLAB_DATA", str(shared / ".." / "data"))
     a, b = tmp_path / "b.txt", tmp_path / "a.txt"
     a.write_text("1")
     b.write_text("22")
-    p = P.collect("prr-mu", seeds={"study seed": 7}, inputs=[a, b], uses_data_folder=True)
-    assert p["data_folder"] == str(data.resolve())  # resolved, not as typed
+    p = P.collect("prr-mu", seeds={"study seed": 7}, inputs=[a, b], dataset="rutgers-noise")
+    assert p["data_folder"] == str(shared.resolve())  # resolved, not as typed
+    assert p["dataset"]["dataset"] == "rutgers-noise" and p["dataset"]["found_in"] == "BURSTLAB_DATA" and p["dataset"]["commit"]
     assert [r["path"] for r in p["inputs"]] == sorted([str(a.resolve()), str(b.resolve())])
     assert p["inputs_sha256"] == P.inputs_digest(p["inputs"]) and p["seeds"] == {"study seed": 7}
     assert p["engine_fingerprint"] and p["dependencies"]["numpy"] and p["platform"]["python"]
     line, cannot = P.reproduce(p, ["--dataset", "rutgers"], tmp_path / "out")
-    assert line.startswith(f"BURSTLAB_SHARED={data.resolve()} burstlab study prr-mu --dataset rutgers --out ")
+    assert line.startswith(f"BURSTLAB_DATA={shared.resolve()} burstlab study prr-mu --dataset rutgers --out ")
     assert any("SHA-256" in c for c in cannot)
     # another input changes the digest
     a.write_text("3")

@@ -713,7 +713,8 @@ def input_files(cfg: StudyConfig, traces: Sequence[Trace]) -> list[Path]:
         if cfg.tossim_noise_files:
             return [Path(f) for f in cfg.tossim_noise_files]
         names = sorted({str(t.meta["noise_file"]) for t in traces if "noise_file" in t.meta})
-        return [provenance.data_folder() / "data" / "tossim-noise" / n for n in names]
+        root = provenance.dataset_record("tossim-noise")["folder"]
+        return [Path(str(root)) / n for n in names]
     return sorted({Path(str(t.meta["path"])) for t in traces if "path" in t.meta})
 
 
@@ -722,8 +723,8 @@ def study_provenance(cfg: StudyConfig, traces: Sequence[Trace]) -> dict[str, Any
     seeds: dict[str, Any] = {"study seed": cfg.seed, "seeds per synthetic condition": cfg.replicates}
     if cfg.dataset == "synthetic":
         seeds["testbed seed"] = cfg.testbed_seed
-    named = cfg.dataset == "rutgers" or (cfg.dataset == "tossim" and not cfg.tossim_noise_files)
-    return provenance.collect(STUDY, seeds=seeds, inputs=input_files(cfg, traces), uses_data_folder=named)
+    registered = {"rutgers": "rutgers-noise", "starlink": "starlink-ping", "tossim": None if cfg.tossim_noise_files else "tossim-noise"}
+    return provenance.collect(STUDY, seeds=seeds, inputs=input_files(cfg, traces), dataset=registered.get(cfg.dataset))
 
 
 def run_study(

@@ -19,16 +19,18 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-#: Environment variables that change what a study reads.
-DATA_ENV = "BURSTLAB_SHARED"
+#: The environment variable that names an offline copy of the registered datasets
+#: (``burstlab.datasets``): what the "Reproduce" line sets to read the same copy.
+DATA_ENV = "BURSTLAB_DATA"
 
 
-def data_folder() -> Path:
-    """The data folder studies read named datasets from, resolved (the one place this is
-    decided: :func:`burstlab.datasets.shared_root`)."""
-    from burstlab.datasets import shared_root
+def dataset_record(name: str) -> dict[str, Any]:
+    """A registered dataset as provenance records it: where its copy was found (the one
+    place this is decided: :func:`burstlab.datasets.fetch.locate`), its origin, commit,
+    licence and citation."""
+    from burstlab.datasets.fetch import locate
 
-    return shared_root()
+    return locate(name).provenance()
 
 
 def file_record(path: str | Path) -> dict[str, Any]:
@@ -92,15 +94,16 @@ def dependency_versions() -> dict[str, str]:
     return out
 
 
-def collect(study: str, *, seeds: Mapping[str, Any], inputs: Iterable[str | Path] = (), uses_data_folder: bool = False,
+def collect(study: str, *, seeds: Mapping[str, Any], inputs: Iterable[str | Path] = (), dataset: str | None = None,
             settings: Mapping[str, Any] | None = None) -> dict[str, Any]:  # fmt: skip
     """Everything that determines a study's numbers besides its configuration (recorded
-    beside it): ``inputs`` are hashed; ``uses_data_folder``: the study read named datasets
-    from :func:`data_folder`."""
+    beside it): ``inputs`` are hashed; ``dataset``: the registered dataset the study read
+    (:func:`dataset_record`), whose folder's parent is the data folder."""
     from burstlab import __version__, _core
     from burstlab.store import results_version
 
     recs = sorted((file_record(p) for p in inputs), key=lambda r: r["path"])
+    ds = dataset_record(dataset) if dataset else None
     return {
         "study": study,
         "command": command_line(),
@@ -112,8 +115,9 @@ def collect(study: str, *, seeds: Mapping[str, Any], inputs: Iterable[str | Path
         "platform": {"system": platform.system(), "release": platform.release(), "machine": platform.machine(), "python": sys.version.split()[0],
                      "implementation": platform.python_implementation()},  # fmt: skip
         "dependencies": dependency_versions(),
-        "data_folder": str(data_folder()) if uses_data_folder else None,
-        "data_env": {DATA_ENV: os.environ.get(DATA_ENV)},
+        "dataset": ds,
+        "data_folder": str(Path(ds["folder"]).parent) if ds else None,
+        "data_env": {DATA_ENV: os.environ.get(DATA_ENV), "BURSTLAB_SHARED": os.environ.get("BURSTLAB_SHARED")},
         "inputs": recs,
         "inputs_sha256": inputs_digest(recs) if recs else None,
         "seeds": dict(seeds),
