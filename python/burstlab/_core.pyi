@@ -26,6 +26,7 @@ __all__ = [
     "__version__",
     "simulate",
     "simulate_trace",
+    "tcp_params",
     "tcp_settings",
     "simulate_network",
     "check_link_layer",
@@ -165,6 +166,7 @@ def simulate(
 ) -> dict[str, object]: ...
 def simulate_trace(trace: BitTrace, config: dict[str, object]) -> dict[str, object]: ...
 def tcp_settings(config: dict[str, Any]) -> dict[str, Any]: ...
+def tcp_params() -> list[dict[str, Any]]: ...
 def simulate_network(
     config: dict[str, object],
     losses: list[LossModel | None],

@@ -10,6 +10,7 @@ pub mod error;
 pub mod link;
 pub mod loss;
 pub mod mem;
+pub mod param;
 pub mod phy;
 pub mod results;
 pub mod rng;
