@@ -19,6 +19,7 @@ from dataclasses import InitVar, asdict, dataclass, field, fields
 from typing import TYPE_CHECKING, Any, Literal
 
 from burstlab import _core
+from burstlab.sim.params import TCP_PARAMS, field_of as _p
 
 if TYPE_CHECKING:  # numpy is not imported to run a simulation: the series come from Rust as arrays
     import numpy.typing as npt
@@ -47,20 +48,6 @@ VARIANTS: dict[str, tuple[str, str]] = {
     "linux-reno": ("linux-reno", "prr"),
     "lt-tcp": ("reno", "lt"),
 }
-
-
-#: The core's descriptor table of TCP parameters (``TcpConfig::PARAMS`` in
-#: ``crates/burstlab-core/src/tcp/config.rs``): name -> kind, unit, default, range, help, reference.
-TCP_PARAMS: dict[str, dict[str, Any]] = {p["name"]: p for p in _core.tcp_params()}
-
-
-def _p(name: str) -> Any:
-    """The TcpConfig field ``name`` as the core declares it: its default, and the help text,
-    choices and unit ``burstlab sim`` builds its option from. Only the name and the Python type
-    are written here; ``tests/test_params.py`` checks that they match the core's table."""
-    spec = TCP_PARAMS[name]
-    choices = tuple(spec["choices"]) if spec["choices"] else None
-    return field(default=spec["default"], metadata={"help": spec["help"], "choices": choices, "unit": spec["unit"] or None, "spec": spec})
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,95 @@
+"""The one TCP parameter schema: the core's table (``TcpConfig::PARAMS``) against the Python
+dataclass, the CLI, the docs page, and the declared ranges."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import typing
+from dataclasses import fields
+from pathlib import Path
+
+import pytest
+
+from burstlab import _core
+from burstlab.sim import Link, Scenario, TcpConfig, Workload, run, tcp_settings
+from burstlab.sim.params import TCP_PARAMS, markdown
+
+REPO = Path(__file__).resolve().parents[1]
+PY_TYPE = {"bool": bool, "int": int, "int?": int | None, "float": float, "time": float, "choice": str}
+
+
+def test_python_fields_are_the_core_table_with_matching_types_and_defaults() -> None:
+    hints = typing.get_type_hints(TcpConfig)
+    py = {f.name: f for f in fields(TcpConfig)}
+    assert set(py) == set(TCP_PARAMS)
+    for name, spec in TCP_PARAMS.items():
+        assert hints[name] == PY_TYPE[spec["kind"]], name
+        assert py[name].default == spec["default"], name
+        assert py[name].metadata["help"] == spec["help"] and spec["help"], name
+    # what the core runs for an empty dict is every default, as Python has it
+    resolved = tcp_settings(TcpConfig())
+    for name in TCP_PARAMS:
+        assert resolved[name] == getattr(TcpConfig(), name), name
+
+
+def test_every_parameter_round_trips_through_the_core() -> None:
+    changed = {}
+    for name, spec in TCP_PARAMS.items():
+        if spec["choices"]:
+            changed[name] = spec["choices"][-1]
+        elif spec["kind"] == "bool":
+            changed[name] = not spec["default"]
+        elif spec["kind"] in ("int", "int?"):
+            changed[name] = 7 if name != "lt_max_block" else 100
+        elif spec["kind"] == "time":
+            changed[name] = 2.5
+    changed.update(cc="cubic", recovery="sack", rto_estimator="rfc793", rto_alpha=0.8, rto_beta=1.5, vegas_alpha=2, vegas_beta=4, mss=1400)
+    got = _core.tcp_settings(changed)
+    for name, v in changed.items():
+        assert got[name] == v, name
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "words"),
+    [
+        ("rto_min", 1e-9, "at least 0.001 s"),
+        ("rto_initial", 0.0005, "at least 0.001 s"),
+        ("tibet_alpha", 1.0, "in [0, 1)"),
+        ("cubic_beta", 0.0, "in (0, 1)"),
+        ("init_cwnd", 0, "at least 1 segments"),
+        ("lt_max_block", 1, "in [2, 65535] packets"),
+    ],
+)
+def test_a_value_outside_its_declared_range_names_parameter_value_and_bound(field: str, value: object, words: str) -> None:
+    with pytest.raises(_core.ParameterError, match=f"{field} = .*{words.replace('[', '.').replace('(', '.').replace(')', '.')}"):
+        run(Scenario(tcp=TcpConfig(**{field: value}), forward=Link(), workload=Workload(duration=1.0)))
+
+
+def test_the_ranges_documented_are_the_ones_enforced() -> None:
+    for name in ("rto_min", "rto_max", "rto_initial"):
+        assert TCP_PARAMS[name]["min"] == (0.001, True)
+        _core.tcp_settings({name: 0.001, "rto_min": 0.001})
+        with pytest.raises(_core.ParameterError, match=name):
+            _core.tcp_settings({name: 0.000999})
+
+
+def test_rto_bounds_of_one_nanosecond_are_refused_in_one_line() -> None:
+    r = subprocess.run(
+        [str(Path(sys.executable).with_name("burstlab")), "sim", "--rto-min", "1ns", "--rto-max", "1ns", "--rto-initial", "1ns", "--duration", "1s"],
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert r.returncode == 2
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error:") and "--rto-min" in lines[0] and "0.001 s" in lines[0], r.stderr
+
+
+def test_docs_table_is_generated_from_the_core() -> None:
+    path = REPO / "docs" / "parameters.md"
+    text = markdown()
+    if os.environ.get("BURSTLAB_REGEN_DOCS"):
+        path.write_text(text)
+    assert path.read_text() == text, "docs/parameters.md is stale: BURSTLAB_REGEN_DOCS=1 pytest tests/test_params.py"
+    for name, spec in TCP_PARAMS.items():
+        assert f"| `{name}` |" in text and spec["help"] in text.replace("\\|", "|")
