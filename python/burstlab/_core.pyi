@@ -27,6 +27,8 @@ __all__ = [
     "simulate",
     "simulate_trace",
     "tcp_params",
+    "tcp_profile",
+    "tcp_profiles",
     "tcp_settings",
     "simulate_network",
     "check_link_layer",
@@ -167,6 +169,8 @@ def simulate(
 def simulate_trace(trace: BitTrace, config: dict[str, object]) -> dict[str, object]: ...
 def tcp_settings(config: dict[str, Any]) -> dict[str, Any]: ...
 def tcp_params() -> list[dict[str, Any]]: ...
+def tcp_profile(name: str, overrides: dict[str, Any]) -> dict[str, Any]: ...
+def tcp_profiles() -> dict[str, dict[str, Any]]: ...
 def simulate_network(
     config: dict[str, object],
     losses: list[LossModel | None],

@@ -9,6 +9,7 @@ use burstlab_core::link::{BufferUnit, LossMode, QueueDisc, RedParams};
 use burstlab_core::results::SimResult;
 use burstlab_core::sim::{self, AckLoss, AckPath, LinkConfig, Scenario, TcpConfig, Variant, Workload};
 use burstlab_core::param::{Kind, ParamSpec, Value};
+use burstlab_core::tcp::profiles;
 use burstlab_core::time::Nanos;
 use burstlab_core::Error;
 use numpy::IntoPyArray;
@@ -123,6 +124,58 @@ pub(crate) fn py_value<'py>(py: Python<'py>, v: Value) -> PyResult<Bound<'py, Py
 fn tcp_params<'py>(py: Python<'py>) -> PyResult<Vec<Bound<'py, PyDict>>> {
     let dft = TcpConfig::default();
     TcpConfig::PARAMS.iter().map(|p| spec_dict(py, p, dft.get(p.name))).collect()
+}
+
+/// The profile `name` (`rfc`, `ns3`, `linux`, `tossim`) with `overrides` (parameter names, or
+/// `variant` for the `--tcp` pair), resolved by the core: every parameter's value.
+#[pyfunction]
+fn tcp_profile<'py>(py: Python<'py>, name: &str, overrides: &Bound<'py, PyDict>) -> PyResult<Bound<'py, PyDict>> {
+    let variant = get::<String>(overrides, "variant")?.map(|v| Variant::parse(&v)).transpose().py()?;
+    let mut given: Vec<(String, Value)> = Vec::new();
+    for (k, _) in overrides.iter() {
+        let k: String = k.extract()?;
+        if k == "variant" {
+            continue;
+        }
+        let v = match TcpConfig::PARAMS.iter().find(|p| p.name == k) {
+            Some(p) => param_value(overrides, p)?,
+            None => Some(Value::Text(overrides.get_item(&k)?.map(|v| v.to_string()).unwrap_or_default())),
+        };
+        if let Some(v) = v {
+            given.push((k, v));
+        }
+    }
+    let given: Vec<(&str, Value)> = given.iter().map(|(k, v)| (k.as_str(), v.clone())).collect();
+    let t = profiles::resolve(name, variant, &given).py()?;
+    tcp_dict(py, &t)
+}
+
+/// The profiles as data: name -> {doc, fixed: {parameter: value}, computed: {parameter: rule},
+/// cc_alias: {from: to}}.
+#[pyfunction]
+fn tcp_profiles<'py>(py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+    let out = PyDict::new(py);
+    for p in profiles::PROFILES {
+        let d = PyDict::new(py);
+        d.set_item("doc", p.doc)?;
+        let fixed = PyDict::new(py);
+        for (k, v) in p.fixed {
+            fixed.set_item(k, py_value(py, v.value())?)?;
+        }
+        d.set_item("fixed", fixed)?;
+        let computed = PyDict::new(py);
+        for c in p.computed {
+            computed.set_item(c.name, c.rule)?;
+        }
+        d.set_item("computed", computed)?;
+        let alias = PyDict::new(py);
+        for (a, b) in p.cc_alias {
+            alias.set_item(a.name(), b.name())?;
+        }
+        d.set_item("cc_alias", alias)?;
+        out.set_item(p.name, d)?;
+    }
+    Ok(out)
 }
 
 pub(crate) fn spec_dict<'py>(py: Python<'py>, p: &ParamSpec, default: Option<Value>) -> PyResult<Bound<'py, PyDict>> {
@@ -337,5 +390,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(simulate_trace, m)?)?;
     m.add_function(wrap_pyfunction!(tcp_settings, m)?)?;
     m.add_function(wrap_pyfunction!(tcp_params, m)?)?;
+    m.add_function(wrap_pyfunction!(tcp_profile, m)?)?;
+    m.add_function(wrap_pyfunction!(tcp_profiles, m)?)?;
     Ok(())
 }

@@ -137,24 +137,9 @@ class TcpConfig:
     @classmethod
     def profile(cls, name: str, **overrides: Any) -> TcpConfig:
         """Every field as profile ``name`` sets it (:data:`PROFILES`: ``rfc``, ``ns3``,
-        ``linux``), then ``overrides`` (field names, or ``variant``)."""
-        if name not in PROFILES:
-            raise _core.ParameterError(f"invalid parameter profile = {name}: expected one of {', '.join(PROFILES)}")
-        for k in overrides:
-            if k != "variant" and k not in _DEFAULTS:
-                raise _core.ParameterError(f"invalid parameter {k}: TcpConfig has no such field")
-        prof = PROFILES[name]
-        values = {**_DEFAULTS, **{k: v for k, v in prof.items() if k in _DEFAULTS and not callable(v)}}
-        given = dict(overrides)
-        variant = given.pop("variant", None)
-        if variant is not None:
-            values["cc"], values["recovery"] = _variant_pair(variant)
-        values.update(given)
-        values["cc"] = prof.get("cc_alias", {}).get(values["cc"], values["cc"])
-        for k, v in prof.items():
-            if callable(v) and k not in given:
-                values[k] = v(values)
-        return cls(**values)
+        ``linux``, ``tossim``), then ``overrides`` (field names, or ``variant``). The core
+        resolves the profile (``tcp/profiles.rs``), so Rust, Python, the CLI and TOML agree."""
+        return cls(**_core.tcp_profile(name, overrides))
 
     @classmethod
     def tossim(
@@ -204,96 +189,12 @@ def _variant_pair(variant: str) -> tuple[str, str]:
 
 _DEFAULTS: dict[str, Any] = {f.name: f.default for f in fields(TcpConfig)}
 
-#: The settings each profile gives beyond the ``rfc`` defaults; a value may be a function
-#: of the other settings (the chosen ``cc``, ``mss``); ``cc_alias`` renames a congestion
-#: control within the profile. A profile is a plain dict: adding one is adding an entry.
-#: Sources of every value: ``docs/tcp.md``.
+#: The profiles, as the core holds them (``crates/burstlab-core/src/tcp/profiles.rs``): name ->
+#: the values it fixes, then ``computed``: {field: how it follows from the others}, and
+#: ``cc_alias``: congestion controls it runs under another name. Sources: ``docs/tcp.md``.
 PROFILES: dict[str, dict[str, Any]] = {
-    "rfc": {},
-    # ns-3 3.44's defaults (TcpL4Protocol, TcpSocket, TcpSocketBase, RttEstimator, TcpCubic,
-    # TcpVegas, TcpWestwoodPlus, TcpPrrRecovery), on a point-to-point link.
-    "ns3": {
-        "cc": "cubic",
-        "recovery": "prr",
-        "init_cwnd": 10,
-        "rwnd": lambda c: 131072 // int(c["mss"]),  # SndBufSize = RcvBufSize = 128 KiB
-        "ack_every": 2,
-        "ack_timeout": 0.2,
-        "rto_min": 1.0,
-        "rto_initial": 1.0,
-        "rto_max": 60.0,
-        "clock_granularity": 0.001,
-        "dupack_threshold": 3,
-        "header_bytes": 42,  # TCP 20 + IPv4 20 + PPP 2 (+12 with timestamps)
-        "ack_bytes": 42,
-        "limited_transmit": True,
-        "timestamps": True,
-        "handshake": True,
-        "ssthresh_rule": "ns3",
-        "grow_on_loss_exit": False,
-        "grow_on_recovery_exit": True,
-        "rto_backoff_reset": "new_ack",
-        "abc": lambda c: c["cc"] == "cubic",  # TcpCubic counts segments, TcpNewReno one per ACK
-        "cc_rtt": "srtt",
-        "prr_variant": "ns3",
-        "dupack_rule": "ns3",
-        "pipe_rule": "ns3",
-        "cubic_variant": "ns3",
-        "westwood_variant": "ns3",
-        "linux_reno_variant": "ns3",
-        "vegas_alpha": 2,
-        "vegas_beta": 4,
-        "vegas_gamma": 1,
-        "hystart": "ns3",
-    },
-    # NewReno as Srinivasan et al. ran it on TinyOS/TOSSIM (the PRR/μ study, docs/study.md):
-    # the Mirage timers by default (TcpConfig.tossim).
-    "tossim": {
-        "cc": "reno",
-        "recovery": "newreno",
-        "init_cwnd": 2,
-        "max_cwnd": 130,
-        "ack_every": 2,
-        "ack_timeout": 0.300,
-        "rto_min": 1.0,
-        "rto_max": 60.0,
-        "rto_initial": lambda c: c["rto_min"],
-        "dupack_threshold": 3,
-        "rto_estimator": "rfc793",
-        "rto_alpha": 0.875,
-        "rto_beta": 2.0,
-        "rto_backoff": False,
-        "ack_on_idle": True,
-        "fast_retransmit_after_timeout": True,
-        "partial_ack_timer": "every",
-    },
-    # A Linux 6.x host with the kernel's defaults (net.ipv4.tcp_*, tcp_cubic.c, tcp_vegas.c).
-    "linux": {
-        "cc": "cubic",
-        "cc_alias": {"reno": "linux-reno"},
-        "recovery": "prr",
-        "init_cwnd": 10,
-        "ack_every": 2,
-        "ack_timeout": 0.04,  # TCP_DELACK_MIN
-        "rto_min": 0.2,  # TCP_RTO_MIN
-        "clock_granularity": 0.2,  # RTO = SRTT + max(200 ms, 4 RTTVAR)
-        "rto_initial": 1.0,  # TCP_TIMEOUT_INIT
-        "rto_max": 120.0,  # TCP_RTO_MAX
-        "limited_transmit": True,
-        "rack_lost_retransmissions": True,  # RACK (tcp_recovery = 1), lost retransmissions
-        "rack_tlp": True,  # RACK-TLP for every segment (tcp_recovery = 1, tcp_early_retrans = 3)
-        "timestamps": True,
-        "handshake": True,
-        "ssthresh_rule": "cwnd",
-        "grow_on_recovery_exit": True,
-        "rto_backoff_reset": "new_ack",
-        "abc": True,
-        "prr_variant": "linux",
-        "vegas_alpha": 2,
-        "vegas_beta": 4,
-        "hystart": "linux",
-        "cubic_variant": "linux",  # tcp_cubic.c's bictcp_update
-    },
+    name: {**p["fixed"], **({"computed": p["computed"]} if p["computed"] else {}), **({"cc_alias": p["cc_alias"]} if p["cc_alias"] else {})}
+    for name, p in _core.tcp_profiles().items()
 }
 
 
