@@ -93,3 +93,23 @@ def test_docs_table_is_generated_from_the_core() -> None:
     assert path.read_text() == text, "docs/parameters.md is stale: BURSTLAB_REGEN_DOCS=1 pytest tests/test_params.py"
     for name, spec in TCP_PARAMS.items():
         assert f"| `{name}` |" in text and spec["help"] in text.replace("\\|", "|")
+
+
+def test_show_config_gives_each_value_its_source() -> None:
+    import json
+
+    from click.testing import CliRunner
+
+    from burstlab.cli import cli
+
+    r = CliRunner().invoke(cli, ["sim", "--profile", "ns3", "--tcp", "newreno", "--mss", "1460", "--rate", "5Mbit", "--show-config", "--json"])
+    assert r.exit_code == 0, r.output
+    doc = json.loads(r.output)
+    src, tcp = doc["sources"]["tcp"], doc["tcp"]
+    assert set(src) == set(tcp)
+    assert src["mss"] == "option --mss" and src["cc"] == src["recovery"] == "--tcp newreno"
+    assert src["rwnd"].startswith("profile ns3: 131072 // mss") and tcp["rwnd"] == 131072 // 1460
+    assert src["init_cwnd"] == "profile ns3" and src["lt_max_block"] == "default"
+    assert doc["sources"]["link"]["rate"] == "option" and doc["sources"]["link"]["delay"] == "default"
+    text = CliRunner().invoke(cli, ["sim", "--profile", "linux", "--cc", "reno", "--show-config"]).output
+    assert "tcp.cc=linux-reno" in text and "# profile linux: runs reno as linux-reno" in text

@@ -230,6 +230,7 @@ def _tcp_configs(kw: dict[str, Any]) -> list[tuple[str, Any]]:
             over["variant"] = variant
         tcp = TcpConfig.profile(kw["profile"], **over)
         out.append((_label(tcp) if variant is None else variant, tcp))
+    kw["_tcp_given"] = set(given)
     same = [(a, b) for i, (a, ta) in enumerate(out) for b, tb in out[i + 1 :] if ta == tb]
     if same:
         a, b = same[0]
@@ -237,15 +238,43 @@ def _tcp_configs(kw: dict[str, Any]) -> list[tuple[str, Any]]:
     return out
 
 
+def _tcp_source(name: str, value: Any, profile: str, variant: str | None, given: set[str]) -> str:
+    """Where a resolved TCP value comes from: an option, --tcp, the profile (fixed, computed
+    or an alias) or the declared default."""
+    from burstlab.sim import PROFILES
+
+    prof = PROFILES[profile]
+    alias = prof.get("cc_alias", {})
+    if name == "cc" and value in alias.values() and (name in given or variant is not None):
+        return f"profile {profile}: runs {'/'.join(k for k, v in alias.items() if v == value)} as {value}"
+    if name in given:
+        return f"option --{name.replace('_', '-')}"
+    if name in ("cc", "recovery") and variant is not None:
+        return f"--tcp {variant}"
+    if name in prof.get("computed", {}):
+        return f"profile {profile}: {prof['computed'][name]}"
+    if name in prof:
+        return f"profile {profile}"
+    return "default"
+
+
 def _show_config(tcps: list[tuple[str, Any]], kw: dict[str, Any], link: dict[str, Any] | None) -> None:
-    """--show-config: the resolved settings, as the simulator validated them."""
+    """--show-config: the resolved settings, as the simulator validated them, each with where
+    its value comes from (an option, --tcp, the profile, or the default)."""
     from burstlab.sim import tcp_settings
 
+    given: set[str] = kw.get("_tcp_given", set())
     docs = []
     for label, tcp in tcps:
-        doc: dict[str, Any] = {"profile": kw["profile"], "variant": label, "tcp": tcp_settings(tcp)}
+        settings = tcp_settings(tcp)
+        variant = label if kw["variant"] else None
+        doc: dict[str, Any] = {"profile": kw["profile"], "variant": label, "tcp": settings}
+        sources: dict[str, Any] = {"tcp": {k: _tcp_source(k, v, kw["profile"], variant, given) if not k.endswith("_resolved") else "resolved"
+                                           for k, v in settings.items()}}  # fmt: skip
         if link is not None:
             doc["link"] = link
+            sources["link"] = {k: "option" if k in kw.get("_link_given", set()) else "default" for k in link}
+        doc["sources"] = sources
         docs.append(doc)
     if kw["as_json"]:
         click.echo(json.dumps(docs[0] if len(docs) == 1 else docs, indent=2))
@@ -255,8 +284,10 @@ def _show_config(tcps: list[tuple[str, Any]], kw: dict[str, Any], link: dict[str
             click.echo(("\n" if i else "") + f"[{doc['variant']}]")
         click.echo(f"profile={doc['profile']}")
         for section in ("tcp", "link"):
-            for k, v in doc.get(section, {}).items():
-                click.echo(f"{section}.{k}={v}")
+            rows = [(f"{section}.{k}={v}", doc["sources"][section][k]) for k, v in doc.get(section, {}).items()]
+            width = max((len(a) for a, _ in rows), default=0)
+            for a, src in rows:
+                click.echo(f"{a.ljust(width)}  # {src}")
 
 
 # ----------------------------------------------------------------------------- runs
@@ -571,6 +602,7 @@ def _sim(ctx: click.Context, kw: dict[str, Any]) -> None:
             q = _queue_config(kw["queue"])
             link["queue"] = q["queue"]
             link.update({f"red_{k}": v for k, v in q.get("red", {}).items()})
+            kw["_link_given"] = {k for k in link if _given(ctx, k) or (k == "queue" and _given(ctx, "queue"))}
         return _show_config(tcps, kw, link)
 
     from burstlab.files import output_dir

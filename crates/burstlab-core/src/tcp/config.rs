@@ -1,7 +1,8 @@
 //! TCP settings of one flow ([`TcpConfig`]): congestion control and loss recovery chosen
 //! separately, the timers, the receiver, and the parameters of each algorithm. Defaults are
-//! the RFC behaviour (the `rfc` profile of `docs/tcp.md`); `python/burstlab/sim.py` holds the
-//! `ns3` and `linux` profiles as sets of these fields.
+//! the RFC behaviour (the `rfc` profile of `docs/tcp.md`); `tcp/profiles.rs` holds the `ns3`,
+//! `linux` and `tossim` profiles as sets of these parameters. Each parameter is declared once
+//! below ([`crate::params!`]); `docs/parameters.md` is generated from the declaration.
 use super::rtt::BackoffReset;
 use super::SsthreshRule;
 use super::rtt::RtoEstimator;
