@@ -113,3 +113,25 @@ def test_show_config_gives_each_value_its_source() -> None:
     assert doc["sources"]["link"]["rate"] == "option" and doc["sources"]["link"]["delay"] == "default"
     text = CliRunner().invoke(cli, ["sim", "--profile", "linux", "--cc", "reno", "--show-config"]).output
     assert "tcp.cc=linux-reno" in text and "# profile linux: runs reno as linux-reno" in text
+
+
+def test_sim_help_is_grouped_and_names_every_option() -> None:
+    import click
+    from click.testing import CliRunner
+
+    from burstlab.cli import cli
+    from burstlab.cli.sim import sim_cmd
+
+    short = CliRunner().invoke(cli, ["sim", "--help"], terminal_width=100).output
+    full = CliRunner().invoke(cli, ["sim", "--help-all"], terminal_width=100).output
+    for title in ("Most used:", "TCP:", "Link:", "Loss:", "Run and output:", "Every other TCP parameter"):
+        assert title in short
+    assert "TCP: CUBIC (RFC 9438):" in full and "Every other TCP parameter" not in full
+    for p in sim_cmd.params:
+        for opt in p.opts if isinstance(p, click.Option) else ():
+            assert opt in full, opt
+            assert opt in short, opt  # each at least named
+    # the ten options people use first come first
+    most = short.split("Most used:")[1].split("\n\n")[0]
+    assert all(o in most for o in ("--profile", "--tcp", "--rate", "--delay", "--loss", "--link-layer", "--duration", "--seed", "--json"))
+    assert len(short.splitlines()) < len(full.splitlines()) / 2 + 10

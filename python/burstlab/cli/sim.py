@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import textwrap
 from collections.abc import Callable, Sequence
 from functools import partial
 from pathlib import Path
@@ -146,18 +147,78 @@ def _tcp_options(f: Any) -> Any:
         opt = "--" + fl.name.replace("_", "-")
         meta = fl.metadata
         help_text = meta["help"] + (f" [{meta['unit']}]" if meta.get("unit") else "") + " (default: the profile's)"
+        kind = meta["spec"]["kind"]  # the core's declaration (burstlab.sim.params)
         if meta.get("choices"):
             f = click.option(opt, fl.name, default=None, type=click.Choice(list(meta["choices"]), case_sensitive=False), help=help_text)(f)
-        elif fl.type in ("bool", bool):
+        elif kind == "bool":
             f = click.option(f"{opt}/--no-{opt[2:]}", fl.name, default=None, help=help_text)(f)
-        elif meta.get("unit") == "s":
+        elif kind == "time":
             f = click.option(opt, fl.name, default=None, type=TIME, help=help_text)(f)
-        elif fl.name in ("max_cwnd", "rwnd"):
+        elif kind == "int?":
             f = click.option(opt, fl.name, default=None, metavar="SEGMENTS|none", help=help_text)(f)  # parsed below
         else:
-            kind = int if "int" in str(fl.type) else float
-            f = click.option(opt, fl.name, default=None, type=kind, help=help_text)(f)
+            f = click.option(opt, fl.name, default=None, type=int if kind == "int" else float, help=help_text)(f)
     return f
+
+
+#: ``sim --help``'s sections, by component; the first holds the ten options people use first.
+#: TCP parameters not listed here are summarised by component in one paragraph (every one
+#: with its help under ``--help-all``; docs/parameters.md).
+HELP_SECTIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("Most used", ("profile", "variant", "rate", "delay", "loss", "link_layer", "duration", "seed", "seeds", "as_json")),
+    ("TCP", ("cc", "recovery", "mss", "init_cwnd", "rwnd", "max_cwnd", "delayed_ack", "rto_min", "ecn", "timestamps")),
+    ("Link", ("buffer", "buffer_unit", "queue", "red_min_th", "red_max_th", "red_max_p", "red_weight", "red_gentle", "red_wait", "red_ecn",
+              "red_hard_drop", "red_mean_packet_bytes", "ack_path")),
+    ("Loss", ("loss_mode", "ack_loss", "trace_file", "trace_format", "slot")),
+    ("Link layer", ()),  # --link-layer is among the most used
+    ("Run and output", ("size", "warmup", "workers", "plot_dir", "show_config", "series_out", "help_all")),
+)  # fmt: skip
+
+
+def _help_all(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
+    if value and not ctx.resilient_parsing:
+        ctx.meta["burstlab_help_all"] = True
+        click.echo(ctx.get_help(), color=ctx.color)
+        ctx.exit()
+
+
+class SimCommand(click.Command):
+    """``burstlab sim`` with its options in sections by component (:data:`HELP_SECTIONS`); the
+    TCP parameters beyond the common ones are one paragraph per component unless --help-all."""
+
+    def format_options(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        from burstlab.sim.params import COMPONENTS, TCP_PARAMS
+
+        records = {p.name: p.get_help_record(ctx) for p in self.get_params(ctx)}
+        placed = {n for _, names in HELP_SECTIONS for n in names} | {"scenario"}
+        for title, names in HELP_SECTIONS:
+            rows = [records[n] for n in names if records.get(n)]
+            if title == "Run and output":
+                rows.append(records["help"]) if records.get("help") else None
+            if rows:
+                with formatter.section(title):
+                    formatter.write_dl([r for r in rows if r])
+        rest = [n for n in TCP_PARAMS if n not in placed]
+        if ctx.meta.get("burstlab_help_all"):
+            by: dict[str, list[str]] = {}
+            for n in rest:
+                by.setdefault(TCP_PARAMS[n]["component"], []).append(n)
+            for comp in [c for c in COMPONENTS if c in by]:
+                with formatter.section(f"TCP: {COMPONENTS[comp]}"):
+                    formatter.write_dl([r for r in (records.get(n) for n in by[comp]) if r])
+        else:
+            with formatter.section("Every other TCP parameter (default: the profile's; --help-all, docs/parameters.md)"):
+                by = {}
+                for n in rest:
+                    by.setdefault(TCP_PARAMS[n]["component"], []).append("--" + n.replace("_", "-"))
+                width = max(len(c) for c in by) + 2
+                for c in [c for c in COMPONENTS if c in by]:
+                    text = textwrap.fill(" ".join(by[c]), width=max(formatter.width - formatter.current_indent - width, 30),
+                                         break_on_hyphens=False, break_long_words=False)
+                    lines = text.splitlines()
+                    formatter.write(" " * formatter.current_indent + c.ljust(width) + lines[0] + "\n")
+                    for line in lines[1:]:
+                        formatter.write(" " * (formatter.current_indent + width) + line + "\n")
 
 
 def _red_options(f: Any) -> Any:
@@ -214,7 +275,7 @@ def _tcp_configs(kw: dict[str, Any]) -> list[tuple[str, Any]]:
         v = kw[fl.name]
         if v is None:
             continue
-        if fl.name in ("max_cwnd", "rwnd"):
+        if fl.metadata["spec"]["kind"] == "int?":
             v = _none_or_int(v, fl.name.replace("_", "-"))
         elif fl.metadata.get("choices"):
             v = v.lower()
@@ -527,7 +588,7 @@ def _name_options(e: _core.ParameterError) -> _core.ParameterError:
     return type(e)(f"invalid {opt}{str(e)[len('invalid parameter ') + len(name):]}")
 
 
-@click.command("sim")
+@click.command("sim", cls=SimCommand)
 @click.argument("scenario", required=False, type=click.Path(exists=True, dir_okay=False))
 @click.option("--profile", default="rfc", show_default=True, type=click.Choice(["rfc", "ns3", "linux", "tossim"]),
               help="Every TCP setting at once: RFC defaults, ns-3 3.44's defaults, a Linux 6.x host's, or Srinivasan et al.'s "
@@ -561,6 +622,8 @@ def _name_options(e: _core.ParameterError) -> _core.ParameterError:
               help="Draw cwnd/ssthresh, SRTT/RTO and a time-sequence plot of the first seed's run of each variant into DIR.")  # fmt: skip
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 @click.option("--show-config", is_flag=True, help="Print the resolved settings (TCP and link) and exit without simulating.")
+@click.option("--help-all", is_flag=True, expose_value=False, is_eager=True, callback=_help_all,
+              help="Show every option, each TCP parameter with its help, and exit.")
 @click.option("--series", "series_out", default=None, help="Write cwnd/ssthresh/srtt/rto/sequence series to OUT (.npz or .csv).")
 @click.pass_context
 def sim_cmd(ctx: click.Context, **kw: Any) -> None:
