@@ -135,3 +135,21 @@ def test_sim_help_is_grouped_and_names_every_option() -> None:
     most = short.split("Most used:")[1].split("\n\n")[0]
     assert all(o in most for o in ("--profile", "--tcp", "--rate", "--delay", "--loss", "--link-layer", "--duration", "--seed", "--json"))
     assert len(short.splitlines()) < len(full.splitlines()) / 2 + 10
+
+
+def test_toml_tcp_keys_are_the_parameters_with_their_ranges(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from burstlab.cli import cli
+
+    def toml(tcp: str) -> Path:
+        p = tmp_path / "s.toml"
+        p.write_text(f'duration = "2s"\n[[hop]]\nname = "h"\nrate = "10Mbit"\ndelay = "10ms"\n[[flow]]\nname = "a"\npath = ["h"]\n[flow.tcp]\n{tcp}\n')
+        return p
+
+    ok = CliRunner().invoke(cli, ["sim", str(toml('profile = "linux"\ncc = "reno"\nrto_min = "300ms"\npartial_ack_timer = "every"')), "--json"])
+    assert ok.exit_code == 0, ok.output
+    bad = subprocess.run([str(Path(sys.executable).with_name("burstlab")), "sim", str(toml('rto_min = "1ns"'))], capture_output=True, text=True, timeout=60)
+    lines = bad.stderr.strip().splitlines()
+    assert bad.returncode == 2 and len(lines) == 1, bad.stderr
+    assert "s.toml:9" in lines[0] and "rto_min = 0.000000001 s" in lines[0] and "at least 0.001 s" in lines[0]
