@@ -495,6 +495,23 @@ crate::params! {
     }
 }
 
+/// `SsthreshRule::Ns3` made concrete for congestion control `cc` (ns-3 3.44's
+/// `GetSsThresh`): NewReno-style growth halves `BytesInFlight()`, which is the RFC 6675
+/// pipe with SACK or with limited transmit on and FlightSize − 1·SMSS with both off
+/// (`docs/ns3-reference.md`); TcpLinuxReno and TcpCubic use cwnd; TcpVegas keeps its own
+/// rule (`vegas.rs`). Other rules are returned unchanged.
+pub fn resolve_ssthresh_rule(rule: SsthreshRule, cc: CcKind, sack: bool, limited_transmit: bool) -> SsthreshRule {
+    if rule != SsthreshRule::Ns3 {
+        return rule;
+    }
+    match cc {
+        CcKind::Cubic | CcKind::LinuxReno => SsthreshRule::Cwnd,
+        CcKind::Vegas => SsthreshRule::Ns3,
+        _ if sack || limited_transmit => SsthreshRule::Pipe,
+        _ => SsthreshRule::FlightSizeMinusLost,
+    }
+}
+
 /// The timestamps option on the wire: 10 bytes padded to 12 (RFC 7323 §3).
 pub const TIMESTAMP_OPTION_BYTES: u64 = 12;
 
@@ -515,11 +532,11 @@ impl TcpConfig {
     }
 
     /// What a loss (or ECN) response reduces, for this congestion control and recovery:
-    /// `ssthresh_rule` made concrete (`cc::resolve_ssthresh_rule`); with LT-TCP the FlightSize
+    /// `ssthresh_rule` made concrete ([`resolve_ssthresh_rule`]); with LT-TCP the FlightSize
     /// rules become the RFC 6675 pipe, since LT-TCP's FlightSize also spans the holes its FEC
     /// is repairing, which its window does not count.
     pub fn resolved_ssthresh_rule(&self) -> SsthreshRule {
-        let r = super::cc::resolve_ssthresh_rule(self.ssthresh_rule, self.cc, self.sack(), self.limited_transmit);
+        let r = resolve_ssthresh_rule(self.ssthresh_rule, self.cc, self.sack(), self.limited_transmit);
         match r {
             SsthreshRule::FlightSize | SsthreshRule::FlightSizeMinusLost if self.recovery == RecoveryKind::Lt => SsthreshRule::Pipe,
             r => r,
