@@ -153,3 +153,15 @@ def test_toml_tcp_keys_are_the_parameters_with_their_ranges(tmp_path: Path) -> N
     lines = bad.stderr.strip().splitlines()
     assert bad.returncode == 2 and len(lines) == 1, bad.stderr
     assert "s.toml:9" in lines[0] and "rto_min = 0.000000001 s" in lines[0] and "at least 0.001 s" in lines[0]
+
+
+def test_red_is_declared_once_too() -> None:
+    from burstlab.sim import Red
+    from burstlab.sim.params import RED_PARAMS
+
+    hints = typing.get_type_hints(Red)
+    assert {f.name: (hints[f.name], f.default) for f in fields(Red)} == {n: (PY_TYPE[s["kind"]], s["default"]) for n, s in RED_PARAMS.items()}
+    with pytest.raises(_core.ParameterError, match=r"red_max_p = 0: expected in \(0, 1\]"):
+        run(Scenario(forward=Link(queue=Red(max_p=0.0)), workload=Workload(duration=1.0)))
+    with pytest.raises(_core.ParameterError, match="red_mean_packet_bytes = 0"):
+        run(Scenario(forward=Link(queue=Red(mean_packet_bytes=0)), workload=Workload(duration=1.0)))

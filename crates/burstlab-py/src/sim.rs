@@ -58,10 +58,6 @@ pub(crate) fn count(name: &str, x: i64) -> PyResult<u64> {
     u64::try_from(x).map_err(|_| crate::errors::to_py(Error::param(name, x, "a non-negative integer")))
 }
 
-fn flag(d: &Bound<'_, PyDict>, key: &str, default: bool) -> PyResult<bool> {
-    req(d, key, default)
-}
-
 fn real(d: &Bound<'_, PyDict>, key: &str, default: f64) -> PyResult<f64> {
     let v: f64 = req(d, key, default)?;
     if v.is_finite() {
@@ -178,6 +174,13 @@ fn tcp_profiles<'py>(py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
     Ok(out)
 }
 
+/// The descriptor table `RedParams::PARAMS` (as [`tcp_params`]).
+#[pyfunction]
+fn red_params<'py>(py: Python<'py>) -> PyResult<Vec<Bound<'py, PyDict>>> {
+    let dft = RedParams::default();
+    RedParams::PARAMS.iter().map(|p| spec_dict(py, p, dft.get(p.name))).collect()
+}
+
 pub(crate) fn spec_dict<'py>(py: Python<'py>, p: &ParamSpec, default: Option<Value>) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
     d.set_item("name", p.name)?;
@@ -204,21 +207,19 @@ pub(crate) fn queue_disc(prefix: &str, d: &Bound<'_, PyDict>) -> PyResult<QueueD
     match kind.as_str() {
         "droptail" => Ok(QueueDisc::DropTail),
         "red" => {
+            // Every key through the core's table; ranges are checked by `validate` with the
+            // link's name (`link L.red_max_p`).
             let r = dict_of(d.py(), d, "red")?;
-            let dft = RedParams::default();
-            let bytes = count(&format!("{prefix}.red_mean_packet_bytes"), req(&r, "mean_packet_bytes", dft.mean_packet_bytes as i64)?)?;
-            Ok(QueueDisc::Red(RedParams {
-                min_th: real(&r, "min_th", dft.min_th)?,
-                max_th: real(&r, "max_th", dft.max_th)?,
-                max_p: real(&r, "max_p", dft.max_p)?,
-                weight: real(&r, "weight", dft.weight)?,
-                gentle: flag(&r, "gentle", dft.gentle)?,
-                wait: flag(&r, "wait", dft.wait)?,
-                ecn: flag(&r, "ecn", dft.ecn)?,
-                hard_drop: flag(&r, "hard_drop", dft.hard_drop)?,
-                mean_packet_bytes: u32::try_from(bytes)
-                    .map_err(|_| crate::errors::to_py(Error::param(&format!("{prefix}.red_mean_packet_bytes"), bytes, "below 2^32")))?,
-            }))
+            let mut red = RedParams::default();
+            for p in RedParams::PARAMS {
+                if let Some(v) = param_value(&r, p)? {
+                    red.set(p.name, v).map_err(|e| crate::errors::to_py(match e {
+                        Error::InvalidParameter { name, value, expected } => Error::InvalidParameter { name: format!("{prefix}.red_{name}"), value, expected },
+                        e => e,
+                    }))?;
+                }
+            }
+            Ok(QueueDisc::Red(red))
         }
         _ => Err(crate::errors::to_py(Error::param(&format!("{prefix}.queue"), kind, "droptail or red"))),
     }
@@ -392,5 +393,6 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(tcp_params, m)?)?;
     m.add_function(wrap_pyfunction!(tcp_profile, m)?)?;
     m.add_function(wrap_pyfunction!(tcp_profiles, m)?)?;
+    m.add_function(wrap_pyfunction!(red_params, m)?)?;
     Ok(())
 }

@@ -229,7 +229,7 @@ def _red_options(f: Any) -> Any:
 
     for fl in reversed(fields(Red)):
         opt = "--red-" + fl.name.replace("_", "-")
-        help_text = f"RED {fl.name.replace('_', ' ')} (with --queue red; default {fl.default})."
+        help_text = f"RED: {fl.metadata['help']} (with --queue red; default {fl.default})"
         if fl.type in ("bool", bool):
             f = click.option(f"{opt}/--no-{opt[2:]}", f"red_{fl.name}", default=None, help=help_text)(f)
         else:

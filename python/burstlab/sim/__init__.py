@@ -19,7 +19,7 @@ from dataclasses import InitVar, asdict, dataclass, field, fields
 from typing import TYPE_CHECKING, Any, Literal
 
 from burstlab import _core
-from burstlab.sim.params import TCP_PARAMS, field_of as _p
+from burstlab.sim.params import RED_PARAMS, TCP_PARAMS, field_of as _p
 
 if TYPE_CHECKING:  # numpy is not imported to run a simulation: the series come from Rust as arrays
     import numpy.typing as npt
@@ -328,15 +328,15 @@ class Red:
     ``hard_drop``: forced marks (above the thresholds) stay drops; ``mean_packet_bytes``:
     the packet whose transmission time counts an idle period (``docs/simulator.md``)."""
 
-    min_th: float = 5.0
-    max_th: float = 15.0
-    max_p: float = 0.02
-    weight: float = 0.002
-    gentle: bool = True
-    wait: bool = True
-    ecn: bool = True
-    hard_drop: bool = True
-    mean_packet_bytes: int = 500
+    min_th: float = _p("min_th", RED_PARAMS)
+    max_th: float = _p("max_th", RED_PARAMS)
+    max_p: float = _p("max_p", RED_PARAMS)
+    weight: float = _p("weight", RED_PARAMS)
+    gentle: bool = _p("gentle", RED_PARAMS)
+    wait: bool = _p("wait", RED_PARAMS)
+    ecn: bool = _p("ecn", RED_PARAMS)
+    hard_drop: bool = _p("hard_drop", RED_PARAMS)
+    mean_packet_bytes: int = _p("mean_packet_bytes", RED_PARAMS)
 
 
 #: The keys of :class:`Red` as link options (scenario files ``red_min_th = 5``, ``burstlab sim

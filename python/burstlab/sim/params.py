@@ -17,6 +17,9 @@ from burstlab import _core
 #: name -> {"component", "kind", "unit", "default", "choices", "min", "max", "range", "help", "reference"}.
 TCP_PARAMS: dict[str, dict[str, Any]] = {p["name"]: p for p in _core.tcp_params()}
 
+#: RED's parameters (``RedParams::PARAMS`` in ``crates/burstlab-core/src/link/red.rs``), the same form.
+RED_PARAMS: dict[str, dict[str, Any]] = {p["name"]: p for p in _core.red_params()}
+
 #: The components in the order the docs and ``--help`` list them, with their titles.
 COMPONENTS: dict[str, str] = {
     "tcp": "Sender (shared by every congestion control)",
@@ -36,12 +39,12 @@ COMPONENTS: dict[str, str] = {
 }
 
 
-def field_of(name: str) -> Any:
+def field_of(name: str, table: dict[str, dict[str, Any]] = TCP_PARAMS) -> Any:
     """The dataclass field ``name`` as the core declares it: its default, and the help text,
     choices and unit ``burstlab sim`` builds its option from. Only the name and the Python
     type are written in :class:`~burstlab.sim.TcpConfig`; ``tests/test_params.py`` checks
     them against this table."""
-    spec = TCP_PARAMS[name]
+    spec = table[name]
     choices = tuple(spec["choices"]) if spec["choices"] else None
     return field(default=spec["default"], metadata={"help": spec["help"], "choices": choices, "unit": spec["unit"] or None, "spec": spec})
 
@@ -53,6 +56,15 @@ def _default_text(spec: dict[str, Any]) -> str:
     if isinstance(d, bool):
         return "true" if d else "false"
     return f"{d:g}" if isinstance(d, float) else str(d)
+
+
+def _table(params: list[dict[str, Any]], prefix: str = "") -> list[str]:
+    out = ["| name | type | unit | default | range | meaning | reference |", "|---|---|---|---|---|---|---|"]
+    for p in params:
+        kind = " \\| ".join(p["choices"]) if p["choices"] else p["kind"]
+        cells = [f"`{prefix}{p['name']}`", kind, p["unit"] or "", _default_text(p), p["range"], p["help"], p["reference"]]
+        out.append("| " + " | ".join(c.replace("|", "\\|") if i != 1 else c for i, c in enumerate(cells)) + " |")
+    return [*out, ""]
 
 
 def markdown() -> str:
@@ -83,11 +95,14 @@ def markdown() -> str:
     for comp in [*COMPONENTS, *sorted(set(by) - set(COMPONENTS))]:
         if comp not in by:
             continue
-        out += [f"## {COMPONENTS.get(comp, comp)}", "", "| name | type | unit | default | range | meaning | reference |", "|---|---|---|---|---|---|---|"]
-        for p in by[comp]:
-            kind = " \\| ".join(p["choices"]) if p["choices"] else p["kind"]
-            unit = p["unit"] or ""
-            cells = [f"`{p['name']}`", kind, unit, _default_text(p), p["range"], p["help"], p["reference"]]
-            out.append("| " + " | ".join(c.replace("|", "\\|") if i != 1 else c for i, c in enumerate(cells)) + " |")
-        out.append("")
+        out += [f"## {COMPONENTS.get(comp, comp)}", "", *_table(by[comp])]
+    out += [
+        "# Queue discipline: RED",
+        "",
+        "A link's RED queue (`burstlab sim --queue red --red-max-p 0.1`, a TOML link's `queue = \"red\"`",
+        "and `red_max_p = 0.1`, `Link(queue=Red(max_p=0.1))`; `docs/simulator.md`, \"RED and ECN\").",
+        "A value outside its range is refused naming the link; `max_th` must exceed `min_th`.",
+        "",
+        *_table(list(RED_PARAMS.values()), "red_"),
+    ]
     return "\n".join(out)
