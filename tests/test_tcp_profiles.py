@@ -57,7 +57,8 @@ def test_profiles_set_every_field_and_overrides_win() -> None:
         TcpConfig.profile("ns3", colour="blue")
     # Every profile value names a real field (or the alias table).
     for prof in PROFILES.values():
-        assert set(prof) <= {f.name for f in fields(TcpConfig)} | {"cc_alias"}
+        assert set(prof) <= {f.name for f in fields(TcpConfig)} | {"cc_alias", "computed"}
+        assert set(prof.get("computed", {})) <= {f.name for f in fields(TcpConfig)}
 
 
 @pytest.mark.parametrize(("cc", "resolved"), [("reno", "pipe"), ("westwood", "pipe"), ("cubic", "cwnd"),

@@ -11,6 +11,7 @@ pub mod hist;
 pub mod link;
 pub mod loss;
 pub mod mem;
+pub mod param;
 pub mod phy;
 pub mod results;
 pub mod rng;

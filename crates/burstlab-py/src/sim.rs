@@ -8,9 +8,8 @@ use crate::trace::PyBitTrace;
 use burstlab_core::link::{BufferUnit, LossMode, QueueDisc, RedParams};
 use burstlab_core::results::SimResult;
 use burstlab_core::sim::{self, AckLoss, AckPath, LinkConfig, Scenario, TcpConfig, Variant, Workload};
-use burstlab_core::tcp::config::{CcKind, CcRtt, CubicVariant, DupackRule, Hystart, LinuxRenoVariant, PipeRule, PrrBound, PrrVariant, RecoveryKind, TibetEstimator, WestwoodVariant};
-use burstlab_core::tcp::rtt::{BackoffReset, RtoEstimator};
-use burstlab_core::tcp::SsthreshRule;
+use burstlab_core::param::{Kind, ParamSpec, Value};
+use burstlab_core::tcp::profiles;
 use burstlab_core::time::Nanos;
 use burstlab_core::Error;
 use numpy::IntoPyArray;
@@ -59,23 +58,6 @@ pub(crate) fn count(name: &str, x: i64) -> PyResult<u64> {
     u64::try_from(x).map_err(|_| crate::errors::to_py(Error::param(name, x, "a non-negative integer")))
 }
 
-/// A named choice: the string under `key` parsed by `parse`, or the default.
-fn choice<T>(d: &Bound<'_, PyDict>, key: &str, default: T, parse: fn(&str) -> burstlab_core::Result<T>) -> PyResult<T> {
-    match get::<String>(d, key)? {
-        None => Ok(default),
-        Some(s) => parse(&s).py(),
-    }
-}
-
-fn flag(d: &Bound<'_, PyDict>, key: &str, default: bool) -> PyResult<bool> {
-    req(d, key, default)
-}
-
-fn small(name: &str, x: i64) -> PyResult<u32> {
-    let v = count(name, x)?;
-    u32::try_from(v).map_err(|_| crate::errors::to_py(Error::param(name, x, "an integer below 2^32")))
-}
-
 fn real(d: &Bound<'_, PyDict>, key: &str, default: f64) -> PyResult<f64> {
     let v: f64 = req(d, key, default)?;
     if v.is_finite() {
@@ -87,84 +69,135 @@ fn real(d: &Bound<'_, PyDict>, key: &str, default: f64) -> PyResult<f64> {
 
 /// `TcpConfig` from the flat dict `burstlab.sim.TcpConfig` builds (missing keys: the Rust
 /// defaults). `variant`, if present, sets the (cc, recovery) pair; `cc` and `recovery` win.
+/// Every key is read through the core's descriptor table (`TcpConfig::PARAMS`): its kind says
+/// how to convert the Python value, `TcpConfig::set` checks the declared range.
 pub(crate) fn tcp_config(d: &Bound<'_, PyDict>) -> PyResult<TcpConfig> {
-    let dft = match get::<String>(d, "variant")? {
+    let mut t = match get::<String>(d, "variant")? {
         Some(v) => TcpConfig::variant(Variant::parse(&v).py()?),
         None => TcpConfig::default(),
     };
-    let secs_or = |key: &str, default: Nanos| -> PyResult<Nanos> { secs(key, req(d, key, default as f64 * 1e-9)?) };
-    let num = |key: &str, default: u64| -> PyResult<u64> { count(key, req(d, key, default as i64)?) };
-    let num32 = |key: &str, default: u32| -> PyResult<u32> { small(key, req(d, key, default as i64)?) };
-    Ok(TcpConfig {
-        cc: choice(d, "cc", dft.cc, CcKind::parse)?,
-        recovery: choice(d, "recovery", dft.recovery, RecoveryKind::parse)?,
-        mss: num("mss", dft.mss)?,
-        header_bytes: num("header_bytes", dft.header_bytes)?,
-        ack_bytes: num("ack_bytes", dft.ack_bytes)?,
-        init_cwnd: num("init_cwnd", dft.init_cwnd)?,
-        max_cwnd: get::<i64>(d, "max_cwnd")?.map(|x| count("max_cwnd", x)).transpose()?,
-        rwnd: get::<i64>(d, "rwnd")?.map(|x| count("rwnd", x)).transpose()?,
-        delayed_ack: flag(d, "delayed_ack", dft.delayed_ack)?,
-        ack_every: num32("ack_every", dft.ack_every)?,
-        ack_timeout: secs_or("ack_timeout", dft.ack_timeout)?,
-        rto_min: secs_or("rto_min", dft.rto_min)?,
-        rto_max: secs_or("rto_max", dft.rto_max)?,
-        rto_initial: secs_or("rto_initial", dft.rto_initial)?,
-        clock_granularity: secs_or("clock_granularity", dft.clock_granularity)?,
-        dupack_threshold: num32("dupack_threshold", dft.dupack_threshold)?,
-        limited_transmit: flag(d, "limited_transmit", dft.limited_transmit)?,
-        dupack_rule: choice(d, "dupack_rule", dft.dupack_rule, DupackRule::parse)?,
-        pipe_rule: choice(d, "pipe_rule", dft.pipe_rule, PipeRule::parse)?,
-        rack_lost_retransmissions: flag(d, "rack_lost_retransmissions", dft.rack_lost_retransmissions)?,
-        rack_tlp: flag(d, "rack_tlp", dft.rack_tlp)?,
-        ssthresh_rule: choice(d, "ssthresh_rule", dft.ssthresh_rule, SsthreshRule::parse)?,
-        grow_on_loss_exit: flag(d, "grow_on_loss_exit", dft.grow_on_loss_exit)?,
-        grow_on_recovery_exit: flag(d, "grow_on_recovery_exit", dft.grow_on_recovery_exit)?,
-        rto_backoff_reset: choice(d, "rto_backoff_reset", dft.rto_backoff_reset, BackoffReset::parse)?,
-        timestamps: flag(d, "timestamps", dft.timestamps)?,
-        handshake: flag(d, "handshake", dft.handshake)?,
-        abc: flag(d, "abc", dft.abc)?,
-        cc_rtt: choice(d, "cc_rtt", dft.cc_rtt, CcRtt::parse)?,
-        prr_bound: choice(d, "prr_bound", dft.prr_bound, PrrBound::parse)?,
-        prr_variant: choice(d, "prr_variant", dft.prr_variant, PrrVariant::parse)?,
-        westwood_variant: choice(d, "westwood_variant", dft.westwood_variant, WestwoodVariant::parse)?,
-        linux_reno_variant: choice(d, "linux_reno_variant", dft.linux_reno_variant, LinuxRenoVariant::parse)?,
-        tibet_alpha: real(d, "tibet_alpha", dft.tibet_alpha)?,
-        tibet_estimator: choice(d, "tibet_estimator", dft.tibet_estimator, TibetEstimator::parse)?,
-        vegas_alpha: num32("vegas_alpha", dft.vegas_alpha)?,
-        vegas_beta: num32("vegas_beta", dft.vegas_beta)?,
-        vegas_gamma: num32("vegas_gamma", dft.vegas_gamma)?,
-        cubic_beta: real(d, "cubic_beta", dft.cubic_beta)?,
-        cubic_c: real(d, "cubic_c", dft.cubic_c)?,
-        cubic_fast_convergence: flag(d, "cubic_fast_convergence", dft.cubic_fast_convergence)?,
-        cubic_reno_friendly: flag(d, "cubic_reno_friendly", dft.cubic_reno_friendly)?,
-        cubic_variant: choice(d, "cubic_variant", dft.cubic_variant, CubicVariant::parse)?,
-        hystart: choice(d, "hystart", dft.hystart, Hystart::parse)?,
-        // The `tossim` profile's timer and receiver (Srinivasan et al. §3.1; docs/study.md).
-        rto_estimator: match get::<String>(d, "rto_estimator")?.as_deref() {
-            None | Some("rfc6298") => RtoEstimator::Rfc6298,
-            Some("rfc793") => RtoEstimator::Rfc793 { alpha: req(d, "rto_alpha", 0.875)?, beta: req(d, "rto_beta", 2.0)? },
-            Some(other) => return Err(crate::errors::to_py(Error::param("rto_estimator", other, "rfc6298 or rfc793"))),
+    for p in TcpConfig::PARAMS {
+        if let Some(v) = param_value(d, p)? {
+            t.set(p.name, v).py()?;
+        }
+    }
+    Ok(t)
+}
+
+/// The value under `p.name` in `d` as the core's [`Value`] (None: absent, or None where none
+/// is not a value of its own).
+pub(crate) fn param_value(d: &Bound<'_, PyDict>, p: &ParamSpec) -> PyResult<Option<Value>> {
+    let key = p.name;
+    Ok(match p.kind {
+        Kind::OptInt => match d.get_item(key)? {
+            None => None,
+            Some(v) if v.is_none() => Some(Value::OptInt(None)),
+            Some(_) => Some(Value::OptInt(Some(count(key, req(d, key, 0i64)?)?))),
         },
-        rto_backoff: flag(d, "rto_backoff", dft.rto_backoff)?,
-        ack_on_idle: flag(d, "ack_on_idle", dft.ack_on_idle)?,
-        fast_retransmit_after_timeout: flag(d, "fast_retransmit_after_timeout", dft.fast_retransmit_after_timeout)?,
-        restart_timer_every_partial_ack: match get::<String>(d, "partial_ack_timer")?.as_deref() {
-            None | Some("first") => dft.restart_timer_every_partial_ack,
-            Some("every") => true,
-            Some(other) => return Err(crate::errors::to_py(Error::param("partial_ack_timer", other, "first or every"))),
-        },
-        ecn: flag(d, "ecn", dft.ecn)?,
-        lt_pfec: flag(d, "lt_pfec", dft.lt_pfec)?,
-        lt_rfec: flag(d, "lt_rfec", dft.lt_rfec)?,
-        lt_adaptive_mss: flag(d, "lt_adaptive_mss", dft.lt_adaptive_mss)?,
-        lt_granularity: num32("lt_granularity", dft.lt_granularity)?,
-        lt_mss_min: num("lt_mss_min", dft.lt_mss_min)?,
-        lt_erasure_gain: real(d, "lt_erasure_gain", dft.lt_erasure_gain)?,
-        lt_initial_erasure: real(d, "lt_initial_erasure", dft.lt_initial_erasure)?,
-        lt_max_erasure: real(d, "lt_max_erasure", dft.lt_max_erasure)?,
-        lt_max_block: num32("lt_max_block", dft.lt_max_block)?,
+        Kind::Bool => get::<bool>(d, key)?.map(Value::Bool),
+        Kind::Int => get::<i64>(d, key)?.map(|x| count(key, x)).transpose()?.map(Value::Int),
+        Kind::Real => get::<f64>(d, key)?.map(|_| real(d, key, 0.0)).transpose()?.map(Value::Real),
+        Kind::Time => get::<f64>(d, key)?.map(|s| secs(key, s)).transpose()?.map(Value::Time),
+        Kind::Choice(_) => get::<String>(d, key)?.map(Value::Text),
     })
+}
+
+/// A core [`Value`] as the Python value (seconds for times).
+pub(crate) fn py_value<'py>(py: Python<'py>, v: Value) -> PyResult<Bound<'py, PyAny>> {
+    Ok(match v {
+        Value::Bool(b) => b.into_pyobject(py)?.to_owned().into_any(),
+        Value::Int(n) => n.into_pyobject(py)?.into_any(),
+        Value::OptInt(n) => n.into_pyobject(py)?.into_any(),
+        Value::Real(r) => r.into_pyobject(py)?.into_any(),
+        Value::Time(t) => (t as f64 / 1e9).into_pyobject(py)?.into_any(),
+        Value::Text(s) => s.into_pyobject(py)?.into_any(),
+    })
+}
+
+/// The descriptor table `TcpConfig::PARAMS` for Python: one dict per parameter (name,
+/// component, kind, unit, default, choices, bounds, help, reference), in declaration order.
+#[pyfunction]
+fn tcp_params<'py>(py: Python<'py>) -> PyResult<Vec<Bound<'py, PyDict>>> {
+    let dft = TcpConfig::default();
+    TcpConfig::PARAMS.iter().map(|p| spec_dict(py, p, dft.get(p.name))).collect()
+}
+
+/// The profile `name` (`rfc`, `ns3`, `linux`, `tossim`) with `overrides` (parameter names, or
+/// `variant` for the `--tcp` pair), resolved by the core: every parameter's value.
+#[pyfunction]
+fn tcp_profile<'py>(py: Python<'py>, name: &str, overrides: &Bound<'py, PyDict>) -> PyResult<Bound<'py, PyDict>> {
+    let variant = get::<String>(overrides, "variant")?.map(|v| Variant::parse(&v)).transpose().py()?;
+    let mut given: Vec<(String, Value)> = Vec::new();
+    for (k, _) in overrides.iter() {
+        let k: String = k.extract()?;
+        if k == "variant" {
+            continue;
+        }
+        let v = match TcpConfig::PARAMS.iter().find(|p| p.name == k) {
+            Some(p) => param_value(overrides, p)?,
+            None => Some(Value::Text(overrides.get_item(&k)?.map(|v| v.to_string()).unwrap_or_default())),
+        };
+        if let Some(v) = v {
+            given.push((k, v));
+        }
+    }
+    let given: Vec<(&str, Value)> = given.iter().map(|(k, v)| (k.as_str(), v.clone())).collect();
+    let t = profiles::resolve(name, variant, &given).py()?;
+    tcp_dict(py, &t)
+}
+
+/// The profiles as data: name -> {doc, fixed: {parameter: value}, computed: {parameter: rule},
+/// cc_alias: {from: to}}.
+#[pyfunction]
+fn tcp_profiles<'py>(py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+    let out = PyDict::new(py);
+    for p in profiles::PROFILES {
+        let d = PyDict::new(py);
+        d.set_item("doc", p.doc)?;
+        let fixed = PyDict::new(py);
+        for (k, v) in p.fixed {
+            fixed.set_item(k, py_value(py, v.value())?)?;
+        }
+        d.set_item("fixed", fixed)?;
+        let computed = PyDict::new(py);
+        for c in p.computed {
+            computed.set_item(c.name, c.rule)?;
+        }
+        d.set_item("computed", computed)?;
+        let alias = PyDict::new(py);
+        for (a, b) in p.cc_alias {
+            alias.set_item(a.name(), b.name())?;
+        }
+        d.set_item("cc_alias", alias)?;
+        out.set_item(p.name, d)?;
+    }
+    Ok(out)
+}
+
+/// The descriptor table `RedParams::PARAMS` (as [`tcp_params`]).
+#[pyfunction]
+fn red_params<'py>(py: Python<'py>) -> PyResult<Vec<Bound<'py, PyDict>>> {
+    let dft = RedParams::default();
+    RedParams::PARAMS.iter().map(|p| spec_dict(py, p, dft.get(p.name))).collect()
+}
+
+pub(crate) fn spec_dict<'py>(py: Python<'py>, p: &ParamSpec, default: Option<Value>) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    d.set_item("name", p.name)?;
+    d.set_item("component", p.component)?;
+    d.set_item("kind", p.kind.name())?;
+    d.set_item("unit", p.unit)?;
+    d.set_item("default", default.map(|v| py_value(py, v)).transpose()?)?;
+    d.set_item("choices", match p.kind {
+        Kind::Choice(c) => Some(c.to_vec()),
+        _ => None,
+    })?;
+    d.set_item("min", p.min.map(|b| (b.value, b.inclusive)))?;
+    d.set_item("max", p.max.map(|b| (b.value, b.inclusive)))?;
+    d.set_item("range", p.range_text())?;
+    d.set_item("help", p.help)?;
+    d.set_item("reference", p.reference)?;
+    Ok(d)
 }
 
 /// A link's queue discipline from its dict: `queue` "droptail" (default) or "red", with
@@ -174,95 +207,32 @@ pub(crate) fn queue_disc(prefix: &str, d: &Bound<'_, PyDict>) -> PyResult<QueueD
     match kind.as_str() {
         "droptail" => Ok(QueueDisc::DropTail),
         "red" => {
+            // Every key through the core's table; ranges are checked by `validate` with the
+            // link's name (`link L.red_max_p`).
             let r = dict_of(d.py(), d, "red")?;
-            let dft = RedParams::default();
-            let bytes = count(&format!("{prefix}.red_mean_packet_bytes"), req(&r, "mean_packet_bytes", dft.mean_packet_bytes as i64)?)?;
-            Ok(QueueDisc::Red(RedParams {
-                min_th: real(&r, "min_th", dft.min_th)?,
-                max_th: real(&r, "max_th", dft.max_th)?,
-                max_p: real(&r, "max_p", dft.max_p)?,
-                weight: real(&r, "weight", dft.weight)?,
-                gentle: flag(&r, "gentle", dft.gentle)?,
-                wait: flag(&r, "wait", dft.wait)?,
-                ecn: flag(&r, "ecn", dft.ecn)?,
-                hard_drop: flag(&r, "hard_drop", dft.hard_drop)?,
-                mean_packet_bytes: u32::try_from(bytes)
-                    .map_err(|_| crate::errors::to_py(Error::param(&format!("{prefix}.red_mean_packet_bytes"), bytes, "below 2^32")))?,
-            }))
+            let mut red = RedParams::default();
+            for p in RedParams::PARAMS {
+                if let Some(v) = param_value(&r, p)? {
+                    red.set(p.name, v).map_err(|e| crate::errors::to_py(match e {
+                        Error::InvalidParameter { name, value, expected } => Error::InvalidParameter { name: format!("{prefix}.red_{name}"), value, expected },
+                        e => e,
+                    }))?;
+                }
+            }
+            Ok(QueueDisc::Red(red))
         }
         _ => Err(crate::errors::to_py(Error::param(&format!("{prefix}.queue"), kind, "droptail or red"))),
     }
 }
 
-/// Every field of `t` as Python values (seconds, names), the inverse of [`tcp_config`].
+/// Every parameter of `t` as Python values (seconds, names), the inverse of [`tcp_config`].
 fn tcp_dict<'py>(py: Python<'py>, t: &TcpConfig) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
-    let s = |n: Nanos| n as f64 / 1e9;
-    d.set_item("cc", t.cc.name())?;
-    d.set_item("recovery", t.recovery.name())?;
-    d.set_item("mss", t.mss)?;
-    d.set_item("header_bytes", t.header_bytes)?;
-    d.set_item("ack_bytes", t.ack_bytes)?;
-    d.set_item("init_cwnd", t.init_cwnd)?;
-    d.set_item("max_cwnd", t.max_cwnd)?;
-    d.set_item("rwnd", t.rwnd)?;
-    d.set_item("delayed_ack", t.delayed_ack)?;
-    d.set_item("ack_every", t.ack_every)?;
-    d.set_item("ack_timeout", s(t.ack_timeout))?;
-    d.set_item("rto_min", s(t.rto_min))?;
-    d.set_item("rto_max", s(t.rto_max))?;
-    d.set_item("rto_initial", s(t.rto_initial))?;
-    d.set_item("clock_granularity", s(t.clock_granularity))?;
-    d.set_item("dupack_threshold", t.dupack_threshold)?;
-    d.set_item("limited_transmit", t.limited_transmit)?;
-    d.set_item("rack_lost_retransmissions", t.rack_lost_retransmissions)?;
-    d.set_item("rack_tlp", t.rack_tlp)?;
-    d.set_item("ssthresh_rule", t.ssthresh_rule.name())?;
-    d.set_item("grow_on_loss_exit", t.grow_on_loss_exit)?;
-    d.set_item("grow_on_recovery_exit", t.grow_on_recovery_exit)?;
-    d.set_item("rto_backoff_reset", t.rto_backoff_reset.name())?;
-    d.set_item("timestamps", t.timestamps)?;
-    d.set_item("handshake", t.handshake)?;
-    d.set_item("abc", t.abc)?;
-    d.set_item("cc_rtt", t.cc_rtt.name())?;
-    d.set_item("prr_bound", t.prr_bound.name())?;
-    d.set_item("prr_variant", t.prr_variant.name())?;
-    d.set_item("dupack_rule", t.dupack_rule.name())?;
-    d.set_item("pipe_rule", t.pipe_rule.name())?;
-    d.set_item("westwood_variant", t.westwood_variant.name())?;
-    d.set_item("linux_reno_variant", t.linux_reno_variant.name())?;
-    d.set_item("tibet_alpha", t.tibet_alpha)?;
-    d.set_item("tibet_estimator", t.tibet_estimator.name())?;
-    d.set_item("vegas_alpha", t.vegas_alpha)?;
-    d.set_item("vegas_beta", t.vegas_beta)?;
-    d.set_item("vegas_gamma", t.vegas_gamma)?;
-    d.set_item("cubic_beta", t.cubic_beta)?;
-    d.set_item("cubic_c", t.cubic_c)?;
-    d.set_item("cubic_fast_convergence", t.cubic_fast_convergence)?;
-    d.set_item("cubic_reno_friendly", t.cubic_reno_friendly)?;
-    d.set_item("cubic_variant", t.cubic_variant.name())?;
-    d.set_item("hystart", t.hystart.name())?;
-    let (est, alpha, beta) = match t.rto_estimator {
-        RtoEstimator::Rfc6298 => ("rfc6298", 0.875, 2.0),
-        RtoEstimator::Rfc793 { alpha, beta } => ("rfc793", alpha, beta),
-    };
-    d.set_item("rto_estimator", est)?;
-    d.set_item("rto_alpha", alpha)?;
-    d.set_item("rto_beta", beta)?;
-    d.set_item("rto_backoff", t.rto_backoff)?;
-    d.set_item("ack_on_idle", t.ack_on_idle)?;
-    d.set_item("fast_retransmit_after_timeout", t.fast_retransmit_after_timeout)?;
-    d.set_item("partial_ack_timer", if t.restart_timer_every_partial_ack { "every" } else { "first" })?;
-    d.set_item("ecn", t.ecn)?;
-    d.set_item("lt_pfec", t.lt_pfec)?;
-    d.set_item("lt_rfec", t.lt_rfec)?;
-    d.set_item("lt_adaptive_mss", t.lt_adaptive_mss)?;
-    d.set_item("lt_granularity", t.lt_granularity)?;
-    d.set_item("lt_mss_min", t.lt_mss_min)?;
-    d.set_item("lt_erasure_gain", t.lt_erasure_gain)?;
-    d.set_item("lt_initial_erasure", t.lt_initial_erasure)?;
-    d.set_item("lt_max_erasure", t.lt_max_erasure)?;
-    d.set_item("lt_max_block", t.lt_max_block)?;
+    for p in TcpConfig::PARAMS {
+        if let Some(v) = t.get(p.name) {
+            d.set_item(p.name, py_value(py, v)?)?;
+        }
+    }
     Ok(d)
 }
 
@@ -420,5 +390,9 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(simulate, m)?)?;
     m.add_function(wrap_pyfunction!(simulate_trace, m)?)?;
     m.add_function(wrap_pyfunction!(tcp_settings, m)?)?;
+    m.add_function(wrap_pyfunction!(tcp_params, m)?)?;
+    m.add_function(wrap_pyfunction!(tcp_profile, m)?)?;
+    m.add_function(wrap_pyfunction!(tcp_profiles, m)?)?;
+    m.add_function(wrap_pyfunction!(red_params, m)?)?;
     Ok(())
 }

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import textwrap
 from collections.abc import Callable, Sequence
 from functools import partial
 from pathlib import Path
@@ -146,18 +147,78 @@ def _tcp_options(f: Any) -> Any:
         opt = "--" + fl.name.replace("_", "-")
         meta = fl.metadata
         help_text = meta["help"] + (f" [{meta['unit']}]" if meta.get("unit") else "") + " (default: the profile's)"
+        kind = meta["spec"]["kind"]  # the core's declaration (burstlab.sim.params)
         if meta.get("choices"):
             f = click.option(opt, fl.name, default=None, type=click.Choice(list(meta["choices"]), case_sensitive=False), help=help_text)(f)
-        elif fl.type in ("bool", bool):
+        elif kind == "bool":
             f = click.option(f"{opt}/--no-{opt[2:]}", fl.name, default=None, help=help_text)(f)
-        elif meta.get("unit") == "s":
+        elif kind == "time":
             f = click.option(opt, fl.name, default=None, type=TIME, help=help_text)(f)
-        elif fl.name in ("max_cwnd", "rwnd"):
+        elif kind == "int?":
             f = click.option(opt, fl.name, default=None, metavar="SEGMENTS|none", help=help_text)(f)  # parsed below
         else:
-            kind = int if "int" in str(fl.type) else float
-            f = click.option(opt, fl.name, default=None, type=kind, help=help_text)(f)
+            f = click.option(opt, fl.name, default=None, type=int if kind == "int" else float, help=help_text)(f)
     return f
+
+
+#: ``sim --help``'s sections, by component; the first holds the ten options people use first.
+#: TCP parameters not listed here are summarised by component in one paragraph (every one
+#: with its help under ``--help-all``; docs/parameters.md).
+HELP_SECTIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("Most used", ("profile", "variant", "rate", "delay", "loss", "link_layer", "duration", "seed", "seeds", "as_json")),
+    ("TCP", ("cc", "recovery", "mss", "init_cwnd", "rwnd", "max_cwnd", "delayed_ack", "rto_min", "ecn", "timestamps")),
+    ("Link", ("buffer", "buffer_unit", "queue", "red_min_th", "red_max_th", "red_max_p", "red_weight", "red_gentle", "red_wait", "red_ecn",
+              "red_hard_drop", "red_mean_packet_bytes", "ack_path")),
+    ("Loss", ("loss_mode", "ack_loss", "trace_file", "trace_format", "slot")),
+    ("Link layer", ()),  # --link-layer is among the most used
+    ("Run and output", ("size", "warmup", "workers", "plot_dir", "show_config", "series_out", "help_all")),
+)  # fmt: skip
+
+
+def _help_all(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
+    if value and not ctx.resilient_parsing:
+        ctx.meta["burstlab_help_all"] = True
+        click.echo(ctx.get_help(), color=ctx.color)
+        ctx.exit()
+
+
+class SimCommand(click.Command):
+    """``burstlab sim`` with its options in sections by component (:data:`HELP_SECTIONS`); the
+    TCP parameters beyond the common ones are one paragraph per component unless --help-all."""
+
+    def format_options(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        from burstlab.sim.params import COMPONENTS, TCP_PARAMS
+
+        records = {p.name: p.get_help_record(ctx) for p in self.get_params(ctx)}
+        placed = {n for _, names in HELP_SECTIONS for n in names} | {"scenario"}
+        for title, names in HELP_SECTIONS:
+            rows = [records[n] for n in names if records.get(n)]
+            if title == "Run and output":
+                rows.append(records["help"]) if records.get("help") else None
+            if rows:
+                with formatter.section(title):
+                    formatter.write_dl([r for r in rows if r])
+        rest = [n for n in TCP_PARAMS if n not in placed]
+        if ctx.meta.get("burstlab_help_all"):
+            by: dict[str, list[str]] = {}
+            for n in rest:
+                by.setdefault(TCP_PARAMS[n]["component"], []).append(n)
+            for comp in [c for c in COMPONENTS if c in by]:
+                with formatter.section(f"TCP: {COMPONENTS[comp]}"):
+                    formatter.write_dl([r for r in (records.get(n) for n in by[comp]) if r])
+        else:
+            with formatter.section("Every other TCP parameter (default: the profile's; --help-all, docs/parameters.md)"):
+                by = {}
+                for n in rest:
+                    by.setdefault(TCP_PARAMS[n]["component"], []).append("--" + n.replace("_", "-"))
+                width = max(len(c) for c in by) + 2
+                for c in [c for c in COMPONENTS if c in by]:
+                    text = textwrap.fill(" ".join(by[c]), width=max(formatter.width - formatter.current_indent - width, 30),
+                                         break_on_hyphens=False, break_long_words=False)
+                    lines = text.splitlines()
+                    formatter.write(" " * formatter.current_indent + c.ljust(width) + lines[0] + "\n")
+                    for line in lines[1:]:
+                        formatter.write(" " * (formatter.current_indent + width) + line + "\n")
 
 
 def _red_options(f: Any) -> Any:
@@ -168,7 +229,7 @@ def _red_options(f: Any) -> Any:
 
     for fl in reversed(fields(Red)):
         opt = "--red-" + fl.name.replace("_", "-")
-        help_text = f"RED {fl.name.replace('_', ' ')} (with --queue red; default {fl.default})."
+        help_text = f"RED: {fl.metadata['help']} (with --queue red; default {fl.default})"
         if fl.type in ("bool", bool):
             f = click.option(f"{opt}/--no-{opt[2:]}", f"red_{fl.name}", default=None, help=help_text)(f)
         else:
@@ -214,7 +275,7 @@ def _tcp_configs(kw: dict[str, Any]) -> list[tuple[str, Any]]:
         v = kw[fl.name]
         if v is None:
             continue
-        if fl.name in ("max_cwnd", "rwnd"):
+        if fl.metadata["spec"]["kind"] == "int?":
             v = _none_or_int(v, fl.name.replace("_", "-"))
         elif fl.metadata.get("choices"):
             v = v.lower()
@@ -230,6 +291,7 @@ def _tcp_configs(kw: dict[str, Any]) -> list[tuple[str, Any]]:
             over["variant"] = variant
         tcp = TcpConfig.profile(kw["profile"], **over)
         out.append((_label(tcp) if variant is None else variant, tcp))
+    kw["_tcp_given"] = set(given)
     same = [(a, b) for i, (a, ta) in enumerate(out) for b, tb in out[i + 1 :] if ta == tb]
     if same:
         a, b = same[0]
@@ -237,15 +299,43 @@ def _tcp_configs(kw: dict[str, Any]) -> list[tuple[str, Any]]:
     return out
 
 
+def _tcp_source(name: str, value: Any, profile: str, variant: str | None, given: set[str]) -> str:
+    """Where a resolved TCP value comes from: an option, --tcp, the profile (fixed, computed
+    or an alias) or the declared default."""
+    from burstlab.sim import PROFILES
+
+    prof = PROFILES[profile]
+    alias = prof.get("cc_alias", {})
+    if name == "cc" and value in alias.values() and (name in given or variant is not None):
+        return f"profile {profile}: runs {'/'.join(k for k, v in alias.items() if v == value)} as {value}"
+    if name in given:
+        return f"option --{name.replace('_', '-')}"
+    if name in ("cc", "recovery") and variant is not None:
+        return f"--tcp {variant}"
+    if name in prof.get("computed", {}):
+        return f"profile {profile}: {prof['computed'][name]}"
+    if name in prof:
+        return f"profile {profile}"
+    return "default"
+
+
 def _show_config(tcps: list[tuple[str, Any]], kw: dict[str, Any], link: dict[str, Any] | None) -> None:
-    """--show-config: the resolved settings, as the simulator validated them."""
+    """--show-config: the resolved settings, as the simulator validated them, each with where
+    its value comes from (an option, --tcp, the profile, or the default)."""
     from burstlab.sim import tcp_settings
 
+    given: set[str] = kw.get("_tcp_given", set())
     docs = []
     for label, tcp in tcps:
-        doc: dict[str, Any] = {"profile": kw["profile"], "variant": label, "tcp": tcp_settings(tcp)}
+        settings = tcp_settings(tcp)
+        variant = label if kw["variant"] else None
+        doc: dict[str, Any] = {"profile": kw["profile"], "variant": label, "tcp": settings}
+        sources: dict[str, Any] = {"tcp": {k: _tcp_source(k, v, kw["profile"], variant, given) if not k.endswith("_resolved") else "resolved"
+                                           for k, v in settings.items()}}  # fmt: skip
         if link is not None:
             doc["link"] = link
+            sources["link"] = {k: "option" if k in kw.get("_link_given", set()) else "default" for k in link}
+        doc["sources"] = sources
         docs.append(doc)
     if kw["as_json"]:
         click.echo(json.dumps(docs[0] if len(docs) == 1 else docs, indent=2))
@@ -255,8 +345,10 @@ def _show_config(tcps: list[tuple[str, Any]], kw: dict[str, Any], link: dict[str
             click.echo(("\n" if i else "") + f"[{doc['variant']}]")
         click.echo(f"profile={doc['profile']}")
         for section in ("tcp", "link"):
-            for k, v in doc.get(section, {}).items():
-                click.echo(f"{section}.{k}={v}")
+            rows = [(f"{section}.{k}={v}", doc["sources"][section][k]) for k, v in doc.get(section, {}).items()]
+            width = max((len(a) for a, _ in rows), default=0)
+            for a, src in rows:
+                click.echo(f"{a.ljust(width)}  # {src}")
 
 
 # ----------------------------------------------------------------------------- runs
@@ -496,7 +588,7 @@ def _name_options(e: _core.ParameterError) -> _core.ParameterError:
     return type(e)(f"invalid {opt}{str(e)[len('invalid parameter ') + len(name):]}")
 
 
-@click.command("sim")
+@click.command("sim", cls=SimCommand)
 @click.argument("scenario", required=False, type=click.Path(exists=True, dir_okay=False))
 @click.option("--profile", default="rfc", show_default=True, type=click.Choice(["rfc", "ns3", "linux", "tossim"]),
               help="Every TCP setting at once: RFC defaults, ns-3 3.44's defaults, a Linux 6.x host's, or Srinivasan et al.'s "
@@ -532,6 +624,8 @@ def _name_options(e: _core.ParameterError) -> _core.ParameterError:
               help="Write the per-packet log of the first seed's run (Parquet: time, event, kind, flow, link, seg, ...; one --tcp variant).")  # fmt: skip
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 @click.option("--show-config", is_flag=True, help="Print the resolved settings (TCP and link) and exit without simulating.")
+@click.option("--help-all", is_flag=True, expose_value=False, is_eager=True, callback=_help_all,
+              help="Show every option, each TCP parameter with its help, and exit.")
 @click.option("--series", "series_out", default=None, help="Write cwnd/ssthresh/srtt/rto/sequence series to OUT (.npz or .csv).")
 @click.pass_context
 def sim_cmd(ctx: click.Context, **kw: Any) -> None:
@@ -574,6 +668,7 @@ def _sim(ctx: click.Context, kw: dict[str, Any]) -> None:
             q = _queue_config(kw["queue"])
             link["queue"] = q["queue"]
             link.update({f"red_{k}": v for k, v in q.get("red", {}).items()})
+            kw["_link_given"] = {k for k in link if _given(ctx, k) or (k == "queue" and _given(ctx, "queue"))}
         return _show_config(tcps, kw, link)
 
     from burstlab.files import output_dir

@@ -19,6 +19,7 @@ from dataclasses import InitVar, asdict, dataclass, field, fields
 from typing import TYPE_CHECKING, Any, Literal
 
 from burstlab import _core
+from burstlab.sim.params import RED_PARAMS, TCP_PARAMS, field_of as _p
 
 if TYPE_CHECKING:  # numpy is not imported to run a simulation: the series come from Rust as arrays
     import numpy.typing as npt
@@ -49,11 +50,6 @@ VARIANTS: dict[str, tuple[str, str]] = {
 }
 
 
-def _f(default: Any, help: str, choices: tuple[str, ...] | None = None, unit: str | None = None) -> Any:
-    """A TcpConfig field with its help text (``burstlab sim`` builds its options from these)."""
-    return field(default=default, metadata={"help": help, "choices": choices, "unit": unit})
-
-
 @dataclass(frozen=True)
 class TcpConfig:
     """TCP settings of one flow. Times in seconds, windows in segments.
@@ -67,99 +63,69 @@ class TcpConfig:
     """
 
     variant: InitVar[str | None] = None
-    cc: str = _f("reno", "Congestion control.", CONGESTION_CONTROLS)
-    recovery: str = _f("newreno", "Loss recovery (sack and prr turn SACK on; lt is LT-TCP: FEC over SACK, the window "
-                       "cut only by ECN, which it turns on).", RECOVERIES)  # fmt: skip
-    mss: int = _f(1000, "Payload bytes per segment.", unit="bytes")
-    init_cwnd: int = _f(2, "Initial window.", unit="segments")
-    max_cwnd: int | None = _f(None, "Maximum congestion window (unbounded if not given).", unit="segments")
-    rwnd: int | None = _f(None, "Receiver window or send buffer: segments outstanding at most (unbounded if not given).",
-                          unit="segments")  # fmt: skip
-    delayed_ack: bool = _f(True, "Delayed ACKs (RFC 1122, RFC 5681 4.2).")
-    ack_every: int = _f(2, "With delayed ACKs, acknowledge every this many in-order segments.", unit="segments")
-    ack_timeout: float = _f(0.2, "Delayed-ACK timer.", unit="s")
-    rto_min: float = _f(1.0, "Lower bound of the retransmission timeout (RFC 6298 2.4).", unit="s")
-    rto_max: float = _f(60.0, "Upper bound of the retransmission timeout.", unit="s")
-    rto_initial: float = _f(1.0, "Retransmission timeout before the first RTT sample (RFC 6298 2.1).", unit="s")
-    dupack_threshold: int = _f(3, "Duplicate ACKs that start loss recovery (DupThresh).")
-    header_bytes: int = _f(40, "Header bytes of a data segment on the link, options excluded.", unit="bytes")
-    ack_bytes: int = _f(40, "Bytes of an ACK on the link, options excluded.", unit="bytes")
-    limited_transmit: bool = _f(False, "RFC 3042 limited transmit.")
-    dupack_rule: str = _f("rfc5681", "With SACK, what a duplicate ACK is and what limited transmit counts: RFC 5681's "
-                          "(no advance of snd_una; FlightSize), RFC 6675's (new SACK information, cumulative or "
-                          "not; cwnd - pipe) or ns-3 3.44's (docs/tcp.md).", ("rfc5681", "rfc6675", "ns3"))  # fmt: skip
-    pipe_rule: str = _f("rfc6675", "What a SACK sender counts in flight: RFC 6675's pipe, or ns-3 3.44's (a retransmitted "
-                        "segment stays in it once SACKed).", ("rfc6675", "ns3"))  # fmt: skip
-    rack_lost_retransmissions: bool = _f(
-        False, "RACK's rule for retransmissions (RFC 8985 §6.2, as Linux applies it): in SACK fast recovery a "
-        "retransmission is lost again once a segment sent after it is delivered, and is sent again at once "
-        "(RFC 6675 alone waits for the retransmission timer).")
-    rack_tlp: bool = _f(
-        False, "The rest of RACK-TLP (RFC 8985, as Linux 6.x): in SACK fast recovery a segment is lost once one sent "
-        "after it is delivered; outside it snd_una is lost RACK.rtt + min RTT/4 after it was sent once a later "
-        "segment is delivered (fast recovery with fewer than DupThresh duplicate ACKs, by a reordering timer if no "
-        "ACK comes); and a tail loss probe 2 SRTT after the last ACK in Open state.")
-    clock_granularity: float = _f(0.0, "RFC 6298 clock granularity G: RTO = SRTT + max(G, 4 RTTVAR).", unit="s")
-    ssthresh_rule: str = _f("flightsize", "What a loss response reduces: RFC 5681 FlightSize, the RFC 6675 pipe, "
-                            "FlightSize - 1 segment, cwnd (Linux), or what ns-3 3.44 computes for this cc.",
-                            ("flightsize", "pipe", "flightsize_minus_lost", "cwnd", "ns3"))  # fmt: skip
-    grow_on_loss_exit: bool = _f(True, "The ACK that ends the post-timeout Loss state grows cwnd (RFC 5681; ns-3 does not).")
-    grow_on_recovery_exit: bool = _f(False, "The ACK that ends fast recovery also grows cwnd after deflating it "
-                                     "(ns-3, Linux; RFC 5681 only deflates).")  # fmt: skip
-    rto_backoff_reset: str = _f("sample", "When a backed-off RTO collapses: on a new RTT sample (RFC 6298, Karn) "
-                                "or on any ACK of new data (ns-3, Linux).", ("sample", "new_ack"))  # fmt: skip
-    timestamps: bool = _f(False, "RFC 7323 timestamps: an RTT sample on every ACK of new data, 12 more bytes per packet.")
-    handshake: bool = _f(False, "The handshake's SYN/SYN-ACK RTT is the first RTT sample (ns-3, Linux); data still "
-                         "starts at t = 0.")  # fmt: skip
-    abc: bool = _f(False, "RFC 3465 byte counting: an ACK counts for every segment it acknowledges (slow start, "
-                   "congestion-avoidance counters).")  # fmt: skip
-    cc_rtt: str = _f("sample", "RTT congestion control sees: the ACK's sample, or SRTT on every ACK (ns-3 3.44).",
-                     ("sample", "srtt"))  # fmt: skip
-    prr_bound: str = _f("ssrb", "PRR reduction bound below ssthresh (RFC 6937): slow-start or conservative.", ("ssrb", "crb"))
-    prr_variant: str = _f("rfc", "PRR as RFC 6937, ns-3 3.44 or Linux 6.x implement it (RecoverFS, the bound's extra "
-                          "segment; docs/tcp.md).", ("rfc", "ns3", "linux"))  # fmt: skip
-    westwood_variant: str = _f("mascolo", "Westwood+ estimator: Mascolo et al.'s (EWMA 0.9, duplicate ACKs counted "
-                               "once) or ns-3 3.44's (Tustin filter, its ACK counting).", ("mascolo", "ns3"))  # fmt: skip
-    linux_reno_variant: str = _f("linux", "linux-reno as Linux 6.x or as ns-3 3.44's TcpLinuxReno runs it "
-                                 "(docs/tcp.md).", ("linux", "ns3"))  # fmt: skip
-    tibet_alpha: float = _f(0.99, "Pole of TIBET's low-pass filters (Martignon & Capone: 0.99).")
-    tibet_estimator: str = _f("sent", "TIBET times sent packets (the paper's pseudo-code) or ACKs.", ("sent", "ack"))
-    vegas_alpha: int = _f(1, "Vegas alpha (Brakmo & Peterson: 1).", unit="segments")
-    vegas_beta: int = _f(3, "Vegas beta (Brakmo & Peterson: 3).", unit="segments")
-    vegas_gamma: int = _f(1, "Vegas gamma, slow-start exit (Brakmo & Peterson: 1).", unit="segments")
-    cubic_beta: float = _f(0.7, "CUBIC multiplicative decrease (RFC 9438: 0.7).")
-    cubic_c: float = _f(0.4, "CUBIC scaling constant C (RFC 9438: 0.4).")
-    cubic_fast_convergence: bool = _f(True, "CUBIC fast convergence (RFC 9438 4.7).")
-    cubic_reno_friendly: bool = _f(True, "CUBIC Reno-friendly region (RFC 9438 4.3).")
-    cubic_variant: str = _f("rfc", "CUBIC's avoidance arithmetic: RFC 9438, Linux 6.x tcp_cubic.c (whole segments, "
-                            "its Reno estimate and increment counts) or ns-3 3.44's TcpCubic (docs/tcp.md).",
-                            ("rfc", "linux", "ns3"))  # fmt: skip
-    hystart: str = _f("linux", "CUBIC hybrid slow start (Ha & Rhee): off, as Linux 6.x, or as ns-3 3.44.",
-                      ("off", "linux", "ns3"))  # fmt: skip
+    cc: str = _p("cc")
+    recovery: str = _p("recovery")
+    mss: int = _p("mss")
+    init_cwnd: int = _p("init_cwnd")
+    max_cwnd: int | None = _p("max_cwnd")
+    rwnd: int | None = _p("rwnd")
+    delayed_ack: bool = _p("delayed_ack")
+    ack_every: int = _p("ack_every")
+    ack_timeout: float = _p("ack_timeout")
+    rto_min: float = _p("rto_min")
+    rto_max: float = _p("rto_max")
+    rto_initial: float = _p("rto_initial")
+    dupack_threshold: int = _p("dupack_threshold")
+    header_bytes: int = _p("header_bytes")
+    ack_bytes: int = _p("ack_bytes")
+    limited_transmit: bool = _p("limited_transmit")
+    dupack_rule: str = _p("dupack_rule")
+    pipe_rule: str = _p("pipe_rule")
+    rack_lost_retransmissions: bool = _p("rack_lost_retransmissions")
+    rack_tlp: bool = _p("rack_tlp")
+    clock_granularity: float = _p("clock_granularity")
+    ssthresh_rule: str = _p("ssthresh_rule")
+    grow_on_loss_exit: bool = _p("grow_on_loss_exit")
+    grow_on_recovery_exit: bool = _p("grow_on_recovery_exit")
+    rto_backoff_reset: str = _p("rto_backoff_reset")
+    timestamps: bool = _p("timestamps")
+    handshake: bool = _p("handshake")
+    abc: bool = _p("abc")
+    cc_rtt: str = _p("cc_rtt")
+    prr_bound: str = _p("prr_bound")
+    prr_variant: str = _p("prr_variant")
+    westwood_variant: str = _p("westwood_variant")
+    linux_reno_variant: str = _p("linux_reno_variant")
+    tibet_alpha: float = _p("tibet_alpha")
+    tibet_estimator: str = _p("tibet_estimator")
+    vegas_alpha: int = _p("vegas_alpha")
+    vegas_beta: int = _p("vegas_beta")
+    vegas_gamma: int = _p("vegas_gamma")
+    cubic_beta: float = _p("cubic_beta")
+    cubic_c: float = _p("cubic_c")
+    cubic_fast_convergence: bool = _p("cubic_fast_convergence")
+    cubic_reno_friendly: bool = _p("cubic_reno_friendly")
+    cubic_variant: str = _p("cubic_variant")
+    hystart: str = _p("hystart")
     # The `tossim` profile of the PRR/μ study (Srinivasan et al. §3.1; docs/study.md).
-    rto_estimator: str = _f("rfc6298", "RTO estimator: RFC 6298, or RFC 793 §3.7 (RTO = clamp(rto_beta·SRTT)).",
-                            ("rfc6298", "rfc793"))  # fmt: skip
-    rto_alpha: float = _f(0.875, "RFC 793's SRTT gain alpha (with rto_estimator rfc793).")
-    rto_beta: float = _f(2.0, "RFC 793's RTO factor beta (with rto_estimator rfc793).")
-    rto_backoff: bool = _f(True, "Exponential backoff on a timeout (RFC 6298 5.5; RFC 793 has none).")
-    ack_on_idle: bool = _f(False, "The receiver re-sends its ACK after every ack_timeout without an arriving segment "
-                           "(Srinivasan et al. 3.1).")  # fmt: skip
-    fast_retransmit_after_timeout: bool = _f(False, "Duplicate ACKs after a timeout may start fast retransmit (RFC 2581, "
-                                             "RFC 2582's base algorithm).")  # fmt: skip
-    partial_ack_timer: str = _f("first", "Restart the timer on the first partial ACK (RFC 6582 Impatient) or on every "
-                                "one (RFC 2582 Slow-but-Steady).", ("first", "every"))  # fmt: skip
-    ecn: bool = _f(False, "RFC 3168 ECN: ECN-capable data, the receiver echoes CE until CWR, the sender reduces once per "
-                   "window (a RED queue with red_ecn then marks instead of dropping).")  # fmt: skip
+    rto_estimator: str = _p("rto_estimator")
+    rto_alpha: float = _p("rto_alpha")
+    rto_beta: float = _p("rto_beta")
+    rto_backoff: bool = _p("rto_backoff")
+    ack_on_idle: bool = _p("ack_on_idle")
+    fast_retransmit_after_timeout: bool = _p("fast_retransmit_after_timeout")
+    partial_ack_timer: str = _p("partial_ack_timer")
+    ecn: bool = _p("ecn")
     # LT-TCP (recovery = "lt"; docs/tcp.md, "LT-TCP").
-    lt_pfec: bool = _f(True, "LT-TCP proactive FEC: ceil(N*E) parity packets in each block of N.")
-    lt_rfec: bool = _f(True, "LT-TCP reactive FEC after SACK shows losses beyond a block's parity.")
-    lt_adaptive_mss: bool = _f(True, "LT-TCP adaptive segment size: at least lt_granularity packets per window.")
-    lt_granularity: int = _f(10, "LT-TCP: packets per window the segment size is adapted to keep.", unit="packets")
-    lt_mss_min: int = _f(250, "LT-TCP: smallest segment (mss is the largest).", unit="bytes")
-    lt_erasure_gain: float = _f(0.25, "LT-TCP: weight of each block's erasure sample in the receiver's EWMA.")
-    lt_initial_erasure: float = _f(0.0, "LT-TCP: erasure estimate before any sample.")
-    lt_max_erasure: float = _f(0.75, "LT-TCP: ceiling of the estimate FEC is sized with.")
-    lt_max_block: int = _f(255, "LT-TCP: largest block (255: Reed-Solomon over GF(2^8)).", unit="packets")
+    lt_pfec: bool = _p("lt_pfec")
+    lt_rfec: bool = _p("lt_rfec")
+    lt_adaptive_mss: bool = _p("lt_adaptive_mss")
+    lt_granularity: int = _p("lt_granularity")
+    lt_mss_min: int = _p("lt_mss_min")
+    lt_erasure_gain: float = _p("lt_erasure_gain")
+    lt_initial_erasure: float = _p("lt_initial_erasure")
+    lt_max_erasure: float = _p("lt_max_erasure")
+    lt_max_block: int = _p("lt_max_block")
 
     def __post_init__(self, variant: str | None) -> None:
         if variant is None:
@@ -171,24 +137,9 @@ class TcpConfig:
     @classmethod
     def profile(cls, name: str, **overrides: Any) -> TcpConfig:
         """Every field as profile ``name`` sets it (:data:`PROFILES`: ``rfc``, ``ns3``,
-        ``linux``), then ``overrides`` (field names, or ``variant``)."""
-        if name not in PROFILES:
-            raise _core.ParameterError(f"invalid parameter profile = {name}: expected one of {', '.join(PROFILES)}")
-        for k in overrides:
-            if k != "variant" and k not in _DEFAULTS:
-                raise _core.ParameterError(f"invalid parameter {k}: TcpConfig has no such field")
-        prof = PROFILES[name]
-        values = {**_DEFAULTS, **{k: v for k, v in prof.items() if k in _DEFAULTS and not callable(v)}}
-        given = dict(overrides)
-        variant = given.pop("variant", None)
-        if variant is not None:
-            values["cc"], values["recovery"] = _variant_pair(variant)
-        values.update(given)
-        values["cc"] = prof.get("cc_alias", {}).get(values["cc"], values["cc"])
-        for k, v in prof.items():
-            if callable(v) and k not in given:
-                values[k] = v(values)
-        return cls(**values)
+        ``linux``, ``tossim``), then ``overrides`` (field names, or ``variant``). The core
+        resolves the profile (``tcp/profiles.rs``), so Rust, Python, the CLI and TOML agree."""
+        return cls(**_core.tcp_profile(name, overrides))
 
     @classmethod
     def tossim(
@@ -238,96 +189,12 @@ def _variant_pair(variant: str) -> tuple[str, str]:
 
 _DEFAULTS: dict[str, Any] = {f.name: f.default for f in fields(TcpConfig)}
 
-#: The settings each profile gives beyond the ``rfc`` defaults; a value may be a function
-#: of the other settings (the chosen ``cc``, ``mss``); ``cc_alias`` renames a congestion
-#: control within the profile. A profile is a plain dict: adding one is adding an entry.
-#: Sources of every value: ``docs/tcp.md``.
+#: The profiles, as the core holds them (``crates/burstlab-core/src/tcp/profiles.rs``): name ->
+#: the values it fixes, then ``computed``: {field: how it follows from the others}, and
+#: ``cc_alias``: congestion controls it runs under another name. Sources: ``docs/tcp.md``.
 PROFILES: dict[str, dict[str, Any]] = {
-    "rfc": {},
-    # ns-3 3.44's defaults (TcpL4Protocol, TcpSocket, TcpSocketBase, RttEstimator, TcpCubic,
-    # TcpVegas, TcpWestwoodPlus, TcpPrrRecovery), on a point-to-point link.
-    "ns3": {
-        "cc": "cubic",
-        "recovery": "prr",
-        "init_cwnd": 10,
-        "rwnd": lambda c: 131072 // int(c["mss"]),  # SndBufSize = RcvBufSize = 128 KiB
-        "ack_every": 2,
-        "ack_timeout": 0.2,
-        "rto_min": 1.0,
-        "rto_initial": 1.0,
-        "rto_max": 60.0,
-        "clock_granularity": 0.001,
-        "dupack_threshold": 3,
-        "header_bytes": 42,  # TCP 20 + IPv4 20 + PPP 2 (+12 with timestamps)
-        "ack_bytes": 42,
-        "limited_transmit": True,
-        "timestamps": True,
-        "handshake": True,
-        "ssthresh_rule": "ns3",
-        "grow_on_loss_exit": False,
-        "grow_on_recovery_exit": True,
-        "rto_backoff_reset": "new_ack",
-        "abc": lambda c: c["cc"] == "cubic",  # TcpCubic counts segments, TcpNewReno one per ACK
-        "cc_rtt": "srtt",
-        "prr_variant": "ns3",
-        "dupack_rule": "ns3",
-        "pipe_rule": "ns3",
-        "cubic_variant": "ns3",
-        "westwood_variant": "ns3",
-        "linux_reno_variant": "ns3",
-        "vegas_alpha": 2,
-        "vegas_beta": 4,
-        "vegas_gamma": 1,
-        "hystart": "ns3",
-    },
-    # NewReno as Srinivasan et al. ran it on TinyOS/TOSSIM (the PRR/μ study, docs/study.md):
-    # the Mirage timers by default (TcpConfig.tossim).
-    "tossim": {
-        "cc": "reno",
-        "recovery": "newreno",
-        "init_cwnd": 2,
-        "max_cwnd": 130,
-        "ack_every": 2,
-        "ack_timeout": 0.300,
-        "rto_min": 1.0,
-        "rto_max": 60.0,
-        "rto_initial": lambda c: c["rto_min"],
-        "dupack_threshold": 3,
-        "rto_estimator": "rfc793",
-        "rto_alpha": 0.875,
-        "rto_beta": 2.0,
-        "rto_backoff": False,
-        "ack_on_idle": True,
-        "fast_retransmit_after_timeout": True,
-        "partial_ack_timer": "every",
-    },
-    # A Linux 6.x host with the kernel's defaults (net.ipv4.tcp_*, tcp_cubic.c, tcp_vegas.c).
-    "linux": {
-        "cc": "cubic",
-        "cc_alias": {"reno": "linux-reno"},
-        "recovery": "prr",
-        "init_cwnd": 10,
-        "ack_every": 2,
-        "ack_timeout": 0.04,  # TCP_DELACK_MIN
-        "rto_min": 0.2,  # TCP_RTO_MIN
-        "clock_granularity": 0.2,  # RTO = SRTT + max(200 ms, 4 RTTVAR)
-        "rto_initial": 1.0,  # TCP_TIMEOUT_INIT
-        "rto_max": 120.0,  # TCP_RTO_MAX
-        "limited_transmit": True,
-        "rack_lost_retransmissions": True,  # RACK (tcp_recovery = 1), lost retransmissions
-        "rack_tlp": True,  # RACK-TLP for every segment (tcp_recovery = 1, tcp_early_retrans = 3)
-        "timestamps": True,
-        "handshake": True,
-        "ssthresh_rule": "cwnd",
-        "grow_on_recovery_exit": True,
-        "rto_backoff_reset": "new_ack",
-        "abc": True,
-        "prr_variant": "linux",
-        "vegas_alpha": 2,
-        "vegas_beta": 4,
-        "hystart": "linux",
-        "cubic_variant": "linux",  # tcp_cubic.c's bictcp_update
-    },
+    name: {**p["fixed"], **({"computed": p["computed"]} if p["computed"] else {}), **({"cc_alias": p["cc_alias"]} if p["cc_alias"] else {})}
+    for name, p in _core.tcp_profiles().items()
 }
 
 
@@ -461,15 +328,15 @@ class Red:
     ``hard_drop``: forced marks (above the thresholds) stay drops; ``mean_packet_bytes``:
     the packet whose transmission time counts an idle period (``docs/simulator.md``)."""
 
-    min_th: float = 5.0
-    max_th: float = 15.0
-    max_p: float = 0.02
-    weight: float = 0.002
-    gentle: bool = True
-    wait: bool = True
-    ecn: bool = True
-    hard_drop: bool = True
-    mean_packet_bytes: int = 500
+    min_th: float = _p("min_th", RED_PARAMS)
+    max_th: float = _p("max_th", RED_PARAMS)
+    max_p: float = _p("max_p", RED_PARAMS)
+    weight: float = _p("weight", RED_PARAMS)
+    gentle: bool = _p("gentle", RED_PARAMS)
+    wait: bool = _p("wait", RED_PARAMS)
+    ecn: bool = _p("ecn", RED_PARAMS)
+    hard_drop: bool = _p("hard_drop", RED_PARAMS)
+    mean_packet_bytes: int = _p("mean_packet_bytes", RED_PARAMS)
 
 
 #: The keys of :class:`Red` as link options (scenario files ``red_min_th = 5``, ``burstlab sim

@@ -251,14 +251,14 @@ class _Reader:
             if k in ("profile", "variant"):
                 kw[k] = self.string(x, w)
                 continue
-            default = fields[k].default
-            if isinstance(default, bool):
+            kind = fields[k].metadata["spec"]["kind"]  # as the core declares it (docs/parameters.md)
+            if kind == "bool":
                 kw[k] = self.boolean(x, w)
-            elif fields[k].metadata.get("unit") == "s":
+            elif kind == "time":
                 kw[k] = self.time(x, w)
-            elif isinstance(default, float):
+            elif kind == "float":
                 kw[k] = float(self.time(x, w))  # a plain number
-            elif isinstance(default, int) or default is None:
+            elif kind in ("int", "int?"):
                 kw[k] = self.integer(x, w)
             else:
                 kw[k] = self.string(x, w)

@@ -27,59 +27,49 @@ use crate::rng::{uniform, Rng};
 use crate::time::Nanos;
 use crate::{Error, Result};
 
-/// RED's parameters (defaults: ns-3 3.44's RedQueueDisc, except `ecn`).
-#[derive(Clone, Debug, PartialEq)]
-pub struct RedParams {
-    /// Thresholds of the average queue, in the link's buffer unit.
-    pub min_th: f64,
-    pub max_th: f64,
-    /// Marking probability at `max_th` (ns-3: 1/LInterm).
-    pub max_p: f64,
-    /// Weight of the EWMA of the queue, w_q.
-    pub weight: f64,
-    pub gentle: bool,
-    pub wait: bool,
-    /// Mark ECT packets instead of dropping them (RFC 3168).
-    pub ecn: bool,
-    /// Drop forced marks even when the packet is ECN-capable (ns-3's UseHardDrop).
-    pub hard_drop: bool,
-    /// The "typical small packet" whose transmission time counts the idle period, bytes.
-    pub mean_packet_bytes: u32,
-}
-
-impl Default for RedParams {
-    fn default() -> Self {
-        RedParams {
-            min_th: 5.0,
-            max_th: 15.0,
-            max_p: 0.02,
-            weight: 0.002,
-            gentle: true,
-            wait: true,
-            ecn: true,
-            hard_drop: true,
-            mean_packet_bytes: 500,
-        }
+crate::params! {
+    /// RED's parameters (defaults: ns-3 3.44's RedQueueDisc, except `ecn`), declared once:
+    /// `RedParams::PARAMS` gives Python's `Red`, the `--red-*` options, the TOML `red_*` keys
+    /// and `docs/parameters.md`. Thresholds in the link's buffer unit.
+    pub struct RedParams {
+        /// Thresholds of the average queue, in the link's buffer unit.
+        red min_th: f64 [real] = 5.0, "", min 0.0,
+            "Average queue below which nothing is marked (the link's buffer unit).", "Floyd & Jacobson 1993 §4";
+        red max_th: f64 [real] = 15.0, "", min 0.0,
+            "Average queue from which every packet is marked (gentle: up to 2 max_th); above min_th.", "Floyd & Jacobson 1993 §4";
+        /// Marking probability at `max_th` (ns-3: 1/LInterm).
+        red max_p: f64 [real] = 0.02, "", gt 0.0, max 1.0,
+            "Marking probability at max_th (ns-3: 1/LInterm).", "Floyd & Jacobson 1993 §4";
+        /// Weight of the EWMA of the queue, w_q.
+        red weight: f64 [real] = 0.002, "", gt 0.0, max 1.0,
+            "Weight w_q of the average queue's EWMA.", "Floyd & Jacobson 1993 §6";
+        red gentle: bool [bool] = true, "",
+            "Between max_th and 2 max_th the probability rises to 1 instead of jumping (Floyd 2000).", "Floyd 2000, Recommendations on using the gentle variant of RED";
+        red wait: bool [bool] = true, "",
+            "Marks spaced by at least 1/p_b packets (ns-2's and ns-3's default).", "ns-2 RED wait_; ns-3 RedQueueDisc Wait";
+        /// Mark ECT packets instead of dropping them (RFC 3168).
+        red ecn: bool [bool] = true, "",
+            "ECN-capable packets are marked (CE), not dropped.", "RFC 3168 §7";
+        /// Drop forced marks even when the packet is ECN-capable (ns-3's UseHardDrop).
+        red hard_drop: bool [bool] = true, "",
+            "Forced marks (above the thresholds) stay drops (ns-3's UseHardDrop).", "ns-3 RedQueueDisc";
+        /// The "typical small packet" whose transmission time counts the idle period, bytes.
+        red mean_packet_bytes: u32 [u32] = 500, "bytes", min 1,
+            "The packet whose transmission time counts an idle period.", "Floyd & Jacobson 1993 §4";
     }
+    virtual {}
 }
 
 impl RedParams {
+    /// Every declared range (named `link LINK.red_NAME`), and max_th above min_th.
     pub fn validate(&self, link: &str) -> Result<()> {
         let name = |p: &str| format!("link {link}.red_{p}");
-        if !(self.min_th.is_finite() && self.min_th >= 0.0) {
-            return Err(Error::param(&name("min_th"), self.min_th, "a non-negative threshold"));
-        }
+        self.check_ranges().map_err(|e| match e {
+            Error::InvalidParameter { name: n, value, expected } => Error::InvalidParameter { name: name(&n), value, expected },
+            e => e,
+        })?;
         if !(self.max_th.is_finite() && self.max_th > self.min_th) {
             return Err(Error::param(&name("max_th"), self.max_th, &format!("a threshold above min_th = {}", self.min_th)));
-        }
-        if !(self.max_p > 0.0 && self.max_p <= 1.0) {
-            return Err(Error::param(&name("max_p"), self.max_p, "a probability in (0, 1]"));
-        }
-        if !(self.weight > 0.0 && self.weight <= 1.0) {
-            return Err(Error::param(&name("weight"), self.weight, "an EWMA weight in (0, 1]"));
-        }
-        if self.mean_packet_bytes == 0 {
-            return Err(Error::param(&name("mean_packet_bytes"), 0, "a positive size in bytes"));
         }
         Ok(())
     }

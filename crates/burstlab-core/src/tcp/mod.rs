@@ -9,6 +9,7 @@ use crate::time::Nanos;
 
 pub mod cc;
 pub mod config;
+pub mod profiles;
 pub mod receiver;
 pub mod recovery;
 pub mod rtt;

@@ -12,7 +12,7 @@
 //! - [`vegas`]: Vegas (Brakmo & Peterson 1995);
 //! - [`cubic`]: CUBIC (RFC 9438) with HyStart (Ha & Rhee 2011).
 use super::config::{CcKind, TcpConfig};
-use super::{AckInfo, CaState, SsthreshRule, Tcb};
+use super::{AckInfo, CaState, Tcb};
 use crate::time::Nanos;
 
 pub mod cubic;
@@ -106,22 +106,9 @@ impl Cc {
     }
 }
 
-/// `SsthreshRule::Ns3` made concrete for congestion control `cc` (ns-3 3.44's
-/// `GetSsThresh`): NewReno-style growth halves `BytesInFlight()`, which is the RFC 6675
-/// pipe with SACK or with limited transmit on and FlightSize − 1·SMSS with both off
-/// (`docs/ns3-reference.md`); TcpLinuxReno and TcpCubic use cwnd; TcpVegas keeps its own
-/// rule (`vegas.rs`). Other rules are returned unchanged.
-pub fn resolve_ssthresh_rule(rule: SsthreshRule, cc: CcKind, sack: bool, limited_transmit: bool) -> SsthreshRule {
-    if rule != SsthreshRule::Ns3 {
-        return rule;
-    }
-    match cc {
-        CcKind::Cubic | CcKind::LinuxReno => SsthreshRule::Cwnd,
-        CcKind::Vegas => SsthreshRule::Ns3,
-        _ if sack || limited_transmit => SsthreshRule::Pipe,
-        _ => SsthreshRule::FlightSizeMinusLost,
-    }
-}
+/// `SsthreshRule::Ns3` made concrete per congestion control: kept with the settings
+/// (`config.rs`), so that the settings do not import the algorithms that read them.
+pub use super::config::resolve_ssthresh_rule;
 
 /// Whether an ACK may grow the window (RFC 5681 §3.1-3.2): new data acknowledged, not in
 /// fast recovery (recovery sets the window itself, RFC 5681 §3.2 / RFC 6582 / RFC 6675 /
@@ -206,6 +193,7 @@ mod tests {
 
     #[test]
     fn ns3_rule_resolution() {
+        use crate::tcp::SsthreshRule;
         use CcKind::*;
         use SsthreshRule as R;
         assert_eq!(resolve_ssthresh_rule(R::Ns3, Reno, false, false), R::FlightSizeMinusLost);
