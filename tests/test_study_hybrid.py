@@ -23,6 +23,7 @@ import pytest
 
 from burstlab import _core
 from burstlab.experiments import hybrid as H
+from burstlab.experiments import hybrid_claims as HC
 from burstlab.experiments import hybrid_report as R
 from burstlab.linklayer import Arq, Backoff
 from burstlab.models import LossModelBase
@@ -258,3 +259,17 @@ def test_bad_parameters_are_clean_errors(tmp_path: Path) -> None:
         r = subprocess.run([*cmd, *bad], capture_output=True, text=True)
         assert r.returncode == 2 and "Traceback" not in r.stderr and "rror" in r.stderr, (bad, r.stderr)
     assert not (tmp_path / "o").exists()
+
+
+def test_why_follows_the_verdicts(quick: Any) -> None:
+    """A mechanism paragraph that explains a verdict appears only beside that verdict: flip
+    the Wi-Fi buffer claim's outcome and its paragraph comes or goes."""
+    base, pts = H.environments(QUICK, quick.runs)
+    vs = HC.verdicts(QUICK, base, pts, R.gap_rows(QUICK, base.traces), True)
+    assert any(v.claim.id == "s2b-wifi-buffer" for v in vs)
+
+    def text(outcome: str) -> str:
+        return " ".join(R.why(QUICK, base, pts, [replace(v, outcome=outcome) if v.claim.id == "s2b-wifi-buffer" else v for v in vs]))
+
+    assert "The Wi-Fi buffer matters" in text("contradicted")
+    assert "The Wi-Fi buffer matters" not in text("reproduced") and "The Wi-Fi buffer matters" not in text("inconclusive")
