@@ -232,3 +232,21 @@ def test_bad_input_is_one_error_line(args: list[str], text: str, traces: Path, t
     err = capsys.readouterr().err.strip().splitlines()
     assert rc == 2 and len(err) == 1 and err[0].startswith("error: ") and text.format(**subst) in err[0], err
     assert not (tmp_path / "out").exists()
+
+
+def test_why_follows_the_verdicts(study: Any, traces: Path) -> None:
+    """The persistence paragraph explains a contradiction: it appears only beside it."""
+    from dataclasses import replace
+
+    from burstlab.experiments import link_transport_claims as LC
+    from burstlab.experiments import link_transport_report as R
+
+    cfg = tiny(traces)
+    base, _ = L.environments(cfg, study.runs)
+    vs = LC.verdicts(cfg, base, R.TABLE1)
+
+    def text(outcome: str) -> str:
+        return " ".join(R.why(cfg, base, [replace(v, outcome=outcome) if v.claim.id == "slide6-goodput-falls" else v for v in vs]))
+
+    assert "Persistence and MAC throughput" in text("contradicted")
+    assert "Persistence and MAC throughput" not in text("reproduced") and "Persistence and MAC throughput" not in text("inconclusive")

@@ -590,7 +590,8 @@ def why(cfg: StudyConfig, env: Env, vs: Sequence[Verdict]) -> list[str]:
         out.append("Every claim checked is reproduced.")
     ex = ("orbit", s.example_noise)
     a, c = env.orbit(ex, 7), env.orbit(ex, 25)
-    if a is not None and c is not None:
+    verdict = {v.claim.id: v.outcome for v in vs}
+    if a is not None and c is not None and verdict.get("slide6-goodput-falls") == "contradicted":  # explains that contradiction only
         out.append(f"**Persistence and MAC throughput.** With no backoff and one attempt-time law, a busy ARQ link delivers (1 − raw loss) frames per "
                    f"attempt time whatever its limit; MAC throughput differs between persistence levels only through the load TCP offers. At dbm{s.example_noise} "
                    f"TCP got {env.value(a) / 1e6:.2f} Mb/s with ARQ 7 and {env.value(c) / 1e6:.2f} with ARQ 25, with {env.value(a, 'timeouts'):.1f} and "
@@ -623,7 +624,7 @@ def why(cfg: StudyConfig, env: Env, vs: Sequence[Verdict]) -> list[str]:
                        f"carries {env.value(x) / 1e6:.2f} Mb/s against LL-ARQ's {env.value(y) / 1e6:.2f}, link delay {1e3 * env.value(x, 'latency_mean'):.2f} "
                        f"vs {1e3 * env.value(y, 'latency_mean'):.2f} ms: the FEC costs air time in proportion to the loss ({env.value(x, 'pfec_sent_bps') / 1e6:.2f} "
                        f"Mb/s of PFEC), while ARQ's retries cost a frame and one per-attempt overhead each. Read per frame (`error_unit = frame`, independent bit errors), "
-                       "a fragment's loss is ~10 times smaller and LL-HARQ's advantage grows: see Sensitivity.")
+                       "a fragment's loss is ~10 times smaller: see Sensitivity and the verdicts under each `error_unit`.")
     t = env.table1(0.3) if 0.3 in cfg.table1_ps else None
     if t is not None:
         out.append(f"**Table 1.** At 30 % we measure PFEC {env.value(t, 'pfec_sent_bps') / 1e6:.2f} Mb/s (slides 3.77) and RFEC "
