@@ -365,9 +365,7 @@ def hybrid_cmd(ctx: click.Context, dataset: str | None, traces_dir: str | None, 
     res = run_study(cfg, out or f"results/hybrid-{ds}", workers=workers, cluster=cluster, progress=not no_progress, log=lambda s: click.echo(s, err=True),
                     formats=("png", "pdf") if pdf else ("png",))
     click.echo(f"{res.ran} simulations run, {res.skipped} reused from the store, {res.elapsed_s:.1f} s")
-    held = sum(1 for c in res.claims if c["verdict"] == "holds")
-    judged = sum(1 for c in res.claims if c["verdict"] in ("holds", "differs"))
-    click.echo(f"claims of the paper: {held} of {judged} hold" + (" (on synthetic traces)" if ds == "synthetic" else "") + " (report: claims table)")
+    click.echo(f"claims of the paper: {claims_line(res.claims)}" + (" (on synthetic traces)" if ds == "synthetic" else "") + " (report: claims table)")
     click.echo(f"report: {res.report_md.resolve()}")
     click.echo(f"report (HTML): {res.report_html.resolve()}")
 

@@ -23,10 +23,9 @@ from typing import Any
 import numpy as np
 
 from burstlab import __version__
-from burstlab.experiments.common import figure_saver, img_block, show_param, t95, write_json, write_report, write_tables
+from burstlab.experiments.common import figure_saver, img_block, show_param, write_json, write_report, write_tables
 from burstlab.experiments.error_models_report import _sweeps
 from burstlab.experiments.hybrid import (
-    LATE,
     SAT_DELAY,
     SAT_RATE,
     TABLE1,
@@ -43,11 +42,14 @@ from burstlab.experiments.hybrid import (
     environments,
     padhye_goodput,
 )
+from burstlab.experiments import hybrid_claims as HC
+from burstlab.experiments.hybrid_claims import NEAR
 from burstlab.experiments.prr_mu_report import Block, write_csv
+from burstlab.linklayer import wifi_timing
+from burstlab.study.blocks import claims_section
+from burstlab.study.verdict import SettingVerdicts, Verdict, claim_rows
 from burstlab.store import ResultStore
 
-#: A quantitative "≈" (Fig. 3's "good agreement") holds when ours is within this relative distance.
-NEAR = 0.15
 
 #: Units and labels of the open parameters in tables and figures.
 PARAM_LABEL = {
@@ -410,140 +412,6 @@ def sensitivity_rows(pts: Sequence[tuple[str, Any, Env]], base: Env) -> list[dic
 
 
 # --------------------------------------------------------------------------------------
-# the paper's claims, checked
-# --------------------------------------------------------------------------------------
-def _curvature(x: np.ndarray, y: np.ndarray) -> float:
-    """The quadratic coefficient of a least-squares parabola through (x, y), y scaled to its
-    mean (> 0: convex)."""
-    ok = np.isfinite(x) & np.isfinite(y)
-    if ok.sum() < 3:
-        return math.nan
-    return float(np.polyfit(x[ok], y[ok] / np.mean(y[ok]), 2)[0])
-
-
-def _paired_log_ratio(e1: Env, e2: Env) -> tuple[float, float, int]:
-    """Mean and 95 % half-width of ln(G₁/G₂) over every (trace, replicate) pair of the trace
-    condition (e) in two environments (the same channels and seeds: paired)."""
-    d = []
-    for t1, t2 in zip(e1.traces, e2.traces):
-        a, b = e1.table1(t1, "trace"), e2.table1(t2, "trace")
-        if a is None or b is None:
-            continue
-        n = min(len(a.goodput), len(b.goodput))
-        for x, y in zip(a.goodput[:n], b.goodput[:n]):
-            if x > 0 and y > 0:
-                d.append(math.log(x / y))
-    if len(d) < 2:
-        return math.nan, math.nan, len(d)
-    return float(np.mean(d)), t95(len(d)) * float(np.std(d, ddof=1)) / math.sqrt(len(d)), len(d)
-
-
-def claims(cfg: StudyConfig, env: Env, pts: Sequence[tuple[str, Any, Env]], gaps: Sequence[dict[str, Any]], f3: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Every claim of Barsocchi et al. the study can check, with ours and a verdict."""
-    from burstlab.linklayer import wifi_timing
-
-    out: list[dict[str, Any]] = []
-    syn = " (synthetic traces)" if _synthetic(cfg) else ""
-
-    def add(where: str, claim: str, paper: str, ours: str, ok: bool | None) -> None:
-        out.append({"where": where, "claim": claim, "paper": paper, "ours": ours, "verdict": "n/a" if ok is None else ("holds" if ok else "differs")})
-
-    cap = wifi_timing(1000, llc_snap_bytes=0).capacity_bps
-    add("§II.B", "802.11b at 11 Mb/s: 5.3 Mb/s of capacity for 1000-byte packets (long preamble, no RTS/CTS)", "5.3 Mb/s", f"{cap / 1e6:.2f} Mb/s",
-        abs(cap / 1e6 - 5.3) < 0.05)
-    wt = wifi_timing(cfg.setup.mss + 40)
-    occ = wt.data + wt.sifs + wt.ack
-    add("§III", "a 1000-byte frame occupies the channel for about 1.2 ms", "≈ 1.2 ms", f"{1e3 * occ:.2f} ms (data + SIFS + ACK)", abs(occ - 1.2e-3) < 0.1e-3)
-    es = [c for t in env.traces if (c := env.table1(t, "trace")) is not None]
-    late = sum(c.late * c.n for c in es) / max(1, sum(c.n for c in es)) if es else math.nan
-    add("§II.B", f"Wi-Fi delays from retransmissions above {1e3 * LATE:g} ms in less than 0.1 % of the frames (measured on real cards)", "< 0.1 %",
-        f"{100 * late:.3f} % of the frames over (e){syn}", late < 1e-3 if math.isfinite(late) else None)
-    payload = SAT_RATE * cfg.setup.mss / (cfg.setup.mss + 40)
-    envs = {v: e for name, v, e in pts if name == "sat_buffer"} | {cfg.setup.sat_buffer: env}
-    clean = {v: c for v, e in sorted(envs.items()) if (c := e.padhye(0.0)) is not None}
-    if clean:
-        util = {v: c.median / payload for v, c in clean.items()}
-        below = [u for v, u in util.items() if v < cfg.setup.sat_buffer]
-        add("§II.A", "the satellite link can be fully used only if there are no errors and the buffer is at least C·RTT "
-            f"({cfg.setup.sat_buffer / 1e3:g} kB): no smaller buffer reaches full use (≥ 95 % of the payload capacity), error-free Wi-Fi", "only if ≥ C·RTT",
-            "utilisation " + ", ".join(f"{v / 1e3:g} kB: {100 * u:.1f} %" for v, u in util.items()), all(u < 0.95 for u in below) if below else None)
-    wb = {v: e for name, v, e in pts if name == "wifi_buffer"}
-    if len(wb) >= 2:
-        lo_b, hi_b = min(wb), max(wb)
-        m, h, n = _paired_log_ratio(wb[lo_b], wb[hi_b])
-        add("§II.B", "any Wi-Fi buffer above four packets gives the same results", "same goodput",
-            f"(e) goodput, {lo_b} ÷ {hi_b} packets: {math.exp(m):.3f} [{math.exp(m - h):.3f}, {math.exp(m + h):.3f}] over {n} paired runs" if n >= 2 else "–",
-            (abs(m) <= h or abs(math.exp(m) - 1) < 0.02) if n >= 2 else None)
-    # Fig. 2 and the traces' statistics
-    if gaps:
-        poly = sum(1 for g in gaps if g["tail_z"] > 1.96)
-        bern = sum(1 for g in gaps if not g["bernoulli_tail_z"] > 1.96)
-        tested = sum(1 for g in gaps if math.isfinite(g["tail_z"]))
-        add("§IV Fig. 2", "the traces' error-gap distributions have long polynomial tails" + syn, "polynomial",
-            f"{poly} of {tested} traces: power law preferred to geometric (Vuong z > 1.96)", poly == tested if tested else None)
-        add("§IV Fig. 2", "a Bernoulli trace with the same FER has a geometric gap tail", "geometric",
-            f"{bern} of {len(gaps)} Bernoulli twins: power law not preferred", bern == len(gaps))
-        longer = sum(1 for g in gaps if g["mean_burst"] > g["bernoulli_burst"] and g["mean_gap"] > g["bernoulli_gap"])
-        add("§V", "the traces have both longer bursts and longer gaps than a Bernoulli process with the same FER" + syn, "both longer",
-            f"{longer} of {len(gaps)} traces", longer == len(gaps))
-        lower = sum(1 for g in gaps if g["p_c"] < g["fer"])
-        add("§V", "a Bernoulli process with the traces' mean gap length has a lower FER than the traces (c)" + syn, "lower", f"{lower} of {len(gaps)} traces", lower == len(gaps))
-    # Fig. 3
-    rs = [r for r in f3 if r["fer"] > 0 and math.isfinite(r["ratio"])]
-    if rs:
-        hi_ = [r for r in rs if r["fer"] >= 0.15]
-        if hi_:
-            worst = max(hi_, key=lambda r: abs(r["ratio"] - 1))
-            add("§V Fig. 3", "Padhye's formula agrees well with the median goodput in the high error region (FER ≥ 15 %)", f"≈ 1 (±{100 * NEAR:.0f} %)",
-                ", ".join(f"{100 * r['fer']:g} %: {r['ratio']:.2f}" for r in hi_), abs(worst["ratio"] - 1) <= NEAR)
-        lo_ = [r for r in rs if r["fer"] <= 0.05]
-        if lo_:
-            add("§V Fig. 3", "Padhye underestimates the goodput in the low error region (FER ≤ 5 %): every run above the formula", "> 1",
-                ", ".join(f"{100 * r['fer']:g} %: {r['ratio']:.2f} (slowest run {r['min_kbps'] * 1e3 / (r['padhye_kbps'] * 1e3):.2f})" for r in lo_),
-                all(r["min_kbps"] > r["padhye_kbps"] for r in lo_))
-            qh, ql = [r["sat_queue_delay_s"] for r in hi_], [r["sat_queue_delay_s"] for r in lo_]
-            full = cfg.setup.sat_buffer * 8 / SAT_RATE
-
-            def ms(qs: list[float]) -> str:
-                return ", ".join(f"{1e3 * q:.0f}" for q in qs)
-
-            add("§V Fig. 3", "why: the satellite buffer is mostly empty at high FER (mean queueing < 10 % of a full buffer) and fills at low FER",
-                "empty / important", f"mean queueing {ms(qh)} ms at FER ≥ 15 %, {ms(ql)} ms at FER ≤ 5 % (full buffer: {1e3 * full:.0f} ms)",
-                bool(qh) and max(qh) < 0.1 * full and min(ql) > max(qh))
-    # Fig. 4
-    ra = env.ratios(TABLE1["a"])
-    if np.isfinite(ra).any():
-        ok = ra[np.isfinite(ra)]
-        add("§V Fig. 4", "(a) Bernoulli with the same FER gives at least twice the goodput of (e)" + syn, "≥ 2× on every trace",
-            f"{int((ok >= 2).sum())} of {ok.size} traces (ratios {ok.min():.2f}-{ok.max():.2f}, geometric mean {env.geo_ratio(TABLE1['a']):.2f})", bool((ok >= 2).all()))
-    xs = {k: _xy(env, c) for k, c in TABLE1.items()}
-    cv = {k: _curvature(xs[k][0], xs[k][1]) for k in TABLE1}
-    if math.isfinite(cv["e"]):
-        add("§V Fig. 4", "(e) is convex in the FER, (a) is not" + syn, "(e) convex, (a) not",
-            f"curvature (e) {cv['e']:+.2f}, (a) {cv['a']:+.2f} (quadratic fit, goodput / its mean)", cv["e"] > 0 and not cv["a"] > 0)
-        xb, xe = xs["b"][1], xs["e"][1]
-        n = min(len(xb), len(xe))
-        ok = (xb[:n] > 0) & (xe[:n] > 0)
-        corr = float(np.corrcoef(np.log(xb[:n][ok]), np.log(xe[:n][ok]))[0, 1]) if ok.sum() >= 3 else math.nan
-        gb = env.geo_ratio(TABLE1["b"])
-        add("§V Fig. 4", "(b) Bernoulli with the same mean burst length behaves like (e) (same shape) but its values are very different" + syn,
-            "same shape, far off", f"curvature (b) {cv['b']:+.2f}; correlation of log goodputs with (e) {corr:.2f}; (b) ÷ (e) {gb:.3g}",
-            bool(cv["b"] > 0 and corr > 0.9 and not 0.5 <= gb <= 2))
-    dist = {k: env.distance(c) for k, c in TABLE1.items() if k != "e"}
-    if all(math.isfinite(v) for v in dist.values()):
-        order = sorted(dist, key=lambda k: dist[k])
-        txt = ", ".join(f"({k}) {math.exp(dist[k]) - 1:.0%}" for k in order)
-        add("§V Fig. 4", "(c) Bernoulli with the same mean gap length is the farthest from (e)" + syn, "(c) farthest", f"farthest: ({order[-1]}); typical error {txt}",
-            order[-1] == "c")
-        add("§V Fig. 4", "(d) the bistable model is the nearest to (e)" + syn, "(d) nearest", f"nearest: ({order[0]})", order[0] == "d")
-        add("§V Fig. 4", f"… but still a considerable distance away (typical goodput error above {100 * NEAR:.0f} %)" + syn, "considerable",
-            f"(d): {math.exp(dist['d']) - 1:.0%}", math.exp(dist["d"]) - 1 > NEAR)
-        add("§VI", f"none of the simplest models (a)-(d) estimates the goodput accurately (all off by more than {100 * NEAR:.0f} %)" + syn, "none accurate",
-            f"best of (a)-(d): ({order[0]}), {math.exp(dist[order[0]]) - 1:.0%}", min(math.exp(v) - 1 for v in dist.values()) > NEAR)
-    return out
-
-
-# --------------------------------------------------------------------------------------
 # tables and the report
 # --------------------------------------------------------------------------------------
 CELL_COLUMNS = ["cell", "experiment", "trace", "condition", "fer", "variant", "delayed_ack", "rto_min", "rwnd", "retry_limit", "counts", "backoff",
@@ -590,8 +458,9 @@ def write_outputs(cfg: StudyConfig, out: Path, store: ResultStore, runs: Sequenc
     rank = [{"rank": i + 1, "model": c, "label": condition_label(c), "distance": d, "typical_error": math.exp(d) - 1, "geometric_mean_ratio": g}
             for i, (c, d, g) in enumerate(base.ranking())]  # fmt: skip
     write_csv(out / "ranking.csv", rank, ["rank", "model", "label", "distance", "typical_error", "geometric_mean_ratio"])
-    cl = claims(cfg, base, pts, gaps, f3)
-    write_tables(out, store, cells, CELL_COLUMNS, cl, sensitivity_rows(pts, base))
+    vs, svs = HC.verdicts(cfg, base, pts, gaps, _synthetic(cfg)), HC.setting_verdicts(cfg, base, pts, _synthetic(cfg), show)
+    cl = claim_rows(vs)
+    write_tables(out, store, cells, CELL_COLUMNS, cl + claim_rows([v for sv in svs for v in sv.verdicts]), sensitivity_rows(pts, base))
 
     figs: dict[str, Path] = {}
     figs["fig02"] = save(fig02(cfg, base.traces), "fig02-error-gaps")
@@ -607,7 +476,7 @@ def write_outputs(cfg: StudyConfig, out: Path, store: ResultStore, runs: Sequenc
     write_json(out / "summary.json", {"config": cfg.to_dict(), "burstlab_version": __version__, "n_runs": len(runs), "n_cells": len(stats), "n_fits": len(fits),
                                       "traces": [g["trace"] for g in gaps], "synthetic": _synthetic(cfg), "headline": base.headline(), "ranking": rank,
                                       "claims": cl, "notes": list(notes)})  # fmt: skip
-    blocks = build_report(cfg, out, base, pts, gaps, f3, rank, cl, figs, notes, len(runs), len(fits), "pdf" in formats)
+    blocks = build_report(cfg, out, base, pts, gaps, f3, rank, vs, svs, figs, notes, len(runs), len(fits), "pdf" in formats)
     md, html = write_report(out, blocks, "burstlab: TCP over a hybrid satellite/Wi-Fi path (Barsocchi, Oligeri, Potortì)")
     return figs, cl, md, html
 
@@ -634,7 +503,7 @@ def _data_text(cfg: StudyConfig) -> str:
 
 
 def build_report(cfg: StudyConfig, out: Path, env: Env, pts: Sequence[tuple[str, Any, Env]], gaps: Sequence[dict[str, Any]], f3: Sequence[dict[str, Any]],
-                 rank: Sequence[dict[str, Any]], cl: Sequence[dict[str, Any]], figs: dict[str, Path], notes: Sequence[str], n_runs: int, n_fits: int,
+                 rank: Sequence[dict[str, Any]], vs: Sequence[Verdict], svs: Sequence[SettingVerdicts], figs: dict[str, Path], notes: Sequence[str], n_runs: int, n_fits: int,
                  pdf: bool = False) -> list[Block]:  # fmt: skip
     s = cfg.setup
     syn = _synthetic(cfg)
@@ -668,10 +537,16 @@ def build_report(cfg: StudyConfig, out: Path, env: Env, pts: Sequence[tuple[str,
         f"ARQ, as the paper did; EM fits (Gilbert-Elliott, VDDP, HMM) on the first {cfg.fit_slots:,} slots.",
         "Every choice is argued in `docs/study-hybrid.md`; each open parameter is varied below (Sensitivity).",
     ]))
-    b.append(("h2", "Claims of the paper, checked"))
-    b.append(("p", f"\"holds\": ours meets the paper's statement as operationalised in the claim (≈: within ±{100 * NEAR:.0f} %; \"typical error\" of a model: "
-                   "exp(mean over traces of |ln(goodput / goodput of (e))|) − 1). The paper prints no goodput numbers for Figs. 3-4; its statements are checked."))
-    b.append(("table", (["where", "claim", "paper", "ours", "verdict"], [[c["where"], c["claim"], c["paper"], c["ours"], c["verdict"]] for c in cl])))
+    wt0 = wifi_timing(1000, llc_snap_bytes=0)
+    wt1 = wifi_timing(s.mss + 40)
+    b.append(("p", f"Set-up constants (exact computations, not findings): 802.11b at 11 Mb/s gives {wt0.capacity_bps / 1e6:.2f} Mb/s of capacity for "
+                   f"1000-byte packets (§II.B: 5.3 Mb/s); a {s.mss + 40}-byte frame occupies the channel for {1e3 * (wt1.data + wt1.sifs + wt1.ack):.2f} ms "
+                   "with its SIFS and ACK (§III: about 1.2 ms)."))
+    b += claims_section(vs, svs, intervals=("Fig. 4's claims are judged over the traces (one value per trace: a model's mean goodput ÷ that of the trace "
+                                            "(e), its distance |ln(ratio)|; bootstrap or Student intervals over traces); Fig. 3's over runs (a run's "
+                                            f"goodput ÷ Padhye's formula). \"Accurate\" / \"good agreement\": within ±{100 * HC.NEAR:.0f} %."),
+                        setting_intro="**Fig. 4's verdicts under each documented setting** of the open parameters the paper leaves unstated (each sweep "
+                                      f"point on its first {cfg.sweep_seeds} runs):")  # fmt: skip
 
     # Fig. 2
     b.append(("h2", "Fig. 2: error-gap distributions" + (" (synthetic traces)" if syn else "")))
@@ -726,7 +601,7 @@ def build_report(cfg: StudyConfig, out: Path, env: Env, pts: Sequence[tuple[str,
         b += img_block(figs, out, "fig04-models", "All models against the trace, and their ranking", pdf)
 
     b.append(("h2", "Where ours differ from the paper, and why"))
-    b.append(("ul", why(cfg, env, pts, cl)))
+    b.append(("ul", why(cfg, env, pts, vs)))
     if pts:
         b.append(("h2", "Sensitivity to every open parameter"))
         b.append(("p", f"Each open parameter varied alone, the others at their defaults (`*`), on the first {cfg.sweep_seeds} replicates and Table I's conditions "
@@ -748,13 +623,13 @@ def build_report(cfg: StudyConfig, out: Path, env: Env, pts: Sequence[tuple[str,
     return b
 
 
-def why(cfg: StudyConfig, env: Env, pts: Sequence[tuple[str, Any, Env]], cl: Sequence[dict[str, Any]]) -> list[str]:
-    """The mechanisms behind the results, each with the simulator's evidence."""
+def why(cfg: StudyConfig, env: Env, pts: Sequence[tuple[str, Any, Env]], vs: Sequence[Verdict]) -> list[str]:
+    """The mechanisms behind the results, each with the simulator's evidence; a paragraph
+    that explains a verdict appears only when the verdict is the one it explains."""
     s = cfg.setup
     out: list[str] = []
+    verdict = {v.claim.id: v.outcome for v in vs}
     n_att = s.retry_limit if s.counts == "attempts" else s.retry_limit + 1
-    from burstlab.linklayer import wifi_timing
-
     wt = wifi_timing(s.mss + 40)
     span_min = n_att * wt.attempt
     cw, span_bo = 31, 0.0
@@ -788,13 +663,13 @@ def why(cfg: StudyConfig, env: Env, pts: Sequence[tuple[str, Any, Env]], cl: Seq
                "What it cannot match is the distribution: its bursts and gaps are geometric, the trace's gaps polynomial (Fig. 2)"
                + (", and the synthetic traces' bursts are geometric too, so here (d) differs from (e) only by the gaps' tail: long quiet periods, fewer burst "
                   "clusters, let TCP's window grow." if cfg.dataset == "synthetic" else "."))
-    f3 = [c for c in cl if c["where"] == "§V Fig. 3"]
+    f3 = [v for v in vs if v.claim.where == "§V Fig. 3"]
     if f3:
-        out.append("**Fig. 3**: " + "; ".join(f"{c['claim']}: {c['ours']} ({c['verdict']})" for c in f3) + ". The formula is fed the measured mean RTT, "
+        out.append("**Fig. 3**: " + "; ".join(f"{v.claim.words}: {v.outcome}" for v in f3) + ". The formula is fed the measured mean RTT, "
                    "which includes the satellite queueing; where the buffer fills (low FER) the window grows into the buffer without loss and the "
                    "formula's loss-driven picture no longer holds.")
     c0 = env.padhye(0.0)
-    if c0 is not None:
+    if c0 is not None and verdict.get("s2a-buffer-needed") == "reproduced":
         payload = SAT_RATE * s.mss / (s.mss + 40)
         full = s.sat_buffer * 8 / SAT_RATE
         out.append(f"**The error-free path** gives {100 * c0.median / payload:.1f} % of the satellite's payload capacity with the C·RTT buffer: "
@@ -805,7 +680,7 @@ def why(cfg: StudyConfig, env: Env, pts: Sequence[tuple[str, Any, Env]], cl: Seq
                    "The paper's statement is a necessary condition (fully used *only if* the buffer is at least C·RTT), which ours meets; it is not "
                    "sufficient for this TCP.")
     wb = {v: e for name, v, e in pts if name == "wifi_buffer"}
-    if len(wb) >= 2:
+    if len(wb) >= 2 and verdict.get("s2b-wifi-buffer") == "contradicted":
         small, big = wb[min(wb)], wb[max(wb)]
         qs = [x.queue_drops for t in small.traces if (x := small.table1(t, "trace")) is not None]
         qb = [x.queue_drops for t in big.traces if (x := big.table1(t, "trace")) is not None]
@@ -857,4 +732,4 @@ def cli_args(cfg: StudyConfig) -> list[str]:
     return a
 
 
-__all__ = ["claims", "cli_args", "tail_test", "write_outputs"]
+__all__ = ["cli_args", "tail_test", "write_outputs"]

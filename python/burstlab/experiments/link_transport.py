@@ -74,6 +74,9 @@ from burstlab.sweep import task_seed
 STUDY = "link-transport"
 #: Fig. 1's ARQ persistence levels (attempts).
 PERSISTENCES = (7, 15, 25)
+#: The ORBIT hop with its link-layer ARQ removed (one attempt per frame), at the example noise level only: the
+#: reference for "the spurious timeouts come from the link layer" (slides 9-10).
+NO_ARQ = 1
 #: The link layers and transports of slides 15-18.
 LINKS = ("llarq", "llharq")
 TCPS = ("sack", "lt-tcp")
@@ -432,6 +435,7 @@ def cells(cfg: StudyConfig, s: Setup, tc: TraceChannels, full: bool = True) -> l
     chs = channels(cfg, tc)
     sub = chs if full else [("orbit", s.example_noise), ("uniform", headline_uniform(cfg))]
     out = [orbit_cell(s, ch, r, tc) for r in PERSISTENCES for ch in (chs if full else [("orbit", s.example_noise)])]
+    out.append(orbit_cell(s, ("orbit", s.example_noise), NO_ARQ, tc))
     if not full:
         out += [orbit_cell(s, ("uniform", p), 15, tc) for p in cfg.uniform_ps]
     out += [lltx_cell(s, ch, link, tcp, h, tc) for link in LINKS for tcp in TCPS for h in HOPS for ch in sub]
