@@ -171,7 +171,7 @@ HELP_SECTIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
               "red_hard_drop", "red_mean_packet_bytes", "ack_path")),
     ("Loss", ("loss_mode", "ack_loss", "trace_file", "trace_format", "slot")),
     ("Link layer", ()),  # --link-layer is among the most used
-    ("Run and output", ("size", "warmup", "workers", "plot_dir", "show_config", "series_out", "help_all")),
+    ("Run and output", ("size", "warmup", "workers", "plot_dir", "log_file", "show_config", "series_out", "help_all")),
 )  # fmt: skip
 
 
