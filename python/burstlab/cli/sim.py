@@ -33,7 +33,7 @@ def _write_series(path: str, series: dict[str, Any]) -> None:
         raise _core.ParameterError("no series recorded")
 
     def write(tmp: str) -> None:
-        if Path(path).suffix.lower() == ".csv":
+        if Path(path).suffix.lower() != ".npz":  # .csv, or text into stdout, a device or a FIFO
             cols = list(series)
             arr = np.column_stack([np.asarray(series[c], dtype=np.float64) for c in cols])
             np.savetxt(tmp, arr, delimiter=",", header=",".join(cols), comments="", fmt="%.9g")
@@ -80,10 +80,12 @@ def _check_combination(ctx: click.Context, kw: dict[str, Any]) -> None:
 
 
 def _check_series_path(path: str) -> None:
-    """Check --series before the run: a .npz or .csv file path that can be written."""
-    from burstlab.files import check_output_path
+    """Check --series before the run: a .npz or .csv file path that can be written, or
+    ``-`` (standard output), a character device or a FIFO, which get CSV."""
+    from burstlab.files import STDOUT, check_output_path
 
-    if Path(path).suffix.lower() not in (".npz", ".csv"):
+    special = path == STDOUT or (os.path.exists(path) and not os.path.isfile(path) and not os.path.isdir(path))
+    if not special and Path(path).suffix.lower() not in (".npz", ".csv"):
         raise click.BadParameter(f"{path!r}: expected a file name ending in .npz or .csv", param_hint="--series")
     check_output_path(path)
 
