@@ -8,6 +8,7 @@ mod loss;
 mod network;
 mod sim;
 mod trace;
+mod watch;
 
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {

@@ -48,6 +48,10 @@ where
 fn sojourn(name: &str, d: &Bound<'_, PyDict>) -> PyResult<Sojourn> {
     let dist: String = req(d, "dist", "exponential".to_string())?;
     let mean: f64 = req(d, "mean", f64::NAN)?;
+    // An ON/OFF period of nanoseconds switches the flow 10^9 times per simulated second.
+    if mean.is_finite() && mean > 0.0 && !(1e-6..1e9).contains(&mean) {
+        return Err(err(Error::param(name, mean, "a mean period from 1 µs to 10^9 s (shorter ones switch the flow 10^9 times per simulated second)")));
+    }
     match dist.as_str() {
         "exponential" => Sojourn::exponential(mean),
         "constant" => Sojourn::deterministic(mean),
@@ -273,7 +277,7 @@ fn simulate_network<'py>(
 ) -> PyResult<Bound<'py, PyDict>> {
     let net = network(config, losses, capacities)?;
     let want_log = net.log;
-    let (r, log) = py.allow_threads(move || sim::run_network_logged(net)).py()?;
+    let (r, log) = crate::watch::run(py, config, net)?;
     network_dict(py, r, want_log.then_some(log))
 }
 

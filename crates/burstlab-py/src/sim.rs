@@ -394,8 +394,14 @@ fn simulate<'py>(
     sc.ack_loss = AckLoss::parse(&ack_loss).py()?;
     sc.seed = seed(config)?;
     sc.series = req(config, "series", false)?;
-    let r = py.allow_threads(move || sim::run(sc)).py()?;
-    result_dict(py, r)
+    run_scenario(py, config, sc)
+}
+
+/// A single-link or slotted scenario through [`crate::watch::run`] (budget, Ctrl-C, progress).
+fn run_scenario<'py>(py: Python<'py>, config: &Bound<'py, PyDict>, sc: Scenario) -> PyResult<Bound<'py, PyDict>> {
+    sc.validate().py()?;
+    let (mut r, _) = crate::watch::run(py, config, sc.into_network())?;
+    result_dict(py, r.flows.swap_remove(0).result)
 }
 
 /// Slotted trace-driven run (Srinivasan et al. §3.1). `config` keys: `tcp` (dict), `slot`
@@ -408,12 +414,17 @@ fn simulate_trace<'py>(
 ) -> PyResult<Bound<'py, PyDict>> {
     let tcp = tcp_config(&dict_of(py, config, "tcp")?)?;
     let slot = secs("slot", req(config, "slot", 0.01)?)?;
+    // The run lasts len(trace) × slot: bounded like every time (`secs`).
+    let span = slot as f64 * 1e-9 * trace.inner.len() as f64;
+    if span >= 1.0e9 {
+        let why = format!("a run (len(trace) × slot = {} × {} s = {span:.3e} s) shorter than 10^9 s: the simulator counts time in 64-bit nanoseconds", trace.inner.len(), slot as f64 * 1e-9);
+        return Err(crate::errors::to_py(Error::param("slot", slot as f64 * 1e-9, &why)));
+    }
     let ack_path: String = req(config, "ack_path", "lossless".to_string())?;
     let seed = seed(config)?;
     let mut sc = Scenario::slotted(tcp, trace.inner.clone(), slot, AckPath::parse(&ack_path).py()?, seed);
     sc.series = req(config, "series", false)?;
-    let r = py.allow_threads(move || sim::run(sc)).py()?;
-    result_dict(py, r)
+    run_scenario(py, config, sc)
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {

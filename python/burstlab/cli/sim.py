@@ -22,6 +22,9 @@ from burstlab import _core
 from burstlab.cli.options import FORMAT, SEED, SEED_MAX, count
 from burstlab.units import DURATION, RATE, SIZE, TIME
 
+#: How the engine's budget refusal names the option that raises it (the Python API's).
+BUDGET_OPTION = "max_events=N"
+
 
 def _write_series(path: str, series: dict[str, Any]) -> None:
     """Write the series to ``.npz`` (numpy) or ``.csv``, atomically."""
@@ -50,7 +53,7 @@ _LINK_ONLY = ("rate", "delay", "buffer", "buffer_unit", "loss", "loss_mode", "ac
                                               "mean_packet_bytes")))  # fmt: skip
 _TRACE_ONLY = ("trace_format", "slot", "ack_path")
 #: What goes with a scenario file (the file describes the whole network).
-_SCENARIO_OPTIONS = ("scenario", "seed", "seeds", "as_json", "plot_dir", "workers")
+_SCENARIO_OPTIONS = ("scenario", "seed", "seeds", "as_json", "plot_dir", "workers", "max_events")
 
 
 def _given(ctx: click.Context, name: str) -> bool:
@@ -531,6 +534,9 @@ def _name_options(e: _core.ParameterError) -> _core.ParameterError:
 @click.option("--plot", "plot_dir", default=None, metavar="DIR", type=click.Path(file_okay=False),
               help="Draw cwnd/ssthresh, SRTT/RTO and a time-sequence plot of the first seed's run of each variant into DIR.")  # fmt: skip
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+@click.option("--max-events", default=None, type=count(0),
+              help="Work budget of a run in events (≈ packets × hops + timers), estimated before it starts; a run over it is "
+                   "refused [default: 5·10^8, ~10-40 s; 0: none].")  # fmt: skip
 @click.option("--show-config", is_flag=True, help="Print the resolved settings (TCP and link) and exit without simulating.")
 @click.option("--series", "series_out", default=None, help="Write cwnd/ssthresh/srtt/rto/sequence series to OUT (.npz or .csv).")
 @click.pass_context
@@ -543,6 +549,10 @@ def sim_cmd(ctx: click.Context, **kw: Any) -> None:
         _sim(ctx, kw)
     except _core.ParameterError as e:
         raise _name_options(e) from None
+    except _core.BurstlabError as e:
+        if BUDGET_OPTION not in str(e):
+            raise
+        raise type(e)(str(e).replace(BUDGET_OPTION, "--max-events N")) from None
 
 
 def _sim(ctx: click.Context, kw: dict[str, Any]) -> None:
@@ -555,7 +565,8 @@ def _sim(ctx: click.Context, kw: dict[str, Any]) -> None:
             opts = ", ".join(_opt(n) for n in extra)
             raise click.UsageError(f"{opts}: a scenario file describes the whole network (only --seed, --seeds, --plot, --workers and --json go with it)")
         seed = kw["seed"] if _given(ctx, "seed") else None
-        return run_file(kw["scenario"], seed, kw["as_json"], seeds=kw["seeds"], plot_dir=kw["plot_dir"], workers=workers)
+        return run_file(kw["scenario"], seed, kw["as_json"], seeds=kw["seeds"], plot_dir=kw["plot_dir"], workers=workers,
+                        run_kw=run_kw(kw["max_events"], single=kw["seeds"] == 1))  # fmt: skip
     _check_combination(ctx, kw)
     if kw["series_out"] is not None:
         _check_series_path(kw["series_out"])
@@ -599,6 +610,25 @@ def _sim(ctx: click.Context, kw: dict[str, Any]) -> None:
                 click.echo(f"wrote {p}", err=True)
 
 
+def run_kw(max_events: int | None, single: bool) -> dict[str, Any]:
+    """The budget and progress arguments of the simulations a command runs: ``--max-events``,
+    and (for a single run, whose progress is not interleaved with others') a line of progress
+    on stderr each second once the run has taken 2 s (docs/simulator.md "Long runs")."""
+    import time
+
+    t0 = time.monotonic()
+
+    def show(now: float, end: float, events: int) -> None:
+        spent = time.monotonic() - t0
+        if spent < 2.0 or end <= 0:
+            return
+        done = min(1.0, now / end)
+        left = f", about {spent * (1 - done) / done:.0f} s left" if done > 0 else ""
+        click.echo(f"simulated {now:.6g} of {end:.6g} s ({100 * done:.0f} %, {events:.3g} events, {spent:.0f} s{left})", err=True)
+
+    return {"max_events": max_events, "progress": show if single else None}
+
+
 def _announce(n_runs: int, tcps: list[tuple[str, Any]], seeds: list[int], workers: int) -> None:
     if n_runs > 1:
         click.echo(f"simulating {len(tcps)} variant(s) × {len(seeds)} seed(s) = {n_runs} runs on {min(workers, n_runs)} thread(s)...", err=True)
@@ -613,8 +643,10 @@ def _run_link_mode(kw: dict[str, Any], tcps: list[tuple[str, Any]], seeds: list[
     workload = Workload(duration=kw["duration"], size=kw["size"], warmup=kw["warmup"])
     series = kw["series_out"] is not None
 
+    rkw = run_kw(kw["max_events"], single=len(tcps) * len(seeds) == 1 and not plot)
+
     def job(tcp: Any, seed: int) -> Any:
-        return run(Scenario(tcp=tcp, forward=link, ack_loss=kw["ack_loss"], workload=workload, seed=seed, series=series))
+        return run(Scenario(tcp=tcp, forward=link, ack_loss=kw["ack_loss"], workload=workload, seed=seed, series=series), **rkw)
 
     def drawn(tcp: Any) -> Any:
         # the plotted run again through the network engine, for its per-packet log: one hop
@@ -623,7 +655,7 @@ def _run_link_mode(kw: dict[str, Any], tcps: list[tuple[str, Any]], seeds: list[
 
         net = presets.single(forward=link, tcp=tcp, ack_loss=kw["ack_loss"], size=workload.size, duration=workload.duration,
                              warmup=workload.warmup, seed=seeds[0], series=True, log=True)  # fmt: skip
-        r = run_network(net)
+        r = run_network(net, **run_kw(kw["max_events"], single=False))
         return r.flows[0].series, r.log, 0
 
     jobs: list[Callable[[], Any]] = [partial(job, tcp, seed) for _, tcp in tcps for seed in seeds]
@@ -641,8 +673,10 @@ def _run_trace_mode(kw: dict[str, Any], tcps: list[tuple[str, Any]], seeds: list
 
     trace = read_trace(kw["trace_file"], kw["trace_format"])
     series = plot or kw["series_out"] is not None
+    rkw = run_kw(kw["max_events"], single=len(tcps) == 1)
     jobs: list[Callable[[], Any]] = [
-        partial(run_trace, trace, slot=kw["slot"], tcp=tcp, ack_path=kw["ack_path"], seed=seeds[0], series=series) for _, tcp in tcps
+        partial(run_trace, trace, slot=kw["slot"], tcp=tcp, ack_path=kw["ack_path"], seed=seeds[0], series=series, **rkw)
+        for _, tcp in tcps
     ]
     _announce(len(jobs), tcps, seeds, workers)
     results = run_parallel(jobs, workers)

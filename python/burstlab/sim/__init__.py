@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import InitVar, asdict, dataclass, field, fields
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Literal
 
 from burstlab import _core
@@ -690,8 +691,26 @@ class SimResult:
         return out
 
 
-def run(scenario: Scenario) -> SimResult:
-    """Simulate one scenario (in Rust, GIL released)."""
+#: A run's progress callback: ``progress(simulated_s, end_s, events)``, about once a second.
+Progress = Callable[[float, float, int], object]
+
+
+def run_options(max_events: int | None, progress: Progress | None, option: str = "max_events=N") -> dict[str, Any]:
+    """The keys every simulation entry point passes the engine beside its configuration (not
+    part of the configuration or its hash): the work budget checked before the run (events ≈
+    packets × hops + timers; ``None``: 5·10^8, ``0``: none; a run over it is refused naming
+    the estimate and ``option``) and the progress callback. Ctrl-C stops any run within a
+    few milliseconds (``KeyboardInterrupt``). docs/simulator.md "Long runs"."""
+    if max_events is not None and (isinstance(max_events, bool) or not isinstance(max_events, int) or max_events < 0):
+        raise _core.ParameterError(f"invalid parameter max_events = {max_events!r}: expected a whole number of events ≥ 0 (0: no budget)")
+    if progress is not None and not callable(progress):
+        raise _core.ParameterError(f"invalid parameter progress = {progress!r}: expected a callable (simulated_s, end_s, events)")
+    return {"max_events": max_events, "max_events_option": option, "progress": progress}
+
+
+def run(scenario: Scenario, *, max_events: int | None = None, progress: Progress | None = None) -> SimResult:
+    """Simulate one scenario (in Rust, GIL released). ``max_events``, ``progress``:
+    :func:`run_options`."""
     if not isinstance(scenario, Scenario):
         raise _core.ParameterError(f"invalid parameter scenario: expected a burstlab.sim.Scenario, got {type(scenario).__name__}")
     for which, link in (("forward", scenario.forward), ("reverse", scenario.reverse)):
@@ -712,6 +731,7 @@ def run(scenario: Scenario) -> SimResult:
     _check_loss_mode("forward", fwd_loss, scenario.forward.loss_mode)
     if scenario.reverse is not None:
         _check_loss_mode("reverse", rev_loss, scenario.reverse.loss_mode)
+    core_cfg.update(run_options(max_events, progress))
     d = _core.simulate(core_cfg, fwd_loss, rev_loss)
     return SimResult._from_core(d, cfg)
 
@@ -723,6 +743,9 @@ def run_trace(
     ack_path: Literal["lossless", "trace"] = "lossless",
     seed: int = 1,
     series: bool = False,
+    *,
+    max_events: int | None = None,
+    progress: Progress | None = None,
 ) -> SimResult:
     """Slotted trace-driven run (Srinivasan et al. §3.1): one transmission opportunity per slot,
     the trace entry of the slot (1 = delivered) decides the data packet's fate; the run
@@ -757,7 +780,7 @@ def run_trace(
         "trace_len": len(bits),
         "trace_sha256": hashlib.sha256(bits.words().tobytes()).hexdigest()[:16],
     }
-    d = _core.simulate_trace(bits, cfg)
+    d = _core.simulate_trace(bits, {**cfg, **run_options(max_events, progress)})
     return SimResult._from_core(d, cfg)
 
 

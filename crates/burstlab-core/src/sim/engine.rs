@@ -29,6 +29,7 @@ use super::event::{EventQueue, Timer};
 use super::mintree::{key, Key, MinTree, NONE};
 use super::network::{FlowKind, FlowSpec, LinkLoss, Network, OnOff};
 use super::scenario::{Scenario, TcpConfig};
+use super::watch::{Progress, Watch, WATCH_EVERY};
 use crate::link::{InFlight, LinkLayer, LossMode, LossSource, LossWindow, Pipe, QueueDisc, Red, Server, Timing, Verdict};
 use crate::results::{
     jain, Counters, FlowKindTag, FlowResult, LinkCounters, LinkResult, LogHistogram, NetworkResult, Series, SimResult,
@@ -399,6 +400,10 @@ struct Engine<const LOG: bool, const FULL: bool> {
     shares_stale: bool,
     /// The per-packet log (empty unless `LOG`).
     log: Vec<LogRec>,
+    /// Called every `WATCH_EVERY` events (interrupt, progress: `sim/watch.rs`); set when it
+    /// stopped the run.
+    watch: Option<Watch>,
+    interrupted: Option<Progress>,
 }
 
 /// The end of a path in [`Engine::paths`].
@@ -423,14 +428,27 @@ pub fn run_network(net: Network) -> Result<NetworkResult> {
 
 /// Run a network scenario and return the per-packet log as well (when `net.log` is set).
 pub fn run_network_logged(net: Network) -> Result<(NetworkResult, Vec<LogRec>)> {
+    run_network_watched(net, None)
+}
+
+/// [`run_network_logged`] with a [`Watch`] that may stop the run (Ctrl-C) and sees its
+/// progress: a stopped run is the error [`super::watch::interrupted`].
+pub fn run_network_watched(net: Network, watch: Option<Watch>) -> Result<(NetworkResult, Vec<LogRec>)> {
     net.validate()?;
     let full = needs_full(&net);
-    Ok(match (net.log, full) {
-        (true, true) => run_engine::<true, true>(net),
-        (true, false) => run_engine::<true, false>(net),
-        (false, true) => run_engine::<false, true>(net),
-        (false, false) => run_engine::<false, false>(net),
-    })
+    match (net.log, full) {
+        (true, true) => run_engine::<true, true>(net, watch),
+        (true, false) => run_engine::<true, false>(net, watch),
+        (false, true) => run_engine::<false, true>(net, watch),
+        (false, false) => run_engine::<false, false>(net, watch),
+    }
+}
+
+/// A single-link scenario with a [`Watch`] (see [`run_network_watched`]).
+pub fn run_watched(sc: Scenario, watch: Option<Watch>) -> Result<SimResult> {
+    sc.validate()?;
+    let (mut r, _) = run_network_watched(sc.into_network(), watch)?;
+    Ok(r.flows.swap_remove(0).result)
 }
 
 /// [`run_network_logged`] with every feature's checks compiled in, whatever the network
@@ -439,16 +457,20 @@ pub fn run_network_logged(net: Network) -> Result<(NetworkResult, Vec<LogRec>)> 
 pub(crate) fn run_network_full(net: Network) -> (NetworkResult, Vec<LogRec>) {
     net.validate().expect("a valid network");
     if net.log {
-        run_engine::<true, true>(net)
+        run_engine::<true, true>(net, None).expect("no watch to stop it")
     } else {
-        run_engine::<false, true>(net)
+        run_engine::<false, true>(net, None).expect("no watch to stop it")
     }
 }
 
-fn run_engine<const LOG: bool, const FULL: bool>(net: Network) -> (NetworkResult, Vec<LogRec>) {
+fn run_engine<const LOG: bool, const FULL: bool>(net: Network, watch: Option<Watch>) -> Result<(NetworkResult, Vec<LogRec>)> {
     let mut e = Engine::<LOG, FULL>::new(net);
+    e.watch = watch;
     e.run();
-    e.finish()
+    match e.interrupted {
+        Some(p) => Err(super::watch::interrupted(p)),
+        None => Ok(e.finish()),
+    }
 }
 
 /// Whether a network uses a feature whose per-packet checks the engine compiles out of a
@@ -642,6 +664,8 @@ impl<const LOG: bool, const FULL: bool> Engine<LOG, FULL> {
             stop_before: net.duration.saturating_add(1),
             shares_stale: true,
             log: Vec::new(),
+            watch: None,
+            interrupted: None,
         }
     }
 
@@ -1462,6 +1486,9 @@ impl<const LOG: bool, const FULL: bool> Engine<LOG, FULL> {
             }
             self.now = t;
             self.events += 1;
+            if self.events % WATCH_EVERY == 0 && self.watch.is_some() && !self.poll_watch() {
+                break;
+            }
             if i == self.timers {
                 let (t, _, ev) = self.heap.pop().expect("the timers' key is the heap's top");
                 self.tree.set(self.timers, self.heap.peek_key());
@@ -1473,6 +1500,18 @@ impl<const LOG: bool, const FULL: bool> Engine<LOG, FULL> {
         if self.stopped_at.is_none() {
             self.now = self.end;
         }
+    }
+
+    /// Ask the run's watch whether to go on (see `sim/watch.rs`); out of the loop's way.
+    #[cold]
+    #[inline(never)]
+    fn poll_watch(&mut self) -> bool {
+        let p = Progress { now: self.now, end: self.end, events: self.events };
+        let go = self.watch.as_mut().is_none_or(|w| w(p));
+        if !go {
+            self.interrupted = Some(p);
+        }
+        go
     }
 
     fn finish(mut self) -> (NetworkResult, Vec<LogRec>) {

@@ -442,6 +442,9 @@ impl Default for TcpConfig {
     }
 }
 
+/// The shortest timer a TCP flow may set: 1 µs ([`TcpConfig::check_times`]).
+pub const MIN_TIMER: Nanos = 1_000;
+
 impl TcpConfig {
     /// The defaults with the `--tcp NAME` pair.
     pub fn variant(v: Variant) -> Self {
@@ -491,6 +494,34 @@ impl TcpConfig {
         self.ack_bytes + if self.timestamps { TIMESTAMP_OPTION_BYTES } else { 0 }
     }
 
+    /// The bounds of the timers (docs/errors.md "Bounds"), in one place: every time is under
+    /// 10^9 s where it is parsed; a retransmission timer (`rto_min`, `rto_initial`) and the
+    /// delayed-ACK timer are at least [`MIN_TIMER`], since a timer of nanoseconds fires
+    /// 10^9 times per simulated second and the run never ends.
+    pub fn check_times(&self) -> Result<()> {
+        let t = self;
+        let floor = "at least 1 µs (a timer of nanoseconds fires 10^9 times per simulated second)";
+        if t.delayed_ack && t.ack_timeout == 0 {
+            return Err(Error::param("ack_timeout", 0, "a positive time when delayed_ack is on"));
+        }
+        if t.delayed_ack && t.ack_timeout < MIN_TIMER {
+            return Err(Error::param("ack_timeout", t.ack_timeout as f64 / 1e9, floor));
+        }
+        if t.rto_min == 0 || t.rto_min > t.rto_max {
+            return Err(Error::param("rto_min", t.rto_min as f64 / 1e9, "0 < rto_min ≤ rto_max"));
+        }
+        if t.rto_min < MIN_TIMER {
+            return Err(Error::param("rto_min", t.rto_min as f64 / 1e9, floor));
+        }
+        if t.rto_initial == 0 {
+            return Err(Error::param("rto_initial", 0, "a positive time"));
+        }
+        if t.rto_initial < MIN_TIMER {
+            return Err(Error::param("rto_initial", t.rto_initial as f64 / 1e9, floor));
+        }
+        Ok(())
+    }
+
     pub fn validate(&self) -> Result<()> {
         let t = self;
         if t.mss == 0 || t.mss > u32::MAX as u64 / 2 {
@@ -508,15 +539,7 @@ impl TcpConfig {
         if t.ack_every == 0 {
             return Err(Error::param("ack_every", 0, "at least 1"));
         }
-        if t.delayed_ack && t.ack_timeout == 0 {
-            return Err(Error::param("ack_timeout", 0, "a positive time when delayed_ack is on"));
-        }
-        if t.rto_min == 0 || t.rto_min > t.rto_max {
-            return Err(Error::param("rto_min", t.rto_min as f64 / 1e9, "0 < rto_min ≤ rto_max"));
-        }
-        if t.rto_initial == 0 {
-            return Err(Error::param("rto_initial", 0, "a positive time"));
-        }
+        t.check_times()?;
         if let super::rtt::RtoEstimator::Rfc793 { alpha, beta } = t.rto_estimator {
             if !(0.0..1.0).contains(&alpha) {
                 return Err(Error::param("rto_alpha", alpha, "0 ≤ α < 1 (RFC 793: .8 to .9)"));
