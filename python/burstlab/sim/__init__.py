@@ -393,10 +393,17 @@ def segments_bound(rate: float, duration: float, buffer: int, buffer_unit: str, 
     return min(2**63, carried + held + 1)
 
 
+#: An initial window never refused: RFC 6928's 10 segments (a window larger than a short
+#: transfer costs nothing; `sim --size 1000` refused the default window of 2).
+IW_ALWAYS = 10
+
+
 def _check_init_cwnd(tcp: TcpConfig, bound: int, why: str) -> None:
     """Refuse an initial window beyond what the run can send (it allocated one scoreboard
-    entry per segment: 2^32 segments grew to 22.9 GB; 10^9 ran for minutes)."""
+    entry per segment: 2^32 segments grew to 22.9 GB; 10^9 ran for minutes); up to
+    :data:`IW_ALWAYS` segments is always allowed."""
     n = tcp.init_cwnd
+    bound = max(bound, IW_ALWAYS)
     if isinstance(n, int) and n > bound:
         raise _core.ParameterError(
             f"invalid parameter init_cwnd = {n}: at most {bound} segments here ({why}): a larger initial window "

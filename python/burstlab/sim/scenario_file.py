@@ -392,6 +392,12 @@ class _Reader:
             raise self.fail(("hop",), "a scenario needs [[hop]] tables (or a [preset])")
         if not isinstance(flows, list) or not flows:
             raise self.fail(("flow",), "a scenario needs [[flow]] tables (or a [preset])")
+        from burstlab.sim.presets import check_size
+
+        try:
+            check_size(len(flows), len(hops), "scenario")
+        except _core.ParameterError as e:
+            raise self.fail(("flow",) if len(flows) > len(hops) else ("hop",), str(e).removeprefix("invalid parameter scenario ")) from None
         hop_objs = [self.hop(h, ("hop", i)) for i, h in enumerate(hops)]
         flow_objs = [self.flow(f, ("flow", i)) for i, f in enumerate(flows)]
         known = {h.name for h in hop_objs}

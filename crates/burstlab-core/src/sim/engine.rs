@@ -404,6 +404,8 @@ struct Engine<const LOG: bool, const FULL: bool> {
     /// stopped the run.
     watch: Option<Watch>,
     interrupted: Option<Progress>,
+    /// The warm-up has ended: the measured window is open (see `sent_before_window`).
+    window_open: bool,
 }
 
 /// The end of a path in [`Engine::paths`].
@@ -666,6 +668,7 @@ impl<const LOG: bool, const FULL: bool> Engine<LOG, FULL> {
             log: Vec::new(),
             watch: None,
             interrupted: None,
+            window_open: false,
         }
     }
 
@@ -850,6 +853,9 @@ impl<const LOG: bool, const FULL: bool> Engine<LOG, FULL> {
             if by_queue { (&mut c.queue_drops, LogEvent::Dropped) } else { (&mut c.channel_losses, LogEvent::Lost) };
         *counter += 1;
         self.log_pkt(event, li as u32, p);
+        if self.sent_before_window(p) {
+            return; // its flow counted it as sent before the measured window: its fate is not in it
+        }
         let (queue_drops, channel_losses) = match &mut self.flows[p.flow as usize].state {
             FlowState::Tcp(t) if p.kind() == PktKind::Ack => return t.acks_lost += 1,
             FlowState::Tcp(t) => (&mut t.queue_drops, &mut t.channel_losses),
@@ -911,8 +917,9 @@ impl<const LOG: bool, const FULL: bool> Engine<LOG, FULL> {
             PktKind::Ack if FULL => self.on_ack(f, p.num, p.aux(), p.flags(), p.rseq()),
             PktKind::Ack => self.on_ack(f, p.num, p.aux(), 0, 0),
             PktKind::Udp => {
+                let early = self.sent_before_window(&p);
                 if let FlowState::Cbr(c) = &mut self.flows[f].state {
-                    c.delivered += 1;
+                    c.delivered += !early as u64;
                 }
             }
         }
@@ -1423,10 +1430,28 @@ impl<const LOG: bool, const FULL: bool> Engine<LOG, FULL> {
         }
     }
 
+    /// Whether packet `p`, whose fate is decided now, was sent before the measured window
+    /// opened (the warm-up's end, once reached): its flow counted it as sent before the
+    /// window, so its loss or delivery is not counted in it either (lost ≤ sent and
+    /// delivered ≤ sent in every window; docs/simulator.md "Warm-up").
+    #[inline]
+    fn sent_before_window(&self, p: &Pkt) -> bool {
+        self.window_open && p.t0 <= self.warmup
+    }
+
     fn snapshot(&mut self) {
+        self.window_open = true;
         for i in 0..self.flows.len() {
             if self.flows[i].spec.is_tcp() {
-                let c = self.tcp_counters(i);
+                let mut c = self.tcp_counters(i);
+                // Data sent before the window (in flight, or held out of order at the
+                // receiver) is not delivered in it: the window's delivery starts at the
+                // highest segment sent so far, so delivered ≤ sent and goodput ≤ the
+                // bottleneck (each segment delivered in it crossed the path in it).
+                let t = self.flows[i].tcp();
+                let first = t.receiver.rcv_nxt.max(t.sender.tcb.high_tx);
+                c.delivered_bytes = t.sender.bytes_below(first);
+                c.delivered_segments = t.sender.segments_below(first);
                 self.flows[i].tcp().snapshot = c;
             } else if let FlowState::Cbr(c) = &mut self.flows[i].state {
                 c.snap = (c.sent, c.delivered, c.channel_losses, c.queue_drops);
