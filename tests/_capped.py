@@ -5,12 +5,14 @@ result must be a result (exit 0) or one ``error:`` line with exit 2: never an ab
 
 from __future__ import annotations
 
+import contextlib
 import os
 import resource
 import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -69,3 +71,35 @@ def assert_result_or_error(o: Outcome, *, expect: int | None = None, contains: s
 
 def root() -> Path:
     return Path(__file__).resolve().parent.parent
+
+
+@contextlib.contextmanager
+def small_disk(parent: Path, size: str = "4m") -> Iterator[Path]:
+    """A real file system of ``size`` (a tmpfs mounted under ``parent``; root only), to fill
+    up: skips the test where mounting is not allowed."""
+    import pytest
+
+    mnt = parent / "disk"
+    mnt.mkdir()
+    r = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(mnt)], capture_output=True)
+    if r.returncode != 0:
+        pytest.skip(f"cannot mount a small tmpfs here: {r.stderr.decode(errors='replace').strip()}")
+    try:
+        yield mnt
+    finally:
+        subprocess.run(["umount", "-l", str(mnt)], capture_output=True)
+
+
+def fill(folder: Path, leave: int = 0) -> None:
+    """Fill the file system of ``folder`` up to ``leave`` bytes free."""
+    st = os.statvfs(folder)
+    free = st.f_bavail * st.f_frsize - leave
+    with open(folder / "filler", "wb") as f:
+        try:
+            while free > 0:
+                n = min(free, 1 << 20)
+                f.write(b"\0" * n)
+                free -= n
+            f.flush()
+        except OSError:
+            pass

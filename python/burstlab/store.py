@@ -30,6 +30,7 @@ import numpy as np
 
 from burstlab import __version__
 from burstlab._core import ParameterError
+from burstlab._util import json_safe
 
 if TYPE_CHECKING:
     import duckdb
@@ -197,11 +198,26 @@ class ResultStore:
             table = pa.table({c: pa.array(v, type=self._arrow[c]) for c, v in cols.items()})
         except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError) as e:
             raise ParameterError(f"invalid parameter row: {e}") from None
+        self._transaction(table, f'INSERT INTO "{self.table}" SELECT * FROM _burstlab_insert')
+
+    def replace_table(self, name: str, rows: Sequence[Mapping[str, Any]], columns: Sequence[str]) -> None:
+        """Replace (or create) the derived table ``name`` with ``rows`` (their ``columns``,
+        values made JSON-safe) in one transaction: a full disk or Ctrl-C during its commit is
+        the usual ``OSError`` naming the store or ``KeyboardInterrupt``, and the old table
+        stays (a study's summary tables; DuckDB's failed ``COMMIT`` escaped as exit 3)."""
+        import pyarrow as pa
+
+        table = pa.table({c: [json_safe(r.get(c)) for r in rows] for c in columns})
+        self._transaction(table, f'CREATE OR REPLACE TABLE "{name}" AS SELECT * FROM _burstlab_insert')
+
+    def _transaction(self, table: Any, sql: str) -> None:
+        """Run ``sql`` (which reads the Arrow ``table`` as ``_burstlab_insert``) in one
+        transaction, DuckDB's failures mapped by :func:`_duckdb_error`."""
         con = self._con
         con.register("_burstlab_insert", table)
         try:
             con.execute("BEGIN TRANSACTION")
-            con.execute(f'INSERT INTO "{self.table}" SELECT * FROM _burstlab_insert')
+            con.execute(sql)
             con.execute("COMMIT")
         except BaseException as e:
             # The transaction may already be gone (an interrupted or failed COMMIT): a

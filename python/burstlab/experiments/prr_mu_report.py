@@ -67,17 +67,7 @@ def write_csv(path: Path, rows: Sequence[dict[str, Any]], columns: Sequence[str]
 
 
 def _replace_table(store: ResultStore, name: str, rows: Sequence[dict[str, Any]], columns: Sequence[str]) -> None:
-    import pyarrow as pa
-
-    con = store.connection
-    t = pa.table({c: [json_safe(r.get(c)) for r in rows] for c in columns})
-    con.register("_tmp_tab", t)
-    try:
-        con.execute("BEGIN TRANSACTION")
-        con.execute(f'CREATE OR REPLACE TABLE "{name}" AS SELECT * FROM _tmp_tab')
-        con.execute("COMMIT")
-    finally:
-        con.unregister("_tmp_tab")
+    store.replace_table(name, rows, columns)  # a full disk: OSError naming the store (exit 2)
 
 
 RESULT_COLUMNS = ["group", "link_id", "subgroup", "synthetic", "prr", "mu", "throughput_pps", "link_pps", "independent_pps", "ge_pps", "diff_pct"]
