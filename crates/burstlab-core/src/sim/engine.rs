@@ -29,7 +29,7 @@ use super::event::{EventQueue, Timer};
 use super::mintree::{key, Key, MinTree, NONE};
 use super::network::{FlowKind, FlowSpec, LinkLoss, Network, OnOff};
 use super::scenario::{Scenario, TcpConfig};
-use super::watch::{Progress, Watch, WATCH_EVERY};
+use super::watch::{next_quantum, Progress, Watch};
 use crate::link::{InFlight, LinkLayer, LossMode, LossSource, LossWindow, Pipe, QueueDisc, Red, Server, Timing, Verdict};
 use crate::results::{
     jain, Counters, FlowKindTag, FlowResult, LinkCounters, LinkResult, LogHistogram, NetworkResult, Series, SimResult,
@@ -1504,23 +1504,37 @@ impl<const LOG: bool, const FULL: bool> Engine<LOG, FULL> {
                 self.push_timer(s, Timer::Start(f as u32));
             }
         }
+        // A watch is called at watch points in simulated time, spaced so that about
+        // WATCH_EVERY events pass between two (`sim/watch.rs`): the loop stops at the next
+        // one as it stops at the end, so the watch costs the loop nothing per event.
+        let end = self.stop_before;
+        let mut quantum: Nanos = 1_000_000; // 1 ms simulated, then adapted
+        let mut seen = 0;
+        if self.watch.is_some() {
+            self.stop_before = end.min(quantum);
+        }
         loop {
-            let (t, i) = self.tree.min();
-            if t >= self.stop_before {
+            loop {
+                let (t, i) = self.tree.min();
+                if t >= self.stop_before {
+                    break;
+                }
+                self.now = t;
+                self.events += 1;
+                if i == self.timers {
+                    let (t, _, ev) = self.heap.pop().expect("the timers' key is the heap's top");
+                    self.tree.set(self.timers, self.heap.peek_key());
+                    self.on_timer(t, ev);
+                } else {
+                    self.on_link(i);
+                }
+            }
+            if self.watch.is_none() || self.stopped_at.is_some() || self.stop_before >= end || !self.poll_watch() {
                 break;
             }
-            self.now = t;
-            self.events += 1;
-            if self.events % WATCH_EVERY == 0 && self.watch.is_some() && !self.poll_watch() {
-                break;
-            }
-            if i == self.timers {
-                let (t, _, ev) = self.heap.pop().expect("the timers' key is the heap's top");
-                self.tree.set(self.timers, self.heap.peek_key());
-                self.on_timer(t, ev);
-            } else {
-                self.on_link(i);
-            }
+            quantum = next_quantum(quantum, self.events - seen);
+            seen = self.events;
+            self.stop_before = end.min(self.stop_before.saturating_add(quantum));
         }
         if self.stopped_at.is_none() {
             self.now = self.end;
