@@ -31,6 +31,7 @@ import numpy as np
 from burstlab import __version__
 from burstlab._core import ParameterError
 from burstlab._util import json_safe
+from burstlab.files import remove_stale_temporaries
 
 if TYPE_CHECKING:
     import duckdb
@@ -161,10 +162,16 @@ class ResultStore:
         if have != self.columns:
             self._con.close()
             raise ParameterError(
-                f"invalid parameter path = {self.path}: table {table} has columns {have}, expected {self.columns} "
-                "(a store written by a different version of this study; use another --out)"
+                f"invalid parameter path = {self.path}: a results store of another study, or of another version of this one "
+                f"(its table {table} has columns {', '.join(have)}; this study writes {', '.join(self.columns)}): "
+                "give this study its own --out"
             )
         self._types = {"key": "VARCHAR", **schema}
+        if self.path != ":memory:":
+            # The store's lock is ours now: the temporary files a killed writer left in its
+            # folder (figures, tables, reports: atomic_write's) are nobody's; every study
+            # opens its store before it writes anything (docs/errors.md).
+            remove_stale_temporaries(Path(self.path).parent)
 
     @property
     def _arrow(self) -> dict[str, Any]:
