@@ -97,3 +97,116 @@ def test_tiny_on_off_is_refused_not_a_hang(tmp_path: Path) -> None:
     )
     o = run_capped(["sim", str(toml)])
     assert_result_or_error(o, expect=2)
+
+
+# ---- item 5: big networks; the JSON of a network ----------------------------------------
+
+
+def _toml(tmp_path: Path, name: str, text: str) -> Path:
+    p = tmp_path / name
+    p.write_text(text)
+    return p
+
+
+@pytest.mark.parametrize("preset, want", [('name = "dumbbell"\nn = 1000000', "at most 100000 flows"),
+                                          ('name = "chain"\nhops = 1000000000', "at most 65535 hops")])  # fmt: skip
+def test_big_networks_are_refused_before_they_are_built(tmp_path: Path, preset: str, want: str) -> None:
+    o = run_capped(["sim", str(_toml(tmp_path, "big.toml", f"[preset]\n{preset}\n"))])
+    assert_result_or_error(o, expect=2, contains=want)
+    assert o.seconds < 10
+
+
+def test_network_json_prints_the_configuration_once(tmp_path: Path) -> None:
+    flows = "".join(f'[[flow]]\nname = "f{i}"\npath = ["b"]\n\n' for i in range(300))
+    toml = _toml(tmp_path, "many.toml", f'duration = "2s"\n\n[[hop]]\nname = "b"\nrate = "10Mbit"\ndelay = "10ms"\n\n{flows}')
+    o = run_capped(["sim", str(toml), "--json"])
+    assert_result_or_error(o, expect=0)
+    import json
+
+    d = json.loads(o.stdout)
+    assert len(d["flows"]) == 300 and all("config" not in f for f in d["flows"]) and len(d["config"]["flows"]) == 300
+    assert len(o.stdout) < 5_000_000  # was 1.9 GB for 300 flows
+
+
+def test_dumbbell_access_delay_overflow_is_a_parameter_error(tmp_path: Path) -> None:
+    o = run_capped(["sim", str(_toml(tmp_path, "d.toml", '[preset]\nname = "dumbbell"\nn = 2\naccess_delay = 1e308\n'))])
+    assert_result_or_error(o, expect=2, contains="access_delay = 1e+308: expected a time from 0 to 10^9 s")
+
+
+# ---- item 7: valid input refused, counters ----------------------------------------------
+
+
+def test_short_transfer_keeps_the_default_window(tmp_path: Path) -> None:
+    assert_result_or_error(run_capped(["sim", "--size", "1000"]), expect=0)
+    toml = _toml(tmp_path, "s.toml", '[[hop]]\nname = "b"\nrate = "10Mbit"\n\n[[flow]]\nname = "f"\npath = ["b"]\nsize = 1\n')
+    assert_result_or_error(run_capped(["sim", str(toml)]), expect=0)
+
+
+def test_warmup_counters_are_consistent() -> None:
+    import json
+
+    for loss in ("none", "bernoulli:p=0.3"):
+        o = run_capped(["sim", "--warmup", "10ms", "--duration", "200ms", "--rate", "100kbit", "--buffer", "1", "--loss", loss, "--json"])
+        assert_result_or_error(o, expect=0)
+        d = json.loads(o.stdout)
+        assert d["packets_lost"] <= d["packets_sent"] and d["delivered_segments"] <= d["packets_sent"], d
+
+
+# ---- item 9: messages -------------------------------------------------------------------
+
+
+def test_link_layer_numbers_in_exponent_form() -> None:
+    o = run_capped(["sim", "--link-layer", "arq:retry_limit=1e9", "--duration", "1s"])
+    assert_result_or_error(o, expect=2, contains="retry_limit = 1000000000: expected a limit giving 1 to 4096 attempts")
+    o = run_capped(["sim", "--link-layer", "arq:retry_limit=1.5", "--duration", "1s"])
+    assert_result_or_error(o, expect=2, contains="retry_limit = '1.5': expected a whole number")
+    assert_result_or_error(run_capped(["sim", "--link-layer", "arq:retry_limit=7e0", "--duration", "1s"]), expect=0)
+
+
+def test_toml_rate_names_the_file_line_and_value(tmp_path: Path) -> None:
+    toml = _toml(tmp_path, "r.toml", '[[hop]]\nname = "b"\nrate = 1e-300\n\n[[flow]]\nname = "f"\npath = ["b"]\n')
+    o = run_capped(["sim", str(toml)])
+    assert_result_or_error(o, expect=2, contains="r.toml:3: hop.rate = 1e-300: expected a rate from 1 bit/s to 10^15 bit/s")
+    with pytest.raises(_core.ParameterError, match=r"forward.rate = 1e-300: expected"):
+        sim.run(sim.Scenario(forward=sim.Link(rate=1e-300)))
+
+
+def test_toml_mss_1_runs(tmp_path: Path) -> None:
+    toml = _toml(tmp_path, "m.toml", '[[hop]]\nname = "b"\nrate = "10Mbit"\n\n[[flow]]\nname = "f"\npath = ["b"]\n[flow.tcp]\nmss = 1\n')
+    o = run_capped(["sim", str(toml)])
+    assert_result_or_error(o, expect=0)
+    assert "lt-mss-min" not in o.stderr
+
+
+def test_capacity_path_error_never_prints_the_file(tmp_path: Path) -> None:
+    secret = tmp_path / "secret.txt"
+    secret.write_text("root:x:0:0:root:/root:/bin/bash\n")
+    toml = _toml(tmp_path, "p.toml", f'[[hop]]\nname = "b"\nrate = "10Mbit"\ncapacity = "{secret}"\n\n[[flow]]\nname = "f"\npath = ["b"]\n')
+    o = run_capped(["sim", str(toml)])
+    assert_result_or_error(o, expect=2, contains="is not a Mahimahi capacity trace")
+    assert "root:x" not in o.stderr
+
+
+def test_sample_counts_are_parameter_errors() -> None:
+    from burstlab.lossspec import parse_loss_spec
+
+    m = parse_loss_spec("bernoulli:p=0.1")
+    for n in (-1, 2**70, 1.5, True):
+        with pytest.raises(_core.ParameterError, match="invalid parameter n = "):
+            m.sample(n, 1)
+    with pytest.raises(_core.ParameterError, match="invalid parameter seed = -1"):
+        m.sample(3, -1)
+    import numpy as np
+
+    assert len(m.sample(np.int64(5), 1)) == 5
+
+
+@pytest.mark.parametrize("ext", ["bits", "string", "seq", "csv", "parquet", "ttem"])
+def test_empty_trace_is_refused_not_written(tmp_path: Path, ext: str) -> None:
+    from burstlab import io
+    from burstlab.traces import Trace
+
+    p = tmp_path / f"e.{ext}"
+    with pytest.raises(_core.EmptyInputError, match="cannot write an empty trace"):
+        io.write_trace(Trace.from_string(""), p)
+    assert not p.exists()

@@ -97,7 +97,7 @@ fn network(
             None => {
                 let rate: f64 = req(s, "rate", 10e6)?;
                 if !(rate.is_finite() && (1.0..1.0e15).contains(&rate)) {
-                    return Err(err(Error::param(&format!("{name}.rate"), rate, "a rate of at least 1 bit/s")));
+                    return Err(err(Error::param(&format!("{name}.rate"), crate::errors::num(rate), "a rate from 1 bit/s to 10^15 bit/s")));
                 }
                 Timing::Rate { rate_bps: rate.round() as u64 }
             }
@@ -154,7 +154,7 @@ fn network(
             "cbr" => {
                 let rate: f64 = req(&f, "rate", f64::NAN)?;
                 if !(rate.is_finite() && (1.0..1.0e15).contains(&rate)) {
-                    return Err(err(Error::param(&format!("flow {name}.rate"), rate, "a rate of at least 1 bit/s")));
+                    return Err(err(Error::param(&format!("flow {name}.rate"), crate::errors::num(rate), "a rate from 1 bit/s to 10^15 bit/s")));
                 }
                 let bytes = count(&format!("flow {name}.packet_bytes"), req(&f, "packet_bytes", 1000)?)?;
                 let bytes = u32::try_from(bytes).map_err(|_| err(Error::param("packet_bytes", bytes, "at most 2^32 - 1")))?;

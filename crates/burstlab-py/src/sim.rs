@@ -282,7 +282,7 @@ fn tcp_settings<'py>(py: Python<'py>, config: &Bound<'py, PyDict>) -> PyResult<B
 fn link_config(prefix: &str, d: &Bound<'_, PyDict>, loss: Option<&PyLossModel>) -> PyResult<LinkConfig> {
     let rate: f64 = req(d, "rate", 10e6)?;
     if !(rate.is_finite() && rate >= 1.0) {
-        return Err(crate::errors::to_py(Error::param(&format!("{prefix}.rate"), rate, "a rate of at least 1 bit/s")));
+        return Err(crate::errors::to_py(Error::param(&format!("{prefix}.rate"), crate::errors::num(rate), "a rate of at least 1 bit/s")));
     }
     let unit: String = req(d, "buffer_unit", "packets".to_string())?;
     let unit = match unit.as_str() {

@@ -566,7 +566,9 @@ impl TcpConfig {
         if t.lt_granularity == 0 {
             return Err(Error::param("lt_granularity", 0, "at least 1 packet per window"));
         }
-        if t.lt_mss_min == 0 || t.lt_mss_min > t.mss {
+        // The floor of LT-TCP's adaptive segments: checked against mss only where it is used
+        // (`mss = 1` without LT-TCP blamed --lt-mss-min).
+        if t.lt_mss_min == 0 || (t.recovery == RecoveryKind::Lt && t.lt_adaptive_mss && t.lt_mss_min > t.mss) {
             return Err(Error::param("lt_mss_min", t.lt_mss_min, &format!("1 to mss = {} bytes", t.mss)));
         }
         if !(t.lt_erasure_gain > 0.0 && t.lt_erasure_gain <= 1.0) {
