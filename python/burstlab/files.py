@@ -13,6 +13,7 @@ import re
 import stat
 import sys
 from collections.abc import Callable, Iterator
+from typing import Any
 from pathlib import Path
 
 __all__ = ["STDOUT", "atomic_write", "atomic_write_text", "check_output_path", "output_dir", "remove_stale_temporaries"]
@@ -150,7 +151,11 @@ def _write_in_place(p: Path, kind: str | None, write: Callable[[str], object]) -
         try:
             if kind is None:
                 sys.stdout.flush()
-                fd = os.dup(sys.stdout.fileno())
+                try:
+                    fd = os.dup(sys.stdout.fileno())
+                except (AttributeError, ValueError):  # a stdout replaced in-process (io.StringIO)
+                    _copy_to_stream(tmp, sys.stdout)
+                    return
             elif kind == "FIFO":
                 fd = os.open(p, os.O_WRONLY | os.O_NONBLOCK)
                 os.set_blocking(fd, True)
@@ -160,6 +165,18 @@ def _write_in_place(p: Path, kind: str | None, write: Callable[[str], object]) -
                 shutil.copyfileobj(src, out, 1 << 20)
         except OSError as e:
             raise _os_error(e, p, None) from None
+
+
+def _copy_to_stream(tmp: str, stream: Any) -> None:
+    """Copy a file into a Python stream without a file descriptor: its binary buffer if it
+    has one, else as text (UTF-8, undecodable bytes replaced)."""
+    data = Path(tmp).read_bytes()
+    buf = getattr(stream, "buffer", None)
+    if buf is not None:
+        buf.write(data)
+        buf.flush()
+    else:
+        stream.write(data.decode("utf-8", "replace"))
 
 
 def atomic_write(path: str | os.PathLike[str], write: Callable[[str], object]) -> None:
