@@ -120,8 +120,9 @@ def sim_argv(r: random.Random, trace: Path) -> list[str]:
             argv.append(opt if r.random() < 0.5 else "--no-" + opt[2:])
         else:
             argv += [opt, _value(r, kind, choices)]
-    if r.random() < 0.05:
-        argv += ["--max-events", r.choice(["0", "1", "1000", "-1"])]
+    if r.random() < 0.05:  # no budget (0) only for a short run: without one a long run is the user's choice
+        short = argv[argv.index("--duration") + 1] in SHORT_RUNS if "--duration" in argv else False
+        argv += ["--max-events", r.choice(["0", "1", "1000", "-1"] if short else ["1", "1000", "-1", "x"])]
     argv.append("--json")
     return argv
 

@@ -55,7 +55,7 @@ def test_duration_beyond_the_budget_is_refused_with_the_estimate() -> None:
 
 
 def test_long_run_shows_progress_on_stderr() -> None:
-    o = run_capped(["sim", "--duration", "150000s"])
+    o = run_capped(["sim", "--duration", "150000s", "--max-events", "0"])
     assert_result_or_error(o, expect=0)
     lines = [ln for ln in o.stderr.splitlines() if ln.startswith("simulated ")]
     assert lines and "of 150000 s" in lines[0], o.stderr
@@ -69,7 +69,7 @@ def test_python_api_progress_and_interrupt() -> None:
         raise KeyboardInterrupt  # what a Ctrl-C handler raises
 
     with pytest.raises(KeyboardInterrupt):
-        sim.run(sim.Scenario(workload=sim.Workload(duration=100000.0)), progress=progress)
+        sim.run(sim.Scenario(workload=sim.Workload(duration=100000.0)), progress=progress, max_events=0)
     assert len(seen) == 1 and 0 < seen[0][0] < seen[0][1] == 100000.0 and seen[0][2] > 0
 
 

@@ -536,7 +536,7 @@ def _name_options(e: _core.ParameterError) -> _core.ParameterError:
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 @click.option("--max-events", default=None, type=count(0),
               help="Work budget of a run in events (≈ packets × hops + timers), estimated before it starts; a run over it is "
-                   "refused [default: 5·10^8, ~10-40 s; 0: none].")  # fmt: skip
+                   "refused [default: 2·10^8, ~4-15 s; 0: none].")  # fmt: skip
 @click.option("--show-config", is_flag=True, help="Print the resolved settings (TCP and link) and exit without simulating.")
 @click.option("--series", "series_out", default=None, help="Write cwnd/ssthresh/srtt/rto/sequence series to OUT (.npz or .csv).")
 @click.pass_context

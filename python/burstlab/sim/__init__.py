@@ -705,7 +705,7 @@ Progress = Callable[[float, float, int], object]
 def run_options(max_events: int | None, progress: Progress | None, option: str = "max_events=N") -> dict[str, Any]:
     """The keys every simulation entry point passes the engine beside its configuration (not
     part of the configuration or its hash): the work budget checked before the run (events ≈
-    packets × hops + timers; ``None``: 5·10^8, ``0``: none; a run over it is refused naming
+    packets × hops + timers; ``None``: 2·10^8, ``0``: none; a run over it is refused naming
     the estimate and ``option``) and the progress callback. Ctrl-C stops any run within a
     few milliseconds (``KeyboardInterrupt``). docs/simulator.md "Long runs"."""
     if max_events is not None and (isinstance(max_events, bool) or not isinstance(max_events, int) or max_events < 0):

@@ -17,8 +17,9 @@ use crate::link::{BufferUnit, LinkLayerConfig, Timing};
 use crate::time::{to_secs_f64, Nanos, NS_PER_S};
 use crate::{Error, Result};
 
-/// The default work budget: 5·10^8 events, 10–40 s of CPU at the engine's speed.
-pub const DEFAULT_MAX_EVENTS: u64 = 500_000_000;
+/// The default work budget: 2·10^8 events, 4–15 s of CPU at the engine's speed (a run of the
+/// default budget ends within 30 s also on a loaded machine; issue 34).
+pub const DEFAULT_MAX_EVENTS: u64 = 200_000_000;
 
 /// Packets a transfer of `n` segments may send, retransmissions included (a loss rate up
 /// to ~98 % before the estimate is exceeded; the run still stops at its duration).
@@ -69,6 +70,12 @@ fn server_pps(net: &Network, server: usize, bits: f64) -> Option<f64> {
     }
 }
 
+/// The segments a TCP flow sends at its start: its initial window, at most its transfer.
+fn initial_window(t: &crate::tcp::config::TcpConfig, size: Option<u64>) -> f64 {
+    let segs = size.map_or(u64::MAX, |s| s.div_ceil(t.mss.max(1)));
+    t.init_cwnd.min(segs) as f64
+}
+
 /// Estimate a network's work and memory (see the module documentation).
 pub fn estimate(net: &Network) -> Estimate {
     let end = net.duration;
@@ -107,6 +114,9 @@ pub fn estimate(net: &Network) -> Estimate {
             if let Some(w) = t.max_cwnd {
                 window = window.min(w as f64 + 1.0);
             }
+            // The initial window is handed to the path at once, whatever the rate (a link
+            // layer's or a capacity trace's rate does not bound it).
+            window = window.max(initial_window(t, f.size));
             if let Some(s) = f.size {
                 let segs = s.div_ceil(t.mss.max(1)) as f64;
                 window = window.min(segs);
@@ -147,8 +157,11 @@ pub fn estimate(net: &Network) -> Estimate {
     let mut hops = 0.0;
     for (i, f) in net.flows.iter().enumerate() {
         let mut n = rate[i] * active[i];
-        if let (FlowKind::Tcp(t), Some(s)) = (&f.kind, f.size) {
-            n = n.min(s.div_ceil(t.mss.max(1)) as f64 * RETRANSMISSION_ALLOWANCE);
+        if let FlowKind::Tcp(t) = &f.kind {
+            n = n.max(initial_window(t, f.size));
+            if let Some(s) = f.size {
+                n = n.min(s.div_ceil(t.mss.max(1)) as f64 * RETRANSMISSION_ALLOWANCE);
+            }
         }
         packets += n;
         hops += n * (f.forward.len() + f.reverse.len()) as f64;
@@ -244,6 +257,17 @@ mod tests {
         let msg = check(&net, DEFAULT_MAX_EVENTS, "--max-events").unwrap_err().to_string();
         assert!(msg.contains("--max-events") && msg.contains("events"), "{msg}");
         assert!(check(&scenario(10_000_000, 1), DEFAULT_MAX_EVENTS, "--max-events").is_ok());
+    }
+
+    #[test]
+    fn a_huge_initial_window_needs_its_memory() {
+        // A link layer's rate bounds nothing here: 2^32 segments are handed to it at once.
+        let mut t = TcpConfig::default();
+        t.init_cwnd = 1 << 32;
+        let w = Workload { duration: Some(NS_PER_S / 1000), size: None, warmup: 0 };
+        let net = Scenario::new(t, LinkConfig::new(10_000_000, 10_000_000, 100), w).into_network();
+        let e = estimate(&net);
+        assert!(e.in_flight >= (1u64 << 32) as f64 && e.packets >= (1u64 << 32) as f64);
     }
 
     #[test]
