@@ -477,11 +477,12 @@ fn run_engine<const LOG: bool, const FULL: bool>(net: Network, watch: Option<Wat
 
 /// Whether a network uses a feature whose per-packet checks the engine compiles out of a
 /// run without it: a RED queue or a link layer on a link; LT-TCP, RFC 7323 timestamps, ECN
-/// or the Ideal-estimate TCP in a flow; the flows' time series. (The others, among them
+/// or the Ideal-estimate TCP in a flow; the flows' time series; a warm-up. (The others, among them
 /// SACK, delayed ACKs, time-mode loss and every congestion control, cost a plain run
 /// nothing or are checked as before.)
 pub(crate) fn needs_full(net: &Network) -> bool {
     net.series
+        || net.warmup > 0 // the window's attribution of losses (`sent_before_window`)
         || net.links.iter().any(|l| !matches!(l.queue, QueueDisc::DropTail) || l.layer.is_some())
         || net.flows.iter().any(|f| match &f.kind {
             FlowKind::Tcp(t) => {
@@ -853,7 +854,7 @@ impl<const LOG: bool, const FULL: bool> Engine<LOG, FULL> {
             if by_queue { (&mut c.queue_drops, LogEvent::Dropped) } else { (&mut c.channel_losses, LogEvent::Lost) };
         *counter += 1;
         self.log_pkt(event, li as u32, p);
-        if self.sent_before_window(p) {
+        if FULL && self.sent_before_window(p) {
             return; // its flow counted it as sent before the measured window: its fate is not in it
         }
         let (queue_drops, channel_losses) = match &mut self.flows[p.flow as usize].state {
@@ -917,7 +918,7 @@ impl<const LOG: bool, const FULL: bool> Engine<LOG, FULL> {
             PktKind::Ack if FULL => self.on_ack(f, p.num, p.aux(), p.flags(), p.rseq()),
             PktKind::Ack => self.on_ack(f, p.num, p.aux(), 0, 0),
             PktKind::Udp => {
-                let early = self.sent_before_window(&p);
+                let early = FULL && self.sent_before_window(&p);
                 if let FlowState::Cbr(c) = &mut self.flows[f].state {
                     c.delivered += !early as u64;
                 }
