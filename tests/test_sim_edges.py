@@ -210,3 +210,27 @@ def test_empty_trace_is_refused_not_written(tmp_path: Path, ext: str) -> None:
     with pytest.raises(_core.EmptyInputError, match="cannot write an empty trace"):
         io.write_trace(Trace.from_string(""), p)
     assert not p.exists()
+
+
+# ---- found by the fuzzer (benchmarks/fuzz.py --seed 34) -----------------------------------
+
+
+def test_mss_zero_with_a_byte_buffer_is_a_parameter_error() -> None:
+    o = run_capped(["sim", "--duration", "0.2s", "--delay", "3s", "--buffer-unit", "bytes", "--tcp", "cubic", "--profile", "ns3",
+                    "--mss", "0", "--json"])  # fmt: skip
+    assert_result_or_error(o, expect=2, contains="--mss = 0")  # was exit 3: ZeroDivisionError
+
+
+def test_a_runaway_bandwidth_estimate_keeps_a_bounded_window() -> None:
+    # TIBET with a filter pole near 0: an estimate from back-to-back sends, near infinite
+    # (an allocation abort of 3 GB under the cap; the OOM killer without one)
+    o = run_capped(["sim", "--duration", "0.2s", "--rate", "1Mbit", "--loss", "ge:prr=0.7,mu=0.5", "--warmup", "1ns", "--tcp", "tibet",
+                    "--tibet-alpha", "1e-9", "--json"])  # fmt: skip
+    assert_result_or_error(o, expect=0)
+
+
+def test_a_dead_trace_of_long_slots_ends_quickly() -> None:
+    from burstlab.traces import Trace
+
+    r = sim.run_trace(Trace.from_string("0" * 50), slot=3600000.0)  # 1.8e8 s: ~3e6 timeouts backed off to rto_max
+    assert r.packets_sent == r.packets_lost + 0 * r.delivered_segments and r.delivered_segments == 0

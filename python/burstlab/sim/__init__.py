@@ -388,6 +388,8 @@ def segments_bound(rate: float, duration: float, buffer: int, buffer_unit: str, 
     link of ``rate`` bits/s in ``duration`` seconds that were not dropped at its entry: what
     the link serialises, what its buffer holds, and the one in service. A window (``init_cwnd``)
     beyond it cannot be sent in the run: its excess is dropped at once."""
+    if segment_bytes <= 0:  # mss = 0 (and no header): the simulator's check names it
+        return 2**63
     carried = math.ceil(rate * duration / (8 * segment_bytes)) if math.isfinite(rate * duration) else 2**63
     held = buffer if buffer_unit == "packets" else math.ceil(buffer / segment_bytes)
     return min(2**63, carried + held + 1)

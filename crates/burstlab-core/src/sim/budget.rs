@@ -121,8 +121,11 @@ pub fn estimate(net: &Network) -> Estimate {
                 let segs = s.div_ceil(t.mss.max(1)) as f64;
                 window = window.min(segs);
             }
-            // Retransmission timeouts: at most one every rto_min (no backoff), from the start.
-            timers += active[i] / to_secs_f64(t.rto_min.max(1)) + 1.0;
+            // Retransmission timeouts: without backoff at most one every rto_min; with it
+            // (RFC 6298 §5.5) the timer doubles up to rto_max until an ACK resets it, and the
+            // ACKs are among the packets counted below.
+            let every = if t.rto_backoff { t.rto_max.max(t.rto_min) } else { t.rto_min };
+            timers += active[i] / to_secs_f64(every.max(1)) + 64.0;
         }
         if let Some(oo) = &f.on_off {
             let period = oo.on.typical() + oo.off.typical();
