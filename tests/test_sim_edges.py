@@ -215,10 +215,11 @@ def test_empty_trace_is_refused_not_written(tmp_path: Path, ext: str) -> None:
 # ---- found by the fuzzer (benchmarks/fuzz.py --seed 34) -----------------------------------
 
 
-def test_mss_zero_with_a_byte_buffer_is_a_parameter_error() -> None:
-    o = run_capped(["sim", "--duration", "0.2s", "--delay", "3s", "--buffer-unit", "bytes", "--tcp", "cubic", "--profile", "ns3",
-                    "--mss", "0", "--json"])  # fmt: skip
-    assert_result_or_error(o, expect=2, contains="--mss = 0")  # was exit 3: ZeroDivisionError
+@pytest.mark.parametrize("mode", [["--duration", "0.2s", "--delay", "3s", "--buffer-unit", "bytes"], ["--trace", "TRACE", "--slot", "1s"]])
+def test_mss_zero_under_the_ns3_profile_is_a_parameter_error(small_trace: Path, mode: list[str]) -> None:
+    mode = [str(small_trace) if a == "TRACE" else a for a in mode]
+    o = run_capped(["sim", *mode, "--tcp", "cubic", "--profile", "ns3", "--mss", "0", "--json"])
+    assert_result_or_error(o, expect=2, contains="--mss = 0")  # was exit 3: ZeroDivisionError in the profile's rwnd
 
 
 def test_a_runaway_bandwidth_estimate_keeps_a_bounded_window() -> None:

@@ -251,7 +251,8 @@ PROFILES: dict[str, dict[str, Any]] = {
         "cc": "cubic",
         "recovery": "prr",
         "init_cwnd": 10,
-        "rwnd": lambda c: 131072 // int(c["mss"]),  # SndBufSize = RcvBufSize = 128 KiB
+        # SndBufSize = RcvBufSize = 128 KiB (mss ≤ 0: none here, the simulator names the mss)
+        "rwnd": lambda c: 131072 // int(c["mss"]) if int(c["mss"]) > 0 else None,
         "ack_every": 2,
         "ack_timeout": 0.2,
         "rto_min": 1.0,
