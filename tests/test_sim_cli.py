@@ -241,8 +241,9 @@ def test_initial_window_bound_is_what_the_run_can_send() -> None:
         run(Scenario(tcp=TcpConfig(init_cwnd=1304), forward=link, workload=Workload(duration=1.0)))
     with pytest.raises(ParameterError, match=r"at most 11 segments here \(a transfer of 10001 bytes"):
         run(Scenario(tcp=TcpConfig(init_cwnd=12), forward=link, workload=Workload(size=10_001)))
-    with pytest.raises(ParameterError, match=r"init_cwnd = 4: at most 3 segments here \(the trace has 3 slots"):
-        run_trace([1, 1, 1], tcp=TcpConfig(init_cwnd=4))
+    with pytest.raises(ParameterError, match=r"init_cwnd = 11: at most 10 segments here \(the trace has 3 slots"):
+        run_trace([1, 1, 1], tcp=TcpConfig(init_cwnd=11))
+    assert run_trace([1, 1, 1], tcp=TcpConfig(init_cwnd=10)).delivered_segments > 0  # RFC 6928's IW10 is never refused
     net = Network([Hop("h", Link(rate=1e6, buffer=10))], [Flow("f", ["h"], tcp=TcpConfig(init_cwnd=10**6), start=1.0)], duration=2.0)
     with pytest.raises(ParameterError, match=r"at most 132 segments here \(a 1 Mb/s link .* in 1 s"):
         run_network(net)
@@ -283,7 +284,7 @@ def test_ctrl_c_ends_replicated_runs_at_once(tmp_path: Path) -> None:
     import time
 
     code = "import sys; from burstlab.cli import main; sys.exit(main())"
-    argv = ["sim", "--tcp", "reno,sack", "--seeds", "4", "--rate", "1Gbit", "--duration", "100000s"]
+    argv = ["sim", "--tcp", "reno,sack", "--seeds", "4", "--rate", "1Gbit", "--duration", "100000s", "--max-events", "0"]
     p = subprocess.Popen([sys.executable, "-c", code, *argv], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         deadline = time.monotonic() + 60

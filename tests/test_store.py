@@ -135,3 +135,23 @@ def test_a_locked_or_foreign_file_is_a_clean_error(tmp_path: Path) -> None:
     bad.write_text("hello, I am not a database\n" * 100)
     with pytest.raises(OSError, match="cannot open the results store"):
         ResultStore(bad, "runs", SCHEMA)
+
+
+def test_replace_table_on_a_full_disk_is_an_os_error_naming_the_store(tmp_path: Path) -> None:
+    """Issue 34: DuckDB's failed COMMIT of a study's summary table on a full disk
+    (``TransactionException``) escaped as exit 3; it is the usual ENOSPC naming the store,
+    and the store keeps its rows. A real full file system: a small tmpfs."""
+    import errno
+
+    from tests._capped import fill, small_disk
+
+    with small_disk(tmp_path, "3m") as mnt:
+        with ResultStore(mnt / "s.duckdb", "runs", SCHEMA) as st:
+            st.insert({"key": "k1", "link": "a", "value": 1.5, "n": 3, "ok": True})
+            st.replace_table("summary", [{"a": 1, "b": "x"}], ["a", "b"])
+            fill(mnt)
+            with pytest.raises(OSError) as ei:
+                st.replace_table("summary", [{"a": i, "b": "x" * 50} for i in range(200_000)], ["a", "b"])
+            assert ei.value.errno == errno.ENOSPC and ei.value.filename == str(mnt / "s.duckdb")
+            assert len(st) == 1
+            assert st.connection.execute('SELECT count(*) FROM "summary"').fetchone() == (1,)

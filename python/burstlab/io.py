@@ -666,6 +666,8 @@ def write_trace(
         raise _core.ParameterError(f"invalid parameter format = {fmt!r}: probe logs are read, not written; write one of {', '.join(WRITE_FORMATS)}")
     lost = _check_one_means(one_means)
     p = Path(path)
+    if len(trace) == 0:  # every reader refuses an empty trace: writing one would not round-trip
+        raise _core.EmptyInputError(f"{p}: cannot write an empty trace: a trace file holds at least one entry (what the readers take)")
     fmt = fmt or EXTENSIONS.get(p.suffix.lower(), "bits")
     if fmt in TEXT_FORMATS:
         atomic_write(p, lambda tmp: _core.write_text(trace.bits, tmp, fmt, lost))

@@ -20,6 +20,7 @@ describes the model and every choice the papers leave open.
 
 from __future__ import annotations
 
+import math
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
@@ -297,6 +298,21 @@ def measure(
     return LinkMeasurement._from_core(d, layer=cfg, mode=mode, frame_bytes=frame_bytes, seed=seed)
 
 
+
+def _whole(key: str, text: str) -> int:
+    """A whole number from a link-layer spec: ``7``, or ``1e9`` (integral, in exponent form)."""
+    try:
+        return int(text)
+    except ValueError:
+        pass
+    try:
+        x = float(text)
+    except ValueError:
+        x = math.nan
+    if not x.is_integer():
+        raise _core.ParameterError(f"{key} = {text!r}: expected a whole number")
+    return int(x)
+
 def parse_link_layer(spec: str | dict[str, Any]) -> Arq | Harq | None:
     """A link layer from a spec (``burstlab sim --link-layer``, scenario files):
     ``"arq"``, ``"arq:retry_limit=7,counts=attempts"``, ``"arq:attempt_time=1ms..20ms"``
@@ -360,9 +376,12 @@ def parse_link_layer(spec: str | dict[str, Any]) -> Arq | Harq | None:
                         raise _core.ParameterError(f"{k} = {text_v!r}: expected true or false")
                     kw[k] = text_v.lower() == "true"
                 elif isinstance(default, int):
-                    kw[k] = int(text_v)
+                    kw[k] = _whole(k, text_v)
                 elif isinstance(default, float):
-                    kw[k] = float(text_v)
+                    try:
+                        kw[k] = float(text_v)
+                    except ValueError:
+                        raise _core.ParameterError(f"{k} = {text_v!r}: expected a number") from None
                 else:
                     kw[k] = text_v
         except _core.ParameterError as e:

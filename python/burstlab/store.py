@@ -30,6 +30,8 @@ import numpy as np
 
 from burstlab import __version__
 from burstlab._core import ParameterError
+from burstlab._util import json_safe
+from burstlab.files import remove_stale_temporaries
 
 if TYPE_CHECKING:
     import duckdb
@@ -160,10 +162,16 @@ class ResultStore:
         if have != self.columns:
             self._con.close()
             raise ParameterError(
-                f"invalid parameter path = {self.path}: table {table} has columns {have}, expected {self.columns} "
-                "(a store written by a different version of this study; use another --out)"
+                f"invalid parameter path = {self.path}: a results store of another study, or of another version of this one "
+                f"(its table {table} has columns {', '.join(have)}; this study writes {', '.join(self.columns)}): "
+                "give this study its own --out"
             )
         self._types = {"key": "VARCHAR", **schema}
+        if self.path != ":memory:":
+            # The store's lock is ours now: the temporary files a killed writer left in its
+            # folder (figures, tables, reports: atomic_write's) are nobody's; every study
+            # opens its store before it writes anything (docs/errors.md).
+            remove_stale_temporaries(Path(self.path).parent)
 
     @property
     def _arrow(self) -> dict[str, Any]:
@@ -197,11 +205,26 @@ class ResultStore:
             table = pa.table({c: pa.array(v, type=self._arrow[c]) for c, v in cols.items()})
         except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError) as e:
             raise ParameterError(f"invalid parameter row: {e}") from None
+        self._transaction(table, f'INSERT INTO "{self.table}" SELECT * FROM _burstlab_insert')
+
+    def replace_table(self, name: str, rows: Sequence[Mapping[str, Any]], columns: Sequence[str]) -> None:
+        """Replace (or create) the derived table ``name`` with ``rows`` (their ``columns``,
+        values made JSON-safe) in one transaction: a full disk or Ctrl-C during its commit is
+        the usual ``OSError`` naming the store or ``KeyboardInterrupt``, and the old table
+        stays (a study's summary tables; DuckDB's failed ``COMMIT`` escaped as exit 3)."""
+        import pyarrow as pa
+
+        table = pa.table({c: [json_safe(r.get(c)) for r in rows] for c in columns})
+        self._transaction(table, f'CREATE OR REPLACE TABLE "{name}" AS SELECT * FROM _burstlab_insert')
+
+    def _transaction(self, table: Any, sql: str) -> None:
+        """Run ``sql`` (which reads the Arrow ``table`` as ``_burstlab_insert``) in one
+        transaction, DuckDB's failures mapped by :func:`_duckdb_error`."""
         con = self._con
         con.register("_burstlab_insert", table)
         try:
             con.execute("BEGIN TRANSACTION")
-            con.execute(f'INSERT INTO "{self.table}" SELECT * FROM _burstlab_insert')
+            con.execute(sql)
             con.execute("COMMIT")
         except BaseException as e:
             # The transaction may already be gone (an interrupted or failed COMMIT): a

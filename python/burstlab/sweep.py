@@ -167,8 +167,25 @@ def _abandon(pool: ProcessPoolExecutor) -> None:
 def set_forkserver_preload(*modules: str) -> None:
     """What the local pools' forkserver imports when it starts: ``modules`` (to fork workers
     with nothing left to import), always with the guard that makes the forkserver die with
-    this process (:mod:`burstlab._lifetime`). Only a forkserver not yet running is affected."""
+    this process (:mod:`burstlab._lifetime`). Only a forkserver not yet running is affected.
+    Also quiets the resource tracker the pools start (:func:`quiet_resource_tracker`)."""
+    quiet_resource_tracker()
     multiprocessing.get_context("forkserver").set_forkserver_preload(["__main__", "burstlab._forkserver_guard", *modules])
+
+
+#: A warnings filter for the resource tracker's report of semaphores left by a killed study.
+_TRACKER_FILTER = "ignore:resource_tracker:UserWarning"
+
+
+def quiet_resource_tracker() -> None:
+    """After a SIGKILL of the study, the resource tracker (a process of its own, which
+    outlives it only long enough to clean up) removes the pools' semaphores and printed a raw
+    two-line ``UserWarning`` ("There appear to be 3 leaked semaphore objects") on the
+    caller's terminal: the clean-up is what should happen, so its warning is filtered
+    (through ``PYTHONWARNINGS``, which the tracker reads when it starts; set before it does)."""
+    have = os.environ.get("PYTHONWARNINGS", "")
+    if _TRACKER_FILTER not in have.split(","):
+        os.environ["PYTHONWARNINGS"] = ",".join(x for x in (have, _TRACKER_FILTER) if x)
 
 
 def _nothing() -> None:

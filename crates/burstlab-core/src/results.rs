@@ -81,8 +81,10 @@ impl Counters {
             acks_sent: self.acks_sent - o.acks_sent,
             acks_lost: self.acks_lost - o.acks_lost,
             arrived_bytes: self.arrived_bytes - o.arrived_bytes,
-            delivered_bytes: self.delivered_bytes - o.delivered_bytes,
-            delivered_segments: self.delivered_segments - o.delivered_segments,
+            // The window's delivery starts at the data sent before it (engine `snapshot`),
+            // which may not all arrive by the end.
+            delivered_bytes: self.delivered_bytes.saturating_sub(o.delivered_bytes),
+            delivered_segments: self.delivered_segments.saturating_sub(o.delivered_segments),
             ecn_reductions: self.ecn_reductions - o.ecn_reductions,
             lost_retransmissions: self.lost_retransmissions - o.lost_retransmissions,
             loss_probes: self.loss_probes - o.loss_probes,

@@ -24,6 +24,27 @@ pub fn to_py(e: Error) -> PyErr {
     }
 }
 
+/// A whole-number argument `name` from Python, or the package's `ParameterError` naming it
+/// (PyO3's own conversion raised `OverflowError` for -1 or 2^70, `TypeError` for 1.5).
+pub fn whole<'py, T: FromPyObject<'py>>(name: &str, v: &Bound<'py, PyAny>, expected: &str) -> PyResult<T> {
+    // numpy integers too (through __index__), not a float or a bool
+    let is_int = !v.is_instance_of::<pyo3::types::PyFloat>() && !v.is_instance_of::<pyo3::types::PyBool>();
+    match v.extract::<T>() {
+        Ok(x) if is_int => Ok(x),
+        _ => Err(to_py(Error::param(name, v.repr().map(|r| r.to_string()).unwrap_or_default(), expected))),
+    }
+}
+
+/// A number for a message: as written where it is readable, in exponent form where its
+/// decimal expansion runs to hundreds of digits (`1e-300`, not 300 zeros).
+pub fn num(x: f64) -> String {
+    if x == 0.0 || !x.is_finite() || (1e-3..1e15).contains(&x.abs()) {
+        format!("{x}")
+    } else {
+        format!("{x:e}")
+    }
+}
+
 /// `?`-friendly conversion of core results.
 pub trait IntoPyResult<T> {
     fn py(self) -> PyResult<T>;

@@ -10,6 +10,7 @@ mod phy;
 mod shell;
 mod sim;
 mod trace;
+mod watch;
 
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {

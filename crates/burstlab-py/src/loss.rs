@@ -264,7 +264,9 @@ impl PyLossModel {
     /// `n` packets from a fresh copy of the model, seeded by `seed` (1 = delivered).
     /// The packed trace is reserved first: a size the machine cannot hold is a
     /// MemoryError naming it, never an abort.
-    fn sample(&self, py: Python<'_>, n: usize, seed: u64) -> PyResult<PyBitTrace> {
+    fn sample(&self, py: Python<'_>, n: &Bound<'_, PyAny>, seed: &Bound<'_, PyAny>) -> PyResult<PyBitTrace> {
+        let n = crate::errors::whole::<usize>("n", n, "a number of packets from 0 to 2^64 − 1")?;
+        let seed = crate::errors::whole::<u64>("seed", seed, "a whole number from 0 to 2^64 − 1")?;
         let mut t = BitTrace::try_with_capacity(n, &format!("sampling {n} packets"))
             .map_err(|e| crate::errors::to_py(e))?;
         let mut m = self.fresh();

@@ -10,7 +10,7 @@ use crate::sim::{count, get, queue_disc, req, result_dict, secs, seed, tcp_confi
 use burstlab_core::link::{BufferUnit, LossMode, LossWindow, Opportunities, Timing};
 use burstlab_core::loss::Sojourn;
 use burstlab_core::results::{FlowKindTag, NetworkResult};
-use burstlab_core::sim::{self, FlowSpec, LinkLoss, LinkSpec, LogEvent, LogKind, LogRec, Network, OnOff};
+use burstlab_core::sim::{FlowSpec, LinkLoss, LinkSpec, LogEvent, LogKind, LogRec, Network, OnOff};
 use burstlab_core::time::to_secs_f64;
 use burstlab_core::Error;
 use numpy::{IntoPyArray, PyReadonlyArray1};
@@ -48,6 +48,10 @@ where
 fn sojourn(name: &str, d: &Bound<'_, PyDict>) -> PyResult<Sojourn> {
     let dist: String = req(d, "dist", "exponential".to_string())?;
     let mean: f64 = req(d, "mean", f64::NAN)?;
+    // An ON/OFF period of nanoseconds switches the flow 10^9 times per simulated second.
+    if mean.is_finite() && mean > 0.0 && !(1e-6..1e9).contains(&mean) {
+        return Err(err(Error::param(name, mean, "a mean period from 1 µs to 10^9 s (shorter ones switch the flow 10^9 times per simulated second)")));
+    }
     match dist.as_str() {
         "exponential" => Sojourn::exponential(mean),
         "constant" => Sojourn::deterministic(mean),
@@ -93,7 +97,7 @@ fn network(
             None => {
                 let rate: f64 = req(s, "rate", 10e6)?;
                 if !(rate.is_finite() && (1.0..1.0e15).contains(&rate)) {
-                    return Err(err(Error::param(&format!("{name}.rate"), rate, "a rate of at least 1 bit/s")));
+                    return Err(err(Error::param(&format!("{name}.rate"), crate::errors::num(rate), "a rate from 1 bit/s to 10^15 bit/s")));
                 }
                 Timing::Rate { rate_bps: rate.round() as u64 }
             }
@@ -150,7 +154,7 @@ fn network(
             "cbr" => {
                 let rate: f64 = req(&f, "rate", f64::NAN)?;
                 if !(rate.is_finite() && (1.0..1.0e15).contains(&rate)) {
-                    return Err(err(Error::param(&format!("flow {name}.rate"), rate, "a rate of at least 1 bit/s")));
+                    return Err(err(Error::param(&format!("flow {name}.rate"), crate::errors::num(rate), "a rate from 1 bit/s to 10^15 bit/s")));
                 }
                 let bytes = count(&format!("flow {name}.packet_bytes"), req(&f, "packet_bytes", 1000)?)?;
                 let bytes = u32::try_from(bytes).map_err(|_| err(Error::param("packet_bytes", bytes, "at most 2^32 - 1")))?;
@@ -273,7 +277,7 @@ fn simulate_network<'py>(
 ) -> PyResult<Bound<'py, PyDict>> {
     let net = network(config, losses, capacities)?;
     let want_log = net.log;
-    let (r, log) = py.allow_threads(move || sim::run_network_logged(net)).py()?;
+    let (r, log) = crate::watch::run(py, config, net)?;
     network_dict(py, r, want_log.then_some(log))
 }
 

@@ -7,7 +7,7 @@ use crate::loss::PyLossModel;
 use crate::trace::PyBitTrace;
 use burstlab_core::link::{BufferUnit, LossMode, QueueDisc, RedParams};
 use burstlab_core::results::SimResult;
-use burstlab_core::sim::{self, AckLoss, AckPath, LinkConfig, Scenario, TcpConfig, Variant, Workload};
+use burstlab_core::sim::{AckLoss, AckPath, LinkConfig, Scenario, TcpConfig, Variant, Workload};
 use burstlab_core::param::{Kind, ParamSpec, Value};
 use burstlab_core::tcp::profiles;
 use burstlab_core::time::Nanos;
@@ -252,7 +252,7 @@ fn tcp_settings<'py>(py: Python<'py>, config: &Bound<'py, PyDict>) -> PyResult<B
 fn link_config(prefix: &str, d: &Bound<'_, PyDict>, loss: Option<&PyLossModel>) -> PyResult<LinkConfig> {
     let rate: f64 = req(d, "rate", 10e6)?;
     if !(rate.is_finite() && rate >= 1.0) {
-        return Err(crate::errors::to_py(Error::param(&format!("{prefix}.rate"), rate, "a rate of at least 1 bit/s")));
+        return Err(crate::errors::to_py(Error::param(&format!("{prefix}.rate"), crate::errors::num(rate), "a rate of at least 1 bit/s")));
     }
     let unit: String = req(d, "buffer_unit", "packets".to_string())?;
     let unit = match unit.as_str() {
@@ -364,8 +364,14 @@ fn simulate<'py>(
     sc.ack_loss = AckLoss::parse(&ack_loss).py()?;
     sc.seed = seed(config)?;
     sc.series = req(config, "series", false)?;
-    let r = py.allow_threads(move || sim::run(sc)).py()?;
-    result_dict(py, r)
+    run_scenario(py, config, sc)
+}
+
+/// A single-link or slotted scenario through [`crate::watch::run`] (budget, Ctrl-C, progress).
+fn run_scenario<'py>(py: Python<'py>, config: &Bound<'py, PyDict>, sc: Scenario) -> PyResult<Bound<'py, PyDict>> {
+    sc.validate().py()?;
+    let (mut r, _) = crate::watch::run(py, config, sc.into_network())?;
+    result_dict(py, r.flows.swap_remove(0).result)
 }
 
 /// Slotted trace-driven run (Srinivasan et al. §3.1). `config` keys: `tcp` (dict), `slot`
@@ -378,12 +384,17 @@ fn simulate_trace<'py>(
 ) -> PyResult<Bound<'py, PyDict>> {
     let tcp = tcp_config(&dict_of(py, config, "tcp")?)?;
     let slot = secs("slot", req(config, "slot", 0.01)?)?;
+    // The run lasts len(trace) × slot: bounded like every time (`secs`).
+    let span = slot as f64 * 1e-9 * trace.inner.len() as f64;
+    if span >= 1.0e9 {
+        let why = format!("a run (len(trace) × slot = {} × {} s = {span:.3e} s) shorter than 10^9 s: the simulator counts time in 64-bit nanoseconds", trace.inner.len(), slot as f64 * 1e-9);
+        return Err(crate::errors::to_py(Error::param("slot", slot as f64 * 1e-9, &why)));
+    }
     let ack_path: String = req(config, "ack_path", "lossless".to_string())?;
     let seed = seed(config)?;
     let mut sc = Scenario::slotted(tcp, trace.inner.clone(), slot, AckPath::parse(&ack_path).py()?, seed);
     sc.series = req(config, "series", false)?;
-    let r = py.allow_threads(move || sim::run(sc)).py()?;
-    result_dict(py, r)
+    run_scenario(py, config, sc)
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {

@@ -67,7 +67,8 @@ impl PyBitTrace {
 
     /// `length` entries all equal to `value` (MemoryError if the machine cannot hold them).
     #[staticmethod]
-    fn filled(length: usize, value: bool) -> PyResult<Self> {
+    fn filled(length: &Bound<'_, PyAny>, value: bool) -> PyResult<Self> {
+        let length = crate::errors::whole::<usize>("length", length, "a number of entries from 0 to 2^64 − 1")?;
         Ok(BitTrace::try_filled(length, value, &format!("a trace of {length} entries")).py()?.into())
     }
 

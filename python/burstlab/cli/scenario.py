@@ -120,11 +120,12 @@ def _summary(results: list[Any]) -> dict[str, Any]:
 
 
 def run_file(path: str, seed: int | None, as_json: bool, seeds: int = 1, plot_dir: str | None = None, workers: int = 1,
-             log_file: str | None = None) -> None:  # fmt: skip
+             log_file: str | None = None, run_kw: dict[str, Any] | None = None) -> None:  # fmt: skip
     """Run the scenario file at ``path`` (``seed`` overrides its seed; ``seeds`` runs from
     it) and print the results; draw every TCP flow of the first run into ``plot_dir``;
     write the first run's per-packet log to ``log_file`` (Parquet) — with ``log = true`` in
-    the file and no ``log_file``, to ``<file name>.log.parquet`` in the current folder."""
+    the file and no ``log_file``, to ``<file name>.log.parquet`` in the current folder.
+    ``run_kw``: the budget and progress of the runs (``burstlab.cli.sim.run_kw``)."""
     import dataclasses
 
     from burstlab.files import output_dir
@@ -137,9 +138,11 @@ def run_file(path: str, seed: int | None, as_json: bool, seeds: int = 1, plot_di
     first = net.seed if seed is None else seed
     seed_list = check_seeds(first, seeds)
     with output_dir(plot_dir) as folder:
-        jobs: list[Callable[[], Any]] = [partial(run_network, dataclasses.replace(net, seed=s)) for s in seed_list]
+        rkw = run_kw or {}
+        jobs: list[Callable[[], Any]] = [partial(run_network, dataclasses.replace(net, seed=s), **rkw) for s in seed_list]
         if folder is not None or log_file is not None:  # the first seed again, with its series and per-packet log
-            jobs.append(partial(run_network, dataclasses.replace(net, seed=seed_list[0], series=True, log=True)))
+            quiet = {**rkw, "progress": None}
+            jobs.append(partial(run_network, dataclasses.replace(net, seed=seed_list[0], series=True, log=True), **quiet))
         if len(seed_list) > 1:
             click.echo(f"simulating {len(seed_list)} seeds on {min(workers, len(jobs))} thread(s)...", err=True)
         results = run_parallel(jobs, workers)

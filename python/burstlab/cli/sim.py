@@ -23,6 +23,9 @@ from burstlab import _core
 from burstlab.cli.options import FORMAT, SEED, SEED_MAX, count
 from burstlab.units import DURATION, RATE, SIZE, TIME
 
+#: How the engine's budget refusal names the option that raises it (the Python API's).
+BUDGET_OPTION = "max_events=N"
+
 
 def _write_series(path: str, series: dict[str, Any]) -> None:
     """Write the series to ``.npz`` (numpy) or ``.csv``, atomically."""
@@ -34,7 +37,7 @@ def _write_series(path: str, series: dict[str, Any]) -> None:
         raise _core.ParameterError("no series recorded")
 
     def write(tmp: str) -> None:
-        if Path(path).suffix.lower() == ".csv":
+        if Path(path).suffix.lower() != ".npz":  # .csv, or text into stdout, a device or a FIFO
             cols = list(series)
             arr = np.column_stack([np.asarray(series[c], dtype=np.float64) for c in cols])
             np.savetxt(tmp, arr, delimiter=",", header=",".join(cols), comments="", fmt="%.9g")
@@ -51,7 +54,7 @@ _LINK_ONLY = ("rate", "delay", "buffer", "buffer_unit", "loss", "loss_mode", "ac
                                               "mean_packet_bytes")))  # fmt: skip
 _TRACE_ONLY = ("trace_format", "slot", "ack_path")
 #: What goes with a scenario file (the file describes the whole network).
-_SCENARIO_OPTIONS = ("scenario", "seed", "seeds", "as_json", "plot_dir", "workers", "log_file")
+_SCENARIO_OPTIONS = ("scenario", "seed", "seeds", "as_json", "plot_dir", "workers", "log_file", "max_events")
 
 
 def _given(ctx: click.Context, name: str) -> bool:
@@ -81,10 +84,12 @@ def _check_combination(ctx: click.Context, kw: dict[str, Any]) -> None:
 
 
 def _check_series_path(path: str) -> None:
-    """Check --series before the run: a .npz or .csv file path that can be written."""
-    from burstlab.files import check_output_path
+    """Check --series before the run: a .npz or .csv file path that can be written, or
+    ``-`` (standard output), a character device or a FIFO, which get CSV."""
+    from burstlab.files import STDOUT, check_output_path
 
-    if Path(path).suffix.lower() not in (".npz", ".csv"):
+    special = path == STDOUT or (os.path.exists(path) and not os.path.isfile(path) and not os.path.isdir(path))
+    if not special and Path(path).suffix.lower() not in (".npz", ".csv"):
         raise click.BadParameter(f"{path!r}: expected a file name ending in .npz or .csv", param_hint="--series")
     check_output_path(path)
 
@@ -171,7 +176,7 @@ HELP_SECTIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
               "red_hard_drop", "red_mean_packet_bytes", "ack_path")),
     ("Loss", ("loss_mode", "ack_loss", "trace_file", "trace_format", "slot")),
     ("Link layer", ()),  # --link-layer is among the most used
-    ("Run and output", ("size", "warmup", "workers", "plot_dir", "log_file", "show_config", "series_out", "help_all")),
+    ("Run and output", ("size", "warmup", "workers", "plot_dir", "log_file", "max_events", "show_config", "series_out", "help_all")),
 )  # fmt: skip
 
 
@@ -623,6 +628,9 @@ def _name_options(e: _core.ParameterError) -> _core.ParameterError:
 @click.option("--log", "log_file", default=None, metavar="FILE.parquet", type=click.Path(dir_okay=False),
               help="Write the per-packet log of the first seed's run (Parquet: time, event, kind, flow, link, seg, ...; one --tcp variant).")  # fmt: skip
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+@click.option("--max-events", default=None, type=count(0),
+              help="Work budget of a run in events (≈ packets × hops + timers), estimated before it starts; a run over it is "
+                   "refused [default: 2·10^8, ~4-15 s; 0: none].")  # fmt: skip
 @click.option("--show-config", is_flag=True, help="Print the resolved settings (TCP and link) and exit without simulating.")
 @click.option("--help-all", is_flag=True, expose_value=False, is_eager=True, callback=_help_all,
               help="Show every option, each TCP parameter with its help, and exit.")
@@ -637,6 +645,10 @@ def sim_cmd(ctx: click.Context, **kw: Any) -> None:
         _sim(ctx, kw)
     except _core.ParameterError as e:
         raise _name_options(e) from None
+    except _core.BurstlabError as e:
+        if BUDGET_OPTION not in str(e):
+            raise
+        raise type(e)(str(e).replace(BUDGET_OPTION, "--max-events N")) from None
 
 
 def _sim(ctx: click.Context, kw: dict[str, Any]) -> None:
@@ -647,9 +659,10 @@ def _sim(ctx: click.Context, kw: dict[str, Any]) -> None:
         extra = [n for n in kw if n not in _SCENARIO_OPTIONS and _given(ctx, n)]
         if extra:
             opts = ", ".join(_opt(n) for n in extra)
-            raise click.UsageError(f"{opts}: a scenario file describes the whole network (only --seed, --seeds, --plot, --log, --workers and --json go with it)")
+            raise click.UsageError(f"{opts}: a scenario file describes the whole network (only --seed, --seeds, --plot, --log, --workers, --max-events and --json go with it)")
         seed = kw["seed"] if _given(ctx, "seed") else None
-        return run_file(kw["scenario"], seed, kw["as_json"], seeds=kw["seeds"], plot_dir=kw["plot_dir"], workers=workers, log_file=kw["log_file"])
+        return run_file(kw["scenario"], seed, kw["as_json"], seeds=kw["seeds"], plot_dir=kw["plot_dir"], workers=workers, log_file=kw["log_file"],
+                        run_kw=run_kw(kw["max_events"], single=kw["seeds"] == 1))  # fmt: skip
     _check_combination(ctx, kw)
     _warn_misleading(ctx, kw)
     if kw["series_out"] is not None:
@@ -712,6 +725,25 @@ def _warn_misleading(ctx: click.Context, kw: dict[str, Any]) -> None:
         raise click.UsageError("--log records one run: give one --tcp variant")
 
 
+def run_kw(max_events: int | None, single: bool) -> dict[str, Any]:
+    """The budget and progress arguments of the simulations a command runs: ``--max-events``,
+    and (for a single run, whose progress is not interleaved with others') a line of progress
+    on stderr each second once the run has taken 2 s (docs/simulator.md "Long runs")."""
+    import time
+
+    t0 = time.monotonic()
+
+    def show(now: float, end: float, events: int) -> None:
+        spent = time.monotonic() - t0
+        if spent < 2.0 or end <= 0:
+            return
+        done = min(1.0, now / end)
+        left = f", about {spent * (1 - done) / done:.0f} s left" if done > 0 else ""
+        click.echo(f"simulated {now:.6g} of {end:.6g} s ({100 * done:.0f} %, {events:.3g} events, {spent:.0f} s{left})", err=True)
+
+    return {"max_events": max_events, "progress": show if single else None}
+
+
 def _announce(n_runs: int, tcps: list[tuple[str, Any]], seeds: list[int], workers: int) -> None:
     if n_runs > 1:
         click.echo(f"simulating {len(tcps)} variant(s) × {len(seeds)} seed(s) = {n_runs} runs on {min(workers, n_runs)} thread(s)...", err=True)
@@ -726,8 +758,10 @@ def _run_link_mode(kw: dict[str, Any], tcps: list[tuple[str, Any]], seeds: list[
     workload = Workload(duration=kw["duration"], size=kw["size"], warmup=kw["warmup"])
     series = kw["series_out"] is not None
 
+    rkw = run_kw(kw["max_events"], single=len(tcps) * len(seeds) == 1 and not plot)
+
     def job(tcp: Any, seed: int) -> Any:
-        return run(Scenario(tcp=tcp, forward=link, ack_loss=kw["ack_loss"], workload=workload, seed=seed, series=series))
+        return run(Scenario(tcp=tcp, forward=link, ack_loss=kw["ack_loss"], workload=workload, seed=seed, series=series), **rkw)
 
     def drawn(tcp: Any) -> Any:
         # the plotted run again through the network engine, for its per-packet log: one hop
@@ -736,7 +770,7 @@ def _run_link_mode(kw: dict[str, Any], tcps: list[tuple[str, Any]], seeds: list[
 
         net = presets.single(forward=link, tcp=tcp, ack_loss=kw["ack_loss"], size=workload.size, duration=workload.duration,
                              warmup=workload.warmup, seed=seeds[0], series=True, log=True)  # fmt: skip
-        r = run_network(net)
+        r = run_network(net, **run_kw(kw["max_events"], single=False))
         return r.flows[0].series, r.log, 0, r
 
     jobs: list[Callable[[], Any]] = [partial(job, tcp, seed) for _, tcp in tcps for seed in seeds]
@@ -754,8 +788,10 @@ def _run_trace_mode(kw: dict[str, Any], tcps: list[tuple[str, Any]], seeds: list
 
     trace = read_trace(kw["trace_file"], kw["trace_format"])
     series = plot or kw["series_out"] is not None
+    rkw = run_kw(kw["max_events"], single=len(tcps) == 1)
     jobs: list[Callable[[], Any]] = [
-        partial(run_trace, trace, slot=kw["slot"], tcp=tcp, ack_path=kw["ack_path"], seed=seeds[0], series=series) for _, tcp in tcps
+        partial(run_trace, trace, slot=kw["slot"], tcp=tcp, ack_path=kw["ack_path"], seed=seeds[0], series=series, **rkw)
+        for _, tcp in tcps
     ]
     _announce(len(jobs), tcps, seeds, workers)
     results = run_parallel(jobs, workers)

@@ -769,11 +769,7 @@ def run_study(
     out.mkdir(parents=True, exist_ok=True)
     keys = [i.key for t in tasks for i in t.items]
     store_path = out / "store.duckdb"
-    with ResultStore(store_path, "runs", RUN_SCHEMA) as store:
-        # the store's lock is ours: temporary files a killed run left are nobody's now
-        from burstlab.io import remove_stale_temporaries
-
-        remove_stale_temporaries(out)
+    with ResultStore(store_path, "runs", RUN_SCHEMA) as store:  # (removes the temporary files a killed run left)
         todo = pending_tasks(tasks, store.keys())
         n_todo = sum(len(t.items) for t in todo)
         with ph("simulations", f"{len(links)} links, {len(keys)} simulations, {len(keys) - n_todo} already in {store_path}, {n_todo} to run"):

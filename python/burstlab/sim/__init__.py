@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import InitVar, asdict, dataclass, field, fields
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Literal
 
 from burstlab import _core
@@ -254,15 +255,24 @@ def segments_bound(rate: float, duration: float, buffer: int, buffer_unit: str, 
     link of ``rate`` bits/s in ``duration`` seconds that were not dropped at its entry: what
     the link serialises, what its buffer holds, and the one in service. A window (``init_cwnd``)
     beyond it cannot be sent in the run: its excess is dropped at once."""
+    if segment_bytes <= 0:  # mss = 0 (and no header): the simulator's check names it
+        return 2**63
     carried = math.ceil(rate * duration / (8 * segment_bytes)) if math.isfinite(rate * duration) else 2**63
     held = buffer if buffer_unit == "packets" else math.ceil(buffer / segment_bytes)
     return min(2**63, carried + held + 1)
 
 
+#: An initial window never refused: RFC 6928's 10 segments (a window larger than a short
+#: transfer costs nothing; `sim --size 1000` refused the default window of 2).
+IW_ALWAYS = 10
+
+
 def _check_init_cwnd(tcp: TcpConfig, bound: int, why: str) -> None:
     """Refuse an initial window beyond what the run can send (it allocated one scoreboard
-    entry per segment: 2^32 segments grew to 22.9 GB; 10^9 ran for minutes)."""
+    entry per segment: 2^32 segments grew to 22.9 GB; 10^9 ran for minutes); up to
+    :data:`IW_ALWAYS` segments is always allowed."""
     n = tcp.init_cwnd
+    bound = max(bound, IW_ALWAYS)
     if isinstance(n, int) and n > bound:
         raise _core.ParameterError(
             f"invalid parameter init_cwnd = {n}: at most {bound} segments here ({why}): a larger initial window "
@@ -562,8 +572,26 @@ class SimResult:
         return out
 
 
-def run(scenario: Scenario) -> SimResult:
-    """Simulate one scenario (in Rust, GIL released)."""
+#: A run's progress callback: ``progress(simulated_s, end_s, events)``, about once a second.
+Progress = Callable[[float, float, int], object]
+
+
+def run_options(max_events: int | None, progress: Progress | None, option: str = "max_events=N") -> dict[str, Any]:
+    """The keys every simulation entry point passes the engine beside its configuration (not
+    part of the configuration or its hash): the work budget checked before the run (events ≈
+    packets × hops + timers; ``None``: 2·10^8, ``0``: none; a run over it is refused naming
+    the estimate and ``option``) and the progress callback. Ctrl-C stops any run within a
+    few milliseconds (``KeyboardInterrupt``). docs/simulator.md "Long runs"."""
+    if max_events is not None and (isinstance(max_events, bool) or not isinstance(max_events, int) or max_events < 0):
+        raise _core.ParameterError(f"invalid parameter max_events = {max_events!r}: expected a whole number of events ≥ 0 (0: no budget)")
+    if progress is not None and not callable(progress):
+        raise _core.ParameterError(f"invalid parameter progress = {progress!r}: expected a callable (simulated_s, end_s, events)")
+    return {"max_events": max_events, "max_events_option": option, "progress": progress}
+
+
+def run(scenario: Scenario, *, max_events: int | None = None, progress: Progress | None = None) -> SimResult:
+    """Simulate one scenario (in Rust, GIL released). ``max_events``, ``progress``:
+    :func:`run_options`."""
     if not isinstance(scenario, Scenario):
         raise _core.ParameterError(f"invalid parameter scenario: expected a burstlab.sim.Scenario, got {type(scenario).__name__}")
     for which, link in (("forward", scenario.forward), ("reverse", scenario.reverse)):
@@ -584,6 +612,7 @@ def run(scenario: Scenario) -> SimResult:
     _check_loss_mode("forward", fwd_loss, scenario.forward.loss_mode)
     if scenario.reverse is not None:
         _check_loss_mode("reverse", rev_loss, scenario.reverse.loss_mode)
+    core_cfg.update(run_options(max_events, progress))
     d = _core.simulate(core_cfg, fwd_loss, rev_loss)
     return SimResult._from_core(d, cfg)
 
@@ -595,6 +624,9 @@ def run_trace(
     ack_path: Literal["lossless", "trace"] = "lossless",
     seed: int = 1,
     series: bool = False,
+    *,
+    max_events: int | None = None,
+    progress: Progress | None = None,
 ) -> SimResult:
     """Slotted trace-driven run (Srinivasan et al. §3.1): one transmission opportunity per slot,
     the trace entry of the slot (1 = delivered) decides the data packet's fate; the run
@@ -629,7 +661,7 @@ def run_trace(
         "trace_len": len(bits),
         "trace_sha256": hashlib.sha256(bits.words().tobytes()).hexdigest()[:16],
     }
-    d = _core.simulate_trace(bits, cfg)
+    d = _core.simulate_trace(bits, {**cfg, **run_options(max_events, progress)})
     return SimResult._from_core(d, cfg)
 
 

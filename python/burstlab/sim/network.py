@@ -29,8 +29,8 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
 from burstlab import _core
-from burstlab.sim import (Link, SimResult, TcpConfig, _check_first_link, _check_loss_mode, _hash, _number, _queue_fields,
-                          link_layer_config, loss_model)  # fmt: skip
+from burstlab.sim import (Link, Progress, SimResult, TcpConfig, _check_first_link, _check_loss_mode, _hash, _number, _queue_fields,
+                          link_layer_config, loss_model, run_options)  # fmt: skip
 
 __all__ = ["Cbr", "Flow", "FlowResult", "Hop", "LinkResult", "Network", "NetworkResult", "OnOff", "run_network"]
 
@@ -437,7 +437,10 @@ class NetworkResult:
     def to_dict(self) -> dict[str, Any]:
         """Numbers and configuration as plain data (JSON-ready; no series or log)."""
         return {
-            "flows": [{**f.to_dict(), "name": f.name, "kind": f.kind, "spurious_timeouts": f.spurious_timeouts} for f in self.flows.values()],
+            # each flow's numbers; the network's configuration once, below (not per flow:
+            # that grew with the square of the flow count)
+            "flows": [{**_without_config(f.to_dict()), "name": f.name, "kind": f.kind, "spurious_timeouts": f.spurious_timeouts}
+                      for f in self.flows.values()],  # fmt: skip
             "links": [{**vars(x), "link_layer": x.link_layer and x.link_layer.summary()} for x in self.links.values()],
             "aggregate_goodput_bps": self.aggregate_goodput_bps,
             "jain_index": self.jain_index,
@@ -446,6 +449,10 @@ class NetworkResult:
             "config": self.config,
             "config_hash": self.config_hash,
         }
+
+
+def _without_config(d: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in d.items() if k not in ("config", "config_hash")}
 
 
 def _link_fields(d: dict[str, Any]) -> dict[str, Any]:
@@ -457,12 +464,13 @@ def _link_fields(d: dict[str, Any]) -> dict[str, Any]:
     return {**d, "link_layer": LinkLayerStats._from_core(layer)}
 
 
-def run_network(network: Network) -> NetworkResult:
-    """Simulate a network (in Rust, GIL released)."""
+def run_network(network: Network, *, max_events: int | None = None, progress: Progress | None = None) -> NetworkResult:
+    """Simulate a network (in Rust, GIL released). ``max_events``, ``progress``:
+    :func:`burstlab.sim.run_options`."""
     if not isinstance(network, Network):
         raise _core.ParameterError(f"invalid parameter network: expected a burstlab.sim.Network, got {type(network).__name__}")
     core, losses, capacities, plain = network._build()
-    d: dict[str, Any] = _core.simulate_network(core, losses, capacities)
+    d: dict[str, Any] = _core.simulate_network({**core, **run_options(max_events, progress)}, losses, capacities)
     h = _hash(plain)
     flows = [
         FlowResult._from_core(fd, plain, h, name=fd["name"], kind=fd["kind"], spurious_timeouts=fd["spurious_timeouts"])

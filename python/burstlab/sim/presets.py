@@ -28,11 +28,34 @@ from burstlab.sim.network import Cbr, Flow, Hop, Network
 __all__ = ["WIFI_ARQ", "bdp_packets", "chain", "dumbbell", "satellite_wifi", "single", "wired_wireless"]
 
 
+#: The largest network a preset or a scenario file builds: flows, and hops (each hop is two
+#: links). Python builds a network at ~0.1 ms per flow and the engine holds every flow's
+#: state; 10^5 flows take ~10 s to build before the run's own budget is checked
+#: (docs/errors.md "Bounds"). A hop count beyond a path's 65535 links cannot be simulated.
+MAX_FLOWS = 100_000
+MAX_HOPS = 100_000
+MAX_PATH_HOPS = 65_535
+
+
+def check_size(flows: int, hops: int, where: str = "network") -> None:
+    """Refuse, before anything is built, a network of more flows or hops than
+    :data:`MAX_FLOWS` / :data:`MAX_HOPS`."""
+    if flows > MAX_FLOWS:
+        raise _core.ParameterError(f"invalid parameter {where} flows = {flows}: expected at most {MAX_FLOWS} flows "
+                                   "(a network is built in Python at ~0.1 ms per flow before it runs)")  # fmt: skip
+    if hops > MAX_HOPS:
+        raise _core.ParameterError(f"invalid parameter {where} hops = {hops}: expected at most {MAX_HOPS} hops")
+
+
 def bdp_packets(rate: float, rtt: float, packet_bytes: int = 1040) -> int:
     """A bandwidth-delay product in packets (at least 2): ``rate·rtt/8/packet_bytes``, rounded up."""
     if not (rate > 0 and rtt >= 0 and packet_bytes > 0):
         raise _core.ParameterError(f"invalid parameter bdp_packets({rate}, {rtt}, {packet_bytes}): expected rate > 0, rtt ≥ 0, packet_bytes > 0")
-    return max(2, math.ceil(rate * rtt / 8 / packet_bytes))
+    bdp = rate * rtt / 8 / packet_bytes
+    if not bdp < 2**63:
+        raise _core.ParameterError(f"invalid parameter bdp_packets({rate}, {rtt}, {packet_bytes}): a bandwidth-delay product of "
+                                   f"{bdp:.3g} packets: expected a finite rate × round-trip time (times under 10^9 s)")  # fmt: skip
+    return max(2, math.ceil(bdp))
 
 
 def _common(kw: dict[str, Any]) -> dict[str, Any]:
@@ -70,6 +93,9 @@ def chain(
     """``hops`` hops in series (a number of copies of ``link``, or a list of links, one per
     hop), named ``h0``, ``h1``, ...; ``flows`` TCP flows ``f0``, ``f1``, ... from the first
     node to the last (``tcp``: one setting for all, or one per flow)."""
+    if isinstance(hops, int) and not isinstance(hops, bool) and hops > MAX_PATH_HOPS:
+        raise _core.ParameterError(f"invalid parameter hops = {hops}: expected at most {MAX_PATH_HOPS} hops (the longest path a flow can take)")
+    check_size(flows if isinstance(flows, int) else 0, hops if isinstance(hops, int) else 0)
     links = [link or Link()] * hops if isinstance(hops, int) else list(hops)
     if not links:
         raise _core.ParameterError("invalid parameter hops = 0: expected at least one hop")
@@ -106,9 +132,13 @@ def dumbbell(
     constant-rate flow ``cbr`` over the bottleneck."""
     if n < 1:
         raise _core.ParameterError(f"invalid parameter n = {n}: expected at least 1 flow")
+    check_size(n, n + 1)
     delays = [float(access_delay)] * n if isinstance(access_delay, (int, float)) else [float(d) for d in access_delay]
     if len(delays) != n:
         raise _core.ParameterError(f"invalid parameter access_delay: {len(delays)} delays for {n} flows")
+    bad = next((d for d in delays if not 0 <= d < 1e9), None)
+    if bad is not None:
+        raise _core.ParameterError(f"invalid parameter access_delay = {bad}: expected a time from 0 to 10^9 s")
     b = bottleneck or Link(rate=10e6, delay=0.020, buffer=0)
     if b.buffer == 0 and b.capacity is None:
         rtt = 2 * (b.delay + sum(delays) / n)

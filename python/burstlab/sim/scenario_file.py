@@ -146,10 +146,27 @@ class _Reader:
         except _core.ParameterError as e:
             raise self.fail(where, str(e)) from None
 
+    def check_capacity(self, given: str, path: str, where: tuple[Any, ...]) -> None:
+        """The capacity file must be a Mahimahi trace: said with the path and what was
+        expected, never with the file's content (a path to /etc/passwd printed its first line)."""
+        from burstlab.io import read_mahimahi
+
+        try:
+            read_mahimahi(path)
+        except (_core.TraceFormatError, _core.EmptyInputError, UnicodeDecodeError):
+            raise self.fail(where, f"capacity = {given!r}: {path} is not a Mahimahi capacity trace (expected one whole number "
+                                   "of milliseconds per line, non-decreasing; docs/simulator.md)") from None  # fmt: skip
+        except OSError as e:
+            raise self.fail(where, f"capacity = {given!r}: cannot read {path}: {e.strerror or e}") from None
+
     def rate(self, v: Any, where: tuple[Any, ...]) -> float:
         from burstlab.units import parse_rate
 
-        return self.quantity(v, where, parse_rate, "a rate (e.g. 10Mbit)")
+        r = self.quantity(v, where, parse_rate, "a rate (e.g. 10Mbit)")
+        if not 1.0 <= r < 1e15:  # what the simulator takes (servers and CBR flows)
+            name = ".".join(str(p) for p in where if not isinstance(p, int))
+            raise self.fail(where, f"{name} = {v!r}: expected a rate from 1 bit/s to 10^15 bit/s")
+        return r
 
     def time(self, v: Any, where: tuple[Any, ...]) -> float:
         from burstlab.units import parse_time
@@ -215,6 +232,7 @@ class _Reader:
                 kw[k] = p if os.path.isabs(p) else os.path.join(self.base, p)
                 if not os.path.exists(kw[k]):
                     raise self.fail(w, f"capacity = {p!r}: no such file ({kw[k]})")
+                self.check_capacity(p, kw[k], w)
             elif k == "queue":
                 kw[k] = self.string(v, w, ("droptail", "red"))
         red = {k[4:]: v for k, v in d.items() if k.startswith("red_")}
@@ -406,6 +424,12 @@ class _Reader:
             raise self.fail(("hop",), "a scenario needs [[hop]] tables (or a [preset])")
         if not isinstance(flows, list) or not flows:
             raise self.fail(("flow",), "a scenario needs [[flow]] tables (or a [preset])")
+        from burstlab.sim.presets import check_size
+
+        try:
+            check_size(len(flows), len(hops), "scenario")
+        except _core.ParameterError as e:
+            raise self.fail(("flow",) if len(flows) > len(hops) else ("hop",), str(e).removeprefix("invalid parameter scenario ")) from None
         hop_objs = [self.hop(h, ("hop", i)) for i, h in enumerate(hops)]
         flow_objs = [self.flow(f, ("flow", i)) for i, f in enumerate(flows)]
         known = {h.name for h in hop_objs}

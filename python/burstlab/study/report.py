@@ -105,15 +105,6 @@ def write_csv(path: Path, rows: Sequence[dict[str, Any]], columns: Sequence[str]
 
 
 def replace_table(store: ResultStore, name: str, rows: Sequence[dict[str, Any]], columns: Sequence[str]) -> None:
-    """Replace table ``name`` of the results store with ``rows`` (one transaction)."""
-    import pyarrow as pa
-
-    con = store.connection
-    t = pa.table({c: [json_safe(r.get(c)) for r in rows] for c in columns})
-    con.register("_tmp_tab", t)
-    try:
-        con.execute("BEGIN TRANSACTION")
-        con.execute(f'CREATE OR REPLACE TABLE "{name}" AS SELECT * FROM _tmp_tab')
-        con.execute("COMMIT")
-    finally:
-        con.unregister("_tmp_tab")
+    """Replace table ``name`` of the results store with ``rows`` (one transaction; a full
+    disk is an ``OSError`` naming the store: exit 2, the store intact)."""
+    store.replace_table(name, rows, columns)

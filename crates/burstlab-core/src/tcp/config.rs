@@ -585,8 +585,10 @@ impl TcpConfig {
     pub fn validate(&self) -> Result<()> {
         let t = self;
         t.check_ranges()?;
-        if t.delayed_ack && t.ack_timeout == 0 {
-            return Err(Error::param("ack_timeout", 0, "a positive time when delayed_ack is on"));
+        if t.delayed_ack && t.ack_timeout < 1_000 {
+            // a delayed-ACK timer of nanoseconds fires 10^9 times per simulated second: the
+            // run would never end (docs/errors.md "Bounds")
+            return Err(Error::param("ack_timeout", Value::Time(t.ack_timeout), "at least 1 µs when delayed_ack is on"));
         }
         if t.rto_min > t.rto_max {
             return Err(Error::param("rto_min", Value::Time(t.rto_min), &format!("at most rto_max = {}", Value::Time(t.rto_max))));
@@ -605,7 +607,9 @@ impl TcpConfig {
         if !t.cubic_c.is_finite() {
             return Err(Error::param("cubic_c", t.cubic_c, "a finite number"));
         }
-        if t.lt_mss_min > t.mss {
+        // The floor of LT-TCP's adaptive segments: checked against mss only where it is used
+        // (`mss = 1` without LT-TCP blamed --lt-mss-min).
+        if t.recovery == RecoveryKind::Lt && t.lt_adaptive_mss && t.lt_mss_min > t.mss {
             return Err(Error::param("lt_mss_min", t.lt_mss_min, &format!("1 to mss = {} bytes", t.mss)));
         }
         if t.lt_initial_erasure > t.lt_max_erasure {

@@ -29,10 +29,28 @@ impl<const LOG: bool, const FULL: bool> Engine<LOG, FULL> {
         }
     }
 
+    /// Whether packet `p`, whose fate is decided now, was sent before the measured window
+    /// opened (the warm-up's end, once reached): its flow counted it as sent before the
+    /// window, so its loss or delivery is not counted in it either (lost ≤ sent and
+    /// delivered ≤ sent in every window; docs/simulator.md "Warm-up").
+    #[inline]
+    pub(super) fn sent_before_window(&self, p: &Pkt) -> bool {
+        self.window_open && p.t0 <= self.warmup
+    }
+
     pub(super) fn snapshot(&mut self) {
+        self.window_open = true;
         for i in 0..self.flows.len() {
             if self.flows[i].spec.is_tcp() {
-                let c = self.tcp_counters(i);
+                let mut c = self.tcp_counters(i);
+                // Data sent before the window (in flight, or held out of order at the
+                // receiver) is not delivered in it: the window's delivery starts at the
+                // highest segment sent so far, so delivered ≤ sent and goodput ≤ the
+                // bottleneck (each segment delivered in it crossed the path in it).
+                let t = self.flows[i].tcp();
+                let first = t.receiver.rcv_nxt.max(t.sender.tcb.high_tx);
+                c.delivered_bytes = t.sender.bytes_below(first);
+                c.delivered_segments = t.sender.segments_below(first);
                 self.flows[i].tcp().snapshot = c;
             } else if let FlowState::Cbr(c) = &mut self.flows[i].state {
                 c.snap = (c.sent, c.delivered, c.channel_losses, c.queue_drops);

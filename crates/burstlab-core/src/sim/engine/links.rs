@@ -213,6 +213,9 @@ impl<const LOG: bool, const FULL: bool> Engine<LOG, FULL> {
             if by_queue { (&mut c.queue_drops, LogEvent::Dropped) } else { (&mut c.channel_losses, LogEvent::Lost) };
         *counter += 1;
         self.log_pkt(event, li as u32, p);
+        if FULL && self.sent_before_window(p) {
+            return; // its flow counted it as sent before the measured window: its fate is not in it
+        }
         let (queue_drops, channel_losses) = match &mut self.flows[p.flow as usize].state {
             FlowState::Tcp(t) if p.kind() == PktKind::Ack => return t.acks_lost += 1,
             FlowState::Tcp(t) => (&mut t.queue_drops, &mut t.channel_losses),
@@ -274,8 +277,9 @@ impl<const LOG: bool, const FULL: bool> Engine<LOG, FULL> {
             PktKind::Ack if FULL => self.on_ack(f, p.num, p.aux(), p.flags(), p.rseq()),
             PktKind::Ack => self.on_ack(f, p.num, p.aux(), 0, 0),
             PktKind::Udp => {
+                let early = FULL && self.sent_before_window(&p);
                 if let FlowState::Cbr(c) = &mut self.flows[f].state {
-                    c.delivered += 1;
+                    c.delivered += !early as u64;
                 }
             }
         }

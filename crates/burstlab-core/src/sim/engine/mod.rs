@@ -47,6 +47,7 @@ use super::event::{EventQueue, Timer};
 use super::mintree::{key, Key, MinTree, NONE};
 use super::network::{FlowKind, FlowSpec, LinkLoss, Network, OnOff};
 use super::scenario::{Scenario, TcpConfig};
+use super::watch::{next_quantum, Progress, Watch};
 use crate::link::{InFlight, LinkLayer, LossMode, LossSource, LossWindow, Pipe, QueueDisc, Red, Server, Timing, Verdict};
 use crate::results::{
     jain, Counters, FlowKindTag, FlowResult, LinkCounters, LinkResult, LogHistogram, NetworkResult, Series, SimResult,
@@ -128,6 +129,12 @@ struct Engine<const LOG: bool, const FULL: bool> {
     shares_stale: bool,
     /// The per-packet log (empty unless `LOG`).
     log: Vec<LogRec>,
+    /// Called every `WATCH_EVERY` events (interrupt, progress: `sim/watch.rs`); set when it
+    /// stopped the run.
+    watch: Option<Watch>,
+    interrupted: Option<Progress>,
+    /// The warm-up has ended: the measured window is open (see `sent_before_window`).
+    window_open: bool,
 }
 
 /// The end of a path in [`Engine::paths`].
@@ -152,14 +159,27 @@ pub fn run_network(net: Network) -> Result<NetworkResult> {
 
 /// Run a network scenario and return the per-packet log as well (when `net.log` is set).
 pub fn run_network_logged(net: Network) -> Result<(NetworkResult, Vec<LogRec>)> {
+    run_network_watched(net, None)
+}
+
+/// [`run_network_logged`] with a [`Watch`] that may stop the run (Ctrl-C) and sees its
+/// progress: a stopped run is the error [`super::watch::interrupted`].
+pub fn run_network_watched(net: Network, watch: Option<Watch>) -> Result<(NetworkResult, Vec<LogRec>)> {
     net.validate()?;
     let full = needs_full(&net);
-    Ok(match (net.log, full) {
-        (true, true) => run_engine::<true, true>(net),
-        (true, false) => run_engine::<true, false>(net),
-        (false, true) => run_engine::<false, true>(net),
-        (false, false) => run_engine::<false, false>(net),
-    })
+    match (net.log, full) {
+        (true, true) => run_engine::<true, true>(net, watch),
+        (true, false) => run_engine::<true, false>(net, watch),
+        (false, true) => run_engine::<false, true>(net, watch),
+        (false, false) => run_engine::<false, false>(net, watch),
+    }
+}
+
+/// A single-link scenario with a [`Watch`] (see [`run_network_watched`]).
+pub fn run_watched(sc: Scenario, watch: Option<Watch>) -> Result<SimResult> {
+    sc.validate()?;
+    let (mut r, _) = run_network_watched(sc.into_network(), watch)?;
+    Ok(r.flows.swap_remove(0).result)
 }
 
 /// [`run_network_logged`] with every feature's checks compiled in, whatever the network
@@ -168,25 +188,30 @@ pub fn run_network_logged(net: Network) -> Result<(NetworkResult, Vec<LogRec>)> 
 pub fn run_network_full(net: Network) -> (NetworkResult, Vec<LogRec>) {
     net.validate().expect("a valid network");
     if net.log {
-        run_engine::<true, true>(net)
+        run_engine::<true, true>(net, None).expect("no watch to stop it")
     } else {
-        run_engine::<false, true>(net)
+        run_engine::<false, true>(net, None).expect("no watch to stop it")
     }
 }
 
-fn run_engine<const LOG: bool, const FULL: bool>(net: Network) -> (NetworkResult, Vec<LogRec>) {
+fn run_engine<const LOG: bool, const FULL: bool>(net: Network, watch: Option<Watch>) -> Result<(NetworkResult, Vec<LogRec>)> {
     let mut e = Engine::<LOG, FULL>::new(net);
+    e.watch = watch;
     e.run();
-    e.finish()
+    match e.interrupted {
+        Some(p) => Err(super::watch::interrupted(p)),
+        None => Ok(e.finish()),
+    }
 }
 
 /// Whether a network uses a feature whose per-packet checks the engine compiles out of a
 /// run without it: a RED queue or a link layer on a link; LT-TCP, RFC 7323 timestamps, ECN
-/// or the Ideal-estimate TCP in a flow; the flows' time series. (The others, among them
+/// or the Ideal-estimate TCP in a flow; the flows' time series; a warm-up. (The others, among them
 /// SACK, delayed ACKs, time-mode loss and every congestion control, cost a plain run
 /// nothing or are checked as before.)
 pub fn needs_full(net: &Network) -> bool {
     net.series
+        || net.warmup > 0 // the window's attribution of losses (`sent_before_window`)
         || net.links.iter().any(|l| !matches!(l.queue, QueueDisc::DropTail) || l.layer.is_some())
         || net.flows.iter().any(|f| match &f.kind {
             FlowKind::Tcp(t) => {
@@ -367,6 +392,9 @@ impl<const LOG: bool, const FULL: bool> Engine<LOG, FULL> {
             stop_before: net.duration.saturating_add(1),
             shares_stale: true,
             log: Vec::new(),
+            watch: None,
+            interrupted: None,
+            window_open: false,
         }
     }
 
@@ -416,24 +444,53 @@ impl<const LOG: bool, const FULL: bool> Engine<LOG, FULL> {
                 self.push_timer(s, Timer::Start(f as u32));
             }
         }
+        // A watch is called at watch points in simulated time, spaced so that about
+        // WATCH_EVERY events pass between two (`sim/watch.rs`): the loop stops at the next
+        // one as it stops at the end, so the watch costs the loop nothing per event.
+        let end = self.stop_before;
+        let mut quantum: Nanos = 1_000_000; // 1 ms simulated, then adapted
+        let mut seen = 0;
+        if self.watch.is_some() {
+            self.stop_before = end.min(quantum);
+        }
         loop {
-            let (t, i) = self.tree.min();
-            if t >= self.stop_before {
+            loop {
+                let (t, i) = self.tree.min();
+                if t >= self.stop_before {
+                    break;
+                }
+                self.now = t;
+                self.events += 1;
+                if i == self.timers {
+                    let (t, _, ev) = self.heap.pop().expect("the timers' key is the heap's top");
+                    self.tree.set(self.timers, self.heap.peek_key());
+                    self.on_timer(t, ev);
+                } else {
+                    self.on_link(i);
+                }
+            }
+            if self.watch.is_none() || self.stopped_at.is_some() || self.stop_before >= end || !self.poll_watch() {
                 break;
             }
-            self.now = t;
-            self.events += 1;
-            if i == self.timers {
-                let (t, _, ev) = self.heap.pop().expect("the timers' key is the heap's top");
-                self.tree.set(self.timers, self.heap.peek_key());
-                self.on_timer(t, ev);
-            } else {
-                self.on_link(i);
-            }
+            quantum = next_quantum(quantum, self.events - seen);
+            seen = self.events;
+            self.stop_before = end.min(self.stop_before.saturating_add(quantum));
         }
         if self.stopped_at.is_none() {
             self.now = self.end;
         }
+    }
+
+    /// Ask the run's watch whether to go on (see `sim/watch.rs`); out of the loop's way.
+    #[cold]
+    #[inline(never)]
+    fn poll_watch(&mut self) -> bool {
+        let p = Progress { now: self.now, end: self.end, events: self.events };
+        let go = self.watch.as_mut().is_none_or(|w| w(p));
+        if !go {
+            self.interrupted = Some(p);
+        }
+        go
     }
 }
 

@@ -126,14 +126,31 @@ pub(crate) fn may_grow(tcb: &Tcb, ack: &AckInfo) -> bool {
 }
 
 /// A bandwidth estimate times a minimum RTT, as a window in payload bytes, at least
-/// 2·SMSS (ssthresh = Bwe·RTTmin, Martignon & Capone eq. (2); Westwood+'s BWE·RTTmin).
+/// 2·SMSS (ssthresh = Bwe·RTTmin, Martignon & Capone eq. (2); Westwood+'s BWE·RTTmin) and at
+/// most [`MAX_BW_WINDOW_SEGMENTS`] segments: an estimate made of back-to-back events (a burst
+/// sent within one nanosecond, a filter pole near 0: `tibet_alpha = 1e-9`) is near infinite,
+/// and its window was handed to the path at once (3 GB, an allocation abort; issue 34).
 #[inline]
 pub(crate) fn bw_window(bytes_per_s: f64, rtt_min: Nanos, mss: u64) -> u64 {
     let w = (bytes_per_s * rtt_min as f64 * 1e-9).round();
     if w.is_finite() && w > 0.0 {
-        (w as u64).max(2 * mss)
+        (w as u64).clamp(2 * mss, MAX_BW_WINDOW_SEGMENTS * mss.max(1))
     } else {
         2 * mss
+    }
+}
+
+/// The largest window a bandwidth estimate sets: 2^20 segments (1.5 GB of 1460-byte
+/// segments in flight, 10 Tb/s over 1.2 ms), far beyond any path the simulator runs.
+pub(crate) const MAX_BW_WINDOW_SEGMENTS: u64 = 1 << 20;
+
+#[cfg(test)]
+mod bw_window_tests {
+    #[test]
+    fn a_runaway_estimate_gives_a_bounded_window() {
+        assert_eq!(super::bw_window(f64::INFINITY, 20_000_000, 1000), 2000);
+        assert_eq!(super::bw_window(1e15, 20_000_000, 1000), super::MAX_BW_WINDOW_SEGMENTS * 1000);
+        assert_eq!(super::bw_window(1.25e6, 20_000_000, 1000), 25_000);
     }
 }
 

@@ -1,0 +1,286 @@
+//! The work and memory of a run, estimated before it starts (docs/errors.md "Bounds").
+//!
+//! A run's work is its events: about one per packet per hop (a data packet entering each
+//! link of its path, its ACK each link of the reverse path) plus the timers that fire (a
+//! retransmission timeout at most every `rto_min`, an ON/OFF switch at each period's end).
+//! Its memory grows with the packets in flight and queued (a window of a bandwidth-delay
+//! product plus the buffers). [`estimate`] bounds both from the network alone, without
+//! running it; [`check`] refuses a run over the work budget (naming the estimate and the
+//! option that raises it) or over the memory the process can have.
+//!
+//! The packet rates are an upper bound of what the links can carry: each flow starts at
+//! its path's slowest link, and a few rounds of proportional sharing bring every link's
+//! load down to its capacity (a bottleneck shared by N flows carries N shares, not N
+//! bottlenecks). A transfer of a fixed size sends at most a multiple of its segments.
+use super::network::{FlowKind, Network};
+use crate::link::{BufferUnit, LinkLayerConfig, Timing};
+use crate::time::{to_secs_f64, Nanos, NS_PER_S};
+use crate::{Error, Result};
+
+/// The default work budget: 2·10^8 events, 4–15 s of CPU at the engine's speed (a run of the
+/// default budget ends within 30 s also on a loaded machine; issue 34).
+pub const DEFAULT_MAX_EVENTS: u64 = 200_000_000;
+
+/// Packets a transfer of `n` segments may send, retransmissions included (a loss rate up
+/// to ~98 % before the estimate is exceeded; the run still stops at its duration).
+const RETRANSMISSION_ALLOWANCE: f64 = 64.0;
+
+/// Bytes of memory per packet in flight or queued: the link ring's entry, the sender's
+/// scoreboard entry and the receiver's out-of-order state, with slack for the rings'
+/// doubling (measured: `--rate 1e13` for 1 s held 1.7·10^7 packets in 980 MB).
+const BYTES_PER_PACKET: f64 = 64.0;
+
+/// What a run will cost, bounded from above.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Estimate {
+    /// Data packets and datagrams sent, all flows.
+    pub packets: f64,
+    /// Events: packet-hops (data and ACKs) and timers.
+    pub events: f64,
+    /// Packets in flight and in queues at once, all flows.
+    pub in_flight: f64,
+}
+
+impl Estimate {
+    /// Memory the packets in flight need, in bytes.
+    pub fn memory_bytes(&self) -> f64 {
+        self.in_flight * BYTES_PER_PACKET
+    }
+}
+
+/// The rate (packets per second) a server gives packets of `bits`, or None if unbounded
+/// here (a link layer's rate is its attempts', found on its links).
+fn server_pps(net: &Network, server: usize, bits: f64) -> Option<f64> {
+    match &net.servers[server] {
+        // A packet takes at least 1 ns on the simulator's clock.
+        Timing::Rate { rate_bps } => Some((*rate_bps as f64 / bits).min(1e9)),
+        Timing::Opportunities(o) => Some(o.mean_rate_bps() / bits),
+        Timing::Slotted { slot } | Timing::SlotEnd { slot } => Some(NS_PER_S as f64 / (*slot).max(1) as f64),
+        Timing::LinkLayer => net
+            .links
+            .iter()
+            .filter(|l| l.server == server)
+            .filter_map(|l| l.layer.as_ref())
+            .map(|c| match c {
+                LinkLayerConfig::Arq(a) => a.timing.rate_bps as f64,
+                LinkLayerConfig::Harq(h) => h.timing.rate_bps as f64,
+            })
+            .fold(None, |m: Option<f64>, r| Some(m.map_or(r, |m| m.max(r))))
+            .map(|r| r / bits),
+    }
+}
+
+/// The segments a TCP flow sends at its start: its initial window, at most its transfer.
+fn initial_window(t: &crate::tcp::config::TcpConfig, size: Option<u64>) -> f64 {
+    let segs = size.map_or(u64::MAX, |s| s.div_ceil(t.mss.max(1)));
+    t.init_cwnd.min(segs) as f64
+}
+
+/// Estimate a network's work and memory (see the module documentation).
+pub fn estimate(net: &Network) -> Estimate {
+    let end = net.duration;
+    let nl = net.links.len();
+    // Each flow's data packets per second, its active time, its packet cap.
+    let mut rate = vec![0.0f64; net.flows.len()];
+    let mut active = vec![0.0f64; net.flows.len()];
+    let mut in_flight = 0.0;
+    let mut timers = 0.0;
+    for (i, f) in net.flows.iter().enumerate() {
+        let stop = f.stop.unwrap_or(end).min(end);
+        active[i] = to_secs_f64(stop.saturating_sub(f.start));
+        let (bits, own) = match &f.kind {
+            FlowKind::Tcp(t) => (((t.mss + t.header_bytes).max(1) * 8) as f64, f64::INFINITY),
+            FlowKind::Cbr { rate_bps, packet_bytes } => {
+                let b = (*packet_bytes).max(1) as f64 * 8.0;
+                (b, *rate_bps as f64 / b)
+            }
+        };
+        let path_pps = f.forward.iter().filter_map(|&l| server_pps(net, net.links[l].server, bits)).fold(own, f64::min);
+        rate[i] = if path_pps.is_finite() { path_pps } else { 1e9 }; // no bound: one packet per ns
+        let delay: Nanos = f.forward.iter().chain(&f.reverse).map(|&l| net.links[l].delay).fold(0, Nanos::saturating_add);
+        let buffers: f64 = f
+            .forward
+            .iter()
+            .map(|&l| {
+                let sl = &net.links[l];
+                match sl.buffer_unit {
+                    BufferUnit::Packets => sl.buffer as f64,
+                    BufferUnit::Bytes => sl.buffer as f64 * 8.0 / bits,
+                }
+            })
+            .sum();
+        let mut window = rate[i] * to_secs_f64(delay).max(1e-6) + buffers.min(rate[i] * active[i]) + 1.0;
+        if let FlowKind::Tcp(t) = &f.kind {
+            if let Some(w) = t.max_cwnd {
+                window = window.min(w as f64 + 1.0);
+            }
+            // The initial window is handed to the path at once, whatever the rate (a link
+            // layer's or a capacity trace's rate does not bound it).
+            window = window.max(initial_window(t, f.size));
+            if let Some(s) = f.size {
+                let segs = s.div_ceil(t.mss.max(1)) as f64;
+                window = window.min(segs);
+            }
+            // Retransmission timeouts: without backoff at most one every rto_min; with it
+            // (RFC 6298 §5.5) the timer doubles up to rto_max until an ACK resets it, and the
+            // ACKs are among the packets counted below.
+            let every = if t.rto_backoff { t.rto_max.max(t.rto_min) } else { t.rto_min };
+            timers += active[i] / to_secs_f64(every.max(1)) + 64.0;
+        }
+        if let Some(oo) = &f.on_off {
+            let period = oo.on.typical() + oo.off.typical();
+            timers += 2.0 * active[i] / period.max(1e-9);
+        }
+        in_flight += window;
+    }
+    // Proportional sharing: scale the flows crossing an overloaded link down to its capacity.
+    let mut load = vec![0.0f64; nl];
+    for _round in 0..4 {
+        load.iter_mut().for_each(|x| *x = 0.0);
+        for (i, f) in net.flows.iter().enumerate() {
+            for &l in &f.forward {
+                load[l] += rate[i];
+            }
+        }
+        for (i, f) in net.flows.iter().enumerate() {
+            let bits = match &f.kind {
+                FlowKind::Tcp(t) => ((t.mss + t.header_bytes).max(1) * 8) as f64,
+                FlowKind::Cbr { packet_bytes, .. } => (*packet_bytes).max(1) as f64 * 8.0,
+            };
+            for &l in &f.forward {
+                if let Some(cap) = server_pps(net, net.links[l].server, bits) {
+                    if load[l] > cap {
+                        rate[i] *= cap / load[l];
+                    }
+                }
+            }
+        }
+    }
+    let mut packets = 0.0;
+    let mut hops = 0.0;
+    for (i, f) in net.flows.iter().enumerate() {
+        let mut n = rate[i] * active[i];
+        if let FlowKind::Tcp(t) = &f.kind {
+            n = n.max(initial_window(t, f.size));
+            if let Some(s) = f.size {
+                n = n.min(s.div_ceil(t.mss.max(1)) as f64 * RETRANSMISSION_ALLOWANCE);
+            }
+        }
+        packets += n;
+        hops += n * (f.forward.len() + f.reverse.len()) as f64;
+    }
+    Estimate { packets, events: hops + timers, in_flight }
+}
+
+/// The memory this process may still use: the system's available memory and the
+/// address-space limit (`ulimit -v`), whichever is less; None if neither is known.
+fn memory_limit() -> Option<f64> {
+    let avail = crate::mem::available_bytes().map(|b| b as f64);
+    let cap = std::fs::read_to_string("/proc/self/limits").ok().and_then(|t| {
+        let line = t.lines().find(|l| l.starts_with("Max address space"))?;
+        line.split_whitespace().nth(3).and_then(|v| v.parse::<f64>().ok())
+    });
+    match (avail, cap) {
+        (Some(a), Some(c)) => Some(a.min(c)),
+        (a, c) => a.or(c),
+    }
+}
+
+/// Refuse a run whose estimated events exceed `max_events` (naming the estimate and the
+/// option `option` that raises the budget) or whose packets in flight need more memory
+/// than the process may have.
+pub fn check(net: &Network, max_events: u64, option: &str) -> Result<Estimate> {
+    let e = estimate(net);
+    if e.events > max_events as f64 {
+        return Err(Error::Other(format!(
+            "the run would take about {:.2e} events ({:.2e} packets in {} s simulated, about {} of CPU), more than the budget of {:.2e}: \
+             shorten the run or lower the rate, or raise the budget with {option}",
+            e.events,
+            e.packets,
+            to_secs_f64(net.duration),
+            human_seconds(e.events / EVENTS_PER_SECOND),
+            max_events as f64,
+        )));
+    }
+    if let Some(limit) = memory_limit() {
+        // Half of it: the rings double as they grow.
+        if e.memory_bytes() > limit / 2.0 {
+            return Err(Error::Memory(format!(
+                "out of memory: the run would hold about {:.2e} packets in flight and in queues (rate × round-trip time + buffers), \
+                 about {:.1} GB, more than the {:.1} GB this process may use: lower the rate, the delay or the buffers, or cap the window (max_cwnd)",
+                e.in_flight,
+                e.memory_bytes() / 1e9,
+                limit / 2e9,
+            )));
+        }
+    }
+    Ok(e)
+}
+
+/// Events per CPU-second of the engine (a conservative figure for the message; measured
+/// 2–5·10^7 in `benchmarks/network_speed.py`).
+const EVENTS_PER_SECOND: f64 = 2e7;
+
+fn human_seconds(s: f64) -> String {
+    if s < 120.0 {
+        format!("{s:.0} s")
+    } else if s < 7200.0 {
+        format!("{:.0} min", s / 60.0)
+    } else if s < 2.0 * 86400.0 {
+        format!("{:.0} h", s / 3600.0)
+    } else {
+        format!("{:.0} days", s / 86400.0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::{LinkConfig, Scenario, TcpConfig, Workload};
+
+    fn scenario(rate: u64, secs: u64) -> Network {
+        let w = Workload { duration: Some(secs * NS_PER_S), size: None, warmup: 0 };
+        Scenario::new(TcpConfig::default(), LinkConfig::new(rate, 10_000_000, 100), w).into_network()
+    }
+
+    #[test]
+    fn estimate_bounds_the_events_of_a_run() {
+        // 10 Mbit/s for 20 s: ~16 700 data packets of 1500 bytes, as many ACKs.
+        let net = scenario(10_000_000, 20);
+        let e = estimate(&net);
+        let r = crate::sim::run_network(scenario(10_000_000, 20)).unwrap();
+        let sent = r.flows[0].result.counters.packets_sent as f64;
+        assert!(e.packets >= sent && e.packets < 1.5 * sent, "{} vs {}", e.packets, sent);
+        assert!(e.events >= r.events as f64 && e.events < 3.0 * r.events as f64, "{} vs {}", e.events, r.events);
+    }
+
+    #[test]
+    fn a_run_over_the_budget_is_refused_with_the_option() {
+        let net = scenario(10_000_000_000_000, 1);
+        let msg = check(&net, DEFAULT_MAX_EVENTS, "--max-events").unwrap_err().to_string();
+        assert!(msg.contains("--max-events") && msg.contains("events"), "{msg}");
+        assert!(check(&scenario(10_000_000, 1), DEFAULT_MAX_EVENTS, "--max-events").is_ok());
+    }
+
+    #[test]
+    fn a_huge_initial_window_needs_its_memory() {
+        // A link layer's rate bounds nothing here: 2^32 segments are handed to it at once.
+        let mut t = TcpConfig::default();
+        t.init_cwnd = 1 << 32;
+        let w = Workload { duration: Some(NS_PER_S / 1000), size: None, warmup: 0 };
+        let net = Scenario::new(t, LinkConfig::new(10_000_000, 10_000_000, 100), w).into_network();
+        let e = estimate(&net);
+        assert!(e.in_flight >= (1u64 << 32) as f64 && e.packets >= (1u64 << 32) as f64);
+    }
+
+    #[test]
+    fn timers_count_when_the_rto_is_tiny() {
+        let mut t = TcpConfig::default();
+        t.rto_min = 1;
+        t.rto_max = 1;
+        t.rto_initial = 1;
+        let w = Workload { duration: Some(NS_PER_S), size: None, warmup: 0 };
+        let net = Scenario::new(t, LinkConfig::new(10_000_000, 10_000_000, 100), w).into_network();
+        assert!(estimate(&net).events >= 1e9);
+    }
+}
