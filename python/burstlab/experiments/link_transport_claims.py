@@ -25,6 +25,8 @@ mechanism they illustrate through the share of spurious timeouts.
 
 from __future__ import annotations
 
+import warnings
+
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
@@ -299,8 +301,16 @@ def declare(cfg: StudyConfig, env: Env, table1_paper: dict[float, tuple[float, .
 
 
 def verdicts(cfg: StudyConfig, env: Env, table1_paper: dict[float, tuple[float, ...]]) -> list[Verdict]:
-    """Every claim judged on the study's defaults (marked preview under ``--quick``)."""
-    return judge_all(declare(cfg, env, table1_paper), samples(cfg, env), preview=cfg.quick)
+    """Every claim judged on the study's defaults (marked preview under ``--quick``). A claim
+    whose cells this configuration did not run (e.g. ``--noise`` without the example noise
+    level) is not judged, and a warning names it."""
+    smp = samples(cfg, env)
+    claims, skipped = [], []
+    for c in declare(cfg, env, table1_paper):
+        (claims if all(n in smp for _, q in c.measured() for n in names(q)) else skipped).append(c)
+    if skipped:
+        warnings.warn(f"{len(skipped)} claim(s) not judged: this configuration did not run their cells ({', '.join(c.id for c in skipped)})", stacklevel=2)
+    return judge_all(claims, smp, preview=cfg.quick)
 
 
 def names(q: Quantity) -> tuple[str, ...]:
