@@ -236,9 +236,11 @@ def test_output_comparison_can_fail() -> None:
     assert _runnable("$ burstlab stats --demo   # the demo\nout 1\n\n$ burstlab x\n") == [("burstlab stats --demo", ["out 1", ""]), ("burstlab x", [])]
 
 
-def _run_shell(cmd: str, cwd: Path, capsys: pytest.CaptureFixture[str]) -> list[str]:
+def _run_shell(cmd: str, cwd: Path, capsys: pytest.CaptureFixture[str], refused: bool = False) -> list[str]:
     """Run one documented command: ``burstlab ...`` in this process (click's ``main``, as
-    the installed script), ``python X.py`` with this interpreter; its stdout's lines."""
+    the installed script), ``python X.py`` with this interpreter; its stdout's lines. A
+    ``burstlab`` command the page shows refused (its output an ``error:`` line) must exit 2,
+    and its stderr is what is compared."""
     from burstlab.cli import main
 
     words = shlex.split(cmd)
@@ -246,6 +248,9 @@ def _run_shell(cmd: str, cwd: Path, capsys: pytest.CaptureFixture[str]) -> list[
         capsys.readouterr()
         rc = main(words[1:])
         cap = capsys.readouterr()
+        if refused:
+            assert rc == 2, f"{cmd!r} exited {rc}, the page shows it refused: {cap.err[-2000:]}"
+            return cap.err.splitlines()
         assert rc == 0, f"{cmd!r} exited {rc}: {cap.err[-2000:]}"
         return cap.out.splitlines()
     assert words[0] == "python", f"a runnable doc line must be a burstlab or python command: {cmd!r}"
@@ -305,6 +310,6 @@ def test_doc_page_runs(page: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPat
         elif lang == "toml":
             _run_toml(block, where, tmp_path)
         for cmd, shown in _runnable(block):
-            printed = _run_shell(cmd, tmp_path, capsys)
+            printed = _run_shell(cmd, tmp_path, capsys, refused=bool(shown) and shown[0].startswith("error: "))
             if any(s.strip() for s in shown):
                 assert _output_matches(shown, printed), f"{where}: `{cmd}` printed\n" + "\n".join(printed) + "\n\nthe page shows\n" + "\n".join(shown)

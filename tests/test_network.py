@@ -298,7 +298,7 @@ def test_scenario_file_through_the_cli(tmp_path, capsys):
     d = json.loads(capsys.readouterr().out)
     assert d["config"]["seed"] == 4 and len(d["flows"]) == 3
     assert main(["sim", str(p), "--rate", "5Mbit"]) == 2
-    assert "only --seed, --seeds, --plot, --log, --workers and --json go with it" in capsys.readouterr().err
+    assert "only --seed, --seeds, --plot, --log, --workers, --max-events and --json go with it" in capsys.readouterr().err
     text = EXAMPLE.replace("buffer = 60", "bufer = 60")
     p.write_text(text)
     assert main(["sim", str(p)]) == 2
