@@ -19,11 +19,8 @@ from __future__ import annotations
 
 import argparse
 import json
-import socket
 import statistics
 import sys
-import threading
-import time
 from typing import Any
 
 import numpy as np
@@ -31,6 +28,7 @@ import numpy as np
 from burstlab import _core, shell
 from burstlab.lossspec import parse_loss_spec
 from burstlab.sim import Link, Scenario, TcpConfig, Workload, run
+from shell_accuracy import _sink  # the same receiver (this script's folder is on the path)
 
 RATE, DELAY, BUFFER = 10e6, 0.01, 100
 CHANNELS = {
@@ -52,29 +50,11 @@ s.shutdown(socket.SHUT_WR); s.recv(1); s.close()
 
 
 def _kernel(cc: str, spec: str, seed: int, secs: float) -> tuple[float, np.ndarray]:
-    srv = socket.socket()
-    srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    srv.bind(("0.0.0.0", 0))
-    srv.listen(1)
-    srv.settimeout(120)
-    port = srv.getsockname()[1]
-    out: dict[str, float] = {}
-
-    def sink() -> None:
-        c, _ = srv.accept()
-        t0, n = time.monotonic(), 0
-        while b := c.recv(1 << 16):
-            n += len(b)
-        out["bps"] = n * 8 / (time.monotonic() - t0)
-        c.close()
-
-    t = threading.Thread(target=sink, daemon=True)
-    t.start()
+    t, out, port = _sink()
     up = shell.Direction(rate=RATE, delay=DELAY, buffer=BUFFER, loss=parse_loss_spec(spec), seed=seed)
     down = shell.Direction(rate=RATE, delay=DELAY, buffer=BUFFER)
     res = shell.run([sys.executable, "-c", SENDER, str(port), str(secs), cc], up, down)
     t.join()
-    srv.close()
     return out["bps"], res.fates("uplink")
 
 

@@ -52,6 +52,25 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
+def _udp_echo() -> tuple[socket.socket, int]:
+    """A UDP echo server on every address, in a thread, until its socket is closed."""
+    port = _free_port()
+    srv = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    srv.bind(("0.0.0.0", port))
+    srv.settimeout(20)
+
+    def echo() -> None:
+        try:
+            while True:
+                data, addr = srv.recvfrom(64)
+                srv.sendto(data, addr)
+        except OSError:
+            return
+
+    threading.Thread(target=echo, daemon=True).start()
+    return srv, port
+
+
 class Sink(threading.Thread):
     """A TCP server on every address: counts the bytes of one connection until EOF."""
 
@@ -107,20 +126,7 @@ def test_rate_and_delay_of_a_lossless_path() -> None:
 
 @needs_shell
 def test_udp_round_trip_is_twice_the_delay(tmp_path: Path) -> None:
-    port = _free_port()
-    srv = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-    srv.bind(("0.0.0.0", port))
-    srv.settimeout(15)
-
-    def echo() -> None:
-        try:
-            while True:
-                data, addr = srv.recvfrom(64)
-                srv.sendto(data, addr)
-        except OSError:
-            return
-
-    threading.Thread(target=echo, daemon=True).start()
+    srv, port = _udp_echo()
     out = tmp_path / "rtt.json"
     link = shell.Direction(rate=10e6, delay=0.02)
     res = shell.run([sys.executable, "-c", ECHO, str(port), "30", str(out)], link, link)
@@ -207,20 +213,7 @@ def test_empty_command_is_refused() -> None:
 def test_shells_nest_and_their_delays_add(tmp_path: Path) -> None:
     # a shell inside a shell: the inner command reaches the outermost caller across both
     # paths, so its round trip is 2 × (10 ms + 5 ms)
-    port = _free_port()
-    srv = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-    srv.bind(("0.0.0.0", port))
-    srv.settimeout(20)
-
-    def echo() -> None:
-        try:
-            while True:
-                data, addr = srv.recvfrom(64)
-                srv.sendto(data, addr)
-        except OSError:
-            return
-
-    threading.Thread(target=echo, daemon=True).start()
+    srv, port = _udp_echo()
     out = tmp_path / "rtt.json"
     inner = [sys.executable, "-c", "import sys; from burstlab.cli import main; sys.exit(main(sys.argv[1:]))",
              "shell", "--delay", "5ms", "--", sys.executable, "-c", ECHO, str(port), "20", str(out)]
