@@ -240,3 +240,12 @@ def test_a_dead_trace_of_long_slots_ends_quickly() -> None:
     # one transmission per slot: 50 sent packets met the trace (all lost), the rest waited
     assert r.packets_lost == 50 and r.delivered_segments == 0 and r.timeouts > 10**6
     assert time.monotonic() - t0 < 30
+
+
+def test_idle_ack_timers_count_in_the_budget() -> None:
+    # fuzzer finding (seed 35): 100 bit/s for 10^9 s sends few packets, but the idle ACK
+    # timer (--ack-on-idle) fires every 200 ms; the estimate now counts it and refuses
+    o = run_capped(["sim", "--duration", "999999999s", "--rate", "100", "--warmup", "0", "--loss-mode", "time", "--profile", "rfc",
+                    "--ack-on-idle", "--json"])
+    assert_result_or_error(o, expect=2, contains="--max-events")
+    assert o.seconds < 30

@@ -126,6 +126,14 @@ pub fn estimate(net: &Network) -> Estimate {
             // ACKs are among the packets counted below.
             let every = if t.rto_backoff { t.rto_max.max(t.rto_min) } else { t.rto_min };
             timers += active[i] / to_secs_f64(every.max(1)) + 64.0;
+            // The idle ACK timer (`ack_on_idle`, the tossim profile) fires once per
+            // ack_timeout of silence whatever the data does, and each firing sends an ACK
+            // over the reverse path (a fuzzer finding: at 100 bit/s over 10^9 s these were
+            // 5·10^9 events the estimate did not count).
+            if t.ack_on_idle && t.delayed_ack {
+                let fires = active[i] / to_secs_f64(t.ack_timeout.max(1));
+                timers += fires * (1 + f.reverse.len()) as f64;
+            }
         }
         if let Some(oo) = &f.on_off {
             let period = oo.on.typical() + oo.off.typical();
@@ -271,6 +279,18 @@ mod tests {
         let net = Scenario::new(t, LinkConfig::new(10_000_000, 10_000_000, 100), w).into_network();
         let e = estimate(&net);
         assert!(e.in_flight >= (1u64 << 32) as f64 && e.packets >= (1u64 << 32) as f64);
+    }
+
+    #[test]
+    fn idle_ack_timers_count() {
+        // a 100 bit/s link for 10^9 s: few packets, but an idle ACK every 200 ms
+        let w = Workload { duration: Some(1_000_000_000 * NS_PER_S), size: None, warmup: 0 };
+        let est = |idle: bool| {
+            let t = TcpConfig { ack_on_idle: idle, ..TcpConfig::default() };
+            estimate(&Scenario::new(t, LinkConfig::new(100, 10_000_000, 100), w).into_network()).events
+        };
+        let (plain, idle) = (est(false), est(true));
+        assert!(idle > plain + 5e9, "{plain} {idle}");
     }
 
     #[test]
