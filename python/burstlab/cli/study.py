@@ -196,8 +196,6 @@ def claims_line(claims: list[dict[str, Any]]) -> str:
     checks apart, "preview: not evidence" for a ``--quick`` run."""
     from burstlab.study.verdict import OUTCOMES, PREVIEW
 
-    if claims and "calibration" not in claims[0]:  # a study not yet on the claims framework
-        return f"{sum(1 for c in claims if str(c['verdict']).startswith('holds'))} of {len(claims)} hold"
     counts = {o: sum(1 for c in claims if c["verdict"] == o and not c["calibration"]) for o in OUTCOMES}
     cal = sum(1 for c in claims if c["calibration"])
     s = f"{sum(counts.values())} claims: " + ", ".join(f"{counts[o]} {o}" for o in OUTCOMES)
