@@ -63,6 +63,15 @@ pub trait CongestionControl {
     /// A segment of `bytes` payload bytes was handed to the link at `now` (a new one or a
     /// retransmission). TIBET's sent-packet estimator runs here.
     fn on_send(&mut self, _tcb: &Tcb, _now: Nanos, _bytes: u64) {}
+
+    /// The rate, in bytes per second, at which the sender should release segments, or
+    /// `None` for an algorithm that sets no pacing rate of its own (the sender then paces,
+    /// if the settings ask it to, at Linux's `tcp_update_pacing_rate` default: cwnd/srtt
+    /// scaled by `tcp_pacing_ss_ratio` or `tcp_pacing_ca_ratio`). BBR sets its rate here
+    /// (draft-ietf-ccwg-bbr §5.6.2, Linux `bbr_set_pacing_rate`).
+    fn pacing_rate(&self, _tcb: &Tcb) -> Option<f64> {
+        None
+    }
 }
 
 /// The congestion controllers, as an enum so the per-ACK call is a direct call.
@@ -190,6 +199,10 @@ impl CongestionControl for Cc {
         if let Cc::Tibet(c) = self {
             c.on_send(tcb, now, bytes)
         }
+    }
+    #[inline]
+    fn pacing_rate(&self, tcb: &Tcb) -> Option<f64> {
+        dispatch!(self, c => c.pacing_rate(tcb))
     }
 }
 
