@@ -249,3 +249,22 @@ def test_idle_ack_timers_count_in_the_budget() -> None:
                     "--ack-on-idle", "--json"])
     assert_result_or_error(o, expect=2, contains="--max-events")
     assert o.seconds < 30
+
+
+def test_retransmissions_piling_behind_long_slots_are_refused_under_a_cap() -> None:
+    # fuzzer finding (seed 36): 50 lost slots of 1.7e7 s queue a retransmission per timeout
+    # (every rto_max) behind the slot, 1.4e7 copies: a 1 GiB ring allocation aborted the
+    # worker under its address-space cap. The estimate counts them and the cap net of what
+    # the process has mapped; under a 1.5 GiB cap the run is refused with MemoryError.
+    import subprocess
+    import sys
+
+    code = (
+        "import resource; resource.setrlimit(resource.RLIMIT_AS, (1536 << 20, 1536 << 20))\n"
+        "import burstlab.sim as sim\nfrom burstlab.traces import Trace\n"
+        "try:\n    sim.run_trace(Trace.from_string('0' * 50), slot=1.7e7)\n    print('ran')\n"
+        "except MemoryError as e:\n    print('refused:', e)\n"
+    )
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0, p.stderr[-2000:]
+    assert p.stdout.startswith("refused:") and "retransmissions queued" in p.stdout, p.stdout

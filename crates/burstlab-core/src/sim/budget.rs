@@ -125,7 +125,15 @@ pub fn estimate(net: &Network) -> Estimate {
             // (RFC 6298 §5.5) the timer doubles up to rto_max until an ACK resets it, and the
             // ACKs are among the packets counted below.
             let every = if t.rto_backoff { t.rto_max.max(t.rto_min) } else { t.rto_min };
-            timers += active[i] / to_secs_f64(every.max(1)) + 64.0;
+            let timeouts = active[i] / to_secs_f64(every.max(1)) + 64.0;
+            timers += timeouts;
+            // A path that takes longer to carry one packet than the timer takes to fire
+            // queues a retransmission per timeout behind the one it is still carrying (a
+            // fuzzer finding: 50 slots of 1.7·10^7 s each queued 1.4·10^7 copies of one
+            // segment, 1 GB of ring, in a slotted run).
+            if path_pps.is_finite() && 1.0 / path_pps > to_secs_f64(every.max(1)) {
+                window += timeouts;
+            }
             // The idle ACK timer (`ack_on_idle`, the tossim profile) fires once per
             // ack_timeout of silence whatever the data does, and each firing sends an ACK
             // over the reverse path (a fuzzer finding: at 100 bit/s over 10^9 s these were
@@ -184,14 +192,25 @@ pub fn estimate(net: &Network) -> Estimate {
 /// address-space limit (`ulimit -v`), whichever is less; None if neither is known.
 fn memory_limit() -> Option<f64> {
     let avail = crate::mem::available_bytes().map(|b| b as f64);
+    // An address-space cap counts what the process has mapped already (the interpreter,
+    // its libraries, earlier runs' heap): only the rest is left for this run.
     let cap = std::fs::read_to_string("/proc/self/limits").ok().and_then(|t| {
         let line = t.lines().find(|l| l.starts_with("Max address space"))?;
-        line.split_whitespace().nth(3).and_then(|v| v.parse::<f64>().ok())
+        let cap = line.split_whitespace().nth(3).and_then(|v| v.parse::<f64>().ok())?;
+        Some((cap - mapped_bytes().unwrap_or(0.0)).max(0.0))
     });
     match (avail, cap) {
         (Some(a), Some(c)) => Some(a.min(c)),
         (a, c) => a.or(c),
     }
+}
+
+/// The address space this process has mapped (`VmSize` in `/proc/self/status`), in bytes.
+fn mapped_bytes() -> Option<f64> {
+    let text = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = text.lines().find(|l| l.starts_with("VmSize:"))?;
+    let kib: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024.0)
 }
 
 /// Refuse a run whose estimated events exceed `max_events` (naming the estimate and the
@@ -214,7 +233,7 @@ pub fn check(net: &Network, max_events: u64, option: &str) -> Result<Estimate> {
         // Half of it: the rings double as they grow.
         if e.memory_bytes() > limit / 2.0 {
             return Err(Error::Memory(format!(
-                "out of memory: the run would hold about {:.2e} packets in flight and in queues (rate × round-trip time + buffers), \
+                "out of memory: the run would hold about {:.2e} packets in flight and in queues (rate × round-trip time + buffers + retransmissions queued behind a slower link), \
                  about {:.1} GB, more than the {:.1} GB this process may use: lower the rate, the delay or the buffers, or cap the window (max_cwnd)",
                 e.in_flight,
                 e.memory_bytes() / 1e9,
@@ -302,5 +321,23 @@ mod tests {
         let w = Workload { duration: Some(NS_PER_S), size: None, warmup: 0 };
         let net = Scenario::new(t, LinkConfig::new(10_000_000, 10_000_000, 100), w).into_network();
         assert!(estimate(&net).events >= 1e9);
+    }
+
+    #[test]
+    fn retransmissions_queued_behind_a_slow_slot_count_as_memory() {
+        // 50 lost slots of 1.7·10^7 s: a timeout every rto_max (60 s) queues a copy of the
+        // segment behind the slot, 1.4·10^7 of them by the end (the run itself confirms it).
+        use crate::sim::scenario::AckPath;
+        use crate::trace::BitTrace;
+        let slot = 17_000_000 * NS_PER_S;
+        let sc = |slot| Scenario::slotted(TcpConfig::default(), BitTrace::filled(50, false), slot, AckPath::Lossless, 1);
+        let slow = estimate(&sc(slot).into_network());
+        assert!(slow.in_flight >= 1.4e7, "{slow:?}");
+        // With 10 ms slots nothing piles up: the window and the buffer only.
+        let fast = estimate(&sc(10 * crate::time::NS_PER_MS).into_network());
+        assert!(fast.in_flight < 1e4, "{fast:?}");
+        let r = crate::sim::run_network(sc(slot / 1000).into_network()).unwrap();
+        let sent = r.flows[0].result.counters.packets_sent as f64;
+        assert!(sent <= estimate(&sc(slot / 1000).into_network()).in_flight + 64.0, "{sent}");
     }
 }
