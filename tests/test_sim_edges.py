@@ -254,13 +254,14 @@ def test_idle_ack_timers_count_in_the_budget() -> None:
 def test_retransmissions_piling_behind_long_slots_are_refused_under_a_cap() -> None:
     # fuzzer finding (seed 36): 50 lost slots of 1.7e7 s queue a retransmission per timeout
     # (every rto_max) behind the slot, 1.4e7 copies: a 1 GiB ring allocation aborted the
-    # worker under its address-space cap. The estimate counts them and the cap net of what
-    # the process has mapped; under a 1.5 GiB cap the run is refused with MemoryError.
+    # worker (2.1 GB mapped already) under its 4 GiB address-space cap. The estimate counts
+    # them, and the cap net of what the process has mapped, with room for a ring's doubling.
     import subprocess
     import sys
 
     code = (
-        "import resource; resource.setrlimit(resource.RLIMIT_AS, (1536 << 20, 1536 << 20))\n"
+        "import mmap, resource; resource.setrlimit(resource.RLIMIT_AS, (4 << 30, 4 << 30))\n"
+        "held = mmap.mmap(-1, 2150 << 20)\n"
         "import burstlab.sim as sim\nfrom burstlab.traces import Trace\n"
         "try:\n    sim.run_trace(Trace.from_string('0' * 50), slot=1.7e7)\n    print('ran')\n"
         "except MemoryError as e:\n    print('refused:', e)\n"
