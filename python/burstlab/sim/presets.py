@@ -22,7 +22,8 @@ from typing import Any
 
 from burstlab import _core
 from burstlab.linklayer import Arq, Backoff
-from burstlab.sim import Link, TcpConfig
+from burstlab.sim.config import TcpConfig
+from burstlab.sim.links import Link
 from burstlab.sim.network import Cbr, Flow, Hop, Network
 
 __all__ = ["WIFI_ARQ", "bdp_packets", "chain", "dumbbell", "satellite_wifi", "single", "wired_wireless"]

@@ -33,7 +33,8 @@ from collections.abc import Callable
 from typing import Any
 
 from burstlab import _core
-from burstlab.sim import RED_FIELDS, Link, Red, TcpConfig
+from burstlab.sim.config import TcpConfig
+from burstlab.sim.links import RED_FIELDS, Link, Red
 from burstlab.sim.advice import link_layer_ignores_rate, reverse_reuses_downlink, time_model_in_packet_mode
 from burstlab.sim.network import Cbr, Flow, Hop, Network, OnOff
 
