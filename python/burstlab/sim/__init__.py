@@ -13,6 +13,7 @@ each counter means.
 
 from __future__ import annotations
 
+import importlib
 from typing import TYPE_CHECKING, Any
 
 from burstlab.sim.config import CONGESTION_CONTROLS, RECOVERIES, VARIANTS, TcpConfig, _number, tcp_settings
@@ -41,8 +42,6 @@ if TYPE_CHECKING:
 
 
 def __getattr__(name: str) -> Any:
-    import importlib
-
     if name in _NETWORK_NAMES:
         return getattr(importlib.import_module("burstlab.sim.network"), name)
     if name == "presets":

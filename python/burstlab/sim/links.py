@@ -6,10 +6,12 @@ against what the run can send, the nanosecond clock against the rate).
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import asdict, dataclass, fields
 from typing import TYPE_CHECKING, Any, Literal
 
 from burstlab import _core
+from burstlab.lossspec import parse_loss_spec
 from burstlab.sim.config import _number
 from burstlab.sim.params import RED_PARAMS, field_of as _p
 
@@ -24,8 +26,6 @@ def loss_model(loss: Any) -> _core.LossModel | None:
     if loss is None or isinstance(loss, _core.LossModel):
         return loss
     if isinstance(loss, str):
-        from burstlab.lossspec import parse_loss_spec
-
         return parse_loss_spec(loss)
     to_core = getattr(loss, "to_core", None)
     if callable(to_core):
@@ -49,8 +49,6 @@ class LossModeWarning(UserWarning):
 def _check_loss_mode(name: str, model: _core.LossModel | None, mode: str) -> None:
     """Warn when time mode is asked of a per-packet model (a silent misread otherwise)."""
     if mode == "time" and model is not None and model.name not in TIME_MODELS:
-        import warnings
-
         warnings.warn(
             f"{name}: loss_mode = time with the per-packet model {model.name}: it has no notion of time and decides "
             "each packet in turn, exactly as in packet mode; for a channel that evolves in time use a time model "
@@ -110,8 +108,6 @@ def _check_first_link(where: str, tcp: TcpConfig, rate: float, buffer: int, buff
     if rate >= 1 and math.isfinite(rate):
         tx = math.ceil(seg * 8e9 / int(rate))  # ns, rounded up as the simulator does (time::tx_time)
         if seg * 8e9 / tx < 0.99 * rate:
-            import warnings
-
             warnings.warn(
                 f"{where}: rate = {rate:g} bit/s: a {seg}-byte packet takes {seg * 8e9 / rate:.3g} ns, {tx} ns on the "
                 f"simulator's clock of whole nanoseconds, so the link runs at {_rate_text(seg * 8e9 / tx)} instead; "

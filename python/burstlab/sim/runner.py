@@ -23,7 +23,7 @@ if TYPE_CHECKING:  # numpy is not imported to run a simulation: the series come 
 
 
 def _hash(config: dict[str, Any]) -> str:
-    import hashlib
+    import hashlib  # OpenSSL's bindings, 2 ms: `burstlab --help` does not hash
 
     return hashlib.sha256(json.dumps(config, sort_keys=True).encode()).hexdigest()[:16]
 
