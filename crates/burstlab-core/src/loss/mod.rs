@@ -21,6 +21,7 @@ pub mod replay;
 pub mod runlength;
 pub mod semi_markov;
 pub mod sojourn;
+pub mod spec;
 pub mod vddp;
 
 pub use bernoulli::Bernoulli;
