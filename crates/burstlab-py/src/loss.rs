@@ -2,7 +2,7 @@
 //! simulator (which clones it per link direction).
 use crate::errors::IntoPyResult;
 use crate::trace::PyBitTrace;
-use burstlab_core::loss::spec;
+use burstlab_core::loss::{registry, spec};
 use burstlab_core::loss::{
     markov_ct, on_off, Bernoulli, BlockBootstrap, DeterministicList, EndBehavior, GilbertElliott, LossModel, MarkovModulated, Replay, RunLength, SemiMarkov, SemiMarkovChain,
     Sojourn, TimeMode, Vddp,
@@ -285,11 +285,11 @@ impl PyLossModel {
 }
 
 /// The loss models a spec string names, as each model file declares them
-/// (`burstlab_core::loss::spec::MODELS`): name, aliases, help, reference, forms and parameters
-/// (the TCP table's fields, plus `kind` as a spec writes it, `default` as text, `required`).
+/// (`burstlab_core::loss::registry::MODELS`): name, aliases, help, reference, forms and parameters
+/// (the TCP table's fields, with `kind` as a spec writes it, `default` as text, and `required`).
 #[pyfunction]
 fn loss_specs<'py>(py: Python<'py>) -> PyResult<Vec<Bound<'py, PyDict>>> {
-    spec::MODELS
+    registry::MODELS
         .iter()
         .map(|m| {
             let d = PyDict::new(py);
@@ -302,8 +302,16 @@ fn loss_specs<'py>(py: Python<'py>) -> PyResult<Vec<Bound<'py, PyDict>>> {
                 .params
                 .iter()
                 .map(|p| {
-                    let pd = crate::sim::spec_dict(py, &p.spec, None)?;
+                    let pd = PyDict::new(py);
+                    pd.set_item("name", p.spec.name)?;
+                    pd.set_item("component", p.spec.component)?;
                     pd.set_item("kind", p.kind.name())?;
+                    pd.set_item("unit", p.spec.unit)?;
+                    pd.set_item("min", p.spec.min.map(|b| (b.value, b.inclusive)))?;
+                    pd.set_item("max", p.spec.max.map(|b| (b.value, b.inclusive)))?;
+                    pd.set_item("range", p.spec.range_text())?;
+                    pd.set_item("help", p.spec.help)?;
+                    pd.set_item("reference", p.spec.reference)?;
                     pd.set_item("choices", match p.kind {
                         spec::LossKind::Choice(c) => Some(c.to_vec()),
                         _ => None,
@@ -322,12 +330,12 @@ fn loss_specs<'py>(py: Python<'py>) -> PyResult<Vec<Bound<'py, PyDict>>> {
         .collect()
 }
 
-/// A loss spec string read against the declarations (`spec::parse`): the model's name and a
+/// A loss spec string read against the declarations (`registry::parse`): the model's name and a
 /// dict of its parameters' values (given or default; None when left out). A law is a dict as
 /// `LossModel.semi_markov` takes it. An error is a `ParameterError` naming what is wrong.
 #[pyfunction]
 fn read_loss_spec<'py>(py: Python<'py>, text: &str) -> PyResult<(&'static str, Bound<'py, PyDict>)> {
-    let (model, values) = spec::parse(text).map_err(|e| crate::errors::ParameterError::new_err(e.0))?;
+    let (model, values) = registry::parse(text).map_err(|e| crate::errors::ParameterError::new_err(e.0))?;
     let d = PyDict::new(py);
     for (name, v) in values {
         match v {

@@ -17,6 +17,7 @@ pub mod hsmm;
 pub mod list;
 pub mod markov_ct;
 pub mod phy;
+pub mod registry;
 pub mod replay;
 pub mod runlength;
 pub mod semi_markov;
