@@ -164,7 +164,7 @@ CASES: list[tuple[str, list[str]]] = [
     ("gen ge:prr=2 -n 10 -o OUT/x.txt", ["ge:prr=2", "mu"]),
     ("gen ge:prr= -n 10 -o OUT/x.txt", ["ge:prr=", "mu"]),
     ("gen ge:prr=,mu=0.5 -n 10 -o OUT/x.txt", ["prr = ''"]),
-    ("gen ge:prr=nan,mu=0.5 -n 10 -o OUT/x.txt", ["prr = NaN"]),
+    ("gen ge:prr=nan,mu=0.5 -n 10 -o OUT/x.txt", ["prr = nan", "in [0, 1]"]),
     ("gen ge:prr=0.9,mu=2 -n 10 -o OUT/x.txt", ["mu = 2"]),
     ("gen foo -n 10 -o OUT/x.txt", ["unknown model 'foo'"]),
     ("gen bernoulli:p=1.5 -n 10 -o OUT/x.txt", ["p = 1.5"]),

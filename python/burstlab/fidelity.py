@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from burstlab._core import EmptyInputError, ParameterError
 from burstlab.io import atomic_write
 from burstlab.models import ALL_MODELS, LossModelBase, make_model
 from burstlab.stats import RunDistribution, TraceStats
@@ -81,8 +82,6 @@ def fit_models(
     ``fit``: e.g. a burst-length fit on a trace without loss) is left out and
     ``(name, reason)`` appended there instead of failing every model; without it, that
     error is raised. ``progress`` gets one line per model as it is fitted."""
-    from burstlab._core import EmptyInputError, ParameterError
-
     names: list[str] = []
     for n in models or ["all"]:
         for one in list(ALL_MODELS) if n == "all" else [n]:

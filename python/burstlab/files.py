@@ -10,8 +10,10 @@ import contextlib
 import errno
 import os
 import re
+import shutil
 import stat
 import sys
+import tempfile
 from collections.abc import Callable, Iterator
 from typing import Any
 from pathlib import Path
@@ -139,9 +141,6 @@ def _write_in_place(p: Path, kind: str | None, write: Callable[[str], object]) -
     replacing it: ``write`` fills a temporary regular file (writers that seek, such as
     ``np.savez`` or Parquet, need one), which is then copied into the opened target. A FIFO
     is opened without blocking, so one that nobody reads is an error, not a hang."""
-    import shutil
-    import tempfile
-
     with tempfile.TemporaryDirectory(prefix="burstlab-out.") as d:
         tmp = os.path.join(d, f"out{p.suffix if kind is not None else ''}")
         try:
@@ -192,8 +191,6 @@ def atomic_write(path: str | os.PathLike[str], write: Callable[[str], object]) -
     (``/dev/null``, ``/dev/full``: "no space left") or a FIFO is written in place, never
     replaced by a file; a symbolic link keeps pointing where it did and its target is
     written; a block device or a socket is refused (docs/errors.md "No half-written output")."""
-    import tempfile
-
     p = check_output_path(path)
     if os.fspath(path) == STDOUT:
         _write_in_place(p, None, write)

@@ -47,6 +47,8 @@ with the fits held fixed.
 
 from __future__ import annotations
 
+import csv as _csv
+import io as _io
 import math
 import os
 from collections.abc import Sequence
@@ -625,9 +627,6 @@ def _where(path: str, kind: str, i: int) -> str:
 
 def _first_bad_csv_line(path: str, raw: bytes) -> None:
     """Report the first CSV line whose field count differs from the header's."""
-    import csv as _csv
-    import io as _io
-
     rows = _csv.reader(_io.StringIO(raw.decode("utf-8", "replace")))
     try:
         header = next(rows, None)

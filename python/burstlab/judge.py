@@ -45,11 +45,14 @@ from typing import TYPE_CHECKING, Any, Literal, cast
 import numpy as np
 
 from burstlab import _core
+from burstlab.fidelity import best_model, fidelity_rows, fit_models
+from burstlab.models import make_model
+from burstlab.sim import Link, Scenario, TcpConfig, Workload, run, run_trace
+from burstlab.stats import trace_stats
 from burstlab.traces import Trace
 
 if TYPE_CHECKING:
     from burstlab.models import LossModelBase
-    from burstlab.sim import TcpConfig
 
 MODES = ("slotted", "link")
 #: The slot when neither the setup nor the trace gives one (Srinivasan et al.'s Mirage, §3.1).
@@ -97,8 +100,6 @@ class TcpSetup:
 
     def resolved(self, trace: Trace) -> TcpSetup:
         """This setup with every None that depends on the trace filled in."""
-        from burstlab.sim import TcpConfig
-
         slot = self.slot or trace.interval or DEFAULT_SLOT
         tcp = self.tcp
         if tcp is None:
@@ -122,8 +123,6 @@ class TcpSetup:
     def goodput(self, loss: Trace | LossModelBase | _core.LossModel, seed: int) -> float:
         """Goodput (segments/s) of one run over a trace (replayed) or a model (sampled to a
         trace in slotted mode, inside the engine in link mode). Needs :meth:`resolved`."""
-        from burstlab.sim import Link, Scenario, Workload, run, run_trace
-
         assert self.slot is not None and self.tcp is not None
         if self.mode == "slotted":
             if not isinstance(loss, Trace):
@@ -575,8 +574,6 @@ def mu_convergence(trace: Trace, part: int, chunks: int = 10) -> MuConvergence |
     chunks of the trace, times the chunk length: Srinivasan et al. §8's chunk comparison,
     which sees memory longer than one packet) and the Markov-chain variance of g and b
     (g(1−g)/|losses| + b(1−b)/|successes|, times the length: the least any link can have)."""
-    from burstlab.stats import trace_stats
-
     n = len(trace)
     chunk = max(2, n // chunks)
     st = trace_stats(trace, chunk=chunk, convergence_points=1, warn=False)
@@ -633,9 +630,6 @@ def select(
     fair contender). A model that cannot be fitted is skipped (``skipped`` receives
     ``(name, reason)``); with ``refit`` the best model is refitted on the whole trace
     (``Selection.best_model``)."""
-    from burstlab.fidelity import best_model, fidelity_rows, fit_models
-    from burstlab.models import make_model
-
     if judge not in ("tcp", "stats"):
         raise _core.ParameterError(f"invalid parameter judge = {judge!r}: expected 'tcp' or 'stats'")
     bad = [m for m in modes if m not in MODES]

@@ -19,8 +19,11 @@ over it — in one page (Markdown and HTML, with figures).
 
 from __future__ import annotations
 
+import base64
+import json
 import math
 import re
+import tempfile
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
@@ -30,6 +33,12 @@ from typing import Any
 import numpy as np
 
 from burstlab import _core
+from burstlab.analytic import mathis, padhye, tibet_ideal
+from burstlab.experiments.common import mean_ci
+from burstlab.experiments.prr_mu_report import render_html, render_md
+from burstlab.io import atomic_write_text
+from burstlab.judge import rotated, select
+from burstlab.sim import PROFILES, VARIANTS, Link, Scenario, TcpConfig, Workload, link_layer_config, run
 from burstlab.traces import Trace
 
 #: μ has "settled" once every longer prefix's μ is within this of the whole trace's.
@@ -61,7 +70,6 @@ class UserLink:
                 raise _core.ParameterError(f"invalid parameter {name} = {v!r}: expected a positive finite number")
         if not (isinstance(self.buffer, int) and self.buffer >= 1):
             raise _core.ParameterError(f"invalid parameter buffer = {self.buffer!r}: expected at least 1 packet")
-        from burstlab.sim import PROFILES, link_layer_config
 
         if self.profile not in PROFILES:
             raise _core.ParameterError(f"invalid parameter profile = {self.profile!r}: expected one of {', '.join(PROFILES)}")
@@ -69,8 +77,6 @@ class UserLink:
 
     def make(self, loss: Any) -> Any:
         """The :class:`burstlab.sim.Link` with ``loss`` per packet."""
-        from burstlab.sim import Link
-
         return Link(rate=self.rate, delay=self.delay, buffer=self.buffer, loss=loss, link_layer=self.link_layer)
 
     def describe(self) -> str:
@@ -108,10 +114,15 @@ class LinkReport:
     seconds: dict[str, float] = field(default_factory=dict)
 
     def _repr_html_(self) -> str:
-        """The page itself, figures embedded, in a notebook (burstlab.notebook)."""
-        from burstlab.notebook import report_html
-
-        return report_html(self)
+        """The page itself, figures embedded, in a notebook: the body of the page ``burstlab
+        report`` writes, its style scoped to the cell."""
+        with tempfile.TemporaryDirectory() as d:
+            figs = _figures(self, Path(d))
+            page = html_page(blocks(self, figs), f"burstlab report: {self.trace_name}", Path(d))
+        style = "".join(re.findall(r"<style>.*?</style>", page, flags=re.S)).replace("body{", ".burstlab-report{")
+        body = page[page.index("<body>") + len("<body>") : page.rindex("</body>")]
+        body = re.sub(r"<script>.*?</script>", "", body, flags=re.S)
+        return f"{style}<div class='burstlab-report'>{body}</div>"
 
     def to_dict(self) -> dict[str, Any]:
         st = self.stats
@@ -163,11 +174,7 @@ def predict(model: Any, trace: Trace, link: UserLink, variants: Sequence[str], s
     ``seeds`` runs each (seeds ``seed``, ``seed + 1``, ...), and over ``trace`` replayed
     circularly on the same link from ``seeds`` evenly spaced starts (the mean: where TCP
     starts in a bursty trace can change one run's goodput a hundredfold)."""
-    from burstlab.experiments.common import mean_ci
-    from burstlab.sim import Scenario, TcpConfig, Workload, run
-
     out = []
-    from burstlab.judge import rotated
 
     core = model.to_core()
     replays = [_core.LossModel.replay(t.bits, "wrap", None) for t in rotated(trace, seeds)]
@@ -194,8 +201,6 @@ def closed_forms(stats: Any, link: UserLink, mss: int = 1000, header: int = 40) 
     Reno-style TCP), RTT = 2·delay + a data segment's and an ACK's serialisation; each
     names the regime it is outside of and is capped at the link's capacity. They know no
     link layer: with one, the loss TCP sees is the residual loss after its attempts."""
-    from burstlab.analytic import mathis, padhye, tibet_ideal
-
     rtt = 2 * link.delay + (mss + header) * 8 / link.rate + header * 8 / link.rate
     cap = link.rate / ((mss + header) * 8)
     p_loss = stats.lost / stats.length if stats.length else 0.0
@@ -232,9 +237,6 @@ def build_report(
     progress: Callable[[str], None] | None = None,
 ) -> LinkReport:
     """Everything the page shows (see the module docstring)."""
-    from burstlab.judge import select
-    from burstlab.sim import VARIANTS
-
     t0 = time.perf_counter()
     secs: dict[str, float] = {}
     st = trace.stats(warn=False)
@@ -484,8 +486,6 @@ def md_blocks(bl: list[tuple[str, Any]]) -> list[tuple[str, Any]]:
 def html_blocks(bl: list[tuple[str, Any]], folder: Path) -> list[tuple[str, Any]]:
     """The blocks for HTML: every figure embedded as a ``data:`` URI, so that the page alone
     (copied, mailed) shows all of them."""
-    import base64
-
     out: list[tuple[str, Any]] = []
     for kind, b in bl:
         if kind == "img":
@@ -498,8 +498,6 @@ def html_blocks(bl: list[tuple[str, Any]], folder: Path) -> list[tuple[str, Any]
 
 def html_page(bl: list[tuple[str, Any]], title: str, folder: Path) -> str:
     """The self-contained HTML page of ``bl`` (figures read from ``folder``)."""
-    from burstlab.experiments.prr_mu_report import render_html
-
     html = render_html(html_blocks(bl, folder), title)
     html = _NUMERIC_CELL.sub(r"<td class='n'>\1</td>", html).replace("</head>", _PAGE_STYLE + "</head>", 1)
     return html.replace("</body>", _CHECK_SCRIPT + "</body>")
@@ -508,11 +506,6 @@ def html_page(bl: list[tuple[str, Any]], title: str, folder: Path) -> str:
 def write_report(rep: LinkReport, out: str | Path) -> tuple[Path, Path, dict[str, Path]]:
     """``report.md``, ``report.html`` (self-contained: figures embedded), ``report.json``
     and the figures (PNG, which ``report.md`` links) in ``out``."""
-    import json
-
-    from burstlab.experiments.prr_mu_report import render_md
-    from burstlab.io import atomic_write_text
-
     d = Path(out)
     d.mkdir(parents=True, exist_ok=True)
     figs = _figures(rep, d)

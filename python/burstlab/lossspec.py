@@ -1,43 +1,39 @@
-"""Loss-model specifications as short strings, as the CLI takes them.
+"""Loss-model specifications as short strings, as the CLI and scenario files take them:
+``MODEL:NAME=VALUE,...``, e.g. ``bernoulli:p=0.05``, ``ge:prr=0.9,mu=0.6``,
+``semi:good=pareto/0.1/1.5,bad=exp/0.05``, ``replay:file=PATH,slot=0.005``.
 
-=====================================================  =========================================
-``none``                                               lossless path (None)
-``bernoulli:p=0.05``                                   independent losses
-``ge:prr=0.9,mu=0.6`` / ``ge:b=0.01,g=0.3[,h=1,k=0]``  Gilbert-Elliott (Srinivasan et al. §6.2 / netem)
-``list:drops=4/13/17[,period=20]``                     deterministic drops, 1-based (Pentikousis & Badr §2)
-``ctmc:good=8,bad=4[,pg=0.01,pb=0.3,interval=0.001]``  continuous-time Markov, rate-based
-``onoff:good=1.8,bad=0.2[,interval=0.001]``            temporal ON/OFF, exponential periods
-``semi:good=pareto/0.1/1.5,bad=exp/0.05[,pg=0,pb=1,temporal=0,interval=0.001]``
-                                                       semi-Markov; laws ``exp/MEAN``,
-                                                       ``det/VALUE``, ``pareto/SCALE/SHAPE``,
-                                                       ``lognormal/MU/SIGMA``, ``geom/MEAN``
-``vddp:a=10,b=10,da=0,db=0.1,ca=1,cb=1[,interval=]``   VDDP (Pentikousis & Badr §2), seconds
-``runlength:success=pareto/1/1.5,burst=geom/2``        run-length model (packets)
-``replay:file=PATH[,end=wrap,slot=0.005]``             trace replay (packet or time-indexed)
-``bootstrap:file=PATH[,block=2000]``                   stationary block bootstrap of a trace,
-                                                       mean block ``block`` packets (default:
-                                                       5 % of the trace, at least 200)
-``phy:mode=cck11,snr=8[,bytes=1028,fading=rayleigh,...]``  frames of one PHY mode and length over an
-                                                       SNR: constant, fading/shadowing, two
-                                                       states (``good=,bad=,mgood=,mbad=``) or
-                                                       a trace (``trace=FILE``); docs/phy.md
-``@model.json``                                        a saved (fitted) model, e.g. an HMM,
-                                                       an HSMM or a run chain
-=====================================================  =========================================
+Each model's parameters (name, type, unit, default, range, meaning, reference) are declared
+once in the simulator's core, beside the model (``crates/burstlab-core/src/loss/*.rs``,
+``SPEC``); the core reads a spec against them (unknown, missing or repeated parameters, a
+value of the wrong type or outside its range: one error naming it) and this module builds the
+model. ``docs/parameters.md`` ("Loss models") is the table, generated from the same
+declaration (:data:`LOSS_SPECS`). Besides those models:
+
+- ``none`` (or an empty string): a lossless path (None);
+- ``phy:mode=cck11,snr=8[,...]``: frames of one PHY mode and length over an SNR
+  (:func:`burstlab.phy.from_spec`, ``docs/phy.md``);
+- ``@model.json``: a saved (fitted) model, e.g. an HMM, an HSMM or a run chain.
 
 Times are seconds; ``interval`` is the packet interval used in packet mode by time models.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from burstlab import _core
 
-_KNOWN = "none, bernoulli, ge, list, ctmc, onoff, semi, vddp, runlength, replay, bootstrap, phy, @file.json"
+#: The loss models a spec names, as the core declares them: name, aliases, help, reference,
+#: forms (the parameter sets it can be written with) and parameters (``kind``, ``unit``,
+#: ``default`` as written in a spec, ``required``, ``min``/``max``/``range``, ``help``, ``reference``).
+LOSS_SPECS: list[dict[str, Any]] = _core.loss_specs()
+
+_KNOWN = ", ".join(["none", *(m["name"] for m in LOSS_SPECS), "phy", "@file.json"])
 
 
 def _params(kind: str, body: str) -> dict[str, str]:
+    """``name=value,...`` as strings (the ``phy:`` spec, which has its own parser)."""
     out: dict[str, str] = {}
     for part in filter(None, body.split(",")):
         if "=" not in part:
@@ -49,34 +45,39 @@ def _params(kind: str, body: str) -> dict[str, str]:
     return out
 
 
-def _num(spec: str, k: str, v: str) -> float:
-    try:
-        return float(v)
-    except ValueError:
-        raise _core.ParameterError(f"invalid parameter {k} = {v!r} in loss spec {spec}: expected a number") from None
+def _ge(v: dict[str, Any]) -> _core.LossModel:
+    if "prr" in v:  # the (prr, mu) form
+        return _core.LossModel.gilbert_elliott_prr_mu(v["prr"], v["mu"])
+    return _core.LossModel.gilbert_elliott(v["b"], v["g"], v["h"], v["k"])
 
 
-_LAW_ARGS = {
-    "exp": ("exponential", ("mean",)),
-    "exponential": ("exponential", ("mean",)),
-    "det": ("deterministic", ("value",)),
-    "deterministic": ("deterministic", ("value",)),
-    "pareto": ("pareto", ("scale", "shape")),
-    "lognormal": ("lognormal", ("mu", "sigma")),
-    "geom": ("geometric", ("mean",)),
-    "geometric": ("geometric", ("mean",)),
+def _replay(v: dict[str, Any]) -> _core.LossModel:
+    from burstlab.io import read_trace  # numpy
+
+    return _core.LossModel.replay(read_trace(v["file"]).bits, v["end"], v["slot"])
+
+
+def _bootstrap(v: dict[str, Any]) -> _core.LossModel:
+    from burstlab.io import read_trace  # numpy
+    from burstlab.models import BlockBootstrapModel
+
+    block = "auto" if v["block"] is None else v["block"]
+    return BlockBootstrapModel(mean_block=block).fit(read_trace(v["file"])).to_core()
+
+
+#: How each declared model is built from its checked values (the core's names).
+_BUILD: dict[str, Callable[[dict[str, Any]], _core.LossModel]] = {
+    "bernoulli": lambda v: _core.LossModel.bernoulli(v["p"]),
+    "ge": _ge,
+    "list": lambda v: _core.LossModel.deterministic(v["drops"], v["period"]),
+    "ctmc": lambda v: _core.LossModel.markov_ct(v["good"], v["bad"], v["pg"], v["pb"], v["interval"]),
+    "onoff": lambda v: _core.LossModel.on_off(v["good"], v["bad"], v["interval"]),
+    "semi": lambda v: _core.LossModel.semi_markov(v["good"], v["bad"], v["pg"], v["pb"], v["temporal"], v["interval"]),
+    "vddp": lambda v: _core.LossModel.vddp(v["a"], v["b"], v["da"], v["db"], v["ca"], v["cb"], v["interval"]),
+    "runlength": lambda v: _core.LossModel.run_length(v["success"], v["burst"]),
+    "replay": _replay,
+    "bootstrap": _bootstrap,
 }
-
-
-def _law(spec: str, k: str, v: str) -> dict[str, Any]:
-    """``pareto/0.1/1.5`` → {"kind": "pareto", "scale": 0.1, "shape": 1.5}."""
-    kind, *args = v.split("/")
-    if kind not in _LAW_ARGS:
-        raise _core.ParameterError(f"invalid parameter {k} = {v!r} in loss spec {spec}: expected one of {sorted(_LAW_ARGS)} with /-separated parameters")
-    full, names = _LAW_ARGS[kind]
-    if len(args) != len(names):
-        raise _core.ParameterError(f"invalid parameter {k} = {v!r} in loss spec {spec}: {kind} takes {'/'.join(names)}")
-    return {"kind": full, **{n: _num(spec, f"{k}.{n}", a) for n, a in zip(names, args)}}
 
 
 def parse_loss_spec(spec: str) -> _core.LossModel | None:
@@ -85,84 +86,13 @@ def parse_loss_spec(spec: str) -> _core.LossModel | None:
     if s.lower() in ("", "none"):
         return None
     if s.startswith("@"):
-        from burstlab.models import load_model
+        from burstlab.models import load_model  # numpy
 
         return load_model(s[1:]).to_core()
     kind, _, body = s.partition(":")
-    kind = kind.lower()
-    p = _params(kind, body)
+    if kind.lower() == "phy":
+        from burstlab import phy  # numpy
 
-    def check(required: tuple[str, ...], optional: tuple[str, ...] = ()) -> None:
-        unknown = set(p) - set(required) - set(optional)
-        if unknown:
-            raise _core.ParameterError(f"invalid loss spec {spec!r}: unknown parameter(s) {sorted(unknown)} for {kind}")
-        missing = [n for n in required if n not in p]
-        if missing:
-            raise _core.ParameterError(f"invalid loss spec {spec!r}: missing parameter(s) {missing} for {kind}")
-
-    def take(*names: str, **defaults: float) -> list[float]:
-        check(names, tuple(defaults))
-        return [_num(spec, n, p[n]) for n in names] + [_num(spec, k, p[k]) if k in p else v for k, v in defaults.items()]
-
-    if kind in ("bernoulli", "bern", "iid"):
-        (pl,) = take("p")
-        return _core.LossModel.bernoulli(pl)
-    if kind in ("ge", "gilbert-elliott", "gilbert_elliott"):
-        if "prr" in p or "mu" in p:
-            prr, mu = take("prr", "mu")
-            return _core.LossModel.gilbert_elliott_prr_mu(prr, mu)
-        b, g, h, k = take("b", "g", h=1.0, k=0.0)
-        return _core.LossModel.gilbert_elliott(b, g, h, k)
-    if kind in ("list", "det", "deterministic"):
-        check(("drops",), ("period",))
-        drops = []
-        for d in filter(None, p["drops"].split("/")):
-            if not (d.isascii() and d.isdigit()) or int(d) >= 2**64:
-                raise _core.ParameterError(
-                    f"invalid parameter drops = {p['drops']!r} in loss spec {spec}: expected /-separated packet numbers below 2^64"
-                )
-            drops.append(int(d))
-        period = p.get("period")
-        if period is not None and (not (period.isascii() and period.isdigit()) or int(period) >= 2**64):
-            raise _core.ParameterError(f"invalid parameter period = {period!r} in loss spec {spec}: expected a whole number of packets below 2^64")
-        return _core.LossModel.deterministic(drops, None if period is None else int(period))
-    if kind in ("ctmc", "markov-ct", "markov_ct"):
-        good, bad, pg, pb, iv = take("good", "bad", pg=0.0, pb=1.0, interval=0.001)
-        return _core.LossModel.markov_ct(good, bad, pg, pb, iv)
-    if kind in ("onoff", "on-off", "on_off"):
-        good, bad, iv = take("good", "bad", interval=0.001)
-        return _core.LossModel.on_off(good, bad, iv)
-    if kind in ("semi", "semi-markov", "semi_markov"):
-        check(("good", "bad"), ("pg", "pb", "temporal", "interval"))
-        g_law, b_law = _law(spec, "good", p["good"]), _law(spec, "bad", p["bad"])
-        pg = _num(spec, "pg", p.get("pg", "0"))
-        pb = _num(spec, "pb", p.get("pb", "1"))
-        temporal = _num(spec, "temporal", p.get("temporal", "0")) != 0
-        iv = _num(spec, "interval", p.get("interval", "0.001"))
-        return _core.LossModel.semi_markov(g_law, b_law, pg, pb, temporal, iv)
-    if kind == "vddp":
-        a, b, da, db, ca, cb, iv = take("a", "b", "da", "db", "ca", "cb", interval=0.001)
-        return _core.LossModel.vddp(a, b, da, db, ca, cb, iv)
-    if kind in ("runlength", "run-length", "runs"):
-        check(("success", "burst"))
-        return _core.LossModel.run_length(_law(spec, "success", p["success"]), _law(spec, "burst", p["burst"]))
-    if kind == "replay":
-        check(("file",), ("end", "slot"))
-        from burstlab.io import read_trace
-
-        tr = read_trace(p["file"])
-        slot = _num(spec, "slot", p["slot"]) if "slot" in p else None
-        return _core.LossModel.replay(tr.bits, p.get("end", "wrap"), slot)
-    if kind == "bootstrap":
-        check(("file",), ("block",))
-        from burstlab.io import read_trace
-        from burstlab.models import BlockBootstrapModel
-
-        block = _num(spec, "block", p["block"]) if "block" in p else "auto"
-        return BlockBootstrapModel(mean_block=block).fit(read_trace(p["file"])).to_core()
-    if kind == "phy":
-        # deferred like the readers above: burstlab.phy imports numpy
-        from burstlab import phy
-
-        return phy.from_spec(spec, p)
-    raise _core.ParameterError(f"invalid loss spec {spec!r}: unknown model {kind!r} (known: {_KNOWN})")
+        return phy.from_spec(spec, _params("phy", body))
+    name, values = _core.read_loss_spec(spec)
+    return _BUILD[name](values)

@@ -7,7 +7,9 @@ Each class's ``_repr_html_`` calls one function here; matplotlib is imported onl
 
 from __future__ import annotations
 
+import base64
 import html
+import io
 import math
 from collections.abc import Sequence
 from typing import Any
@@ -35,9 +37,6 @@ def table(heads: Sequence[str], rows: Sequence[Sequence[Any]], caption: str | No
 
 def figure_html(fig: Any, alt: str) -> str:
     """A matplotlib figure as an ``<img>`` with the PNG inside."""
-    import base64
-    import io
-
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=DPI)
     data = base64.b64encode(buf.getvalue()).decode("ascii")
@@ -131,21 +130,4 @@ def network_result_html(r: Any) -> str:
             + f"<p>aggregate goodput {_cell(r.aggregate_goodput_bps / 1e6)} Mb/s, Jain's index {_cell(r.jain_index)}</p>")  # fmt: skip
 
 
-def report_html(rep: Any) -> str:
-    """A link report: the page ``burstlab report`` writes (its body, figures embedded)."""
-    import re
-    import tempfile
-    from pathlib import Path
-
-    from burstlab.link_report import _figures, blocks, html_page
-
-    with tempfile.TemporaryDirectory() as d:
-        figs = _figures(rep, Path(d))
-        page = html_page(blocks(rep, figs), f"burstlab report: {rep.trace_name}", Path(d))
-    style = "".join(re.findall(r"<style>.*?</style>", page, flags=re.S)).replace("body{", ".burstlab-report{")
-    body = page[page.index("<body>") + len("<body>") : page.rindex("</body>")]
-    body = re.sub(r"<script>.*?</script>", "", body, flags=re.S)
-    return f"{style}<div class='burstlab-report'>{body}</div>"
-
-
-__all__ = ["figure_html", "model_html", "network_result_html", "report_html", "sim_result_html", "table", "trace_html"]
+__all__ = ["figure_html", "model_html", "network_result_html", "sim_result_html", "table", "trace_html"]

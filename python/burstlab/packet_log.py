@@ -14,6 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from burstlab.files import atomic_write
 from burstlab.sim.network import LOG_EVENTS, LOG_KINDS
 
 
@@ -51,8 +52,6 @@ def write_log(result: Any, path: str | Path) -> Path:
     """Write the log of ``result`` to ``path`` as Parquet, atomically (a failure leaves no
     half-written file); returns the path."""
     import pyarrow.parquet as pq
-
-    from burstlab.files import atomic_write
 
     table = log_table(result)
     p = Path(path)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 import os
+import textwrap
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -17,7 +18,9 @@ matplotlib.use("Agg")
 import numpy as np  # noqa: E402
 import numpy.typing as npt  # noqa: E402
 
+from burstlab._core import ParameterError
 from burstlab.files import atomic_write  # noqa: E402
+from burstlab.sim.network import LOG_EVENTS, LOG_KINDS
 from burstlab.stats import TraceStats  # noqa: E402
 
 FORMATS = ("png", "pdf")
@@ -84,8 +87,6 @@ def plot_stats(stats: Sequence[TraceStats], outdir: str | os.PathLike[str], *, f
     files: list[Path] = []
     for ext in formats:
         if ext not in FORMATS:
-            from burstlab._core import ParameterError
-
             raise ParameterError(f"invalid parameter formats: {ext!r} is not one of {', '.join(FORMATS)}")
         files.append(plot_run_ccdfs(stats, out / f"run_ccdf.{ext}"))
         files.append(plot_mu_convergence(stats, out / f"mu_convergence.{ext}"))
@@ -396,8 +397,6 @@ def fig_transfer(series: dict[str, Any], mss: int, title: str, log: dict[str, An
     highest segment sent and the cumulative ACK from the series."""
     from matplotlib.figure import Figure
 
-    from burstlab.sim.network import LOG_EVENTS, LOG_KINDS
-
     fig = Figure(figsize=(8.0, 9.0))
     fig.subplots_adjust(left=0.11, right=0.97, bottom=0.06, top=0.92, hspace=0.12)
     ax_w, ax_t, ax_s = fig.subplots(3, 1, sharex=True)
@@ -440,7 +439,6 @@ def fig_transfer(series: dict[str, Any], mss: int, title: str, log: dict[str, An
         ax.grid(alpha=0.3)
         if ax.get_legend_handles_labels()[0]:
             ax.legend(fontsize=8, loc="upper left")
-    import textwrap
 
     fig.suptitle("\n".join(textwrap.wrap(title, 110)), fontsize=9)
     return fig

@@ -11,13 +11,16 @@ from __future__ import annotations
 import math
 import warnings
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
 
+from burstlab._core import ParameterError
 from burstlab._util import json_safe
-from burstlab.traces import Trace
+
+if TYPE_CHECKING:  # annotations only: traces imports this module (Trace.stats)
+    from burstlab.traces import Trace
 
 #: Srinivasan et al. §8 measures μ over chunks of 6000 packets.
 DEFAULT_CHUNK = 6000
@@ -74,8 +77,6 @@ def link_class(prr: float, very_good: float | None = None) -> str:
     perfect. The paper names a "very good" class above 60% without giving its lower bound;
     pass ``very_good`` (e.g. 0.9) to split good links at that PRR (default: no split)."""
     if not (0.0 <= prr <= 1.0):
-        from burstlab._core import ParameterError
-
         raise ParameterError(f"invalid parameter prr = {prr}: expected a probability in [0, 1]")
     if prr >= 1.0:
         return "perfect"
@@ -249,8 +250,6 @@ def prefix_grid(length: int, points: int = 100) -> npt.NDArray[np.uint64]:
     """Prefix lengths for the μ-convergence curve: ``points`` evenly spaced up to the length
     (Srinivasan et al. §8 uses steps of 1000 up to 100000)."""
     if points <= 0:
-        from burstlab._core import ParameterError
-
         raise ParameterError(f"invalid parameter convergence_points = {points}: expected a positive count")
     if length == 0:
         return np.zeros(0, dtype=np.uint64)
@@ -267,8 +266,6 @@ def trace_stats(trace: Trace, *, chunk: int = DEFAULT_CHUNK, convergence_points:
     :class:`UndefinedMuWarning` where μ is undefined (all delivered, all lost, < 2 entries).
     """
     if chunk <= 0:
-        from burstlab._core import ParameterError
-
         raise ParameterError(f"invalid parameter chunk = {chunk}: expected a positive chunk size")
     bits = trace.bits
     grid = prefix_grid(len(bits), convergence_points)

@@ -28,7 +28,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from burstlab import __version__
+from burstlab import _core
+from burstlab._core import __version__
 from burstlab._core import ParameterError
 from burstlab._util import json_safe
 from burstlab.files import remove_stale_temporaries
@@ -88,8 +89,6 @@ def results_version() -> str:
     hash of the installed package's Python sources (the studies, the models, the analysis).
     Every results-store key includes it, so an edited engine or study never reuses rows that
     the old code computed; a comment's change, too, recomputes them (the safe side)."""
-    from burstlab import _core
-
     root = Path(__file__).resolve().parent
     h = hashlib.sha256()
     for p in sorted(root.rglob("*.py")):

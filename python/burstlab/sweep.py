@@ -27,6 +27,7 @@ import multiprocessing
 import os
 import struct
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
@@ -34,6 +35,7 @@ from contextlib import nullcontext
 from typing import Any, TypeVar
 
 from burstlab._core import BurstlabError, ParameterError
+from burstlab._lifetime import init_worker
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -198,8 +200,6 @@ def _help_while_starting(fn: Callable[[T], R], it: Iterator[T], advance: Callabl
     thread starts (and joins) a process that does nothing, which returns when the forkserver
     is ready (or failed: the pool then fails on its first submit, with the reason). Returns
     then, or when ``it`` is empty (a short sweep does not wait for the forkserver at all)."""
-    import threading
-
     up = threading.Event()
 
     def start() -> None:
@@ -225,8 +225,6 @@ def _help_while_starting(fn: Callable[[T], R], it: Iterator[T], advance: Callabl
 
 def _run_pool(fn: Callable[[T], R], tasks: list[T], workers: int, advance: Callable[[], None], max_pending: int | None,
               help_while_starting: bool = False) -> Iterator[tuple[T, R]]:
-    from burstlab._lifetime import init_worker
-
     from multiprocessing import forkserver
 
     ctx = multiprocessing.get_context("forkserver")

@@ -6,15 +6,13 @@ Readers and writers for the common formats live in :mod:`burstlab.io`.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
 from burstlab import _core
-
-if TYPE_CHECKING:
-    from burstlab.stats import TraceStats
+from burstlab.stats import TraceStats, trace_stats
 
 
 class Trace:
@@ -161,6 +159,4 @@ class Trace:
 
     def stats(self, **kw: Any) -> TraceStats:
         """All statistics of this trace (see :func:`burstlab.stats.trace_stats`)."""
-        from burstlab.stats import trace_stats
-
         return trace_stats(self, **kw)

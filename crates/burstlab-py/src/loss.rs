@@ -2,6 +2,7 @@
 //! simulator (which clones it per link direction).
 use crate::errors::IntoPyResult;
 use crate::trace::PyBitTrace;
+use burstlab_core::loss::{registry, spec};
 use burstlab_core::loss::{
     markov_ct, on_off, Bernoulli, BlockBootstrap, DeterministicList, EndBehavior, GilbertElliott, LossModel, MarkovModulated, Replay, RunLength, SemiMarkov, SemiMarkovChain,
     Sojourn, TimeMode, Vddp,
@@ -283,7 +284,83 @@ impl PyLossModel {
     }
 }
 
+/// The loss models a spec string names, as each model file declares them
+/// (`burstlab_core::loss::registry::MODELS`): name, aliases, help, reference, forms and parameters
+/// (the TCP table's fields, with `kind` as a spec writes it, `default` as text, and `required`).
+#[pyfunction]
+fn loss_specs<'py>(py: Python<'py>) -> PyResult<Vec<Bound<'py, PyDict>>> {
+    registry::MODELS
+        .iter()
+        .map(|m| {
+            let d = PyDict::new(py);
+            d.set_item("name", m.name)?;
+            d.set_item("aliases", m.aliases.to_vec())?;
+            d.set_item("help", m.help)?;
+            d.set_item("reference", m.reference)?;
+            d.set_item("forms", m.forms.iter().map(|f| f.to_vec()).collect::<Vec<_>>())?;
+            let params = m
+                .params
+                .iter()
+                .map(|p| {
+                    let pd = PyDict::new(py);
+                    pd.set_item("name", p.spec.name)?;
+                    pd.set_item("component", p.spec.component)?;
+                    pd.set_item("kind", p.kind.name())?;
+                    pd.set_item("unit", p.spec.unit)?;
+                    pd.set_item("min", p.spec.min.map(|b| (b.value, b.inclusive)))?;
+                    pd.set_item("max", p.spec.max.map(|b| (b.value, b.inclusive)))?;
+                    pd.set_item("range", p.spec.range_text())?;
+                    pd.set_item("help", p.spec.help)?;
+                    pd.set_item("reference", p.spec.reference)?;
+                    pd.set_item("choices", match p.kind {
+                        spec::LossKind::Choice(c) => Some(c.to_vec()),
+                        _ => None,
+                    })?;
+                    pd.set_item("default", match p.default {
+                        spec::SpecDefault::Is(v) => Some(v),
+                        _ => None,
+                    })?;
+                    pd.set_item("required", p.default == spec::SpecDefault::Required)?;
+                    Ok(pd)
+                })
+                .collect::<PyResult<Vec<_>>>()?;
+            d.set_item("params", params)?;
+            Ok(d)
+        })
+        .collect()
+}
+
+/// A loss spec string read against the declarations (`registry::parse`): the model's name and a
+/// dict of its parameters' values (given or default; None when left out). A law is a dict as
+/// `LossModel.semi_markov` takes it. An error is a `ParameterError` naming what is wrong.
+#[pyfunction]
+fn read_loss_spec<'py>(py: Python<'py>, text: &str) -> PyResult<(&'static str, Bound<'py, PyDict>)> {
+    let (model, values) = registry::parse(text).map_err(|e| crate::errors::ParameterError::new_err(e.0))?;
+    let d = PyDict::new(py);
+    for (name, v) in values {
+        match v {
+            spec::SpecValue::Real(x) => d.set_item(name, x)?,
+            spec::SpecValue::Int(n) => d.set_item(name, n)?,
+            spec::SpecValue::Flag(b) => d.set_item(name, b)?,
+            spec::SpecValue::Law(kind, args) => {
+                let law = PyDict::new(py);
+                law.set_item("kind", kind)?;
+                for (k, x) in args {
+                    law.set_item(k, x)?;
+                }
+                d.set_item(name, law)?
+            }
+            spec::SpecValue::Packets(v) => d.set_item(name, v)?,
+            spec::SpecValue::Text(t) => d.set_item(name, t)?,
+            spec::SpecValue::Absent => d.set_item(name, py.None())?,
+        }
+    }
+    Ok((model.name, d))
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyLossModel>()?;
+    m.add_function(wrap_pyfunction!(loss_specs, m)?)?;
+    m.add_function(wrap_pyfunction!(read_loss_spec, m)?)?;
     Ok(())
 }

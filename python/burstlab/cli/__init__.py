@@ -11,7 +11,18 @@ from typing import Any
 
 import click
 
-from burstlab import __version__
+from burstlab._core import BurstlabError, __version__
+from burstlab.cli import (
+    analytic as _analytic,
+    data as _data,
+    models as _models,
+    netem as _netem,
+    report as _report,
+    shell as _shell,
+    sim as _sim,
+    stats as _stats,
+    study as _study,
+)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -21,16 +32,6 @@ def cli() -> None:
 
 
 def _register() -> None:
-    from burstlab.cli import analytic as _analytic
-    from burstlab.cli import data as _data
-    from burstlab.cli import models as _models
-    from burstlab.cli import netem as _netem
-    from burstlab.cli import report as _report
-    from burstlab.cli import shell as _shell
-    from burstlab.cli import sim as _sim
-    from burstlab.cli import stats as _stats
-    from burstlab.cli import study as _study
-
     for mod in (_stats, _models, _report, _sim, _analytic, _study, _data, _netem, _shell):
         for cmd in mod.COMMANDS:
             cli.add_command(cmd)
@@ -69,8 +70,6 @@ def main(argv: list[str] | None = None) -> int:
     ``MemoryError``) and click's usage errors (also one ``error:`` line), 130 for Ctrl-C,
     3 for an unexpected internal error (a bug: set ``BURSTLAB_DEBUG=1`` to see its
     traceback). A warning is one ``warning:`` line on stderr."""
-    from burstlab import BurstlabError
-
     try:
         with warnings.catch_warnings():
             warnings.showwarning = _show_warning

@@ -10,9 +10,12 @@ from pathlib import Path
 
 import click
 
+from burstlab._core import BitTrace, available_memory
 from burstlab.cli.options import FORMAT, SEED, SEED_MAX, count
 from burstlab.cli.stats import read_one, with_reading_options
 from burstlab.cli.tables import print_table
+from burstlab.lossspec import parse_loss_spec
+from burstlab.sim import TcpConfig
 from burstlab.units import DURATION, RATE, TIME
 
 
@@ -106,8 +109,6 @@ def fit_cmd(ctx: click.Context, trace_file: str, models: str, fmt: str | None, j
             raise click.UsageError(f"{opts}: only --judge tcp runs TCP")
     setup = None
     if judge == "tcp":
-        from burstlab.sim import TcpConfig
-
         tcp = None
         if profile != "tossim" or variant is not None:
             tcp = TcpConfig.profile(profile, **({} if variant is None else {"variant": variant}))
@@ -186,8 +187,6 @@ _GEN_BYTES_PER_PACKET = 0.25
 def _check_room(n: int, out: str) -> None:
     """Refuse, before sampling, an N that cannot fit in memory or on the output's disk
     (a typo such as -n 100000000000 would otherwise run for minutes and then fail)."""
-    from burstlab._core import available_memory
-
     need = n * _GEN_BYTES_PER_PACKET
     avail = available_memory()
     if avail is not None and need > avail:
@@ -213,7 +212,6 @@ def gen_cmd(model: str, n: int, out: str, fmt: str | None, seed: int) -> None:
     """Write a synthetic trace of N packets from MODEL: a saved model (.json from
     `burstlab fit --save` or `Model.save`) or a loss spec such as ge:prr=0.9,mu=0.6."""
     from burstlab.io import check_output_path, write_trace
-    from burstlab.lossspec import parse_loss_spec
     from burstlab.models import load_model
     from burstlab.traces import Trace
 
@@ -224,7 +222,6 @@ def gen_cmd(model: str, n: int, out: str, fmt: str | None, seed: int) -> None:
         trace = load_model(path).sample(n, random_state=seed)
     else:
         core = parse_loss_spec(model)
-        from burstlab._core import BitTrace
 
         trace = Trace(BitTrace.filled(n, True) if core is None else core.sample(n, seed))
     trace.name = Path(out).name

@@ -10,6 +10,8 @@ import click
 
 from burstlab.cli.options import FORMAT, SEED, SEED_MAX, count
 from burstlab.cli.stats import read_one, with_reading_options
+from burstlab.cli.tables import print_table
+from burstlab.sim import VARIANTS
 from burstlab.units import DURATION, RATE, TIME
 
 
@@ -49,7 +51,6 @@ def report_cmd(trace_file: str, out_dir: str | None, fmt: str | None, rate: floa
     from burstlab.io import output_dir
     from burstlab.judge import TcpSetup
     from burstlab.link_report import REPORT_MODELS, UserLink, build_report, write_report
-    from burstlab.sim import VARIANTS
 
     link = UserLink(rate=float(rate), delay=float(delay), buffer=buffer, duration=float(duration), profile=profile,
                     link_layer=None if link_layer.strip().lower() == "none" else link_layer)  # fmt: skip
@@ -83,8 +84,6 @@ def report_cmd(trace_file: str, out_dir: str | None, fmt: str | None, rate: floa
     if sel.best is not None:
         click.echo(f"best model by TCP: {sel.best}: {sel.why}")
     if rep.predictions:
-        from burstlab.cli.tables import print_table
-
         click.echo(f"the link: {rep.link.describe()}, TCP profile {rep.link.profile}")
         print_table(["variant", "goodput (segments/s)", "95 % CI", "over the trace replayed", "timeouts per run"],
                     [[p.variant, f"{p.mean:.4g}", f"[{p.ci[0]:.4g}, {p.ci[1]:.4g}]", f"{p.trace_goodput:.4g}", f"{p.timeouts:.3g}"] for p in rep.predictions],

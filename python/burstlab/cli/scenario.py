@@ -5,6 +5,7 @@ seeds with 95 % confidence intervals (``--seeds N``), and draw each TCP flow
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 from collections.abc import Callable
@@ -14,7 +15,9 @@ from typing import Any
 
 import click
 
+from burstlab._util import json_safe
 from burstlab.cli.sim import check_seeds, fmt_estimate, plot_name, run_parallel, text_table, write_plot
+from burstlab.sim import SimResult, load_scenario, run_network
 
 
 def _cell(values: list[Any], unit: str = "", scale: float = 1.0, digits: int = 4) -> str:
@@ -99,8 +102,6 @@ def _summary(results: list[Any]) -> dict[str, Any]:
         have = [float(v) for v in values if v is not None and not (isinstance(v, float) and math.isnan(v))]
         return estimate(have).to_dict() if have else None
 
-    from burstlab.sim import SimResult
-
     first = results[0]
     flow_keys = (*SimResult._SCALARS, "spurious_timeouts")
     flows = [{"name": f.name, "kind": f.kind, **{k: est([getattr(r.flows[i], k) for r in results]) for k in flow_keys}}
@@ -126,10 +127,7 @@ def run_file(path: str, seed: int | None, as_json: bool, seeds: int = 1, plot_di
     write the first run's per-packet log to ``log_file`` (Parquet) — with ``log = true`` in
     the file and no ``log_file``, to ``<file name>.log.parquet`` in the current folder.
     ``run_kw``: the budget and progress of the runs (``burstlab.cli.sim.run_kw``)."""
-    import dataclasses
-
     from burstlab.files import output_dir
-    from burstlab.sim import load_scenario, run_network
 
     net = load_scenario(path)
     if log_file is None and net.log:
@@ -148,8 +146,6 @@ def run_file(path: str, seed: int | None, as_json: bool, seeds: int = 1, plot_di
         results = run_parallel(jobs, workers)
         runs = results[: len(seed_list)]
         if as_json:
-            from burstlab._util import json_safe
-
             doc = runs[0].to_dict() if len(runs) == 1 else {"seeds": seed_list, "summary": _summary(runs), "runs": [r.to_dict() for r in runs]}
             click.echo(json.dumps(json_safe(doc), indent=2, default=str))
         else:

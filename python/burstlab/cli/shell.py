@@ -10,6 +10,7 @@ from typing import Any
 import click
 
 from burstlab.cli.options import SEED, SEED_MAX, count
+from burstlab.lossspec import parse_loss_spec
 from burstlab.units import RATE, TIME
 
 _CONTEXT = {"ignore_unknown_options": True, "allow_interspersed_args": False}
@@ -51,7 +52,6 @@ def shell_cmd(ctx: click.Context, command: tuple[str, ...], log_path: str | None
     # that `burstlab --help` stays fast
     from burstlab import shell
     from burstlab.io import read_mahimahi
-    from burstlab.lossspec import parse_loss_spec
 
     def pick(name: str, direction: str) -> Any:
         v = kw[f"{direction}_{name}"]

@@ -9,10 +9,14 @@ Only what a run needs is imported: numpy for ``--series``, matplotlib for ``--pl
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 import textwrap
+import threading
+import time
 from collections.abc import Callable, Sequence
+from dataclasses import fields
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -20,7 +24,27 @@ from typing import Any
 import click
 
 from burstlab import _core
+from burstlab._util import json_safe
 from burstlab.cli.options import FORMAT, SEED, SEED_MAX, count
+from burstlab.sim import (
+    CONGESTION_CONTROLS,
+    PROFILES,
+    RECOVERIES,
+    VARIANTS,
+    Link,
+    Red,
+    Scenario,
+    TcpConfig,
+    Workload,
+    _queue_config,
+    _rate_text,
+    link_layer_config,
+    run,
+    run_trace,
+    tcp_settings,
+)
+from burstlab.lossspec import parse_loss_spec
+from burstlab.sim.params import COMPONENTS, TCP_PARAMS
 from burstlab.units import DURATION, RATE, SIZE, TIME
 
 #: How the engine's budget refusal names the option that raises it (the Python API's).
@@ -110,8 +134,6 @@ class VariantList(click.ParamType):
     name = "VARIANT[,VARIANT...]"
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
-        from burstlab.sim import CONGESTION_CONTROLS, RECOVERIES, VARIANTS
-
         if isinstance(value, tuple):
             return value
         names = [v.strip().lower() for v in str(value).split(",")]
@@ -133,8 +155,6 @@ class VariantList(click.ParamType):
 
 
 def _variants_help() -> str:
-    from burstlab.sim import VARIANTS
-
     return (
         f"TCP variants to run side by side, comma-separated: {', '.join(VARIANTS)} (each a (--cc, --recovery) pair), or "
         "CC/RECOVERY pairs such as cubic/sack. --cc and --recovery win over it. Default: the profile's (rfc: newreno)."
@@ -144,10 +164,6 @@ def _variants_help() -> str:
 def _tcp_options(f: Any) -> Any:
     """One option per :class:`burstlab.sim.TcpConfig` field (``--init-cwnd``,
     ``--timestamps/--no-timestamps``, ...), each unset by default: the --profile decides."""
-    from dataclasses import fields
-
-    from burstlab.sim import TcpConfig
-
     for fl in reversed(fields(TcpConfig)):
         opt = "--" + fl.name.replace("_", "-")
         meta = fl.metadata
@@ -192,8 +208,6 @@ class SimCommand(click.Command):
     TCP parameters beyond the common ones are one paragraph per component unless --help-all."""
 
     def format_options(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
-        from burstlab.sim.params import COMPONENTS, TCP_PARAMS
-
         records = {p.name: p.get_help_record(ctx) for p in self.get_params(ctx)}
         placed = {n for _, names in HELP_SECTIONS for n in names} | {"scenario"}
         for title, names in HELP_SECTIONS:
@@ -228,10 +242,6 @@ class SimCommand(click.Command):
 
 def _red_options(f: Any) -> Any:
     """``--queue`` and one option per :class:`burstlab.sim.Red` field (``--red-min-th``, ...)."""
-    from dataclasses import fields
-
-    from burstlab.sim import Red
-
     for fl in reversed(fields(Red)):
         opt = "--red-" + fl.name.replace("_", "-")
         help_text = f"RED: {fl.metadata['help']} (with --queue red; default {fl.default})"
@@ -246,10 +256,6 @@ def _red_options(f: Any) -> Any:
 
 def _queue_from_options(kw: dict[str, Any]) -> Any:
     """``"droptail"`` or a :class:`burstlab.sim.Red` from --queue and the --red-* options."""
-    from dataclasses import fields
-
-    from burstlab.sim import Red
-
     given = {fl.name: kw[f"red_{fl.name}"] for fl in fields(Red) if kw[f"red_{fl.name}"] is not None}
     if kw["queue"] != "red":
         if given:
@@ -260,8 +266,6 @@ def _queue_from_options(kw: dict[str, Any]) -> Any:
 
 def _label(tcp: Any) -> str:
     """A TcpConfig's short name: its variant's, else ``cc/recovery``."""
-    from burstlab.sim import VARIANTS
-
     for name, pair in VARIANTS.items():
         if pair == (tcp.cc, tcp.recovery):
             return name
@@ -271,10 +275,6 @@ def _label(tcp: Any) -> str:
 def _tcp_configs(kw: dict[str, Any]) -> list[tuple[str, Any]]:
     """The (label, TcpConfig) of each --tcp variant (one, the profile's, without --tcp):
     the profile, the variant, then each option given."""
-    from dataclasses import fields
-
-    from burstlab.sim import TcpConfig
-
     given: dict[str, Any] = {}
     for fl in fields(TcpConfig):
         v = kw[fl.name]
@@ -307,8 +307,6 @@ def _tcp_configs(kw: dict[str, Any]) -> list[tuple[str, Any]]:
 def _tcp_source(name: str, value: Any, profile: str, variant: str | None, given: set[str]) -> str:
     """Where a resolved TCP value comes from: an option, --tcp, the profile (fixed, computed
     or an alias) or the declared default."""
-    from burstlab.sim import PROFILES
-
     prof = PROFILES[profile]
     alias = prof.get("cc_alias", {})
     if name == "cc" and value in alias.values() and (name in given or variant is not None):
@@ -327,8 +325,6 @@ def _tcp_source(name: str, value: Any, profile: str, variant: str | None, given:
 def _show_config(tcps: list[tuple[str, Any]], kw: dict[str, Any], link: dict[str, Any] | None) -> None:
     """--show-config: the resolved settings, as the simulator validated them, each with where
     its value comes from (an option, --tcp, the profile, or the default)."""
-    from burstlab.sim import tcp_settings
-
     given: set[str] = kw.get("_tcp_given", set())
     docs = []
     for label, tcp in tcps:
@@ -367,7 +363,6 @@ def run_parallel(jobs: Sequence[Callable[[], Any]], workers: int) -> list[Any]:
     under way."""
     if workers <= 1 or len(jobs) <= 1:
         return [j() for j in jobs]
-    import threading
 
     results: list[Any] = [None] * len(jobs)
     errors: dict[int, BaseException] = {}
@@ -474,8 +469,6 @@ def fmt_value(x: float, integer: bool = False) -> str:
 
 def fmt_estimate(mean: float, half: float | None) -> str:
     """``mean ± half-width``, both rounded to the half-width's second significant digit."""
-    import math
-
     if half is None:
         return fmt_value(mean)
     if not math.isfinite(half) or half <= 1e-9 * abs(mean):  # identical runs (up to rounding)
@@ -527,8 +520,6 @@ def figure_rows(columns: list[list[Any]], figures: Sequence[tuple[str, str, str]
 
 
 def _link_text(kw: dict[str, Any]) -> str:
-    from burstlab.sim import _rate_text
-
     wl = f"a transfer of {kw['size']} bytes" if kw["size"] is not None else "bulk transfer"
     dur = kw["duration"] if kw["duration"] is not None else (100.0 if kw["size"] is None else None)
     wl += f" for {dur:g} s" if kw["size"] is None else (f", at most {dur:g} s" if dur is not None else "")
@@ -578,10 +569,6 @@ _PARAM_OPTIONS = {"forward.rate": "--rate", "forward.delay": "--delay", "forward
 
 def _name_options(e: _core.ParameterError) -> _core.ParameterError:
     """A simulator error names the option the user gave (``--init-cwnd``), not the field."""
-    from dataclasses import fields
-
-    from burstlab.sim import TcpConfig
-
     m = re.match(r"invalid parameter ([\w.]+)( = |:| )", str(e))
     if not m:
         return e
@@ -671,8 +658,6 @@ def _sim(ctx: click.Context, kw: dict[str, Any]) -> None:
     tcps = _tcp_configs(kw)
     kw["queue"] = _queue_from_options(kw)
     if kw["show_config"]:
-        from burstlab.sim import _queue_config, link_layer_config
-
         link = None if kw["trace_file"] is not None else {
             "rate": kw["rate"], "delay": kw["delay"], "buffer": kw["buffer"], "buffer_unit": kw["buffer_unit"],
             "loss": kw["loss"], "loss_mode": kw["loss_mode"], "ack_loss": kw["ack_loss"], "link_layer": link_layer_config(kw["link_layer"]),
@@ -695,8 +680,6 @@ def _sim(ctx: click.Context, kw: dict[str, Any]) -> None:
             _write_series(kw["series_out"], columns[0][0].series)
         labels = [lab for lab, _ in tcps]
         if kw["as_json"]:
-            from burstlab._util import json_safe
-
             d: Any = columns[0][0].to_dict() if len(seeds) == 1 and len(tcps) == 1 else to_json(labels, columns, seeds)
             click.echo(json.dumps(json_safe(d), indent=2, default=str))
         else:
@@ -729,8 +712,6 @@ def run_kw(max_events: int | None, single: bool) -> dict[str, Any]:
     """The budget and progress arguments of the simulations a command runs: ``--max-events``,
     and (for a single run, whose progress is not interleaved with others') a line of progress
     on stderr each second once the run has taken 2 s (docs/simulator.md "Long runs")."""
-    import time
-
     t0 = time.monotonic()
 
     def show(now: float, end: float, events: int) -> None:
@@ -750,9 +731,6 @@ def _announce(n_runs: int, tcps: list[tuple[str, Any]], seeds: list[int], worker
 
 
 def _run_link_mode(kw: dict[str, Any], tcps: list[tuple[str, Any]], seeds: list[int], workers: int, plot: bool) -> Any:
-    from burstlab.lossspec import parse_loss_spec
-    from burstlab.sim import Link, Scenario, Workload, run
-
     link = Link(rate=kw["rate"], delay=kw["delay"], buffer=kw["buffer"], buffer_unit=kw["buffer_unit"],
                 loss=parse_loss_spec(kw["loss"]), loss_mode=kw["loss_mode"], link_layer=kw["link_layer"], queue=kw["queue"])  # fmt: skip
     workload = Workload(duration=kw["duration"], size=kw["size"], warmup=kw["warmup"])
@@ -784,7 +762,6 @@ def _run_link_mode(kw: dict[str, Any], tcps: list[tuple[str, Any]], seeds: list[
 
 def _run_trace_mode(kw: dict[str, Any], tcps: list[tuple[str, Any]], seeds: list[int], workers: int, plot: bool) -> Any:
     from burstlab.io import read_trace
-    from burstlab.sim import run_trace
 
     trace = read_trace(kw["trace_file"], kw["trace_format"])
     series = plot or kw["series_out"] is not None

@@ -14,7 +14,9 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from burstlab import _core
 from burstlab.cli.options import DURATION, FORMAT, count
+from burstlab.cli.tables import print_table
 
 if TYPE_CHECKING:
     from burstlab.stats import TraceStats
@@ -30,7 +32,6 @@ DEMO_B, DEMO_G, DEMO_INTERVAL = 0.02, 0.3, 0.01
 
 def demo_trace(n: int = 100_000, seed: int = 1) -> Trace:
     """A bursty trace from burstlab's own Rust Gilbert-Elliott model (for a first run)."""
-    from burstlab import _core
     from burstlab.traces import Trace
 
     bits = _core.LossModel.gilbert_elliott(DEMO_B, DEMO_G).sample(n, seed)
@@ -73,8 +74,6 @@ def _short_names(stats: list[TraceStats]) -> tuple[list[str], str | None]:
 
 
 def _print_table(stats: list[TraceStats], chunk: int) -> None:
-    from burstlab.cli.tables import print_table
-
     names, common = _short_names(stats)
     title = f"trace statistics (RMS Δμ over chunks of {chunk}; 'undefined' where a trace has no full chunk or μ is undefined)"
     if common:
@@ -113,7 +112,6 @@ def _warn_duplicates(t: Trace) -> None:
 
 
 def _load(files: tuple[str, ...], fmt: str | None, one_means: str, expected: int | None, interval: float | None, drop_beyond: bool) -> list[Trace]:
-    from burstlab import _core
     from burstlab.io import iter_trace_files, read_trace
 
     traces = []

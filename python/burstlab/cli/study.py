@@ -9,6 +9,7 @@ from typing import Any
 
 import click
 
+from burstlab._core import ParameterError, available_memory
 from burstlab.cli.options import FORMAT, count
 from burstlab.experiments import error_models_settings as EM
 from burstlab.experiments import tibet_settings as TB
@@ -47,8 +48,6 @@ def _check_applicable(ctx: click.Context, ds: str) -> None:
 def _check_memory(n_links: int, n_slots: int) -> None:
     """The synthetic testbed holds every link's packed trace at once (1 bit per slot): refuse,
     naming the options, a size the machine cannot hold."""
-    from burstlab._core import ParameterError, available_memory
-
     need = n_links * ((n_slots + 63) // 64) * 8
     avail = available_memory()
     if avail is not None and need > avail:

@@ -9,10 +9,8 @@ reader module per dataset (e.g. :mod:`burstlab.datasets.rutgers_noise`, re-expor
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from burstlab.traces import Trace
+from burstlab._core import ParameterError
+from burstlab.traces import Trace
 
 
 def subsample(trace: Trace, every: int, offset: int = 0) -> Trace:
@@ -20,9 +18,6 @@ def subsample(trace: Trace, every: int, offset: int = 0) -> Trace:
     of the same link probed ``every`` times less often (Srinivasan et al. §8, Fig. 14:
     Roofnet's 2 ms traces sub-sampled at 10 ms). The interval (or the timestamps) follow;
     ``meta["subsampled"]`` records ``every`` (times the trace's own, if it had one)."""
-    from burstlab._core import ParameterError
-    from burstlab.traces import Trace
-
     if not (isinstance(every, int) and every >= 1):
         raise ParameterError(f"invalid parameter every = {every!r}: expected an integer ≥ 1")
     if not (isinstance(offset, int) and 0 <= offset < every):

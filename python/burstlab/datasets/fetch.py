@@ -20,6 +20,7 @@ one), and checks each file's SHA-256 before keeping it.
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -178,7 +179,6 @@ def fetch(name: str, *, dest: str | os.PathLike[str] | None = None, progress: Ca
     """Download dataset ``name`` into ``dest`` (default: :func:`cache_root`), skipping files
     already there with their registered hash, and return its local copy. ``progress(done,
     total)`` is called after each file."""
-    import logging
     from concurrent.futures import ThreadPoolExecutor
 
     import pooch

@@ -23,8 +23,13 @@ from typing import Any, TypeVar
 
 import numpy as np
 
+from burstlab._util import json_safe
+from burstlab.io import atomic_write_text
 from burstlab.store import ResultStore, canonical_json, results_version
+from burstlab.study.report import render_html, render_md, replace_table as _replace_table, write_csv
 from burstlab.study.settings import check_seeds, check_sensitivity  # noqa: F401  (re-exported: the studies' configurations use them)
+from burstlab.study.verdict import COLUMNS, replicates_to_add
+from burstlab.sweep import run_tasks
 
 T = TypeVar("T")
 
@@ -179,9 +184,6 @@ def paired_difference(x: np.ndarray, y: np.ndarray) -> tuple[float, float]:
 
 def write_json(path: Path, obj: Any) -> None:
     """Write JSON atomically (NaN → null)."""
-    from burstlab._util import json_safe
-    from burstlab.io import atomic_write_text
-
     atomic_write_text(path, json.dumps(json_safe(obj), indent=2, allow_nan=False, default=str))
 
 
@@ -222,8 +224,6 @@ def run_pending(
     """Run the items of ``tasks`` the ``store`` lacks (``run_task`` on local processes or a
     Dask cluster, one transaction per finished task); every planned row read back, and how
     many ran."""
-    from burstlab.sweep import run_tasks
-
     say = log or (lambda s: None)
     keys = [i.key for t in tasks for i in t.items]
     todo = pending(tasks, store.keys())
@@ -291,8 +291,6 @@ class Adaptive:
         self.cfg, self._plan, self._baseline, self._unit, self._log, self._rounds = cfg, plan, baseline, unit, log, 0
 
     def __call__(self, store: ResultStore) -> tuple[list[Task], int]:
-        from burstlab.study.verdict import replicates_to_add
-
         c = self.cfg
         if c.budget is None or c.quick or self._rounds >= MAX_ROUNDS:
             return [], 0
@@ -314,10 +312,6 @@ def write_tables(out: Path, store: ResultStore, cells: list[dict[str, Any]], cel
     """``cells.csv`` and the store's ``cells`` table, ``claims.csv`` and the store's
     ``claims`` table (claims judged by :mod:`burstlab.study.verdict`: its ``COLUMNS``),
     ``sensitivity.csv``."""
-    from burstlab.study.report import replace_table as _replace_table
-    from burstlab.study.report import write_csv
-    from burstlab.study.verdict import COLUMNS
-
     write_csv(out / "cells.csv", cells, cell_columns)
     _replace_table(store, "cells", cells, cell_columns)
     claim_columns = COLUMNS if claims and "id" in claims[0] else ["where", "claim", "paper", "ours", "verdict"]
@@ -366,9 +360,6 @@ def img_block(figs: dict[str, Path], out: Path, key: str, alt: str, pdf: bool) -
 def write_report(out: Path, blocks: Sequence[tuple[str, Any]], title: str) -> tuple[Path, Path]:
     """``report.md`` and ``report.html`` (self-contained: figures embedded) from the report's
     blocks, atomically."""
-    from burstlab.io import atomic_write_text
-    from burstlab.study.report import render_html, render_md
-
     md, html = out / "report.md", out / "report.html"
     atomic_write_text(md, render_md(blocks))
     atomic_write_text(html, render_html(blocks, title, out))

@@ -36,6 +36,7 @@ their differences are paired.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import math
 from collections.abc import Callable, Sequence
@@ -45,7 +46,7 @@ from typing import Any
 
 import numpy as np
 
-from burstlab._core import ParameterError
+from burstlab._core import LossModel, ParameterError
 from burstlab.experiments.common import environments as common_environments
 from burstlab.experiments.common import (  # noqa: F401  (t95, Ratio, write_json, StudyResult: used by the report, the tests and callers)
     Adaptive,
@@ -63,6 +64,8 @@ from burstlab.experiments.common import (  # noqa: F401  (t95, Ratio, write_json
     t95,
     write_json,
 )
+from burstlab.sim import Flow, Hop, Link, Network, TcpConfig, run_network
+from burstlab.sim.network import LOG_EVENTS, LOG_KINDS
 from burstlab.store import ResultStore
 from burstlab.experiments.error_models_settings import (  # noqa: F401  (the study's settings and constants, re-exported)
     ACK_LABEL,
@@ -82,6 +85,7 @@ from burstlab.experiments.error_models_settings import (  # noqa: F401  (the stu
     StudyConfig,
     VARIANTS,
 )
+from burstlab.study.estimate import NAN, ratio
 from burstlab.sweep import task_seed
 
 # --------------------------------------------------------------------------------------
@@ -178,8 +182,6 @@ def plan(cfg: StudyConfig) -> list[Task]:
 # --------------------------------------------------------------------------------------
 def loss_model(p: dict[str, Any]) -> Any:
     """The channel's loss process of a cell (time mode: decided on the channel)."""
-    from burstlab._core import LossModel
-
     if p["model"] == "onoff":
         return LossModel.on_off(p["mean_good"], p["mean_bad"])
     if p["model"] == "rate":  # Fig. 1a, rate-based: a Bernoulli trial per segment in B
@@ -193,8 +195,6 @@ def network(p: dict[str, Any], seed: int) -> Any:
     """The :class:`burstlab.sim.Network` of one simulation: [a lossless ``delay`` hop of the
     added delay, then] the ``channel`` hop (capacity, LAN delay, DropTail buffer, the loss
     process in time mode, ACK losses as ``ack_loss``), one TCP transfer of ``size`` bytes."""
-    from burstlab.sim import Flow, Hop, Link, Network, TcpConfig
-
     tcp = TcpConfig(variant=p["variant"], mss=p["mss"], init_cwnd=p["init_cwnd"], rwnd=p["rwnd"], delayed_ack=p["delayed_ack"], rto_min=p["rto_min"])
     hops = []
     if p["added_delay"] > 0:
@@ -246,8 +246,6 @@ RUN_SCHEMA: dict[str, str] = {
 
 def simulate(p: dict[str, Any], seed: int) -> Any:
     """Run one cell with one seed; its :class:`burstlab.sim.FlowResult`."""
-    from burstlab.sim import run_network
-
     return run_network(network(p, seed)).flows["transfer"]
 
 
@@ -272,11 +270,6 @@ def stall_before_timeouts(p: dict[str, Any], seeds: Sequence[int]) -> tuple[floa
     ended that silence (the first timeout of each stall), and the number of such stalls per
     transfer. An ACK that arrives during a bad period restarts the retransmission timer
     (RFC 6298 §5.3) and so delays the timeout; losing it lets the timer expire sooner."""
-    import dataclasses
-
-    from burstlab.sim import run_network
-    from burstlab.sim.network import LOG_EVENTS, LOG_KINDS
-
     gaps: list[float] = []
     for seed in seeds:
         r = run_network(dataclasses.replace(network(p, seed), log=True, series=True))
@@ -384,8 +377,6 @@ class Env:
     def sync_ratio_estimate(self, num: str, den: str, delay: float) -> Any:
         """As :meth:`sync_ratio` pooled over the three variants, as a
         :class:`burstlab.study.estimate.Estimate`."""
-        from burstlab.study.estimate import NAN, ratio
-
         x, y = self.pooled_sync(num, delay), self.pooled_sync(den, delay)
         return NAN if x is None or y is None else ratio(x, y)
 

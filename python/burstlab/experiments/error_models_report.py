@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from burstlab import __version__
+from burstlab._core import __version__
 from burstlab.experiments import error_models_claims as EC
 from burstlab.experiments.common import (
     figure_saver,

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from burstlab.experiments.error_models import ACK_LABEL, ACK_MODES, PAPER_TABLE1, VARIANTS, CellStats, Env, StudyConfig, replicate_seed, stall_before_timeouts, sync_cell, t95
+from burstlab.sim import TcpConfig
 from burstlab.study import estimate as E
 from burstlab.study import prose as P
 
@@ -69,8 +70,6 @@ def reno(cfg: StudyConfig, env: Env) -> str:
 
 def sync_vs_none(cfg: StudyConfig, env: Env, pts: Sequence[tuple[str, Any, Env]]) -> str:
     """Synchronized vs lossless ACKs on the LAN (Tahoe), with the stall diagnostic."""
-    from burstlab.sim import TcpConfig
-
     tn, ts = env.sync("tahoe", "none", 0.0), env.sync("tahoe", "sync", 0.0)
     if tn is None or ts is None:
         return ""

@@ -22,7 +22,10 @@ from typing import Any
 
 import numpy as np
 
-from burstlab._core import ParameterError
+from burstlab._core import LossModel, ParameterError
+from burstlab.sim import TcpConfig, run_trace
+from burstlab.stats import trace_stats
+from burstlab.traces import Trace
 
 
 def simulate_ge_links(
@@ -36,11 +39,6 @@ def simulate_ge_links(
     """Columns ``group``, ``prr``, ``mu``, ``throughput_pps``, ``link_pps`` (the results-table
     layout ``burstlab fit-throughput`` reads), one row per link. ``progress(i)`` is called
     after every tenth of the links."""
-    from burstlab._core import LossModel
-    from burstlab.sim import TcpConfig, run_trace
-    from burstlab.stats import trace_stats
-    from burstlab.traces import Trace
-
     if n_links < 1 or n_slots < 2:
         raise ParameterError(f"invalid demo size: n_links = {n_links}, n_slots = {n_slots}: expected ≥ 1 and ≥ 2")
     (plo, phi), (mlo, mhi) = prr_range, mu_range

@@ -52,11 +52,18 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from burstlab._core import ParameterError
+from burstlab._core import BitTrace, BurstlabError, LossModel, ParameterError
+from burstlab.analytic import padhye
+from burstlab.datasets import rutgers, support
 from burstlab.experiments.common import environments as common_environments
 from burstlab.experiments.common import Item, cell_hash, check_sensitivity, keyed_items, run_keyed_study, t95
 from burstlab.experiments.common import StudyResult as _StudyResult
 from burstlab.experiments.common import sweep_points as _sweep_points
+from burstlab.experiments.prr_mu import _read_dir, trace_fingerprint
+from burstlab.linklayer import Arq, Backoff
+from burstlab.models import LossModelBase, make_model
+from burstlab.sim import VARIANTS, Link, TcpConfig, run_network
+from burstlab.sim.presets import satellite_wifi
 from burstlab.store import ResultStore, config_hash
 from burstlab.sweep import run_tasks, task_seed
 from burstlab.traces import Trace
@@ -142,8 +149,6 @@ class Setup:
     def __post_init__(self) -> None:
         def bad(name: str, value: Any, expected: str) -> ParameterError:
             return ParameterError(f"invalid parameter {name} = {value!r}: expected {expected}")
-
-        from burstlab.sim import VARIANTS
 
         if self.variant not in VARIANTS:
             raise bad("variant", self.variant, f"one of {', '.join(VARIANTS)}")
@@ -327,8 +332,6 @@ def synthetic_model(fer: float, alpha: float, burst: float) -> Any:
     so that the expected FER, E[burst] / (E[burst] + E[gap]), is ``fer``. Returns (model, x_m)."""
     from scipy.optimize import brentq
 
-    from burstlab._core import LossModel
-
     if not 0 < fer < 1:
         raise ParameterError(f"invalid parameter fer = {fer}: expected a frame error rate in (0, 1)")
     gap = burst * (1 - fer) / fer
@@ -379,8 +382,6 @@ def run_means(bits: Any) -> tuple[float, float, float]:
 
 
 def channel_trace(tr: Trace, slot: float, synthetic: bool) -> ChannelTrace:
-    from burstlab.experiments.prr_mu import trace_fingerprint
-
     fer, b, g = run_means(tr.bits)
     return ChannelTrace(tr.name or "trace", trace_fingerprint(tr), np.asarray(tr.packed(), dtype=np.uint64), len(tr), float(tr.interval or slot),
                         fer, b, g, synthetic, dict(tr.meta))  # fmt: skip
@@ -393,11 +394,8 @@ def _read_traces(cfg: StudyConfig, notes: list[str]) -> list[Trace]:
         # One noise reading = one slot; signal strengths solved for the synthetic set's FERs.
         return list(tossim(targets=tuple(round(1 - f, 6) for f in cfg.synth_fers), seed=cfg.synth_seed, interval=cfg.slot, segment=None))
     if cfg.dataset == "rutgers":
-        from burstlab.datasets import rutgers
-
         levels = [int(str(x).lower().removeprefix("dbm")) for x in cfg.rutgers_noise] if cfg.rutgers_noise else [None]
         return [t for n in levels for t in rutgers(noise=n)]
-    from burstlab.experiments.prr_mu import _read_dir
 
     return _read_dir(cfg, notes)  # type: ignore[arg-type]
 
@@ -432,8 +430,6 @@ def _load(cfg: StudyConfig, alpha: float, burst: float, exp: float) -> tuple[tup
         trs = [channel_trace(t, cfg.slot, bool(t.meta.get("synthetic", False))) for t in raw]
     kept = select(cfg, trs, notes)
     if cfg.dataset != "synthetic":  # can the data support the study? (burstlab.datasets.support)
-        from burstlab.datasets import support
-
         w = support.warn(support.looping([t.length * t.interval for t in kept], cfg.duration, what=f"dataset {cfg.dataset}"))
         notes.extend([f"Warning: {w}"] if w else [])
     return tuple(kept), tuple(notes)
@@ -522,9 +518,6 @@ def fit_key(tr: ChannelTrace, model: str, fit_slots: int | None) -> str:
 
 def run_fit(task: FitTask) -> dict[str, Any]:
     """The fitted model as ``to_dict`` JSON (or the reason it cannot be fitted)."""
-    from burstlab._core import BurstlabError
-    from burstlab.models import make_model
-
     tr = Trace.from_packed(task.words, task.length, interval=task.interval, name=task.trace)
     if task.fit_slots is not None and len(tr) > task.fit_slots:
         tr = tr[: task.fit_slots]
@@ -632,9 +625,6 @@ def plan(cfg: StudyConfig, fits: dict[str, dict[str, Any]]) -> tuple[list[Task],
 
 def channel_bits(task: Task, k: int, study_seed: int) -> Any:
     """Replicate k's raw channel as a ``BitTrace`` of slots (1 = good), or None (error-free)."""
-    from burstlab._core import BitTrace, LossModel
-    from burstlab.models import LossModelBase
-
     p = task.params
     if p["condition"] == "none":
         return None
@@ -654,10 +644,6 @@ def network(p: dict[str, Any], channel: Any, seed: int) -> Any:
     (satellite FER 10^-5) with the cell's satellite buffer, its Wi-Fi ARQ over ``channel``
     (a ``LossModel`` in time mode, or None) and, with ``wifi_acks="channel"``, a half-duplex
     Wi-Fi hop whose ACK frames meet the same channel; one bulk TCP flow, series on."""
-    from burstlab.linklayer import Arq, Backoff
-    from burstlab.sim import Link, TcpConfig
-    from burstlab.sim.presets import satellite_wifi
-
     tcp = TcpConfig(variant=p["variant"], mss=p["mss"], init_cwnd=2, delayed_ack=p["delayed_ack"], rto_min=p["rto_min"], rwnd=p["rwnd"])  # type: ignore[call-arg]
     arq = Arq(retry_limit=p["retry_limit"], counts=p["counts"], backoff=Backoff() if p["backoff"] == "dcf" else None)
     wifi = Link(rate=5.3e6, delay=0.0, buffer=p["wifi_buffer"], loss=channel, loss_mode="time", link_layer=arq)
@@ -671,9 +657,6 @@ def network(p: dict[str, Any], channel: Any, seed: int) -> Any:
 
 def simulate(task: Task, k: int, seed: int, study_seed: int) -> tuple[Any, Any]:
     """Run replicate k of a task's cell: (NetworkResult, the channel's BitTrace or None)."""
-    from burstlab._core import LossModel
-    from burstlab.sim import run_network
-
     bits = channel_bits(task, k, study_seed)
     loss = None if bits is None else LossModel.replay(bits, end="wrap", slot=task.params["interval"])
     return run_network(network(task.params, loss, seed)), bits
@@ -828,8 +811,6 @@ def padhye_goodput(c: CellStats, mss: int, delayed_ack: bool, rwnd: int | None) 
     """Padhye's formula (the full model, :func:`burstlab.analytic.padhye`) at the cell's mean
     RTT, mean RTO (T0) and segment error rate p (§V), as goodput B·(1 − p)·MSS·8 in bits/s;
     b = 2 with delayed ACKs, else 1; Wmax = the receiver window. NaN when p = 0."""
-    from burstlab.analytic import padhye
-
     p = c.seg_loss
     if not (0 < p < 1 and math.isfinite(c.rtt) and math.isfinite(c.rto)):
         return math.nan, None

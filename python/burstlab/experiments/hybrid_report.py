@@ -22,7 +22,8 @@ from typing import Any
 
 import numpy as np
 
-from burstlab import __version__
+from burstlab._core import __version__
+from burstlab._core import LossModel
 from burstlab.experiments.common import figure_saver, img_block, show_param, write_json, write_report, write_tables
 from burstlab.experiments.error_models_report import _sweeps
 from burstlab.experiments.hybrid import (
@@ -49,6 +50,7 @@ from burstlab.linklayer import wifi_timing
 from burstlab.study.blocks import claims_section
 from burstlab.study.verdict import SettingVerdicts, Verdict, claim_rows
 from burstlab.store import ResultStore
+from burstlab.sweep import task_seed
 
 
 #: Units and labels of the open parameters in tables and figures.
@@ -122,9 +124,6 @@ def tail_test(gaps: np.ndarray, q: float = 0.9, min_tail: int = 20) -> dict[str,
 
 def _bernoulli_twin(tr: ChannelTrace, seed: int) -> Any:
     """A Bernoulli trace of the trace's length and FER (Fig. 2's comparison)."""
-    from burstlab._core import LossModel
-    from burstlab.sweep import task_seed
-
     return LossModel.bernoulli(tr.fer).sample(tr.length, task_seed(seed, "hybrid", "fig02", tr.fp))
 
 

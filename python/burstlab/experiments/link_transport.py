@@ -53,7 +53,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from burstlab._core import ParameterError
+from burstlab._core import EmptyInputError, LossModel, ParameterError
 from burstlab.experiments.common import (
     Item,
     Outputs,
@@ -68,8 +68,12 @@ from burstlab.experiments.common import (
     run_keyed_study,
     sweep_points,
 )
+from burstlab.datasets.rutgers_noise import rutgers, rutgers_root
+from burstlab.linklayer import Arq, Harq
+from burstlab.sim import Link, Scenario, TcpConfig, Workload, presets, run, run_network
 from burstlab.store import ResultStore
 from burstlab.sweep import task_seed
+from burstlab.traces import Trace
 
 STUDY = "link-transport"
 #: Fig. 1's ARQ persistence levels (attempts).
@@ -312,9 +316,6 @@ def trace_channels(root: str | None, alive_prr: float) -> TraceChannels:
     """Read the Rutgers ORBIT traces under ``root`` (None: the shared data) and select the
     links (see :class:`TraceChannels`). A folder without the layout, without a noise level or
     without a link alive at the quietest level is a ParameterError naming it."""
-    from burstlab._core import EmptyInputError
-    from burstlab.datasets.rutgers_noise import rutgers, rutgers_root
-
     base = rutgers_root(root)
     if not (base / "data").is_dir():
         raise ParameterError(f"invalid --traces {base}: no data/ folder of Rutgers ORBIT traces (data/dbm<noise>/Results_node<TX>_*/sdec<RX>)")
@@ -489,8 +490,6 @@ def frame_bytes(p: dict[str, Any]) -> int:
 def link_layer(p: dict[str, Any]) -> Any:
     """The cell's link layer: the ORBIT hop's ARQ (attempts uniform in [min, max], no
     backoff), LL-ARQ or LL-HARQ at ``link_rate`` plus ``overhead`` per attempt."""
-    from burstlab.linklayer import Arq, Harq
-
     if p["experiment"] == "orbit":
         timing = p["attempt_min"] if p["attempt_min"] == p["attempt_max"] else (p["attempt_min"], p["attempt_max"])
         return Arq(retry_limit=p["persistence"], counts="attempts", timing=timing)
@@ -507,7 +506,6 @@ def unit_loss(p: dict[str, Any]) -> float:
     q = p["p"]
     if p["error_unit"] != "frame" or p["link"] != "llharq" or q == 0:
         return float(q)
-    from burstlab.linklayer import Harq
 
     h = Harq()
     fb = frame_bytes(p) + 8  # + LLC/SNAP, as Harq cuts it
@@ -518,9 +516,6 @@ def unit_loss(p: dict[str, Any]) -> float:
 
 def channel_loss(p: dict[str, Any], seed: int, hop: int) -> Any:
     """Hop ``hop``'s raw channel for replicate ``seed`` (None: lossless)."""
-    from burstlab._core import LossModel
-    from burstlab.traces import Trace
-
     if p["channel"] == "orbit":
         tc = trace_channels(p["traces"], p["alive_prr"])
         if tc.digest != p["trace_digest"]:
@@ -536,8 +531,6 @@ def slides19_scenario(variant: str, p: float, seed: int, *, duration: float = 10
     ns-3's defaults marking ECN-capable packets, a ``buffer``-packet buffer, Bernoulli loss
     ``p`` of every data packet (ACKs not lost), 1000-byte segments, RFC defaults otherwise
     (``benchmarks/lt_tcp/subramanian.py`` runs the same scenario)."""
-    from burstlab.sim import Link, Scenario, TcpConfig, Workload
-
     tcp = TcpConfig(**LTCP_VARIANTS[variant], abc=abc)
     link = Link(rate=10e6, delay=rtt / 2, buffer=buffer, queue="red", loss=f"bernoulli:p={p}" if p > 0 else None)
     return Scenario(tcp=tcp, forward=link, workload=Workload(duration=duration), seed=seed)
@@ -545,8 +538,6 @@ def slides19_scenario(variant: str, p: float, seed: int, *, duration: float = 10
 
 def network(p: dict[str, Any], seed: int) -> Any:
     """The :class:`burstlab.sim.Network` of one simulation (orbit, lltx, table1)."""
-    from burstlab.sim import Link, TcpConfig, presets
-
     tcp = TcpConfig(variant=p["tcp"] if p["experiment"] != "orbit" else p["recovery"], mss=p["mss"], rto_min=p["rto_min"])
     layer = link_layer(p)
     common = {"duration": p["duration"], "seed": seed}
@@ -618,14 +609,11 @@ def run_item(it: Item) -> dict[str, Any]:
     p = it.params
     head = {"key": it.key, "study": STUDY, "cell": it.cell, **p, "replicate": it.replicate, "seed": it.seed}
     if p["experiment"] == "ltcp":
-        from burstlab.sim import run
-
         sr = run(slides19_scenario(p["tcp"], p["p"], it.seed, duration=p["duration"], rtt=p["rtt"], buffer=p["buffer"]))
         return {**head, **_NO_LINK, "goodput_bps": sr.goodput_bps, "timeouts": sr.timeouts, "spurious_timeouts": None, "retransmissions": sr.retransmissions,
                 "fast_retransmits": sr.fast_retransmits, "packets_sent": sr.packets_sent, "tcp_losses": sr.channel_losses + sr.queue_drops,
                 "lt_pfec": sr.pfec_sent, "lt_rfec": sr.rfec_sent, "ecn_reductions": sr.ecn_reductions, "events": sr.events,
                 "sim_config_hash": sr.config_hash, "config": it.config}  # fmt: skip
-    from burstlab.sim import run_network
 
     r = run_network(network(p, it.seed))
     fl = [f for f in r.flows.values() if f.kind == "tcp"]
@@ -665,8 +653,6 @@ class Example:
 
 def example_run(p: dict[str, Any], seed: int) -> Example:
     """Re-run cell ``p`` (an ORBIT-hop cell) with replicate ``seed``, its series and log."""
-    from burstlab.sim import run_network
-
     r = run_network(replace(network(p, seed), series=True, log=True))
     f = r.flows["f0"]
     log = r.log or {}

@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from burstlab import __version__
+from burstlab._core import __version__
 from burstlab.experiments.common import figure_saver, img_block, mean_ci, show_param, write_json, write_report, write_tables
 from burstlab.experiments.link_transport import (
     HOPS,

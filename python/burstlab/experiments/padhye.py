@@ -33,9 +33,11 @@ from typing import Any
 
 import numpy as np
 
-from burstlab._core import ParameterError
+from burstlab._core import LossModel, ParameterError
 from burstlab._util import json_safe
 from burstlab.analytic import mathis, padhye, padhye_approx
+from burstlab.io import atomic_write
+from burstlab.sim import Link, Scenario, TcpConfig, Workload, run
 
 #: Loss probabilities of the comparison: 0.5 % to 10 % (the task's range; Barsocchi et al. Fig. 3
 #: spans 2 % to 30 %).
@@ -224,9 +226,6 @@ def summarise(runs: Sequence[RunMeasure], setup: PadhyeSetup) -> PadhyeRow:
 
 def scenario(setup: PadhyeSetup, variant: str, p: float, seed: int) -> Any:
     """The ``burstlab.sim.Scenario`` of one run."""
-    from burstlab._core import LossModel
-    from burstlab.sim import Link, Scenario, TcpConfig, Workload
-
     tcp = TcpConfig(
         variant=variant,
         mss=setup.mss,
@@ -259,8 +258,6 @@ def run_comparison(
     setup: PadhyeSetup | None = None, progress: Callable[[str], None] | None = None
 ) -> list[PadhyeRow]:
     """Run every (variant, p, seed) through ``burstlab.sim.run`` and summarise."""
-    from burstlab.sim import run
-
     st = setup or PadhyeSetup()
     st.validate()
     rows = []
@@ -296,8 +293,6 @@ def format_table(rows: Sequence[PadhyeRow]) -> str:
 
 def write_outputs(rows: Sequence[PadhyeRow], setup: PadhyeSetup, outdir: str) -> list[str]:
     """Write ``padhye.csv``, ``padhye.json`` and ``padhye.png`` into ``outdir``."""
-    from burstlab.io import atomic_write
-
     os.makedirs(outdir, exist_ok=True)
     paths = []
     csv_path = os.path.join(outdir, "padhye.csv")

@@ -37,11 +37,18 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from burstlab._core import LossModel, ParameterError
+from burstlab._core import BurstlabError, EmptyInputError, LossModel, ParameterError, TraceFormatError
+from burstlab.datasets import rutgers, subsample, support
+from burstlab.datasets.registry import get
+from burstlab.datasets.starlink import starlink
+from burstlab.datasets.synthetic import synthetic_testbed
+from burstlab.experiments import prr_mu_report as R
+from burstlab.io import EXTENSIONS, atomic_write_text, detect_format, read_trace
+from burstlab.sim import TcpConfig, run_trace
 from burstlab.stats import TraceStats, trace_stats
 from burstlab.study import provenance
 from burstlab.store import ResultStore, canonical_json, results_version
-from burstlab.sweep import run_tasks, task_seed
+from burstlab.sweep import run_tasks, set_forkserver_preload, task_seed
 from burstlab.traces import Trace
 
 STUDY = "prr-mu"
@@ -77,10 +84,6 @@ class Profile:
         delayed ACK every second segment, initial RTO = the lower bound (Srinivasan et al. scale
         all timers with the slot), 3 duplicate ACKs. Recorded in every row's configuration.
         """
-        from dataclasses import asdict
-
-        from burstlab.sim import TcpConfig
-
         if tcp_profile == "tossim":
             return asdict(TcpConfig.tossim(ack_timeout=self.ack_timeout, rto_min=self.rto_min, rto_max=self.rto_max, max_cwnd=self.max_cwnd))
         if tcp_profile == "rfc":
@@ -239,9 +242,6 @@ NOT_TRACES = {".md", ".rst", ".html", ".htm", ".pdf", ".png", ".jpg", ".jpeg", "
 def _looks_like_a_trace(p: Path) -> bool:
     """Whether the content sniffing of :func:`burstlab.io.detect_format` recognises a trace
     format in ``p`` (then a line that does not parse is a malformed trace, not a README)."""
-    from burstlab._core import BurstlabError
-    from burstlab.io import detect_format
-
     try:
         detect_format(p)
     except (BurstlabError, OSError, UnicodeDecodeError):
@@ -254,9 +254,6 @@ def _read_dir(cfg: StudyConfig, notes: list[str]) -> list[Trace]:
     extension says so, or no trace format can be recognised in it) is skipped with a note; so
     is an empty file without ``--expected`` (nothing says how many packets were sent). A trace
     that does not parse (a trace extension, or content recognised as a trace) is an error."""
-    from burstlab._core import EmptyInputError, TraceFormatError
-    from burstlab.io import EXTENSIONS, read_trace
-
     root = Path(cfg.traces_dir or ".")
     if not root.is_dir():
         raise FileNotFoundError(f"--traces {root}: not a directory")
@@ -287,8 +284,6 @@ def _read_dir(cfg: StudyConfig, notes: list[str]) -> list[Trace]:
 
 def _rutgers(cfg: StudyConfig) -> list[Trace]:
     """The Rutgers 802.11 links (``burstlab.datasets.rutgers``), optionally some noise levels."""
-    from burstlab.datasets import rutgers
-
     if not cfg.rutgers_noise:
         return list(rutgers())
     out: list[Trace] = []
@@ -318,8 +313,6 @@ def load_traces(cfg: StudyConfig, notes: list[str] | None = None) -> list[Trace]
     ``cfg.subsample`` > 1). What was skipped while reading is appended to ``notes``."""
     notes = [] if notes is None else notes
     if cfg.dataset == "synthetic":
-        from burstlab.datasets.synthetic import synthetic_testbed
-
         traces = synthetic_testbed(cfg.n_links, cfg.n_slots, cfg.testbed_seed, cfg.prof.slot)
     elif cfg.dataset == "tossim":
         from burstlab.datasets.tossim import DEFAULT_TARGETS, tossim
@@ -339,21 +332,15 @@ def load_traces(cfg: StudyConfig, notes: list[str] | None = None) -> list[Trace]
     # -- registered datasets (burstlab.datasets, docs/datasets.md): probe logs, and the timing
     # each dataset's registry entry gives, said in the report
     elif cfg.dataset == "starlink":
-        from burstlab.datasets.starlink import starlink
-
         traces = starlink(timing=cfg.timing, slot=cfg.prof.slot)
     else:
         traces = _read_dir(cfg, notes)
     if cfg.dataset in ("rutgers", "tossim", "starlink"):
-        from burstlab.datasets.registry import get
-
         t = get(cfg.dataset).timing
         how = f", --timing {cfg.timing}" if cfg.dataset == "starlink" else ""
         notes.append(f"timing: profile {cfg.profile_name} (slot {cfg.prof.slot:g} s{how}); the dataset's timing: {t.note}")
     # -- end registered datasets
     if cfg.subsample > 1:
-        from burstlab.datasets import subsample
-
         traces = [subsample(t, cfg.subsample) for t in traces]
     return traces
 
@@ -367,8 +354,6 @@ def _support_warnings(cfg: StudyConfig, stats: Sequence[TraceStats]) -> list[str
     """Where the data cannot support the study (burstlab.datasets.support), for the links selected: too short for
     μ to converge, too few links in the fit range for the k-fold fits. Real data only: the
     synthetic testbed is as long as --slots asks."""
-    from burstlab.datasets import support
-
     if cfg.dataset == "synthetic":
         return []
     flo, fhi = cfg.fit_range
@@ -574,8 +559,6 @@ def condition_trace(task: LinkTask, item: Item) -> Trace:
 
 def simulate(trace: Trace, slot: float, tcp: dict[str, Any], ack_path: str, seed: int) -> Any:
     """NewReno over ``trace`` in slotted trace-driven mode (Srinivasan et al. §3.1)."""
-    from burstlab.sim import TcpConfig, run_trace
-
     return run_trace(trace, slot=slot, tcp=TcpConfig(**tcp), ack_path=ack_path, seed=seed)  # type: ignore[arg-type]
 
 
@@ -776,7 +759,6 @@ def run_study(
             if local_pool and n_todo:  # a resumed study with simulations left (a no-op if started above)
                 _start_forkserver()
             _simulate_all(cfg, todo, store, workers=workers, cluster=cluster, progress=progress, say=say)
-        from burstlab.experiments import prr_mu_report as R
 
         with ph("tables"):
             runs = _fetch(store, keys)
@@ -800,8 +782,6 @@ def _start_forkserver() -> None:
     the simulations (issue 12). A new study starts it first thing; a resumed one only if
     simulations are left (a re-run with everything in the store starts no process)."""
     from multiprocessing import forkserver
-
-    from burstlab.sweep import set_forkserver_preload
 
     set_forkserver_preload("burstlab.experiments.prr_mu", "burstlab.experiments.prr_mu_report", *FIGURE_MODULES)  # with the dies-with-us guard
     forkserver.ensure_running()
@@ -908,8 +888,6 @@ def link_table(cfg: StudyConfig, links: Sequence[StudyLink], runs: Sequence[dict
 
 def write_json(path: Path, obj: Any) -> None:
     """Write JSON atomically (temp file + rename)."""
-    from burstlab.io import atomic_write_text
-
     atomic_write_text(path, json.dumps(obj, indent=2, default=_json_default, allow_nan=False))
 
 

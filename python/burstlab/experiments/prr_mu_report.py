@@ -29,8 +29,9 @@ from typing import Any
 
 import numpy as np
 
-from burstlab import __version__
+from burstlab._core import __version__
 from burstlab._util import json_safe
+from burstlab.datasets.registry import get
 from burstlab.io import atomic_write_text
 from burstlab.experiments import prr_mu_claims
 from burstlab.store import ResultStore
@@ -39,8 +40,12 @@ from burstlab.study.blocks import claims_section
 from burstlab.study.report import Block, render_html, render_md, write_csv  # noqa: F401  (re-exported: the other studies and link_report use them)
 from burstlab.study.report import replace_table as _replace_table
 from burstlab.study.verdict import COLUMNS, PREVIEW, claim_rows, tally
+from burstlab.sweep import run_tasks
 
 # (key, title) of the fits in the order of Srinivasan et al. Fig. 13.
+#: The package's own directory (the sources of the fits and figures, digested into their cache keys).
+_PACKAGE = Path(__file__).parent.parent
+
 FITS = (("prr", "PRR only"), ("fifteen", "PRR and μ, 15 terms"), ("second_order", "PRR and μ, 2nd order"))
 
 #: Srinivasan et al.'s published numbers the report sets beside this run's ("PRR Is Not Enough":
@@ -115,9 +120,7 @@ def plan_fits(cfg: Any, out: Path, links: Sequence[dict[str, Any]]) -> tuple[dic
     """Per group (dataset) of fit-range links, either its fits from ``.cache/fits.json`` (kept
     under the hash of the inputs and of ``burstlab/fits.py``, so a re-run does not refit) or a
     :class:`FitTask`. Returns (cached fits by group, tasks, cache key by group, the cache)."""
-    import burstlab
-
-    fits_src = str(Path(burstlab.__file__).parent / "fits.py")
+    fits_src = str(_PACKAGE / "fits.py")
     rows = _fit_rows(links)
     try:
         cache: dict[str, Any] = json.loads((out / ".cache" / "fits.json").read_text())
@@ -432,14 +435,10 @@ def fits_and_figures(cfg: Any, out: Path, study_links: Sequence[Any], links: Seq
     cached in ``.cache/fits.json``, figures listed with the digest of their inputs in
     ``figures/index.json``. Returns (fits by group, figure key → PNG path); the captions and
     notes on figures not drawn go to ``info["figure_alt"]`` and ``info["figure_notes"]``."""
-    from burstlab.sweep import run_tasks
-
-    import burstlab
-
     folder = out / "figures"
     folder.mkdir(parents=True, exist_ok=True)
     fmts = tuple(dict.fromkeys(["png", *formats]))
-    code = _source_digest(str(Path(burstlab.__file__).parent / "plot.py"))
+    code = _source_digest(str(_PACKAGE / "plot.py"))
     index_path = folder / "index.json"
     try:
         index: dict[str, str] = json.loads(index_path.read_text())
@@ -514,8 +513,6 @@ def dataset_notes(cfg: Any, study_links: Sequence[Any]) -> list[str]:
     elif cfg.dataset == "rutgers":
         notes.append("Rutgers ORBIT 802.11 links (CRAWDAD rutgers/noise, DOI 10.15783/C7B59W; `burstlab.datasets.rutgers`): one trace per directed link and injected-noise level, 301 frames (seq 0..300); the files record no timing, so the slot is the profile's.")
     elif cfg.dataset == "starlink":  # registered dataset (burstlab.datasets.starlink, docs/datasets.md)
-        from burstlab.datasets.registry import get
-
         notes.append(f"Starlink ICMP probes ({get('starlink').citation}; licence {get('starlink').licence}): one path, "
                      + ("one probe per slot (the probing order, times dropped)." if cfg.timing == "slots" else "the probes replayed in time, sample and hold on the profile's slot."))
     elif cfg.dataset == "traces":

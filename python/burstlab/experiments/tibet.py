@@ -45,7 +45,8 @@ from typing import Any
 
 import numpy as np
 
-from burstlab._core import ParameterError
+from burstlab._core import LossModel, ParameterError
+from burstlab.analytic import tibet_ideal, tibet_reno
 from burstlab.experiments.common import environments as common_environments
 from burstlab.experiments.common import (
     Adaptive,
@@ -63,6 +64,8 @@ from burstlab.experiments.common import (
     run_keyed_study,
     sweep_points,
 )
+from burstlab.sim import Link, TcpConfig, presets, run_network
+from burstlab.sim.presets import bdp_packets
 from burstlab.store import ResultStore
 from burstlab.experiments.tibet_settings import (  # noqa: F401  (the study's settings and constants, re-exported)
     CCS,
@@ -199,16 +202,12 @@ def plan(cfg: StudyConfig) -> list[Task]:
 def tcp_config(p: dict[str, Any], cc: str) -> Any:
     """The TCP of a cell: congestion control ``cc``, the rest shared (the paper's agents
     differ only in congestion control)."""
-    from burstlab.sim import TcpConfig
-
     return TcpConfig(cc=cc, recovery=p["recovery"], mss=p["mss"], init_cwnd=p["init_cwnd"], delayed_ack=p["delayed_ack"], rto_min=p["rto_min"], rwnd=p["rwnd"])
 
 
 def buffer_packets(p: dict[str, Any]) -> int:
     """The DropTail buffer: ``buffer_bdp`` bandwidth-delay products of the propagation
     round trip, in packets of MSS + 40 header bytes (at least 2)."""
-    from burstlab.sim.presets import bdp_packets
-
     return bdp_packets(p["rate"], 2 * p["one_way"] * p["buffer_bdp"], p["mss"] + 40)
 
 
@@ -221,9 +220,6 @@ def start_times(p: dict[str, Any], seed: int) -> list[float]:
 
 def network(p: dict[str, Any], seed: int) -> Any:
     """The :class:`burstlab.sim.Network` of one simulation (see the module docstring)."""
-    from burstlab._core import LossModel
-    from burstlab.sim import Link, presets
-
     common = {"duration": p["duration"], "warmup": p["warmup"], "seed": seed}
     if p["experiment"] == "fairness":
         k = p["k_reno"]
@@ -298,8 +294,6 @@ _RESULT_COLUMNS = set(list(RUN_SCHEMA)[list(RUN_SCHEMA).index("replicate"):]) | 
 
 def run_item(it: Item) -> dict[str, Any]:
     """Simulate one item; its row."""
-    from burstlab.sim import run_network
-
     p = it.params
     r = run_network(network(p, it.seed))
     tcp = [f for f in r.flows.values() if f.kind == "tcp"]
@@ -333,8 +327,6 @@ def fairness_mechanism(p: dict[str, Any], seeds: Sequence[int]) -> dict[str, dic
     window series, and give per kind of connection ("reno", "tibet") the means per
     connection of its goodput ÷ fair share, timeouts and fast retransmits per measured
     second, the ssthresh its loss responses set and its cwnd (segments, every ACK)."""
-    from burstlab.sim import run_network
-
     k, mss = p["k_reno"], p["mss"]
     acc: dict[str, list[tuple[float, ...]]] = {"reno": [], "tibet": []}
     secs = p["duration"] - p["warmup"]
@@ -543,8 +535,6 @@ class Env:
 def closed_form(cc: str, p: float, rtt: float, mss: int) -> float:
     """Martignon & Capone's closed forms (b/s): eq. 3 for the Ideal TCP, eq. 4 (Mathis et
     al.'s 1.31) for Reno (:mod:`burstlab.analytic`)."""
-    from burstlab.analytic import tibet_ideal, tibet_reno
-
     if cc == "ideal":
         return tibet_ideal(p, rtt, mss).bps
     if cc == "reno":

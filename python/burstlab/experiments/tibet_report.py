@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from burstlab import __version__
+from burstlab._core import __version__
 from burstlab.experiments import tibet_claims as TC
 from burstlab.experiments.common import (
     Ratio,

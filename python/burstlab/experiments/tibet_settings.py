@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from burstlab._core import ParameterError
+from burstlab.sim import RECOVERIES
 from burstlab.study.settings import CellStudyConfig, setting
 
 STUDY = "tibet"
@@ -95,8 +96,6 @@ class Setup:
     wireless_rate: float = setting(10e6, "Figs. 11-12: capacity of the wireless hop (not published).", unit="rate")
 
     def __post_init__(self) -> None:
-        from burstlab.sim import RECOVERIES
-
         def pos(v: Any) -> bool:
             return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and v > 0
 

@@ -17,6 +17,7 @@ import numpy as np
 import numpy.typing as npt
 
 from burstlab import _core
+from burstlab.io import atomic_write_text
 from burstlab.traces import Trace
 
 
@@ -227,8 +228,6 @@ class LossModelBase:
 
     def save(self, path: str | os.PathLike[str]) -> None:
         """Write ``to_dict`` as JSON, atomically (temp file + rename)."""
-        from burstlab.io import atomic_write_text
-
         atomic_write_text(path, json.dumps(self.to_dict(), indent=1))
 
 

@@ -19,6 +19,7 @@ scenario files show it on stderr. The choices are written down in docs/simulator
 """
 
 from __future__ import annotations
+import os
 
 #: Spec names (docs/loss-models.md) of the models whose parameters are times in seconds.
 TIME_MODEL_SPECS = ("onoff", "ctmc", "semi", "vddp")
@@ -49,8 +50,6 @@ def reverse_reuses_downlink(where: str, capacity: str, has_reverse: bool) -> str
     """The warning for a hop whose ACKs would ride its Mahimahi downlink trace while the
     uplink trace (``.up``) lies beside it (None when a reverse direction is given, or the
     trace is not a ``.down`` file with an ``.up`` beside it)."""
-    import os
-
     up = str(capacity)[: -len(".down")] + ".up"
     if has_reverse or not str(capacity).endswith(".down") or not os.path.exists(up):
         return None

@@ -29,8 +29,9 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
 from burstlab import _core
-from burstlab.sim import (Link, Progress, SimResult, TcpConfig, _check_first_link, _check_loss_mode, _hash, _number, _queue_fields,
-                          link_layer_config, loss_model, run_options)  # fmt: skip
+from burstlab.sim.config import TcpConfig, _number
+from burstlab.sim.links import Link, _check_first_link, _check_loss_mode, _queue_fields, link_layer_config, loss_model
+from burstlab.sim.runner import Progress, SimResult, _hash, run_options
 
 __all__ = ["Cbr", "Flow", "FlowResult", "Hop", "LinkResult", "Network", "NetworkResult", "OnOff", "run_network"]
 

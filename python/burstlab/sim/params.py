@@ -51,6 +51,8 @@ def field_of(name: str, table: dict[str, dict[str, Any]] = TCP_PARAMS) -> Any:
 
 def _default_text(spec: dict[str, Any]) -> str:
     d = spec["default"]
+    if isinstance(d, str):  # a choice, or a loss spec's default as a spec writes it
+        return d
     if d is None:
         return "none"
     if isinstance(d, bool):
@@ -104,5 +106,30 @@ def markdown() -> str:
         "A value outside its range is refused naming the link; `max_th` must exceed `min_th`.",
         "",
         *_table(list(RED_PARAMS.values()), "red_"),
+        *_loss_markdown(),
     ]
     return "\n".join(out)
+
+
+def _loss_markdown() -> list[str]:
+    """The loss models' section: one table per model (``crates/burstlab-core/src/loss/``)."""
+    out = [
+        "# Loss models",
+        "",
+        "A link's loss model as a spec string, `MODEL:NAME=VALUE,...` (`burstlab sim --loss ge:prr=0.9,mu=0.6`,",
+        "a TOML link's `loss = \"bernoulli:p=0.05\"`, `Link(loss=\"ctmc:good=8,bad=4\")`), declared once beside",
+        "each model in the simulator's core. An unknown, missing or repeated parameter, or a value of",
+        "the wrong type or outside its range, is refused with one error line naming it. Default",
+        "\"required\": the spec must give it; \"—\": it may be left out (the meaning says what then).",
+        "Laws are written `exp/MEAN`, `det/VALUE`, `pareto/SCALE/SHAPE`, `lognormal/MU/SIGMA`,",
+        "`geom/MEAN`. Also: `none` (lossless), `phy:...` (`docs/phy.md`), `@model.json` (a saved",
+        "model); `docs/loss-models.md` describes the models.",
+        "",
+    ]
+    for m in _core.loss_specs():
+        names = ", ".join(f"`{a}`" for a in m["aliases"])
+        forms = " or ".join("`" + m["name"] + ":" + ",".join(f"{n}=…" for n in f) + "`" for f in m["forms"])
+        out += [f"## `{m['name']}`" + (f" (also {names})" if names else ""), "", f"{m['help']} {m['reference']}.", "", f"Written {forms}.", ""]
+        rows = [{**p, "default": p["default"] if p["default"] is not None else ("required" if p["required"] else "—")} for p in m["params"]]
+        out += _table(rows)
+    return out

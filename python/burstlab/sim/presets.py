@@ -18,11 +18,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 from burstlab import _core
 from burstlab.linklayer import Arq, Backoff
-from burstlab.sim import Link, TcpConfig
+from burstlab.sim.config import TcpConfig
+from burstlab.sim.links import Link
 from burstlab.sim.network import Cbr, Flow, Hop, Network
 
 __all__ = ["WIFI_ARQ", "bdp_packets", "chain", "dumbbell", "satellite_wifi", "single", "wired_wireless"]
@@ -142,7 +144,6 @@ def dumbbell(
     b = bottleneck or Link(rate=10e6, delay=0.020, buffer=0)
     if b.buffer == 0 and b.capacity is None:
         rtt = 2 * (b.delay + sum(delays) / n)
-        from dataclasses import replace
 
         b = replace(b, buffer=bdp_packets(b.rate, rtt))
     hops = [Hop("bottleneck", b)]
@@ -173,8 +174,6 @@ def wired_wireless(
     if wired_delay < 0:
         raise _core.ParameterError(f"invalid parameter rtt = {rtt}: shorter than twice the wireless delay ({2 * w.delay} s)")
     if w.buffer == 0 and w.capacity is None:
-        from dataclasses import replace
-
         w = replace(w, buffer=bdp_packets(w.rate, rtt))
     hops = [Hop("wired", Link(rate=wired_rate, delay=wired_delay, buffer=100_000)), Hop("wireless", w)]
     return Network(hops, [Flow("flow", ["wired", "wireless"], tcp=tcp or TcpConfig())], **_common(kw))

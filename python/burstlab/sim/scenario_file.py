@@ -29,11 +29,15 @@ from __future__ import annotations
 import dataclasses
 import os
 import re
+import tomllib
+import warnings
 from collections.abc import Callable
 from typing import Any
 
 from burstlab import _core
-from burstlab.sim import RED_FIELDS, Link, Red, TcpConfig
+from burstlab.lossspec import parse_loss_spec
+from burstlab.sim.config import TcpConfig
+from burstlab.sim.links import RED_FIELDS, Link, Red
 from burstlab.sim.advice import link_layer_ignores_rate, reverse_reuses_downlink, time_model_in_packet_mode
 from burstlab.sim.network import Cbr, Flow, Hop, Network, OnOff
 
@@ -121,8 +125,6 @@ class _Reader:
     def advise(self, where: tuple[Any, ...], message: str | None) -> None:
         """A setting that runs but not as it reads (burstlab.sim.advice): a warning naming the line."""
         if message is not None:
-            import warnings
-
             warnings.warn(str(self.where.error(where, message)), UserWarning, stacklevel=2)
 
     def table(self, value: Any, where: tuple[Any, ...], keys: set[str]) -> dict[str, Any]:
@@ -341,8 +343,6 @@ class _Reader:
 
     def loss(self, v: Any, w: tuple[Any, ...]) -> Any:
         """A loss spec (``burstlab sim --loss``'s) as a loss model; an error names the key."""
-        from burstlab.lossspec import parse_loss_spec
-
         spec = self.string(v, w)
         try:
             return parse_loss_spec(spec)
@@ -444,8 +444,6 @@ class _Reader:
 def parse_scenario(text: str, path: str = "<scenario>") -> Network:
     """A :class:`~burstlab.sim.Network` from TOML text (``path`` names it in errors and
     anchors relative capacity-trace paths)."""
-    import tomllib
-
     try:
         top = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import functools
 import math
+import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -155,8 +156,6 @@ def bootstrap(statistic: Callable[..., float], samples: Sequence[Sequence[float]
     rng = np.random.default_rng(seed)
     for method in ("BCa", "percentile"):
         with np.errstate(all="ignore"):
-            import warnings
-
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 res = sp_bootstrap(tuple(arr), statistic, paired=True, vectorized=False, n_resamples=n_resamples,

@@ -12,12 +12,18 @@ import hashlib
 import json
 import os
 import platform
+import re
 import shlex
 import subprocess
 import sys
 from collections.abc import Iterable, Mapping, Sequence
+from importlib import metadata
 from pathlib import Path
 from typing import Any
+
+from burstlab import _core
+from burstlab._core import __version__
+from burstlab._util import json_safe
 
 #: The environment variable that names an offline copy of the registered datasets
 #: (``burstlab.datasets``): what the "Reproduce" line sets to read the same copy.
@@ -75,9 +81,6 @@ def git_commit() -> dict[str, Any] | None:
 
 def dependency_versions() -> dict[str, str]:
     """The installed version of every dependency burstlab declares (and Python's)."""
-    import re
-    from importlib import metadata
-
     out = {"python": platform.python_version()}
     try:
         reqs = metadata.requires("burstlab") or []
@@ -99,7 +102,6 @@ def collect(study: str, *, seeds: Mapping[str, Any], inputs: Iterable[str | Path
     """Everything that determines a study's numbers besides its configuration (recorded
     beside it): ``inputs`` are hashed; ``dataset``: the registered dataset the study read
     (:func:`dataset_record`), whose folder's parent is the data folder."""
-    from burstlab import __version__, _core
     from burstlab.store import results_version
 
     recs = sorted((file_record(p) for p in inputs), key=lambda r: r["path"])
@@ -175,7 +177,6 @@ def blocks(prov: Mapping[str, Any], args: Sequence[str], out: str | Path) -> lis
 def write(out: Path, prov: Mapping[str, Any], store: Any | None = None) -> None:
     """``provenance.json`` (atomically) and, with a results store, its ``provenance`` table
     (one row: the JSON)."""
-    from burstlab._util import json_safe
     from burstlab.io import atomic_write_text
 
     text = json.dumps(json_safe(dict(prov)), indent=2, allow_nan=False, default=str)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import base64
 import html as htmlmod
+import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -43,8 +44,6 @@ def render_md(blocks: Sequence[Block]) -> str:
 
 def _inline_html(s: str) -> str:
     """Escape, then turn the Markdown links/code used in the report's text into HTML."""
-    import re
-
     e = htmlmod.escape(s)
     e = re.sub(r"\[([^\]]+)\]\(([^)]+)\)", r'<a href="\2">\1</a>', e)
     e = re.sub(r"`([^`]+)`", r"<code>\1</code>", e)

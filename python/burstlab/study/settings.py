@@ -24,6 +24,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
+from burstlab._core import ParameterError
+
 F = TypeVar("F", bound=Callable[..., Any])
 
 
@@ -131,8 +133,6 @@ def cli_args(obj: Any, base: Any | None = None) -> list[str]:
 def check_sensitivity(setup: Any, sensitivity: Sequence[tuple[str, Sequence[Any]]]) -> None:
     """Every swept name a field of the setup, every value one it accepts (its ``__post_init__``
     checks it), or a ParameterError."""
-    from burstlab._core import ParameterError
-
     known = {f.name for f in dataclasses.fields(setup)}
     for name, values in sensitivity:
         if name not in known:
@@ -145,8 +145,6 @@ def check_seeds(cfg: Any) -> None:
     """A study configuration's ``seeds`` and ``sweep_seeds`` (runs per cell at the defaults
     and per sensitivity point: at least 2 each, the second at most the first) and its study
     ``seed`` (0 ≤ seed < 2^32), or a ParameterError naming the option."""
-    from burstlab._core import ParameterError
-
     for name in ("seeds", "sweep_seeds"):
         v = getattr(cfg, name)
         if not (isinstance(v, int) and v >= 2):
@@ -178,8 +176,6 @@ class CellStudyConfig:
     budget: int | None = None
 
     def __post_init__(self) -> None:
-        from burstlab._core import ParameterError
-
         check_seeds(self)
         if self.budget is not None and not (isinstance(self.budget, int) and not isinstance(self.budget, bool) and self.budget >= 2):
             raise ParameterError(f"invalid parameter budget = {self.budget!r}: expected at least 2 replicates per cell (or none); a budget below seeds adds nothing")

@@ -4,6 +4,18 @@ use super::{check_prob, LossModel};
 use crate::rng::{Rng, RngExt};
 use crate::trace::BitTrace;
 
+use super::spec::{loss_param, max, min, LossKind, LossModelSpec, SpecDefault};
+
+/// `bernoulli:p=0.05` (also `bern`, `iid`).
+pub const SPEC: LossModelSpec = LossModelSpec {
+    name: "bernoulli",
+    aliases: &["bern", "iid"],
+    help: "Independent losses: each packet lost with probability p.",
+    reference: "Srinivasan et al., PRR Is Not Enough, §6; Barsocchi et al., Table I",
+    forms: &[&["p"]],
+    params: &[loss_param("bernoulli", "p", LossKind::Real, "", SpecDefault::Required, min(0.0), max(1.0), "Loss probability of each packet.", "")],
+};
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct Bernoulli {
     p: f64,

@@ -12,6 +12,21 @@ use crate::rng::{uniform, Rng};
 use crate::trace::BitTrace;
 use crate::Error;
 
+use super::spec::{loss_param, min, LossKind, LossModelSpec, SpecDefault};
+
+/// `bootstrap:file=PATH[,block=2000]`.
+pub const SPEC: LossModelSpec = LossModelSpec {
+    name: "bootstrap",
+    aliases: &[],
+    help: "Stationary block bootstrap of a trace: blocks of random length, resampled.",
+    reference: "Politis & Romano, The Stationary Bootstrap (1994)",
+    forms: &[&["file", "block"]],
+    params: &[
+        loss_param("bootstrap", "file", LossKind::Path, "", SpecDefault::Required, None, None, "The trace file (any format burstlab reads).", ""),
+        loss_param("bootstrap", "block", LossKind::Real, "packets", SpecDefault::Absent, min(1.0), None, "Mean block length (left out: 5 % of the trace, at least 200).", ""),
+    ],
+};
+
 #[derive(Clone, Debug)]
 pub struct BlockBootstrap {
     source: BitTrace,

@@ -9,6 +9,25 @@ use super::fill::{geometric_failures, BitWriter};
 use crate::rng::{uniform, Rng, RngExt};
 use crate::trace::BitTrace;
 
+use super::spec::{loss_param, lt, max, min, LossKind, LossModelSpec, SpecDefault};
+
+/// `ge:prr=0.9,mu=0.6` or `ge:b=0.01,g=0.3[,h=1,k=0]` (also `gilbert-elliott`).
+pub const SPEC: LossModelSpec = LossModelSpec {
+    name: "ge",
+    aliases: &["gilbert-elliott", "gilbert_elliott"],
+    help: "Two-state Gilbert-Elliott chain over packets: from a link's PRR and μ, or its transition and loss probabilities.",
+    reference: "Srinivasan et al., PRR Is Not Enough, §6.2; Linux netem's gemodel",
+    forms: &[&["prr", "mu"], &["b", "g", "h", "k"]],
+    params: &[
+        loss_param("ge", "prr", LossKind::Real, "", SpecDefault::Required, min(0.0), max(1.0), "Packet reception ratio (with mu): b = (1-PRR)(1-μ), g = PRR(1-μ).", "Srinivasan et al. §6.2"),
+        loss_param("ge", "mu", LossKind::Real, "", SpecDefault::Required, None, lt(1.0), "μ, the burstiness (with prr): 0 is independent losses, 1 a link stuck in one state; b and g must stay in [0, 1].", "Srinivasan et al. §5.2"),
+        loss_param("ge", "b", LossKind::Real, "", SpecDefault::Required, min(0.0), max(1.0), "P(good → bad) per packet (netem's p).", "netem gemodel"),
+        loss_param("ge", "g", LossKind::Real, "", SpecDefault::Required, min(0.0), max(1.0), "P(bad → good) per packet (netem's r).", "netem gemodel"),
+        loss_param("ge", "h", LossKind::Real, "", SpecDefault::Is("1"), min(0.0), max(1.0), "Loss probability in the bad state (netem's 1-h).", "netem gemodel"),
+        loss_param("ge", "k", LossKind::Real, "", SpecDefault::Is("0"), min(0.0), max(1.0), "Loss probability in the good state (netem's 1-k).", "netem gemodel"),
+    ],
+};
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct GilbertElliott {
     /// P(G → B) per packet.

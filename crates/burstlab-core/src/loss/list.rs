@@ -5,6 +5,21 @@ use super::LossModel;
 use crate::rng::Rng;
 use crate::Error;
 
+use super::spec::{loss_param, min, LossKind, LossModelSpec, SpecDefault};
+
+/// `list:drops=4/13/17[,period=20]` (also `det`, `deterministic`).
+pub const SPEC: LossModelSpec = LossModelSpec {
+    name: "list",
+    aliases: &["det", "deterministic"],
+    help: "Deterministic drops: the packets numbered in the list are lost.",
+    reference: "Pentikousis & Badr, Error Modeling for TCP Simulations, §2",
+    forms: &[&["drops", "period"]],
+    params: &[
+        loss_param("list", "drops", LossKind::Packets, "", SpecDefault::Required, None, None, "The packets lost, numbered from 1.", ""),
+        loss_param("list", "period", LossKind::Int, "packets", SpecDefault::Absent, min(1.0), None, "Repeat the list every period packets (left out: once).", ""),
+    ],
+};
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct DeterministicList {
     /// Sorted, distinct, 1-based packet numbers to drop.

@@ -6,6 +6,38 @@ use super::semi_markov::{SemiMarkov, TimeMode};
 use super::sojourn::Sojourn;
 use crate::time::Nanos;
 
+use super::spec::{gt, loss_param, max, min, LossKind, LossModelSpec, SpecDefault, INTERVAL_HELP};
+
+/// `ctmc:good=8,bad=4[,pg=0.01,pb=0.3,interval=0.001]` (also `markov-ct`).
+pub const SPEC_CTMC: LossModelSpec = LossModelSpec {
+    name: "ctmc",
+    aliases: &["markov-ct", "markov_ct"],
+    help: "Continuous-time two-state Markov chain, rate-based: exponential sojourns, a loss probability per state.",
+    reference: "Pentikousis & Badr, Error Modeling for TCP Simulations, §2 and Fig. 1a; Martignon & Capone §IV.B",
+    forms: &[&["good", "bad", "pg", "pb", "interval"]],
+    params: &[
+        loss_param("ctmc", "good", LossKind::Real, "s", SpecDefault::Required, gt(0.0), None, "Mean sojourn in the good state.", ""),
+        loss_param("ctmc", "bad", LossKind::Real, "s", SpecDefault::Required, gt(0.0), None, "Mean sojourn in the bad state.", ""),
+        loss_param("ctmc", "pg", LossKind::Real, "", SpecDefault::Is("0"), min(0.0), max(1.0), "Loss probability in the good state.", ""),
+        loss_param("ctmc", "pb", LossKind::Real, "", SpecDefault::Is("1"), min(0.0), max(1.0), "Loss probability in the bad state.", ""),
+        loss_param("ctmc", "interval", LossKind::Real, "s", SpecDefault::Is("0.001"), gt(0.0), None, INTERVAL_HELP, ""),
+    ],
+};
+
+/// `onoff:good=1.8,bad=0.2[,interval=0.001]` (also `on-off`).
+pub const SPEC_ONOFF: LossModelSpec = LossModelSpec {
+    name: "onoff",
+    aliases: &["on-off", "on_off"],
+    help: "Temporal ON/OFF channel: exponential periods; every packet in transit during a bad period is lost.",
+    reference: "Pentikousis & Badr, Error Modeling for TCP Simulations, §2",
+    forms: &[&["good", "bad", "interval"]],
+    params: &[
+        loss_param("onoff", "good", LossKind::Real, "s", SpecDefault::Required, gt(0.0), None, "Mean good (ON) period.", ""),
+        loss_param("onoff", "bad", LossKind::Real, "s", SpecDefault::Required, gt(0.0), None, "Mean bad (OFF) period.", ""),
+        loss_param("onoff", "interval", LossKind::Real, "s", SpecDefault::Is("0.001"), gt(0.0), None, INTERVAL_HELP, ""),
+    ],
+};
+
 /// Rate-based continuous-time Markov chain: mean sojourns in seconds, drop probabilities
 /// per state; packet mode uses `packet_interval` (ns) between packet starts.
 pub fn markov_ct(mean_good: f64, mean_bad: f64, loss_good: f64, loss_bad: f64, packet_interval: Nanos) -> crate::Result<SemiMarkov> {

@@ -17,10 +17,12 @@ pub mod hsmm;
 pub mod list;
 pub mod markov_ct;
 pub mod phy;
+pub mod registry;
 pub mod replay;
 pub mod runlength;
 pub mod semi_markov;
 pub mod sojourn;
+pub mod spec;
 pub mod vddp;
 
 pub use bernoulli::Bernoulli;

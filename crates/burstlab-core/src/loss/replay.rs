@@ -11,6 +11,22 @@ use crate::time::Nanos;
 use crate::trace::BitTrace;
 use crate::Error;
 
+use super::spec::{gt, loss_param, LossKind, LossModelSpec, SpecDefault};
+
+/// `replay:file=PATH[,end=wrap,slot=0.005]`.
+pub const SPEC: LossModelSpec = LossModelSpec {
+    name: "replay",
+    aliases: &[],
+    help: "Replays a trace: per packet, or time-indexed in slots (Ttem).",
+    reference: "Barsocchi et al., Packet Loss in TCP Hybrid Wireless Networks (Ttem)",
+    forms: &[&["file", "end", "slot"]],
+    params: &[
+        loss_param("replay", "file", LossKind::Path, "", SpecDefault::Required, None, None, "The trace file (any format burstlab reads).", ""),
+        loss_param("replay", "end", LossKind::Choice(&["wrap", "deliver", "drop", "hold"]), "", SpecDefault::Is("wrap"), None, None, "After the trace's end: start again, deliver, drop, or hold the last entry.", ""),
+        loss_param("replay", "slot", LossKind::Real, "s", SpecDefault::Absent, gt(0.0), None, "Time-indexed: each entry covers this long (left out: one entry per packet).", "Barsocchi et al. (Ttem)"),
+    ],
+};
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum EndBehavior {
     /// Start over from the first entry (a periodic channel).

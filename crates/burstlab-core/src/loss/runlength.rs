@@ -10,6 +10,21 @@ use super::LossModel;
 use crate::rng::{uniform, Rng};
 use crate::trace::BitTrace;
 
+use super::spec::{loss_param, LossKind, LossModelSpec, SpecDefault};
+
+/// `runlength:success=pareto/1/1.5,burst=geom/2` (also `run-length`, `runs`).
+pub const SPEC: LossModelSpec = LossModelSpec {
+    name: "runlength",
+    aliases: &["run-length", "runs"],
+    help: "Alternating runs of delivered and lost packets, each run length drawn from its law.",
+    reference: "Srinivasan et al., PRR Is Not Enough, §6 (run lengths)",
+    forms: &[&["success", "burst"]],
+    params: &[
+        loss_param("runlength", "success", LossKind::Law, "packets", SpecDefault::Required, None, None, "Law of the delivered runs, e.g. pareto/1/1.5.", ""),
+        loss_param("runlength", "burst", LossKind::Law, "packets", SpecDefault::Required, None, None, "Law of the loss bursts, e.g. geom/2.", ""),
+    ],
+};
+
 #[derive(Clone, Debug)]
 pub struct RunLength {
     success: Sojourn,

@@ -22,6 +22,25 @@ use crate::rng::{uniform, Rng};
 use crate::time::{Nanos, NS_PER_S};
 use std::collections::VecDeque;
 
+use super::spec::{gt, loss_param, max, min, LossKind, LossModelSpec, SpecDefault, INTERVAL_HELP};
+
+/// `semi:good=pareto/0.1/1.5,bad=exp/0.05[,pg=0,pb=1,temporal=0,interval=0.001]` (also `semi-markov`).
+pub const SPEC: LossModelSpec = LossModelSpec {
+    name: "semi",
+    aliases: &["semi-markov", "semi_markov"],
+    help: "Two-state semi-Markov channel in time: any sojourn law per state (exp, det, pareto, lognormal, geom).",
+    reference: "Pentikousis & Badr, Error Modeling for TCP Simulations, §2",
+    forms: &[&["good", "bad", "pg", "pb", "temporal", "interval"]],
+    params: &[
+        loss_param("semi", "good", LossKind::Law, "s", SpecDefault::Required, None, None, "Sojourn law of the good state, e.g. pareto/0.1/1.5.", ""),
+        loss_param("semi", "bad", LossKind::Law, "s", SpecDefault::Required, None, None, "Sojourn law of the bad state, e.g. exp/0.05.", ""),
+        loss_param("semi", "pg", LossKind::Real, "", SpecDefault::Is("0"), min(0.0), max(1.0), "Loss probability in the good state (rate-based reading).", ""),
+        loss_param("semi", "pb", LossKind::Real, "", SpecDefault::Is("1"), min(0.0), max(1.0), "Loss probability in the bad state (rate-based reading).", ""),
+        loss_param("semi", "temporal", LossKind::Flag, "", SpecDefault::Is("0"), None, None, "1: the temporal ON/OFF reading (then pg = 0, pb = 1).", "Pentikousis & Badr §2"),
+        loss_param("semi", "interval", LossKind::Real, "s", SpecDefault::Is("0.001"), gt(0.0), None, INTERVAL_HELP, ""),
+    ],
+};
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum TimeMode {
     Rate,

@@ -19,6 +19,26 @@ use crate::time::Nanos;
 use rand_distr::{Distribution, Exp};
 use std::collections::VecDeque;
 
+use super::spec::{gt, loss_param, max, min, LossKind, LossModelSpec, SpecDefault, INTERVAL_HELP};
+
+/// `vddp:a=10,b=10,da=0,db=0.1,ca=1,cb=1[,interval=0.001]`.
+pub const SPEC: LossModelSpec = LossModelSpec {
+    name: "vddp",
+    aliases: &[],
+    help: "Variable-duration drop process: two exponential main states, each an ON/OFF sub-cycle with its own drop share.",
+    reference: "Pentikousis & Badr, Error Modeling for TCP Simulations, §2 and Fig. 1b",
+    forms: &[&["a", "b", "da", "db", "ca", "cb", "interval"]],
+    params: &[
+        loss_param("vddp", "a", LossKind::Real, "s", SpecDefault::Required, gt(0.0), None, "Mean sojourn in main state A.", ""),
+        loss_param("vddp", "b", LossKind::Real, "s", SpecDefault::Required, gt(0.0), None, "Mean sojourn in main state B.", ""),
+        loss_param("vddp", "da", LossKind::Real, "", SpecDefault::Required, min(0.0), max(1.0), "Share of A's sub-cycle spent dropping (ON).", ""),
+        loss_param("vddp", "db", LossKind::Real, "", SpecDefault::Required, min(0.0), max(1.0), "Share of B's sub-cycle spent dropping (ON).", ""),
+        loss_param("vddp", "ca", LossKind::Real, "s", SpecDefault::Required, gt(0.0), None, "Mean ON+OFF sub-cycle in A.", ""),
+        loss_param("vddp", "cb", LossKind::Real, "s", SpecDefault::Required, gt(0.0), None, "Mean ON+OFF sub-cycle in B.", ""),
+        loss_param("vddp", "interval", LossKind::Real, "s", SpecDefault::Is("0.001"), gt(0.0), None, INTERVAL_HELP, ""),
+    ],
+};
+
 const FOREVER: Nanos = u64::MAX / 4;
 
 /// One generated sub-period: [start, end), main state (0 = A, 1 = B), ON?
