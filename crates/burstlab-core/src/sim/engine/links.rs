@@ -18,13 +18,31 @@ pub(super) struct LinkRt {
     pub(super) c: LinkCounters,
     pub(super) qdelay: LogHistogram,
     pub(super) loss: LossSource,
-    /// RED (`link/red.rs`), consulted at admission; None: DropTail.
-    pub(super) red: Option<Box<Red>>,
+    /// The queue discipline unless DropTail: RED (`link/red.rs`), consulted at admission, or
+    /// a queue that decides at dequeue (CoDel, FQ-CoDel: [`AqmRt`]).
+    pub(super) qdisc: Option<Box<Qdisc>>,
     /// Its link layer, if any (boxed: most links have none and stay small).
     pub(super) layer: Option<Box<LayerRt>>,
     pub(super) server: usize,
     pub(super) name: String,
     pub(super) snap: LinkCounters,
+}
+
+/// A link's queue discipline other than DropTail.
+pub(super) enum Qdisc {
+    Red(Red),
+    Aqm(AqmRt),
+}
+
+/// A CoDel or FQ-CoDel link: its packets wait in `q` and go to the server one at a time, at
+/// a dequeue event (a timer) when the server frees up (`docs/link-layer.md`, "CoDel and
+/// FQ-CoDel": the order in which they leave depends on later arrivals).
+pub(super) struct AqmRt {
+    pub(super) q: AqmQueue<Pkt>,
+    /// A dequeue event is scheduled.
+    pub(super) pending: bool,
+    /// Dropped packets, handed out after each enqueue or dequeue (kept: no allocation).
+    pub(super) drops: Vec<Queued<Pkt>>,
 }
 
 /// A link's link layer and its random stream (`link.NAME.layer`: attempt times, backoff).
@@ -38,8 +56,13 @@ impl LinkRt {
     /// every admitted one has left the pipe (lost or delivered) or is still in it.
     pub(super) fn counters(&self) -> LinkCounters {
         let c = self.c;
+        // Packets in a CoDel or FQ-CoDel queue were offered, not yet admitted to the server.
+        let waiting = match self.qdisc.as_deref() {
+            Some(Qdisc::Aqm(a)) => a.q.len() as u64,
+            _ => 0,
+        };
         LinkCounters {
-            offered: c.sent + c.queue_drops,
+            offered: c.sent + c.queue_drops + waiting,
             delivered: c.sent - self.pipe.len() as u64 - c.channel_losses,
             ..c
         }
@@ -97,7 +120,10 @@ impl<const LOG: bool, const FULL: bool> Engine<LOG, FULL> {
     #[inline(always)]
     pub(super) fn enter(&mut self, li: usize, mut p: Pkt, bytes: u32) {
         debug_assert_eq!(self.paths[p.pos as usize] as usize, li, "a packet enters the link at its position");
-        if FULL && self.links.at(li).red.is_some() {
+        if FULL && self.links.at(li).qdisc.is_some() {
+            if let Some(Qdisc::Aqm(_)) = self.links.at(li).qdisc.as_deref() {
+                return self.enter_aqm(li, p, bytes);
+            }
             // The packet stays in registers: RED sees only its ECN capability.
             match self.red_verdict(li, p.flags() & ECT != 0) {
                 Verdict::Enqueue => {}
@@ -192,7 +218,7 @@ impl<const LOG: bool, const FULL: bool> Engine<LOG, FULL> {
         let l = self.links.at_mut(li);
         let q = l.pipe.backlog(now) as i64 as f64; // (a queue is far below 2^63)
         let q_time = l.pipe.last_start;
-        let red = l.red.as_mut().expect("called for RED links");
+        let Some(Qdisc::Red(red)) = l.qdisc.as_deref_mut() else { unreachable!("called for RED links") };
         let v = red.arrival(now, q, q_time, ect);
         match v {
             Verdict::Enqueue => {}
@@ -200,6 +226,87 @@ impl<const LOG: bool, const FULL: bool> Engine<LOG, FULL> {
             Verdict::Drop => l.c.early_drops += 1,
         }
         v
+    }
+
+    /// Packet `p` of `bytes` enters CoDel or FQ-CoDel link `li`: it waits in the link's queue
+    /// (or, the server idle, goes to service at once), and a dequeue event is scheduled for
+    /// when the server frees up if none is. Overflow drops are queue drops.
+    #[inline(never)]
+    pub(super) fn enter_aqm(&mut self, li: usize, p: Pkt, bytes: u32) {
+        let now = self.now;
+        let l = &mut self.links[li];
+        let free_at = self.servers[l.server].free_at();
+        let Some(Qdisc::Aqm(a)) = l.qdisc.as_deref_mut() else { unreachable!("called for CoDel links") };
+        let idle = !a.pending && free_at <= now;
+        // FQ-CoDel's flow: the flow and whether it is data or ACKs (RFC 8290 §4.1.1's 5-tuple).
+        let key = (p.flow as u64) << 2 | p.kind() as u64;
+        let q = Queued { pkt: p, bytes, enq: now, ect: p.flags() & ECT != 0 };
+        let mut drops = std::mem::take(&mut a.drops);
+        a.q.enqueue(key, q, l.pipe.buffer, l.pipe.unit, idle, &mut drops);
+        if !idle && !a.pending {
+            a.pending = true;
+            self.push_timer(free_at, Timer::Dequeue(li as u32));
+        }
+        for d in drops.drain(..) {
+            self.lose(li, &d.pkt, true);
+        }
+        self.aqm_drops_back(li, drops);
+        if idle {
+            self.aqm_dequeue(li);
+        }
+    }
+
+    fn aqm_drops_back(&mut self, li: usize, drops: Vec<Queued<Pkt>>) {
+        if let Some(Qdisc::Aqm(a)) = self.links[li].qdisc.as_deref_mut() {
+            a.drops = drops;
+        }
+    }
+
+    /// The server of CoDel or FQ-CoDel link `li` is free: the queue's dequeue (which may drop
+    /// or mark: early drops, ECN marks) hands it the next packet, whose service starts now;
+    /// the next dequeue is at its service end if packets wait.
+    pub(super) fn aqm_dequeue(&mut self, li: usize) {
+        let now = self.now;
+        let l = &mut self.links[li];
+        let Some(Qdisc::Aqm(a)) = l.qdisc.as_deref_mut() else { unreachable!("called for CoDel links") };
+        a.pending = false;
+        let mut drops = std::mem::take(&mut a.drops);
+        let out = a.q.dequeue(now, &mut drops);
+        l.c.early_drops += drops.len() as u64;
+        for d in drops.drain(..) {
+            self.lose(li, &d.pkt, true);
+        }
+        self.aqm_drops_back(li, drops);
+        let Some(d) = out else { return };
+        let l = &mut self.links[li];
+        let mut p = d.q.pkt;
+        if d.ce {
+            p = p.with_flags(CE);
+            l.c.ecn_marks += 1;
+        }
+        let (start, sent) = self.servers[l.server].serve(now, d.q.bytes);
+        debug_assert_eq!(start, now, "a CoDel link's server is its own and free at a dequeue");
+        self.seq += 1;
+        let seq = self.seq;
+        l.c.sent += 1;
+        l.c.bytes_sent += d.q.bytes as u64;
+        if d.q.enq >= self.warmup {
+            l.qdelay.record(start - d.q.enq); // the sojourn time
+        }
+        l.busy += sent.saturating_sub(start.max(self.warmup));
+        let arrive = sent + l.pipe.delay;
+        let was_empty = l.pipe.is_empty();
+        let lost = !l.lossless && self.decide(li, start, sent, arrive);
+        let l = &mut self.links[li];
+        l.pipe.push(InFlight { start, arrive, seq, bytes: d.q.bytes, lost, pkt: p }, true);
+        if was_empty {
+            self.tree.set(li, key(arrive, seq));
+        }
+        let Some(Qdisc::Aqm(a)) = l.qdisc.as_deref_mut() else { unreachable!() };
+        if !a.q.is_empty() {
+            a.pending = true;
+            self.push_timer(sent, Timer::Dequeue(li as u32));
+        }
     }
 
     /// `p` is lost on link `li`: dropped on entry by its full buffer (`by_queue`), or

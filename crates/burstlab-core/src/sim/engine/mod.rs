@@ -48,7 +48,9 @@ use super::mintree::{key, Key, MinTree, NONE};
 use super::network::{FlowKind, FlowSpec, LinkLoss, Network, OnOff};
 use super::scenario::{Scenario, TcpConfig};
 use super::watch::{next_quantum, Progress, Watch};
-use crate::link::{InFlight, LinkLayer, LossMode, LossSource, LossWindow, Pipe, QueueDisc, Red, Server, Timing, Verdict};
+use crate::link::{
+    AqmQueue, InFlight, LinkLayer, LossMode, LossSource, LossWindow, Pipe, QueueDisc, Queued, Red, Server, Timing, Verdict,
+};
 use crate::results::{
     jain, Counters, FlowKindTag, FlowResult, LinkCounters, LinkResult, LogHistogram, NetworkResult, Series, SimResult,
 };
@@ -236,8 +238,14 @@ impl<const LOG: bool, const FULL: bool> Engine<LOG, FULL> {
             net.links.iter().enumerate().map(|(i, l)| if let LinkLoss::Shared(j) = l.loss { j } else { i }).collect();
         for (i, l) in net.links.into_iter().enumerate() {
             let pipe = Pipe::new(l.delay, l.buffer, l.buffer_unit);
-            let red = match &l.queue {
+            let qdisc = match &l.queue {
                 QueueDisc::DropTail => None,
+                q @ (QueueDisc::Codel(_) | QueueDisc::FqCodel(..)) => {
+                    // FQ-CoDel's hash perturbation, from the link's own stream.
+                    let perturb = rand::RngCore::next_u64(&mut stream(seed, component_id(&format!("link.{}.fq", l.name))));
+                    let q = AqmQueue::new(q, perturb).expect("a queue that decides at dequeue");
+                    Some(Box::new(Qdisc::Aqm(AqmRt { q, pending: false, drops: Vec::new() })))
+                }
                 QueueDisc::Red(p) => {
                     // F&J's s: a packet of mean_packet_bytes on this link's server.
                     let bits = p.mean_packet_bytes as f64 * 8.0;
@@ -246,7 +254,7 @@ impl<const LOG: bool, const FULL: bool> Engine<LOG, FULL> {
                         t => t.rate_bps().map_or(0.0, |r| bits / r * 1e9),
                     };
                     let rng = stream(seed, component_id(&format!("link.{}.red", l.name)));
-                    Some(Box::new(Red::new(p.clone(), s, rng)))
+                    Some(Box::new(Qdisc::Red(Red::new(p.clone(), s, rng))))
                 }
             };
             let loss = match l.loss {
@@ -279,13 +287,15 @@ impl<const LOG: bool, const FULL: bool> Engine<LOG, FULL> {
                 snap: LinkCounters::default(),
                 busy: 0,
                 qdelay: LogHistogram::default(),
-                red,
+                qdisc,
             });
         }
         for i in 0..links.len() {
             let o = links[i].owner;
             // A link layer decides each frame on entry, whatever the mode.
-            links[i].time_mode = links[o].loss.mode() == Some(LossMode::Time) && links[i].layer.is_none();
+            // So does a CoDel or FQ-CoDel link, at each packet's dequeue (its service start).
+            let at_entry = links[i].layer.is_some() || matches!(links[i].qdisc.as_deref(), Some(Qdisc::Aqm(_)));
+            links[i].time_mode = links[o].loss.mode() == Some(LossMode::Time) && !at_entry;
             links[i].lossless = matches!(links[o].loss, LossSource::None);
         }
         let mut finite_open = 0;
@@ -429,6 +439,7 @@ impl<const LOG: bool, const FULL: bool> Engine<LOG, FULL> {
             }
             Timer::Switch(f) => self.switch(f as usize),
             Timer::Stop(f) => self.stop(f as usize),
+            Timer::Dequeue(l) => self.aqm_dequeue(l as usize),
         }
     }
 
