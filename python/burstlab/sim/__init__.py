@@ -20,6 +20,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Literal
 
 from burstlab import _core
+from burstlab.sim.aqm import Codel, FqCodel, aqm_config as _aqm_config
 from burstlab.sim.params import RED_PARAMS, TCP_PARAMS, field_of as _p
 
 if TYPE_CHECKING:  # numpy is not imported to run a simulation: the series come from Rust as arrays
@@ -27,7 +28,7 @@ if TYPE_CHECKING:  # numpy is not imported to run a simulation: the series come 
 
 __all__ = [
     "PROFILES", "TIME_MODELS", "VARIANTS", "Cbr", "ClockResolutionWarning", "Flow", "FlowResult", "Hop", "Link", "LinkResult", "LossModeWarning",
-    "Network", "NetworkResult", "OnOff", "Red", "Scenario", "SimResult", "TcpConfig", "Workload", "load_scenario", "loss_model",
+    "Network", "NetworkResult", "OnOff", "Red", "Codel", "FqCodel", "Scenario", "SimResult", "TcpConfig", "Workload", "load_scenario", "loss_model",
     "presets", "run", "run_network", "run_trace", "segments_bound", "tcp_settings",
 ]  # fmt: skip
 
@@ -355,8 +356,11 @@ RED_FIELDS = tuple(f.name for f in fields(Red))
 
 
 def _queue_config(queue: Any) -> dict[str, Any]:
-    """A link's queue discipline as the simulator takes it: ``{"queue": "droptail"}`` or
-    ``{"queue": "red", "red": {...}}``."""
+    """A link's queue discipline as the simulator takes it: ``{"queue": "droptail"}``,
+    ``{"queue": "red", "red": {...}}`` or CoDel's and FQ-CoDel's (:func:`burstlab.sim.aqm.aqm_config`)."""
+    aqm = _aqm_config(queue)
+    if aqm is not None:
+        return aqm
     if isinstance(queue, Red):
         red = queue
     elif queue == "red":
@@ -364,7 +368,7 @@ def _queue_config(queue: Any) -> dict[str, Any]:
     elif queue == "droptail":
         return {"queue": "droptail"}
     else:
-        raise _core.ParameterError(f"invalid parameter queue = {queue!r}: expected 'droptail', 'red' or a burstlab.sim.Red")
+        raise _core.ParameterError(f"invalid parameter queue = {queue!r}: expected 'droptail', 'red', 'codel', 'fq_codel' or a burstlab.sim.Red, Codel or FqCodel")
     conv = {f.name: (bool if f.type in ("bool", bool) else int if f.type in ("int", int) else float) for f in fields(Red)}
     return {"queue": "red", "red": {k: _number(f"red_{k}", v, conv[k]) for k, v in asdict(red).items()}}
 
@@ -391,7 +395,7 @@ class Link:
     Mahimahi delivery-opportunity trace — a file path, or an array of millisecond
     timestamps; each opportunity carries ``opportunity_bytes`` (1500, an IP MTU); the trace
     loops with the period of its last timestamp.
-    ``queue``: ``"droptail"`` (default), ``"red"`` or a :class:`Red` with its parameters
+    ``queue``: ``"droptail"`` (default), ``"red"``, ``"codel"``, ``"fq_codel"`` or a :class:`Red`, :class:`Codel` or :class:`FqCodel` with its parameters
     (RED with ECN marking, checked at entry before the buffer).
     ``link_layer``: a :class:`burstlab.linklayer.Arq` or :class:`~burstlab.linklayer.Harq`
     (or a spec such as ``"arq:retry_limit=7"``, :func:`burstlab.linklayer.parse_link_layer`)

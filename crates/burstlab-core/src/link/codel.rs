@@ -25,7 +25,7 @@
 //!
 //! Enqueue (§5.4) only timestamps the packet; the link's buffer bounds the queue (a packet
 //! that finds it full is dropped at the tail, as Linux's `codel` qdisc does at its `limit`).
-//! The engine runs a CoDel link with a dequeue event per packet (`docs/link-layer.md`,
+//! The engine runs a CoDel link with a dequeue event per packet (`docs/simulator.md`,
 //! "CoDel and FQ-CoDel": why).
 use crate::time::{Nanos, NS_PER_MS};
 use crate::{Error, Result};

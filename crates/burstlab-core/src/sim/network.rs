@@ -208,7 +208,7 @@ impl Network {
             }
             if l.queue.at_dequeue() {
                 // The dequeue event serves one packet at a time on a server of fixed rate that
-                // no other link shares (docs/link-layer.md, "CoDel and FQ-CoDel").
+                // no other link shares (docs/simulator.md, "CoDel and FQ-CoDel").
                 let shared = self.links.iter().enumerate().any(|(j, o)| j != i && o.server == l.server);
                 let why = if !matches!(self.servers[l.server], Timing::Rate { .. }) {
                     Some("a link of fixed rate (not a capacity trace or a slotted channel)")

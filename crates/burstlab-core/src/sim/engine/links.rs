@@ -35,7 +35,7 @@ pub(super) enum Qdisc {
 }
 
 /// A CoDel or FQ-CoDel link: its packets wait in `q` and go to the server one at a time, at
-/// a dequeue event (a timer) when the server frees up (`docs/link-layer.md`, "CoDel and
+/// a dequeue event (a timer) when the server frees up (`docs/simulator.md`, "CoDel and
 /// FQ-CoDel": the order in which they leave depends on later arrivals).
 pub(super) struct AqmRt {
     pub(super) q: AqmQueue<Pkt>,
