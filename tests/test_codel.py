@@ -132,3 +132,16 @@ def test_cli_bad_value_is_one_error_line(capsys):
     assert main(["sim", "--queue", "codel", "--codel-target", "0s", "--duration", "1s"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("error: ") and "codel_target" in err and "Traceback" not in err
+
+
+def test_scenario_report_shows_drops_and_marks(tmp_path, capsys):
+    """``burstlab sim FILE``: the links table gains CoDel's early drops and ECN marks; --json has them."""
+    f = tmp_path / "fq.toml"
+    f.write_text(SCENARIO.format(line='queue = "codel"\nbuffer = 1000').replace('path = ["h"]', 'path = ["h"]\ntcp = { ecn = true }')
+                 + '[[flow]]\nname = "g"\npath = ["h"]\n')  # fmt: skip
+    assert main(["sim", str(f)]) == 0
+    out = capsys.readouterr().out
+    assert "early drops" in out and "ECN marks" in out
+    assert main(["sim", str(f), "--json"]) == 0
+    h = json.loads(capsys.readouterr().out)["links"][0]
+    assert h["name"] == "h" and h["ecn_marks"] > 0 and h["early_drops"] > 0 and h["queue_delay_p50"] < 0.02
