@@ -69,6 +69,88 @@ impl LinkRt {
     }
 }
 
+/// What follows a packet's entry to a CoDel or FQ-CoDel link.
+pub(super) enum AqmNext {
+    /// The server is idle: dequeue now.
+    Now,
+    /// Schedule a dequeue when the server frees up.
+    At(Nanos),
+    /// A dequeue is already scheduled.
+    Pending,
+}
+
+/// A CoDel or FQ-CoDel link's side of its packets' entry and dequeue (`Engine::enter_aqm`,
+/// `Engine::aqm_dequeue`).
+impl LinkRt {
+    fn aqm(&mut self) -> &mut AqmRt {
+        match self.qdisc.as_deref_mut() {
+            Some(Qdisc::Aqm(a)) => a,
+            _ => unreachable!("called for CoDel and FQ-CoDel links"),
+        }
+    }
+
+    /// Packet `p` of `bytes` enters at `now`, the link's server `server`.
+    fn aqm_enqueue(&mut self, server: &Server, now: Nanos, p: Pkt, bytes: u32) -> AqmNext {
+        let free_at = server.free_at();
+        let (buffer, unit) = (self.pipe.buffer, self.pipe.unit);
+        let a = self.aqm();
+        a.drops.clear();
+        let idle = !a.pending && free_at <= now;
+        // FQ-CoDel's flow: the flow and whether it is data or ACKs (RFC 8290 §4.1.1's 5-tuple).
+        let key = (p.flow as u64) << 2 | p.kind() as u64;
+        let q = Queued { pkt: p, bytes, enq: now, ect: p.flags() & ECT != 0 };
+        a.q.enqueue(key, q, buffer, unit, idle, &mut a.drops);
+        if idle {
+            AqmNext::Now
+        } else if a.pending {
+            AqmNext::Pending
+        } else {
+            a.pending = true;
+            AqmNext::At(free_at)
+        }
+    }
+
+    /// The `k`-th packet the last enqueue or dequeue dropped.
+    fn aqm_drop(&mut self, k: usize) -> Option<Pkt> {
+        self.aqm().drops.get(k).map(|d| d.pkt)
+    }
+
+    /// The dequeue at `now` (CoDel's drops left in `drops`, counted as early drops): the
+    /// packet sent (CE set if marked), its size, service start and end.
+    fn aqm_take(&mut self, server: &mut Server, now: Nanos, warmup: Nanos) -> Option<(Pkt, u32, Nanos, Nanos)> {
+        let a = self.aqm();
+        a.pending = false;
+        a.drops.clear();
+        let out = a.q.dequeue(now, &mut a.drops);
+        self.c.early_drops += self.aqm().drops.len() as u64;
+        let d = out?;
+        let mut p = d.q.pkt;
+        if d.ce {
+            p = p.with_flags(CE);
+            self.c.ecn_marks += 1;
+        }
+        let (start, sent) = server.serve(now, d.q.bytes);
+        debug_assert_eq!(start, now, "a CoDel link's server is its own and free at a dequeue");
+        self.c.sent += 1;
+        self.c.bytes_sent += d.q.bytes as u64;
+        if d.q.enq >= warmup {
+            self.qdelay.record(start - d.q.enq); // the sojourn time
+        }
+        self.busy += sent.saturating_sub(start.max(warmup));
+        Some((p, d.q.bytes, start, sent))
+    }
+
+    /// Put the dequeued packet in the pipe: (the pipe was empty, packets still wait: a
+    /// dequeue is now pending at its service end).
+    fn aqm_push(&mut self, e: InFlight<Pkt>) -> (bool, bool) {
+        let was_empty = self.pipe.is_empty();
+        self.pipe.push(e, true);
+        let a = self.aqm();
+        a.pending = !a.q.is_empty();
+        (was_empty, a.pending)
+    }
+}
+
 impl<const LOG: bool, const FULL: bool> Engine<LOG, FULL> {
     /// The link's next event key: its first undecided entry (time mode) when that comes
     /// no later than its head's arrival, else the head's arrival.
@@ -230,81 +312,51 @@ impl<const LOG: bool, const FULL: bool> Engine<LOG, FULL> {
 
     /// Packet `p` of `bytes` enters CoDel or FQ-CoDel link `li`: it waits in the link's queue
     /// (or, the server idle, goes to service at once), and a dequeue event is scheduled for
-    /// when the server frees up if none is. Overflow drops are queue drops.
+    /// when the server frees up if none is. Overflow drops are queue drops. (The work is in
+    /// [`LinkRt`]'s methods, compiled once rather than for each of the engine's four
+    /// instantiations.)
+    #[cold]
     #[inline(never)]
     pub(super) fn enter_aqm(&mut self, li: usize, p: Pkt, bytes: u32) {
-        let now = self.now;
-        let l = &mut self.links[li];
-        let free_at = self.servers[l.server].free_at();
-        let Some(Qdisc::Aqm(a)) = l.qdisc.as_deref_mut() else { unreachable!("called for CoDel links") };
-        let idle = !a.pending && free_at <= now;
-        // FQ-CoDel's flow: the flow and whether it is data or ACKs (RFC 8290 §4.1.1's 5-tuple).
-        let key = (p.flow as u64) << 2 | p.kind() as u64;
-        let q = Queued { pkt: p, bytes, enq: now, ect: p.flags() & ECT != 0 };
-        let mut drops = std::mem::take(&mut a.drops);
-        a.q.enqueue(key, q, l.pipe.buffer, l.pipe.unit, idle, &mut drops);
-        if !idle && !a.pending {
-            a.pending = true;
-            self.push_timer(free_at, Timer::Dequeue(li as u32));
-        }
-        for d in drops.drain(..) {
-            self.lose(li, &d.pkt, true);
-        }
-        self.aqm_drops_back(li, drops);
-        if idle {
-            self.aqm_dequeue(li);
+        let sv = self.links[li].server;
+        let next = self.links[li].aqm_enqueue(&self.servers[sv], self.now, p, bytes);
+        self.aqm_lose_drops(li);
+        match next {
+            AqmNext::Now => self.aqm_dequeue(li),
+            AqmNext::At(t) => self.push_timer(t, Timer::Dequeue(li as u32)),
+            AqmNext::Pending => {}
         }
     }
 
-    fn aqm_drops_back(&mut self, li: usize, drops: Vec<Queued<Pkt>>) {
-        if let Some(Qdisc::Aqm(a)) = self.links[li].qdisc.as_deref_mut() {
-            a.drops = drops;
+    /// The packets the queue of link `li` just dropped are lost (queue drops).
+    fn aqm_lose_drops(&mut self, li: usize) {
+        let mut k = 0;
+        while let Some(p) = self.links[li].aqm_drop(k) {
+            self.lose(li, &p, true);
+            k += 1;
         }
     }
 
     /// The server of CoDel or FQ-CoDel link `li` is free: the queue's dequeue (which may drop
     /// or mark: early drops, ECN marks) hands it the next packet, whose service starts now;
     /// the next dequeue is at its service end if packets wait.
+    #[cold]
+    #[inline(never)]
     pub(super) fn aqm_dequeue(&mut self, li: usize) {
-        let now = self.now;
-        let l = &mut self.links[li];
-        let Some(Qdisc::Aqm(a)) = l.qdisc.as_deref_mut() else { unreachable!("called for CoDel links") };
-        a.pending = false;
-        let mut drops = std::mem::take(&mut a.drops);
-        let out = a.q.dequeue(now, &mut drops);
-        l.c.early_drops += drops.len() as u64;
-        for d in drops.drain(..) {
-            self.lose(li, &d.pkt, true);
-        }
-        self.aqm_drops_back(li, drops);
-        let Some(d) = out else { return };
-        let l = &mut self.links[li];
-        let mut p = d.q.pkt;
-        if d.ce {
-            p = p.with_flags(CE);
-            l.c.ecn_marks += 1;
-        }
-        let (start, sent) = self.servers[l.server].serve(now, d.q.bytes);
-        debug_assert_eq!(start, now, "a CoDel link's server is its own and free at a dequeue");
+        let sv = self.links[li].server;
+        let out = self.links[li].aqm_take(&mut self.servers[sv], self.now, self.warmup);
+        self.aqm_lose_drops(li);
+        let Some((p, bytes, start, sent)) = out else { return };
         self.seq += 1;
         let seq = self.seq;
-        l.c.sent += 1;
-        l.c.bytes_sent += d.q.bytes as u64;
-        if d.q.enq >= self.warmup {
-            l.qdelay.record(start - d.q.enq); // the sojourn time
-        }
-        l.busy += sent.saturating_sub(start.max(self.warmup));
+        let l = &self.links[li];
         let arrive = sent + l.pipe.delay;
-        let was_empty = l.pipe.is_empty();
         let lost = !l.lossless && self.decide(li, start, sent, arrive);
-        let l = &mut self.links[li];
-        l.pipe.push(InFlight { start, arrive, seq, bytes: d.q.bytes, lost, pkt: p }, true);
+        let (was_empty, more) = self.links[li].aqm_push(InFlight { start, arrive, seq, bytes, lost, pkt: p });
         if was_empty {
             self.tree.set(li, key(arrive, seq));
         }
-        let Some(Qdisc::Aqm(a)) = l.qdisc.as_deref_mut() else { unreachable!() };
-        if !a.q.is_empty() {
-            a.pending = true;
+        if more {
             self.push_timer(sent, Timer::Dequeue(li as u32));
         }
     }
