@@ -31,6 +31,7 @@
 //! no call through a pointer, no new indirection per packet):
 //! - `packet.rs`: the packet ([`Pkt`]) and the per-packet log ([`LogRec`]);
 //! - `links.rs`: a packet entering a link, its fate, its arrival;
+//! - `aqm.rs`: CoDel and FQ-CoDel links (their dequeue events);
 //! - `hosts.rs`: the TCP end hosts (the glue to `tcp::sender` and `tcp::receiver`);
 //! - `apps.rs`: the applications (start, stop, ON/OFF, CBR) and the fair shares;
 //! - `collect.rs`: time series, warm-up snapshots and the results.
@@ -38,6 +39,7 @@
 //! The names imported below are the engine's shared vocabulary: each part takes them
 //! with `use super::*`.
 mod apps;
+mod aqm;
 mod collect;
 mod hosts;
 mod links;
@@ -64,6 +66,7 @@ use crate::time::{to_secs_f64, tx_time, Nanos};
 use crate::Result;
 use std::collections::VecDeque;
 use apps::*;
+use aqm::*;
 use hosts::*;
 use links::*;
 pub use packet::*;
