@@ -20,8 +20,11 @@
 //! `docs/validation.md`, "Speed against htsim".)
 //!
 //! A link's queue discipline is DropTail, or RED with ECN marking (`link/red.rs`), which
-//! `Engine::enter` consults before the buffer check (`red_verdict`); packets carry their
-//! ECN and TCP header bits, and LT-TCP's FEC marks, in the spare bits of their meta word.
+//! `Engine::enter` consults before the buffer check (`red_verdict`), or CoDel or FQ-CoDel
+//! (`link/codel.rs`, `link/fq_codel.rs`), whose packets wait in the discipline's queue until
+//! a dequeue timer hands them to the link (`aqm.rs`: those links alone have an event per
+//! packet); packets carry their ECN and TCP header bits, and LT-TCP's FEC marks, in the
+//! spare bits of their meta word.
 //!
 //! The single-link [`Scenario`] runs as a network of two links and one flow and gives the
 //! results it gave before networks existed (`tests/system/regression.rs`).
