@@ -213,8 +213,8 @@ fn run_engine<const LOG: bool, const FULL: bool>(net: Network, watch: Option<Wat
 }
 
 /// Whether a network uses a feature whose per-packet checks the engine compiles out of a
-/// run without it: a RED queue or a link layer on a link; LT-TCP, RFC 7323 timestamps, ECN
-/// or the Ideal-estimate TCP in a flow; the flows' time series; a warm-up. (The others, among them
+/// run without it: a RED, CoDel or FQ-CoDel queue or a link layer on a link; LT-TCP, RFC
+/// 7323 timestamps, ECN or the Ideal-estimate TCP in a flow; the flows' time series; a warm-up. (The others, among them
 /// SACK, delayed ACKs, time-mode loss and every congestion control, cost a plain run
 /// nothing or are checked as before.)
 pub fn needs_full(net: &Network) -> bool {
