@@ -303,7 +303,8 @@ def test_scenario_file_through_the_cli(tmp_path, capsys):
     p.write_text(text)
     assert main(["sim", str(p)]) == 2
     assert capsys.readouterr().err == f"error: {p}:{_line(text, 'bufer')}: unknown key 'bufer' in [[hop]] #2 " + (
-        "(known: ack_loss, buffer, buffer_unit, capacity, delay, duplex, link_layer, loss, loss_mode, loss_window, medium, name, "
+        "(known: ack_loss, buffer, buffer_unit, capacity, codel_ecn, codel_interval, codel_mtu, codel_target, delay, duplex, "
+        "fq_codel_drop_batch, fq_codel_flows, fq_codel_quantum, link_layer, loss, loss_mode, loss_window, medium, name, "
         "opportunity_bytes, queue, rate, red_ecn, red_gentle, red_hard_drop, red_max_p, red_max_th, red_mean_packet_bytes, "
         "red_min_th, red_wait, red_weight, reverse, reverse_name)\n"
     )

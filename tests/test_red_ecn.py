@@ -68,7 +68,7 @@ def test_python_api_queue_forms():
     r = run_network(Network(hops=[Hop("h", Link(queue="red"))], flows=[Flow("f", ["h"], tcp=tcp)], duration=10.0))
     assert r.links["h"].ecn_marks > 0
     with pytest.raises(_core.ParameterError, match="queue"):
-        run(Scenario(forward=Link(queue="codel")))
+        run(Scenario(forward=Link(queue="pie")))
     with pytest.raises(_core.ParameterError, match="red_max_th"):
         run(Scenario(forward=Link(queue=Red(min_th=20, max_th=10))))
 
@@ -76,7 +76,7 @@ def test_python_api_queue_forms():
 @pytest.mark.parametrize(
     "line, message",
     [
-        ('queue = "codel"', "queue"),
+        ('queue = "pie"', "queue"),
         ('queue = "droptail"\nred_max_p = 0.1', "red_max_p"),
         ('queue = "red"\nred_gentle = 3', "red_gentle"),
         ('queue = "red"\nred_max_p = "high"', "red_max_p"),

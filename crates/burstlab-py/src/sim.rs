@@ -5,7 +5,7 @@
 use crate::errors::IntoPyResult;
 use crate::loss::PyLossModel;
 use crate::trace::PyBitTrace;
-use burstlab_core::link::{BufferUnit, LossMode, QueueDisc, RedParams};
+use burstlab_core::link::{BufferUnit, CodelParams, FqParams, LossMode, QueueDisc, RedParams};
 use burstlab_core::results::SimResult;
 use burstlab_core::sim::{AckLoss, AckPath, LinkConfig, Scenario, TcpConfig, Variant, Workload};
 use burstlab_core::param::{Kind, ParamSpec, Value};
@@ -181,6 +181,16 @@ fn red_params<'py>(py: Python<'py>) -> PyResult<Vec<Bound<'py, PyDict>>> {
     RedParams::PARAMS.iter().map(|p| spec_dict(py, p, dft.get(p.name))).collect()
 }
 
+/// The descriptor tables of CoDel (`CodelParams::PARAMS`) and FQ-CoDel's scheduler
+/// (`FqParams::PARAMS`), as [`red_params`].
+#[pyfunction]
+fn codel_params<'py>(py: Python<'py>) -> PyResult<(Vec<Bound<'py, PyDict>>, Vec<Bound<'py, PyDict>>)> {
+    let (c, f) = (CodelParams::default(), FqParams::default());
+    let codel = CodelParams::PARAMS.iter().map(|p| spec_dict(py, p, c.get(p.name))).collect::<PyResult<_>>()?;
+    let fq = FqParams::PARAMS.iter().map(|p| spec_dict(py, p, f.get(p.name))).collect::<PyResult<_>>()?;
+    Ok((codel, fq))
+}
+
 pub(crate) fn spec_dict<'py>(py: Python<'py>, p: &ParamSpec, default: Option<Value>) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
     d.set_item("name", p.name)?;
@@ -200,29 +210,45 @@ pub(crate) fn spec_dict<'py>(py: Python<'py>, p: &ParamSpec, default: Option<Val
     Ok(d)
 }
 
-/// A link's queue discipline from its dict: `queue` "droptail" (default) or "red", with
-/// RED's parameters in the dict under `red` (missing keys: the Rust defaults).
+/// A link's queue discipline from its dict: `queue` "droptail" (default), "red", "codel" or
+/// "fq_codel", with the parameters in the dict under `red`, `codel` (CoDel's, FQ-CoDel's per
+/// queue) and `fq_codel` (FQ-CoDel's scheduler); missing keys: the Rust defaults.
 pub(crate) fn queue_disc(prefix: &str, d: &Bound<'_, PyDict>) -> PyResult<QueueDisc> {
     let kind: String = req(d, "queue", "droptail".to_string())?;
+    let codel = || queue_params(prefix, d, "codel", CodelParams::PARAMS, |c: &mut CodelParams, n, v| c.set(n, v));
     match kind.as_str() {
         "droptail" => Ok(QueueDisc::DropTail),
-        "red" => {
-            // Every key through the core's table; ranges are checked by `validate` with the
-            // link's name (`link L.red_max_p`).
-            let r = dict_of(d.py(), d, "red")?;
-            let mut red = RedParams::default();
-            for p in RedParams::PARAMS {
-                if let Some(v) = param_value(&r, p)? {
-                    red.set(p.name, v).map_err(|e| crate::errors::to_py(match e {
-                        Error::InvalidParameter { name, value, expected } => Error::InvalidParameter { name: format!("{prefix}.red_{name}"), value, expected },
-                        e => e,
-                    }))?;
-                }
-            }
-            Ok(QueueDisc::Red(red))
+        "red" => Ok(QueueDisc::Red(queue_params(prefix, d, "red", RedParams::PARAMS, |r: &mut RedParams, n, v| r.set(n, v))?)),
+        "codel" => Ok(QueueDisc::Codel(codel()?)),
+        "fq_codel" => {
+            let fq = queue_params(prefix, d, "fq_codel", FqParams::PARAMS, |f: &mut FqParams, n, v| f.set(n, v))?;
+            Ok(QueueDisc::FqCodel(codel()?, fq))
         }
-        _ => Err(crate::errors::to_py(Error::param(&format!("{prefix}.queue"), kind, "droptail or red"))),
+        _ => Err(crate::errors::to_py(Error::param(&format!("{prefix}.queue"), kind, "droptail, red, codel or fq_codel"))),
     }
+}
+
+/// A queue discipline's parameters from the dict `d[table]`, every key through the core's
+/// table `specs` (ranges are checked by `validate` with the link's name); a bad value is named
+/// `PREFIX.TABLE_NAME` (`link L.red_max_p`).
+fn queue_params<T: Default>(
+    prefix: &str,
+    d: &Bound<'_, PyDict>,
+    table: &str,
+    specs: &[ParamSpec],
+    set: impl Fn(&mut T, &str, Value) -> burstlab_core::Result<()>,
+) -> PyResult<T> {
+    let r = dict_of(d.py(), d, table)?;
+    let mut out = T::default();
+    for p in specs {
+        if let Some(v) = param_value(&r, p)? {
+            set(&mut out, p.name, v).map_err(|e| crate::errors::to_py(match e {
+                Error::InvalidParameter { name, value, expected } => Error::InvalidParameter { name: format!("{prefix}.{table}_{name}"), value, expected },
+                e => e,
+            }))?;
+        }
+    }
+    Ok(out)
 }
 
 /// Every parameter of `t` as Python values (seconds, names), the inverse of [`tcp_config`].
@@ -405,5 +431,6 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(tcp_profile, m)?)?;
     m.add_function(wrap_pyfunction!(tcp_profiles, m)?)?;
     m.add_function(wrap_pyfunction!(red_params, m)?)?;
+    m.add_function(wrap_pyfunction!(codel_params, m)?)?;
     Ok(())
 }

@@ -61,6 +61,11 @@ def report(results: list[Any]) -> str:
         links.append([x.name, _cell(lv("capacity_bps"), " Mb/s", 1e6), _cell(lv("utilisation"), "", 1.0, 3),
                       *(_cell(lv(k)) for k in ("offered", "sent", "queue_drops", "channel_losses")),
                       _cell(lv("queue_delay_p50"), " ms", 1e-3, 3), _cell(lv("queue_delay_p99"), " ms", 1e-3, 3)])  # fmt: skip
+    # The active queues' own drops and marks (RED, CoDel, FQ-CoDel), when any link has some.
+    aqm = any(x.early_drops or x.ecn_marks for r in results for x in r.links.values())
+    if aqm:
+        for i, row in enumerate(links):
+            row[6:6] = [_cell(col(lambda r, i=i: r.links[i].early_drops)), _cell(col(lambda r, i=i: r.links[i].ecn_marks))]
     layers = []
     for i, x in enumerate(first.links.values()):
         if x.link_layer is None:
@@ -83,7 +88,8 @@ def report(results: list[Any]) -> str:
         text_table(flows, ["flow", "kind", "goodput", "throughput", "completion", "sent", "retx", "fast retx", "timeouts", "spurious RTOs"]),
         "",
         "links",
-        text_table(links, ["link", "capacity", "util", "offered", "sent", "queue drops", "channel losses", "qdelay p50", "qdelay p99"], left=1),
+        text_table(links, ["link", "capacity", "util", "offered", "sent", "queue drops", *(["early drops", "ECN marks"] if aqm else []),
+                           "channel losses", "qdelay p50", "qdelay p99"], left=1),  # fmt: skip
         *(["", "link layers", text_table(layers, ["link", "frames", "attempts/frame", "raw loss", "residual loss", "latency mean",
                                                   "latency p99", "latency max"], left=1)] if layers else []),  # fmt: skip
         "",

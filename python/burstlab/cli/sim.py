@@ -44,6 +44,7 @@ from burstlab.sim import (
     tcp_settings,
 )
 from burstlab.lossspec import parse_loss_spec
+from burstlab.sim.aqm import CODEL_FIELDS, FQ_CODEL_FIELDS, Codel, FqCodel
 from burstlab.sim.params import COMPONENTS, TCP_PARAMS
 from burstlab.units import DURATION, RATE, SIZE, TIME
 
@@ -75,7 +76,8 @@ def _write_series(path: str, series: dict[str, Any]) -> None:
 #: Options that only mean something without --trace (the link model) and only with it.
 _LINK_ONLY = ("rate", "delay", "buffer", "buffer_unit", "loss", "loss_mode", "ack_loss", "duration", "size", "warmup", "seeds", "link_layer", "log_file",
               "queue", *(f"red_{k}" for k in ("min_th", "max_th", "max_p", "weight", "gentle", "wait", "ecn", "hard_drop",
-                                              "mean_packet_bytes")))  # fmt: skip
+                                              "mean_packet_bytes")),
+              *(f"codel_{k}" for k in ("target", "interval", "mtu", "ecn")), *(f"fq_codel_{k}" for k in ("quantum", "flows", "drop_batch")))  # fmt: skip
 _TRACE_ONLY = ("trace_format", "slot", "ack_path")
 #: What goes with a scenario file (the file describes the whole network).
 _SCENARIO_OPTIONS = ("scenario", "seed", "seeds", "as_json", "plot_dir", "workers", "log_file", "max_events")
@@ -189,7 +191,8 @@ HELP_SECTIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("Most used", ("profile", "variant", "rate", "delay", "loss", "link_layer", "duration", "seed", "seeds", "as_json")),
     ("TCP", ("cc", "recovery", "mss", "init_cwnd", "rwnd", "max_cwnd", "delayed_ack", "rto_min", "ecn", "timestamps")),
     ("Link", ("buffer", "buffer_unit", "queue", "red_min_th", "red_max_th", "red_max_p", "red_weight", "red_gentle", "red_wait", "red_ecn",
-              "red_hard_drop", "red_mean_packet_bytes", "ack_path")),
+              "red_hard_drop", "red_mean_packet_bytes", "codel_target", "codel_interval", "codel_mtu", "codel_ecn", "fq_codel_quantum",
+              "fq_codel_flows", "fq_codel_drop_batch", "ack_path")),
     ("Loss", ("loss_mode", "ack_loss", "trace_file", "trace_format", "slot")),
     ("Link layer", ()),  # --link-layer is among the most used
     ("Run and output", ("size", "warmup", "workers", "plot_dir", "log_file", "max_events", "show_config", "series_out", "help_all")),
@@ -240,28 +243,51 @@ class SimCommand(click.Command):
                         formatter.write(" " * (formatter.current_indent + width) + line + "\n")
 
 
+def _queue_tables() -> list[tuple[str, Any, tuple[str, ...], str, tuple[str, ...]]]:
+    """Each queue discipline's option family: (prefix, class, its fields, name, the --queue
+    values it goes with)."""
+    return [
+        ("red", Red, tuple(f.name for f in fields(Red)), "RED", ("red",)),
+        ("codel", Codel, CODEL_FIELDS, "CoDel", ("codel", "fq_codel")),
+        ("fq_codel", FqCodel, FQ_CODEL_FIELDS, "FQ-CoDel", ("fq_codel",)),
+    ]
+
+
 def _red_options(f: Any) -> Any:
-    """``--queue`` and one option per :class:`burstlab.sim.Red` field (``--red-min-th``, ...)."""
-    for fl in reversed(fields(Red)):
-        opt = "--red-" + fl.name.replace("_", "-")
-        help_text = f"RED: {fl.metadata['help']} (with --queue red; default {fl.default})"
-        if fl.type in ("bool", bool):
-            f = click.option(f"{opt}/--no-{opt[2:]}", f"red_{fl.name}", default=None, help=help_text)(f)
-        else:
-            f = click.option(opt, f"red_{fl.name}", default=None, type=int if fl.type in ("int", int) else float, help=help_text)(f)
-    return click.option("--queue", default="droptail", show_default=True, type=click.Choice(["droptail", "red"]),
-                        help="Queue discipline of the link (both directions): DropTail, or RED with ECN marking "
-                        "(docs/simulator.md).")(f)  # fmt: skip
+    """``--queue`` and one option per field of :class:`burstlab.sim.Red` (``--red-min-th``, ...),
+    :class:`~burstlab.sim.Codel` (``--codel-target``, also FQ-CoDel's) and FQ-CoDel's own
+    (``--fq-codel-quantum``)."""
+    for prefix, cls, names, label, queues in reversed(_queue_tables()):
+        with_ = " or ".join(f"--queue {q}" for q in queues)
+        for fl in reversed([fl for fl in fields(cls) if fl.name in names]):
+            key = f"{prefix}_{fl.name}"
+            opt = "--" + key.replace("_", "-")
+            unit = fl.metadata.get("unit")
+            help_text = f"{label}: {fl.metadata['help']}{f' [{unit}]' if unit else ''} (with {with_}; default {fl.default})"
+            kind = fl.metadata["spec"]["kind"]
+            if kind == "bool":
+                f = click.option(f"{opt}/--no-{opt[2:]}", key, default=None, help=help_text)(f)
+            elif kind == "time":
+                f = click.option(opt, key, default=None, type=TIME, help=help_text)(f)
+            else:
+                f = click.option(opt, key, default=None, type=int if kind == "int" else float, help=help_text)(f)
+    return click.option("--queue", default="droptail", show_default=True, type=click.Choice(["droptail", "red", "codel", "fq_codel"]),
+                        help="Queue discipline of the link (both directions): DropTail, RED with ECN marking, "
+                        "CoDel or FQ-CoDel (docs/simulator.md).")(f)  # fmt: skip
 
 
 def _queue_from_options(kw: dict[str, Any]) -> Any:
-    """``"droptail"`` or a :class:`burstlab.sim.Red` from --queue and the --red-* options."""
-    given = {fl.name: kw[f"red_{fl.name}"] for fl in fields(Red) if kw[f"red_{fl.name}"] is not None}
-    if kw["queue"] != "red":
-        if given:
-            raise click.UsageError(f"{', '.join(_opt('red_' + k) for k in given)}: RED parameters need --queue red")
-        return "droptail"
-    return Red(**given)
+    """``"droptail"`` or a :class:`burstlab.sim.Red`, :class:`~burstlab.sim.Codel` or
+    :class:`~burstlab.sim.FqCodel` from --queue and the options of each."""
+    chosen: dict[str, Any] = {}
+    for prefix, _cls, names, label, queues in _queue_tables():
+        given = {k: kw[f"{prefix}_{k}"] for k in names if kw[f"{prefix}_{k}"] is not None}
+        if given and kw["queue"] not in queues:
+            need = " or ".join(f"--queue {q}" for q in queues)
+            raise click.UsageError(f"{', '.join(_opt(prefix + '_' + k) for k in given)}: {label} parameters need {need}")
+        chosen.update(given)
+    classes = {prefix: cls for prefix, cls, *_ in _queue_tables()}
+    return classes[kw["queue"]](**chosen) if kw["queue"] in classes else "droptail"
 
 
 def _label(tcp: Any) -> str:
@@ -597,7 +623,7 @@ def _name_options(e: _core.ParameterError) -> _core.ParameterError:
               help="Ask the loss model per packet, or about the time a packet occupies the channel (time models only).")  # fmt: skip
 @click.option("--ack-loss", default="none", show_default=True, type=click.Choice(["none", "independent", "sync"]))
 @click.option("--link-layer", default="none", show_default=True,
-              help="Link layer on the forward link: arq:retry_limit=7, arq:attempt_time=1ms..20ms, harq:attempts=2 (docs/link-layer.md).")
+              help="Link layer on the forward link: arq:retry_limit=7, arq:attempt_time=1ms..20ms, harq:attempts=2 (docs/simulator.md).")
 @click.option("--duration", default=None, type=DURATION, help="Bulk transfer duration, e.g. 100s (the default), or the time limit with --size.")
 @click.option("--size", default=None, type=SIZE, help="Fixed-size transfer, e.g. 5MB; reports its completion time.")
 @click.option("--warmup", default="0s", show_default=True, type=TIME, help="Initial period excluded from the measurement.")
@@ -665,7 +691,8 @@ def _sim(ctx: click.Context, kw: dict[str, Any]) -> None:
         if link is not None:
             q = _queue_config(kw["queue"])
             link["queue"] = q["queue"]
-            link.update({f"red_{k}": v for k, v in q.get("red", {}).items()})
+            for table in ("red", "codel", "fq_codel"):
+                link.update({f"{table}_{k}": v for k, v in q.get(table, {}).items()})
             kw["_link_given"] = {k for k in link if _given(ctx, k) or (k == "queue" and _given(ctx, "queue"))}
         return _show_config(tcps, kw, link)
 

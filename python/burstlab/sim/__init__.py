@@ -16,6 +16,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
+from burstlab.sim.aqm import Codel, FqCodel
 from burstlab.sim.config import CONGESTION_CONTROLS, RECOVERIES, VARIANTS, TcpConfig, _number, tcp_settings
 from burstlab.sim.links import (IW_ALWAYS, RED_FIELDS, TIME_MODELS, ClockResolutionWarning, Link, LossModeWarning, Red,
                                 _check_first_link, _check_init_cwnd, _check_loss_mode, _queue_config, _queue_fields,
@@ -26,7 +27,7 @@ from burstlab.sim.scenario import Scenario, Workload
 
 __all__ = [
     "PROFILES", "TIME_MODELS", "VARIANTS", "Cbr", "ClockResolutionWarning", "Flow", "FlowResult", "Hop", "Link", "LinkResult", "LossModeWarning",
-    "Network", "NetworkResult", "OnOff", "Red", "Scenario", "SimResult", "TcpConfig", "Workload", "load_scenario", "loss_model",
+    "Network", "NetworkResult", "OnOff", "Red", "Codel", "FqCodel", "Scenario", "SimResult", "TcpConfig", "Workload", "load_scenario", "loss_model",
     "presets", "run", "run_network", "run_trace", "segments_bound", "tcp_settings",
 ]  # fmt: skip
 

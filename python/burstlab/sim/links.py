@@ -14,6 +14,7 @@ from burstlab import _core
 from burstlab.lossspec import parse_loss_spec
 from burstlab.sim.config import _number
 from burstlab.sim.params import RED_PARAMS, field_of as _p
+from burstlab.sim.aqm import aqm_config as _aqm_config
 
 if TYPE_CHECKING:
     from burstlab.sim.config import TcpConfig
@@ -161,8 +162,11 @@ RED_FIELDS = tuple(f.name for f in fields(Red))
 
 
 def _queue_config(queue: Any) -> dict[str, Any]:
-    """A link's queue discipline as the simulator takes it: ``{"queue": "droptail"}`` or
-    ``{"queue": "red", "red": {...}}``."""
+    """A link's queue discipline as the simulator takes it: ``{"queue": "droptail"}``,
+    ``{"queue": "red", "red": {...}}`` or CoDel's and FQ-CoDel's (:func:`burstlab.sim.aqm.aqm_config`)."""
+    aqm = _aqm_config(queue)
+    if aqm is not None:
+        return aqm
     if isinstance(queue, Red):
         red = queue
     elif queue == "red":
@@ -170,7 +174,7 @@ def _queue_config(queue: Any) -> dict[str, Any]:
     elif queue == "droptail":
         return {"queue": "droptail"}
     else:
-        raise _core.ParameterError(f"invalid parameter queue = {queue!r}: expected 'droptail', 'red' or a burstlab.sim.Red")
+        raise _core.ParameterError(f"invalid parameter queue = {queue!r}: expected 'droptail', 'red', 'codel', 'fq_codel' or a burstlab.sim.Red, Codel or FqCodel")
     conv = {f.name: (bool if f.type in ("bool", bool) else int if f.type in ("int", int) else float) for f in fields(Red)}
     return {"queue": "red", "red": {k: _number(f"red_{k}", v, conv[k]) for k, v in asdict(red).items()}}
 
@@ -197,7 +201,7 @@ class Link:
     Mahimahi delivery-opportunity trace — a file path, or an array of millisecond
     timestamps; each opportunity carries ``opportunity_bytes`` (1500, an IP MTU); the trace
     loops with the period of its last timestamp.
-    ``queue``: ``"droptail"`` (default), ``"red"`` or a :class:`Red` with its parameters
+    ``queue``: ``"droptail"`` (default), ``"red"``, ``"codel"``, ``"fq_codel"`` or a :class:`Red`, :class:`Codel` or :class:`FqCodel` with its parameters
     (RED with ECN marking, checked at entry before the buffer).
     ``link_layer``: a :class:`burstlab.linklayer.Arq` or :class:`~burstlab.linklayer.Harq`
     (or a spec such as ``"arq:retry_limit=7"``, :func:`burstlab.linklayer.parse_link_layer`)

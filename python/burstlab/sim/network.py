@@ -349,8 +349,9 @@ class FlowResult(SimResult):
 @dataclass
 class LinkResult:
     """One link direction over the measured interval: packets ``offered`` to its queue,
-    ``sent`` (service ended by the end), ``bytes_sent``, ``queue_drops`` (dropped on entry:
-    a full buffer, or RED's ``early_drops``), ``ecn_marks`` (RED marked CE instead),
+    ``sent`` (service ended by the end), ``bytes_sent``, ``queue_drops`` (a full buffer, or
+    ``early_drops``: RED's on entry, CoDel's and FQ-CoDel's at dequeue), ``ecn_marks`` (RED,
+    CoDel or FQ-CoDel marked CE instead),
     ``channel_losses`` (its loss process), ``delivered`` (reached its far end),
     ``utilisation`` (share of the time its transmitter spent on its packets),
     ``capacity_bps`` (long-run; None for slotted channels) and the queueing delay (entry to

@@ -20,6 +20,10 @@ TCP_PARAMS: dict[str, dict[str, Any]] = {p["name"]: p for p in _core.tcp_params(
 #: RED's parameters (``RedParams::PARAMS`` in ``crates/burstlab-core/src/link/red.rs``), the same form.
 RED_PARAMS: dict[str, dict[str, Any]] = {p["name"]: p for p in _core.red_params()}
 
+#: CoDel's parameters (``CodelParams::PARAMS``, ``link/codel.rs``: CoDel and FQ-CoDel's per-queue
+#: CoDel) and FQ-CoDel's scheduler's (``FqParams::PARAMS``, ``link/fq_codel.rs``), the same form.
+CODEL_PARAMS, FQ_CODEL_PARAMS = ({p["name"]: p for p in t} for t in _core.codel_params())
+
 #: The components in the order the docs and ``--help`` list them, with their titles.
 COMPONENTS: dict[str, str] = {
     "tcp": "Sender (shared by every congestion control)",
@@ -106,6 +110,15 @@ def markdown() -> str:
         "A value outside its range is refused naming the link; `max_th` must exceed `min_th`.",
         "",
         *_table(list(RED_PARAMS.values()), "red_"),
+        "# Queue disciplines: CoDel and FQ-CoDel",
+        "",
+        "A link's CoDel (RFC 8289) or FQ-CoDel (RFC 8290) queue (`burstlab sim --queue fq_codel",
+        "--codel-target 5ms --fq-codel-quantum 1500`, a TOML link's `queue = \"codel\"` and `codel_target = 0.005`,",
+        "`Link(queue=FqCodel(target=0.005))`; `docs/simulator.md`, \"CoDel and FQ-CoDel\"). The `codel_`",
+        "parameters apply to both (FQ-CoDel: to each of its queues); `interval` must be at least `target`.",
+        "",
+        *_table(list(CODEL_PARAMS.values()), "codel_"),
+        *_table(list(FQ_CODEL_PARAMS.values()), "fq_codel_"),
         *_loss_markdown(),
     ]
     return "\n".join(out)

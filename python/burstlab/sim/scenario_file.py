@@ -38,13 +38,18 @@ from burstlab import _core
 from burstlab.lossspec import parse_loss_spec
 from burstlab.sim.config import TcpConfig
 from burstlab.sim.links import RED_FIELDS, Link, Red
+from burstlab.sim.aqm import CODEL_FIELDS, FQ_CODEL_FIELDS, Codel, FqCodel
 from burstlab.sim.advice import link_layer_ignores_rate, reverse_reuses_downlink, time_model_in_packet_mode
 from burstlab.sim.network import Cbr, Flow, Hop, Network, OnOff
 
 __all__ = ["load_scenario", "parse_scenario"]
 
 LINK_KEYS = {"rate", "delay", "buffer", "buffer_unit", "loss", "loss_mode", "loss_window", "capacity", "opportunity_bytes",
-             "link_layer", "queue"} | {f"red_{k}" for k in RED_FIELDS}  # fmt: skip
+             "link_layer", "queue"} | {f"red_{k}" for k in RED_FIELDS} | {f"codel_{k}" for k in CODEL_FIELDS} | {
+             f"fq_codel_{k}" for k in FQ_CODEL_FIELDS}  # fmt: skip
+#: Each queue discipline's keys: (prefix, class, fields, the queues they go with).
+QUEUE_TABLES = (("red_", Red, RED_FIELDS, ("red",), "RED"), ("codel_", Codel, CODEL_FIELDS, ("codel", "fq_codel"), "CoDel"),
+                ("fq_codel_", FqCodel, FQ_CODEL_FIELDS, ("fq_codel",), "FQ-CoDel"))  # fmt: skip
 HOP_KEYS = LINK_KEYS | {"name", "reverse", "ack_loss", "duplex", "medium", "reverse_name"}
 FLOW_KEYS = {"name", "path", "reverse_path", "tcp", "cbr", "packet_bytes", "size", "start", "stop", "on", "off", "on_off_dist", "on_off_shape"}
 TOP_KEYS = {"duration", "warmup", "seed", "series", "log", "hop", "flow", "preset"}
@@ -236,28 +241,38 @@ class _Reader:
                     raise self.fail(w, f"capacity = {p!r}: no such file ({kw[k]})")
                 self.check_capacity(p, kw[k], w)
             elif k == "queue":
-                kw[k] = self.string(v, w, ("droptail", "red"))
-        red = {k[4:]: v for k, v in d.items() if k.startswith("red_")}
-        if red:
-            if kw.get("queue") != "red":
-                key = next(k for k in d if k.startswith("red_"))
-                raise self.fail((*where, key), f'{key} = {d[key]!r}: RED parameters need queue = "red"')
-            defaults = Red()
-            for k, v in red.items():
-                w = (*where, f"red_{k}")
-                default = getattr(defaults, k)
-                if isinstance(default, bool):
-                    red[k] = self.boolean(v, w)
-                elif isinstance(default, int):
-                    red[k] = self.integer(v, w)
-                elif isinstance(v, bool) or not isinstance(v, (int, float)):
-                    raise self.fail(w, f"red_{k} = {v!r}: expected a number")
-                else:
-                    red[k] = float(v)
-            kw["queue"] = Red(**red)
+                kw[k] = self.string(v, w, ("droptail", "red", "codel", "fq_codel"))
+        self.queue_params(d, where, kw)
         if "loss" in d:
             self.advise((*where, "loss"), time_model_in_packet_mode(f"{_label(where)} loss", d["loss"], kw.get("loss_mode", "packet")))
         return Link(**kw)
+
+    def queue_params(self, d: dict[str, Any], where: tuple[Any, ...], kw: dict[str, Any]) -> None:
+        """A link's ``red_*``, ``codel_*`` and ``fq_codel_*`` keys: each family needs its queue,
+        and the queue becomes the class with them (``queue = "red"`` and ``red_max_p = 0.1``)."""
+        params: dict[str, Any] = {}
+        for prefix, cls, names, queues, label in QUEUE_TABLES:
+            keys = [k for k in d if k.startswith(prefix) and k[len(prefix):] in names]
+            if keys and kw.get("queue") not in queues:
+                need = " or ".join(f'queue = "{q}"' for q in queues)
+                raise self.fail((*where, keys[0]), f"{keys[0]} = {d[keys[0]]!r}: {label} parameters need {need}")
+            defaults = cls()
+            for key in keys:
+                k, v, w = key[len(prefix):], d[key], (*where, key)
+                default = getattr(defaults, k)
+                if isinstance(default, bool):
+                    params[k] = self.boolean(v, w)
+                elif isinstance(default, int):
+                    params[k] = self.integer(v, w)
+                elif prefix == "codel_" and k in ("target", "interval"):
+                    params[k] = self.time(v, w)
+                elif isinstance(v, bool) or not isinstance(v, (int, float)):
+                    raise self.fail(w, f"{key} = {v!r}: expected a number")
+                else:
+                    params[k] = float(v)
+        classes = {"red": Red, "codel": Codel, "fq_codel": FqCodel}
+        if kw.get("queue") in classes and params:
+            kw["queue"] = classes[kw["queue"]](**params)
 
     def tcp(self, v: Any, where: tuple[Any, ...]) -> TcpConfig:
         if isinstance(v, str):

@@ -9,7 +9,7 @@
 //! default TcpConfig, delayed ACKs, 100-packet buffer) | variant (`-tcp NAME`, one of
 //! `burstlab_bench::variants`, for `benchmarks/variant_speed.py`).
 use burstlab_bench::{htsim, variants};
-use burstlab_core::link::LossMode;
+use burstlab_core::link::{CodelParams, FqParams, LossMode, QueueDisc, RedParams};
 use burstlab_core::loss::Bernoulli;
 use burstlab_core::sim::{run_network, LinkConfig, Network, Scenario, TcpConfig, Variant, Workload};
 use burstlab_core::time::{NS_PER_MS, NS_PER_S};
@@ -31,12 +31,14 @@ struct Args {
     seed: u64,
     repeat: usize,
     tcp: String,
+    /// The queue discipline of the dumbbell's bottleneck (data direction).
+    queue: String,
 }
 
 fn parse() -> Result<Args, String> {
     let mut it = std::env::args().skip(1);
-    let scenario = it.next().ok_or("usage: network_speed single|dumbbell|chain|ns3 [-n N] [-bw MBPS] [-p P] [-T S] [-seed N] [-repeat R] [-tcp NAME]")?;
-    let mut a = Args { scenario, n: 10, bw_mbps: 10.0, p: None, secs: 100.0, seed: 1, repeat: 1, tcp: "newreno".into() };
+    let scenario = it.next().ok_or("usage: network_speed single|dumbbell|chain|ns3 [-n N] [-bw MBPS] [-p P] [-T S] [-seed N] [-repeat R] [-tcp NAME] [-queue droptail|red|codel|fq_codel]")?;
+    let mut a = Args { scenario, n: 10, bw_mbps: 10.0, p: None, secs: 100.0, seed: 1, repeat: 1, tcp: "newreno".into(), queue: "droptail".into() };
     while let Some(flag) = it.next() {
         let v = it.next().ok_or(format!("{flag}: missing value"))?;
         let bad = |e: &dyn std::fmt::Display| format!("{flag} {v}: {e}");
@@ -48,6 +50,7 @@ fn parse() -> Result<Args, String> {
             "-seed" => a.seed = v.parse().map_err(|e| bad(&e))?,
             "-repeat" => a.repeat = v.parse().map_err(|e| bad(&e))?,
             "-tcp" => a.tcp = v,
+            "-queue" => a.queue = v,
             _ => return Err(format!("unknown flag {flag}")),
         }
     }
@@ -55,6 +58,24 @@ fn parse() -> Result<Args, String> {
 }
 
 fn build(a: &Args) -> Result<Network, String> {
+    let mut net = build_plain(a)?;
+    // The queue discipline of the bottleneck's data direction (the per-packet cost of CoDel
+    // and FQ-CoDel beside DropTail and RED: docs/validation.md, "CoDel and FQ-CoDel").
+    let queue = match a.queue.as_str() {
+        "droptail" => QueueDisc::DropTail,
+        "red" => QueueDisc::Red(RedParams::default()),
+        "codel" => QueueDisc::Codel(CodelParams::default()),
+        "fq_codel" => QueueDisc::FqCodel(CodelParams::default(), FqParams::default()),
+        q => return Err(format!("-queue {q}: not one of droptail, red, codel, fq_codel")),
+    };
+    if queue != QueueDisc::DropTail {
+        let b = net.links.iter_mut().find(|l| l.name == "bottleneck").ok_or("-queue: the scenario has no bottleneck")?;
+        b.queue = queue;
+    }
+    Ok(net)
+}
+
+fn build_plain(a: &Args) -> Result<Network, String> {
     Ok(match a.scenario.as_str() {
         "single" => htsim::single(a.p.unwrap_or(0.01), a.secs, a.seed),
         "dumbbell" => htsim::dumbbell(a.n, (a.bw_mbps * 1e6) as u64, a.p.unwrap_or(0.0), a.secs, a.seed),

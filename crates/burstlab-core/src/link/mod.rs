@@ -9,11 +9,16 @@
 //! the [`Channel`] about each transmission attempt. `docs/link-layer.md` describes them.
 //!
 //! A link's queue discipline ([`red::QueueDisc`]) is DropTail by default, or RED with ECN
-//! marking ([`red`]), which the admission consults before the buffer check.
+//! marking ([`red`]), which the admission consults before the buffer check, or one that
+//! decides at dequeue from each packet's sojourn time: CoDel ([`codel`], RFC 8289) and
+//! FQ-CoDel ([`fq_codel`], RFC 8290), behind [`aqm::AqmQueue`].
+pub mod aqm;
 pub mod arq;
 pub mod attempt;
 pub mod capacity;
 pub mod channel;
+pub mod codel;
+pub mod fq_codel;
 pub mod harq;
 pub mod layer;
 pub mod queue;
@@ -24,6 +29,9 @@ pub mod wifi;
 
 pub use capacity::Opportunities;
 pub use channel::{LossMode, LossSource, LossWindow};
+pub use aqm::AqmQueue;
+pub use codel::{CodelParams, Queued};
+pub use fq_codel::FqParams;
 pub use attempt::{AttemptTiming, LinkStats};
 pub use layer::{LinkLayer, LinkLayerConfig};
 pub use queue::{BufferUnit, InFlight, Pipe, Server, Timing};

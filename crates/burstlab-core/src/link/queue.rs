@@ -87,6 +87,11 @@ impl Server {
         t
     }
 
+    /// When a fixed-rate server is next free (the end of its last service).
+    pub fn free_at(&self) -> Nanos {
+        self.busy_until
+    }
+
     /// Whether a packet entering at `now` would wait for the server.
     #[inline(always)]
     fn would_wait(&self, now: Nanos) -> bool {

@@ -82,6 +82,17 @@ pub enum QueueDisc {
     #[default]
     DropTail,
     Red(RedParams),
+    /// CoDel (`codel.rs`, RFC 8289): decides at dequeue.
+    Codel(crate::link::CodelParams),
+    /// FQ-CoDel (`fq_codel.rs`, RFC 8290): per-flow queues with CoDel each, DRR between them.
+    FqCodel(crate::link::CodelParams, crate::link::FqParams),
+}
+
+impl QueueDisc {
+    /// Whether it decides at dequeue (CoDel, FQ-CoDel: a dequeue event per packet).
+    pub fn at_dequeue(&self) -> bool {
+        matches!(self, QueueDisc::Codel(_) | QueueDisc::FqCodel(..))
+    }
 }
 
 /// What RED does with an arriving packet.

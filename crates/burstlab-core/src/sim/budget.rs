@@ -183,7 +183,9 @@ pub fn estimate(net: &Network) -> Estimate {
             }
         }
         packets += n;
-        hops += n * (f.forward.len() + f.reverse.len()) as f64;
+        // A CoDel or FQ-CoDel link adds a dequeue event per packet.
+        let dequeues = f.forward.iter().chain(&f.reverse).filter(|&&l| net.links[l].queue.at_dequeue()).count();
+        hops += n * (f.forward.len() + f.reverse.len() + dequeues) as f64;
     }
     Estimate { packets, events: hops + timers, in_flight }
 }

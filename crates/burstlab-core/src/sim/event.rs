@@ -24,6 +24,8 @@ pub enum Timer {
     Switch(u32),
     /// A flow's application stops.
     Stop(u32),
+    /// The server of a CoDel or FQ-CoDel link frees up: its queue's next dequeue.
+    Dequeue(u32),
 }
 
 #[derive(Clone, Debug, Default)]

@@ -197,8 +197,32 @@ impl Network {
             if l.server >= self.servers.len() {
                 return Err(Error::param(&format!("link {}.server", l.name), l.server, "the index of a server"));
             }
-            if let QueueDisc::Red(r) = &l.queue {
-                r.validate(&l.name)?;
+            match &l.queue {
+                QueueDisc::Red(r) => r.validate(&l.name)?,
+                QueueDisc::Codel(c) => c.validate(&format!("link {}", l.name))?,
+                QueueDisc::FqCodel(c, f) => {
+                    c.validate(&format!("link {}", l.name))?;
+                    f.validate(&format!("link {}", l.name))?;
+                }
+                QueueDisc::DropTail => {}
+            }
+            if l.queue.at_dequeue() {
+                // The dequeue event serves one packet at a time on a server of fixed rate that
+                // no other link shares (docs/simulator.md, "CoDel and FQ-CoDel").
+                let shared = self.links.iter().enumerate().any(|(j, o)| j != i && o.server == l.server);
+                let why = if !matches!(self.servers[l.server], Timing::Rate { .. }) {
+                    Some("a link of fixed rate (not a capacity trace or a slotted channel)")
+                } else if shared {
+                    Some("a link with a transmitter of its own (not half-duplex)")
+                } else if l.layer.is_some() {
+                    Some("a link without a link layer")
+                } else {
+                    None
+                };
+                if let Some(why) = why {
+                    let q = if matches!(l.queue, QueueDisc::Codel(_)) { "codel" } else { "fq_codel" };
+                    return Err(Error::param(&format!("link {}.queue", l.name), q, why));
+                }
             }
             match &l.loss {
                 LinkLoss::Shared(j) => {

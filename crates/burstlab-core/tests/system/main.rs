@@ -3,6 +3,7 @@
 //! trajectories; the single-link regression fixture). Unit tests stay beside their code.
 //! One test binary (one link step for all of them).
 mod link_layer;
+mod codel;
 mod lt_tcp;
 mod network;
 mod papers;

@@ -18,13 +18,20 @@ pub(super) struct LinkRt {
     pub(super) c: LinkCounters,
     pub(super) qdelay: LogHistogram,
     pub(super) loss: LossSource,
-    /// RED (`link/red.rs`), consulted at admission; None: DropTail.
-    pub(super) red: Option<Box<Red>>,
+    /// The queue discipline unless DropTail: RED (`link/red.rs`), consulted at admission, or
+    /// a queue that decides at dequeue (CoDel, FQ-CoDel: [`AqmRt`]).
+    pub(super) qdisc: Option<Box<Qdisc>>,
     /// Its link layer, if any (boxed: most links have none and stay small).
     pub(super) layer: Option<Box<LayerRt>>,
     pub(super) server: usize,
     pub(super) name: String,
     pub(super) snap: LinkCounters,
+}
+
+/// A link's queue discipline other than DropTail.
+pub(super) enum Qdisc {
+    Red(Red),
+    Aqm(AqmRt),
 }
 
 /// A link's link layer and its random stream (`link.NAME.layer`: attempt times, backoff).
@@ -38,8 +45,13 @@ impl LinkRt {
     /// every admitted one has left the pipe (lost or delivered) or is still in it.
     pub(super) fn counters(&self) -> LinkCounters {
         let c = self.c;
+        // Packets in a CoDel or FQ-CoDel queue were offered, not yet admitted to the server.
+        let waiting = match self.qdisc.as_deref() {
+            Some(Qdisc::Aqm(a)) => a.q.len() as u64,
+            _ => 0,
+        };
         LinkCounters {
-            offered: c.sent + c.queue_drops,
+            offered: c.sent + c.queue_drops + waiting,
             delivered: c.sent - self.pipe.len() as u64 - c.channel_losses,
             ..c
         }
@@ -97,7 +109,10 @@ impl<const LOG: bool, const FULL: bool> Engine<LOG, FULL> {
     #[inline(always)]
     pub(super) fn enter(&mut self, li: usize, mut p: Pkt, bytes: u32) {
         debug_assert_eq!(self.paths[p.pos as usize] as usize, li, "a packet enters the link at its position");
-        if FULL && self.links.at(li).red.is_some() {
+        if FULL && self.links.at(li).qdisc.is_some() {
+            if let Some(Qdisc::Aqm(_)) = self.links.at(li).qdisc.as_deref() {
+                return self.enter_aqm(li, p, bytes);
+            }
             // The packet stays in registers: RED sees only its ECN capability.
             match self.red_verdict(li, p.flags() & ECT != 0) {
                 Verdict::Enqueue => {}
@@ -192,7 +207,7 @@ impl<const LOG: bool, const FULL: bool> Engine<LOG, FULL> {
         let l = self.links.at_mut(li);
         let q = l.pipe.backlog(now) as i64 as f64; // (a queue is far below 2^63)
         let q_time = l.pipe.last_start;
-        let red = l.red.as_mut().expect("called for RED links");
+        let Some(Qdisc::Red(red)) = l.qdisc.as_deref_mut() else { unreachable!("called for RED links") };
         let v = red.arrival(now, q, q_time, ect);
         match v {
             Verdict::Enqueue => {}

@@ -20,8 +20,11 @@
 //! `docs/validation.md`, "Speed against htsim".)
 //!
 //! A link's queue discipline is DropTail, or RED with ECN marking (`link/red.rs`), which
-//! `Engine::enter` consults before the buffer check (`red_verdict`); packets carry their
-//! ECN and TCP header bits, and LT-TCP's FEC marks, in the spare bits of their meta word.
+//! `Engine::enter` consults before the buffer check (`red_verdict`), or CoDel or FQ-CoDel
+//! (`link/codel.rs`, `link/fq_codel.rs`), whose packets wait in the discipline's queue until
+//! a dequeue timer hands them to the link (`aqm.rs`: those links alone have an event per
+//! packet); packets carry their ECN and TCP header bits, and LT-TCP's FEC marks, in the
+//! spare bits of their meta word.
 //!
 //! The single-link [`Scenario`] runs as a network of two links and one flow and gives the
 //! results it gave before networks existed (`tests/system/regression.rs`).
@@ -31,6 +34,7 @@
 //! no call through a pointer, no new indirection per packet):
 //! - `packet.rs`: the packet ([`Pkt`]) and the per-packet log ([`LogRec`]);
 //! - `links.rs`: a packet entering a link, its fate, its arrival;
+//! - `aqm.rs`: CoDel and FQ-CoDel links (their dequeue events);
 //! - `hosts.rs`: the TCP end hosts (the glue to `tcp::sender` and `tcp::receiver`);
 //! - `apps.rs`: the applications (start, stop, ON/OFF, CBR) and the fair shares;
 //! - `collect.rs`: time series, warm-up snapshots and the results.
@@ -38,6 +42,7 @@
 //! The names imported below are the engine's shared vocabulary: each part takes them
 //! with `use super::*`.
 mod apps;
+mod aqm;
 mod collect;
 mod hosts;
 mod links;
@@ -48,7 +53,9 @@ use super::mintree::{key, Key, MinTree, NONE};
 use super::network::{FlowKind, FlowSpec, LinkLoss, Network, OnOff};
 use super::scenario::{Scenario, TcpConfig};
 use super::watch::{next_quantum, Progress, Watch};
-use crate::link::{InFlight, LinkLayer, LossMode, LossSource, LossWindow, Pipe, QueueDisc, Red, Server, Timing, Verdict};
+use crate::link::{
+    AqmQueue, InFlight, LinkLayer, LossMode, LossSource, LossWindow, Pipe, QueueDisc, Queued, Red, Server, Timing, Verdict,
+};
 use crate::results::{
     jain, Counters, FlowKindTag, FlowResult, LinkCounters, LinkResult, LogHistogram, NetworkResult, Series, SimResult,
 };
@@ -62,6 +69,7 @@ use crate::time::{to_secs_f64, tx_time, Nanos};
 use crate::Result;
 use std::collections::VecDeque;
 use apps::*;
+use aqm::*;
 use hosts::*;
 use links::*;
 pub use packet::*;
@@ -205,8 +213,8 @@ fn run_engine<const LOG: bool, const FULL: bool>(net: Network, watch: Option<Wat
 }
 
 /// Whether a network uses a feature whose per-packet checks the engine compiles out of a
-/// run without it: a RED queue or a link layer on a link; LT-TCP, RFC 7323 timestamps, ECN
-/// or the Ideal-estimate TCP in a flow; the flows' time series; a warm-up. (The others, among them
+/// run without it: a RED, CoDel or FQ-CoDel queue or a link layer on a link; LT-TCP, RFC
+/// 7323 timestamps, ECN or the Ideal-estimate TCP in a flow; the flows' time series; a warm-up. (The others, among them
 /// SACK, delayed ACKs, time-mode loss and every congestion control, cost a plain run
 /// nothing or are checked as before.)
 pub fn needs_full(net: &Network) -> bool {
@@ -236,8 +244,14 @@ impl<const LOG: bool, const FULL: bool> Engine<LOG, FULL> {
             net.links.iter().enumerate().map(|(i, l)| if let LinkLoss::Shared(j) = l.loss { j } else { i }).collect();
         for (i, l) in net.links.into_iter().enumerate() {
             let pipe = Pipe::new(l.delay, l.buffer, l.buffer_unit);
-            let red = match &l.queue {
+            let qdisc = match &l.queue {
                 QueueDisc::DropTail => None,
+                q @ (QueueDisc::Codel(_) | QueueDisc::FqCodel(..)) => {
+                    // FQ-CoDel's hash perturbation, from the link's own stream.
+                    let perturb = rand::RngCore::next_u64(&mut stream(seed, component_id(&format!("link.{}.fq", l.name))));
+                    let q = AqmQueue::new(q, perturb).expect("a queue that decides at dequeue");
+                    Some(Box::new(Qdisc::Aqm(AqmRt { q, pending: false, drops: Vec::new() })))
+                }
                 QueueDisc::Red(p) => {
                     // F&J's s: a packet of mean_packet_bytes on this link's server.
                     let bits = p.mean_packet_bytes as f64 * 8.0;
@@ -246,7 +260,7 @@ impl<const LOG: bool, const FULL: bool> Engine<LOG, FULL> {
                         t => t.rate_bps().map_or(0.0, |r| bits / r * 1e9),
                     };
                     let rng = stream(seed, component_id(&format!("link.{}.red", l.name)));
-                    Some(Box::new(Red::new(p.clone(), s, rng)))
+                    Some(Box::new(Qdisc::Red(Red::new(p.clone(), s, rng))))
                 }
             };
             let loss = match l.loss {
@@ -279,13 +293,15 @@ impl<const LOG: bool, const FULL: bool> Engine<LOG, FULL> {
                 snap: LinkCounters::default(),
                 busy: 0,
                 qdelay: LogHistogram::default(),
-                red,
+                qdisc,
             });
         }
         for i in 0..links.len() {
             let o = links[i].owner;
             // A link layer decides each frame on entry, whatever the mode.
-            links[i].time_mode = links[o].loss.mode() == Some(LossMode::Time) && links[i].layer.is_none();
+            // So does a CoDel or FQ-CoDel link, at each packet's dequeue (its service start).
+            let at_entry = links[i].layer.is_some() || matches!(links[i].qdisc.as_deref(), Some(Qdisc::Aqm(_)));
+            links[i].time_mode = links[o].loss.mode() == Some(LossMode::Time) && !at_entry;
             links[i].lossless = matches!(links[o].loss, LossSource::None);
         }
         let mut finite_open = 0;
@@ -429,6 +445,7 @@ impl<const LOG: bool, const FULL: bool> Engine<LOG, FULL> {
             }
             Timer::Switch(f) => self.switch(f as usize),
             Timer::Stop(f) => self.stop(f as usize),
+            Timer::Dequeue(l) => self.aqm_dequeue(l as usize),
         }
     }
 
