@@ -32,7 +32,7 @@ __all__ = [
 ]  # fmt: skip
 
 #: Congestion controls (``TcpConfig.cc``), loss recoveries (``TcpConfig.recovery``).
-CONGESTION_CONTROLS = ("reno", "linux-reno", "westwood", "tibet", "ideal", "vegas", "cubic", "bbr")
+CONGESTION_CONTROLS = ("reno", "linux-reno", "westwood", "tibet", "ideal", "vegas", "cubic", "bbr", "bbr3")
 RECOVERIES = ("tahoe", "reno", "newreno", "sack", "prr", "lt")
 
 #: The ``variant`` shorthand (``burstlab sim --tcp NAME``): name -> (cc, recovery).
@@ -49,6 +49,7 @@ VARIANTS: dict[str, tuple[str, str]] = {
     "linux-reno": ("linux-reno", "prr"),
     "lt-tcp": ("reno", "lt"),
     "bbr": ("bbr", "sack"),
+    "bbr3": ("bbr3", "sack"),
 }
 
 

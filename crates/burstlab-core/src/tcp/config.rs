@@ -110,6 +110,8 @@ named_enum!(
         LinuxReno = "linux-reno" | "linuxreno",
         /// BBR v1 with SACK loss recovery (its window set by BBR, as Linux skips PRR for it).
         Bbr = "bbr",
+        /// BBR v3 with SACK loss recovery.
+        Bbr3 = "bbr3",
         /// LT-TCP: Reno growth, LT-TCP's loss handling (`recovery/lt.rs`).
         LtTcp = "lt-tcp" | "lttcp" | "lt",
     }
@@ -135,6 +137,7 @@ impl Variant {
             Variant::LinuxReno => (C::LinuxReno, R::Prr),
             Variant::LtTcp => (C::Reno, R::Lt),
             Variant::Bbr => (C::Bbr, R::Sack),
+            Variant::Bbr3 => (C::Bbr3, R::Sack),
         }
     }
 }

@@ -12,13 +12,15 @@
 //! - [`vegas`]: Vegas (Brakmo & Peterson 1995);
 //! - [`cubic`]: CUBIC (RFC 9438) with HyStart (Ha & Rhee 2011);
 //! - [`bbr`]: BBR v1 (Cardwell et al. 2016, Linux `tcp_bbr.c`), over the delivery-rate samples
-//!   of `tcp/rate_sample.rs`.
+//!   of `tcp/rate_sample.rs`;
+//! - [`bbr3`]: BBR v3 (draft-ietf-ccwg-bbr), over the same samples.
 use super::config::TcpConfig;
 use super::rate_sample::RateSample;
 use super::{AckInfo, CaState, Tcb};
 use crate::time::Nanos;
 
 pub mod bbr;
+pub mod bbr3;
 pub mod cubic;
 pub mod cubic_ns3;
 pub mod ideal;
@@ -29,6 +31,7 @@ pub mod vegas;
 pub mod westwood;
 
 pub use bbr::Bbr;
+pub use bbr3::Bbr3;
 pub use cubic::Cubic;
 pub use ideal::Ideal;
 pub use linux_reno::LinuxReno;
@@ -190,6 +193,8 @@ macro_rules! registered {
             Cubic(Cubic) = "cubic", new |t| Cubic::new(t);
             /// BBR v1 (Cardwell et al. 2016; Linux `tcp_bbr.c`).
             Bbr(Bbr) = "bbr" | "bbr1" | "bbrv1", new |t| Bbr::new(t.init_cwnd);
+            /// BBR v3 (draft-ietf-ccwg-bbr): v1's model bounded by loss (inflight_hi/lo, bw_lo).
+            Bbr3(Bbr3) = "bbr3" | "bbrv3", new |t| Bbr3::new(t.init_cwnd);
             $($extra)*
         }
     };

@@ -327,7 +327,7 @@ impl Sender {
     /// (the engine's plain runs, `sim/engine.rs`): their checks are then compiled out.
     #[inline]
     pub fn on_ack_in<const FULL: bool>(&mut self, a: &AckPkt, now: Nanos, out: &mut Vec<Tx>) {
-        debug_assert!(FULL || !(self.lt || self.cfg.timestamps || self.cfg.ecn || self.rack.is_some()));
+        debug_assert!(FULL || !(self.lt || self.cfg.timestamps || self.cfg.ecn || self.rack.is_some() || self.rate.is_some()));
         let state_before = self.tcb.state;
         let (cwnd_at_ack, una_before) = (self.tcb.cwnd, self.tcb.snd_una);
         let mut sacked = 0;
@@ -463,7 +463,7 @@ impl Sender {
         if FULL && a.ece {
             self.on_ece(state_before, cwnd_at_ack, now);
         }
-        if self.rate.is_some() {
+        if FULL && self.rate.is_some() {
             self.rate_on_ack(a, una_before, now);
         }
         self.send_loop_in::<FULL>(now, out);
@@ -653,7 +653,7 @@ impl Sender {
     #[inline(always)]
     fn transmit_in<const FULL: bool>(&mut self, seg: u64, now: Nanos, out: &mut Vec<Tx>) {
         let retx = seg < self.tcb.high_tx;
-        if self.rate.is_some() {
+        if FULL && self.rate.is_some() {
             self.rate_on_send(seg, now, retx);
         }
         let (mut flags, len) = if FULL && self.lt { self.lt_slot(seg) } else { (0, self.seg_len(seg)) };
