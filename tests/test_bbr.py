@@ -54,3 +54,17 @@ def test_tcp_bbr_on_the_command_line(capsys: pytest.CaptureFixture[str]) -> None
     g = [x["figures"]["goodput_bps"]["mean"] for x in d["summary"]]
     assert all(v > 5e6 for v in g), g
     assert VARIANTS["bbr3"] == ("bbr3", "sack") and TcpConfig(variant="bbr").cc == "bbr"
+
+
+def test_prr_mu_study_runs_any_variant_over_its_profile() -> None:
+    from burstlab._core import ParameterError
+    from burstlab.experiments.prr_mu import StudyConfig
+
+    base = StudyConfig().tcp()
+    bbr = StudyConfig(tcp_variant="bbr").tcp()
+    assert (base["cc"], base["recovery"]) == ("reno", "newreno")  # Srinivasan et al.'s NewReno, unchanged
+    assert (bbr["cc"], bbr["recovery"]) == ("bbr", "sack")
+    # everything else is the profile's (timers, receiver, window cap)
+    assert {k: v for k, v in bbr.items() if k not in ("cc", "recovery")} == {k: v for k, v in base.items() if k not in ("cc", "recovery")}
+    with pytest.raises(ParameterError, match="tcp = 'bbr9'"):
+        StudyConfig(tcp_variant="bbr9")
