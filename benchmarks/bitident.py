@@ -6,7 +6,7 @@ Fingerprints every run of a fixed set and compares them with ``benchmarks/bitide
 must print ``identical``; a change that moves a result says which runs moved and why, in its commit.
 
 The runs (one line each: name, 64-bit hash of every reading, data packets sent, events):
-- from the Rust side (``benchmarks/rust/src/bin/bitident.rs``, built with cargo): the 14 variant
+- from the Rust side (``benchmarks/rust/src/bin/bitident.rs``, built with cargo): the 16 variant
   scenarios × seeds 1-3 at 100 s, the single flow, 10-flow dumbbell and 4-hop chain of the htsim
   comparison at 100 s, 60 random networks from a seeded generator, and the text trace readers
   on 200 generated texts (40 per format, errors included);

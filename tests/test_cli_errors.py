@@ -308,7 +308,7 @@ CASES: list[tuple[str, list[str]]] = [
     ("sim --trace FX/good.txt --seeds 3", ["--seeds", "no effect with --trace", "every seed gives the same run"]),
     ("sim --seeds 2 --series OUT/s.npz --duration 1s", ["--series writes the series of one run"]),
     ("sim --tcp reno,sack --series OUT/s.npz --duration 1s", ["--series writes the series of one run"]),
-    ("sim --tcp reno,bbr --duration 1s", ["--tcp", "'bbr' is not a variant", "newreno", "CC/RECOVERY"]),
+    ("sim --tcp reno,bbr9 --duration 1s", ["--tcp", "'bbr9' is not a variant", "newreno", "CC/RECOVERY"]),
     ("sim --tcp reno,reno --duration 1s", ["--tcp", "'reno' is given twice"]),
     ("sim --tcp reno,newreno --recovery sack --duration 1s", ["--tcp reno and newreno are the same TCP here"]),
     ("sim --tcp cubic/bogus --duration 1s", ["'cubic/bogus' is not a variant"]),

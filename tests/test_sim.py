@@ -192,7 +192,7 @@ def test_run_trace_accepts_trace_types_and_drops_zero_slots() -> None:
 @pytest.mark.parametrize(
     ("kw", "name"),
     [
-        (dict(tcp=TcpConfig(cc="bbr")), "cc"),
+        (dict(tcp=TcpConfig(cc="bbr9")), "cc"),
         (dict(tcp=TcpConfig(recovery="rack")), "recovery"),
         (dict(tcp=TcpConfig(tibet_alpha=1.5)), "tibet_alpha"),
         (dict(tcp=TcpConfig(mss=0)), "mss"),

@@ -30,8 +30,17 @@ def test_variant_shorthand() -> None:
         assert (t.cc, t.recovery) == (cc, rec)
     # An explicit (non-default) cc or recovery wins over the pair.
     assert (TcpConfig(variant="sack", cc="westwood").cc, TcpConfig(variant="sack", cc="westwood").recovery) == ("westwood", "sack")
-    with pytest.raises(_core.ParameterError, match="variant = bbr"):
-        TcpConfig(variant="bbr")
+    with pytest.raises(_core.ParameterError, match="variant = bbr9"):
+        TcpConfig(variant="bbr9")
+
+
+def test_congestion_controls_are_the_core_registry() -> None:
+    """The Python list of congestion controls is the core's registry (`tcp/cc/mod.rs`), in order."""
+    from burstlab.sim import CONGESTION_CONTROLS
+    from burstlab.sim.params import TCP_PARAMS
+
+    assert CONGESTION_CONTROLS == tuple(TCP_PARAMS["cc"]["choices"])
+    assert VARIANTS["bbr"] == ("bbr", "sack")
 
 
 def test_profiles_set_every_field_and_overrides_win() -> None:
@@ -91,8 +100,8 @@ def test_show_config_prints_the_resolved_settings() -> None:
 
 
 def test_bad_tcp_options_are_usage_errors() -> None:
-    r = CliRunner().invoke(cli, ["sim", "--cc", "bbr"])
-    assert r.exit_code == 2 and "bbr" in r.output
+    r = CliRunner().invoke(cli, ["sim", "--cc", "bbr9"])
+    assert r.exit_code == 2 and "bbr9" in r.output
     r = CliRunner().invoke(cli, ["sim", "--tibet-alpha", "2", "--show-config"])
     assert r.exit_code != 0 and "--tibet-alpha = 2" in str(r.exception or r.output)
 

@@ -24,25 +24,31 @@ from typing import Any
 TARGET = 0.15
 
 
-def burstlab_run(cc: str, p: float, seed: int, prm: dict[str, Any]) -> dict[str, Any]:
+def burstlab_run(cc: str, p: float, seed: int, prm: dict[str, Any], ge: list[float] | None = None) -> dict[str, Any]:
     from burstlab import _core
     from burstlab.sim import Link, Scenario, TcpConfig, Workload, run
 
     tcp = TcpConfig.profile("linux", cc=cc, mss=int(prm["mss"]))
-    loss = _core.LossModel.bernoulli(p) if p > 0 else None
+    if ge:  # the relay's Gilbert-Elliott channel: lost in B
+        loss = _core.LossModel.gilbert_elliott(ge[0], ge[1])
+    else:
+        loss = _core.LossModel.bernoulli(p) if p > 0 else None
     link = Link(rate=float(prm["rate"]), delay=float(prm["delay"]), buffer=int(prm["buffer"]), loss=loss)
     r = run(Scenario(tcp=tcp, forward=link, workload=Workload(duration=float(prm["duration"])), seed=seed))
-    return {"cc": cc, "p": p, "seed": seed, "goodput_bps": r.goodput_bps, "packets_sent": r.packets_sent,
+    return {"cc": cc, "p": p, "seed": seed, **({"ge": ge} if ge else {}), "goodput_bps": r.goodput_bps, "packets_sent": r.packets_sent,
             "retransmissions": r.retransmissions, "fast_retransmits": r.fast_retransmits, "timeouts": r.timeouts,
             "lost_retransmissions": r.lost_retransmissions, "loss_probes": r.loss_probes}
 
 
 def summarize(linux: list[dict[str, Any]], bl: list[dict[str, Any]]) -> list[dict[str, Any]]:
     rows = []
-    for cc, p in sorted({(r["cc"], r["p"]) for r in linux}):
-        a = [r for r in linux if (r["cc"], r["p"]) == (cc, p)]
-        b = [r for r in bl if (r["cc"], r["p"]) == (cc, p)]
-        row: dict[str, Any] = {"cc": cc, "p": p, "runs": len(a)}
+    def key(r: dict[str, Any]) -> tuple[str, float, tuple[float, ...]]:
+        return (r["cc"], r["p"], tuple(r.get("ge") or ()))
+
+    for cc, p, ge in sorted({key(r) for r in linux}):
+        a = [r for r in linux if key(r) == (cc, p, ge)]
+        b = [r for r in bl if key(r) == (cc, p, ge)]
+        row: dict[str, Any] = {"cc": cc, "p": p, "runs": len(a), **({"ge": list(ge)} if ge else {})}
         for name, rs in (("linux", a), ("burstlab", b)):
             g = [r["goodput_bps"] for r in rs]
             row[f"{name}_goodput_bps"] = statistics.fmean(g)
@@ -65,7 +71,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     doc = json.loads(args.linux.read_text())
     prm = doc["params"]
-    bl = [burstlab_run(r["cc"], r["p"], r["seed"], prm) for r in doc["runs"]]
+    bl = [burstlab_run(r["cc"], r["p"], r["seed"], prm, r.get("ge")) for r in doc["runs"]]
     rows = summarize(doc["runs"], bl)
     print(f"Linux {doc['kernel']} ({prm['link']} link, kernel loss detection {prm['kernel']}) against burstlab "
           f"--profile linux: {prm['rate'] / 1e6:g} Mb/s, {prm['delay'] * 1e3:g} ms one way, {prm['buffer']}-packet "
@@ -79,7 +85,8 @@ def main(argv: list[str] | None = None) -> int:
               f"{r['linux_fast_retransmits']:>5.0f}/{r['burstlab_fast_retransmits']:<5.0f} "
               f"{r['linux_timeouts']:>4.0f}/{r['burstlab_timeouts']:<4.0f} "
               f"{r['linux_lost_retransmissions']:>6.1f}/{r['burstlab_lost_retransmissions']:<6.1f} "
-              f"{r['linux_loss_probes']:>4.0f}/{r['burstlab_loss_probes']:<4.0f}")
+              f"{r['linux_loss_probes']:>4.0f}/{r['burstlab_loss_probes']:<4.0f}"
+              + (f"  Gilbert-Elliott b={r['ge'][0]:g} g={r['ge'][1]:g}" if "ge" in r else ""))
     if args.out is not None:
         from burstlab.io import atomic_write_text
 

@@ -148,13 +148,18 @@ def _is_data(frame: bytes) -> bool:
 
 class Direction:
     """One direction of burstlab's link: FIFO serialisation at ``rate``, DropTail on the
-    packets waiting, propagation ``delay``, Bernoulli loss of data segments."""
+    packets waiting, propagation ``delay``, Bernoulli loss of data segments, or a Gilbert-Elliott
+    channel over them (``ge = (b, g)``: per data segment the state moves G→B with probability b,
+    B→G with g, and a segment is lost in B: burstlab's ``LossModel.gilbert_elliott(b, g)``)."""
 
-    def __init__(self, rate: float, delay: float, buffer: int, p: float, seed: int, out: socket.socket) -> None:
+    def __init__(self, rate: float, delay: float, buffer: int, p: float, seed: int, out: socket.socket,
+                 ge: tuple[float, float] | None = None) -> None:
         self.ns_per_byte = 8e9 / rate
         self.delay = int(delay * 1e9)
         self.buffer = buffer
         self.p = p
+        self.ge = ge
+        self.bad = False
         self.rng = random.Random(seed)
         self.out = out
         self.busy_until = 0
@@ -174,7 +179,13 @@ class Direction:
             self.waiting.append(start)
         if _is_data(frame):
             self.stats["data"] += 1
-            if self.p > 0 and self.rng.random() < self.p:
+            if self.ge is not None:
+                b, g = self.ge
+                self.bad = self.rng.random() >= g if self.bad else self.rng.random() < b
+                lost = self.bad
+            else:
+                lost = self.p > 0 and self.rng.random() < self.p
+            if lost:
                 self.stats["lost"] += 1
                 return
         heapq.heappush(events, (self.busy_until + self.delay, seq, self.out, frame))
@@ -189,7 +200,8 @@ def relay(args: argparse.Namespace) -> int:
         s.bind((dev, 0))
         s.setblocking(False)
         socks.append(s)
-    fwd = Direction(args.rate, args.delay, args.buffer, args.loss, args.seed, socks[1])
+    ge = tuple(float(x) for x in args.ge.split(",")) if args.ge else None
+    fwd = Direction(args.rate, args.delay, args.buffer, args.loss, args.seed, socks[1], ge)  # type: ignore[arg-type]
     rev = Direction(args.rate, args.delay, args.buffer, 0.0, args.seed + 1, socks[0])
     by_sock = {socks[0].fileno(): fwd, socks[1].fileno(): rev}
     events: list[Any] = []
@@ -332,7 +344,7 @@ def send(args: argparse.Namespace) -> int:
 # --------------------------------------------------------------------- orchestration
 
 
-def run_one(cc: str, p: float, seed: int, prm: dict[str, Any], tmp: Path) -> dict[str, Any]:
+def run_one(cc: str, p: float, seed: int, prm: dict[str, Any], tmp: Path, ge: tuple[float, float] | None = None) -> dict[str, Any]:
     setup(int(prm["mss"]), prm["kernel"])
     me = [sys.executable, str(Path(__file__).resolve())]
     stats = {k: tmp / f"{k}.json" for k in ("relay", "recv", "send")}
@@ -350,11 +362,14 @@ def run_one(cc: str, p: float, seed: int, prm: dict[str, Any], tmp: Path) -> dic
     relay_proc = None
     try:
         if prm["link"] == "netem":
+            if ge is not None:
+                raise SystemExit("error: a Gilbert-Elliott channel needs --link relay")
             netem(prm["rate"], prm["delay"], prm["buffer"], p)
         else:
             relay_proc = subprocess.Popen([*RT, "ip", "netns", "exec", NS["rtr"], *me, "relay", "--rate", str(prm["rate"]),
                                            "--delay", str(prm["delay"]), "--buffer", str(prm["buffer"]),
-                                           "--loss", repr(p), "--seed", str(seed), "--stats", str(stats["relay"])])
+                                           "--loss", repr(p), "--seed", str(seed), "--stats", str(stats["relay"]),
+                                           *(["--ge", f"{ge[0]!r},{ge[1]!r}"] if ge else [])])
             wait_ready(stats["relay"])
         recv = subprocess.Popen([*RT, "ip", "netns", "exec", NS["rcv"], *me, "receive", "--duration", str(prm["duration"]),
                                  "--stats", str(stats["recv"])])
@@ -374,7 +389,7 @@ def run_one(cc: str, p: float, seed: int, prm: dict[str, Any], tmp: Path) -> dic
     r = json.loads(stats["recv"].read_text())
     c = json.loads(stats["send"].read_text())
     out: dict[str, Any] = {
-        "cc": cc, "p": p, "seed": seed,
+        "cc": cc, "p": p, "seed": seed, **({"ge": list(ge)} if ge else {}),
         "goodput_bps": r["bytes"] * 8.0 / r["seconds"],
         "packets_sent": c["Tcp.OutSegs"],
         "retransmissions": c["Tcp.RetransSegs"],
@@ -407,6 +422,7 @@ def main(argv: list[str] | None = None) -> int:
     for k, t in (("--rate", float), ("--delay", float), ("--buffer", int), ("--loss", float), ("--seed", int)):
         r.add_argument(k, type=t, required=True)
     r.add_argument("--stats", required=True)
+    r.add_argument("--ge", default="", help="b,g of a Gilbert-Elliott channel instead of --loss")
     rc = sub.add_parser("receive")
     rc.add_argument("--duration", type=float, required=True)
     rc.add_argument("--stats", required=True)
@@ -415,7 +431,9 @@ def main(argv: list[str] | None = None) -> int:
     sd.add_argument("--duration", type=float, required=True)
     sd.add_argument("--stats", required=True)
     ap.add_argument("--cc", default="reno,cubic", help="kernel congestion controls (default reno,cubic)")
-    ap.add_argument("--loss", default="0.01,0.05,0.1", help="Bernoulli loss of data segments (default 0.01,0.05,0.1)")
+    ap.add_argument("--loss", default="0.01,0.05,0.1",
+                    help="loss of data segments, comma-separated: Bernoulli probabilities, or ge:B:G for a Gilbert-Elliott "
+                    "channel (G->B with B, B->G with G, lost in B; default 0.01,0.05,0.1)")
     ap.add_argument("--seeds", default="1-10")
     ap.add_argument("--rate", type=float, default=10e6, help="bits/s (10e6)")
     ap.add_argument("--delay", type=float, default=0.010, help="one-way, s (0.010)")
@@ -463,6 +481,19 @@ def main(argv: list[str] | None = None) -> int:
         if c not in available:
             print(f"error: the kernel has no congestion control {c!r} (it has {' '.join(available)})", file=sys.stderr)
             return 2
+    conditions: list[tuple[float, tuple[float, float] | None]] = []
+    for tok in (x.strip() for x in args.loss.split(",") if x.strip()):
+        try:
+            if tok.startswith("ge:"):
+                b, g = (float(v) for v in tok[3:].split(":"))
+                if not (0 < b <= 1 and 0 < g <= 1):
+                    raise ValueError
+                conditions.append((b / (b + g), (b, g)))
+            else:
+                conditions.append((float(tok), None))
+        except ValueError:
+            print(f"error: --loss: {tok!r} is neither a probability nor ge:B:G with 0 < B, G <= 1", file=sys.stderr)
+            return 2
     prm = {"rate": args.rate, "delay": args.delay, "buffer": args.buffer, "mss": args.mss, "duration": args.duration,
            "link": link, "kernel": args.kernel}
     tmp = Path(f"/tmp/bl-linux-{os.getpid()}")
@@ -482,11 +513,11 @@ def main(argv: list[str] | None = None) -> int:
 
     try:
         for c in ccs:
-            for p in [float(x) for x in args.loss.split(",") if x.strip()]:
+            for p, ge in conditions:
                 for seed in _seeds(args.seeds):
-                    if any((r["cc"], r["p"], r["seed"]) == (c, p, seed) for r in runs):
+                    if any((r["cc"], r["p"], r.get("ge"), r["seed"]) == (c, p, list(ge) if ge else None, seed) for r in runs):
                         continue  # kept from an earlier, interrupted invocation (--out)
-                    res = run_one(c, p, seed, prm, tmp)
+                    res = run_one(c, p, seed, prm, tmp, ge)
                     runs.append(res)
                     print(json.dumps({k: v for k, v in res.items() if k not in ("counters", "sysctls")}), flush=True)
                     save(runs)

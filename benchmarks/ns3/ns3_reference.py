@@ -97,7 +97,7 @@ DEFAULTS: dict[str, Any] = {
 
 #: burstlab congestion-control names -> ns-3 3.44 TcpCongestionOps types.
 NS3_CC = {"reno": "TcpNewReno", "newreno": "TcpNewReno", "westwood": "TcpWestwoodPlus", "vegas": "TcpVegas",
-          "cubic": "TcpCubic", "linux-reno": "TcpLinuxReno"}
+          "cubic": "TcpCubic", "linux-reno": "TcpLinuxReno", "bbr": "TcpBbr"}
 NS3_RECOVERY = {"classic": "TcpClassicRecovery", "prr": "TcpPrrRecovery"}
 
 #: ``--profile ns3`` (issue 11): ns-3 3.44's own defaults for every TCP setting but the segment

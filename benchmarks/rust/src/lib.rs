@@ -154,6 +154,8 @@ pub mod variants {
             ("newreno+ecn+red", TcpConfig { ecn: true, ..v(Variant::NewReno) }, true),
             ("sack+ecn+red", TcpConfig { ecn: true, ..v(Variant::Sack) }, true),
             ("lt-tcp+red", v(Variant::LtTcp), true),
+            ("bbr", v(Variant::Bbr), false),
+            ("bbr3", v(Variant::Bbr3), false),
         ]
     }
 

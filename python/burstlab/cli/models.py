@@ -66,7 +66,7 @@ def _cell(x: float | None, lo: float | None = None, hi: float | None = None) -> 
               "on a link), or both.")  # fmt: skip
 @click.option("--profile", default="tossim", show_default=True, type=click.Choice(["tossim", "rfc", "ns3", "linux"]),
               help="With --judge tcp: the TCP profile (tossim: the PRR/mu study's NewReno, timers scaled with the slot).")
-@click.option("--tcp", "variant", default=None, type=click.Choice(["tahoe", "reno", "newreno", "sack", "westwood", "tibet", "ideal", "vegas", "cubic", "linux-reno"]),
+@click.option("--tcp", "variant", default=None, type=click.Choice(["tahoe", "reno", "newreno", "sack", "westwood", "tibet", "ideal", "vegas", "cubic", "linux-reno", "bbr", "bbr3"]),
               help="With --judge tcp: the TCP variant (default: the profile's).")  # fmt: skip
 @click.option("--slot", default=None, type=DURATION, help="Time per trace entry, e.g. 10ms (default: the trace's interval, else 10ms).")
 @click.option("--rate", default=None, type=RATE, help="Link mode: capacity, e.g. 2Mbit (default: one segment per slot).")

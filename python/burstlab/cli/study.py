@@ -13,6 +13,7 @@ from burstlab._core import ParameterError, available_memory
 from burstlab.cli.options import FORMAT, count
 from burstlab.experiments import error_models_settings as EM
 from burstlab.experiments import tibet_settings as TB
+from burstlab.sim import VARIANTS
 from burstlab.study import settings
 from burstlab.units import RATE, SIZE, TIME
 
@@ -100,6 +101,8 @@ QUICK_PRR_MU = {"replicates": 2, "max_links": 24, "n_links": 24, "n_slots": 30_0
 @click.option("--profile", type=click.Choice(["mirage", "roofnet"]), default=None, help="Srinivasan et al. timers and slot (default per dataset).")
 @click.option("--tcp-profile", type=click.Choice(["tossim", "rfc"]), default="tossim", show_default=True,
               help="TCP: Srinivasan et al.'s TinyOS/TOSSIM NewReno as reconstructed in docs/study.md, or the RFC behaviour of `burstlab sim`.")
+@click.option("--tcp", "tcp_variant", type=click.Choice(list(VARIANTS)), default="newreno", show_default=True,
+              help="Congestion control and loss recovery over the TCP profile's timers and receiver (newreno: Srinivasan et al.'s; bbr: does burstiness matter to BBR?).")
 @click.option("--ack-path", type=click.Choice(["lossless", "trace"]), default="lossless", show_default=True)
 @click.option("--rto-backoff-reset", type=click.Choice(["sample", "new_ack"]), default="sample", show_default=True,
               help="With --tcp-profile rfc: when a backed-off RTO collapses, at a new RTT sample (RFC 6298, Karn) or on any new ACK (ns-3, Linux).")
@@ -120,7 +123,7 @@ QUICK_PRR_MU = {"replicates": 2, "max_links": 24, "n_links": 24, "n_slots": 30_0
               f"(synthetic: {QUICK_PRR_MU['n_links']} links × {QUICK_PRR_MU['n_slots']} slots) unless given; every verdict marked 'preview: not evidence'.")
 def prr_mu_cmd(ctx: click.Context, dataset: str | None, timing: str, traces_dir: str | None, fmt: str | None, expected: int | None, drop_beyond: bool, one_means: str, subsample: int,
                out: str | None, workers: int | None, cluster: str | None,
-               replicates: int, seed: int, profile: str | None, tcp_profile: str, ack_path: str, rto_backoff_reset: str, prr_range: tuple[float, float], fit_range: tuple[float, float],
+               replicates: int, seed: int, profile: str | None, tcp_profile: str, tcp_variant: str, ack_path: str, rto_backoff_reset: str, prr_range: tuple[float, float], fit_range: tuple[float, float],
                folds: int, n_links: int, n_slots: int, max_links: int | None, noise: str | None, signal_dbm: str | None,
                targets: str | None, segment: int, pdf: bool, no_progress: bool, quick: bool) -> None:
     """Srinivasan et al.'s method on every link: PRR, μ, TCP NewReno over the trace, over independent and
@@ -155,6 +158,7 @@ def prr_mu_cmd(ctx: click.Context, dataset: str | None, timing: str, traces_dir:
         seed=seed,
         ack_path=ack_path,
         tcp_profile=tcp_profile,
+        tcp_variant=tcp_variant,
         rto_backoff_reset=rto_backoff_reset,
         prr_range=tuple(prr_range),  # type: ignore[arg-type]
         fit_range=tuple(fit_range),  # type: ignore[arg-type]

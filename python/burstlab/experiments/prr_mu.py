@@ -44,7 +44,7 @@ from burstlab.datasets.starlink import starlink
 from burstlab.datasets.synthetic import synthetic_testbed
 from burstlab.experiments import prr_mu_report as R
 from burstlab.io import EXTENSIONS, atomic_write_text, detect_format, read_trace
-from burstlab.sim import TcpConfig, run_trace
+from burstlab.sim import VARIANTS, TcpConfig, run_trace
 from burstlab.stats import TraceStats, trace_stats
 from burstlab.study import provenance
 from burstlab.store import ResultStore, canonical_json, results_version
@@ -121,6 +121,9 @@ class StudyConfig:
     ack_path: str = "lossless"
     # TCP: Srinivasan et al.'s TOSSIM NewReno as reconstructed ("tossim") or RFC ("rfc")
     tcp_profile: str = "tossim"
+    # the congestion control and loss recovery run over the profile's timers and receiver: a
+    # name of burstlab.sim.VARIANTS ("newreno": the paper's; "bbr", "cubic", ...: issue 30)
+    tcp_variant: str = "newreno"
     # RFC 6298 §5 + Karn ("sample", the simulator's default) or ns-3/Linux ("new_ack"): when a
     # backed-off RTO returns to SRTT + 4·RTTVAR (only matters with backoff, i.e. "rfc")
     rto_backoff_reset: str = "sample"
@@ -163,6 +166,8 @@ class StudyConfig:
             raise ParameterError(f"invalid parameter seeds = {self.replicates}: expected at least 1")
         if self.tcp_profile not in TCP_PROFILES:
             raise ParameterError(f"invalid parameter tcp_profile = {self.tcp_profile!r}: expected one of {TCP_PROFILES}")
+        if self.tcp_variant not in VARIANTS:
+            raise ParameterError(f"invalid parameter tcp = {self.tcp_variant!r}: expected one of {', '.join(VARIANTS)}")
         if self.rto_backoff_reset not in ("sample", "new_ack"):
             raise ParameterError(f"invalid parameter rto_backoff_reset = {self.rto_backoff_reset!r}: expected 'sample' or 'new_ack'")
         if self.ack_path not in ("lossless", "trace"):
@@ -195,8 +200,12 @@ class StudyConfig:
 
     def tcp(self) -> dict[str, Any]:
         """Keyword arguments of :class:`burstlab.sim.TcpConfig`: the testbed's timers in the
-        TCP profile, plus the RTO backoff-reset rule."""
-        return {**self.prof.tcp(self.tcp_profile), "rto_backoff_reset": self.rto_backoff_reset}
+        TCP profile, plus the RTO backoff-reset rule; another ``tcp_variant`` than NewReno
+        replaces the congestion control and loss recovery (its pair in ``VARIANTS``)."""
+        d = {**self.prof.tcp(self.tcp_profile), "rto_backoff_reset": self.rto_backoff_reset}
+        if self.tcp_variant != "newreno":
+            d["cc"], d["recovery"] = VARIANTS[self.tcp_variant]
+        return d
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)

@@ -544,6 +544,9 @@ def _ci(v: Any, lo: Any, hi: Any) -> str:
 
 
 def _tcp_line(cfg: Any) -> str:
+    if cfg.tcp_variant != "newreno":
+        return (f"TCP `--tcp {cfg.tcp_variant}` over the `{cfg.tcp_profile}` profile's timers and receiver "
+                "(the congestion control and loss recovery replaced; Srinivasan et al. ran NewReno)")
     if cfg.tcp_profile == "tossim":
         return ("TCP profile `tossim` (the default; `docs/study.md`): Srinivasan et al.'s TinyOS/TOSSIM NewReno as reconstructed from the paper and the RFCs it cites: "
                 "RFC 793's timer (RTO = 2·SRTT within the bounds, no exponential backoff), the receiver re-acknowledges after every ACK timeout without a packet, "
@@ -716,6 +719,8 @@ def _cli_args(cfg: Any) -> list[str]:
     else:
         a += ["--dataset", cfg.dataset]
     a += ["--profile", cfg.profile_name, "--tcp-profile", cfg.tcp_profile, "--seeds", str(cfg.replicates), "--seed", str(cfg.seed)]
+    if cfg.tcp_variant != "newreno":
+        a += ["--tcp", cfg.tcp_variant]
     if cfg.tcp_profile == "rfc":
         a += ["--rto-backoff-reset", cfg.rto_backoff_reset]
     if cfg.dataset == "synthetic":

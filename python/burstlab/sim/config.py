@@ -13,7 +13,7 @@ from burstlab.sim.params import field_of as _p
 
 
 #: Congestion controls (``TcpConfig.cc``), loss recoveries (``TcpConfig.recovery``).
-CONGESTION_CONTROLS = ("reno", "linux-reno", "westwood", "tibet", "ideal", "vegas", "cubic")
+CONGESTION_CONTROLS = ("reno", "linux-reno", "westwood", "tibet", "ideal", "vegas", "cubic", "bbr", "bbr3")
 RECOVERIES = ("tahoe", "reno", "newreno", "sack", "prr", "lt")
 
 #: The ``variant`` shorthand (``burstlab sim --tcp NAME``): name -> (cc, recovery).
@@ -29,6 +29,8 @@ VARIANTS: dict[str, tuple[str, str]] = {
     "cubic": ("cubic", "prr"),
     "linux-reno": ("linux-reno", "prr"),
     "lt-tcp": ("reno", "lt"),
+    "bbr": ("bbr", "sack"),
+    "bbr3": ("bbr3", "sack"),
 }
 
 

@@ -20,10 +20,10 @@ macro_rules! named_enum {
         impl $name {
             pub const NAMES: &'static [&'static str] = &[$($s),+];
 
-            pub fn parse(s: &str) -> Result<Self> {
+            pub fn parse(s: &str) -> crate::Result<Self> {
                 match s.to_ascii_lowercase().replace('_', "-").as_str() {
                     $($s $(| $alias)* => Ok($name::$v),)+
-                    _ => Err(Error::param($what, s, &format!("one of {}", Self::NAMES.join(", ")))),
+                    _ => Err(crate::Error::param($what, s, &format!("one of {}", Self::NAMES.join(", ")))),
                 }
             }
 
@@ -32,13 +32,14 @@ macro_rules! named_enum {
             }
         }
 
-        impl Named for $name {
+        impl crate::param::Named for $name {
             const NAMES: &'static [&'static str] = $name::NAMES;
-            fn parse(s: &str) -> Result<Self> { $name::parse(s) }
+            fn parse(s: &str) -> crate::Result<Self> { $name::parse(s) }
             fn name(&self) -> &'static str { $name::name(self) }
         }
     };
 }
+pub(crate) use named_enum;
 
 impl Named for SsthreshRule {
     const NAMES: &'static [&'static str] = &["flightsize", "pipe", "flightsize_minus_lost", "cwnd", "ns3"];
@@ -74,25 +75,9 @@ impl Named for RtoEstimator {
     }
 }
 
-named_enum!(
-    /// Congestion control (`tcp/cc/`).
-    CcKind, "cc" {
-        /// RFC 5681 slow start and congestion avoidance (ns-3's TcpNewReno).
-        Reno = "reno" | "newreno" | "new-reno",
-        /// Linux's `tcp_reno_cong_avoid` / `tcp_reno_ssthresh` (ns-3's TcpLinuxReno).
-        LinuxReno = "linux-reno" | "linuxreno",
-        /// Westwood+ (Mascolo et al. 2004).
-        Westwood = "westwood" | "westwood+" | "westwoodplus" | "westwood-plus",
-        /// TIBET (Martignon & Capone §II).
-        Tibet = "tibet",
-        /// Ideal-estimate TCP (Martignon & Capone §V): TIBET's rule fed with the exact fair share.
-        Ideal = "ideal",
-        /// Vegas (Brakmo & Peterson 1995).
-        Vegas = "vegas",
-        /// CUBIC (RFC 9438).
-        Cubic = "cubic",
-    }
-);
+/// Congestion control: generated with the controllers themselves by the registry in
+/// `tcp/cc/mod.rs` (one line per algorithm).
+pub use super::cc::CcKind;
 
 named_enum!(
     /// Loss recovery (`tcp/recovery/`).
@@ -123,6 +108,10 @@ named_enum!(
         Vegas = "vegas",
         Cubic = "cubic",
         LinuxReno = "linux-reno" | "linuxreno",
+        /// BBR v1 with SACK loss recovery (its window set by BBR, as Linux skips PRR for it).
+        Bbr = "bbr",
+        /// BBR v3 with SACK loss recovery.
+        Bbr3 = "bbr3",
         /// LT-TCP: Reno growth, LT-TCP's loss handling (`recovery/lt.rs`).
         LtTcp = "lt-tcp" | "lttcp" | "lt",
     }
@@ -147,6 +136,8 @@ impl Variant {
             Variant::Cubic => (C::Cubic, R::Prr),
             Variant::LinuxReno => (C::LinuxReno, R::Prr),
             Variant::LtTcp => (C::Reno, R::Lt),
+            Variant::Bbr => (C::Bbr, R::Sack),
+            Variant::Bbr3 => (C::Bbr3, R::Sack),
         }
     }
 }
@@ -631,8 +622,8 @@ mod tests {
         assert_eq!(CcKind::parse("NewReno").unwrap(), CcKind::Reno);
         assert_eq!(CcKind::parse("westwood+").unwrap(), CcKind::Westwood);
         assert_eq!(RecoveryKind::parse("new_reno").unwrap(), RecoveryKind::NewReno);
-        let e = CcKind::parse("bbr").unwrap_err().to_string();
-        assert!(e.contains("cc = bbr") && e.contains("cubic"), "{e}");
+        let e = CcKind::parse("bbr9").unwrap_err().to_string();
+        assert!(e.contains("cc = bbr9") && e.contains("cubic"), "{e}");
         assert_eq!(Variant::parse("sack").unwrap().pair(), (CcKind::Reno, RecoveryKind::Sack));
     }
 

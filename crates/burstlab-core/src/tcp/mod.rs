@@ -10,6 +10,7 @@ use crate::time::Nanos;
 pub mod cc;
 pub mod config;
 pub mod profiles;
+pub mod rate_sample;
 pub mod receiver;
 pub mod recovery;
 pub mod rtt;

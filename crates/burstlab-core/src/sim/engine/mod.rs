@@ -60,6 +60,7 @@ use crate::results::{
     jain, Counters, FlowKindTag, FlowResult, LinkCounters, LinkResult, LogHistogram, NetworkResult, Series, SimResult,
 };
 use crate::rng::{component_id, stream, Rng};
+use crate::tcp::cc::CongestionControl;
 use crate::tcp::config::{CcKind, DupackRule, RecoveryKind};
 use crate::tcp::pkt_flags::{CE, CWR, ECE, ECT, PFEC, RFEC};
 use crate::tcp::receiver::{Receiver, RxAction};
@@ -214,7 +215,8 @@ fn run_engine<const LOG: bool, const FULL: bool>(net: Network, watch: Option<Wat
 
 /// Whether a network uses a feature whose per-packet checks the engine compiles out of a
 /// run without it: a RED, CoDel or FQ-CoDel queue or a link layer on a link; LT-TCP, RFC
-/// 7323 timestamps, ECN or the Ideal-estimate TCP in a flow; the flows' time series; a warm-up. (The others, among them
+/// 7323 timestamps, ECN, the Ideal-estimate TCP or a congestion control that reads
+/// delivery-rate samples (BBR) in a flow; the flows' time series; a warm-up. (The others, among them
 /// SACK, delayed ACKs, time-mode loss and every congestion control, cost a plain run
 /// nothing or are checked as before.)
 pub fn needs_full(net: &Network) -> bool {
@@ -230,11 +232,12 @@ pub fn needs_full(net: &Network) -> bool {
                     || t.rack_lost_retransmissions
                     || t.rack_tlp
                     || t.sack_dupacks() != DupackRule::Rfc5681
+                    // delivery-rate samples (BBR): the sender's hooks at send and per ACK
+                    || crate::tcp::cc::Cc::from_config(t).wants_rate_samples()
             }
             FlowKind::Cbr { .. } => false,
         })
 }
-
 
 impl<const LOG: bool, const FULL: bool> Engine<LOG, FULL> {
     fn new(net: Network) -> Self {

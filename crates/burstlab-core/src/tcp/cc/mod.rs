@@ -10,11 +10,17 @@
 //! - [`tibet`]: TIBET (Martignon & Capone §II);
 //! - [`ideal`]: the Ideal-estimate TCP (Martignon & Capone §V);
 //! - [`vegas`]: Vegas (Brakmo & Peterson 1995);
-//! - [`cubic`]: CUBIC (RFC 9438) with HyStart (Ha & Rhee 2011).
-use super::config::{CcKind, TcpConfig};
+//! - [`cubic`]: CUBIC (RFC 9438) with HyStart (Ha & Rhee 2011);
+//! - [`bbr`]: BBR v1 (Cardwell et al. 2016, Linux `tcp_bbr.c`), over the delivery-rate samples
+//!   of `tcp/rate_sample.rs`;
+//! - [`bbr3`]: BBR v3 (draft-ietf-ccwg-bbr), over the same samples.
+use super::config::TcpConfig;
+use super::rate_sample::RateSample;
 use super::{AckInfo, CaState, Tcb};
 use crate::time::Nanos;
 
+pub mod bbr;
+pub mod bbr3;
 pub mod cubic;
 pub mod cubic_ns3;
 pub mod ideal;
@@ -24,6 +30,8 @@ pub mod tibet;
 pub mod vegas;
 pub mod westwood;
 
+pub use bbr::Bbr;
+pub use bbr3::Bbr3;
 pub use cubic::Cubic;
 pub use ideal::Ideal;
 pub use linux_reno::LinuxReno;
@@ -72,48 +80,133 @@ pub trait CongestionControl {
     fn pacing_rate(&self, _tcb: &Tcb) -> Option<f64> {
         None
     }
+
+    /// Whether the sender should keep delivery-rate samples for this algorithm
+    /// (`tcp/rate_sample.rs`): BBR's model is built from them. Asked once, when the sender is built.
+    fn wants_rate_samples(&self) -> bool {
+        false
+    }
+
+    /// The delivery-rate sample of an ACK (new or duplicate), after loss recovery and
+    /// [`CongestionControl::on_ack`] saw it and before the sender transmits in response
+    /// (Linux's `cong_control` hook, draft-ietf-ccwg-bbr §4.2 "per-ACK steps"). Called only
+    /// when [`CongestionControl::wants_rate_samples`] said so.
+    fn on_rate_sample(&mut self, _tcb: &mut Tcb, _rs: &RateSample) {}
 }
 
-/// The congestion controllers, as an enum so the per-ACK call is a direct call.
-#[derive(Clone, Debug)]
-pub enum Cc {
-    Reno(Reno),
-    LinuxReno(LinuxReno),
-    Westwood(Westwood),
-    Tibet(Tibet),
-    Ideal(Ideal),
-    Vegas(Vegas),
-    Cubic(Cubic),
-}
+/// One line per congestion control: `Variant(Type) = "name" | "alias"..., new |t| constructor;`.
+/// It generates [`CcKind`] (the `cc` setting: its names and aliases, which the Python module,
+/// the CLI, TOML scenarios and `docs/parameters.md` read from the parameter table), the
+/// [`Cc`] enum the sender holds (a direct, non-virtual call per ACK), the dispatch of every
+/// hook and [`Cc::from_config`]. Adding a congestion control is its file and one line here
+/// (`tests::a_registry_line_is_all_a_new_controller_needs` shows it with a test-only one),
+/// plus a line in [`crate::tcp::config::Variant`] if it wants a `--tcp` shorthand.
+macro_rules! cc_registry {
+    ($($(#[$doc:meta])* $v:ident($ty:ty) = $name:literal $(| $alias:literal)*, new |$t:ident| $new:expr;)+) => {
+        crate::tcp::config::named_enum!(
+            /// Congestion control (`tcp/cc/`; the registry in `tcp/cc/mod.rs`).
+            CcKind, "cc" { $($(#[$doc])* $v = $name $(| $alias)*),+ }
+        );
 
-macro_rules! dispatch {
-    ($self:ident, $c:ident => $e:expr) => {
-        match $self {
-            Cc::Reno($c) => $e,
-            Cc::LinuxReno($c) => $e,
-            Cc::Westwood($c) => $e,
-            Cc::Tibet($c) => $e,
-            Cc::Ideal($c) => $e,
-            Cc::Vegas($c) => $e,
-            Cc::Cubic($c) => $e,
+        /// The congestion controllers, as an enum so the per-ACK call is a direct call.
+        #[derive(Clone, Debug)]
+        pub enum Cc { $($v($ty)),+ }
+
+        impl Cc {
+            /// The congestion control `t.cc` names, with its parameters from `t`.
+            pub fn from_config(t: &TcpConfig) -> Cc {
+                match t.cc { $(CcKind::$v => { let $t = t; Cc::$v($new) }),+ }
+            }
+
+            /// Which congestion control this is.
+            pub fn kind(&self) -> CcKind {
+                match self { $(Cc::$v(_) => CcKind::$v),+ }
+            }
+
+            #[inline(never)]
+            fn on_ack_other(&mut self, tcb: &mut Tcb, ack: &AckInfo) {
+                match self { $(Cc::$v(c) => c.on_ack(tcb, ack)),+ }
+            }
+        }
+
+        impl CongestionControl for Cc {
+            fn name(&self) -> &'static str {
+                match self { $(Cc::$v(c) => c.name()),+ }
+            }
+            #[inline(always)]
+            fn on_ack(&mut self, tcb: &mut Tcb, ack: &AckInfo) {
+                // Reno's growth (Tahoe, Reno, NewReno, SACK) inline; the others through the table.
+                if let Cc::Reno(c) = self {
+                    return c.on_ack(tcb, ack);
+                }
+                self.on_ack_other(tcb, ack)
+            }
+            fn ssthresh_on_loss(&mut self, tcb: &Tcb) -> u64 {
+                match self { $(Cc::$v(c) => c.ssthresh_on_loss(tcb)),+ }
+            }
+            fn cwnd_after_fast_retransmit(&self, tcb: &Tcb, ssthresh: u64) -> u64 {
+                match self { $(Cc::$v(c) => c.cwnd_after_fast_retransmit(tcb, ssthresh)),+ }
+            }
+            fn on_timeout(&mut self, tcb: &mut Tcb) {
+                match self { $(Cc::$v(c) => c.on_timeout(tcb)),+ }
+            }
+            fn on_state_change(&mut self, tcb: &mut Tcb, from: CaState, to: CaState) {
+                match self { $(Cc::$v(c) => c.on_state_change(tcb, from, to)),+ }
+            }
+            #[inline]
+            fn on_send(&mut self, tcb: &Tcb, now: Nanos, bytes: u64) {
+                match self { $(Cc::$v(c) => c.on_send(tcb, now, bytes)),+ }
+            }
+            #[inline]
+            fn pacing_rate(&self, tcb: &Tcb) -> Option<f64> {
+                match self { $(Cc::$v(c) => c.pacing_rate(tcb)),+ }
+            }
+            #[inline]
+            fn wants_rate_samples(&self) -> bool {
+                match self { $(Cc::$v(c) => c.wants_rate_samples()),+ }
+            }
+            #[inline]
+            fn on_rate_sample(&mut self, tcb: &mut Tcb, rs: &RateSample) {
+                match self { $(Cc::$v(c) => c.on_rate_sample(tcb, rs)),+ }
+            }
         }
     };
 }
 
-impl Cc {
-    /// The congestion control `t.cc` names, with its parameters from `t`.
-    pub fn from_config(t: &TcpConfig) -> Cc {
-        match t.cc {
-            CcKind::Reno => Cc::Reno(Reno::new(t.abc)),
-            CcKind::LinuxReno => Cc::LinuxReno(LinuxReno::new(t.linux_reno_variant)),
-            CcKind::Westwood => Cc::Westwood(Westwood::new(t)),
-            CcKind::Tibet => Cc::Tibet(Tibet::new(t)),
-            CcKind::Ideal => Cc::Ideal(Ideal::new(t)),
-            CcKind::Vegas => Cc::Vegas(Vegas::new(t)),
-            CcKind::Cubic => Cc::Cubic(Cubic::new(t)),
+/// The registry's lines (`$extra`: lines a test build adds).
+macro_rules! registered {
+    ($($extra:tt)*) => {
+        cc_registry! {
+            /// RFC 5681 slow start and congestion avoidance (ns-3's TcpNewReno).
+            Reno(Reno) = "reno" | "newreno" | "new-reno", new |t| Reno::new(t.abc);
+            /// Linux's `tcp_reno_cong_avoid` / `tcp_reno_ssthresh` (ns-3's TcpLinuxReno).
+            LinuxReno(LinuxReno) = "linux-reno" | "linuxreno", new |t| LinuxReno::new(t.linux_reno_variant);
+            /// Westwood+ (Mascolo et al. 2004).
+            Westwood(Westwood) = "westwood" | "westwood+" | "westwoodplus" | "westwood-plus", new |t| Westwood::new(t);
+            /// TIBET (Martignon & Capone §II).
+            Tibet(Tibet) = "tibet", new |t| Tibet::new(t);
+            /// Ideal-estimate TCP (Martignon & Capone §V): TIBET's rule fed with the exact fair share.
+            Ideal(Ideal) = "ideal", new |t| Ideal::new(t);
+            /// Vegas (Brakmo & Peterson 1995).
+            Vegas(Vegas) = "vegas", new |t| Vegas::new(t);
+            /// CUBIC (RFC 9438).
+            Cubic(Cubic) = "cubic", new |t| Cubic::new(t);
+            /// BBR v1 (Cardwell et al. 2016; Linux `tcp_bbr.c`).
+            Bbr(Bbr) = "bbr" | "bbr1" | "bbrv1", new |t| Bbr::new(t.init_cwnd);
+            /// BBR v3 (draft-ietf-ccwg-bbr): v1's model bounded by loss (inflight_hi/lo, bw_lo).
+            Bbr3(Bbr3) = "bbr3" | "bbrv3", new |t| Bbr3::new(t.init_cwnd);
+            $($extra)*
         }
-    }
+    };
 }
+
+#[cfg(not(test))]
+registered!();
+#[cfg(test)]
+registered!(
+    /// A test-only controller: a window fixed at `init_cwnd` (`tests::fixed`).
+    Fixed(tests::fixed::Fixed) = "example-fixed", new |t| tests::fixed::Fixed(t.init_cwnd);
+);
 
 /// `SsthreshRule::Ns3` made concrete per congestion control: kept with the settings
 /// (`config.rs`), so that the settings do not import the algorithms that read them.
@@ -163,49 +256,6 @@ mod bw_window_tests {
     }
 }
 
-impl Cc {
-    #[inline(never)]
-    fn on_ack_other(&mut self, tcb: &mut Tcb, ack: &AckInfo) {
-        dispatch!(self, c => c.on_ack(tcb, ack))
-    }
-}
-
-impl CongestionControl for Cc {
-    fn name(&self) -> &'static str {
-        dispatch!(self, c => c.name())
-    }
-    #[inline(always)]
-    fn on_ack(&mut self, tcb: &mut Tcb, ack: &AckInfo) {
-        // Reno's growth (Tahoe, Reno, NewReno, SACK) inline; the others through the table.
-        if let Cc::Reno(c) = self {
-            return c.on_ack(tcb, ack);
-        }
-        self.on_ack_other(tcb, ack)
-    }
-    fn ssthresh_on_loss(&mut self, tcb: &Tcb) -> u64 {
-        dispatch!(self, c => c.ssthresh_on_loss(tcb))
-    }
-    fn cwnd_after_fast_retransmit(&self, tcb: &Tcb, ssthresh: u64) -> u64 {
-        dispatch!(self, c => c.cwnd_after_fast_retransmit(tcb, ssthresh))
-    }
-    fn on_timeout(&mut self, tcb: &mut Tcb) {
-        dispatch!(self, c => c.on_timeout(tcb))
-    }
-    fn on_state_change(&mut self, tcb: &mut Tcb, from: CaState, to: CaState) {
-        dispatch!(self, c => c.on_state_change(tcb, from, to))
-    }
-    #[inline]
-    fn on_send(&mut self, tcb: &Tcb, now: Nanos, bytes: u64) {
-        if let Cc::Tibet(c) = self {
-            c.on_send(tcb, now, bytes)
-        }
-    }
-    #[inline]
-    fn pacing_rate(&self, tcb: &Tcb) -> Option<f64> {
-        dispatch!(self, c => c.pacing_rate(tcb))
-    }
-}
-
 #[cfg(test)]
 pub(crate) mod test_util {
     use crate::tcp::{AckInfo, CaState};
@@ -220,6 +270,53 @@ pub(crate) mod test_util {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tcp::config::CcKind;
+
+    /// The whole of a new congestion control, as a test builds it: this module and the line
+    /// `Fixed(tests::fixed::Fixed) = "example-fixed", new |t| ...;` in the registry.
+    pub(super) mod fixed {
+        use crate::tcp::cc::CongestionControl;
+        use crate::tcp::{AckInfo, Tcb};
+
+        /// A window fixed at the given number of segments, whatever happens.
+        #[derive(Clone, Debug)]
+        pub struct Fixed(pub u64);
+
+        impl CongestionControl for Fixed {
+            fn name(&self) -> &'static str {
+                "example-fixed"
+            }
+            fn on_ack(&mut self, tcb: &mut Tcb, _ack: &AckInfo) {
+                tcb.cwnd = self.0 * tcb.mss;
+            }
+            fn ssthresh_on_loss(&mut self, tcb: &Tcb) -> u64 {
+                self.0 * tcb.mss
+            }
+        }
+    }
+
+    #[test]
+    fn a_registry_line_is_all_a_new_controller_needs() {
+        use crate::tcp::sender::Sender;
+        use crate::tcp::wire::AckPkt;
+        // Its name parses, is listed (the parameter table the CLI, Python and TOML read) ...
+        assert_eq!(CcKind::parse("Example_Fixed").unwrap(), CcKind::Fixed);
+        assert!(CcKind::NAMES.contains(&"example-fixed"));
+        let spec = crate::tcp::config::TcpConfig::PARAMS.iter().find(|p| p.name == "cc").unwrap();
+        assert!(format!("{:?}", spec).contains("example-fixed"), "{spec:?}");
+        // ... the settings build it, and a sender runs it through the enum's dispatch.
+        let t = TcpConfig { cc: CcKind::Fixed, init_cwnd: 3, ..TcpConfig::default() };
+        let cc = Cc::from_config(&t);
+        assert_eq!((cc.kind(), cc.name()), (CcKind::Fixed, "example-fixed"));
+        let mut s = Sender::from_config(&t, None);
+        let mut out = Vec::new();
+        s.start(0, &mut out);
+        assert_eq!(out.len(), 3);
+        s.tcb.cwnd = 50 * t.mss; // whatever the window was, the next ACK fixes it again
+        out.clear();
+        s.on_ack(&AckPkt { ack: 1, ..AckPkt::default() }, 1_000_000, &mut out);
+        assert_eq!((s.tcb.cwnd, out.len()), (3 * t.mss, 1));
+    }
 
     #[test]
     fn ns3_rule_resolution() {

@@ -16,6 +16,7 @@ use std::collections::VecDeque;
 mod ecn;
 mod lt;
 mod rack;
+mod rate;
 #[cfg(test)]
 mod tests;
 
@@ -149,6 +150,9 @@ pub struct Sender {
     /// RACK's detection of lost retransmissions ([`TcpConfig::rack_lost_retransmissions`]),
     /// when on and the recovery uses SACK.
     rack: Option<Box<RackRetx>>,
+    /// Delivery-rate samples (`tcp/rate_sample.rs`, `sender/rate.rs`), for a congestion
+    /// control that reads them (BBR).
+    rate: Option<Box<super::rate_sample::RateSampler>>,
     pub counters: SenderCounters,
 }
 
@@ -192,6 +196,7 @@ impl Sender {
         };
         rtt::init(&mut tcb, &cfg.rtt);
         let rack = ((cfg.rack_lost_retransmissions || cfg.rack_tlp) && rec.uses_sack() && !lt).then(Box::default);
+        let rate = Sender::rate_sampler_for(&cc);
         Sender {
             tcb,
             cfg,
@@ -208,6 +213,7 @@ impl Sender {
             ecn_hold: false,
             lt,
             rack,
+            rate,
             counters: SenderCounters::default(),
         }
     }
@@ -321,9 +327,9 @@ impl Sender {
     /// (the engine's plain runs, `sim/engine.rs`): their checks are then compiled out.
     #[inline]
     pub fn on_ack_in<const FULL: bool>(&mut self, a: &AckPkt, now: Nanos, out: &mut Vec<Tx>) {
-        debug_assert!(FULL || !(self.lt || self.cfg.timestamps || self.cfg.ecn || self.rack.is_some()));
+        debug_assert!(FULL || !(self.lt || self.cfg.timestamps || self.cfg.ecn || self.rack.is_some() || self.rate.is_some()));
         let state_before = self.tcb.state;
-        let cwnd_at_ack = self.tcb.cwnd;
+        let (cwnd_at_ack, una_before) = (self.tcb.cwnd, self.tcb.snd_una);
         let mut sacked = 0;
         if FULL && self.cfg.rack_tlp {
             self.rack_restore_rto();
@@ -456,6 +462,9 @@ impl Sender {
         }
         if FULL && a.ece {
             self.on_ece(state_before, cwnd_at_ack, now);
+        }
+        if FULL && self.rate.is_some() {
+            self.rate_on_ack(a, una_before, now);
         }
         self.send_loop_in::<FULL>(now, out);
         if FULL && self.cfg.rack_tlp {
@@ -644,6 +653,9 @@ impl Sender {
     #[inline(always)]
     fn transmit_in<const FULL: bool>(&mut self, seg: u64, now: Nanos, out: &mut Vec<Tx>) {
         let retx = seg < self.tcb.high_tx;
+        if FULL && self.rate.is_some() {
+            self.rate_on_send(seg, now, retx);
+        }
         let (mut flags, len) = if FULL && self.lt { self.lt_slot(seg) } else { (0, self.seg_len(seg)) };
         if retx {
             self.counters.retransmissions += 1;
