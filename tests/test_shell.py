@@ -246,3 +246,32 @@ def test_a_second_shell_at_the_same_level_is_refused(tmp_path: Path) -> None:
     first.join()
     rc, err = (tmp_path / "out").read_text().split("|", 1)
     assert rc == "2" and err.startswith("error: 100.64.0.1 is taken by ") and err.count("\n") == 1
+
+
+CC_PROBE = """
+import socket, sys
+s = socket.socket()
+own = s.getsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, 16).rstrip(b"\\0").decode()
+default = open("/proc/sys/net/ipv4/tcp_congestion_control").read().strip()
+open(sys.argv[1], "w").write(default + " " + own)
+"""
+
+
+@needs_shell
+@pytest.mark.parametrize("cc", ["reno", "bbr"])
+def test_cc_sets_the_kernels_congestion_control_inside(cc: str, tmp_path: Path) -> None:
+    # a new socket in the shell starts with the chosen algorithm; the caller's namespace keeps its own
+    outside = Path("/proc/sys/net/ipv4/tcp_congestion_control").read_text().strip()
+    out = tmp_path / "cc"
+    assert main(["shell", "--cc", cc, "--", sys.executable, "-c", CC_PROBE, str(out)]) == 0
+    assert out.read_text() == f"{cc} {cc}"
+    assert Path("/proc/sys/net/ipv4/tcp_congestion_control").read_text().strip() == outside
+
+
+@needs_shell
+def test_an_unknown_cc_is_one_error_line(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["shell", "--cc", "nosuchcc", "--", "true"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: the kernel has no congestion control 'nosuchcc' (available: ") and err.count("\n") == 1
+    assert main(["shell", "--cc", "../x", "--", "true"]) == 2
+    assert "invalid parameter cc" in capsys.readouterr().err
