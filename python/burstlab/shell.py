@@ -196,9 +196,10 @@ def run(command: list[str], uplink: Direction, downlink: Direction, *, log: bool
         stdin: Any = None, stdout: Any = None, stderr: Any = None, cc: str | None = None) -> ShellResult:
     """Run ``command`` in a shell whose traffic crosses ``uplink`` (out of the shell) and
     ``downlink`` (back in); returns its exit status and the forwarder's counters and log.
-    ``cc``: the kernel congestion control of the shell's namespace (its
-    ``net.ipv4.tcp_congestion_control``: every TCP connection the command opens uses it unless
-    it sets its own with ``TCP_CONGESTION``); None keeps the kernel's default.
+    ``cc``: the kernel congestion control of the command's TCP connections through the shell
+    (the congestion control of the shell's default route, ``ip route … congctl``, and, where
+    the host allows it, the namespace's ``net.ipv4.tcp_congestion_control``); a connection
+    may still choose its own with ``TCP_CONGESTION``. None keeps the kernel's default.
     Ctrl-C is passed to the command; the namespace and devices are removed however it ends."""
     if not command:
         raise _core.ParameterError("invalid parameter command: expected a command to run in the shell")
@@ -244,7 +245,14 @@ def run(command: list[str], uplink: Direction, downlink: Direction, *, log: bool
         _ip("-n", netns, "link", "set", "lo", "up")
         _ip("-n", netns, "addr", "add", f"{addr}/{PREFIX}", "dev", inner)
         _ip("-n", netns, "link", "set", inner, "up")
-        _ip("-n", netns, "route", "add", "default", "via", peer, "dev", inner)
+        # cc: the routes' congestion control (RTAX_CC_ALGO, `ip route … congctl`) applies to
+        # every connection over them, whatever the host allows as a namespace's default: the
+        # default route and the shell's own prefix (the caller's address is on it)
+        congctl = ("congctl", cc) if cc else ()
+        _ip("-n", netns, "route", "add", "default", "via", peer, "dev", inner, *congctl)
+        if cc:
+            net = addr.rsplit(".", 1)[0] + f".0/{PREFIX}"
+            _ip("-n", netns, "route", "replace", net, "dev", inner, "proto", "kernel", "scope", "link", "src", addr, *congctl)
         _ip("addr", "add", f"{peer}/{PREFIX}", "dev", outer)
         _ip("link", "set", outer, "up")
         # a deeper shell's packets pass through this one: forwarding inside, and routes
@@ -252,7 +260,13 @@ def run(command: list[str], uplink: Direction, downlink: Direction, *, log: bool
         _sysctl(netns, "net.ipv4.ip_forward", "1")
         _sysctl(netns, "net.ipv4.conf.all.rp_filter", "0")
         if cc is not None:
-            _sysctl(netns, "net.ipv4.tcp_congestion_control", cc)
+            # and the namespace's default (new sockets, loopback), where the host allows it:
+            # a namespace other than the first may only default to an algorithm listed in
+            # net.ipv4.tcp_allowed_congestion_control
+            try:
+                _sysctl(netns, "net.ipv4.tcp_congestion_control", cc)
+            except ShellError:
+                pass
         for prefix in _deeper(level):
             _ip("route", "add", prefix, "via", addr, "dev", outer)
         base = os.environ if env is None else env
