@@ -7,21 +7,24 @@ outside, over a 10 Mb/s, 10 ms one-way path with a 100-packet DropTail buffer, t
 the data direction only; and the simulator on the same link with ``TcpConfig.profile("linux",
 cc=…, mss=1448)`` (a 1500-byte MTU with timestamps). Two comparisons per run:
 
-- **fresh**: the simulator draws its own losses from the model with the same seed (not the
-  same sequence: the two send different packet counts);
+- **fresh**: the simulator draws its own losses from the model, over many seeds of its own
+  (``--fresh-seeds``; cheap, so that its sampling spread hardly adds to the kernel's);
 - **replayed**: the simulator replays the exact fates the shell applied to the kernel's
-  uplink packets (``LossModel.replay``; past the end of the log it wraps, and the share of
-  its packets that did is reported), so both see the same loss sequence.
+  data segments (``LossModel.replay``; the SYN, the handshake's ACK and the FIN, which the
+  simulator does not send, left out, so that its n-th data packet gets the kernel's n-th
+  data segment's fate; past the end of the log it wraps, and the share of its packets that
+  did is reported), so both see the same loss sequence.
 
 Per cell: mean goodput on each side, the ratio of the means with a 95 % bootstrap interval
-(runs resampled; replayed runs as pairs) and a verdict against the issue's targets (fresh
+(runs resampled; replayed runs as pairs, fresh ones apart) and a verdict against the issue's targets (fresh
 ±15 %, replayed ±10 %): ``within`` when the interval lies inside, ``outside`` when it lies
 outside, ``inconclusive`` when it straddles a bound. Beside them, the loss-recovery counters
 of both (kernel: ``nstat`` in the shell's namespace). A congestion control the simulator does
 not have (``bbr`` before the simulator's BBR) runs on the kernel side alone.
 
     sudo python benchmarks/shell_vs_sim.py [--cc reno,cubic,bbr] [--channels NAME,...] [--secs 20]
-        [--seeds 1-5] [--out runs.json] [--json]
+        [--seeds 1-5] [--fresh-seeds 1-50] [--out runs.json] [--json]
+    python benchmarks/shell_vs_sim.py --from runs.json     # the same summary again, no kernel runs
 """
 
 from __future__ import annotations
@@ -95,7 +98,12 @@ def _kernel(cc: str, spec: str, layer: str | None, seed: int, secs: float) -> di
     if k["cc"] != cc:
         raise SystemExit(f"error: the kernel ran {k['cc']}, not {cc}")
     c = k["counters"]
-    return {"goodput": out["bps"], "fates": res.fates("uplink"), **{v: c.get(n, 0) for n, v in COUNTERS.items()}}
+    # the fates of the data segments alone (IP packets over 60 bytes: not the SYN, the
+    # handshake's ACK or the FIN), which the simulator's data packets line up with
+    log = res.uplink["log"]
+    admitted = log["fate"] != 2
+    data = log["bytes"][admitted] > 60
+    return {"goodput": out["bps"], "fates": res.fates("uplink")[data], **{v: c.get(n, 0) for n, v in COUNTERS.items()}}
 
 
 def _sim(cc: str, loss: _core.LossModel, layer: str | None, seed: int, secs: float) -> dict[str, Any]:
@@ -141,34 +149,44 @@ def _seeds(text: str) -> list[int]:
     return out
 
 
-def cell(cc: str, name: str, spec: str, layer: str | None, seeds: list[int], secs: float) -> dict[str, Any]:
+def cell(cc: str, name: str, spec: str, layer: str | None, seeds: list[int], secs: float, fresh_seeds: list[int]) -> dict[str, Any]:
     runs: list[dict[str, Any]] = []
     for seed in seeds:
         k = _kernel(cc, spec, layer, seed, secs)
         fates = k.pop("fates")
         row: dict[str, Any] = {"seed": seed, "kernel": k, "logged": int(len(fates))}
-        if _sim_knows(cc):
-            row["fresh"] = _sim(cc, parse_loss_spec(spec), layer, seed, secs)
-            if layer is None:
-                # (with a link layer the log holds each frame's fate, and the simulator's link
-                # layer asks its loss model per attempt: no replay there)
-                bits = _core.BitTrace.from_numpy((~fates).astype(np.uint8))
-                row["replayed"] = _sim(cc, _core.LossModel.replay(bits, "wrap", None), None, seed, secs)
+        if _sim_knows(cc) and layer is None:
+            # (with a link layer the log holds each frame's fate, and the simulator's link
+            # layer asks its loss model per attempt: no replay there)
+            bits = _core.BitTrace.from_numpy((~fates).astype(np.uint8))
+            row["replayed"] = _sim(cc, _core.LossModel.replay(bits, "wrap", None), None, seed, secs)
         runs.append(row)
-    out: dict[str, Any] = {"cc": cc, "channel": name, "spec": spec, "link_layer": layer, "runs": runs,
-                           "kernel_mbps": statistics.fmean(r["kernel"]["goodput"] for r in runs) / 1e6}  # fmt: skip
+    out: dict[str, Any] = {"cc": cc, "channel": name, "spec": spec, "link_layer": layer, "secs": secs, "runs": runs}
+    return summarise(out, fresh_seeds)
+
+
+def summarise(out: dict[str, Any], fresh_seeds: list[int]) -> dict[str, Any]:
+    """The cell's means, ratios, intervals, verdicts and counters from its runs; the fresh
+    side simulated here, over ``fresh_seeds`` (the simulator is cheap: its own sampling
+    spread then hardly adds to the kernel's)."""
+    cc, runs = out["cc"], out["runs"]
     kern = [r["kernel"]["goodput"] for r in runs]
-    for side in ("fresh", "replayed"):
-        if side in runs[0]:
-            sim = [r[side]["goodput"] for r in runs]
-            m, lo, hi = ratio_interval(sim, kern, paired=side == "replayed")
-            out[side] = {"mbps": statistics.fmean(sim) / 1e6, "ratio": m, "ci": [lo, hi], "verdict": verdict(lo, hi, TARGET[side])}
+    out["kernel_mbps"] = statistics.fmean(kern) / 1e6
+    sides: dict[str, list[dict[str, Any]]] = {"kernel": [r["kernel"] for r in runs]}
+    if _sim_knows(cc):
+        sides["fresh"] = [_sim(cc, parse_loss_spec(out["spec"]), out["link_layer"], s, out["secs"]) for s in fresh_seeds]
     if "replayed" in runs[0]:
+        sides["replayed"] = [r["replayed"] for r in runs]
+    for side in ("fresh", "replayed"):
+        if side in sides:
+            sim = [r["goodput"] for r in sides[side]]
+            m, lo, hi = ratio_interval(sim, kern, paired=side == "replayed")
+            out[side] = {"mbps": statistics.fmean(sim) / 1e6, "ratio": m, "ci": [lo, hi], "verdict": verdict(lo, hi, TARGET[side]),
+                         "runs": len(sim)}  # fmt: skip
+    if "replayed" in sides:
         past = [max(0, r["replayed"]["packets_sent"] - r["logged"]) / r["replayed"]["packets_sent"] for r in runs]
         out["replayed"]["past_log_share"] = statistics.fmean(past)
-    for side in ("kernel", "fresh", "replayed"):
-        if side in runs[0]:
-            out.setdefault("counters", {})[side] = {v: statistics.fmean(r[side][v] for r in runs) for v in COUNTERS.values()}
+    out["counters"] = {side: {v: statistics.fmean(r[v] for r in rs) for v in COUNTERS.values()} for side, rs in sides.items()}
     return out
 
 
@@ -177,7 +195,7 @@ def _line(c: dict[str, Any]) -> str:
     for side in ("fresh", "replayed"):
         if side in c:
             x = c[side]
-            s += f"  {side} {x['mbps']:6.3f} ({x['ratio']:.3f} [{x['ci'][0]:.3f}, {x['ci'][1]:.3f}] {x['verdict']})"
+            s += f"  {side} {x['mbps']:6.3f} ({x['ratio']:.3f} [{x['ci'][0]:.3f}, {x['ci'][1]:.3f}] {x['verdict']}; {x['runs']} runs)"
         elif "fresh" not in c:
             s += f"  {side}   n/a (the simulator has no {c['cc']})"
         else:
@@ -197,9 +215,17 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--secs", type=float, default=20.0)
     ap.add_argument("--seeds", default="1-5")
     ap.add_argument("--channels", default=",".join(CHANNELS), help="Comma-separated names of CHANNELS.")
+    ap.add_argument("--fresh-seeds", default="1-50", help="Simulator seeds of the fresh side (unpaired with the kernel's runs).")
     ap.add_argument("--out", default=None, help="Write every run (and the cells) to this JSON file.")
+    ap.add_argument("--from", dest="from_", default=None, help="Summarise the runs an earlier --out saved (no kernel runs; the fresh side simulated again).")
     ap.add_argument("--json", action="store_true")
     a = ap.parse_args(argv)
+    if a.from_:
+        with open(a.from_) as f:
+            for c in json.load(f):
+                c.setdefault("secs", a.secs)
+                print(_line(summarise(c, _seeds(a.fresh_seeds))), flush=True)
+        return 0
     shell.check_environment()
     ccs = a.cc.split(",")
     for cc in ccs:
@@ -213,7 +239,7 @@ def main(argv: list[str] | None = None) -> int:
         for name in names:
             spec, layer = CHANNELS[name]
             spec = spec or starlink_ge()
-            c = cell(cc, name, spec, layer, _seeds(a.seeds), a.secs)
+            c = cell(cc, name, spec, layer, _seeds(a.seeds), a.secs, _seeds(a.fresh_seeds))
             cells.append(c)
             if not a.json:
                 print(_line(c), flush=True)
