@@ -278,3 +278,12 @@ def test_an_unknown_cc_is_one_error_line(capsys: pytest.CaptureFixture[str]) -> 
     assert err.startswith("error: the kernel has no congestion control 'nosuchcc' (available: ") and err.count("\n") == 1
     assert main(["shell", "--cc", "../x", "--", "true"]) == 2
     assert "invalid parameter cc" in capsys.readouterr().err
+
+
+@needs_shell
+def test_an_idle_command_sends_nothing_over_the_links() -> None:
+    # IPv4 only: the devices send no IPv6 router solicitations or MLD reports of their own,
+    # which would take loss decisions among the command's packets
+    res = shell.run(["sleep", "2"], shell.Direction(), shell.Direction())
+    assert res.returncode == 0
+    assert res.uplink["packets"] == 0 and res.downlink["packets"] == 0

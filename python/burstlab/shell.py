@@ -185,8 +185,15 @@ def _ip(*args: str) -> None:
         raise ShellError(f"ip {' '.join(args)}: {r.stderr.strip() or 'failed'}")
 
 
-def _sysctl(netns: str, key: str, value: str) -> None:
+def _sysctl(netns: str | None, key: str, value: str) -> None:
+    """Set ``key`` in the namespace ``netns`` (None: this process's own)."""
     path = "/proc/sys/" + key.replace(".", "/")
+    if netns is None:
+        try:
+            Path(path).write_text(value)
+        except OSError as e:
+            raise ShellError(f"{key} = {value}: {e.strerror or e}") from None
+        return
     r = subprocess.run(["ip", "netns", "exec", netns, "sh", "-c", f"echo {value} > {path}"], capture_output=True, text=True)
     if r.returncode != 0:
         raise ShellError(f"{key} = {value} in the shell's namespace: {r.stderr.strip() or 'failed'}")
@@ -242,6 +249,13 @@ def run(command: list[str], uplink: Direction, downlink: Direction, *, log: bool
             t.join()
             err = out.get("error")
             raise ShellError(f"the forwarder could not start: {err}") from err
+        # IPv4 only: no IPv6 on the two devices, whose router solicitations and MLD reports
+        # would otherwise cross the links among COMMAND's packets (and take loss decisions)
+        for ns, dev in ((netns, inner), (None, outer)):
+            try:
+                _sysctl(ns, f"net.ipv6.conf.{dev}.disable_ipv6", "1")
+            except ShellError:
+                pass  # a kernel without IPv6
         _ip("-n", netns, "link", "set", "lo", "up")
         _ip("-n", netns, "addr", "add", f"{addr}/{PREFIX}", "dev", inner)
         _ip("-n", netns, "link", "set", inner, "up")
