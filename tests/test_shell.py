@@ -246,3 +246,44 @@ def test_a_second_shell_at_the_same_level_is_refused(tmp_path: Path) -> None:
     first.join()
     rc, err = (tmp_path / "out").read_text().split("|", 1)
     assert rc == "2" and err.startswith("error: 100.64.0.1 is taken by ") and err.count("\n") == 1
+
+
+CC_PROBE = """
+import os, socket, sys
+s = socket.create_connection((os.environ["BURSTLAB_SHELL_PEER"], int(sys.argv[2])))
+open(sys.argv[1], "w").write(s.getsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, 16).rstrip(b"\\0").decode())
+s.close()
+"""
+
+
+@needs_shell
+@pytest.mark.parametrize("cc", ["reno", "cubic", "bbr"])
+def test_cc_sets_the_kernels_congestion_control_inside(cc: str, tmp_path: Path) -> None:
+    # a connection out of the shell runs the chosen algorithm (whatever the host's default and
+    # the algorithms it allows namespaces to default to); the caller's namespace keeps its own
+    outside = Path("/proc/sys/net/ipv4/tcp_congestion_control").read_text().strip()
+    sink = Sink()
+    sink.start()
+    out = tmp_path / "cc"
+    assert main(["shell", "--cc", cc, "--", sys.executable, "-c", CC_PROBE, str(out), str(sink.port)]) == 0
+    sink.join(timeout=10)
+    assert out.read_text() == cc
+    assert Path("/proc/sys/net/ipv4/tcp_congestion_control").read_text().strip() == outside
+
+
+@needs_shell
+def test_an_unknown_cc_is_one_error_line(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["shell", "--cc", "nosuchcc", "--", "true"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: the kernel has no congestion control 'nosuchcc' (available: ") and err.count("\n") == 1
+    assert main(["shell", "--cc", "../x", "--", "true"]) == 2
+    assert "invalid parameter cc" in capsys.readouterr().err
+
+
+@needs_shell
+def test_an_idle_command_sends_nothing_over_the_links() -> None:
+    # IPv4 only: the devices send no IPv6 router solicitations or MLD reports of their own,
+    # which would take loss decisions among the command's packets
+    res = shell.run(["sleep", "2"], shell.Direction(), shell.Direction())
+    assert res.returncode == 0
+    assert res.uplink["packets"] == 0 and res.downlink["packets"] == 0

@@ -88,16 +88,19 @@ class ShellError(_core.BurstlabError):
 class Direction:
     """One direction of the emulated path, as a burstlab link: ``rate`` (bits/s; None: no
     limit) or ``capacity`` (a Mahimahi trace's delivery opportunities in ms, as
-    :func:`burstlab.io.read_mahimahi` returns), one-way ``delay`` (s), DropTail ``buffer``
-    (packets waiting behind the one in service), ``loss`` (a loss model or None) in
+    :func:`burstlab.io.read_mahimahi` returns, each of ``capacity_bytes``), one-way ``delay``
+    (s), DropTail ``buffer`` (what waits behind the packet in service, in ``buffer_unit``
+    ``"packets"`` or ``"bytes"``), ``loss`` (a loss model or None) in
     ``loss_mode`` ``"packet"`` or ``"time"``, ``link_layer`` (an ARQ/HARQ spec or object),
     ``seed`` of the loss stream, and ``replay``: a logged run's fates to apply instead of
     drawing (bool per admitted packet, True = lost)."""
 
     rate: float | None = None
     capacity: Any = None
+    capacity_bytes: int = 1500
     delay: float = 0.0
     buffer: int = 1000
+    buffer_unit: str = "packets"
     loss: _core.LossModel | None = None
     loss_mode: str = "packet"
     link_layer: Any = None
@@ -111,8 +114,10 @@ class Direction:
         return {
             "rate": 0.0 if self.rate is None else float(self.rate),
             "capacity": cap,
+            "capacity_bytes": float(self.capacity_bytes),
             "delay": float(self.delay),
             "buffer": int(self.buffer),
+            "buffer_unit": self.buffer_unit,
             "loss": self.loss,
             "loss_mode": self.loss_mode,
             "link_layer": link_layer_config(self.link_layer),
@@ -148,27 +153,66 @@ def check_environment() -> None:
         raise ShellError("burstlab shell needs the ip command (iproute2): apt-get install iproute2")
 
 
+#: Where the kernel lists the congestion controls it has loaded (and can load on demand).
+AVAILABLE_CC = "/proc/sys/net/ipv4/tcp_available_congestion_control"
+
+
+def check_congestion_control(cc: str) -> None:
+    """Make sure the kernel offers ``cc`` (loading ``tcp_CC`` with modprobe if it is a module
+    not loaded yet); raise :class:`ShellError` naming what it offers otherwise."""
+    if not cc or not all(c.isalnum() or c in "_-" for c in cc):
+        raise _core.ParameterError(f"invalid parameter cc = {cc!r}: expected the name of a kernel congestion control (e.g. cubic, reno, bbr)")
+
+    def available() -> list[str]:
+        try:
+            return Path(AVAILABLE_CC).read_text().split()
+        except OSError:
+            return []
+
+    if cc in available():
+        return
+    if shutil.which("modprobe") is not None:
+        subprocess.run(["modprobe", f"tcp_{cc}"], capture_output=True)
+        if cc in available():
+            return
+    raise ShellError(f"the kernel has no congestion control {cc!r} (available: {', '.join(available()) or 'none listed'}; "
+                     f"modprobe tcp_{cc} did not add it)")
+
+
 def _ip(*args: str) -> None:
     r = subprocess.run(["ip", *args], capture_output=True, text=True)
     if r.returncode != 0:
         raise ShellError(f"ip {' '.join(args)}: {r.stderr.strip() or 'failed'}")
 
 
-def _sysctl(netns: str, key: str, value: str) -> None:
+def _sysctl(netns: str | None, key: str, value: str) -> None:
+    """Set ``key`` in the namespace ``netns`` (None: this process's own)."""
     path = "/proc/sys/" + key.replace(".", "/")
+    if netns is None:
+        try:
+            Path(path).write_text(value)
+        except OSError as e:
+            raise ShellError(f"{key} = {value}: {e.strerror or e}") from None
+        return
     r = subprocess.run(["ip", "netns", "exec", netns, "sh", "-c", f"echo {value} > {path}"], capture_output=True, text=True)
     if r.returncode != 0:
         raise ShellError(f"{key} = {value} in the shell's namespace: {r.stderr.strip() or 'failed'}")
 
 
 def run(command: list[str], uplink: Direction, downlink: Direction, *, log: bool = True, env: dict[str, str] | None = None,
-        stdin: Any = None, stdout: Any = None, stderr: Any = None) -> ShellResult:
+        stdin: Any = None, stdout: Any = None, stderr: Any = None, cc: str | None = None) -> ShellResult:
     """Run ``command`` in a shell whose traffic crosses ``uplink`` (out of the shell) and
     ``downlink`` (back in); returns its exit status and the forwarder's counters and log.
+    ``cc``: the kernel congestion control of the command's TCP connections through the shell
+    (the congestion control of the shell's default route, ``ip route … congctl``, and, where
+    the host allows it, the namespace's ``net.ipv4.tcp_congestion_control``); a connection
+    may still choose its own with ``TCP_CONGESTION``. None keeps the kernel's default.
     Ctrl-C is passed to the command; the namespace and devices are removed however it ends."""
     if not command:
         raise _core.ParameterError("invalid parameter command: expected a command to run in the shell")
     check_environment()
+    if cc is not None:
+        check_congestion_control(cc)
     level = current_level()
     peer, addr = _addresses(level)
     up, down = uplink._dict(), downlink._dict()  # validate before creating anything
@@ -205,16 +249,38 @@ def run(command: list[str], uplink: Direction, downlink: Direction, *, log: bool
             t.join()
             err = out.get("error")
             raise ShellError(f"the forwarder could not start: {err}") from err
+        # IPv4 only: no IPv6 on the two devices, whose router solicitations and MLD reports
+        # would otherwise cross the links among COMMAND's packets (and take loss decisions)
+        for ns, dev in ((netns, inner), (None, outer)):
+            try:
+                _sysctl(ns, f"net.ipv6.conf.{dev}.disable_ipv6", "1")
+            except ShellError:
+                pass  # a kernel without IPv6
         _ip("-n", netns, "link", "set", "lo", "up")
         _ip("-n", netns, "addr", "add", f"{addr}/{PREFIX}", "dev", inner)
         _ip("-n", netns, "link", "set", inner, "up")
-        _ip("-n", netns, "route", "add", "default", "via", peer, "dev", inner)
+        # cc: the routes' congestion control (RTAX_CC_ALGO, `ip route … congctl`) applies to
+        # every connection over them, whatever the host allows as a namespace's default: the
+        # default route and the shell's own prefix (the caller's address is on it)
+        congctl = ("congctl", cc) if cc else ()
+        _ip("-n", netns, "route", "add", "default", "via", peer, "dev", inner, *congctl)
+        if cc:
+            net = addr.rsplit(".", 1)[0] + f".0/{PREFIX}"
+            _ip("-n", netns, "route", "replace", net, "dev", inner, "proto", "kernel", "scope", "link", "src", addr, *congctl)
         _ip("addr", "add", f"{peer}/{PREFIX}", "dev", outer)
         _ip("link", "set", outer, "up")
         # a deeper shell's packets pass through this one: forwarding inside, and routes
         # here (the caller's namespace) for the deeper levels' addresses, towards the shell
         _sysctl(netns, "net.ipv4.ip_forward", "1")
         _sysctl(netns, "net.ipv4.conf.all.rp_filter", "0")
+        if cc is not None:
+            # and the namespace's default (new sockets, loopback), where the host allows it:
+            # a namespace other than the first may only default to an algorithm listed in
+            # net.ipv4.tcp_allowed_congestion_control
+            try:
+                _sysctl(netns, "net.ipv4.tcp_congestion_control", cc)
+            except ShellError:
+                pass
         for prefix in _deeper(level):
             _ip("route", "add", prefix, "via", addr, "dev", outer)
         base = os.environ if env is None else env

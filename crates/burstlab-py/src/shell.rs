@@ -330,7 +330,7 @@ fn get_f64(d: &Bound<'_, PyDict>, key: &str, default: f64) -> PyResult<f64> {
 
 /// A direction from its dict (`burstlab.shell` builds it): rate (bits/s; 0 = no limit) or
 /// capacity (a uint64 array of opportunity instants, ns) with capacity_bytes, delay (s),
-/// buffer (packets), loss (LossModel or None), loss_mode, link_layer (dict or None), seed,
+/// buffer (in buffer_unit: packets or bytes), loss (LossModel or None), loss_mode, link_layer (dict or None), seed,
 /// replay (bool array or None).
 fn direction(d: &Bound<'_, PyDict>, name: &str, inp: RawFd, out: RawFd, logging: bool) -> PyResult<Dir> {
     let timing = match d.get_item("capacity")?.filter(|v| !v.is_none()) {
@@ -357,9 +357,14 @@ fn direction(d: &Bound<'_, PyDict>, name: &str, inp: RawFd, out: RawFd, logging:
         return Err(to_py(Error::param(&format!("{name}.delay"), delay, "seconds in [0, 3600]")));
     }
     let buffer = get_f64(d, "buffer", 1000.0)?;
-    if !(buffer.is_finite() && buffer >= 0.0 && buffer.fract() == 0.0 && buffer <= 1e9) {
-        return Err(to_py(Error::param(&format!("{name}.buffer"), buffer, "a whole number of packets up to 10^9")));
+    if !(buffer.is_finite() && buffer >= 0.0 && buffer.fract() == 0.0 && buffer <= 1e12) {
+        return Err(to_py(Error::param(&format!("{name}.buffer"), buffer, "a whole number of packets or bytes up to 10^12")));
     }
+    let unit = match d.get_item("buffer_unit")?.map(|v| v.extract::<String>()).transpose()?.as_deref() {
+        None | Some("packets") => BufferUnit::Packets,
+        Some("bytes") => BufferUnit::Bytes,
+        Some(other) => return Err(to_py(Error::param(&format!("{name}.buffer_unit"), other, "packets or bytes"))),
+    };
     let seed = get_f64(d, "seed", 1.0)? as u64;
     let mode = match d.get_item("loss_mode")?.map(|v| v.extract::<String>()).transpose()?.as_deref() {
         None | Some("packet") => LossMode::Packet,
@@ -383,7 +388,7 @@ fn direction(d: &Bound<'_, PyDict>, name: &str, inp: RawFd, out: RawFd, logging:
         None => None,
     };
     Ok(Dir {
-        pipe: Pipe::new(time::from_secs_f64(delay), buffer as u64, BufferUnit::Packets),
+        pipe: Pipe::new(time::from_secs_f64(delay), buffer as u64, unit),
         server: Server::new(timing),
         layer: layer_cfg,
         loss,

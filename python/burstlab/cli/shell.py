@@ -1,14 +1,17 @@
-"""``burstlab shell [OPTIONS] -- COMMAND ...``: run COMMAND with its traffic through burstlab's
-links under the real network stack (``burstlab.shell``, docs/shell.md). Each option applies
-to both directions; ``--uplink-*`` / ``--downlink-*`` set one direction (uplink: out of the
-shell, downlink: back in)."""
+"""``burstlab shell [OPTIONS | SCENARIO.toml] -- COMMAND ...``: run COMMAND with its traffic
+through burstlab's links under the real network stack (``burstlab.shell``, docs/shell.md).
+Each option applies to both directions; ``--uplink-*`` / ``--downlink-*`` set one direction
+(uplink: out of the shell, downlink: back in); a scenario file sets both from its flow's path
+(``burstlab.shell_scenario``)."""
 
 from __future__ import annotations
 
 from typing import Any
 
 import click
+from click.core import ParameterSource
 
+from burstlab import ParameterError
 from burstlab.cli.options import SEED, SEED_MAX, count
 from burstlab.lossspec import parse_loss_spec
 from burstlab.units import RATE, TIME
@@ -37,17 +40,22 @@ def _both(name: str, **kw: Any) -> Any:
 @click.option("--loss-mode", default="packet", show_default=True, type=click.Choice(["packet", "time"]),
               help="Ask the loss model per packet, or about the time a packet occupies the link.")
 @_both("link-layer", default="none", help="Link layer, e.g. arq:retry_limit=7 (docs/link-layer.md) [default: none]")
+@click.option("--cc", default=None, metavar="NAME",
+              help="The kernel's TCP congestion control inside the shell (reno, cubic, bbr, ...) [default: the kernel's].")
 @click.option("--seed", default=1, show_default=True, type=SEED, help=f"Seed of the loss streams (0 to {SEED_MAX}).")
 @click.option("--log", "log_path", default=None, type=click.Path(dir_okay=False), help="Write every packet's fate here (Parquet).")
 @click.option("--replay", "replay_path", default=None, type=click.Path(exists=True, dir_okay=False),
               help="Apply the fates logged by an earlier --log instead of drawing them.")
 @click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED)
 @click.pass_context
-def shell_cmd(ctx: click.Context, command: tuple[str, ...], log_path: str | None, replay_path: str | None, loss_mode: str, seed: int, **kw: Any) -> None:
+def shell_cmd(ctx: click.Context, command: tuple[str, ...], log_path: str | None, replay_path: str | None, loss_mode: str, seed: int,
+              cc: str | None, **kw: Any) -> None:
     """Run COMMAND in a network namespace whose traffic crosses an emulated path: each
     direction a burstlab link (rate or capacity trace, delay, DropTail buffer, loss model,
-    link layer). The outside is 100.64.0.1 ($BURSTLAB_SHELL_PEER in the shell). Needs root.
-    Exits with COMMAND's status; prints each direction's counters on stderr."""
+    link layer), from the options or from a scenario file (burstlab shell SCENARIO.toml --
+    COMMAND: its one flow's hop each way). The outside is 100.64.0.1 ($BURSTLAB_SHELL_PEER
+    in the shell). Needs root. Exits with COMMAND's status; prints each direction's counters
+    on stderr."""
     # burstlab.shell imports numpy, the models and the simulator's link settings: deferred so
     # that `burstlab --help` stays fast
     from burstlab import shell
@@ -57,18 +65,33 @@ def shell_cmd(ctx: click.Context, command: tuple[str, ...], log_path: str | None
         v = kw[f"{direction}_{name}"]
         return kw[name] if v is None else v
 
-    dirs = []
-    for i, d in enumerate(("uplink", "downlink")):
-        cap = pick("capacity", d)
-        dirs.append(shell.Direction(
-            rate=pick("rate", d), capacity=None if cap is None else read_mahimahi(cap), delay=pick("delay", d),
-            buffer=pick("buffer", d), loss=parse_loss_spec(pick("loss", d)), loss_mode=loss_mode,
-            link_layer=pick("link_layer", d), seed=seed + i,
-        ))  # fmt: skip
-    up, down = dirs
+    if len(command) >= 2 and command[1] == "--" and command[0].endswith(".toml"):
+        # burstlab shell SCENARIO.toml -- COMMAND: the path from a scenario file
+        from burstlab.shell_scenario import load_shell_scenario
+
+        given = [f"--{k.replace('_', '-')}" for k in (*kw, "loss_mode")
+                 if ctx.get_parameter_source(k) not in (ParameterSource.DEFAULT, None)]  # fmt: skip
+        if given:
+            raise ParameterError(f"{command[0]}: the scenario file sets the path; give it or the link options ({', '.join(given)}), not both")
+        explicit = ctx.get_parameter_source("seed") not in (ParameterSource.DEFAULT, None)
+        sc_path = command[0]
+        sc = load_shell_scenario(sc_path, seed if explicit else None)
+        up, down, command = sc.uplink, sc.downlink, command[2:]
+        if not command:
+            raise ParameterError(f"{sc_path}: expected a command after the scenario and --")
+    else:
+        dirs = []
+        for i, d in enumerate(("uplink", "downlink")):
+            cap = pick("capacity", d)
+            dirs.append(shell.Direction(
+                rate=pick("rate", d), capacity=None if cap is None else read_mahimahi(cap), delay=pick("delay", d),
+                buffer=pick("buffer", d), loss=parse_loss_spec(pick("loss", d)), loss_mode=loss_mode,
+                link_layer=pick("link_layer", d), seed=seed + i,
+            ))  # fmt: skip
+        up, down = dirs
     if replay_path is not None:
         up, down = shell.with_replay(up, down, replay_path)
-    res = shell.run(list(command), up, down, log=log_path is not None or replay_path is not None)
+    res = shell.run(list(command), up, down, log=log_path is not None or replay_path is not None, cc=cc)
     for name in ("uplink", "downlink"):
         r = getattr(res, name)
         click.echo(

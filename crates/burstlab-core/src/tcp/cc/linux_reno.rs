@@ -5,13 +5,17 @@
 //! - only when the flow is cwnd-limited (`tcp_is_cwnd_limited`);
 //! - slow start: cwnd = min(cwnd + acked, ssthresh), the rest carried into avoidance;
 //! - avoidance: a counter of acknowledged segments; one segment more per cwnd of them;
-//! - loss: ssthresh = max(cwnd / 2, 2) segments, whatever `ssthresh_rule` says.
+//! - loss: ssthresh = max(cwnd / 2, 2) segments, whatever `ssthresh_rule` says, and the
+//!   counter starts again from 0 (`tcp_init_cwnd_reduction` and `tcp_enter_loss` clear
+//!   `snd_cwnd_cnt`), so that the window leaves recovery at ssthresh and grows one segment
+//!   per ssthresh segments acknowledged from there.
 //!
 //! `linux_reno_variant = "ns3"`: ns-3 3.44's port, which differs in three places: ssthresh
 //! = max(cwnd / 2, 2 segments) in bytes (a half segment is kept), slow start does not carry
 //! the rest into avoidance, and the ACK that ends fast recovery counts every segment it
 //! acknowledges cumulatively (ns-3's ProcessAck recomputes segsAcked from the old SND.UNA, so
-//! the segments SACKed or duplicate-ACKed during recovery count again).
+//! the segments SACKed or duplicate-ACKed during recovery count again). ns-3's counter
+//! (`m_cWndCnt`) is not cleared at a loss.
 use super::{may_grow, CongestionControl};
 use crate::tcp::config::LinuxRenoVariant;
 use crate::tcp::{AckInfo, CaState, Tcb};
@@ -68,7 +72,17 @@ impl CongestionControl for LinuxReno {
         if self.ns3 {
             (tcb.cwnd / 2).max(2 * tcb.mss)
         } else {
+            // `tcp_init_cwnd_reduction` (and `tcp_enter_loss`): snd_cwnd_cnt = 0. Without
+            // this the credit earned at the old window (up to cwnd − 1 segments) exceeds the
+            // halved one, and the exit ACK's `tcp_cong_avoid_ai` would add a segment at once.
+            self.cnt = 0;
             (tcb.cwnd_segs() / 2).max(2) * tcb.mss
+        }
+    }
+
+    fn on_timeout(&mut self, _tcb: &mut Tcb) {
+        if !self.ns3 {
+            self.cnt = 0; // `tcp_enter_loss`: snd_cwnd_cnt = 0 on every timeout
         }
     }
 }
@@ -103,6 +117,20 @@ mod tests {
         t.snd_una = 0;
         t.high_tx = 30;
         assert_eq!(c.ssthresh_on_loss(&t), 3000);
+        // … and the counter starts again (Linux's tcp_init_cwnd_reduction): at cwnd =
+        // ssthresh = 3 the exit ACK of 1 segment adds nothing, 3 segments add one.
+        let mut r = Tcb::for_test(1000, 7000);
+        c.cnt = 5;
+        let ss = c.ssthresh_on_loss(&r);
+        assert_eq!((ss, c.cnt), (3000, 0));
+        (r.cwnd, r.ssthresh) = (ss, ss);
+        c.on_ack(&mut r, &ack_at(0, 1, None, CaState::Open));
+        assert_eq!((r.cwnd, c.cnt), (3000, 1));
+        c.on_ack(&mut r, &ack_at(0, 2, None, CaState::Open));
+        assert_eq!((r.cwnd, c.cnt), (4000, 0));
+        c.cnt = 2;
+        c.on_timeout(&mut r);
+        assert_eq!(c.cnt, 0);
         // ns-3's port: half a segment kept; the exit ACK counts all it acknowledges.
         let mut n = LinuxReno::new(LinuxRenoVariant::Ns3);
         assert_eq!(n.ssthresh_on_loss(&t), 3500);
