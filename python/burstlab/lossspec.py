@@ -21,6 +21,11 @@
                                                        SNR: constant, fading/shadowing, two
                                                        states (``good=,bad=,mgood=,mbad=``) or
                                                        a trace (``trace=FILE``); docs/phy.md
+``ber:ber=1e-5[,bytes=1028,overhead=0]``               independent bit errors: a unit of b bits
+                                                       is lost with 1 − (1 − BER)^b; on an ARQ
+                                                       or HARQ hop each attempt or fragment
+                                                       with its own size, else ``bytes``;
+                                                       docs/phy.md
 ``@model.json``                                        a saved (fitted) model, e.g. an HMM,
                                                        an HSMM or a run chain
 =====================================================  =========================================
@@ -34,7 +39,7 @@ from typing import Any
 
 from burstlab import _core
 
-_KNOWN = "none, bernoulli, ge, list, ctmc, onoff, semi, vddp, runlength, replay, bootstrap, phy, @file.json"
+_KNOWN = "none, bernoulli, ge, list, ctmc, onoff, semi, vddp, runlength, replay, bootstrap, phy, ber, @file.json"
 
 
 def _params(kind: str, body: str) -> dict[str, str]:
@@ -160,6 +165,12 @@ def parse_loss_spec(spec: str) -> _core.LossModel | None:
 
         block = _num(spec, "block", p["block"]) if "block" in p else "auto"
         return BlockBootstrapModel(mean_block=block).fit(read_trace(p["file"])).to_core()
+    if kind == "ber":
+        ber, nbytes, overhead = take("ber", bytes=1028.0, overhead=0.0)
+        for name, v in (("bytes", nbytes), ("overhead", overhead)):
+            if not (v.is_integer() and 0 <= v < 2**32):
+                raise _core.ParameterError(f"invalid parameter {name} = {p[name]!r} in loss spec {spec}: expected a whole number of bytes")
+        return _core.LossModel.bit_errors(ber, int(nbytes), int(overhead))
     if kind == "phy":
         # deferred like the readers above: burstlab.phy imports numpy
         from burstlab import phy
