@@ -155,7 +155,7 @@ impl PhyChannel {
         if interval == 0 {
             return Err(Error::param("interval", 0, "a positive packet interval (ns)"));
         }
-        let table = PerTable::new(model, *mode);
+        let table = PerTable::cached(model, *mode);
         let bits = table.data_bits(psdu_bytes);
         Ok(PhyChannel { snr, table, bits, interval, n: 0, state: State::new(), others: vec![], last_unit: (Unit::default(), 0, 0.0) })
     }
@@ -238,7 +238,7 @@ impl PhyChannel {
                 Some(m) => match self.others.iter().position(|t| t.mode() == m) {
                     Some(j) => j + 1,
                     None => {
-                        self.others.push(PerTable::new(*self.table.model(), *m));
+                        self.others.push(PerTable::cached(*self.table.model(), *m));
                         self.others.len()
                     }
                 },
