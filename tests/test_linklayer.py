@@ -153,6 +153,8 @@ SPECS = [
     "semi:good=pareto/0.01/1.5,bad=exp/0.005",
     "vddp:a=0.1,b=0.1,da=0,db=0.5,ca=0.01,cb=0.01",
     "runlength:success=geom/5,burst=geom/2",
+    "ber:ber=1e-4",
+    "phy:mode=cck11,snr=6",
 ]
 
 
@@ -167,6 +169,27 @@ def test_every_loss_model_both_modes(spec: str, mode: str) -> None:
         assert m.failed_attempts == m.attempts - m.delivered
         again = measure(layer, model, mode=mode, frames=5_000, seed=3)  # type: ignore[arg-type]
         assert (again.units_lost, again.duration) == (m.units_lost, m.duration)
+
+
+def test_size_aware_loss_fragments_lose_less_than_frames() -> None:
+    # ber: and phy: give each unit its own size: a 1040-byte frame with LLC/SNAP on an ARQ
+    # hop (8384 bits) is lost with 1 − (1 − BER)^8384, a Harq fragment (95 + 4 bytes) far less.
+    ber = 5e-5
+    n = 50_000
+    arq = measure(Arq(retry_limit=0, timing=1e-3), parse_loss_spec(f"ber:ber={ber}"), frames=n, frame_bytes=1040, seed=2)
+    want = 1 - (1 - ber) ** (8 * 1048)
+    assert abs(arq.raw_loss_rate - want) <= 5 * math.sqrt(want * (1 - want) / n), arq.raw_loss_rate
+    harq = measure(Harq(attempts=2), parse_loss_spec(f"ber:ber={ber}"), frames=n, frame_bytes=1040, seed=2)
+    q = 1 - (1 - ber) ** (8 * 99)
+    assert abs(harq.raw_loss_rate - q) <= 5 * math.sqrt(q * (1 - q) / harq.units_sent), harq.raw_loss_rate
+    # The PHY curve at one SNR: a fragment's loss below a frame's.
+    phy = "phy:mode=cck11,snr=6"
+    f_arq = measure(Arq(retry_limit=0, timing=1e-3), parse_loss_spec(phy), frames=20_000, frame_bytes=1040, seed=2).raw_loss_rate
+    f_harq = measure(Harq(attempts=2), parse_loss_spec(phy), frames=20_000, frame_bytes=1040, seed=2).raw_loss_rate
+    assert f_harq < f_arq / 3, (f_harq, f_arq)
+    for bad, match in (("ber:ber=0.7", "ber = 0.7"), ("ber:ber=1e-4,bytes=1.5", "bytes"), ("ber:rate=1e-4", "unknown")):
+        with pytest.raises(_core.ParameterError, match=match):
+            parse_loss_spec(bad)
 
 
 def test_higher_retry_limit_lower_residual_higher_latency() -> None:

@@ -205,6 +205,27 @@ def test_frame_error_unit_gives_fragments_their_share() -> None:
     assert L.unit_loss({**p, "error_unit": "unit"}) == 0.5 and L.unit_loss({**p, "link": "llarq"}) == 0.5
 
 
+@pytest.mark.parametrize("unit", ["ber", "snr"])
+def test_size_aware_error_units(unit: str) -> None:
+    """error_unit = ber / snr: the channel loses a whole LL-ARQ frame (1048 bytes with
+    LLC/SNAP) with p and each LL-HARQ fragment (96 + 4 bytes) at its own size, as the
+    per-frame reading does by conversion: bit errors (1 − p)^(800/8384), or 802.11a 12 Mb/s's
+    curve at the SNR that loses the frame with p (its own PHY header and symbol padding:
+    within 10 % of the bit-error figure)."""
+    from burstlab.linklayer import measure
+
+    s = L.Setup(error_unit=unit)
+    n = 40_000
+    for link, want in (("llarq", 0.3), ("llharq", 1 - 0.7 ** (800 / 8384))):
+        cell = L.lltx_cell(s, ("uniform", 0.3), link, "sack", 1)
+        m = measure(L.link_layer(cell), L.channel_loss(cell, 1, 0), frames=n, frame_bytes=1040, seed=4)
+        se = math.sqrt(want * (1 - want) / m.units_sent)
+        tol = 5 * se if unit == "ber" or link == "llarq" else 0.1 * want
+        assert abs(m.raw_loss_rate - want) <= tol, (unit, link, m.raw_loss_rate, want)
+    with pytest.raises(Exception, match="error_unit"):
+        L.Setup(error_unit="bits")
+
+
 def test_shared_rutgers_channels(shared: Path) -> None:
     """The Rutgers ORBIT traces: the links alive at dbm-10 lose more at dbm-5 and more
     again at dbm0 (the folders' noise order)."""

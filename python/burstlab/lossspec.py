@@ -77,6 +77,7 @@ _BUILD: dict[str, Callable[[dict[str, Any]], _core.LossModel]] = {
     "runlength": lambda v: _core.LossModel.run_length(v["success"], v["burst"]),
     "replay": _replay,
     "bootstrap": _bootstrap,
+    "ber": lambda v: _core.LossModel.bit_errors(v["ber"], v["bytes"], v["overhead"]),
 }
 
 

@@ -104,6 +104,15 @@ impl PyLossModel {
         Ok(Self::new(Box::new(Bernoulli::new(p).py()?)))
     }
 
+    /// Independent bit errors at rate `ber`: a unit of b bits (+ 8·`overhead_bytes`) is
+    /// lost with 1 − (1 − ber)^b; a link layer's units bring their own size, packets on a
+    /// plain link are `packet_bytes` long.
+    #[staticmethod]
+    #[pyo3(signature = (ber, packet_bytes=1028, overhead_bytes=0))]
+    fn bit_errors(ber: f64, packet_bytes: u32, overhead_bytes: u32) -> PyResult<Self> {
+        Ok(Self::new(Box::new(burstlab_core::loss::BitErrors::new(ber, packet_bytes, overhead_bytes).py()?)))
+    }
+
     /// Gilbert-Elliott per packet: P(G→B) = b, P(B→G) = g, loss probability h_loss in B
     /// and k_loss in G.
     #[staticmethod]

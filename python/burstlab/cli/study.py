@@ -400,8 +400,9 @@ def hybrid_cmd(ctx: click.Context, dataset: str | None, traces_dir: str | None, 
 @click.option("--harq-sizing", type=click.Choice(["quantile", "mean"]), default="quantile", show_default=True, help="LL-HARQ: FEC sizing rule.")
 @click.option("--harq-target", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.99, show_default=True, help="LL-HARQ: decoding probability the quantile rule aims at.")
 @click.option("--fragment-bytes", type=click.IntRange(1, 65_535), default=100, show_default=True, help="LL-HARQ: fragment payload.")
-@click.option("--error-unit", type=click.Choice(["unit", "frame"]), default="unit", show_default=True,
-              help="Synthetic error rate per channel unit (ARQ frame, HARQ fragment) or per frame (fragments then by bit errors).")
+@click.option("--error-unit", type=click.Choice(["unit", "frame", "ber", "snr"]), default="unit", show_default=True,
+              help="Synthetic error rate per channel unit (ARQ frame, HARQ fragment) or per frame, fragments then by bit errors "
+                   "(frame: the study's conversion; ber: the channel's bit errors per unit; snr: 802.11a 12 Mb/s curve at a constant SNR).")
 @click.option("--table1-tcp", type=click.Choice(["sack", "lt-tcp"]), default="sack", show_default=True, help="Table 1: the transport of its 10 flows.")
 @click.option("--buffer", type=click.IntRange(1, 1_000_000), default=100, show_default=True, help="DropTail buffer of every hop (packets).")
 @click.option("--ltcp-buffer", type=click.IntRange(1, 1_000_000), default=250, show_default=True, help="Slides 19-20: buffer behind RED (packets).")

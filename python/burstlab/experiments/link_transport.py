@@ -106,6 +106,13 @@ QUICK_GRID: dict[str, tuple[Any, ...]] = {
 QUICK_DURATION = 40.0
 
 
+#: What a synthetic error rate is per (``Setup.error_unit``).
+ERROR_UNITS = ("unit", "frame", "ber", "snr")
+#: The PHY mode whose curve ``error_unit = "snr"`` reads (802.11a QPSK ½, the OFDM rate
+#: nearest the simulations' 10 Mb/s).
+SNR_MODE = "ofdm12"
+
+
 def _bad(name: str, value: Any, expected: str) -> ParameterError:
     return ParameterError(f"invalid parameter {name} = {value!r}: expected {expected}")
 
@@ -135,7 +142,11 @@ class Setup:
     ``harq_attempts``, ``harq_sizing``, ``harq_target``, ``fragment_bytes``: LL-HARQ
     (:class:`burstlab.linklayer.Harq`); ``error_unit``: what a synthetic error rate is
     per ("unit": each ARQ attempt and each HARQ fragment; "frame": a frame, fragments
-    then lose 1 − (1 − p)^(bytes ratio)); ``table1_tcp``: the transport of Table 1.
+    then lose 1 − (1 − p)^(bytes ratio); "ber": a frame, read as independent bit errors
+    that the channel applies to every unit at its own size (``ber:``); "snr": a frame,
+    read as the constant SNR at which 802.11a's 12 Mb/s curve loses it, every unit then
+    lost on that curve at its own size (``phy:``, docs/phy.md)); ``table1_tcp``: the
+    transport of Table 1.
     Everywhere: ``buffer``: DropTail buffer of every hop (packets); ``rto_min`` (s);
     ``mss`` (bytes); ``duration`` of every run (s, the slides' 100 s); ``alive_prr``: the
     links whose traces make the raw channels (PRR at the quietest level ≥ this);
@@ -189,8 +200,8 @@ class Setup:
             raise _bad("harq_sizing", self.harq_sizing, "quantile or mean")
         if not (_pos(self.harq_target) and self.harq_target < 1):
             raise _bad("harq_target", self.harq_target, "a probability in (0, 1)")
-        if self.error_unit not in ("unit", "frame"):
-            raise _bad("error_unit", self.error_unit, "unit or frame")
+        if self.error_unit not in ERROR_UNITS:
+            raise _bad("error_unit", self.error_unit, ", ".join(ERROR_UNITS))
         if self.table1_tcp not in TCPS:
             raise _bad("table1_tcp", self.table1_tcp, f"one of {', '.join(TCPS)}")
         if not (_pos(self.rto_min) and self.rto_min <= 60):
@@ -215,7 +226,7 @@ SENSITIVITY: dict[str, tuple[Any, ...]] = {
     "persistence": (7, 15, 25),
     "harq_sizing": ("quantile", "mean"),
     "harq_target": (0.9, 0.99),
-    "error_unit": ("unit", "frame"),
+    "error_unit": ERROR_UNITS,
     "hop_delay": (0.001, 0.01, 0.05),
     "overhead": (0.0, 1e-4),
     "alive_prr": (0.5, 0.9),
@@ -522,7 +533,27 @@ def channel_loss(p: dict[str, Any], seed: int, hop: int) -> Any:
             raise ParameterError(f"invalid --traces {p['traces']}: its traces changed since the study was planned (digest {tc.digest}, planned {p['trace_digest']})")
         return LossModel.replay(Trace(tc.sequence(p["noise_dbm"], seed, hop)).bits, end="wrap", slot=p["trace_slot"])
     q = unit_loss(p)
-    return LossModel.bernoulli(q) if q > 0 else None
+    if q <= 0:
+        return None
+    if p["error_unit"] in ("ber", "snr"):
+        return size_aware_loss(p["error_unit"], q, frame_bytes(p) + 8)  # + LLC/SNAP, as the link layers count it
+    return LossModel.bernoulli(q)
+
+
+def size_aware_loss(unit: str, q: float, psdu: int) -> Any:
+    """A channel that loses a ``psdu``-byte frame with probability ``q`` and every other
+    unit (a LL-HARQ fragment) at its own size: bit errors at the BER that gives ``q``
+    ("ber"), or the constant SNR at which :data:`SNR_MODE`'s curve gives ``q`` ("snr")."""
+    from burstlab._core import LossModel
+
+    if unit == "ber":
+        return LossModel.bit_errors(1.0 - (1.0 - q) ** (1.0 / (8 * psdu)), psdu)
+    from burstlab import phy
+
+    snr = phy.snr_for_error(SNR_MODE, q, psdu)
+    if not math.isfinite(snr):
+        raise ParameterError(f"invalid error rate p = {q}: {SNR_MODE}'s curve loses a {psdu}-byte frame with it at no SNR in [-20, 60] dB")
+    return phy.loss_model(SNR_MODE, psdu, {"kind": "process", "mean_db": snr})
 
 
 def slides19_scenario(variant: str, p: float, seed: int, *, duration: float = 100.0, rtt: float = LTCP_RTT, buffer: int = 250, abc: bool = False) -> Any:

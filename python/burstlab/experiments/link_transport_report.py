@@ -70,7 +70,7 @@ _COLOR = {7: "#4c72b0", 15: "#dd8452", 25: "#55a868", "llarq": "#c44e52", "llhar
 PARAM_LABEL = {
     "attempt_max": "ARQ attempt time max (ms)", "attempt_min": "ARQ attempt time min (ms)", "orbit_delay": "ORBIT hop delay (ms)",
     "recovery": "TCP loss recovery (ORBIT hop)", "rto_min": "minimum RTO (s)", "buffer": "buffer (packets)", "persistence": "LL-ARQ attempts",
-    "harq_sizing": "LL-HARQ FEC sizing", "harq_target": "LL-HARQ decoding target", "error_unit": "synthetic error rate per",
+    "harq_sizing": "LL-HARQ FEC sizing", "harq_target": "LL-HARQ decoding target", "error_unit": "synthetic error rate read per",
     "hop_delay": "hop delay (ms)", "overhead": "per-attempt overhead (µs)", "alive_prr": "trace links: PRR at quietest ≥",
     "table1_tcp": "Table 1 transport", "ltcp_buffer": "slides 19-20 buffer (packets)", "link_rate": "link rate (Mb/s)",
     "harq_attempts": "LL-HARQ attempts", "fragment_bytes": "LL-HARQ fragment (bytes)", "example_noise": "example noise (dBm)",

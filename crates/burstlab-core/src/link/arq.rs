@@ -14,7 +14,7 @@
 //! default counts retries: limit R gives R + 1 attempts, the convention of the
 //! closed forms (residual loss p^(R+1)).
 use super::attempt::{AttemptTiming, LinkStats, Span};
-use super::{Channel, Service};
+use super::{Channel, Service, Unit};
 use crate::rng::Rng;
 use crate::time::Nanos;
 use crate::Error;
@@ -75,8 +75,9 @@ impl ArqConfig {
 pub struct Arq {
     config: ArqConfig,
     max_attempts: u32,
-    /// Payload air time of the last frame size seen (frame sizes repeat: data, ACKs).
-    cached: (u32, Nanos),
+    /// Payload air time and unit (bits on the air) of the last frame size seen (frame
+    /// sizes repeat: data, ACKs).
+    cached: (u32, Nanos, Unit),
     pub stats: LinkStats,
 }
 
@@ -85,7 +86,7 @@ impl Arq {
         let max_attempts = config.max_attempts()?;
         config.timing.validate()?;
         let t = &config.timing;
-        let cached = (0, t.payload_time(t.encapsulation_bytes as u64));
+        let cached = (0, t.payload_time(t.encapsulation_bytes as u64), Self::unit_of(t, 0));
         Ok(Arq { stats: LinkStats::new(max_attempts), config, max_attempts, cached })
     }
 
@@ -93,13 +94,19 @@ impl Arq {
         self.max_attempts
     }
 
+    /// The frame on the air as the channel sees it: MAC header + FCS, encapsulation and
+    /// the frame, in the hop's own PHY mode.
+    fn unit_of(t: &AttemptTiming, frame_bytes: u32) -> Unit {
+        Unit::bytes(frame_bytes as u64 + t.encapsulation_bytes as u64 + t.header_bytes as u64)
+    }
+
     #[inline]
-    fn payload_time(&mut self, frame_bytes: u32) -> Nanos {
+    fn payload_time(&mut self, frame_bytes: u32) -> (Nanos, Unit) {
         if self.cached.0 != frame_bytes {
             let t = &self.config.timing;
-            self.cached = (frame_bytes, t.payload_time(frame_bytes as u64 + t.encapsulation_bytes as u64));
+            self.cached = (frame_bytes, t.payload_time(frame_bytes as u64 + t.encapsulation_bytes as u64), Self::unit_of(t, frame_bytes));
         }
-        self.cached.1
+        (self.cached.1, self.cached.2)
     }
 
     /// Serve one frame whose service starts at `start`: attempt after attempt (each one
@@ -107,7 +114,7 @@ impl Arq {
     /// for that interval) until one gets through or the limit is reached.
     #[inline]
     pub fn serve<C: Channel>(&mut self, start: Nanos, frame_bytes: u32, ch: &mut C, rng: &mut Rng) -> Service {
-        let payload = self.payload_time(frame_bytes);
+        let (payload, unit) = self.payload_time(frame_bytes);
         let timing = self.config.timing;
         let max = self.max_attempts;
         let mut t = start;
@@ -117,7 +124,7 @@ impl Arq {
             let (idle, on_air) = (timing.idle, o + payload);
             let delivered = loop {
                 let s = t + idle;
-                let lost = ch.attempt_lost(s, s + on_air);
+                let lost = ch.attempt_lost(s, s + on_air, unit);
                 t = s + on_air;
                 attempts += 1;
                 if !lost || attempts == max {
@@ -131,7 +138,7 @@ impl Arq {
                 let begin = t;
                 t += timing.before(attempts, rng);
                 let on_air = timing.overhead.draw(rng) + payload;
-                let lost = ch.attempt_lost(t, t + on_air);
+                let lost = ch.attempt_lost(t, t + on_air, unit);
                 t += on_air;
                 attempts += 1;
                 self.stats.attempt_time.record(t - begin);
@@ -166,7 +173,7 @@ mod tests {
     }
 
     impl Channel for Script {
-        fn attempt_lost(&mut self, s: Nanos, e: Nanos) -> bool {
+        fn attempt_lost(&mut self, s: Nanos, e: Nanos, _unit: Unit) -> bool {
             self.asked.push((s, e));
             self.fates.get(self.asked.len() - 1).copied().unwrap_or(false)
         }
@@ -217,6 +224,7 @@ mod tests {
             overhead: Span::Fixed(400 * NS_PER_US),
             rate_bps: 8_000_000,
             encapsulation_bytes: 8,
+            header_bytes: 0,
             backoff: None,
         };
         let mut a = Arq::new(ArqConfig::retries(1, timing)).unwrap();
@@ -284,6 +292,35 @@ mod tests {
                 assert!(st.attempts_per_frame[r as usize + 1] >= st.dropped);
                 assert_eq!(st.latency.sum(), st.attempts * NS_PER_MS);
                 assert_eq!(m.duration, st.latency.sum());
+            }
+        }
+    }
+
+    #[test]
+    fn ber_residual_depends_on_frame_size_closed_form() {
+        // Bit errors at rate BER: an attempt of a frame of B bytes (+ 8 LLC/SNAP + 28 MAC
+        // header and FCS, 802.11's) is lost with p_B = 1 − (1 − BER)^(8·(B + 36)), so the
+        // residual loss is p_B^(R+1) and the mean attempts (1 − p_B^(R+1))/(1 − p_B): each
+        // size its own binomial known answer, within 5 standard errors of N frames.
+        let n = 200_000u64;
+        let d = crate::link::wifi::Dcf::b11();
+        for ber in [2e-5, 1e-4] {
+            let model = crate::loss::BitErrors::new(ber, 1000, 0).unwrap();
+            for (bytes, r) in [(40u32, 0u32), (1000, 1), (1000, 3), (1460, 3)] {
+                let p = 1.0 - (1.0 - ber).powi(8 * (bytes as i32 + 36));
+                let resid = p.powi(r as i32 + 1);
+                let mean_a = (1.0 - resid) / (1.0 - p);
+                let (_, va) = attempts_moments(p, r + 1);
+                for mode in [LossMode::Packet, LossMode::Time] {
+                    let cfg = LinkLayerConfig::Arq(ArqConfig::retries(r, d.timing(false)));
+                    let m = measure(&cfg, Some(&model), mode, n, bytes, 17 + bytes as u64).unwrap();
+                    let (got_r, got_a) = (m.stats.residual_loss_rate().unwrap(), m.stats.mean_attempts().unwrap());
+                    println!("BER {ber:e} {bytes} B R {r} {mode:?}: raw {:.5} / {p:.5} residual {got_r:.6} / {resid:.6} attempts {got_a:.4} / {mean_a:.4}",
+                        m.stats.raw_loss_rate().unwrap());
+                    let se_r = (resid * (1.0 - resid) / n as f64).sqrt();
+                    assert!((got_r - resid).abs() <= 5.0 * se_r, "BER {ber} {bytes} R {r}: residual {got_r} vs {resid}");
+                    assert!((got_a - mean_a).abs() <= 5.0 * (va / n as f64).sqrt(), "BER {ber} {bytes} R {r}: attempts {got_a} vs {mean_a}");
+                }
             }
         }
     }

@@ -75,12 +75,16 @@ impl Backoff {
 /// header, SIFS and MAC ACK — or the whole attempt, fixed or uniform in [min, max] as in
 /// Subramanian et al. slide 8) followed by the payload at `rate_bps` (0: the payload
 /// takes no time of its own). `encapsulation_bytes` (LLC/SNAP) are added to every frame.
+/// `header_bytes` (802.11: MAC header + FCS, 28) travel with every ARQ attempt's frame:
+/// their air time is part of `overhead`, and they count toward the frame's bits where
+/// the channel's loss depends on its size (a bit error rate, SNR curves).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct AttemptTiming {
     pub idle: Nanos,
     pub overhead: Span,
     pub rate_bps: u64,
     pub encapsulation_bytes: u32,
+    pub header_bytes: u32,
     pub backoff: Option<Backoff>,
 }
 
@@ -90,12 +94,12 @@ const MAX_SPAN: Nanos = 3600 * NS_PER_S;
 impl AttemptTiming {
     /// Every attempt takes exactly `d`.
     pub fn fixed(d: Nanos) -> Self {
-        AttemptTiming { idle: 0, overhead: Span::Fixed(d), rate_bps: 0, encapsulation_bytes: 0, backoff: None }
+        AttemptTiming { idle: 0, overhead: Span::Fixed(d), rate_bps: 0, encapsulation_bytes: 0, header_bytes: 0, backoff: None }
     }
 
     /// Every attempt takes a time drawn uniformly in [min, max] (Subramanian et al. slide 8).
     pub fn uniform(min: Nanos, max: Nanos) -> Self {
-        AttemptTiming { idle: 0, overhead: Span::Uniform { min, max }, rate_bps: 0, encapsulation_bytes: 0, backoff: None }
+        AttemptTiming { idle: 0, overhead: Span::Uniform { min, max }, rate_bps: 0, encapsulation_bytes: 0, header_bytes: 0, backoff: None }
     }
 
     pub fn validate(&self) -> crate::Result<()> {

@@ -1,7 +1,7 @@
 //! The loss process of a link direction: none, its own model and random stream, another
 //! link's model shared ("sync": one channel process for data and ACKs,
 //! Pentikousis & Badr §3), or a reception trace indexed by slot (Srinivasan et al. §3.1).
-use crate::loss::LossModel;
+use crate::loss::{LossModel, Unit};
 use crate::rng::Rng;
 use crate::time::Nanos;
 use crate::trace::BitTrace;
@@ -80,6 +80,20 @@ impl LossSource {
                 let k = (start / *slot) as usize;
                 k >= trace.len() || !trace.get(k)
             }
+        }
+    }
+
+    /// [`LossSource::decide`] for a link layer's unit of known size and PHY mode: a size-
+    /// or rate-aware model decides from them ([`LossModel::lost_unit`]), any other model
+    /// exactly as `decide` does.
+    #[inline]
+    pub fn decide_unit(&mut self, start: Nanos, end: Nanos, unit: Unit) -> bool {
+        match self {
+            LossSource::Own { model, rng, mode } => match mode {
+                LossMode::Packet => model.lost_unit(unit, rng),
+                LossMode::Time => model.lost_unit_in_transit(start, end, unit, rng),
+            },
+            _ => self.decide(start, end),
         }
     }
 }

@@ -19,7 +19,7 @@
 //!   k in the attempt that decodes (charged to that attempt's kind), or all FEC received
 //!   for a frame that is dropped.
 use super::attempt::{AttemptTiming, LinkStats};
-use super::{Channel, Service};
+use super::{Channel, Service, Unit};
 use crate::rng::Rng;
 use crate::time::Nanos;
 use crate::Error;
@@ -108,6 +108,8 @@ struct Geometry {
     k: u32,
     fragment: u32,
     air: Nanos,
+    /// A fragment on the air (payload + fragment header) as the channel sees it.
+    unit: Unit,
 }
 
 #[derive(Clone, Debug)]
@@ -155,7 +157,8 @@ impl Harq {
             let k = total.div_ceil(c.fragment_bytes as u64).clamp(1, c.max_fragments as u64);
             let fragment = total.div_ceil(k);
             let air = c.timing.payload_time(fragment + c.fragment_header_bytes as u64);
-            self.geometry = Geometry { bytes: frame_bytes, k: k as u32, fragment: fragment as u32, air };
+            let unit = Unit::bytes(fragment + c.fragment_header_bytes as u64);
+            self.geometry = Geometry { bytes: frame_bytes, k: k as u32, fragment: fragment as u32, air, unit };
         }
         let g = self.geometry;
         (g.k, g.fragment, g.air)
@@ -230,6 +233,7 @@ impl Harq {
     #[inline]
     pub fn serve<C: Channel>(&mut self, start: Nanos, frame_bytes: u32, ch: &mut C, rng: &mut Rng) -> Service {
         let (k, frag, air) = self.fragments_of(frame_bytes);
+        let unit = self.geometry.unit;
         let timing = self.config.timing;
         let fb = frag as u64;
         let mut t = start;
@@ -249,7 +253,7 @@ impl Harq {
             t += timing.overhead.draw(rng);
             let mut got = 0u32;
             for i in 0..send {
-                let lost = ch.attempt_lost(t, t + air);
+                let lost = ch.attempt_lost(t, t + air, unit);
                 t += air;
                 if !lost {
                     got += 1;
@@ -392,6 +396,42 @@ mod tests {
                     let fec = m.stats.fec;
                     assert_eq!((fec.data_sent.fragments, fec.pfec_sent.fragments), (k as u64 * frames, (n - k) as u64 * frames));
                     assert!(m.stats.raw_loss_rate().unwrap() > p - 0.01 && m.stats.raw_loss_rate().unwrap() < p + 0.01);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn ber_residual_known_answers_and_fragments_beat_frames() {
+        // Bit errors at rate BER: a fragment of f bytes + 4 header bytes is lost with
+        // q = 1 − (1 − BER)^(8·(f + 4)), far less often than the whole frame. With p̂ fixed
+        // at q (gain 0) the residual is the binomial known answer of
+        // `bernoulli_residual_known_answers` at q; within 5 standard errors. The same
+        // channel costs ARQ a whole frame per loss: p = 1 − (1 − BER)^(8·1040).
+        let frames = 200_000u64;
+        for ber in [5e-5, 2e-4] {
+            let model = crate::loss::BitErrors::new(ber, 1000, 0).unwrap();
+            let probe = Harq::new(fixed_p(0.0, 1, Sizing::Mean)).unwrap().fragments_of(1040);
+            let q = 1.0 - (1.0 - ber).powi(8 * (probe.1 as i32 + 4));
+            let frame = 1.0 - (1.0 - ber).powi(8 * 1040);
+            assert!(q < frame / 5.0, "a fragment ({q}) loses far less than a frame ({frame})");
+            for sizing in [Sizing::Mean, Sizing::Quantile { target: 0.9 }] {
+                let mut h = Harq::new(fixed_p(q, 2, sizing)).unwrap();
+                let (k, _, _) = h.fragments_of(1040);
+                let n = h.to_send(k);
+                let first = binom(n, 1.0 - q);
+                let one = below(n, 1.0 - q, k);
+                let two: f64 = (0..k).map(|r| first[r as usize] * below(h.to_send(k - r), 1.0 - q, k - r)).sum();
+                for (attempts, want) in [(1, one), (2, two)] {
+                    let cfg = LinkLayerConfig::Harq(fixed_p(q, attempts, sizing));
+                    let m = measure(&cfg, Some(&model), LossMode::Packet, frames, 1040, 23).unwrap();
+                    let got = m.stats.residual_loss_rate().unwrap();
+                    let raw = m.stats.raw_loss_rate().unwrap();
+                    println!("BER {ber:e} {sizing:?} k {k} n {n} attempts {attempts}: fragment loss {raw:.5} / {q:.5}, residual {got:.6} / {want:.6} (frame loss {frame:.4})");
+                    let se = (want * (1.0 - want) / frames as f64).sqrt();
+                    assert!((got - want).abs() <= 5.0 * se.max(1.0 / frames as f64), "BER {ber} {sizing:?} {attempts}: {got} vs {want}");
+                    let se_q = (q * (1.0 - q) / m.stats.units_sent as f64).sqrt();
+                    assert!((raw - q).abs() <= 5.0 * se_q, "fragment loss {raw} vs {q}");
                 }
             }
         }

@@ -6,21 +6,22 @@
 use super::arq::{Arq, ArqConfig};
 use super::harq::{Harq, HarqConfig};
 pub use super::attempt::{AttemptTiming, Backoff, Count, FecCounters, LinkStats, Span};
-use super::{Channel, LossMode, LossSource, Service};
+use super::{Channel, LossMode, LossSource, Service, Unit};
 use crate::loss::LossModel;
 use crate::rng::{component_id, stream, Rng};
 use crate::time::{Nanos, NS_PER_S};
 use crate::Error;
 
-/// A link's loss process decides each attempt: `lost_packet` in packet mode (the n-th
-/// attempt through the hop), `lost_in_transit(start, end)` in time mode (the attempt's own
-/// interval on the channel, so a bad period kills the attempts that fall in it).
+/// A link's loss process decides each unit: `lost_unit` in packet mode (the n-th unit
+/// through the hop), `lost_unit_in_transit(start, end)` in time mode (the unit's own
+/// interval on the channel, so a bad period kills the attempts that fall in it); models
+/// blind to size and rate fall back to `lost_packet` / `lost_in_transit`.
 /// `Shared(owner)` is not a process of its own: the engine passes the owning link's
 /// source as the channel of a link that shares it.
 impl Channel for LossSource {
     #[inline]
-    fn attempt_lost(&mut self, start: Nanos, end: Nanos) -> bool {
-        self.decide(start, end)
+    fn attempt_lost(&mut self, start: Nanos, end: Nanos, unit: Unit) -> bool {
+        self.decide_unit(start, end, unit)
     }
 }
 
@@ -181,23 +182,25 @@ mod tests {
     use crate::rng::from_seed;
     use crate::trace::BitTrace;
 
+    const U: Unit = Unit { bits: 8000, mode: None };
+
     #[test]
     fn loss_source_is_a_channel() {
         // None never loses; Own asks its model per attempt (packet) or for the interval
         // (time); Trace (slotted) looks at the attempt's slot.
-        assert!(!LossSource::None.attempt_lost(0, 10));
+        assert!(!LossSource::None.attempt_lost(0, 10, U));
         let mut list =
             LossSource::Own { model: Box::new(DeterministicList::new(&[2, 4], None).unwrap()), rng: from_seed(0), mode: LossMode::Packet };
-        let fates: Vec<bool> = (0..5).map(|i| list.attempt_lost(i, i)).collect();
+        let fates: Vec<bool> = (0..5).map(|i| list.attempt_lost(i, i, U)).collect();
         assert_eq!(fates, vec![false, true, false, true, false]);
         let replay = Replay::new(BitTrace::from_str01("101").unwrap(), Some(10), EndBehavior::Deliver).unwrap();
         let mut timed = LossSource::Own { model: Box::new(replay), rng: from_seed(0), mode: LossMode::Time };
         assert_eq!(
-            [timed.attempt_lost(0, 5), timed.attempt_lost(5, 12), timed.attempt_lost(20, 29), timed.attempt_lost(25, 40)],
+            [timed.attempt_lost(0, 5, U), timed.attempt_lost(5, 12, U), timed.attempt_lost(20, 29, U), timed.attempt_lost(25, 40, U)],
             [false, true, false, false]
         );
         let mut slotted = LossSource::Trace { trace: BitTrace::from_str01("10").unwrap(), slot: 10 };
-        assert_eq!([slotted.attempt_lost(3, 4), slotted.attempt_lost(13, 14), slotted.attempt_lost(25, 26)], [false, true, true]);
+        assert_eq!([slotted.attempt_lost(3, 4, U), slotted.attempt_lost(13, 14, U), slotted.attempt_lost(25, 26, U)], [false, true, true]);
     }
 
     #[test]

@@ -37,14 +37,17 @@ pub use layer::{LinkLayer, LinkLayerConfig};
 pub use queue::{BufferUnit, InFlight, Pipe, Server, Timing};
 pub use red::{QueueDisc, Red, RedParams, Verdict};
 
+pub use crate::loss::Unit;
 use crate::time::Nanos;
 
-/// A hop's channel as a link layer sees it: decides one transmission attempt occupying
-/// the channel during [start, end] (true = lost). Calls come in non-decreasing `start`
-/// order. [`LossSource`] implements it (`layer.rs`): per attempt in packet mode, for the
-/// attempt's own interval in time mode.
+/// A hop's channel as a link layer sees it: decides one unit on the air (an ARQ attempt's
+/// frame, a HARQ fragment) occupying the channel during [start, end] (true = lost), given
+/// its bits and PHY mode ([`Unit`]) so that size- and rate-aware loss models (a bit error
+/// rate, SNR curves) give each unit its own error probability. Calls come in
+/// non-decreasing `start` order. [`LossSource`] implements it (`layer.rs`): per unit in
+/// packet mode, for the unit's own interval in time mode.
 pub trait Channel {
-    fn attempt_lost(&mut self, start: Nanos, end: Nanos) -> bool;
+    fn attempt_lost(&mut self, start: Nanos, end: Nanos, unit: Unit) -> bool;
 }
 
 /// What serving one frame took: the link is busy during [start, end]; the frame got

@@ -178,7 +178,7 @@ pub fn measure(
     }
     let (modes, ack) = dsss_modes();
     let psdu = packet_bytes + 8 + 28;
-    let tables: Vec<PerTable> = modes.iter().map(|m| PerTable::new(model, **m)).collect();
+    let tables: Vec<PerTable> = modes.iter().map(|m| PerTable::cached(model, **m)).collect();
     let bits: Vec<f64> = tables.iter().map(|t| t.data_bits(psdu)).collect();
     let dcfs: Vec<Dcf> = modes
         .iter()

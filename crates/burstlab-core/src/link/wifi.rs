@@ -147,6 +147,7 @@ impl Dcf {
             overhead: Span::Fixed(overhead),
             rate_bps: self.rate_bps,
             encapsulation_bytes: self.llc_snap_bytes,
+            header_bytes: self.mac_overhead_bytes,
             backoff: backoff.then_some(Backoff { cw_min: self.cw_min, cw_max: self.cw_max, slot: self.slot }),
         }
     }

@@ -8,6 +8,7 @@ use crate::rng::Rng;
 use crate::time::Nanos;
 use crate::trace::BitTrace;
 
+pub mod ber;
 pub mod bernoulli;
 pub mod bootstrap;
 pub mod fill;
@@ -25,6 +26,7 @@ pub mod sojourn;
 pub mod spec;
 pub mod vddp;
 
+pub use ber::BitErrors;
 pub use bernoulli::Bernoulli;
 pub use bootstrap::BlockBootstrap;
 pub use gilbert_elliott::GilbertElliott;
@@ -39,6 +41,24 @@ pub use semi_markov::{SemiMarkov, TimeMode};
 pub use sojourn::Sojourn;
 pub use vddp::Vddp;
 
+/// One unit a link layer puts on the air (an ARQ attempt's frame, a HARQ fragment): its
+/// bits (MAC header, body and FCS: the PSDU; HARQ: fragment and fragment header) and the
+/// PHY mode it is sent in (None: the hop's own). Size- and rate-aware models (a bit error
+/// rate, the PHY curves) decide from them; the others ignore them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Unit {
+    pub bits: u32,
+    pub mode: Option<&'static crate::phy::PhyMode>,
+}
+
+impl Unit {
+    /// A unit of `bytes` bytes in the hop's own PHY mode.
+    #[inline]
+    pub fn bytes(bytes: u64) -> Self {
+        Unit { bits: (bytes.saturating_mul(8)).min(u32::MAX as u64) as u32, mode: None }
+    }
+}
+
 pub trait LossModel: Send + std::fmt::Debug {
     /// Short name, e.g. "bernoulli".
     fn name(&self) -> &'static str;
@@ -51,6 +71,18 @@ pub trait LossModel: Send + std::fmt::Debug {
     /// Models without a notion of time treat each call as the next packet.
     fn lost_in_transit(&mut self, _start: Nanos, _end: Nanos, rng: &mut Rng) -> bool {
         self.lost_packet(rng)
+    }
+
+    /// Per-unit mode for a unit of known size and PHY mode (a link layer's attempt or
+    /// fragment). Models whose loss does not depend on them decide it as the next packet,
+    /// so a per-unit model gives the same results whether or not the size is passed.
+    fn lost_unit(&mut self, _unit: Unit, rng: &mut Rng) -> bool {
+        self.lost_packet(rng)
+    }
+
+    /// Time mode for a unit of known size and PHY mode occupying [start, end].
+    fn lost_unit_in_transit(&mut self, start: Nanos, end: Nanos, _unit: Unit, rng: &mut Rng) -> bool {
+        self.lost_in_transit(start, end, rng)
     }
 
     /// Back to the initial state (a fresh run).

@@ -2,7 +2,7 @@
 //! ([`super::spec`]), and the reader of a spec string against them ([`parse`]). Kept apart from
 //! the declaration types so that the model files and the registry do not import each other.
 use super::spec::{names, value, LossModelSpec, LossParam, SpecDefault, SpecError, SpecValue};
-use super::{bernoulli, bootstrap, gilbert_elliott, list, markov_ct, replay, runlength, semi_markov, vddp};
+use super::{ber, bernoulli, bootstrap, gilbert_elliott, list, markov_ct, replay, runlength, semi_markov, vddp};
 
 /// Every loss model a spec string can name, in the order the docs list them. (`phy:` — frames
 /// of a PHY mode over an SNR — has its own parser in `burstlab.phy`, `docs/phy.md`; `@FILE.json`
@@ -18,6 +18,7 @@ pub const MODELS: &[&LossModelSpec] = &[
     &runlength::SPEC,
     &replay::SPEC,
     &bootstrap::SPEC,
+    &ber::SPEC,
 ];
 
 /// The model a spec's name (or alias, any case) stands for.

@@ -197,7 +197,8 @@ pub(crate) fn value(spec: &str, p: &LossParam, v: &str) -> Result<SpecValue, Spe
             SpecValue::Real(x)
         }
         LossKind::Int => {
-            let n = whole(spec, name, v, "a whole number of packets")?;
+            let what = if p.spec.unit == "bytes" { "a whole number of bytes" } else { "a whole number of packets" };
+            let n = whole(spec, name, v, what)?;
             checked(n as f64, v)?;
             SpecValue::Int(n)
         }

@@ -244,6 +244,24 @@ impl PerTable {
         PerTable { model, mode, lo_db: Self::LO_DB, step_db: Self::STEP_DB, header, per_bit }
     }
 
+    /// [`PerTable::new`], computed once per process for each curve set and mode (a table
+    /// is a pure function of them; 802.11b's CCK integrals take ≈ 0.1 s), then copied.
+    pub fn cached(model: ErrorModel, mode: PhyMode) -> Self {
+        use std::sync::{Mutex, OnceLock};
+        static CACHE: OnceLock<Mutex<Vec<PerTable>>> = OnceLock::new();
+        let cache = CACHE.get_or_init(|| Mutex::new(Vec::new()));
+        if let Some(t) = cache.lock().unwrap_or_else(|e| e.into_inner()).iter().find(|t| t.model == model && t.mode == mode) {
+            return t.clone();
+        }
+        // computed outside the lock: another thread may compute the same table meanwhile
+        let t = PerTable::new(model, mode);
+        let mut c = cache.lock().unwrap_or_else(|e| e.into_inner());
+        if !c.iter().any(|x| x.model == model && x.mode == mode) {
+            c.push(t.clone());
+        }
+        t
+    }
+
     pub fn mode(&self) -> &PhyMode {
         &self.mode
     }
@@ -277,6 +295,19 @@ impl PerTable {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn cached_tables_are_the_computed_ones() {
+        let m = ErrorModel::default();
+        let cck = *PhyMode::by_name("cck11").unwrap();
+        let fresh = PerTable::new(m, cck);
+        for t in [PerTable::cached(m, cck), PerTable::cached(m, cck)] {
+            assert_eq!((t.header.clone(), t.per_bit.clone()), (fresh.header.clone(), fresh.per_bit.clone()));
+        }
+        let other = PerTable::cached(m, *PhyMode::by_name("dsss1").unwrap());
+        assert_eq!(other.mode().name, "dsss1");
+        assert_ne!(other.per_bit, fresh.per_bit);
+    }
 
     #[test]
     fn ber_loss_known_answers() {
