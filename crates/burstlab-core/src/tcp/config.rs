@@ -39,7 +39,6 @@ macro_rules! named_enum {
         }
     };
 }
-pub(crate) use named_enum;
 
 impl Named for SsthreshRule {
     const NAMES: &'static [&'static str] = &["flightsize", "pipe", "flightsize_minus_lost", "cwnd", "ns3"];
@@ -75,9 +74,17 @@ impl Named for RtoEstimator {
     }
 }
 
-/// Congestion control: generated with the controllers themselves by the registry in
-/// `tcp/cc/mod.rs` (one line per algorithm).
-pub use super::cc::CcKind;
+/// `CcKind` from the registry's lines (`tcp/cc/registry.rs`): the names and aliases only
+/// (the types and constructors in each line are for `tcp/cc/mod.rs`).
+macro_rules! cc_kind {
+    ($($(#[$doc:meta])* $v:ident($ty:ty) = $name:literal $(| $alias:literal)*, new |$t:ident| $new:expr;)+) => {
+        named_enum!(
+            /// Congestion control (`tcp/cc/`; the registry in `tcp/cc/registry.rs`).
+            CcKind, "cc" { $($(#[$doc])* $v = $name $(| $alias)*),+ }
+        );
+    };
+}
+super::cc::registry::with_registered!(cc_kind);
 
 named_enum!(
     /// Loss recovery (`tcp/recovery/`).

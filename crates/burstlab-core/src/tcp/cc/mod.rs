@@ -14,7 +14,7 @@
 //! - [`bbr`]: BBR v1 (Cardwell et al. 2016, Linux `tcp_bbr.c`), over the delivery-rate samples
 //!   of `tcp/rate_sample.rs`;
 //! - [`bbr3`]: BBR v3 (draft-ietf-ccwg-bbr), over the same samples.
-use super::config::TcpConfig;
+use super::config::{CcKind, TcpConfig};
 use super::rate_sample::RateSample;
 use super::{AckInfo, CaState, Tcb};
 use crate::time::Nanos;
@@ -25,6 +25,7 @@ pub mod cubic;
 pub mod cubic_ns3;
 pub mod ideal;
 pub mod linux_reno;
+pub mod registry;
 pub mod reno;
 pub mod tibet;
 pub mod vegas;
@@ -94,20 +95,12 @@ pub trait CongestionControl {
     fn on_rate_sample(&mut self, _tcb: &mut Tcb, _rs: &RateSample) {}
 }
 
-/// One line per congestion control: `Variant(Type) = "name" | "alias"..., new |t| constructor;`.
-/// It generates [`CcKind`] (the `cc` setting: its names and aliases, which the Python module,
-/// the CLI, TOML scenarios and `docs/parameters.md` read from the parameter table), the
-/// [`Cc`] enum the sender holds (a direct, non-virtual call per ACK), the dispatch of every
-/// hook and [`Cc::from_config`]. Adding a congestion control is its file and one line here
-/// (`tests::a_registry_line_is_all_a_new_controller_needs` shows it with a test-only one),
-/// plus a line in [`crate::tcp::config::Variant`] if it wants a `--tcp` shorthand.
+/// Read from the registry's lines (`registry.rs`: one line per congestion control), it
+/// generates the [`Cc`] enum the sender holds (a direct, non-virtual call per ACK), the
+/// dispatch of every hook and [`Cc::from_config`]; `config.rs` reads the same lines for
+/// [`CcKind`].
 macro_rules! cc_registry {
     ($($(#[$doc:meta])* $v:ident($ty:ty) = $name:literal $(| $alias:literal)*, new |$t:ident| $new:expr;)+) => {
-        crate::tcp::config::named_enum!(
-            /// Congestion control (`tcp/cc/`; the registry in `tcp/cc/mod.rs`).
-            CcKind, "cc" { $($(#[$doc])* $v = $name $(| $alias)*),+ }
-        );
-
         /// The congestion controllers, as an enum so the per-ACK call is a direct call.
         #[derive(Clone, Debug)]
         pub enum Cc { $($v($ty)),+ }
@@ -173,40 +166,7 @@ macro_rules! cc_registry {
     };
 }
 
-/// The registry's lines (`$extra`: lines a test build adds).
-macro_rules! registered {
-    ($($extra:tt)*) => {
-        cc_registry! {
-            /// RFC 5681 slow start and congestion avoidance (ns-3's TcpNewReno).
-            Reno(Reno) = "reno" | "newreno" | "new-reno", new |t| Reno::new(t.abc);
-            /// Linux's `tcp_reno_cong_avoid` / `tcp_reno_ssthresh` (ns-3's TcpLinuxReno).
-            LinuxReno(LinuxReno) = "linux-reno" | "linuxreno", new |t| LinuxReno::new(t.linux_reno_variant);
-            /// Westwood+ (Mascolo et al. 2004).
-            Westwood(Westwood) = "westwood" | "westwood+" | "westwoodplus" | "westwood-plus", new |t| Westwood::new(t);
-            /// TIBET (Martignon & Capone §II).
-            Tibet(Tibet) = "tibet", new |t| Tibet::new(t);
-            /// Ideal-estimate TCP (Martignon & Capone §V): TIBET's rule fed with the exact fair share.
-            Ideal(Ideal) = "ideal", new |t| Ideal::new(t);
-            /// Vegas (Brakmo & Peterson 1995).
-            Vegas(Vegas) = "vegas", new |t| Vegas::new(t);
-            /// CUBIC (RFC 9438).
-            Cubic(Cubic) = "cubic", new |t| Cubic::new(t);
-            /// BBR v1 (Cardwell et al. 2016; Linux `tcp_bbr.c`).
-            Bbr(Bbr) = "bbr" | "bbr1" | "bbrv1", new |t| Bbr::new(t.init_cwnd);
-            /// BBR v3 (draft-ietf-ccwg-bbr): v1's model bounded by loss (inflight_hi/lo, bw_lo).
-            Bbr3(Bbr3) = "bbr3" | "bbrv3", new |t| Bbr3::new(t.init_cwnd);
-            $($extra)*
-        }
-    };
-}
-
-#[cfg(not(test))]
-registered!();
-#[cfg(test)]
-registered!(
-    /// A test-only controller: a window fixed at `init_cwnd` (`tests::fixed`).
-    Fixed(tests::fixed::Fixed) = "example-fixed", new |t| tests::fixed::Fixed(t.init_cwnd);
-);
+registry::with_registered!(cc_registry);
 
 /// `SsthreshRule::Ns3` made concrete per congestion control: kept with the settings
 /// (`config.rs`), so that the settings do not import the algorithms that read them.
