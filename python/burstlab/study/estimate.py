@@ -19,6 +19,7 @@ import functools
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -135,12 +136,14 @@ def ratio(x: Sequence[float] | np.ndarray, y: Sequence[float] | np.ndarray, pair
     return Estimate(r, r - h, r + h, n, "delta", level)
 
 
-def bootstrap(statistic: Callable[..., float], samples: Sequence[Sequence[float] | np.ndarray], level: float = LEVEL,
-              n_resamples: int = 2000, seed: int = 0) -> Estimate:  # fmt: skip
+def bootstrap(statistic: Callable[..., Any], samples: Sequence[Sequence[float] | np.ndarray], level: float = LEVEL,
+              n_resamples: int = 2000, seed: int = 0, vectorized: bool = False) -> Estimate:  # fmt: skip
     """Any statistic of one or more paired samples (``statistic(*samples) -> float``), with
     a bootstrap interval that resamples replicates jointly (BCa; the percentile interval
     where BCa is undefined, e.g. a statistic constant over resamples). Replicates with a
-    NaN in any sample are dropped; the seed makes the interval reproducible."""
+    NaN in any sample are dropped; the seed makes the interval reproducible.
+    ``vectorized``: the statistic takes ``axis`` and computes every resample at once (the
+    same resamples, hundreds of times faster than one Python call per resample)."""
     from scipy.stats import bootstrap as sp_bootstrap
 
     n = min(len(s) for s in samples)
@@ -149,7 +152,7 @@ def bootstrap(statistic: Callable[..., float], samples: Sequence[Sequence[float]
     n = arr.shape[1]
     if n == 0:
         return Estimate(math.nan, math.nan, math.nan, 0, "bootstrap", level)
-    value = float(statistic(*arr))
+    value = float(statistic(*arr, axis=-1) if vectorized else statistic(*arr))
     if n < 2 or not math.isfinite(value):
         return Estimate(value, math.nan, math.nan, n, "bootstrap", level)
     rng = np.random.default_rng(seed)
@@ -159,7 +162,7 @@ def bootstrap(statistic: Callable[..., float], samples: Sequence[Sequence[float]
 
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                res = sp_bootstrap(tuple(arr), statistic, paired=True, vectorized=False, n_resamples=n_resamples,
+                res = sp_bootstrap(tuple(arr), statistic, paired=True, vectorized=vectorized, n_resamples=n_resamples,
                                    confidence_level=level, method=method, rng=rng)  # fmt: skip
         lo, hi = float(res.confidence_interval.low), float(res.confidence_interval.high)
         if math.isfinite(lo) and math.isfinite(hi):
