@@ -517,12 +517,7 @@ def build_report(cfg: StudyConfig, out: Path, env: Env, pts: Sequence[tuple[str,
 
 
 def cli_args(cfg: StudyConfig) -> list[str]:
-    """The command-line options that reproduce ``cfg`` (the settings' from their declaration,
-    :func:`burstlab.study.settings.cli_args`)."""
-    a = ["--quick"] if cfg.quick else []
-    a += ["--seeds", str(cfg.seeds), "--sweep-seeds", str(cfg.sweep_seeds), "--seed", str(cfg.seed)]
-    if not cfg.quick and cfg.budget != StudyConfig.budget:
-        a += ["--budget", str(cfg.budget or 0)]
-    if not cfg.sweep:
-        a.append("--no-sweep")
-    return a + settings.cli_args(cfg) + settings.cli_args(cfg.setup)
+    """The command-line options that reproduce ``cfg`` (from the settings' declarations,
+    :func:`burstlab.study.settings.reproduce_args`)."""
+    return settings.reproduce_args(cfg)
+

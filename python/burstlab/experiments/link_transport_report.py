@@ -48,6 +48,7 @@ from burstlab.experiments.link_transport import (
 from burstlab.experiments import link_transport_claims as LC
 from burstlab.experiments.link_transport_claims import COLLAPSE_RESIDUAL, COLLAPSE_SHARE, LINEAR_TOL, ZERO_RESIDUAL
 from burstlab.experiments.prr_mu_report import Block, write_csv
+from burstlab.study import settings
 from burstlab.study.blocks import claims_section
 from burstlab.study.verdict import SettingVerdicts, Verdict, claim_rows
 from burstlab.store import ResultStore
@@ -577,8 +578,8 @@ def build_report(cfg: StudyConfig, out: Path, env: Env, pts: Sequence[tuple[str,
         b.append(("table", (["parameter", "value", *(lab for _, lab in HEADLINE)], rows)))
         b += img_block(figs, out, "sensitivity", "Sensitivity", pdf)
     b.append(("h2", "Reproduce"))
-    b.append(("p", f"`burstlab study link-transport{' --quick' if cfg.quick else ''} --seeds {cfg.seeds} --sweep-seeds {cfg.sweep_seeds} --seed {cfg.seed}"
-                   f"{'' if cfg.sweep else ' --no-sweep'} --out {out}` with the options of [`summary.json`](summary.json) (re-running skips every finished run)."))
+    b.append(("p", f"`burstlab study link-transport {' '.join(settings.reproduce_args(cfg))} --out {out}` (re-running skips every finished run; the "
+                   "configuration is in [`summary.json`](summary.json))."))
     return b
 
 

@@ -48,7 +48,6 @@ from burstlab.experiments.tibet import (
     MODEL_RTTS,
     N_FLOWS,
     PAPER_CCS,
-    QUICK_DURATION,
     READING_LABEL,
     READINGS,
     SINGLE_RATES,
@@ -56,7 +55,6 @@ from burstlab.experiments.tibet import (
     WIRELESS_DELAY,
     CellStats,
     Env,
-    Setup,
     StudyConfig,
     bernoulli_cell,
     buffer_packets,
@@ -661,12 +659,7 @@ def paired_difference_txt(a: CellStats, b: CellStats) -> str:
 
 
 def cli_args(cfg: StudyConfig) -> list[str]:
-    """The command-line options that reproduce ``cfg`` (the settings' from their declaration,
-    :func:`burstlab.study.settings.cli_args`; a ``--quick`` run's default length is ``QUICK_DURATION``)."""
-    a = ["--quick"] if cfg.quick else []
-    a += ["--seeds", str(cfg.seeds), "--sweep-seeds", str(cfg.sweep_seeds), "--seed", str(cfg.seed)]
-    if not cfg.quick and cfg.budget != StudyConfig.budget:
-        a += ["--budget", str(cfg.budget or 0)]
-    if not cfg.sweep:
-        a.append("--no-sweep")
-    return a + settings.cli_args(cfg.setup, Setup(duration=QUICK_DURATION) if cfg.quick else Setup())
+    """The command-line options that reproduce ``cfg`` (from the settings' declarations,
+    :func:`burstlab.study.settings.reproduce_args`)."""
+    return settings.reproduce_args(cfg)
+
