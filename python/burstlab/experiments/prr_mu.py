@@ -58,6 +58,7 @@ from burstlab.experiments.prr_mu_settings import (  # noqa: F401  (re-exported)
 )
 from burstlab.stats import trace_stats
 from burstlab.study import provenance
+from burstlab.study.estimate import bootstrap_cache
 from burstlab.store import ResultStore, canonical_json, results_version
 from burstlab.sweep import run_tasks, task_seed
 from burstlab.traces import Trace
@@ -367,7 +368,7 @@ def run_study(
     info: dict[str, Any] = {}
     notes: list[str] = []
     with ph("inputs", f"{cfg.dataset} traces read, statistics"):
-        traces = load_traces(cfg, notes)
+        traces = load_traces(cfg, notes, progress=progress)
         links, excluded = select_links(cfg, traces, info)
         info["warnings"] += _support_warnings(cfg, [lk.stats for lk in links])  # can the data support the study?
         for n in notes:
@@ -397,7 +398,7 @@ def run_study(
             provenance.write(out, info["provenance"], store)
     with ph("fits and figures", "least-L1 fits with cross-validation and bootstrap, figures (only what changed)"):
         fitted, figs = R.fits_and_figures(cfg, out, links, links_tab, info, workers=workers, progress=progress, formats=formats)
-    with ph("report"):
+    with ph("report"), bootstrap_cache(out / ".cache" / "bootstrap.json"):  # a re-run on the same links recomputes no interval
         md, html, claims = R.write_report(cfg, out, links, links_tab, runs, excluded, fitted, R.fit_notes(cfg, fitted), figs, notes, info, ph.times)
     return StudyResult(out, store_path, md, html, runs, links_tab, R.fig13_rows(fitted), figs, n_todo, len(keys) - n_todo,
                        time.perf_counter() - t0, dict(ph.times), claims)

@@ -127,15 +127,18 @@ class Ratio:
 @dataclass(frozen=True)
 class Statistic:
     """Any number computed from several samples (``fn(*arrays)``), with a bootstrap
-    interval over replicates (resampled jointly). ``text`` names it in tables."""
+    interval over replicates (resampled jointly). ``text`` names it in tables.
+    ``vectorized``: ``fn`` takes ``axis`` and computes every resample in one call
+    (:func:`burstlab.study.estimate.bootstrap`)."""
 
-    fn: Callable[..., float]
+    fn: Callable[..., Any]
     names: tuple[str, ...]
     text: str
     null: float | None = None
+    vectorized: bool = False
 
     def estimate(self, samples: Samples) -> Estimate:
-        return E.bootstrap(self.fn, [_get(samples, n) for n in self.names])
+        return E.bootstrap(self.fn, [_get(samples, n) for n in self.names], vectorized=self.vectorized)
 
     def label(self) -> str:
         return self.text
