@@ -776,7 +776,7 @@ def run_study(
     def outputs(out: Path, store: ResultStore, runs: list[dict[str, Any]]) -> Any:
         from burstlab.experiments.hybrid_report import write_outputs
 
-        return write_outputs(rounds.cfg, out, store, runs, fits_rows, [*notes, *skipped_cells], formats)
+        return write_outputs(rounds.cfg, out, store, runs, fits_rows, [*notes, *skipped_cells], formats, progress=progress)
 
     res = run_keyed_study("hybrid", tasks, _Runner(cfg.seed), RUN_SCHEMA, out, outputs, workers=workers, cluster=cluster, progress=progress, log=log,
                           rounds=rounds)  # type: ignore[arg-type]  # fmt: skip

@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from burstlab import __version__
-from burstlab.experiments.common import figure_saver, img_block, show_param, write_json, write_report, write_tables
+from burstlab.experiments.common import FigureJob, draw_figures, img_block, show_param, write_json, write_report, write_tables
 from burstlab.experiments.error_models_report import _sweeps
 from burstlab.experiments.hybrid import (
     SAT_DELAY,
@@ -442,9 +442,8 @@ def fit_rows(fits: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def write_outputs(cfg: StudyConfig, out: Path, store: ResultStore, runs: Sequence[dict[str, Any]], fits: Sequence[dict[str, Any]], notes: Sequence[str],
-                  formats: Sequence[str] = ("png",)) -> tuple[dict[str, Path], list[dict[str, Any]], Path, Path]:  # fmt: skip
+                  formats: Sequence[str] = ("png",), progress: bool = False) -> tuple[dict[str, Path], list[dict[str, Any]], Path, Path]:  # fmt: skip
     """Write every table, figure and the report; returns (figures, claims, md, html)."""
-    save = figure_saver(out / "figures", formats)
     stats = cell_stats(runs)
     base, pts = environments(cfg, runs)
     cells = cell_rows(stats)
@@ -462,16 +461,17 @@ def write_outputs(cfg: StudyConfig, out: Path, store: ResultStore, runs: Sequenc
     cl = claim_rows(vs)
     write_tables(out, store, cells, CELL_COLUMNS, cl + claim_rows([v for sv in svs for v in sv.verdicts]), sensitivity_rows(pts, base))
 
-    figs: dict[str, Path] = {}
-    figs["fig02"] = save(fig02(cfg, base.traces), "fig02-error-gaps")
-    figs["fig03"] = save(fig03(cfg, f3), "fig03-padhye")
-    figs["fig04"] = save(fig04(cfg, base), "fig04-goodput")
+    jobs: list[FigureJob] = []
+    jobs.append(("fig02", "fig02-error-gaps", fig02, (cfg, base.traces)))
+    jobs.append(("fig03", "fig03-padhye", fig03, (cfg, f3)))
+    jobs.append(("fig04", "fig04-goodput", fig04, (cfg, base)))
     if cfg.all_models:
-        figs["fig04-models"] = save(fig04_models(cfg, base), "fig04-models")
-    figs["fig04-arq"] = save(fig04_arq(cfg, base), "fig04-arq")
+        jobs.append(("fig04-models", "fig04-models", fig04_models, (cfg, base)))
+    jobs.append(("fig04-arq", "fig04-arq", fig04_arq, (cfg, base)))
     if pts:
-        figs["sensitivity-fig04"] = save(fig_sensitivity(cfg, pts, "fig04"), "sensitivity-fig04")
-        figs["sensitivity-fig03"] = save(fig_sensitivity(cfg, pts, "fig03"), "sensitivity-fig03")
+        jobs.append(("sensitivity-fig04", "sensitivity-fig04", fig_sensitivity, (cfg, pts, "fig04")))
+        jobs.append(("sensitivity-fig03", "sensitivity-fig03", fig_sensitivity, (cfg, pts, "fig03")))
+    figs = draw_figures(jobs, out / "figures", formats, progress=progress)
 
     write_json(out / "summary.json", {"config": cfg.to_dict(), "burstlab_version": __version__, "n_runs": len(runs), "n_cells": len(stats), "n_fits": len(fits),
                                       "traces": [g["trace"] for g in gaps], "synthetic": _synthetic(cfg), "headline": base.headline(), "ranking": rank,

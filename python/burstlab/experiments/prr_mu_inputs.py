@@ -15,6 +15,7 @@ from typing import Any
 from burstlab._core import ParameterError
 from burstlab.experiments.prr_mu_settings import PROFILES, StudyConfig
 from burstlab.stats import TraceStats, trace_stats
+from burstlab.sweep import iter_progress
 from burstlab.traces import Trace
 
 
@@ -130,9 +131,26 @@ def _subgroup(cfg: StudyConfig, tr: Trace) -> str:
     return ""
 
 
-def load_traces(cfg: StudyConfig, notes: list[str] | None = None) -> list[Trace]:
+def _tossim_links(cfg: StudyConfig) -> int:
+    """How many links :func:`burstlab.datasets.tossim.tossim` will derive (for the progress's
+    rate and time left): segments per noise file (its lines counted, not parsed) × strengths."""
+    from burstlab.datasets.fetch import locate
+    from burstlab.datasets.tossim import DEFAULT_TARGETS, FILES
+
+    paths = [Path(f) for f in cfg.tossim_noise_files] if cfg.tossim_noise_files else [locate("tossim-noise").root / f"{n}.txt" for n in FILES]
+    k = len(cfg.tossim_signal_dbm or cfg.tossim_targets or DEFAULT_TARGETS)
+    total = 0
+    for p in paths:
+        n = p.read_bytes().count(b"\n") if p.is_file() else 0
+        seg = cfg.tossim_segment
+        total += k * (1 if seg is None or (cfg.tossim_noise_files and seg > n) else max(n // seg, 0))
+    return total
+
+
+def load_traces(cfg: StudyConfig, notes: list[str] | None = None, progress: bool = False) -> list[Trace]:
     """All traces of the configured input, before any filtering (sub-sampled when
-    ``cfg.subsample`` > 1). What was skipped while reading is appended to ``notes``."""
+    ``cfg.subsample`` > 1). What was skipped while reading is appended to ``notes``.
+    ``progress``: show the reading of a derived dataset (TOSSIM: seconds) on stderr."""
     notes = [] if notes is None else notes
     if cfg.dataset == "synthetic":
         from burstlab.datasets.synthetic import synthetic_testbed
@@ -141,16 +159,15 @@ def load_traces(cfg: StudyConfig, notes: list[str] | None = None) -> list[Trace]
     elif cfg.dataset == "tossim":
         from burstlab.datasets.tossim import DEFAULT_TARGETS, tossim
 
-        traces = list(
-            tossim(
-                targets=cfg.tossim_targets or DEFAULT_TARGETS,
-                signal_dbm=cfg.tossim_signal_dbm,
-                seed=cfg.seed,
-                interval=cfg.prof.slot,
-                segment=cfg.tossim_segment,
-                noise_files=cfg.tossim_noise_files,
-            )
+        links = tossim(
+            targets=cfg.tossim_targets or DEFAULT_TARGETS,
+            signal_dbm=cfg.tossim_signal_dbm,
+            seed=cfg.seed,
+            interval=cfg.prof.slot,
+            segment=cfg.tossim_segment,
+            noise_files=cfg.tossim_noise_files,
         )
+        traces = list(iter_progress(links, _tossim_links(cfg), "tossim links derived", progress, unit="links") if progress else links)
     elif cfg.dataset == "rutgers":
         traces = _rutgers(cfg)
     # -- registered datasets (burstlab.datasets, docs/datasets.md): probe logs, and the timing
