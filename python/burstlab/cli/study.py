@@ -18,8 +18,9 @@ from burstlab.study.base import Study, UsageError, settings_of
 
 def _common(f: Callable[..., Any], study: Study) -> Callable[..., Any]:
     """The options every study takes."""
-    quick = getattr(study.Config, "QUICK", {})
-    what = ", ".join(f"{k.replace('_', '-')} {v}" for k, v in quick.items() if k not in ("quick", "sensitivity", "budget") and not isinstance(v, tuple))
+    quick = {**getattr(study.Config, "QUICK", {}), **getattr(study.Config, "QUICK_SETUP", {})}
+    decl = {f.name: (f, c) for cls in settings_of(study) for f, c in settings.declared(cls)}
+    what = ", ".join(f"{settings.flag(*decl[k])} {settings.show(v, decl[k][1])}" for k, v in quick.items() if k in decl and k != "budget")
     f = click.option("--no-progress", is_flag=True, help="No progress bar (one line per finished task instead).")(f)
     f = click.option("--pdf/--no-pdf", default=False, show_default=True, help="Also write every figure as PDF.")(f)
     f = click.option("--quick", is_flag=True, help=f"A preview ({what}{', fewer points and sweep values' if 'sensitivity' in quick else ''}): the "
