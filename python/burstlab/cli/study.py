@@ -56,16 +56,53 @@ def run(study: Study, cfg: Any, out: str | None = None, **kw: Any) -> Any:
     return study.run(cfg, out or study.default_out(cfg), log=lambda s: click.echo(s, err=True), **kw)
 
 
+class _Commands(dict):  # type: ignore[type-arg]
+    """The group's ``commands``: a registered study's command is built when it is first
+    looked up (``name in``, ``[name]``, ``.get``); iterating builds every one."""
+
+    def __missing__(self, name: str) -> click.Command:
+        if name not in registry.STUDIES:
+            raise KeyError(name)
+        cmd = self[name] = command(registry.load(name))
+        return cmd
+
+    def __contains__(self, name: object) -> bool:
+        return name in registry.STUDIES
+
+    def get(self, name: str, default: Any = None) -> Any:
+        return self[name] if name in self else default
+
+    def _all(self) -> dict[str, click.Command]:
+        return {n: self[n] for n in registry.STUDIES}
+
+    def __iter__(self) -> Any:
+        return iter(list(registry.STUDIES))
+
+    def __len__(self) -> int:
+        return len(registry.STUDIES)
+
+    def keys(self) -> Any:
+        return self._all().keys()
+
+    def values(self) -> Any:
+        return self._all().values()
+
+    def items(self) -> Any:
+        return self._all().items()
+
+
 class StudyGroup(click.Group):
     """The registered studies as subcommands, each built when it is asked for."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.commands = _Commands()
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return list(registry.STUDIES)
 
     def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
-        if name not in registry.STUDIES:
-            return None
-        return command(registry.load(name))
+        return self.commands.get(name)  # type: ignore[no-any-return]
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         rows = [(e.name, e.summary) for e in registry.STUDIES.values()]
