@@ -13,7 +13,7 @@ from scipy import stats
 
 from burstlab.study import estimate as E
 from burstlab.study import prose
-from burstlab.study.claims import Claim, ClaimSet, Difference, Given, Greater, Less, Mean, Near, Ratio, Statistic, every, ordering
+from burstlab.study.claims import Claim, ClaimSet, _ratio_of_means, Difference, Given, Greater, Less, Mean, Near, Ratio, Statistic, every, ordering
 from burstlab.study.verdict import PREVIEW, adaptive, judge, judge_all, judge_settings, mark_preview, replicates_needed, replicates_to_add, tally
 
 X = np.array([1.0, 2.0, 3.0, 4.0, 5.0])  # mean 3, sd √2.5, n 5
@@ -278,3 +278,15 @@ def test_large_ratios_are_factors_and_verbs_agree():
     assert "shorter than b by a factor 2.00" in s
     s = prose.compare_difference("Reno's timeouts", "Tahoe's", E.Estimate(7.0, 6.6, 7.4, 400), unit="", more="more", less="fewer", verb="are")
     assert s.startswith("Reno's timeouts are 7 more than Tahoe's")
+
+
+def test_vectorized_bootstrap_gives_the_same_interval_as_one_call_per_resample() -> None:
+    """The ratio claims' bootstrap computes every resample in one call; the resamples (and
+    so the interval) are those of the one-call-per-resample path."""
+    rng = np.random.default_rng(7)
+    a, b = rng.exponential(2.0, 25), rng.exponential(1.5, 25) + 0.1
+    one = E.bootstrap(lambda x, y: float(np.mean(x)) / float(np.mean(y)), [a, b])
+    vec = E.bootstrap(_ratio_of_means, [a, b], vectorized=True)
+    assert vec.value == pytest.approx(one.value, rel=1e-12) and vec.lo == pytest.approx(one.lo, rel=1e-9) and vec.hi == pytest.approx(one.hi, rel=1e-9)
+    assert vec.method == one.method == "bootstrap BCa" and vec.lo < vec.value < vec.hi
+    assert np.isnan(_ratio_of_means(np.array([1.0, 2.0]), np.array([0.0, 0.0])))  # a zero denominator: NaN, not an error

@@ -57,8 +57,6 @@ KNOWN_CYCLES: dict[frozenset[str], str] = {
                "burstlab.sim.links", "burstlab.sim.runner", "burstlab.sim.scenario"}):
         "models.select() is judge.select(), which fits every model and simulates TCP over each; a link's loss "
         "spec (sim.links, lossspec) can name a saved model (@model.json)",
-    frozenset({"burstlab.experiments.prr_mu", "burstlab.experiments.prr_mu_report"}):
-        "each study writes its report; the report reads the study's constants",
     frozenset({"burstlab.experiments.error_models", "burstlab.experiments.error_models_claims",
                "burstlab.experiments.error_models_report", "burstlab.experiments.error_models_why"}):
         "each study writes its report and judges its claims; they read the study's constants",

@@ -196,5 +196,5 @@ def test_adaptive_replication_adds_transfers_up_to_the_budget(tmp_path: Path) ->
     reached = dc_replace(cfg, seeds=3)
     assert res.ran == len(res.runs) == sum(len(t.items) for t in E.plan(reached))
     assert any("adding transfers up to 3 (budget 3)" in s for s in logged)
-    assert "--seeds 3 --sweep-seeds 2 --seed 0 --budget 3 --no-sweep" in res.report_md.read_text()
+    assert "--seeds 3 --sweep-seeds 2 --seed 0 --no-sweep --budget 3" in res.report_md.read_text()
     assert json.loads((res.out / "summary.json").read_text())["config"]["seeds"] == 3

@@ -74,7 +74,7 @@ def test_quick_outputs(quick: Any) -> None:
     assert summary["n_runs"] == len(quick.runs) and summary["synthetic"] is True and summary["config"]["quick"] is True
     # Every cell ran its replicates: runs at the defaults, sweep_seeds elsewhere.
     cells = list(csv.DictReader((out / "cells.csv").open()))
-    assert sum(int(c["n"]) for c in cells) == len(quick.runs) and {int(c["n"]) for c in cells} == {QUICK.runs}
+    assert sum(int(c["n"]) for c in cells) == len(quick.runs) and {int(c["n"]) for c in cells} == {QUICK.seeds}
 
 
 def test_rows_equal_direct_simulations(quick: Any) -> None:
@@ -225,7 +225,7 @@ def test_ttem_folder(tmp_path: Path) -> None:
     assert [t.name for t in trs] == ["ch0.ttem", "ch1.ttem"] and all(t.interval == 0.005 and not t.synthetic for t in trs)
     assert trs[0].fer == pytest.approx(0.05, abs=0.02) and any("README.md" in n for n in notes)
     res = H.run_study(cfg, tmp_path / "out", workers=1, progress=False)
-    assert "synthetic" not in res.report_md.read_text().splitlines()[0] and len(res.runs) == (2 * 5 + 2) * cfg.runs
+    assert "synthetic" not in res.report_md.read_text().splitlines()[0] and len(res.runs) == (2 * 5 + 2) * cfg.seeds
 
 
 @pytest.mark.skipif(not (SHARED / "rutgers-noise").is_dir(), reason="Rutgers data not found (set BURSTLAB_SHARED)")
@@ -249,8 +249,8 @@ def test_tossim_links_as_raw_channels() -> None:
 def test_bad_parameters_are_clean_errors(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="invalid parameter counts"):
         H.Setup(counts="tries")
-    with pytest.raises(ValueError, match="runs"):
-        H.StudyConfig(runs=1)
+    with pytest.raises(ValueError, match="seeds"):
+        H.StudyConfig(seeds=1)
     with pytest.raises(ValueError, match="fer-range"):
         H.StudyConfig(fer_range=(0.5, 0.1))
     cmd = [sys.executable, "-c", "import sys; from burstlab.cli import main; sys.exit(main())", "study", "hybrid", "--out", str(tmp_path / "o")]
@@ -273,3 +273,27 @@ def test_why_follows_the_verdicts(quick: Any) -> None:
 
     assert "The Wi-Fi buffer matters" in text("contradicted")
     assert "The Wi-Fi buffer matters" not in text("reproduced") and "The Wi-Fi buffer matters" not in text("inconclusive")
+
+
+def test_adaptive_replication_adds_runs_while_claims_are_undecided(quick: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With a budget, the claims judged on the defaults after the planned runs decide whether
+    runs are added (here: always "more would decide", up to the budget): one more run per
+    cell of the defaults (the two planned are in the store), and the Reproduce line gives
+    the configuration reached."""
+    import burstlab.study.verdict as V
+
+    seen: list[tuple[int, int, int]] = []
+
+    def more(vs: Any, n: int, budget: int) -> int:
+        seen.append((len(vs), n, budget))
+        return budget
+
+    monkeypatch.setattr(V, "replicates_to_add", more)
+    out = tmp_path / "q"
+    shutil.copytree(quick.out, out)
+    cfg = replace(QUICK, quick=False, budget=3, sweep=False)
+    planned = sum(len(t.items) for t in H.plan(cfg, {r["key"]: r for r in quick.fits})[0])
+    res = H.run_study(cfg, out, workers=1, progress=False)
+    assert res.ran == planned // 2 > 0 and len(res.runs) == planned * 3 // 2
+    assert [s[1:] for s in seen] == [(2, 3), (3, 3)] and seen[0][0] >= 5
+    assert "--runs 3" in res.report_md.read_text()

@@ -7,6 +7,7 @@ networks, a partial store resumes to the same tables on another worker count, ba
 from __future__ import annotations
 
 import csv
+import dataclasses
 import json
 import math
 import shutil
@@ -271,3 +272,26 @@ def test_why_follows_the_verdicts(study: Any, traces: Path) -> None:
 
     assert "Persistence and MAC throughput" in text("contradicted")
     assert "Persistence and MAC throughput" not in text("reproduced") and "Persistence and MAC throughput" not in text("inconclusive")
+
+
+def test_adaptive_replication_adds_runs_while_claims_are_undecided(traces: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With a budget, the claims judged on the defaults after the planned runs decide whether
+    runs are added (here: always "more would decide", up to the budget), every cell of the
+    plan gets them, and the report's Reproduce line gives the configuration reached."""
+    import burstlab.study.verdict as V
+
+    seen: list[tuple[int, int, int]] = []
+
+    def more(vs: Any, n: int, budget: int) -> int:
+        seen.append((len(vs), n, budget))
+        return budget
+
+    monkeypatch.setattr(V, "replicates_to_add", more)
+    cfg = tiny(traces, quick=False, budget=3, sweep=False)
+    res = L.run_study(cfg, tmp_path / "a", workers=1, progress=False)
+    reached = sum(len(t.items) for t in L.plan(dataclasses.replace(cfg, seeds=3)))
+    assert res.ran == reached == len(res.runs) > sum(len(t.items) for t in L.plan(cfg))
+    assert [s[1:] for s in seen] == [(2, 3), (3, 3)] and seen[0][0] >= 10  # judged on the defaults, then stopped at the budget
+    assert "--seeds 3" in res.report_md.read_text()
+    again = L.run_study(dataclasses.replace(cfg, budget=None), tmp_path / "b", workers=1, progress=False)
+    assert again.ran == sum(len(t.items) for t in L.plan(cfg))  # --budget 0: never

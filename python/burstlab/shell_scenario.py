@@ -26,6 +26,7 @@ from burstlab import _core
 from burstlab.sim import Link, Red
 from burstlab.sim.network import Flow, Hop, Network
 from burstlab.sim.scenario_file import _label, _Reader, load_scenario
+from burstlab.sim import loss_model
 
 __all__ = ["ShellScenario", "load_shell_scenario"]
 
@@ -68,7 +69,6 @@ def _direction(r: _Reader, link: Link, where: Any, seed: int, loss_override: Any
     forwarder does not do)."""
     from burstlab import shell
     from burstlab.io import read_mahimahi
-    from burstlab.sim import loss_model
 
     queue = link.queue
     if isinstance(queue, Red) or queue != "droptail":
@@ -128,7 +128,6 @@ def load_shell_scenario(path: str | os.PathLike[str], seed: int | None = None) -
     up = _direction(r, up_hop.forward, lambda k: _hop_where(net, up_hop.name, k, preset), s)
     rev_loss = None
     if down_hop.ack_loss == "independent" and (down_hop.reverse is None or down_hop.reverse.loss is None):
-        from burstlab.sim import loss_model
 
         rev_loss = loss_model(down_hop.forward.loss)  # a copy of the forward model, on the downlink's own stream
     down = _direction(r, down_hop.reverse_link, lambda k: _hop_where(net, down_hop.name, k, preset, reverse=down_hop.reverse is not None),

@@ -23,13 +23,14 @@ Backends:
 from __future__ import annotations
 
 import hashlib
+import math
 import multiprocessing
 import os
 import struct
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from contextlib import nullcontext
 from typing import Any, TypeVar
@@ -62,10 +63,15 @@ def default_workers() -> int:
 
 class _PlainProgress:
     """Progress for a stderr that is not a terminal (a log file, a pipe, CI): no animation,
-    no control characters — one plain line at each quarter of the tasks."""
+    no control characters — one plain line at each quarter of the work, with its rate and
+    the time left at that rate."""
 
-    def __init__(self) -> None:
-        self._t0 = time.perf_counter()
+    #: A line also when this long has passed since the last one (a quarter can take minutes).
+    EVERY_S = 10.0
+
+    def __init__(self, unit: str = "tasks") -> None:
+        self._t0 = self._last = time.perf_counter()
+        self._unit = unit
 
     def __enter__(self) -> _PlainProgress:
         return self
@@ -79,31 +85,61 @@ class _PlainProgress:
 
     def advance(self, _tid: int) -> None:
         self._done += 1
-        if self._done * 4 >= self._next * self._total:
+        now = time.perf_counter()
+        quarter = self._next <= 4 and self._done * 4 >= self._next * self._total
+        if quarter or (now - self._last >= self.EVERY_S and self._done < self._total):
             while self._done * 4 >= self._next * self._total and self._next <= 4:
                 self._next += 1
-            print(f"{self._desc}: {self._done}/{self._total} tasks, {time.perf_counter() - self._t0:.1f} s", file=sys.stderr, flush=True)
+            self._last = now
+            t = now - self._t0
+            rate = self._done / t if t > 0 else math.inf
+            left = (self._total - self._done) / rate if self._done < self._total and rate > 0 else 0.0
+            print(f"{self._desc}: {self._done}/{self._total} {self._unit}, {t:.1f} s ({rate:.3g}/s"
+                  + (f", ~{left:.0f} s left)" if self._done < self._total else ")"), file=sys.stderr, flush=True)
 
 
-def _progress(total: int, description: str, enabled: bool) -> Any:
-    """The progress display, always on stderr (stdout carries results): a rich bar when
-    stderr is a terminal, plain lines otherwise, nothing when disabled."""
+def progress(total: int, description: str, enabled: bool, unit: str = "tasks") -> Any:
+    """The progress display, always on stderr (stdout carries results): a rich bar with the
+    rate and the time left when stderr is a terminal, plain lines otherwise (nothing
+    animated), nothing when disabled. Use as ``with progress(n, "figures", True) as bar:
+    tid = bar.add_task("figures", total=n); bar.advance(tid)`` (``bar`` is None when
+    disabled)."""
     if not enabled:
         return nullcontext(None)
     if not sys.stderr.isatty():
-        return _PlainProgress()
+        return _PlainProgress(unit)
     from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, ProgressColumn, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+    from rich.text import Text
+
+    class Rate(ProgressColumn):  # type: ignore[misc]
+        def render(self, task: Any) -> Text:
+            return Text(f"{task.speed:.3g} {unit}/s" if task.speed else "")
 
     return Progress(
         TextColumn("{task.description}"),
         BarColumn(),
         MofNCompleteColumn(),
+        Rate(),
         TimeElapsedColumn(),
         TimeRemainingColumn(),
         console=Console(stderr=True),
         transient=False,
     )
+
+
+_progress = progress
+
+
+def iter_progress(items: Iterable[T], total: int, description: str, enabled: bool, unit: str = "items") -> Iterator[T]:
+    """``items`` passed through, with :func:`progress` on stderr as they come (``total``: the
+    number expected, for the rate and the time left)."""
+    with progress(total, description, enabled, unit) as bar:
+        tid = bar.add_task(description, total=total) if bar is not None else None
+        for x in items:
+            yield x
+            if bar is not None:
+                bar.advance(tid)
 
 
 def run_tasks(

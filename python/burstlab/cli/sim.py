@@ -381,19 +381,47 @@ def _show_config(tcps: list[tuple[str, Any]], kw: dict[str, Any], link: dict[str
 # ----------------------------------------------------------------------------- runs
 
 
+class _RunsProgress:
+    """Plain progress lines on stderr for a batch of runs (nothing animated, no library to
+    import): none while the batch has taken under 2 s, then one at most every 5 s with the
+    runs done, the rate and the time left at that rate (issue 32: no long silence after
+    "simulating … runs")."""
+
+    FIRST_S, EVERY_S = 2.0, 5.0
+
+    def __init__(self, total: int) -> None:
+        self._time = time.monotonic
+        self.total, self._t0, self._last = total, time.monotonic(), -math.inf
+
+    def __call__(self, done: int) -> None:
+        now = self._time() - self._t0
+        if self.total <= 1 or now < self.FIRST_S or now - self._last < self.EVERY_S or done >= self.total:
+            return
+        self._last = now
+        rate = done / now
+        left = f", about {(self.total - done) / rate:.0f} s left" if done else ""
+        click.echo(f"{done}/{self.total} runs done, {now:.0f} s ({rate:.2g} runs/s{left})", err=True)
+
+
 def run_parallel(jobs: Sequence[Callable[[], Any]], workers: int) -> list[Any]:
     """Run ``jobs`` (each a simulation, which releases the GIL) on ``workers`` threads; the
     results in job order. The first job (in job order) that fails stops the others from
     starting and its error is raised. The threads are daemons and the caller waits for them
     in short steps, so Ctrl-C ends the command at once (exit 130) instead of after the runs
-    under way."""
+    under way; while it waits, a batch that takes over 2 s reports its progress on stderr."""
+    show = _RunsProgress(len(jobs))
     if workers <= 1 or len(jobs) <= 1:
-        return [j() for j in jobs]
+        out = []
+        for j in jobs:
+            out.append(j())
+            show(len(out))
+        return out
 
     results: list[Any] = [None] * len(jobs)
     errors: dict[int, BaseException] = {}
     pending = iter(range(len(jobs)))
     lock = threading.Lock()
+    finished = [0]
 
     def work() -> None:
         while not errors:
@@ -405,6 +433,8 @@ def run_parallel(jobs: Sequence[Callable[[], Any]], workers: int) -> list[Any]:
                 results[i] = jobs[i]()
             except BaseException as e:  # noqa: BLE001 - handed to the caller
                 errors[i] = e
+            with lock:
+                finished[0] += 1
 
     threads = [threading.Thread(target=work, daemon=True, name=f"burstlab-sim-{k}") for k in range(min(workers, len(jobs)))]
     for t in threads:
@@ -412,6 +442,7 @@ def run_parallel(jobs: Sequence[Callable[[], Any]], workers: int) -> list[Any]:
     for t in threads:
         while t.is_alive():
             t.join(0.1)
+            show(finished[0])
     if errors:
         raise errors[min(errors)]
     return results

@@ -27,9 +27,12 @@ from burstlab._util import json_safe
 from burstlab.io import atomic_write_text
 from burstlab.store import ResultStore, canonical_json, results_version
 from burstlab.study.report import render_html, render_md, replace_table as _replace_table, write_csv
+from burstlab.study.estimate import bootstrap_cache
 from burstlab.study.settings import check_seeds, check_sensitivity  # noqa: F401  (re-exported: the studies' configurations use them)
 from burstlab.study.verdict import COLUMNS, replicates_to_add
 from burstlab.sweep import run_tasks
+from burstlab.study.estimate import t_quantile
+from burstlab.sweep import progress as bar_for
 
 T = TypeVar("T")
 
@@ -117,10 +120,11 @@ def pending(tasks: Sequence[T], done: set[str]) -> list[T]:
 
 @functools.lru_cache(maxsize=1024)
 def t95(n: int) -> float:
-    """Student's t quantile for a two-sided 95 % interval with n − 1 degrees of freedom."""
-    from scipy.stats import t
+    """Student's t quantile for a two-sided 95 % interval with n − 1 degrees of freedom
+    (``scipy.special.stdtrit``, the same numbers as ``scipy.stats.t.ppf`` without importing
+    scipy.stats)."""
 
-    return float(t.ppf(0.975, max(1, n - 1)))
+    return t_quantile(n, 0.95)
 
 
 def mean_ci(x: np.ndarray) -> tuple[float, float]:
@@ -270,7 +274,8 @@ def run_keyed_study(
             tasks, total = nxt, n_items
             runs, more = run_pending(description, tasks, run_task, store, workers=workers, cluster=cluster, progress=progress, log=log)
             ran += more
-        figures, claims, md, html = write_outputs(out, store, runs)
+        with bootstrap_cache(out / ".cache" / "bootstrap.json"):  # a re-run on the same rows recomputes no interval
+            figures, claims, md, html = write_outputs(out, store, runs)
     return StudyResult(out, store_path, md, html, runs, figures, claims, ran, total - ran, time.perf_counter() - t0)
 
 
@@ -350,6 +355,27 @@ def figure_saver(figdir: Path, formats: Sequence[str]) -> Callable[[Any, str], P
             plt.close(fig)
 
     return save
+
+
+#: A figure to draw: (key in the report's figures, file name, function, its arguments).
+FigureJob = tuple[str, str, Callable[..., Any], tuple[Any, ...]]
+
+
+def draw_figures(jobs: Sequence[FigureJob], figdir: Path, formats: Sequence[str], *, progress: bool = False, description: str = "figures") -> dict[str, Path]:
+    """Draw and save every figure of ``jobs`` once (``fn(*args)``, then
+    :func:`figure_saver`'s PNG and other ``formats``), with progress on stderr (a bar with
+    rate and time left on a terminal, plain lines otherwise): drawing takes seconds after
+    the simulations' bar ends. Returns key → PNG path."""
+
+    save = figure_saver(figdir, formats)
+    figs: dict[str, Path] = {}
+    with bar_for(len(jobs), description, progress, unit="figures") as bar:
+        tid = bar.add_task(description, total=len(jobs)) if bar is not None else None
+        for key, name, fn, args in jobs:
+            figs[key] = save(fn(*args), name)
+            if bar is not None:
+                bar.advance(tid)
+    return figs
 
 
 def img_block(figs: dict[str, Path], out: Path, key: str, alt: str, pdf: bool) -> list[tuple[str, Any]]:

@@ -452,7 +452,7 @@ def run_study(
     def outputs(out: Path, store: ResultStore, runs: list[dict[str, Any]]) -> Outputs:
         from burstlab.experiments.error_models_report import write_outputs
 
-        return write_outputs(rounds.cfg, out, store, runs, formats)
+        return write_outputs(rounds.cfg, out, store, runs, formats, progress=progress)
 
     return run_keyed_study("error-models", plan(cfg), run_task, RUN_SCHEMA, out, outputs, workers=workers, cluster=cluster, progress=progress, log=log,
                            rounds=rounds)  # fmt: skip

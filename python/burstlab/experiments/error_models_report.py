@@ -25,7 +25,8 @@ import numpy as np
 from burstlab._core import __version__
 from burstlab.experiments import error_models_claims as EC
 from burstlab.experiments.common import (
-    figure_saver,
+    FigureJob,
+    draw_figures,
     img_block,
     show_param,
     write_report,
@@ -344,7 +345,7 @@ def sensitivity_rows(pts: Sequence[tuple[str, Any, Env]], base: Env) -> list[dic
 
 
 def write_outputs(cfg: StudyConfig, out: Path, store: ResultStore, runs: Sequence[dict[str, Any]],
-                  formats: Sequence[str] = ("png",)) -> tuple[dict[str, Path], list[dict[str, Any]], Path, Path]:  # fmt: skip
+                  formats: Sequence[str] = ("png",), progress: bool = False) -> tuple[dict[str, Path], list[dict[str, Any]], Path, Path]:  # fmt: skip
     """Write every table, figure (PNG, and the other ``formats``) and the report; returns
     (figures, claims, md, html)."""
     stats = cell_stats(runs)
@@ -353,21 +354,18 @@ def write_outputs(cfg: StudyConfig, out: Path, store: ResultStore, runs: Sequenc
     svs = [sv for name in ("cycle", "fig2_ack_loss") for sv in EC.setting_verdicts(cfg, pts, name)]
     cl = claim_rows(vs) + claim_rows([v for sv in svs for v in sv.verdicts])
     write_tables(out, store, cell_rows(stats), CELL_COLUMNS, cl, sensitivity_rows(pts, base))
-    save = figure_saver(out / "figures", formats)
-    figs: dict[str, Path] = {}
-    figs["fig02"] = save(fig02_times(cfg, base), "fig02-connection-times")
-    figs["fig02-equivalence"] = save(fig02_equivalence(cfg, base), "fig02-equivalence")
-    if any(name == "cycle" for name, _, _ in pts):
-        figs["fig02-subcycle"] = save(fig02_subcycle(cfg, pts), "fig02-subcycle")
     delays = list(cfg.delays)
-    figs["table1"] = save(fig_sync(base, 0.0, f"Table 1: ON/OFF {ON_OFF[0]:g} s / {ON_OFF[1]:g} s, {cfg.sync_size / 1e6:g} MB, LAN", True), "table1")
+    jobs: list[FigureJob] = [("fig02", "fig02-connection-times", fig02_times, (cfg, base)), ("fig02-equivalence", "fig02-equivalence", fig02_equivalence, (cfg, base))]
+    if any(name == "cycle" for name, _, _ in pts):
+        jobs.append(("fig02-subcycle", "fig02-subcycle", fig02_subcycle, (cfg, pts)))
+    jobs.append(("table1", "table1", fig_sync, (base, 0.0, f"Table 1: ON/OFF {ON_OFF[0]:g} s / {ON_OFF[1]:g} s, {cfg.sync_size / 1e6:g} MB, LAN", True)))
     for tag, d in zip(("fig03a", "fig03b"), delays[1:]):
-        figs[tag] = save(fig_sync(base, d, f"Fig. 3{tag[-1]}: + {1e3 * d:g} ms per segment each way", False), tag)
+        jobs.append((tag, tag, fig_sync, (base, d, f"Fig. 3{tag[-1]}: + {1e3 * d:g} ms per segment each way", False)))
     if any(name == "rate" for name, _, _ in pts):
-        figs["sensitivity-table1-rate"] = save(fig_table1_rate(cfg, pts), "sensitivity-table1-rate")
+        jobs.append(("sensitivity-table1-rate", "sensitivity-table1-rate", fig_table1_rate, (cfg, pts)))
     if pts:
-        figs["sensitivity-sync"] = save(fig_sensitivity(cfg, pts, "sync"), "sensitivity-sync")
-        figs["sensitivity-models"] = save(fig_sensitivity(cfg, pts, "models"), "sensitivity-models")
+        jobs += [("sensitivity-sync", "sensitivity-sync", fig_sensitivity, (cfg, pts, "sync")), ("sensitivity-models", "sensitivity-models", fig_sensitivity, (cfg, pts, "models"))]
+    figs = draw_figures(jobs, out / "figures", formats, progress=progress)
 
     prov = provenance.cell_study("error-models", cfg, "transfers")
     provenance.write(out, prov, store)
@@ -517,12 +515,7 @@ def build_report(cfg: StudyConfig, out: Path, env: Env, pts: Sequence[tuple[str,
 
 
 def cli_args(cfg: StudyConfig) -> list[str]:
-    """The command-line options that reproduce ``cfg`` (the settings' from their declaration,
-    :func:`burstlab.study.settings.cli_args`)."""
-    a = ["--quick"] if cfg.quick else []
-    a += ["--seeds", str(cfg.seeds), "--sweep-seeds", str(cfg.sweep_seeds), "--seed", str(cfg.seed)]
-    if not cfg.quick and cfg.budget != StudyConfig.budget:
-        a += ["--budget", str(cfg.budget or 0)]
-    if not cfg.sweep:
-        a.append("--no-sweep")
-    return a + settings.cli_args(cfg) + settings.cli_args(cfg.setup)
+    """The command-line options that reproduce ``cfg`` (from the settings' declarations,
+    :func:`burstlab.study.settings.reproduce_args`)."""
+    return settings.reproduce_args(cfg)
+

@@ -45,7 +45,7 @@ import json
 import math
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field, fields, replace
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
@@ -56,30 +56,33 @@ from burstlab._core import BitTrace, BurstlabError, LossModel, ParameterError
 from burstlab.analytic import padhye
 from burstlab.datasets import rutgers, support
 from burstlab.experiments.common import environments as common_environments
-from burstlab.experiments.common import Item, cell_hash, check_sensitivity, keyed_items, run_keyed_study, t95
+from burstlab.experiments.common import Adaptive, Item, cell_hash, keyed_items, run_keyed_study, t95
 from burstlab.experiments.common import StudyResult as _StudyResult
 from burstlab.experiments.common import sweep_points as _sweep_points
-from burstlab.experiments.prr_mu import _read_dir, trace_fingerprint
-from burstlab.linklayer import Arq, Backoff
-from burstlab.models import LossModelBase, make_model
-from burstlab.sim import VARIANTS, Link, TcpConfig, run_network
-from burstlab.sim.presets import satellite_wifi
+from burstlab.experiments.hybrid_settings import (  # noqa: F401  (re-exported: the report, claims and tests read them here)
+    DATASETS,
+    DURATION,
+    NET_FIELDS,
+    PADHYE_FERS,
+    QUICK_SENSITIVITY,
+    SAT_BUFFER,
+    SAT_DELAY,
+    SAT_FER,
+    SAT_RATE,
+    SENSITIVITY,
+    SLOT,
+    STUDY,
+    SYNTH_FERS,
+    SYNTH_FIELDS,
+    SYNTH_SEED,
+    Setup,
+    StudyConfig,
+)
 from burstlab.store import ResultStore, config_hash
 from burstlab.sweep import run_tasks, task_seed
 from burstlab.traces import Trace
+from burstlab.experiments.prr_mu_inputs import _read_dir
 
-STUDY = "hybrid"
-DATASETS = ("synthetic", "rutgers", "tossim", "traces")
-
-# -- the paper's numbers (§II, §III, §V) --------------------------------------------------
-SAT_RATE = 2e6  # §II.A: "a 2 Mb/s link"
-SAT_DELAY = 0.300  # §II.A: "any latency not smaller than 300 ms"
-SAT_FER = 1e-5  # §II.A: "a satellite channel with a FER of 10^-5"
-SAT_BUFFER = 150_000  # §II.A: C·RTT = 2 Mb/s · 0.6 s = 150 kB
-SLOT = 0.005  # §II.B, §III: Ttem's 5 ms intervals
-DURATION, WARMUP, RUNS = 2000.0, 200.0, 10  # §V: "10 instances ... for 2000 seconds, discarded the first 200"
-#: §V, Fig. 3: "frame error rates ranging from 2% to 30%".
-PADHYE_FERS = (0.02, 0.05, 0.08, 0.1, 0.15, 0.2, 0.25, 0.3)
 #: §II.B: "delays due to retransmissions greater than 50 ms in less than 0.1% of packets".
 LATE = 0.050
 
@@ -107,204 +110,6 @@ def condition_label(cond: str) -> str:
             return f"({k}) {v}"
     return cond
 
-
-# --------------------------------------------------------------------------------------
-# the open parameters
-# --------------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class Setup:
-    """The open parameters: one environment of the study (defaults argued in
-    ``docs/study-hybrid.md``).
-
-    TCP (ns-2.29's, not described by the paper): ``variant`` (Reno, the variant Padhye's
-    formula describes), ``delayed_ack`` (ns-2's TCPSink: off), ``rto_min`` (ns-2: 1 s),
-    ``rwnd`` (segments; None: unlimited, so that the C·RTT buffer can fill the link, §II.A),
-    ``mss`` (bytes: the 1000-byte packets of §II.B). Wi-Fi ARQ: ``retry_limit`` (§I: 7),
-    ``counts`` ("attempts": the standard's dot11ShortRetryLimit; "retries": R + 1 attempts),
-    ``backoff`` ("dcf": 802.11b's binary exponential backoff; "none"). ``wifi_buffer``
-    (packets; §II.B: any buffer above four packets), ``sat_buffer`` (bytes; §II.A: C·RTT),
-    ``wifi_acks`` ("lossless": the TCP ACKs cross the Wi-Fi hop on an error-free twin;
-    "channel": a half-duplex hop whose ACK frames share the data's raw channel and ARQ).
-    The built-in synthetic set: ``synth_alpha`` (Pareto shape of the error gaps),
-    ``synth_burst`` (mean error-burst length at FER 10 %, slots) and ``synth_burst_exp`` (how
-    the mean burst follows the FER: ∝ (FER odds)^exp, 0 = the same at every FER; 0.5 splits
-    the FER's change evenly between bursts and gaps on a log scale).
-    """
-
-    variant: str = "reno"
-    delayed_ack: bool = False
-    rto_min: float = 1.0
-    rwnd: int | None = None
-    mss: int = 1000
-    retry_limit: int = 7
-    counts: str = "attempts"
-    backoff: str = "dcf"
-    wifi_buffer: int = 100
-    sat_buffer: int = SAT_BUFFER
-    wifi_acks: str = "lossless"
-    synth_alpha: float = 1.5
-    synth_burst: float = 2.0
-    synth_burst_exp: float = 0.5
-
-    def __post_init__(self) -> None:
-        def bad(name: str, value: Any, expected: str) -> ParameterError:
-            return ParameterError(f"invalid parameter {name} = {value!r}: expected {expected}")
-
-        if self.variant not in VARIANTS:
-            raise bad("variant", self.variant, f"one of {', '.join(VARIANTS)}")
-        if not (isinstance(self.rto_min, (int, float)) and math.isfinite(self.rto_min) and self.rto_min > 0):
-            raise bad("rto_min", self.rto_min, "a positive time")
-        if self.rwnd is not None and not (isinstance(self.rwnd, int) and self.rwnd >= 1):
-            raise bad("rwnd", self.rwnd, "at least 1 segment, or None (unlimited)")
-        if not (isinstance(self.mss, int) and 1 <= self.mss <= 65_495):
-            raise bad("mss", self.mss, "1..65495 bytes")
-        if not (isinstance(self.retry_limit, int) and 1 <= self.retry_limit <= 255):
-            raise bad("retry_limit", self.retry_limit, "1..255")
-        if self.counts not in ("attempts", "retries"):
-            raise bad("counts", self.counts, "'attempts' or 'retries'")
-        if self.backoff not in ("dcf", "none"):
-            raise bad("backoff", self.backoff, "'dcf' or 'none'")
-        if not (isinstance(self.wifi_buffer, int) and self.wifi_buffer >= 1):
-            raise bad("wifi_buffer", self.wifi_buffer, "at least 1 packet")
-        if not (isinstance(self.sat_buffer, int) and self.sat_buffer >= 1040):
-            raise bad("sat_buffer", self.sat_buffer, "at least one 1040-byte packet")
-        if self.wifi_acks not in ("lossless", "channel"):
-            raise bad("wifi_acks", self.wifi_acks, "'lossless' or 'channel'")
-        if not (isinstance(self.synth_alpha, (int, float)) and 1 < self.synth_alpha < 100):
-            raise bad("synth_alpha", self.synth_alpha, "a Pareto shape above 1 (a finite mean gap)")
-        if not (isinstance(self.synth_burst, (int, float)) and 1 <= self.synth_burst < 1e6):
-            raise bad("synth_burst", self.synth_burst, "a mean burst length of at least 1 slot")
-        if not (isinstance(self.synth_burst_exp, (int, float)) and 0 <= self.synth_burst_exp <= 1):
-            raise bad("synth_burst_exp", self.synth_burst_exp, "an exponent in [0, 1]")
-
-
-#: Fields that shape the synthetic traces, not the network (they change only (e) and the fits).
-SYNTH_FIELDS = ("synth_alpha", "synth_burst", "synth_burst_exp")
-#: The network's fields (every cell records them).
-NET_FIELDS = tuple(f.name for f in fields(Setup) if f.name not in SYNTH_FIELDS)
-
-#: The one-at-a-time sensitivity sweeps (each includes the default).
-SENSITIVITY: dict[str, tuple[Any, ...]] = {
-    "variant": ("tahoe", "reno", "newreno", "sack"),
-    "delayed_ack": (False, True),
-    "rto_min": (0.2, 1.0),
-    "rwnd": (20, 64, None),
-    "retry_limit": (1, 4, 7, 15),
-    "counts": ("attempts", "retries"),
-    "backoff": ("none", "dcf"),
-    "wifi_buffer": (5, 100),
-    "sat_buffer": (15_000, 75_000, 150_000, 300_000),
-    "wifi_acks": ("lossless", "channel"),
-    "synth_alpha": (1.2, 1.5, 2.5),
-    "synth_burst": (1.5, 2.0, 4.0),
-    "synth_burst_exp": (0.0, 0.5, 1.0),
-}
-#: ``--quick``: the default and one other value of each.
-QUICK_SENSITIVITY: dict[str, tuple[Any, ...]] = {
-    "variant": ("reno", "newreno"),
-    "delayed_ack": (False, True),
-    "rto_min": (0.2, 1.0),
-    "rwnd": (20, None),
-    "retry_limit": (4, 7),
-    "counts": ("attempts", "retries"),
-    "backoff": ("none", "dcf"),
-    "wifi_buffer": (5, 100),
-    "sat_buffer": (15_000, 150_000),
-    "wifi_acks": ("lossless", "channel"),
-    "synth_alpha": (1.5, 2.5),
-    "synth_burst": (2.0, 4.0),
-    "synth_burst_exp": (0.0, 0.5),
-}
-#: The built-in synthetic set's target FERs (Fig. 3's range, 2-30 %) and its fixed seed.
-SYNTH_FERS = (0.02, 0.05, 0.08, 0.12, 0.16, 0.2, 0.25, 0.3)
-SYNTH_SEED = 2006
-
-
-@dataclass(frozen=True)
-class StudyConfig:
-    """Everything that determines the study's numbers.
-
-    ``runs``: replicates per cell at the defaults (the paper: 10); ``sweep_seeds``: per cell
-    of every sensitivity point; ``seed``: the study seed; ``duration``/``warmup``: each run
-    (§V: 2000 s, the first 200 discarded); ``slot``: the channel interval of traces that do not
-    carry one (Ttem's 5 ms); ``padhye_fers``: Fig. 3's Bernoulli FERs; ``dataset`` and the
-    trace options as ``burstlab study prr-mu``'s; ``fer_range``, ``max_traces``: which traces
-    (their raw FER; at most this many, spread evenly over the FERs); ``synth_fers``,
-    ``synth_seed``: the built-in synthetic set; ``fit_slots``: EM fits use the first so many
-    slots of a trace; ``all_models``: also every other model burstlab fits (not only Table I).
-    """
-
-    setup: Setup = field(default_factory=Setup)
-    runs: int = RUNS
-    sweep_seeds: int = 5
-    seed: int = 0
-    sweep: bool = True
-    quick: bool = False
-    duration: float = DURATION
-    warmup: float = WARMUP
-    slot: float = SLOT
-    padhye_fers: tuple[float, ...] = PADHYE_FERS
-    dataset: str = "synthetic"
-    traces_dir: str | None = None
-    fmt: str | None = None
-    traces_one_means: str = "received"
-    traces_expected: int | None = None
-    traces_drop_beyond: bool = False
-    rutgers_noise: tuple[str, ...] | None = None
-    fer_range: tuple[float, float] = (0.01, 0.5)
-    max_traces: int | None = None
-    synth_fers: tuple[float, ...] = SYNTH_FERS
-    synth_seed: int = SYNTH_SEED
-    fit_slots: int = 100_000
-    all_models: bool = True
-    sensitivity: tuple[tuple[str, tuple[Any, ...]], ...] = tuple(SENSITIVITY.items())
-
-    def __post_init__(self) -> None:
-        for name in ("runs", "sweep_seeds"):
-            v = getattr(self, name)
-            if not (isinstance(v, int) and v >= 2):
-                raise ParameterError(f"invalid parameter {name.replace('_', '-')} = {v!r}: expected at least 2 (a median and an interval need two runs)")
-        if not 0 <= self.seed < 2**32:
-            raise ParameterError(f"invalid parameter seed = {self.seed}: expected 0 ≤ seed < 2^32")
-        if not (math.isfinite(self.duration) and math.isfinite(self.warmup) and 0 <= self.warmup < self.duration):
-            raise ParameterError(f"invalid parameter duration = {self.duration!r} / warmup = {self.warmup!r}: expected 0 ≤ warmup < duration")
-        if not (math.isfinite(self.slot) and self.slot > 0):
-            raise ParameterError(f"invalid parameter slot = {self.slot!r}: expected a positive time")
-        for name in ("padhye_fers", "synth_fers"):
-            v = getattr(self, name)
-            if not v or any(not (0 < f < 1) for f in v):
-                raise ParameterError(f"invalid parameter {name.replace('_', '-')} = {v}: expected frame error rates in (0, 1)")
-        if self.dataset not in DATASETS:
-            raise ParameterError(f"invalid parameter dataset = {self.dataset!r}: expected one of {DATASETS}")
-        if self.dataset == "traces" and not self.traces_dir:
-            raise ParameterError("invalid parameter traces: --traces DIR is required for dataset 'traces'")
-        lo, hi = self.fer_range
-        if not 0.0 <= lo < hi <= 1.0:
-            raise ParameterError(f"invalid parameter fer-range = {self.fer_range}: expected 0 ≤ low < high ≤ 1")
-        if self.max_traces is not None and self.max_traces < 1:
-            raise ParameterError(f"invalid parameter max-traces = {self.max_traces}: expected at least 1")
-        if not (isinstance(self.fit_slots, int) and self.fit_slots >= 100):
-            raise ParameterError(f"invalid parameter fit-slots = {self.fit_slots!r}: expected at least 100")
-        check_sensitivity(self.setup, self.sensitivity)
-
-    @classmethod
-    def quick_config(cls, setup: Setup | None = None, **kw: Any) -> StudyConfig:
-        """The reduced study of ``--quick``: runs of 300 s (60 s discarded), 2 per cell, 3
-        synthetic traces and 4 Bernoulli FERs, EM fits on 10,000 slots, the default and one
-        other value of each open parameter."""
-        base = {"runs": 2, "sweep_seeds": 2, "quick": True, "duration": 300.0, "warmup": 60.0, "padhye_fers": (0.02, 0.1, 0.2, 0.3),
-                "synth_fers": (0.05, 0.15, 0.3), "fit_slots": 10_000, "max_traces": 3, "sensitivity": tuple(QUICK_SENSITIVITY.items())}  # fmt: skip
-        return cls(setup=setup or Setup(), **{**base, **kw})
-
-    @property
-    def n_slots(self) -> int:
-        """Slots of channel a run needs (a synthetic trace's length)."""
-        return math.ceil(self.duration / self.slot)
-
-    def to_dict(self) -> dict[str, Any]:
-        d = asdict(self)
-        d["sensitivity"] = {k: list(v) for k, v in self.sensitivity}
-        return d
 
 
 # --------------------------------------------------------------------------------------
@@ -600,7 +405,7 @@ def plan(cfg: StudyConfig, fits: dict[str, dict[str, Any]]) -> tuple[list[Task],
     that cannot be fitted to a trace)."""
     want: dict[str, tuple[dict[str, Any], int, ChannelTrace | None]] = {}
     for name, _, s in sweep_points(cfg):
-        n = cfg.runs if name == "baseline" else cfg.sweep_seeds
+        n = cfg.seeds if name == "baseline" else cfg.sweep_seeds
         trs, _ = load_traces(cfg, s)
         by_fp = {t.fp: t for t in trs}
         for p in cells(cfg, s, name == "baseline"):
@@ -943,15 +748,29 @@ def run_study(
         for _task, row in run_tasks(run_fit, todo, workers=workers, cluster=cluster, progress=progress, description="hybrid fits"):
             fstore.insert(row)
         fits_rows = fstore.rows_with_keys([t.key for t in fit_tasks], order_by="r.trace, r.model") if fit_tasks else []
-    tasks, skipped_cells = plan(cfg, {r["key"]: r for r in fits_rows})
+    fits = {r["key"]: r for r in fits_rows}
+    tasks, skipped_cells = plan(cfg, fits)
+    rounds = Adaptive(cfg, lambda c: plan(c, fits)[0], baseline_verdicts, "runs", log)
 
     def outputs(out: Path, store: ResultStore, runs: list[dict[str, Any]]) -> Any:
         from burstlab.experiments.hybrid_report import write_outputs
 
-        return write_outputs(cfg, out, store, runs, fits_rows, [*notes, *skipped_cells], formats)
+        return write_outputs(rounds.cfg, out, store, runs, fits_rows, [*notes, *skipped_cells], formats, progress=progress)
 
-    res = run_keyed_study("hybrid", tasks, _Runner(cfg.seed), RUN_SCHEMA, out, outputs, workers=workers, cluster=cluster, progress=progress, log=log)  # type: ignore[arg-type]
+    res = run_keyed_study("hybrid", tasks, _Runner(cfg.seed), RUN_SCHEMA, out, outputs, workers=workers, cluster=cluster, progress=progress, log=log,
+                          rounds=rounds)  # type: ignore[arg-type]  # fmt: skip
     return StudyResult(**{**vars(res), "elapsed_s": time.perf_counter() - t0}, fits=fits_rows)
+
+
+def baseline_verdicts(cfg: StudyConfig, store: ResultStore) -> list[Any]:
+    """The claims judged on the defaults' cells as the store holds them (adaptive
+    replication; the claims judged across sweep points are left to the report)."""
+    from burstlab.experiments.hybrid_claims import verdicts
+    from burstlab.experiments.hybrid_report import gap_rows
+
+    keys = [i.key for p in cells(cfg, cfg.setup, True) for i in items(cfg, p, cfg.seeds)]
+    env = Env(cfg, cfg.setup, cell_stats(store.rows_with_keys(keys, order_by="r.cell, r.replicate")))
+    return verdicts(cfg, env, [], gap_rows(cfg, env.traces), cfg.dataset == "synthetic")
 
 
 __all__ = ["ChannelTrace", "Env", "Setup", "StudyConfig", "StudyResult", "load_traces", "run_study", "synthetic_burst", "synthetic_channel", "synthetic_model"]

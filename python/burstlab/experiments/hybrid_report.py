@@ -24,7 +24,7 @@ import numpy as np
 
 from burstlab._core import __version__
 from burstlab._core import LossModel
-from burstlab.experiments.common import figure_saver, img_block, show_param, write_json, write_report, write_tables
+from burstlab.experiments.common import FigureJob, draw_figures, img_block, show_param, write_json, write_report, write_tables
 from burstlab.experiments.error_models_report import _sweeps
 from burstlab.experiments.hybrid import (
     SAT_DELAY,
@@ -34,7 +34,6 @@ from burstlab.experiments.hybrid import (
     CellStats,
     ChannelTrace,
     Env,
-    Setup,
     StudyConfig,
     _nanmean,
     cell_stats,
@@ -47,6 +46,7 @@ from burstlab.experiments import hybrid_claims as HC
 from burstlab.experiments.hybrid_claims import NEAR
 from burstlab.experiments.prr_mu_report import Block, write_csv
 from burstlab.linklayer import wifi_timing
+from burstlab.study import settings
 from burstlab.study.blocks import claims_section
 from burstlab.study.verdict import SettingVerdicts, Verdict, claim_rows
 from burstlab.store import ResultStore
@@ -441,9 +441,8 @@ def fit_rows(fits: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def write_outputs(cfg: StudyConfig, out: Path, store: ResultStore, runs: Sequence[dict[str, Any]], fits: Sequence[dict[str, Any]], notes: Sequence[str],
-                  formats: Sequence[str] = ("png",)) -> tuple[dict[str, Path], list[dict[str, Any]], Path, Path]:  # fmt: skip
+                  formats: Sequence[str] = ("png",), progress: bool = False) -> tuple[dict[str, Path], list[dict[str, Any]], Path, Path]:  # fmt: skip
     """Write every table, figure and the report; returns (figures, claims, md, html)."""
-    save = figure_saver(out / "figures", formats)
     stats = cell_stats(runs)
     base, pts = environments(cfg, runs)
     cells = cell_rows(stats)
@@ -461,16 +460,17 @@ def write_outputs(cfg: StudyConfig, out: Path, store: ResultStore, runs: Sequenc
     cl = claim_rows(vs)
     write_tables(out, store, cells, CELL_COLUMNS, cl + claim_rows([v for sv in svs for v in sv.verdicts]), sensitivity_rows(pts, base))
 
-    figs: dict[str, Path] = {}
-    figs["fig02"] = save(fig02(cfg, base.traces), "fig02-error-gaps")
-    figs["fig03"] = save(fig03(cfg, f3), "fig03-padhye")
-    figs["fig04"] = save(fig04(cfg, base), "fig04-goodput")
+    jobs: list[FigureJob] = []
+    jobs.append(("fig02", "fig02-error-gaps", fig02, (cfg, base.traces)))
+    jobs.append(("fig03", "fig03-padhye", fig03, (cfg, f3)))
+    jobs.append(("fig04", "fig04-goodput", fig04, (cfg, base)))
     if cfg.all_models:
-        figs["fig04-models"] = save(fig04_models(cfg, base), "fig04-models")
-    figs["fig04-arq"] = save(fig04_arq(cfg, base), "fig04-arq")
+        jobs.append(("fig04-models", "fig04-models", fig04_models, (cfg, base)))
+    jobs.append(("fig04-arq", "fig04-arq", fig04_arq, (cfg, base)))
     if pts:
-        figs["sensitivity-fig04"] = save(fig_sensitivity(cfg, pts, "fig04"), "sensitivity-fig04")
-        figs["sensitivity-fig03"] = save(fig_sensitivity(cfg, pts, "fig03"), "sensitivity-fig03")
+        jobs.append(("sensitivity-fig04", "sensitivity-fig04", fig_sensitivity, (cfg, pts, "fig04")))
+        jobs.append(("sensitivity-fig03", "sensitivity-fig03", fig_sensitivity, (cfg, pts, "fig03")))
+    figs = draw_figures(jobs, out / "figures", formats, progress=progress)
 
     write_json(out / "summary.json", {"config": cfg.to_dict(), "burstlab_version": __version__, "n_runs": len(runs), "n_cells": len(stats), "n_fits": len(fits),
                                       "traces": [g["trace"] for g in gaps], "synthetic": _synthetic(cfg), "headline": base.headline(), "ranking": rank,
@@ -508,10 +508,10 @@ def build_report(cfg: StudyConfig, out: Path, env: Env, pts: Sequence[tuple[str,
     syn = _synthetic(cfg)
     b: list[Block] = [("h1", "TCP over a hybrid satellite/Wi-Fi path: Barsocchi, Oligeri, Potortì, reproduced" + (" on synthetic traces" if syn else ""))]
     if cfg.quick:
-        b.append(("p", f"**Quick run** (`--quick`): runs of {cfg.duration:g} s ({cfg.warmup:g} s discarded), {cfg.runs} per cell, {cfg.sweep_seeds} per sensitivity "
+        b.append(("p", f"**Quick run** (`--quick`): runs of {cfg.duration:g} s ({cfg.warmup:g} s discarded), {cfg.seeds} per cell, {cfg.sweep_seeds} per sensitivity "
                        "point, fewer traces, FERs and parameter values. A first look only; run without `--quick` for the study."))
     b.append(("p", f"burstlab {__version__}. Every number comes from the simulator: {n_runs} runs of {cfg.duration:g} s (the first {cfg.warmup:g} s discarded) "
-                   f"and {n_fits} model fits, study seed {cfg.seed}; {cfg.runs} runs per cell at the defaults, {cfg.sweep_seeds} per cell of every sensitivity "
+                   f"and {n_fits} model fits, study seed {cfg.seed}; {cfg.seeds} runs per cell at the defaults, {cfg.sweep_seeds} per cell of every sensitivity "
                    "point; ± is a 95 % confidence interval. Store: [`store.duckdb`](store.duckdb) (tables `runs`, `fits`, `cells`), [`cells.csv`](cells.csv), "
                    "[`traces.csv`](traces.csv), [`fits.csv`](fits.csv), [`fig03.csv`](fig03.csv), [`fig04.csv`](fig04.csv), [`ranking.csv`](ranking.csv), "
                    "[`claims.csv`](claims.csv), [`sensitivity.csv`](sensitivity.csv), [`summary.json`](summary.json)."))
@@ -530,7 +530,7 @@ def build_report(cfg: StudyConfig, out: Path, env: Env, pts: Sequence[tuple[str,
         f"TCP (ns-2.29's, not described by the paper): {s.variant}, MSS {s.mss} B + 40 B of headers, delayed ACKs {show('delayed_ack', s.delayed_ack)}, "
         f"minimum RTO {s.rto_min:g} s, initial window 2, receiver window {show('rwnd', s.rwnd)}; TCP ACKs cross the Wi-Fi hop "
         + ("on an error-free reverse twin." if s.wifi_acks == "lossless" else "as frames on the same half-duplex channel and ARQ."),
-        f"Runs (§V): {cfg.runs} per cell of {cfg.duration:g} s, the first {cfg.warmup:g} s discarded; replicate k uses the same simulator seed in every "
+        f"Runs (§V): {cfg.seeds} per cell of {cfg.duration:g} s, the first {cfg.warmup:g} s discarded; replicate k uses the same simulator seed in every "
         "cell; a model's channel is sampled per (trace, model, k); the trace (e) is replayed from a different offset per k.",
         "Table I models are fitted to each trace's slots by `burstlab.models` and sampled into a synthetic trace of the run's length that drives the same "
         f"ARQ, as the paper did; EM fits (Gilbert-Elliott, VDDP, HMM) on the first {cfg.fit_slots:,} slots.",
@@ -701,34 +701,8 @@ def why(cfg: StudyConfig, env: Env, pts: Sequence[tuple[str, Any, Env]], vs: Seq
 
 
 def cli_args(cfg: StudyConfig) -> list[str]:
-    """The command-line options that reproduce ``cfg``."""
-    d, s = Setup(), cfg.setup
-    a = ["--quick"] if cfg.quick else []
-    a += ["--runs", str(cfg.runs), "--sweep-seeds", str(cfg.sweep_seeds), "--seed", str(cfg.seed)]
-    if cfg.dataset == "traces":
-        a += ["--traces", str(cfg.traces_dir)]
-    elif cfg.dataset != "synthetic":
-        a += ["--dataset", cfg.dataset]
-    if not cfg.sweep:
-        a.append("--no-sweep")
-    q = StudyConfig.quick_config() if cfg.quick else StudyConfig()
-    for name, flag, f in (("duration", "--duration", lambda v: f"{v:g}s"), ("warmup", "--warmup", lambda v: f"{v:g}s"), ("slot", "--slot", lambda v: f"{1e3 * v:g}ms"),
-                          ("fit_slots", "--fit-slots", str), ("max_traces", "--max-traces", str)):  # fmt: skip
-        if getattr(cfg, name) != getattr(q, name) and getattr(cfg, name) is not None:
-            a += [flag, f(getattr(cfg, name))]
-    if cfg.fer_range != q.fer_range:
-        a += ["--fer-range", f"{cfg.fer_range[0]:g}", f"{cfg.fer_range[1]:g}"]
-    if not cfg.all_models:
-        a.append("--table1-only")
-    flags = {"variant": "--tcp", "rto_min": "--rto-min", "rwnd": "--rwnd", "mss": "--mss", "retry_limit": "--retry-limit", "counts": "--counts",
-             "backoff": "--backoff", "wifi_buffer": "--wifi-buffer", "sat_buffer": "--sat-buffer", "wifi_acks": "--wifi-acks",
-             "synth_alpha": "--synthetic-alpha", "synth_burst": "--synthetic-burst", "synth_burst_exp": "--synthetic-burst-exp"}  # fmt: skip
-    for name, flag in flags.items():
-        if getattr(s, name) != getattr(d, name):
-            a += [flag, str(getattr(s, name))]
-    if s.delayed_ack != d.delayed_ack:
-        a.append("--delayed-ack" if s.delayed_ack else "--no-delayed-ack")
-    return a
+    """The command-line options that reproduce ``cfg`` (from the settings' declarations)."""
+    return settings.reproduce_args(cfg)
 
 
 __all__ = ["cli_args", "tail_test", "write_outputs"]

@@ -46,8 +46,9 @@ import functools
 import hashlib
 import json
 import math
+import warnings
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -55,241 +56,46 @@ import numpy as np
 
 from burstlab._core import EmptyInputError, LossModel, ParameterError
 from burstlab.experiments.common import (
+    Adaptive,
     Item,
     Outputs,
     StudyResult,
     Task,
     cell_hash,
-    check_seeds,
-    check_sensitivity,
     environments as common_environments,
     keyed_items,
     mean_ci,
     run_keyed_study,
     sweep_points,
 )
-from burstlab.datasets.rutgers_noise import rutgers, rutgers_root
-from burstlab.linklayer import Arq, Harq
-from burstlab.sim import Link, Scenario, TcpConfig, Workload, presets, run, run_network
+from burstlab.experiments.link_transport_settings import (  # noqa: F401  (re-exported: the report, claims and benchmarks read them here)
+    ERROR_UNITS,
+    SNR_MODE,
+    HOPS,
+    LABEL,
+    LINKS,
+    LTCP_PS,
+    LTCP_RTT,
+    LTCP_RTTS,
+    LTCP_VARIANTS,
+    NO_ARQ,
+    PERSISTENCES,
+    QUICK_DURATION,
+    QUICK_GRID,
+    QUICK_SENSITIVITY,
+    SENSITIVITY,
+    STUDY,
+    TABLE1_FLOWS,
+    TABLE1_PS,
+    TCPS,
+    UNIFORM_PS,
+    Setup,
+    StudyConfig,
+)
 from burstlab.store import ResultStore
 from burstlab.sweep import task_seed
 from burstlab.traces import Trace
-
-STUDY = "link-transport"
-#: Fig. 1's ARQ persistence levels (attempts).
-PERSISTENCES = (7, 15, 25)
-#: The ORBIT hop with its link-layer ARQ removed (one attempt per frame), at the example noise level only: the
-#: reference for "the spurious timeouts come from the link layer" (slides 9-10).
-NO_ARQ = 1
-#: The link layers and transports of slides 15-18.
-LINKS = ("llarq", "llharq")
-TCPS = ("sack", "lt-tcp")
-HOPS = (1, 4)
-LABEL = {"llarq": "LL-ARQ", "llharq": "LL-HARQ", "sack": "TCP-SACK", "lt-tcp": "LT-TCP", "sack-ecn": "TCP-SACK + ECN"}
-#: Slides 19-20: the variants of benchmarks/lt_tcp/subramanian.py.
-LTCP_VARIANTS: dict[str, dict[str, Any]] = {"sack": {"variant": "sack"}, "sack-ecn": {"variant": "sack", "ecn": True}, "lt-tcp": {"variant": "lt-tcp"}}
-#: Table 1: flows on the LL-HARQ link.
-TABLE1_FLOWS = 10
-
-UNIFORM_PS = (0.0, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5)
-TABLE1_PS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5)
-LTCP_PS = (0.0, 0.01, 0.02, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5)
-LTCP_RTTS = (0.02, 0.05, 0.1, 0.2)
-#: Slides 19-20: the RTT of the loss sweep (the benchmark's 50 ms each way).
-LTCP_RTT = 0.1
-QUICK_GRID: dict[str, tuple[Any, ...]] = {
-    "uniform_ps": (0.0, 0.1, 0.3, 0.5),
-    "table1_ps": (0.0, 0.1, 0.3, 0.5),
-    "ltcp_ps": (0.0, 0.05, 0.3, 0.5),
-    "ltcp_rtts": (0.02, 0.1, 0.2),
-}
-QUICK_DURATION = 40.0
-
-
-#: What a synthetic error rate is per (``Setup.error_unit``).
-ERROR_UNITS = ("unit", "frame", "ber", "snr")
-#: The PHY mode whose curve ``error_unit = "snr"`` reads (802.11a QPSK ½, the OFDM rate
-#: nearest the simulations' 10 Mb/s).
-SNR_MODE = "ofdm12"
-
-
-def _bad(name: str, value: Any, expected: str) -> ParameterError:
-    return ParameterError(f"invalid parameter {name} = {value!r}: expected {expected}")
-
-
-def _pos(v: Any) -> bool:
-    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and v > 0
-
-
-def _nonneg(v: Any) -> bool:
-    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and v >= 0
-
-
-@dataclass(frozen=True)
-class Setup:
-    """The open parameters: one environment of the study (``docs/study-link-transport.md``
-    argues every default).
-
-    ORBIT hop (Figs. 1, 4, 7, slides 9-10): ``attempt_min``, ``attempt_max``: each ARQ
-    attempt lasts a time uniform in this range (s; equal: fixed), no backoff (slide 8);
-    ``orbit_delay``: its one-way propagation delay (s); ``recovery``: the TCP's loss
-    recovery ("sack": the slides' TCP-SACK); ``example_noise``: the noise level (dBm of
-    the traces) of Fig. 7 and slides 9-10.
-    Simulations (slides 15-18, Table 1): ``link_rate`` (bits/s); ``overhead``: per attempt
-    (s) on top of the frame's or fragments' air time (802.11a's DIFS, PLCP, SIFS and ACK,
-    ≈ 100 µs); ``hop_delay``: one-way per hop (s);
-    ``persistence``: LL-ARQ's attempts (the experiments' default ARQ = 15);
-    ``harq_attempts``, ``harq_sizing``, ``harq_target``, ``fragment_bytes``: LL-HARQ
-    (:class:`burstlab.linklayer.Harq`); ``error_unit``: what a synthetic error rate is
-    per ("unit": each ARQ attempt and each HARQ fragment; "frame": a frame, fragments
-    then lose 1 − (1 − p)^(bytes ratio); "ber": a frame, read as independent bit errors
-    that the channel applies to every unit at its own size (``ber:``); "snr": a frame,
-    read as the constant SNR at which 802.11a's 12 Mb/s curve loses it, every unit then
-    lost on that curve at its own size (``phy:``, docs/phy.md)); ``table1_tcp``: the
-    transport of Table 1.
-    Everywhere: ``buffer``: DropTail buffer of every hop (packets); ``rto_min`` (s);
-    ``mss`` (bytes); ``duration`` of every run (s, the slides' 100 s); ``alive_prr``: the
-    links whose traces make the raw channels (PRR at the quietest level ≥ this);
-    ``trace_mode``: a trace entry lasts ``trace_slot`` seconds and an attempt or fragment
-    is lost when its air time meets a lost entry ("time"), or each unit takes the next
-    entry ("packet").
-    Slides 19-20: ``ltcp_buffer`` (the benchmark's 250 packets behind RED/ECN)."""
-
-    attempt_min: float = 0.3e-3
-    attempt_max: float = 2.0e-3
-    orbit_delay: float = 0.001
-    recovery: str = "sack"
-    example_noise: int = -5
-    link_rate: float = 10e6
-    overhead: float = 100e-6
-    hop_delay: float = 0.01
-    persistence: int = 15
-    harq_attempts: int = 2
-    harq_sizing: str = "quantile"
-    harq_target: float = 0.99
-    fragment_bytes: int = 100
-    error_unit: str = "unit"
-    table1_tcp: str = "sack"
-    buffer: int = 100
-    rto_min: float = 0.2
-    mss: int = 1000
-    duration: float = 100.0
-    alive_prr: float = 0.5
-    trace_mode: str = "time"
-    trace_slot: float = 1e-3
-    ltcp_buffer: int = 250
-
-    def __post_init__(self) -> None:
-        if not (_pos(self.attempt_min) and _pos(self.attempt_max) and self.attempt_min <= self.attempt_max):
-            raise _bad("attempt_min/attempt_max", (self.attempt_min, self.attempt_max), "0 < min ≤ max (seconds)")
-        for name in ("orbit_delay", "hop_delay", "overhead"):
-            if not _nonneg(getattr(self, name)):
-                raise _bad(name, getattr(self, name), "a non-negative time")
-        if self.recovery not in ("sack", "newreno", "reno", "prr"):
-            raise _bad("recovery", self.recovery, "one of sack, newreno, reno, prr")
-        if not (isinstance(self.example_noise, int) and not isinstance(self.example_noise, bool)):
-            raise _bad("example_noise", self.example_noise, "a noise level in dBm (an integer, e.g. -5)")
-        if not (_pos(self.link_rate) and self.link_rate <= 1e11):
-            raise _bad("link_rate", self.link_rate, "a positive rate up to 100 Gb/s")
-        for name, lo, hi in (("persistence", 1, 255), ("harq_attempts", 1, 16), ("fragment_bytes", 1, 65_535), ("buffer", 1, 1_000_000),
-                             ("ltcp_buffer", 1, 1_000_000), ("mss", 1, 65_495)):  # fmt: skip
-            v = getattr(self, name)
-            if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
-                raise _bad(name, v, f"an integer in [{lo}, {hi}]")
-        if self.harq_sizing not in ("quantile", "mean"):
-            raise _bad("harq_sizing", self.harq_sizing, "quantile or mean")
-        if not (_pos(self.harq_target) and self.harq_target < 1):
-            raise _bad("harq_target", self.harq_target, "a probability in (0, 1)")
-        if self.error_unit not in ERROR_UNITS:
-            raise _bad("error_unit", self.error_unit, ", ".join(ERROR_UNITS))
-        if self.table1_tcp not in TCPS:
-            raise _bad("table1_tcp", self.table1_tcp, f"one of {', '.join(TCPS)}")
-        if not (_pos(self.rto_min) and self.rto_min <= 60):
-            raise _bad("rto_min", self.rto_min, "a positive time up to 60 s")
-        if not (_pos(self.duration) and self.duration <= 1e5):
-            raise _bad("duration", self.duration, "a positive time up to 10^5 s")
-        if not (_nonneg(self.alive_prr) and 0 < self.alive_prr <= 1):
-            raise _bad("alive_prr", self.alive_prr, "a reception ratio in (0, 1]")
-        if self.trace_mode not in ("time", "packet"):
-            raise _bad("trace_mode", self.trace_mode, "time or packet")
-        if not (_pos(self.trace_slot) and self.trace_slot <= 10):
-            raise _bad("trace_slot", self.trace_slot, "a positive time up to 10 s")
-
-
-#: The one-at-a-time sensitivity sweeps (each includes the default).
-SENSITIVITY: dict[str, tuple[Any, ...]] = {
-    "attempt_max": (1.0e-3, 2.0e-3, 5.0e-3, 20e-3),
-    "orbit_delay": (0.001, 0.01),
-    "recovery": ("sack", "newreno"),
-    "rto_min": (0.2, 1.0),
-    "buffer": (20, 100, 250),
-    "persistence": (7, 15, 25),
-    "harq_sizing": ("quantile", "mean"),
-    "harq_target": (0.9, 0.99),
-    "error_unit": ERROR_UNITS,
-    "hop_delay": (0.001, 0.01, 0.05),
-    "overhead": (0.0, 1e-4),
-    "alive_prr": (0.5, 0.9),
-    "trace_mode": ("time", "packet"),
-    "trace_slot": (0.2e-3, 1e-3, 5e-3),
-    "table1_tcp": ("sack", "lt-tcp"),
-    "ltcp_buffer": (100, 250),
-}
-#: ``--quick``: the default and one other value of each.
-QUICK_SENSITIVITY: dict[str, tuple[Any, ...]] = {
-    "persistence": (7, 15),
-    "error_unit": ("unit", "frame"),
-    "trace_mode": ("time", "packet"),
-}
-
-
-@dataclass(frozen=True)
-class StudyConfig:
-    """Everything that determines the study's numbers: the ``setup`` (open parameters),
-    ``seeds`` runs per cell at the defaults and ``sweep_seeds`` per cell of every
-    sensitivity point, the study ``seed``, the grids (``uniform_ps``: synthetic error rates
-    of Figs. 1, 4 and slides 15-18; ``table1_ps``; ``ltcp_ps``, ``ltcp_rtts``: slides
-    19-20), ``noise_levels`` (None: every level of the traces), ``traces``: the folder of
-    the Rutgers ORBIT traces (None: ``$BURSTLAB_SHARED/data/rutgers-noise``)."""
-
-    setup: Setup = field(default_factory=Setup)
-    seeds: int = 10
-    sweep_seeds: int = 4
-    seed: int = 0
-    sweep: bool = True
-    quick: bool = False
-    uniform_ps: tuple[float, ...] = UNIFORM_PS
-    table1_ps: tuple[float, ...] = TABLE1_PS
-    ltcp_ps: tuple[float, ...] = LTCP_PS
-    ltcp_rtts: tuple[float, ...] = LTCP_RTTS
-    noise_levels: tuple[int, ...] | None = None
-    traces: str | None = None
-    sensitivity: tuple[tuple[str, tuple[Any, ...]], ...] = tuple(SENSITIVITY.items())
-
-    def __post_init__(self) -> None:
-        check_seeds(self)
-        for name in ("uniform_ps", "table1_ps", "ltcp_ps"):
-            v = getattr(self, name)
-            if not v or not all(isinstance(p, (int, float)) and 0 <= p < 1 for p in v) or 0.0 not in v:
-                raise ParameterError(f"invalid parameter {name} = {v}: expected error rates in [0, 1), 0 among them (the lossless reference)")
-        if not self.ltcp_rtts or not all(_pos(r) and r <= 10 for r in self.ltcp_rtts):
-            raise ParameterError(f"invalid parameter ltcp_rtts = {self.ltcp_rtts}: expected round trips in (0, 10] s")
-        if self.noise_levels is not None and not self.noise_levels:
-            raise ParameterError("invalid parameter noise_levels = (): expected at least one level")
-        check_sensitivity(self.setup, self.sensitivity)
-
-    @classmethod
-    def quick_config(cls, setup: Setup | None = None, **kw: Any) -> StudyConfig:
-        """The reduced study of ``--quick``: 2 runs of 40 s per cell, fewer error rates,
-        the default and one other value of three open parameters."""
-        base = {"seeds": 2, "sweep_seeds": 2, "quick": True, "sensitivity": tuple(QUICK_SENSITIVITY.items()), **QUICK_GRID}
-        return cls(setup=setup or Setup(duration=QUICK_DURATION), **{**base, **kw})
-
-    def to_dict(self) -> dict[str, Any]:
-        d = asdict(self)
-        d["sensitivity"] = {k: list(v) for k, v in self.sensitivity}
-        return d
-
+from burstlab import phy
 
 # --------------------------------------------------------------------------------------
 # raw channels from the Rutgers ORBIT traces
@@ -544,11 +350,9 @@ def size_aware_loss(unit: str, q: float, psdu: int) -> Any:
     """A channel that loses a ``psdu``-byte frame with probability ``q`` and every other
     unit (a LL-HARQ fragment) at its own size: bit errors at the BER that gives ``q``
     ("ber"), or the constant SNR at which :data:`SNR_MODE`'s curve gives ``q`` ("snr")."""
-    from burstlab._core import LossModel
 
     if unit == "ber":
         return LossModel.bit_errors(1.0 - (1.0 - q) ** (1.0 / (8 * psdu)), psdu)
-    from burstlab import phy
 
     snr = phy.snr_for_error(SNR_MODE, q, psdu)
     if not math.isfinite(snr):
@@ -818,14 +622,34 @@ def run_study(
     formats: Sequence[str] = ("png",),
 ) -> StudyResult:
     """Run (or resume) the study; write the store, tables, figures and report under ``out``
-    (:func:`burstlab.experiments.common.run_keyed_study`)."""
+    (:func:`burstlab.experiments.common.run_keyed_study`). With a ``budget``, claims still
+    inconclusive after ``seeds`` runs per cell get more runs
+    (:class:`burstlab.experiments.common.Adaptive`); the report then gives the
+    configuration reached, which reproduces the same run."""
+    rounds = Adaptive(cfg, plan, baseline_verdicts, "runs", log)
 
     def outputs(out: Path, store: ResultStore, runs: list[dict[str, Any]]) -> Outputs:
         from burstlab.experiments.link_transport_report import write_outputs
 
-        return write_outputs(cfg, out, store, runs, formats)
+        return write_outputs(rounds.cfg, out, store, runs, formats, progress=progress)
 
-    return run_keyed_study(STUDY, plan(cfg), run_task, RUN_SCHEMA, out, outputs, workers=workers, cluster=cluster, progress=progress, log=log)
+    return run_keyed_study(STUDY, plan(cfg), run_task, RUN_SCHEMA, out, outputs, workers=workers, cluster=cluster, progress=progress, log=log,
+                           rounds=rounds)  # fmt: skip
+
+
+def baseline_verdicts(cfg: StudyConfig, store: ResultStore) -> list[Any]:
+    """The claims judged on the defaults' cells as the store holds them (adaptive
+    replication). A claim whose cells this configuration does not run is left out here
+    as in the report, which names it once."""
+    from burstlab.experiments.link_transport_claims import verdicts
+    from burstlab.experiments.link_transport_report import TABLE1
+
+    tc = trace_channels(cfg.traces, cfg.setup.alive_prr)
+    keys = [i.key for p in cells(cfg, cfg.setup, tc, full=True) for i in items(cfg, p, cfg.seeds)]
+    env = Env(cfg, cfg.setup, cell_stats(store.rows_with_keys(keys, order_by="r.cell, r.replicate")))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return verdicts(cfg, env, TABLE1)
 
 
 def environments(cfg: StudyConfig, runs: Sequence[dict[str, Any]]) -> tuple[Env, list[tuple[str, Any, Env]]]:

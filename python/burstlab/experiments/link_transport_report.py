@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from burstlab._core import __version__
-from burstlab.experiments.common import figure_saver, img_block, mean_ci, show_param, write_json, write_report, write_tables
+from burstlab.experiments.common import FigureJob, draw_figures, img_block, mean_ci, show_param, write_json, write_report, write_tables
 from burstlab.experiments.link_transport import (
     HOPS,
     LABEL,
@@ -48,6 +48,7 @@ from burstlab.experiments.link_transport import (
 from burstlab.experiments import link_transport_claims as LC
 from burstlab.experiments.link_transport_claims import COLLAPSE_RESIDUAL, COLLAPSE_SHARE, LINEAR_TOL, ZERO_RESIDUAL
 from burstlab.experiments.prr_mu_report import Block, write_csv
+from burstlab.study import settings
 from burstlab.study.blocks import claims_section
 from burstlab.study.verdict import SettingVerdicts, Verdict, claim_rows
 from burstlab.store import ResultStore
@@ -443,7 +444,7 @@ def sensitivity_rows(pts: Sequence[tuple[str, Any, Env]], base: Env) -> list[dic
 
 
 def write_outputs(cfg: StudyConfig, out: Path, store: ResultStore, runs: Sequence[dict[str, Any]],
-                  formats: Sequence[str] = ("png",)) -> tuple[dict[str, Path], list[dict[str, Any]], Path, Path]:  # fmt: skip
+                  formats: Sequence[str] = ("png",), progress: bool = False) -> tuple[dict[str, Path], list[dict[str, Any]], Path, Path]:  # fmt: skip
     """Write every table, figure and the report; returns (figures, claims, md, html)."""
     stats = cell_stats(runs)
     base, pts = environments(cfg, runs)
@@ -454,19 +455,19 @@ def write_outputs(cfg: StudyConfig, out: Path, store: ResultStore, runs: Sequenc
     cl = claim_rows(vs)
     write_tables(out, store, cell_rows(stats), CELL_COLUMNS, cl + claim_rows([v for sv in svs for v in sv.verdicts]), sensitivity_rows(pts, base))
     write_csv(out / "table1.csv", table1_rows(base, cfg), ["error_rate", "quantity", "paper", "ours"])
-    save = figure_saver(out / "figures", formats)
-    figs: dict[str, Path] = {}
-    figs["fig1"] = save(fig1(base), "fig1-mac-throughput-residual")
-    figs["fig4"] = save(fig4(base), "fig4-loss-goodput")
-    figs["fig7"] = save(fig7(ex), "fig7-link-latency")
-    figs["slide9"] = save(slide9(ex), "slide9-rto-srtt-cwnd")
-    figs["slide10"] = save(slide10(ex, base), "slide10-spurious-timeout")
-    figs["slides15-18-trace"] = save(slides15_18(base, "trace"), "slides15-18-trace")
-    figs["slides15-18-synthetic"] = save(slides15_18(base, "synthetic"), "slides15-18-synthetic")
-    figs["table1"] = save(table1_fig(base, cfg), "table1-ll-harq")
-    figs["slides19-20"] = save(slides19_20(base, cfg), "slides19-20-sack-lt-tcp")
+    jobs: list[FigureJob] = []
+    jobs.append(("fig1", "fig1-mac-throughput-residual", fig1, (base,)))
+    jobs.append(("fig4", "fig4-loss-goodput", fig4, (base,)))
+    jobs.append(("fig7", "fig7-link-latency", fig7, (ex,)))
+    jobs.append(("slide9", "slide9-rto-srtt-cwnd", slide9, (ex,)))
+    jobs.append(("slide10", "slide10-spurious-timeout", slide10, (ex, base)))
+    jobs.append(("slides15-18-trace", "slides15-18-trace", slides15_18, (base, "trace")))
+    jobs.append(("slides15-18-synthetic", "slides15-18-synthetic", slides15_18, (base, "synthetic")))
+    jobs.append(("table1", "table1-ll-harq", table1_fig, (base, cfg)))
+    jobs.append(("slides19-20", "slides19-20-sack-lt-tcp", slides19_20, (base, cfg)))
     if pts:
-        figs["sensitivity"] = save(fig_sensitivity(cfg, pts), "sensitivity")
+        jobs.append(("sensitivity", "sensitivity", fig_sensitivity, (cfg, pts)))
+    figs = draw_figures(jobs, out / "figures", formats, progress=progress)
     write_json(out / "summary.json", {"config": cfg.to_dict(), "burstlab_version": __version__, "n_runs": len(runs), "n_cells": len(stats),
                                       "trace_links": len(base.tc.links), "trace_digest": base.tc.digest, "headline": base.headline(), "claims": cl})  # fmt: skip
     blocks = build_report(cfg, out, base, pts, ex, vs, svs, figs, len(runs), len(stats), "pdf" in formats)
@@ -577,8 +578,8 @@ def build_report(cfg: StudyConfig, out: Path, env: Env, pts: Sequence[tuple[str,
         b.append(("table", (["parameter", "value", *(lab for _, lab in HEADLINE)], rows)))
         b += img_block(figs, out, "sensitivity", "Sensitivity", pdf)
     b.append(("h2", "Reproduce"))
-    b.append(("p", f"`burstlab study link-transport{' --quick' if cfg.quick else ''} --seeds {cfg.seeds} --sweep-seeds {cfg.sweep_seeds} --seed {cfg.seed}"
-                   f"{'' if cfg.sweep else ' --no-sweep'} --out {out}` with the options of [`summary.json`](summary.json) (re-running skips every finished run)."))
+    b.append(("p", f"`burstlab study link-transport {' '.join(settings.reproduce_args(cfg))} --out {out}` (re-running skips every finished run; the "
+                   "configuration is in [`summary.json`](summary.json))."))
     return b
 
 

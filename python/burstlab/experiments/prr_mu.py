@@ -27,422 +27,41 @@ import errno
 import hashlib
 import json
 import math
-import os
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
-from burstlab._core import BurstlabError, EmptyInputError, LossModel, ParameterError, TraceFormatError
-from burstlab.datasets import rutgers, subsample, support
-from burstlab.datasets.registry import get
-from burstlab.datasets.starlink import starlink
-from burstlab.datasets.synthetic import synthetic_testbed
-from burstlab.experiments import prr_mu_report as R
-from burstlab.io import EXTENSIONS, atomic_write_text, detect_format, read_trace
-from burstlab.sim import VARIANTS, TcpConfig, run_trace
-from burstlab.stats import TraceStats, trace_stats
+from burstlab._core import LossModel, ParameterError
+from burstlab.experiments.prr_mu_inputs import (  # noqa: F401  (re-exported: the report, tests and benchmarks read them here)
+    CONVERGENCE_LENGTH,
+    StudyLink,
+    _support_warnings,
+    _walk,
+    input_warnings,
+    load_traces,
+    select_links,
+)
+from burstlab.experiments.prr_mu_settings import (  # noqa: F401  (re-exported)
+    CONDITIONS,
+    DATASETS,
+    DEFAULT_PROFILE,
+    PROFILES,
+    STUDY,
+    TCP_PROFILES,
+    Profile,
+    StudyConfig,
+)
+from burstlab.stats import trace_stats
 from burstlab.study import provenance
+from burstlab.study.estimate import bootstrap_cache
 from burstlab.store import ResultStore, canonical_json, results_version
 from burstlab.sweep import run_tasks, set_forkserver_preload, task_seed
 from burstlab.traces import Trace
-
-STUDY = "prr-mu"
-CONDITIONS = ("empirical", "independent", "ge")
-DATASETS = ("synthetic", "rutgers", "tossim", "starlink", "traces")
-
-
-@dataclass(frozen=True)
-class Profile:
-    """Slot length and TCP timers of Srinivasan et al. §3.1-3.2 for one kind of testbed."""
-
-    name: str
-    slot: float  # seconds per transmission opportunity
-    rto_min: float
-    rto_max: float
-    ack_timeout: float
-    max_cwnd: int = 130  # Srinivasan et al. §3.1: "the maximum congestion window is 130 packets"
-
-    @property
-    def link_pps(self) -> float:
-        """Link-layer packets per second (Srinivasan et al. §7 footnote 2: 100 Mirage, 500 Roofnet)."""
-        return 1.0 / self.slot
-
-    def tcp(self, tcp_profile: str = "tossim") -> dict[str, Any]:
-        """Every field of :class:`burstlab.sim.TcpConfig` for this testbed's timers.
-
-        Srinivasan et al. give the slot, the RTO bounds, the ACK timeout and the maximum window.
-        ``"tossim"`` (the default) is their TinyOS/TOSSIM NewReno as reconstructed in
-        :meth:`burstlab.sim.TcpConfig.tossim` (RFC 793 timer without backoff, the receiver's
-        idle ACKs, fast retransmit after a timeout, Slow-but-Steady; ``docs/study.md``);
-        ``"rfc"`` is today's RFC behaviour (RFC 6298 timer with backoff, RFC 6582 careful
-        NewReno, delayed ACKs). Both: NewReno, 1000-byte segments, initial window 2 (RFC 5681),
-        delayed ACK every second segment, initial RTO = the lower bound (Srinivasan et al. scale
-        all timers with the slot), 3 duplicate ACKs. Recorded in every row's configuration.
-        """
-        if tcp_profile == "tossim":
-            return asdict(TcpConfig.tossim(ack_timeout=self.ack_timeout, rto_min=self.rto_min, rto_max=self.rto_max, max_cwnd=self.max_cwnd))
-        if tcp_profile == "rfc":
-            return asdict(TcpConfig(variant="newreno", init_cwnd=2, delayed_ack=True, ack_every=2, rto_initial=self.rto_min, dupack_threshold=3,
-                                    ack_timeout=self.ack_timeout, rto_min=self.rto_min, rto_max=self.rto_max, max_cwnd=self.max_cwnd))
-        raise ParameterError(f"invalid parameter tcp_profile = {tcp_profile!r}: expected one of {TCP_PROFILES}")
-
-
-#: TCP profiles of the study: Srinivasan et al.'s TinyOS/TOSSIM NewReno as burstlab reconstructs
-#: it (default), or the RFC behaviour of ``burstlab sim``.
-TCP_PROFILES = ("tossim", "rfc")
-
-
-#: Srinivasan et al. §3.1 (Mirage 802.15.4: 10 ms, RTO 1-60 s, ACK timeout 300 ms) and §3.2.2
-#: (Roofnet 802.11b at 11 Mb/s: 2 ms, RTO 0.2-12 s, ACK timeout 60 ms).
-PROFILES = {
-    "mirage": Profile("mirage", 0.010, 1.0, 60.0, 0.300),
-    "roofnet": Profile("roofnet", 0.002, 0.2, 12.0, 0.060),
-}
-#: The profile each named dataset uses unless told otherwise (Rutgers is 802.11 like Roofnet;
-#: TOSSIM's noise traces are CC2420/802.15.4 like Mirage).
-DEFAULT_PROFILE = {"synthetic": "mirage", "rutgers": "roofnet", "tossim": "mirage", "starlink": "mirage", "traces": "mirage"}
-
-
-@dataclass(frozen=True)
-class StudyConfig:
-    """Everything that determines the study's numbers (and the report's wording)."""
-
-    dataset: str = "synthetic"
-    traces_dir: str | None = None
-    fmt: str | None = None
-    profile: str | None = None  # None: DEFAULT_PROFILE[dataset]
-    replicates: int = 5  # seeds per synthetic condition (b) and (c)
-    seed: int = 0  # the study seed (synthetic conditions, simulator)
-    ack_path: str = "lossless"
-    # TCP: Srinivasan et al.'s TOSSIM NewReno as reconstructed ("tossim") or RFC ("rfc")
-    tcp_profile: str = "tossim"
-    # the congestion control and loss recovery run over the profile's timers and receiver: a
-    # name of burstlab.sim.VARIANTS ("newreno": the paper's; "bbr", "cubic", ...: issue 30)
-    tcp_variant: str = "newreno"
-    # RFC 6298 §5 + Karn ("sample", the simulator's default) or ns-3/Linux ("new_ack"): when a
-    # backed-off RTO returns to SRTT + 4·RTTVAR (only matters with backoff, i.e. "rfc")
-    rto_backoff_reset: str = "sample"
-    prr_range: tuple[float, float] = (0.1, 0.9)  # links simulated (Srinivasan et al. Fig. 6)
-    fit_range: tuple[float, float] = (0.2, 0.6)  # links fitted (intermediate, Srinivasan et al. §7)
-    folds: int = 5
-    chunk: int = 6000  # Srinivasan et al. §8 chunk size for the μ RMS
-    # synthetic testbed
-    n_links: int = 60
-    n_slots: int = 100_000
-    testbed_seed: int = 2009
-    # subset (tests, quick looks): the first max_links eligible links in link-id order
-    max_links: int | None = None
-    # rutgers
-    rutgers_noise: tuple[str, ...] | None = None
-    # tossim
-    tossim_targets: tuple[float, ...] | None = None
-    tossim_signal_dbm: tuple[float, ...] | None = None
-    tossim_segment: int | None = 98_304
-    tossim_noise_files: tuple[str, ...] | None = None  # any TOSSIM noise traces (default: the shared ones)
-    # starlink: one probe per slot ("slots") or the probes replayed in time ("time"); docs/datasets.md
-    timing: str = "slots"
-    # --traces DIR: how to read the files (burstlab.io.read_trace)
-    traces_expected: int | None = None  # seqlist: packets sent (an empty file is then an all-lost link)
-    traces_drop_beyond: bool = False  # seqlist: drop (and count) seq ≥ expected instead of failing
-    traces_one_means: str = "received"  # bits/string polarity
-    # every trace keeps only every k-th entry before anything else (Srinivasan et al. §8, Fig. 14)
-    subsample: int = 1
-    # ``--quick``: a preview (fewer seeds, links and slots); every verdict is marked "preview: not evidence"
-    quick: bool = False
-
-    def __post_init__(self) -> None:
-        if self.dataset not in DATASETS:
-            raise ParameterError(f"invalid parameter dataset = {self.dataset!r}: expected one of {DATASETS}")
-        if self.dataset == "traces" and not self.traces_dir:
-            raise ParameterError("invalid parameter traces: --traces DIR is required for dataset 'traces'")
-        if self.profile is not None and self.profile not in PROFILES:
-            raise ParameterError(f"invalid parameter profile = {self.profile!r}: expected one of {sorted(PROFILES)}")
-        if self.replicates < 1:
-            raise ParameterError(f"invalid parameter seeds = {self.replicates}: expected at least 1")
-        if self.tcp_profile not in TCP_PROFILES:
-            raise ParameterError(f"invalid parameter tcp_profile = {self.tcp_profile!r}: expected one of {TCP_PROFILES}")
-        if self.tcp_variant not in VARIANTS:
-            raise ParameterError(f"invalid parameter tcp = {self.tcp_variant!r}: expected one of {', '.join(VARIANTS)}")
-        if self.rto_backoff_reset not in ("sample", "new_ack"):
-            raise ParameterError(f"invalid parameter rto_backoff_reset = {self.rto_backoff_reset!r}: expected 'sample' or 'new_ack'")
-        if self.ack_path not in ("lossless", "trace"):
-            raise ParameterError(f"invalid parameter ack_path = {self.ack_path!r}: expected 'lossless' or 'trace'")
-        for name, (lo, hi) in (("prr_range", self.prr_range), ("fit_range", self.fit_range)):
-            if not 0.0 <= lo < hi <= 1.0:
-                raise ParameterError(f"invalid parameter {name} = {(lo, hi)}: expected 0 <= low < high <= 1")
-        if self.folds < 2:
-            raise ParameterError(f"invalid parameter folds = {self.folds}: expected at least 2")
-        if not 0 <= self.seed < 2**32:
-            raise ParameterError(f"invalid parameter seed = {self.seed}: expected 0 ≤ seed < 2^32")
-        if self.subsample < 1:
-            raise ParameterError(f"invalid parameter subsample = {self.subsample}: expected keeping every k-th entry, k ≥ 1")
-        if self.traces_one_means not in ("received", "lost"):
-            raise ParameterError(f"invalid parameter one_means = {self.traces_one_means!r}: expected 'received' or 'lost'")
-        if self.traces_expected is not None and self.traces_expected < 1:
-            raise ParameterError(f"invalid parameter expected = {self.traces_expected}: expected a positive number of packets sent")
-        if self.timing not in ("slots", "time"):
-            raise ParameterError(f"invalid parameter timing = {self.timing!r}: expected 'slots' or 'time'")
-        if self.max_links is not None and self.max_links < 1:
-            raise ParameterError(f"invalid parameter max_links = {self.max_links}: expected at least 1")
-
-    @property
-    def profile_name(self) -> str:
-        return self.profile or DEFAULT_PROFILE[self.dataset]
-
-    @property
-    def prof(self) -> Profile:
-        return PROFILES[self.profile_name]
-
-    def tcp(self) -> dict[str, Any]:
-        """Keyword arguments of :class:`burstlab.sim.TcpConfig`: the testbed's timers in the
-        TCP profile, plus the RTO backoff-reset rule; another ``tcp_variant`` than NewReno
-        replaces the congestion control and loss recovery (its pair in ``VARIANTS``)."""
-        d = {**self.prof.tcp(self.tcp_profile), "rto_backoff_reset": self.rto_backoff_reset}
-        if self.tcp_variant != "newreno":
-            d["cc"], d["recovery"] = VARIANTS[self.tcp_variant]
-        return d
-
-    def to_dict(self) -> dict[str, Any]:
-        d = asdict(self)
-        d["profile"] = self.profile_name
-        return d
-
-
-@dataclass(frozen=True)
-class StudyLink:
-    """One link of the study: its trace and where it came from."""
-
-    link_id: str
-    group: str
-    subgroup: str
-    trace: Trace
-    synthetic: bool
-    stats: TraceStats = field(repr=False)
-
-
-# --------------------------------------------------------------------------------------
-# inputs
-# --------------------------------------------------------------------------------------
-def _walk(root: Path) -> list[Path]:
-    """Every file under ``root`` (sorted; hidden names skipped), following symbolic links to
-    folders once each (a link back up the tree is not followed twice)."""
-    seen: set[str] = set()
-    out: list[Path] = []
-    for top, dirs, files in os.walk(root, followlinks=True):
-        real = os.path.realpath(top)
-        if real in seen:
-            dirs[:] = []
-            continue
-        seen.add(real)
-        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-        out.extend(Path(top) / f for f in sorted(files) if not f.startswith("."))
-    return out
-
-
-#: Extensions of files that sit beside traces and are never traces.
-NOT_TRACES = {".md", ".rst", ".html", ".htm", ".pdf", ".png", ".jpg", ".jpeg", ".svg", ".json", ".yaml", ".yml", ".toml", ".py", ".sh", ".gz", ".zip", ".tar"}
-
-
-def _looks_like_a_trace(p: Path) -> bool:
-    """Whether the content sniffing of :func:`burstlab.io.detect_format` recognises a trace
-    format in ``p`` (then a line that does not parse is a malformed trace, not a README)."""
-    try:
-        detect_format(p)
-    except (BurstlabError, OSError, UnicodeDecodeError):
-        return False
-    return True
-
-
-def _read_dir(cfg: StudyConfig, notes: list[str]) -> list[Trace]:
-    """The traces in ``cfg.traces_dir``. A file that is not a trace (a README, a figure: its
-    extension says so, or no trace format can be recognised in it) is skipped with a note; so
-    is an empty file without ``--expected`` (nothing says how many packets were sent). A trace
-    that does not parse (a trace extension, or content recognised as a trace) is an error."""
-    root = Path(cfg.traces_dir or ".")
-    if not root.is_dir():
-        raise FileNotFoundError(f"--traces {root}: not a directory")
-    files = _walk(root)
-    if not files:
-        raise ParameterError(f"invalid parameter traces = {root}: no files found")
-    out = []
-    for p in files:
-        rel = str(p.relative_to(root))
-        try:
-            tr = read_trace(p, cfg.fmt, one_means=cfg.traces_one_means, expected=cfg.traces_expected, drop_beyond=cfg.traces_drop_beyond)  # type: ignore[arg-type]
-        except EmptyInputError:
-            if p.stat().st_size and p.read_bytes().strip():
-                notes.append(f"skipped {rel}: no trace entries (only comments)")
-            else:
-                notes.append(f"skipped {rel}: empty (an all-lost link? give --expected N, the packets sent, to count it)")
-            continue
-        except (TraceFormatError, UnicodeDecodeError) as e:
-            if p.suffix.lower() in EXTENSIONS or (p.suffix.lower() not in NOT_TRACES and _looks_like_a_trace(p)):
-                raise  # a trace with a bad line: an error naming it (docs/errors.md)
-            notes.append(f"skipped {rel}: not a trace ({str(e).splitlines()[0].replace(str(p), rel)})")
-            continue
-        out.append(Trace(tr.bits, interval=tr.interval, timestamps=tr.timestamps, name=rel, meta=dict(tr.meta)))
-    if not out:
-        raise ParameterError(f"invalid parameter traces = {root}: none of its {len(files)} files is a trace ({'; '.join(notes[:3])})")
-    return out
-
-
-def _rutgers(cfg: StudyConfig) -> list[Trace]:
-    """The Rutgers 802.11 links (``burstlab.datasets.rutgers``), optionally some noise levels."""
-    if not cfg.rutgers_noise:
-        return list(rutgers())
-    out: list[Trace] = []
-    for level in cfg.rutgers_noise:
-        try:
-            n = int(str(level).lower().removeprefix("dbm"))
-        except ValueError:
-            raise ParameterError(f"invalid parameter noise = {level!r}: expected a noise level such as 0, -5, dbm-10") from None
-        out.extend(rutgers(noise=n))
-    return out
-
-
-def _subgroup(cfg: StudyConfig, tr: Trace) -> str:
-    m = tr.meta
-    if cfg.dataset == "synthetic":
-        return str(m.get("kind", "synthetic"))
-    if cfg.dataset == "tossim":
-        return str(m.get("noise_file", "tossim")).removesuffix(".txt")
-    if cfg.dataset == "rutgers":
-        if "noise_dbm" in m:
-            return f"noise {m['noise_dbm']} dBm"
-    return ""
-
-
-def load_traces(cfg: StudyConfig, notes: list[str] | None = None) -> list[Trace]:
-    """All traces of the configured input, before any filtering (sub-sampled when
-    ``cfg.subsample`` > 1). What was skipped while reading is appended to ``notes``."""
-    notes = [] if notes is None else notes
-    if cfg.dataset == "synthetic":
-        traces = synthetic_testbed(cfg.n_links, cfg.n_slots, cfg.testbed_seed, cfg.prof.slot)
-    elif cfg.dataset == "tossim":
-        from burstlab.datasets.tossim import DEFAULT_TARGETS, tossim
-
-        traces = list(
-            tossim(
-                targets=cfg.tossim_targets or DEFAULT_TARGETS,
-                signal_dbm=cfg.tossim_signal_dbm,
-                seed=cfg.seed,
-                interval=cfg.prof.slot,
-                segment=cfg.tossim_segment,
-                noise_files=cfg.tossim_noise_files,
-            )
-        )
-    elif cfg.dataset == "rutgers":
-        traces = _rutgers(cfg)
-    # -- registered datasets (burstlab.datasets, docs/datasets.md): probe logs, and the timing
-    # each dataset's registry entry gives, said in the report
-    elif cfg.dataset == "starlink":
-        traces = starlink(timing=cfg.timing, slot=cfg.prof.slot)
-    else:
-        traces = _read_dir(cfg, notes)
-    if cfg.dataset in ("rutgers", "tossim", "starlink"):
-        t = get(cfg.dataset).timing
-        how = f", --timing {cfg.timing}" if cfg.dataset == "starlink" else ""
-        notes.append(f"timing: profile {cfg.profile_name} (slot {cfg.prof.slot:g} s{how}); the dataset's timing: {t.note}")
-    # -- end registered datasets
-    if cfg.subsample > 1:
-        traces = [subsample(t, cfg.subsample) for t in traces]
-    return traces
-
-
-#: Srinivasan et al. §8: μ levels off after about 40,000 packets on Mirage (802.15.4, 10 ms)
-#: and 10,000 on Roofnet (802.11b, 2 ms); by profile.
-CONVERGENCE_LENGTH = {"mirage": 40_000, "roofnet": 10_000}
-
-
-def _support_warnings(cfg: StudyConfig, stats: Sequence[TraceStats]) -> list[str]:
-    """Where the data cannot support the study (burstlab.datasets.support), for the links selected: too short for
-    μ to converge, too few links in the fit range for the k-fold fits. Real data only: the
-    synthetic testbed is as long as --slots asks."""
-    if cfg.dataset == "synthetic":
-        return []
-    flo, fhi = cfg.fit_range
-    fitted = sum(1 for st in stats if st.prr is not None and flo <= st.prr <= fhi)
-    found = (
-        support.mu_convergence([st.length for st in stats], CONVERGENCE_LENGTH[cfg.prof.name], dataset=cfg.dataset, profile=cfg.prof.name),
-        support.too_few_links(fitted, cfg.folds, what=f"the L1 fits ({cfg.folds}-fold cross-validation over links with PRR in {flo:g}-{fhi:g})"),
-    )
-    return [w for w in found if w]
-
-
-def input_warnings(traces: Sequence[Trace], stats: Sequence[TraceStats], fmt: str | None, user_files: bool = True) -> list[str]:
-    """What looks like a misread input, with the reason and the option that fixes it:
-    traces with almost no reception (a 0/1 *loss* indicator read as reception; with
-    ``user_files``, also links that received nothing, in case ``--expected`` is wrong) and
-    sequence lists where most entries were dropped (another format read as a list)."""
-    out = []
-    low = [(t, st.prr) for t, st in zip(traces, stats, strict=True) if st.prr is not None and st.length >= 100 and st.prr < 0.01]
-    flipped = [(t, p) for t, p in low if t.meta.get("format") in ("bits", "string") and p > 0]  # 0/1 files with a few 1s
-    if flipped:
-        ex = ", ".join(f"{t.name} (PRR {p:.3f})" for t, p in flipped[:3])
-        out.append(f"{len(flipped)} of {len(traces)} 0/1 traces receive almost nothing, e.g. {ex}. If 1 marks a *lost* packet in these files, "
-                   "read them with --one-means lost (PRR becomes 1 − PRR); if the links really are that bad, ignore this.")
-    dead = [(t, p) for t, p in low if not any(t is f for f, _ in flipped)]
-    if dead and user_files:
-        ex = ", ".join(f"{t.name} (PRR {p:.3f})" for t, p in dead[:3])
-        out.append(f"{len(dead)} of {len(traces)} traces receive (almost) nothing, e.g. {ex}"
-                   + (" (sequence lists: is --expected the number of packets sent?)" if any(t.meta.get("format") == "seqlist" for t, _ in dead) else "") + ".")
-    dropped = []
-    for t in traces:
-        m = t.meta
-        read = int(m.get("received", 0)) + int(m.get("duplicates", 0)) + int(m.get("dropped", 0))
-        bad = int(m.get("duplicates", 0)) + int(m.get("dropped", 0))
-        if read >= 10 and bad > read // 2:
-            dropped.append(f"{t.name}: {bad:,} of its {read:,} entries ({m.get('duplicates', 0):,} duplicates)")
-    if dropped:
-        out.append(f"{len(dropped)} of {len(traces)} traces read as sequence lists lost most of their entries as duplicates or beyond the packets sent, "
-                   f"e.g. {'; '.join(dropped[:3])}: are they 0/1 traces? Give --format bits (or string)" + ("" if fmt is None else f" instead of --format {fmt}") + ".")
-    return out
-
-
-def select_links(cfg: StudyConfig, traces: Sequence[Trace], info: dict[str, Any] | None = None) -> tuple[list[StudyLink], dict[str, int]]:
-    """The links the study simulates (PRR in ``prr_range`` and μ defined) and, for the report,
-    how many traces were left out and why. ``info`` (if given) receives ``"all_prr"`` (subgroup,
-    PRR of every trace: Fig. 1) and ``"warnings"`` (:func:`input_warnings`)."""
-    lo, hi = cfg.prr_range
-    excluded: dict[str, int] = {}
-    links: list[StudyLink] = []
-    seen: set[str] = set()
-    group = {"synthetic": "synthetic", "rutgers": "rutgers", "tossim": "tossim", "starlink": "starlink", "traces": "traces"}[cfg.dataset]
-    all_stats = [trace_stats(tr, chunk=cfg.chunk, warn=False) for tr in traces]
-    if info is not None:
-        info["all_prr"] = [(_subgroup(cfg, tr), st.prr) for tr, st in zip(traces, all_stats, strict=True) if st.prr is not None]
-        info["warnings"] = input_warnings(traces, all_stats, cfg.fmt, user_files=cfg.dataset == "traces")
-        if cfg.dataset == "traces" and cfg.profile is None:  # the timing is not in most trace files: say which was assumed
-            p = PROFILES[cfg.profile_name]
-            info["warnings"].append(f"--traces without --profile: the links are timed as profile {cfg.profile_name} ({1e3 * p.slot:g}-ms slots, "
-                                    f"{p.link_pps:g} packets/s, Srinivasan et al.'s 802.15.4 Mirage); traces from an 802.11 testbed at 2 ms "
-                                    "(e.g. Rutgers ORBIT, Roofnet) need --profile roofnet")
-    for i, (tr, st) in enumerate(zip(traces, all_stats, strict=True)):
-        why = None
-        if st.length == 0:
-            why = "empty"
-        elif st.prr is None or not (lo <= st.prr <= hi):
-            why = f"PRR outside {lo:g}-{hi:g}"
-        elif st.mu is None:
-            why = "μ undefined"
-        if why:
-            excluded[why] = excluded.get(why, 0) + 1
-            continue
-        lid = tr.name or f"link-{i:05d}"
-        if lid in seen:
-            raise ParameterError(f"invalid parameter traces: two links are both named {lid!r}")
-        seen.add(lid)
-        links.append(StudyLink(lid, group, _subgroup(cfg, tr), tr, bool(tr.meta.get("synthetic", cfg.dataset == "synthetic")), st))
-    links.sort(key=lambda lk: lk.link_id)
-    if cfg.max_links is not None and len(links) > cfg.max_links:
-        excluded[f"beyond max_links={cfg.max_links}"] = len(links) - cfg.max_links
-        links = links[: cfg.max_links]
-    return links, excluded
 
 
 # --------------------------------------------------------------------------------------
@@ -747,7 +366,7 @@ def run_study(
     info: dict[str, Any] = {}
     notes: list[str] = []
     with ph("inputs", f"{cfg.dataset} traces read, statistics"):
-        traces = load_traces(cfg, notes)
+        traces = load_traces(cfg, notes, progress=progress)
         links, excluded = select_links(cfg, traces, info)
         info["warnings"] += _support_warnings(cfg, [lk.stats for lk in links])  # can the data support the study?
         for n in notes:
@@ -776,7 +395,7 @@ def run_study(
             provenance.write(out, info["provenance"], store)
     with ph("fits and figures", "least-L1 fits with cross-validation and bootstrap, figures (only what changed)"):
         fitted, figs = R.fits_and_figures(cfg, out, links, links_tab, info, workers=workers, progress=progress, formats=formats)
-    with ph("report"):
+    with ph("report"), bootstrap_cache(out / ".cache" / "bootstrap.json"):  # a re-run on the same links recomputes no interval
         md, html, claims = R.write_report(cfg, out, links, links_tab, runs, excluded, fitted, R.fit_notes(cfg, fitted), figs, notes, info, ph.times)
     return StudyResult(out, store_path, md, html, runs, links_tab, R.fig13_rows(fitted), figs, n_todo, len(keys) - n_todo,
                        time.perf_counter() - t0, dict(ph.times), claims)
@@ -835,74 +454,3 @@ def _fetch(store: ResultStore, keys: Sequence[str]) -> list[dict[str, Any]]:
     return store.rows_with_keys(keys, order_by="r.link_id, r.condition, r.replicate")
 
 
-def link_table(cfg: StudyConfig, links: Sequence[StudyLink], runs: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
-    """One row per link: its statistics and the per-condition throughputs and differences."""
-    by: dict[str, dict[str, list[dict[str, Any]]]] = {}
-    for r in runs:
-        by.setdefault(r["link_id"], {}).setdefault(r["condition"], []).append(r)
-    lo, hi = cfg.fit_range
-    conv = CONVERGENCE_LENGTH[cfg.prof.name]
-    out = []
-    for lk in links:
-        c = by[lk.link_id]
-        (emp,) = c["empirical"]
-        bits = lk.trace.to_numpy()
-        opening = int(np.argmin(bits)) if bits.size and bits.min() == 0 else int(bits.size)
-        delivered = round(emp["throughput_pps"] * emp["sim_duration"]) if emp["throughput_pps"] is not None else None
-        ind_deliv = [r["throughput_pps"] * r["sim_duration"] for r in c.get("independent", []) if r["throughput_pps"] is not None]
-        ind = [r["throughput_pps"] for r in c.get("independent", []) if r["throughput_pps"] is not None]
-        ge = [r for r in c.get("ge", []) if r["throughput_pps"] is not None]
-        ind_m = float(np.mean(ind)) if ind else math.nan
-        ge_m = float(np.mean([r["throughput_pps"] for r in ge])) if ge else math.nan
-        thr = emp["throughput_pps"]
-        ge_max = max((r["max_success_run"] for r in ge), default=None)
-        st = lk.stats
-        out.append(
-            {
-                "link_id": lk.link_id,
-                "group": lk.group,
-                "subgroup": lk.subgroup,
-                "synthetic": lk.synthetic,
-                "length": st.length,
-                "prr": st.prr,
-                "mu": st.mu,
-                "g": st.g,
-                "b": st.b,
-                "link_pps": cfg.prof.link_pps,
-                "throughput_pps": thr,
-                "independent_pps": ind_m,
-                "independent_pps_sd": float(np.std(ind, ddof=1)) if len(ind) > 1 else math.nan,
-                "ge_pps": ge_m,
-                "ge_pps_sd": float(np.std([r["throughput_pps"] for r in ge], ddof=1)) if len(ge) > 1 else math.nan,
-                "diff_pps": thr - ind_m,
-                "diff_pct": 100.0 * (thr - ind_m) / ind_m if ind_m > 0 else math.nan,
-                "ge_diff_pct": 100.0 * (ge_m - thr) / thr if thr > 0 else math.nan,
-                "max_success_run": st.success_runs.max,
-                "ge_max_success_run": ge_max,
-                "max_loss_burst": st.loss_bursts.max,
-                "chunk_rms_mu": st.chunk_rms,
-                "intermediate": bool(lo <= (st.prr or 0.0) <= hi),
-                # Srinivasan et al. §8: shorter than the length after which μ levels off
-                "converged": bool(st.length >= conv),
-                # received frames before the first loss, and whether they alone make the link
-                # beat its independent twins (its later data is no more than theirs)
-                "opening_run": opening,
-                "delivered": delivered,
-                "opening_makes_diff": bool(delivered is not None and ind_deliv and delivered > float(np.mean(ind_deliv)) >= delivered - min(opening, delivered)),
-                "ge_note": "; ".join(r["note"] for r in c.get("ge", []) if r["note"]) or None,
-            }
-        )
-    return out
-
-
-def write_json(path: Path, obj: Any) -> None:
-    """Write JSON atomically (temp file + rename)."""
-    atomic_write_text(path, json.dumps(obj, indent=2, default=_json_default, allow_nan=False))
-
-
-def _json_default(o: Any) -> Any:
-    if isinstance(o, np.generic):
-        return o.item()
-    if isinstance(o, Path):
-        return str(o)
-    raise TypeError(type(o).__name__)

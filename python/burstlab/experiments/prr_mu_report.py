@@ -34,6 +34,8 @@ from burstlab._util import json_safe
 from burstlab.datasets.registry import get
 from burstlab.io import atomic_write_text
 from burstlab.experiments import prr_mu_claims
+from burstlab.experiments.prr_mu_inputs import CONVERGENCE_LENGTH, StudyLink
+from burstlab.experiments.prr_mu_settings import StudyConfig
 from burstlab.store import ResultStore
 from burstlab.study import provenance
 from burstlab.study.blocks import claims_section
@@ -72,8 +74,6 @@ RESULT_COLUMNS = ["group", "link_id", "subgroup", "synthetic", "prr", "mu", "thr
 def write_tables(cfg: Any, out: Path, store: ResultStore, study_links: Sequence[Any], runs: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     """The per-link table (``links.csv``, DuckDB ``links``) and the fit input (``results.csv``,
     DuckDB ``results``); returns the link table."""
-    from burstlab.experiments.prr_mu import link_table
-
     links = link_table(cfg, study_links, runs)
     results = _fit_rows(links)
     write_csv(out / "links.csv", links, list(links[0].keys()))
@@ -373,8 +373,6 @@ def _representative(links: Sequence[dict[str, Any]], k: int = 5) -> list[dict[st
 def figure_jobs(cfg: Any, study_links: Sequence[Any], links: Sequence[dict[str, Any]], info: dict[str, Any]) -> tuple[list[FigureJob], dict[str, str], list[str]]:
     """Every figure of the report but the fits' (Figs. 11-12, drawn with the fits) as a job,
     the caption of each, and notes on the figures that could not be drawn (and why)."""
-    from burstlab.experiments.prr_mu import CONVERGENCE_LENGTH
-
     jobs: list[FigureJob] = []
     alt: dict[str, str] = {}
     notes: list[str] = []
@@ -560,8 +558,6 @@ def write_report(cfg: Any, out: Path, study_links: Sequence[Any], links: Sequenc
                  timings: dict[str, float]) -> tuple[Path, Path, list[dict[str, Any]]]:
     """``fig13.csv``, ``claims.csv``, ``summary.json``, ``report.md`` and ``report.html``;
     returns the reports' paths and the judged claims (``claims.csv``'s rows)."""
-    from burstlab.experiments.prr_mu import write_json
-
     fig13 = fig13_rows(fitted)
     write_csv(out / "fig13.csv", fig13, list(fig13[0].keys()) if fig13 else ["group"])
     summary = summarise(cfg, links, runs)
@@ -753,3 +749,76 @@ def _cli_args(cfg: Any) -> list[str]:
     if cfg.max_links:
         a += ["--max-links", str(cfg.max_links)]
     return a
+
+
+def link_table(cfg: StudyConfig, links: Sequence[StudyLink], runs: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """One row per link: its statistics and the per-condition throughputs and differences."""
+    by: dict[str, dict[str, list[dict[str, Any]]]] = {}
+    for r in runs:
+        by.setdefault(r["link_id"], {}).setdefault(r["condition"], []).append(r)
+    lo, hi = cfg.fit_range
+    conv = CONVERGENCE_LENGTH[cfg.prof.name]
+    out = []
+    for lk in links:
+        c = by[lk.link_id]
+        (emp,) = c["empirical"]
+        bits = lk.trace.to_numpy()
+        opening = int(np.argmin(bits)) if bits.size and bits.min() == 0 else int(bits.size)
+        delivered = round(emp["throughput_pps"] * emp["sim_duration"]) if emp["throughput_pps"] is not None else None
+        ind_deliv = [r["throughput_pps"] * r["sim_duration"] for r in c.get("independent", []) if r["throughput_pps"] is not None]
+        ind = [r["throughput_pps"] for r in c.get("independent", []) if r["throughput_pps"] is not None]
+        ge = [r for r in c.get("ge", []) if r["throughput_pps"] is not None]
+        ind_m = float(np.mean(ind)) if ind else math.nan
+        ge_m = float(np.mean([r["throughput_pps"] for r in ge])) if ge else math.nan
+        thr = emp["throughput_pps"]
+        ge_max = max((r["max_success_run"] for r in ge), default=None)
+        st = lk.stats
+        out.append(
+            {
+                "link_id": lk.link_id,
+                "group": lk.group,
+                "subgroup": lk.subgroup,
+                "synthetic": lk.synthetic,
+                "length": st.length,
+                "prr": st.prr,
+                "mu": st.mu,
+                "g": st.g,
+                "b": st.b,
+                "link_pps": cfg.prof.link_pps,
+                "throughput_pps": thr,
+                "independent_pps": ind_m,
+                "independent_pps_sd": float(np.std(ind, ddof=1)) if len(ind) > 1 else math.nan,
+                "ge_pps": ge_m,
+                "ge_pps_sd": float(np.std([r["throughput_pps"] for r in ge], ddof=1)) if len(ge) > 1 else math.nan,
+                "diff_pps": thr - ind_m,
+                "diff_pct": 100.0 * (thr - ind_m) / ind_m if ind_m > 0 else math.nan,
+                "ge_diff_pct": 100.0 * (ge_m - thr) / thr if thr > 0 else math.nan,
+                "max_success_run": st.success_runs.max,
+                "ge_max_success_run": ge_max,
+                "max_loss_burst": st.loss_bursts.max,
+                "chunk_rms_mu": st.chunk_rms,
+                "intermediate": bool(lo <= (st.prr or 0.0) <= hi),
+                # Srinivasan et al. §8: shorter than the length after which μ levels off
+                "converged": bool(st.length >= conv),
+                # received frames before the first loss, and whether they alone make the link
+                # beat its independent twins (its later data is no more than theirs)
+                "opening_run": opening,
+                "delivered": delivered,
+                "opening_makes_diff": bool(delivered is not None and ind_deliv and delivered > float(np.mean(ind_deliv)) >= delivered - min(opening, delivered)),
+                "ge_note": "; ".join(r["note"] for r in c.get("ge", []) if r["note"]) or None,
+            }
+        )
+    return out
+
+
+def write_json(path: Path, obj: Any) -> None:
+    """Write JSON atomically (temp file + rename)."""
+    atomic_write_text(path, json.dumps(obj, indent=2, default=_json_default, allow_nan=False))
+
+
+def _json_default(o: Any) -> Any:
+    if isinstance(o, np.generic):
+        return o.item()
+    if isinstance(o, Path):
+        return str(o)
+    raise TypeError(type(o).__name__)

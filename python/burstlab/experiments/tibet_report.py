@@ -27,7 +27,8 @@ from burstlab._core import __version__
 from burstlab.experiments import tibet_claims as TC
 from burstlab.experiments.common import (
     Ratio,
-    figure_saver,
+    FigureJob,
+    draw_figures,
     img_block,
     mean_ci,
     paired_difference,
@@ -48,7 +49,6 @@ from burstlab.experiments.tibet import (
     MODEL_RTTS,
     N_FLOWS,
     PAPER_CCS,
-    QUICK_DURATION,
     READING_LABEL,
     READINGS,
     SINGLE_RATES,
@@ -56,7 +56,6 @@ from burstlab.experiments.tibet import (
     WIRELESS_DELAY,
     CellStats,
     Env,
-    Setup,
     StudyConfig,
     bernoulli_cell,
     buffer_packets,
@@ -354,7 +353,7 @@ def sensitivity_rows(pts: Sequence[tuple[str, Any, Env]], base: Env) -> list[dic
 
 
 def write_outputs(cfg: StudyConfig, out: Path, store: ResultStore, runs: Sequence[dict[str, Any]],
-                  formats: Sequence[str] = ("png",)) -> tuple[dict[str, Path], list[dict[str, Any]], Path, Path]:  # fmt: skip
+                  formats: Sequence[str] = ("png",), progress: bool = False) -> tuple[dict[str, Path], list[dict[str, Any]], Path, Path]:  # fmt: skip
     """Write every table, figure (PNG, and the other ``formats``) and the report; returns
     (figures, claims, md, html)."""
     stats = cell_stats(runs)
@@ -363,20 +362,20 @@ def write_outputs(cfg: StudyConfig, out: Path, store: ResultStore, runs: Sequenc
     cl = claim_rows(vs)
     cl_all = cl + claim_rows([v for sv in svs for v in sv.verdicts])
     write_tables(out, store, cell_rows(stats), CELL_COLUMNS, cl_all, sensitivity_rows(pts, base))
-    save = figure_saver(out / "figures", formats)
-    figs: dict[str, Path] = {}
-    figs["fig02"] = save(fig_fairness(cfg, base, FAIR_RATES[0], 2), "fig02-fairness-2mbps")
-    figs["fig03"] = save(fig_fairness(cfg, base, FAIR_RATES[1], 3), "fig03-fairness-10mbps")
-    figs["fig04"] = save(fig_loss(cfg, base, SINGLE_RATES[0], 4), "fig04-goodput-2mbps")
-    figs["fig05"] = save(fig_loss(cfg, base, SINGLE_RATES[1], 5), "fig05-goodput-10mbps")
-    figs["fig06"] = save(fig_rtt(cfg, base), "fig06-goodput-rtt")
-    figs["fig08"] = save(fig_markov(cfg, base), "fig08-correlated-losses")
-    figs["fig09"] = save(fig_closed_forms(cfg, base), "fig09-closed-forms")
-    figs["fig11"] = save(fig_model(cfg, base, MODEL_RTTS[0], 11), "fig11-model-rtt100")
-    figs["fig12"] = save(fig_model(cfg, base, MODEL_RTTS[1], 12), "fig12-model-rtt400")
+    jobs: list[FigureJob] = []
+    jobs.append(("fig02", "fig02-fairness-2mbps", fig_fairness, (cfg, base, FAIR_RATES[0], 2)))
+    jobs.append(("fig03", "fig03-fairness-10mbps", fig_fairness, (cfg, base, FAIR_RATES[1], 3)))
+    jobs.append(("fig04", "fig04-goodput-2mbps", fig_loss, (cfg, base, SINGLE_RATES[0], 4)))
+    jobs.append(("fig05", "fig05-goodput-10mbps", fig_loss, (cfg, base, SINGLE_RATES[1], 5)))
+    jobs.append(("fig06", "fig06-goodput-rtt", fig_rtt, (cfg, base)))
+    jobs.append(("fig08", "fig08-correlated-losses", fig_markov, (cfg, base)))
+    jobs.append(("fig09", "fig09-closed-forms", fig_closed_forms, (cfg, base)))
+    jobs.append(("fig11", "fig11-model-rtt100", fig_model, (cfg, base, MODEL_RTTS[0], 11)))
+    jobs.append(("fig12", "fig12-model-rtt400", fig_model, (cfg, base, MODEL_RTTS[1], 12)))
     if pts:
-        figs["sensitivity-fairness-model"] = save(fig_sensitivity(cfg, pts, "fairness-model"), "sensitivity-fairness-model")
-        figs["sensitivity-gains"] = save(fig_sensitivity(cfg, pts, "gains"), "sensitivity-gains")
+        jobs.append(("sensitivity-fairness-model", "sensitivity-fairness-model", fig_sensitivity, (cfg, pts, "fairness-model")))
+        jobs.append(("sensitivity-gains", "sensitivity-gains", fig_sensitivity, (cfg, pts, "gains")))
+    figs = draw_figures(jobs, out / "figures", formats, progress=progress)
 
     prov = provenance.cell_study("tibet", cfg, "runs")
     provenance.write(out, prov, store)
@@ -661,12 +660,7 @@ def paired_difference_txt(a: CellStats, b: CellStats) -> str:
 
 
 def cli_args(cfg: StudyConfig) -> list[str]:
-    """The command-line options that reproduce ``cfg`` (the settings' from their declaration,
-    :func:`burstlab.study.settings.cli_args`; a ``--quick`` run's default length is ``QUICK_DURATION``)."""
-    a = ["--quick"] if cfg.quick else []
-    a += ["--seeds", str(cfg.seeds), "--sweep-seeds", str(cfg.sweep_seeds), "--seed", str(cfg.seed)]
-    if not cfg.quick and cfg.budget != StudyConfig.budget:
-        a += ["--budget", str(cfg.budget or 0)]
-    if not cfg.sweep:
-        a.append("--no-sweep")
-    return a + settings.cli_args(cfg.setup, Setup(duration=QUICK_DURATION) if cfg.quick else Setup())
+    """The command-line options that reproduce ``cfg`` (from the settings' declarations,
+    :func:`burstlab.study.settings.reproduce_args`)."""
+    return settings.reproduce_args(cfg)
+

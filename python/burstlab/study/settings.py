@@ -22,23 +22,39 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any, ClassVar, TypeVar
 
 from burstlab._core import ParameterError
+from burstlab.formats import FORMATS
 
 F = TypeVar("F", bound=Callable[..., Any])
 
 
 @dataclass(frozen=True)
 class Cli:
-    """How a setting appears on the command line."""
+    """How a setting appears on the command line.
+
+    ``help``: its help text (the default, and the ``--quick`` value when it differs, are
+    appended); ``unit``: "rate", "time", "size", "dir" (a folder), "format" (a trace format)
+    or None; ``choices``; ``min``/``max``: bounds of a number; ``none``: how None is shown
+    (``--budget``'s "never"); ``none_value``: the command-line text that means None (``0``);
+    ``flag``: the option's name (default ``--field-name``; a bool's ``--on/--off`` pair may
+    be given); ``nargs``: numbers taken at once (a range: 2); ``items``: the element type of
+    a comma-separated list (``float``, ``int``, ``str``); ``only``: the inputs (values of the
+    configuration's ``dataset``) the option applies to — given for another, it is a usage
+    error, never a silent no-op."""
 
     help: str
     unit: str | None = None
     choices: tuple[Any, ...] = ()
     min: float | None = None
+    max: float | None = None
     none: str = ""
+    none_value: str | None = None
     flag: str | None = None
+    nargs: int = 1
+    items: type | None = None
+    only: tuple[str, ...] = ()
 
 
 def setting(default: Any, help: str, **cli: Any) -> Any:
@@ -46,19 +62,54 @@ def setting(default: Any, help: str, **cli: Any) -> Any:
     return field(default=default, metadata={"cli": Cli(help, **cli)})
 
 
+def _cli_of(cls: Any, name: str) -> Cli | None:
+    """The declaration of field ``name`` on ``cls`` or, when a subclass redefines the field
+    only to change its default, on the nearest base class that declares it."""
+    for k in getattr(cls, "__mro__", (cls,)):
+        fs = getattr(k, "__dataclass_fields__", {})
+        if name in fs and "cli" in fs[name].metadata:
+            return fs[name].metadata["cli"]  # type: ignore[no-any-return]
+    return None
+
+
 def declared(cls: Any) -> list[tuple[dataclasses.Field[Any], Cli]]:
-    """The fields of ``cls`` declared with :func:`setting`, in order."""
-    return [(f, f.metadata["cli"]) for f in dataclasses.fields(cls) if "cli" in f.metadata]
+    """The fields of ``cls`` declared with :func:`setting` (here or on a base class), in order."""
+    out = []
+    for f in dataclasses.fields(cls):
+        c = _cli_of(cls, f.name)
+        if c is not None:
+            out.append((f, c))
+    return out
+
+
+def default_of(f: dataclasses.Field[Any]) -> Any:
+    """A field's default value (its factory's product for a mutable default)."""
+    if f.default is not dataclasses.MISSING:
+        return f.default
+    if f.default_factory is not dataclasses.MISSING:
+        return f.default_factory()
+    return None
 
 
 def flag(f: dataclasses.Field[Any], c: Cli) -> str:
-    return c.flag or "--" + f.name.replace("_", "-")
+    return (c.flag or "--" + f.name.replace("_", "-")).split("/")[0]
+
+
+def _bool_flags(f: dataclasses.Field[Any], c: Cli) -> tuple[str, str]:
+    """A bool's (on, off) options: ``--x/--no-x`` unless the declaration names the pair."""
+    if c.flag and "/" in c.flag:
+        on, off = c.flag.split("/")
+        return on, off
+    name = (c.flag or "--" + f.name.replace("_", "-")).removeprefix("--")
+    return f"--{name}", f"--no-{name}"
 
 
 def show(v: Any, c: Cli) -> str:
     """A value as the command line writes it."""
     if v is None:
-        return c.none or "none"
+        return c.none_value if c.none_value is not None else (c.none or "none")
+    if isinstance(v, tuple):
+        return ",".join(show(x, Cli(c.help, unit=c.unit)) for x in v) if c.nargs == 1 else " ".join(show(x, Cli(c.help, unit=c.unit)) for x in v)
     if c.unit == "rate":
         return f"{v / 1e6:g}Mbit"
     if c.unit == "time":
@@ -68,6 +119,12 @@ def show(v: Any, c: Cli) -> str:
     return f"{v:g}" if isinstance(v, float) else str(v)
 
 
+def _show_default(v: Any, c: Cli) -> str:
+    if v is None:
+        return c.none or "none"
+    return show(v, c)
+
+
 def _click_type(f: dataclasses.Field[Any], c: Cli) -> Any:
     import click
 
@@ -75,58 +132,131 @@ def _click_type(f: dataclasses.Field[Any], c: Cli) -> Any:
 
     if c.choices:
         return click.Choice([str(x) for x in c.choices])
+    if c.items is not None:
+        return str  # a comma-separated list, split by :func:`given`
+    if c.unit == "dir":
+        return click.Path(file_okay=False)
+    if c.unit == "format":
+
+        return click.Choice(FORMATS)
     if c.unit:
         return {"rate": RATE, "time": TIME, "size": SIZE}[c.unit]
-    kind = type(f.default) if f.default is not None else int
+    d = default_of(f)
+    kind = type(d[0] if isinstance(d, tuple) and d else d) if d is not None else int
     if kind is int:
-        return click.IntRange(min=None if c.min is None else int(c.min))
-    return click.FloatRange(min=c.min, min_open=c.min is not None and c.min == 0)
+        return click.IntRange(min=None if c.min is None else int(c.min), max=None if c.max is None else int(c.max))
+    if kind is str:
+        return str
+    return click.FloatRange(min=c.min, max=c.max, min_open=c.min is not None and c.min == 0)
 
 
-def options(cls: Any) -> Callable[[F], F]:
+def options(cls: Any, quick: Mapping[str, Any] | None = None, exclude: Sequence[str] = ()) -> Callable[[F], F]:
     """Decorate a click command with one option per declared field of ``cls`` (default
-    None: not given; the help shows the dataclass default)."""
+    None: not given; the help shows the dataclass default, and ``quick[name]`` as the
+    ``--quick`` value where it differs)."""
     import click
+
+    quick = quick or {}
 
     def deco(fn: F) -> F:
         for f, c in reversed(declared(cls)):
-            help = f"{c.help} [default: {show(f.default, c)}]"
-            if isinstance(f.default, bool):
-                name = f.name.replace("_", "-")
-                fn = click.option(f"--{name}/--no-{name}", f.name, default=None, help=help)(fn)
+            if f.name in exclude:
+                continue
+            d = default_of(f)
+            if isinstance(d, bool):
+                on, off = _bool_flags(f, c)
+                text = f"default: {on if d else off}"
             else:
-                fn = click.option(flag(f, c), f.name, type=_click_type(f, c), default=None, help=help)(fn)
+                text = f"default: {_show_default(d, c)}"
+            if f.name in quick and quick[f.name] != d:
+                text += f"; --quick: {_show_default(quick[f.name], c)}"
+            if c.only:
+                text += f"; for {', '.join(c.only)}"
+            help = f"{c.help} [{text}]"
+            if isinstance(d, bool):
+                on, off = _bool_flags(f, c)
+                fn = click.option(f"{on}/{off}", f.name, default=None, help=help)(fn)
+            else:
+                fn = click.option(flag(f, c), f.name, type=_click_type(f, c), nargs=c.nargs, default=None, help=help)(fn)
         return fn
 
     return deco
 
 
+def _split(text: str, c: Cli, f: dataclasses.Field[Any]) -> tuple[Any, ...]:
+    """A comma-separated list of ``c.items``, or a usage error naming the option."""
+    import click
+
+    kind = c.items or str
+    out = []
+    for x in text.split(","):
+        x = x.strip()
+        if not x:
+            continue
+        try:
+            out.append(kind(x.removeprefix("dbm")) if kind is int else kind(x))
+        except ValueError:
+            raise click.BadParameter(f"expected a comma-separated list of {kind.__name__}s, got {text!r}", param_hint=flag(f, c)) from None
+    return tuple(out)
+
+
 def given(cls: Any, values: Mapping[str, Any]) -> dict[str, Any]:
     """The declared fields of ``cls`` given on the command line (not None), converted to
-    the field's type (a size to int)."""
-    out = {}
+    the field's type (a size to int, a list split at commas, the "none" text to None)."""
+    out: dict[str, Any] = {}
     for f, c in declared(cls):
         v = values.get(f.name)
-        if v is not None:
+        if v is None:
+            continue
+        if c.none_value is not None and str(v) == c.none_value:
+            out[f.name] = None
+        elif c.items is not None:
+            out[f.name] = _split(v, c, f)
+        elif c.nargs > 1:
+            out[f.name] = tuple(v)
+        else:
             out[f.name] = int(v) if c.unit == "size" else v
     return out
 
 
-def cli_args(obj: Any, base: Any | None = None) -> list[str]:
+def cli_args(obj: Any, base: Any | None = None, pin: Sequence[str] = ()) -> list[str]:
     """The options that turn ``base`` (default: the class's defaults) into ``obj``, in
-    declaration order: what the "Reproduce" line writes."""
+    declaration order, and the fields named in ``pin`` whatever their value: what the
+    "Reproduce" line writes."""
     ref = base if base is not None else type(obj)()
     out: list[str] = []
     for f, c in declared(type(obj)):
         v = getattr(obj, f.name)
-        if v == getattr(ref, f.name):
+        if v == getattr(ref, f.name) and f.name not in pin:
             continue
-        if isinstance(f.default, bool):
-            out.append(f"--{'' if v else 'no-'}{f.name.replace('_', '-')}")
-        elif v is None:
+        if isinstance(default_of(f), bool):
+            on, off = _bool_flags(f, c)
+            out.append(on if v else off)
+        elif v is None and c.none_value is None:
             raise ValueError(f"{f.name} = None cannot be written as an option (its default is {f.default!r})")
+        elif isinstance(v, tuple) and c.nargs > 1:
+            out += [flag(f, c), *(show(x, Cli(c.help, unit=c.unit)) for x in v)]
         else:
             out += [flag(f, c), show(v, c)]
+    return out
+
+
+def reproduce_args(cfg: Any) -> list[str]:
+    """The options that give a study configuration (a :class:`CellStudyConfig` or any
+    configuration with ``QUICK``) from the command's defaults: ``--quick`` if it is a
+    preview, the replicates and the study seed (pinned: a later version's defaults may
+    differ), then every declared field of the configuration and of its ``setup`` that
+    differs from what the command would take (the ``--quick`` values for a preview)."""
+    quick = bool(getattr(cfg, "quick", False))
+    cls = type(cfg)
+    base = cls.quick_config() if quick and hasattr(cls, "quick_config") else cls(**getattr(cls, "QUICK", {})) if quick else cls()
+    out = ["--quick"] if quick else []
+    out += cli_args(cfg, base, pin=("seeds", "sweep_seeds", "seed", "replicates"))
+    if getattr(cfg, "dataset", None) == "traces" and "--dataset" in out:  # the input "traces" is --traces DIR, not a --dataset
+        i = out.index("--dataset")
+        del out[i : i + 2]
+    if getattr(cfg, "setup", None) is not None:
+        out += cli_args(cfg.setup, base.setup)
     return out
 
 
@@ -167,13 +297,26 @@ class CellStudyConfig:
     claim is inconclusive and would likely decide (None: never)."""
 
     setup: Any = None
-    seeds: int = 10
-    sweep_seeds: int = 4
-    seed: int = 0
-    sweep: bool = True
+    seeds: int = setting(10, "Replicates per cell at the defaults.", min=2)
+    sweep_seeds: int = setting(4, "Replicates per cell of every sensitivity point (given --seeds alone: at most it).", min=2)
+    seed: int = setting(0, "Study seed.", min=0, max=2**32 - 1)
+    sweep: bool = setting(True, "Run the sensitivity sweeps (--no-sweep: only the defaults).")
     quick: bool = False
     sensitivity: tuple[tuple[str, tuple[Any, ...]], ...] = ()
-    budget: int | None = None
+    budget: int | None = setting(None, "While a claim is inconclusive and more replicates would likely decide it, add replicates per cell up to "
+                                       "this many (0: never; never with --quick).", min=0, none="never", none_value="0")  # fmt: skip
+
+    #: ``--quick``: the configuration's values that differ (a preview), and the setup's.
+    QUICK: ClassVar[dict[str, Any]] = {"quick": True, "budget": None}
+    QUICK_SETUP: ClassVar[dict[str, Any]] = {}
+
+    @classmethod
+    def quick_config(cls, setup: Any | None = None, **kw: Any) -> Any:
+        """The reduced study of ``--quick`` (:attr:`QUICK`), ``kw`` overriding it; ``setup``
+        defaults to the setup with :attr:`QUICK_SETUP`."""
+        if setup is None:
+            setup = type(default_of(cls.__dataclass_fields__["setup"]))(**cls.QUICK_SETUP)
+        return cls(setup=setup, **{**cls.QUICK, **kw})
 
     def __post_init__(self) -> None:
         check_seeds(self)
