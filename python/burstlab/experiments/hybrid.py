@@ -52,6 +52,9 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from burstlab.linklayer import Arq, Backoff
+from burstlab.sim import Link, TcpConfig, run_network
+from burstlab.sim.presets import satellite_wifi
 from burstlab._core import BitTrace, BurstlabError, LossModel, ParameterError
 from burstlab.analytic import padhye
 from burstlab.datasets import rutgers, support
@@ -81,7 +84,9 @@ from burstlab.experiments.hybrid_settings import (  # noqa: F401  (re-exported: 
 from burstlab.store import ResultStore, config_hash
 from burstlab.sweep import run_tasks, task_seed
 from burstlab.traces import Trace
+from burstlab.experiments.prr_mu import trace_fingerprint
 from burstlab.experiments.prr_mu_inputs import _read_dir
+from burstlab.models import LossModelBase, make_model
 
 #: §II.B: "delays due to retransmissions greater than 50 ms in less than 0.1% of packets".
 LATE = 0.050

@@ -54,6 +54,9 @@ from typing import Any, Literal
 
 import numpy as np
 
+from burstlab.datasets.rutgers_noise import rutgers, rutgers_root
+from burstlab.linklayer import Arq, Harq
+from burstlab.sim import Link, Scenario, TcpConfig, Workload, presets, run, run_network
 from burstlab._core import EmptyInputError, LossModel, ParameterError
 from burstlab.experiments.common import (
     Adaptive,

@@ -36,6 +36,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from burstlab.experiments import prr_mu_report as R
+from burstlab.sim import TcpConfig, run_trace
 from burstlab._core import LossModel, ParameterError
 from burstlab.experiments.prr_mu_inputs import (  # noqa: F401  (re-exported: the report, tests and benchmarks read them here)
     CONVERGENCE_LENGTH,
