@@ -280,6 +280,7 @@ def test_adaptive_replication_adds_runs_while_claims_are_undecided(quick: Any, t
     runs are added (here: always "more would decide", up to the budget): one more run per
     cell of the defaults (the two planned are in the store), and the Reproduce line gives
     the configuration reached."""
+    import burstlab.experiments.common as C
     import burstlab.study.verdict as V
 
     seen: list[tuple[int, int, int]] = []
@@ -289,6 +290,7 @@ def test_adaptive_replication_adds_runs_while_claims_are_undecided(quick: Any, t
         return budget
 
     monkeypatch.setattr(V, "replicates_to_add", more)
+    monkeypatch.setattr(C, "replicates_to_add", more)  # where the cell studies look it up
     out = tmp_path / "q"
     shutil.copytree(quick.out, out)
     cfg = replace(QUICK, quick=False, budget=3, sweep=False)

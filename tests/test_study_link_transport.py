@@ -278,6 +278,7 @@ def test_adaptive_replication_adds_runs_while_claims_are_undecided(traces: Path,
     """With a budget, the claims judged on the defaults after the planned runs decide whether
     runs are added (here: always "more would decide", up to the budget), every cell of the
     plan gets them, and the report's Reproduce line gives the configuration reached."""
+    import burstlab.experiments.common as C
     import burstlab.study.verdict as V
 
     seen: list[tuple[int, int, int]] = []
@@ -287,6 +288,7 @@ def test_adaptive_replication_adds_runs_while_claims_are_undecided(traces: Path,
         return budget
 
     monkeypatch.setattr(V, "replicates_to_add", more)
+    monkeypatch.setattr(C, "replicates_to_add", more)  # where the cell studies look it up
     cfg = tiny(traces, quick=False, budget=3, sweep=False)
     res = L.run_study(cfg, tmp_path / "a", workers=1, progress=False)
     reached = sum(len(t.items) for t in L.plan(dataclasses.replace(cfg, seeds=3)))
