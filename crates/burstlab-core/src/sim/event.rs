@@ -24,6 +24,8 @@ pub enum Timer {
     Switch(u32),
     /// A flow's application stops.
     Stop(u32),
+    /// A paced sender's next burst may leave (`tcp/sender/pacing.rs`).
+    Pace(u32),
 }
 
 #[derive(Clone, Debug, Default)]

@@ -5,6 +5,7 @@
 mod link_layer;
 mod lt_tcp;
 mod network;
+mod pacing;
 mod papers;
 mod red;
 mod regression;

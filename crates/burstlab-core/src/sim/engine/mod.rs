@@ -206,7 +206,7 @@ fn run_engine<const LOG: bool, const FULL: bool>(net: Network, watch: Option<Wat
 
 /// Whether a network uses a feature whose per-packet checks the engine compiles out of a
 /// run without it: a RED queue or a link layer on a link; LT-TCP, RFC 7323 timestamps, ECN
-/// or the Ideal-estimate TCP in a flow; the flows' time series; a warm-up. (The others, among them
+/// the Ideal-estimate TCP or pacing in a flow; the flows' time series; a warm-up. (The others, among them
 /// SACK, delayed ACKs, time-mode loss and every congestion control, cost a plain run
 /// nothing or are checked as before.)
 pub fn needs_full(net: &Network) -> bool {
@@ -222,6 +222,7 @@ pub fn needs_full(net: &Network) -> bool {
                     || t.rack_lost_retransmissions
                     || t.rack_tlp
                     || t.sack_dupacks() != DupackRule::Rfc5681
+                    || t.paced()
             }
             FlowKind::Cbr { .. } => false,
         })
@@ -429,6 +430,7 @@ impl<const LOG: bool, const FULL: bool> Engine<LOG, FULL> {
             }
             Timer::Switch(f) => self.switch(f as usize),
             Timer::Stop(f) => self.stop(f as usize),
+            Timer::Pace(f) => self.on_pace(f as usize, t),
         }
     }
 
