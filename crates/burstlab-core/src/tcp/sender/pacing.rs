@@ -45,8 +45,10 @@ pub struct Pacer {
     min_burst: u64,
     /// fq's quantum and initial quantum, bytes.
     quantum: i64,
-    /// The pacing rate, bytes per second, as of the last [`Pacer::set_rate`] (0: not paced).
+    /// The pacing rate, bytes per second, as of the last [`Pacer::set_rate`] (0: not paced),
+    /// and its inverse in ns per byte (one division per send loop, not per segment).
     pub rate: f64,
+    ns_per_byte: f64,
     /// The earliest departure of the next burst (Linux `tcp_wstamp_ns`, fq `time_next_packet`).
     pub next: Nanos,
     /// Internal: the current burst, its start, where its departure times start, the idle
@@ -79,6 +81,7 @@ impl Pacer {
                 min_burst: t.pacing_min_burst as u64,
                 quantum: t.fq_quantum as i64 * t.mss as i64,
                 rate: 0.0,
+                ns_per_byte: 0.0,
                 next: 0,
                 burst_at: Nanos::MAX,
                 base: 0,
@@ -111,13 +114,16 @@ impl Pacer {
     /// paced).
     #[inline]
     pub fn set_rate(&mut self, rate: f64) {
-        self.rate = if rate.is_finite() && rate > 0.0 { rate } else { 0.0 };
+        if rate != self.rate {
+            self.rate = if rate.is_finite() && rate > 0.0 { rate } else { 0.0 };
+            self.ns_per_byte = if self.rate > 0.0 { NS_PER_S as f64 / self.rate } else { 0.0 };
+        }
     }
 
     /// Nanoseconds `bytes` take at the pacing rate.
     #[inline]
     fn span(&self, bytes: u64) -> Nanos {
-        (bytes as f64 * NS_PER_S as f64 / self.rate).min(NS_PER_S as f64) as Nanos
+        (bytes as f64 * self.ns_per_byte).min(NS_PER_S as f64) as Nanos
     }
 
     /// Linux `tcp_tso_autosize`: the segments of one burst, `rate >> shift` bytes (about
