@@ -134,6 +134,7 @@ pub mod variants {
     use burstlab_core::link::{LossMode, QueueDisc, RedParams};
     use burstlab_core::loss::Bernoulli;
     use burstlab_core::sim::{LinkConfig, Scenario, TcpConfig, Variant, Workload};
+    use burstlab_core::tcp::config::Pacing;
     use burstlab_core::time::{Nanos, NS_PER_MS};
 
     /// (name, TCP settings, the link's RED queue instead of DropTail), NewReno first.
@@ -150,6 +151,9 @@ pub mod variants {
             ("vegas", v(Variant::Vegas), false),
             ("cubic+prr", v(Variant::Cubic), false),
             ("linux-reno+prr", v(Variant::LinuxReno), false),
+            // Pacing (issue 30): CUBIC paced by Linux's internal pacing and by fq's rule.
+            ("cubic+paced", TcpConfig { pacing: Pacing::Internal, ..v(Variant::Cubic) }, false),
+            ("cubic+fq", TcpConfig { pacing: Pacing::Fq, ..v(Variant::Cubic) }, false),
             ("newreno+timestamps", TcpConfig { timestamps: true, ..v(Variant::NewReno) }, false),
             ("newreno+ecn+red", TcpConfig { ecn: true, ..v(Variant::NewReno) }, true),
             ("sack+ecn+red", TcpConfig { ecn: true, ..v(Variant::Sack) }, true),

@@ -91,6 +91,14 @@ class TcpConfig:
     cubic_reno_friendly: bool = _p("cubic_reno_friendly")
     cubic_variant: str = _p("cubic_variant")
     hystart: str = _p("hystart")
+    # Pacing (docs/tcp.md, "Pacing").
+    pacing: str = _p("pacing")
+    pacing_ss_ratio: int = _p("pacing_ss_ratio")
+    pacing_ca_ratio: int = _p("pacing_ca_ratio")
+    pacing_shift: int = _p("pacing_shift")
+    pacing_min_burst: int = _p("pacing_min_burst")
+    fq_quantum: int = _p("fq_quantum")
+    fq_initial_quantum: int = _p("fq_initial_quantum")
     # The `tossim` profile of the PRR/μ study (Srinivasan et al. §3.1; docs/study.md).
     rto_estimator: str = _p("rto_estimator")
     rto_alpha: float = _p("rto_alpha")

@@ -36,6 +36,7 @@ COMPONENTS: dict[str, str] = {
     "ecn": "ECN (RFC 3168)",
     "lt": "LT-TCP (Tickoo et al.)",
     "cubic": "CUBIC (RFC 9438)",
+    "pacing": "Pacing (Linux internal pacing, fq)",
     "vegas": "Vegas (Brakmo & Peterson)",
     "westwood": "Westwood+ (Mascolo et al.)",
     "tibet": "TIBET (Martignon & Capone)",

@@ -26,6 +26,8 @@ pub enum Timer {
     Stop(u32),
     /// The server of a CoDel or FQ-CoDel link frees up: its queue's next dequeue.
     Dequeue(u32),
+    /// A paced sender's next burst may leave (`tcp/sender/pacing.rs`).
+    Pace(u32),
 }
 
 #[derive(Clone, Debug, Default)]

@@ -124,6 +124,16 @@ named_enum!(
     }
 );
 
+impl CcKind {
+    /// Whether the algorithm sets a pacing rate of its own
+    /// ([`super::cc::CongestionControl::pacing_rate`]), so that `pacing = auto` paces it as
+    /// Linux paces BBR (`bbr_init` asks for `SK_PACING_NEEDED`): BBR v1 and v3. None of the
+    /// window-based algorithms here does.
+    pub fn sets_pacing_rate(self) -> bool {
+        matches!(self, CcKind::Bbr | CcKind::Bbr3)
+    }
+}
+
 impl Variant {
     /// The (congestion control, loss recovery) pair the name stands for. Tahoe, Reno,
     /// NewReno and SACK differ only in recovery; the estimators (Westwood+, TIBET, Ideal)
@@ -286,6 +296,28 @@ named_enum!(
     }
 );
 
+named_enum!(
+    /// Who paces the flow's segments (`tcp/sender/pacing.rs`, docs/tcp.md "Pacing").
+    Pacing, "pacing" {
+        /// Linux with a queue discipline other than fq (its default, fq_codel or pfifo_fast):
+        /// only a congestion control that sets its own pacing rate (BBR) is paced, by TCP's
+        /// own timer as `internal`; every other flow is sent as the window allows.
+        Auto = "auto",
+        /// No flow is paced, whatever its congestion control asks.
+        Off = "off" | "none" | "false",
+        /// TCP's own pacing (Linux `tcp_internal_pacing`, departure times per
+        /// `tcp_update_skb_after_send`): bursts of `tcp_tso_autosize` segments (about 1 ms
+        /// at the pacing rate, at least `pacing_min_burst`), each starting once the previous
+        /// burst's length at the pacing rate has passed.
+        Internal = "internal" | "on" | "true",
+        /// The fq queue discipline's per-flow rate limit (Linux `sch_fq.c` `fq_dequeue` for
+        /// packets without a departure time): a new flow's credit of `fq_initial_quantum`
+        /// packets goes out at once, then `fq_quantum` packets per refill, each refill
+        /// `fq_quantum` packets' time at the pacing rate after the last.
+        Fq = "fq",
+    }
+);
+
 crate::params! {
     /// TCP settings of one flow. Windows in segments, times in ns. Each setting is declared
     /// here once, with the component that reads it (`tcp` for the shared ones, the congestion
@@ -427,6 +459,30 @@ crate::params! {
             "CUBIC's avoidance arithmetic: RFC 9438, Linux 6.x tcp_cubic.c (whole segments, its Reno estimate and increment counts) or ns-3 3.44's TcpCubic (docs/tcp.md).", "RFC 9438";
         cubic hystart: Hystart [choice] = Hystart::Linux, "",
             "CUBIC hybrid slow start (Ha & Rhee): off, as Linux 6.x, or as ns-3 3.44.", "Ha & Rhee 2011";
+        // --- pacing (`tcp/sender/pacing.rs`; docs/tcp.md "Pacing") ---
+        /// Who paces the flow ([`Pacing`]).
+        pacing pacing: Pacing [choice] = Pacing::Auto, "",
+            "Pacing: auto (only a congestion control that sets its own rate, e.g. BBR, as Linux without fq), off, internal (Linux TCP's own pacing timer, bursts of about 1 ms) or fq (the fq qdisc's per-flow rate: 10-packet initial quantum, then 2-packet refills).", "Linux tcp_output.c, sch_fq.c";
+        /// Linux `net.ipv4.tcp_pacing_ss_ratio`: the default pacing rate in slow start (cwnd
+        /// below half of ssthresh) is this percentage of cwnd/SRTT.
+        pacing pacing_ss_ratio: u32 [u32] = 200, "%", min 1, max 1000,
+            "Pacing rate in slow start (cwnd < ssthresh/2), percent of cwnd/SRTT, for a congestion control that sets no rate of its own (Linux tcp_pacing_ss_ratio).", "Linux tcp_update_pacing_rate";
+        /// Linux `net.ipv4.tcp_pacing_ca_ratio`: the default pacing rate otherwise.
+        pacing pacing_ca_ratio: u32 [u32] = 120, "%", min 1, max 1000,
+            "Pacing rate outside slow start, percent of cwnd/SRTT, for a congestion control that sets no rate of its own (Linux tcp_pacing_ca_ratio).", "Linux tcp_update_pacing_rate";
+        /// Linux `sk_pacing_shift`: an internal-pacing burst holds the bytes of 2^-shift s at
+        /// the pacing rate (10: about 1 ms), `tcp_tso_autosize`.
+        pacing pacing_shift: u32 [u32] = 10, "", max 30,
+            "Internal pacing: a burst holds 2^-shift seconds of data at the pacing rate (Linux sk_pacing_shift; 10 is about 1 ms).", "Linux tcp_tso_autosize";
+        /// Linux `net.ipv4.tcp_min_tso_segs`: the smallest internal-pacing burst.
+        pacing pacing_min_burst: u32 [u32] = 2, "segments", min 1, max 64,
+            "Internal pacing: the smallest burst (Linux tcp_min_tso_segs).", "Linux tcp_tso_autosize";
+        /// fq's `quantum` (2 MTU): the credit a throttled flow gets back at each refill.
+        pacing fq_quantum: u32 [u32] = 2, "packets", min 1, max 1000,
+            "fq pacing: the credit a flow gets back at each refill (Linux fq quantum, 2 MTU).", "Linux sch_fq.c";
+        /// fq's `initial_quantum` (10 MTU): a new flow's first credit.
+        pacing fq_initial_quantum: u32 [u32] = 10, "packets", max 100000,
+            "fq pacing: a new flow's first credit, sent at once (Linux fq initial_quantum, 10 MTU).", "Linux sch_fq.c";
         // --- the `tossim` profile of the PRR/μ study (Srinivasan et al. §3.1; docs/study.md) ---
         /// RTO estimator: RFC 6298 (default) or RFC 793 §3.7 (β·SRTT within the bounds); its α
         /// and β are the parameters `rto_alpha` and `rto_beta`.
@@ -550,6 +606,16 @@ impl TcpConfig {
     /// congestion from erasures.
     pub fn ecn_on(&self) -> bool {
         self.ecn || self.recovery == RecoveryKind::Lt
+    }
+
+    /// Whether the flow's segments are paced (`pacing`, and with `auto` whether the
+    /// congestion control sets its own pacing rate).
+    pub fn paced(&self) -> bool {
+        match self.pacing {
+            Pacing::Off => false,
+            Pacing::Internal | Pacing::Fq => true,
+            Pacing::Auto => self.cc.sets_pacing_rate(),
+        }
     }
 
     /// Header bytes of a data segment on the link, options included.

@@ -6,6 +6,7 @@ mod link_layer;
 mod codel;
 mod lt_tcp;
 mod network;
+mod pacing;
 mod papers;
 mod red;
 mod regression;

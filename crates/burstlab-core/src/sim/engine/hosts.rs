@@ -108,6 +108,12 @@ impl<const LOG: bool, const FULL: bool> Engine<LOG, FULL> {
         if let Some(d) = rto {
             self.push_timer(d, Timer::Rto(f as u32));
         }
+        if FULL {
+            // A paced sender held by its pacer: one timer for its next burst.
+            if let Some(d) = self.flows.at_mut(f).tcp().sender.pace_due() {
+                self.push_timer(d, Timer::Pace(f as u32));
+            }
+        }
     }
 
     /// Flow `f`'s receiver sends the ACK it made last ([`Receiver::last_ack`]).
@@ -327,6 +333,15 @@ impl<const LOG: bool, const FULL: bool> Engine<LOG, FULL> {
                 self.record(f);
                 self.flush_tx(f);
             }
+        }
+    }
+
+    /// Flow `f`'s pacing timer for `at` fires: its sender sends what the pacer now allows.
+    pub(super) fn on_pace(&mut self, f: usize, at: Nanos) {
+        let now = self.now;
+        if self.flows[f].tcp().sender.on_pace_timer(at, now, &mut self.txbuf) {
+            self.record(f);
+            self.flush_tx(f);
         }
     }
 

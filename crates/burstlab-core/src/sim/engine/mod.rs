@@ -215,7 +215,7 @@ fn run_engine<const LOG: bool, const FULL: bool>(net: Network, watch: Option<Wat
 
 /// Whether a network uses a feature whose per-packet checks the engine compiles out of a
 /// run without it: a RED, CoDel or FQ-CoDel queue or a link layer on a link; LT-TCP, RFC
-/// 7323 timestamps, ECN, the Ideal-estimate TCP or a congestion control that reads
+/// 7323 timestamps, ECN, the Ideal-estimate TCP, pacing or a congestion control that reads
 /// delivery-rate samples (BBR) in a flow; the flows' time series; a warm-up. (The others, among them
 /// SACK, delayed ACKs, time-mode loss and every congestion control, cost a plain run
 /// nothing or are checked as before.)
@@ -234,6 +234,7 @@ pub fn needs_full(net: &Network) -> bool {
                     || t.sack_dupacks() != DupackRule::Rfc5681
                     // delivery-rate samples (BBR): the sender's hooks at send and per ACK
                     || crate::tcp::cc::Cc::from_config(t).wants_rate_samples()
+                    || t.paced()
             }
             FlowKind::Cbr { .. } => false,
         })
@@ -449,6 +450,7 @@ impl<const LOG: bool, const FULL: bool> Engine<LOG, FULL> {
             Timer::Switch(f) => self.switch(f as usize),
             Timer::Stop(f) => self.stop(f as usize),
             Timer::Dequeue(l) => self.aqm_dequeue(l as usize),
+            Timer::Pace(f) => self.on_pace(f as usize, t),
         }
     }
 

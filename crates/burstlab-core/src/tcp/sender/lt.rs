@@ -87,7 +87,7 @@ impl Sender {
         let Recovery::Lt(l) = &self.rec else { unreachable!("LT-TCP's recovery") };
         let mut pipe = self.board.pipe(self.tcb.high_tx, high_rxt, thresh) + l.rfec_in_flight();
         let cwnd = self.tcb.cwnd.min(self.tcb.max_cwnd);
-        while cwnd >= (pipe + 1) * self.tcb.mss {
+        while cwnd >= (pipe + 1) * self.tcb.mss && self.pace_gate::<true>(now) {
             let Recovery::Lt(l) = &mut self.rec else { unreachable!() };
             if let Some(i) = l.rfec_due(self.tcb.snd_una, self.tcb.high_tx) {
                 let (start, len, rseq) = l.rfec_sent(i, self.tcb.high_tx);
@@ -95,6 +95,9 @@ impl Sender {
                 self.counters.packets_sent += 1;
                 self.cc.on_send(&self.tcb, now, len as u64);
                 out.push(Tx { seg: start, len, retx: false, ts: now, flags: crate::tcp::pkt_flags::RFEC, rseq });
+                if let Some(p) = self.pacer.as_mut() {
+                    p.on_sent(now, len as u64, self.tcb.mss, self.tcb.min_rtt);
+                }
                 if self.rto_deadline.is_none() {
                     self.rto_deadline = Some(now + self.tcb.rto);
                 }

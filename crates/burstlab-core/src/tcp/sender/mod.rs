@@ -15,11 +15,13 @@ use std::collections::VecDeque;
 
 mod ecn;
 mod lt;
+mod pacing;
 mod rack;
 mod rate;
 #[cfg(test)]
 mod tests;
 
+pub use pacing::Pacer;
 use rack::{RackRetx, RackTimer};
 pub use super::wire::Tx;
 
@@ -153,13 +155,17 @@ pub struct Sender {
     /// Delivery-rate samples (`tcp/rate_sample.rs`, `sender/rate.rs`), for a congestion
     /// control that reads them (BBR).
     rate: Option<Box<super::rate_sample::RateSampler>>,
+    /// Pacing (`pacing.rs`), when the flow is paced ([`TcpConfig::paced`]).
+    pub pacer: Option<Box<Pacer>>,
     pub counters: SenderCounters,
 }
 
 impl Sender {
     /// The sender `t` describes (congestion control and loss recovery included).
     pub fn from_config(t: &TcpConfig, total_bytes: Option<u64>) -> Self {
-        Sender::new(SenderConfig::from_tcp(t, total_bytes), Cc::from_config(t), Recovery::from_config(t, total_bytes))
+        let mut s = Sender::new(SenderConfig::from_tcp(t, total_bytes), Cc::from_config(t), Recovery::from_config(t, total_bytes));
+        s.pacer = Pacer::from_config(t);
+        s
     }
 
     pub fn new(cfg: SenderConfig, cc: Cc, rec: Recovery) -> Self {
@@ -214,6 +220,7 @@ impl Sender {
             lt,
             rack,
             rate,
+            pacer: None,
             counters: SenderCounters::default(),
         }
     }
@@ -680,6 +687,11 @@ impl Sender {
             flags |= super::pkt_flags::CWR;
         }
         out.push(Tx { seg, len: len as u32, retx, ts: now, flags, rseq: 0 });
+        if FULL {
+            if let Some(p) = self.pacer.as_mut() {
+                p.on_sent(now, len, self.tcb.mss, self.tcb.min_rtt);
+            }
+        }
         // RFC 6298 §5.1: start the timer if it is not running.
         if self.rto_deadline.is_none() {
             self.rto_deadline = Some(now + self.tcb.rto);
@@ -712,9 +724,12 @@ impl Sender {
         if FULL && self.ecn_hold {
             return;
         }
+        if FULL && self.pacer.is_some() {
+            self.pace_rate();
+        }
         let rwnd_end = self.rwnd_end();
         if self.tcb.state == CaState::Recovery && self.rec.uses_sack() {
-            return self.sack_send_loop(now, rwnd_end, out);
+            return self.sack_send_loop::<FULL>(now, rwnd_end, out);
         }
         if FULL && self.lt && self.tcb.state != CaState::Loss {
             return self.lt_send_loop(now, rwnd_end, out);
@@ -741,7 +756,7 @@ impl Sender {
                 // RACK after a timeout: retransmissions of this episode lost again are not
                 // in flight, and go first.
                 inflight = inflight.saturating_sub(self.rack_pending());
-                while (inflight + 1) * mss <= allowed {
+                while (inflight + 1) * mss <= allowed && self.pace_gate::<FULL>(now) {
                     let Some(seg) = self.rack_next_resend() else { break };
                     self.transmit_in::<FULL>(seg, now, out);
                     inflight += 1;
@@ -749,7 +764,12 @@ impl Sender {
             }
         }
         // (`total_segs` may shrink as LT-TCP forms its last block.)
+        let mut held = false;
         while self.tcb.snd_nxt < rwnd_end.min(self.total_segs) && (inflight + 1) * mss <= allowed {
+            if !self.pace_gate::<FULL>(now) {
+                held = true;
+                break;
+            }
             let seg = self.tcb.snd_nxt;
             self.tcb.snd_nxt += 1;
             if seg < self.tcb.high_tx && self.board.is_sacked(seg) {
@@ -761,18 +781,25 @@ impl Sender {
             self.transmit_in::<FULL>(seg, now, out);
             inflight += 1;
         }
-        // The window, not the receiver or the data, is what stops the sender.
-        self.tcb.cwnd_limited = (inflight + 1) * mss > allowed;
+        // The window, not the receiver or the data, is what stops the sender (or the pacer,
+        // which releases the window's room over the round trip: Linux counts a paced flow
+        // cwnd-limited, its segments queued in fq or behind the pacing timer).
+        self.tcb.cwnd_limited = held || (inflight + 1) * mss > allowed;
     }
 
     /// RFC 6675 §5 step (C): while cwnd − pipe ≥ 1 SMSS, send NextSeg.
-    fn sack_send_loop(&mut self, now: Nanos, rwnd_end: u64, out: &mut Vec<Tx>) {
+    fn sack_send_loop<const FULL: bool>(&mut self, now: Nanos, rwnd_end: u64, out: &mut Vec<Tx>) {
         let thresh = self.loss_threshold();
         let mut high_rxt = self.tcb.high_rxt.max(self.tcb.snd_una);
         let mut pipe = self.board.pipe(self.tcb.high_tx, high_rxt, thresh).saturating_sub(self.rack_pending()) + self.phantoms();
         let mss = self.tcb.mss;
         let cwnd = self.tcb.cwnd.min(self.tcb.max_cwnd);
+        let mut held = false;
         while cwnd >= (pipe + 1) * mss {
+            if !self.pace_gate::<FULL>(now) {
+                held = true;
+                break;
+            }
             let seg = if let Some(s) = self.rack_next_resend() {
                 s // RACK: a retransmission lost again, first (it is below HighRxt)
             } else if let Some(s) = self.board.next_retransmission(high_rxt, thresh, false) {
@@ -793,6 +820,57 @@ impl Sender {
             pipe += 1;
         }
         self.tcb.high_rxt = high_rxt;
-        self.tcb.cwnd_limited = cwnd < (pipe + 1) * mss;
+        self.tcb.cwnd_limited = held || cwnd < (pipe + 1) * mss;
+    }
+
+    // ---- pacing (`pacing.rs`) ---------------------------------------------------------
+
+    /// The pacing rate for the segments about to go: the congestion control's, or Linux's
+    /// `tcp_update_pacing_rate` default (`Pacer::default_rate`).
+    #[inline(never)]
+    fn pace_rate(&mut self) {
+        let Some(p) = self.pacer.as_deref() else { return };
+        let t = &self.tcb;
+        let rate = self.cc.pacing_rate(t).unwrap_or_else(|| {
+            p.default_rate(t.cwnd.min(t.max_cwnd), t.ssthresh, (t.high_tx - t.snd_una) * t.mss, t.srtt)
+        });
+        self.pacer.as_mut().expect("checked above").set_rate(rate);
+    }
+
+    /// Whether the pacer lets a segment leave at `now`; if not, the flow is held until its
+    /// next departure ([`Sender::pace_due`]).
+    #[inline(always)]
+    fn pace_gate<const FULL: bool>(&mut self, now: Nanos) -> bool {
+        match self.pacer.as_mut() {
+            Some(p) if FULL && !p.may_send(now) => {
+                p.hold();
+                false
+            }
+            _ => true,
+        }
+    }
+
+    /// The time a held paced flow goes on, when the engine has no pacing timer scheduled at
+    /// or before it (then counted as scheduled: the caller schedules it).
+    #[inline]
+    pub fn pace_due(&mut self) -> Option<Nanos> {
+        let p = self.pacer.as_mut()?;
+        let w = p.wake.take()?;
+        if p.sched.is_some_and(|s| s <= w) {
+            return None;
+        }
+        p.sched = Some(w);
+        Some(w)
+    }
+
+    /// The pacing timer scheduled for `at` fires: whether it is the flow's current one (a
+    /// superseded one is ignored); if so, send what the windows and the pacer allow.
+    pub fn on_pace_timer(&mut self, at: Nanos, now: Nanos, out: &mut Vec<Tx>) -> bool {
+        match self.pacer.as_mut() {
+            Some(p) if p.sched == Some(at) => p.sched = None,
+            _ => return false,
+        }
+        self.send_loop(now, out);
+        true
     }
 }
