@@ -23,8 +23,12 @@ pub type Durations = LogHistogram<6, true>;
 
 #[derive(Clone, Debug)]
 pub struct LogHistogram<const SUB: u32 = 5, const EXACT_MIN: bool = false> {
-    /// Bins 0..len; the others are empty. Bin 0's count is `zeros` more.
+    /// Bins lo..lo + len; the others are empty. Bin 0's count is `zeros` more. Only the
+    /// powers of two between the smallest and the largest value seen are held: a link
+    /// whose queueing delays are all near one packet's transmission time holds 32 bins,
+    /// not the ~400 below them (memory per link with thousands of access links).
     counts: Vec<u64>,
+    lo: usize,
     /// Values of 0 (most queueing delays on a link that is not the bottleneck).
     zeros: u64,
     /// Sum of the values (wraps past 1.8·10^19: 584 years of summed nanoseconds).
@@ -36,14 +40,14 @@ pub struct LogHistogram<const SUB: u32 = 5, const EXACT_MIN: bool = false> {
 
 impl<const SUB: u32, const EXACT_MIN: bool> Default for LogHistogram<SUB, EXACT_MIN> {
     fn default() -> Self {
-        LogHistogram { counts: Vec::new(), zeros: 0, sum: 0, min: u64::MAX, max: 0 }
+        LogHistogram { counts: Vec::new(), lo: 0, zeros: 0, sum: 0, min: u64::MAX, max: 0 }
     }
 }
 
 impl<const SUB: u32, const EXACT_MIN: bool> PartialEq for LogHistogram<SUB, EXACT_MIN> {
     /// Equal bins (whatever the length each has grown to), sum, minimum and maximum.
     fn eq(&self, o: &Self) -> bool {
-        let n = self.counts.len().max(o.counts.len()).max(1);
+        let n = self.hi().max(o.hi()).max(1);
         self.sum == o.sum && self.min == o.min && self.max == o.max && (0..n).all(|b| self.bin_count(b) == o.bin_count(b))
     }
 }
@@ -95,14 +99,20 @@ impl<const SUB: u32, const EXACT_MIN: bool> LogHistogram<SUB, EXACT_MIN> {
         }
     }
 
-    /// The count of bin `b`.
-    fn bin_count(&self, b: usize) -> u64 {
-        self.counts.get(b).copied().unwrap_or(0) + if b == 0 { self.zeros } else { 0 }
+    /// One past the last bin held.
+    fn hi(&self) -> usize {
+        self.lo + self.counts.len()
     }
 
-    /// (bin, count) of every bin held, bin 0 always (it holds the zeros).
+    /// The count of bin `b`.
+    fn bin_count(&self, b: usize) -> u64 {
+        let held = b.checked_sub(self.lo).and_then(|i| self.counts.get(i)).copied().unwrap_or(0);
+        held + if b == 0 { self.zeros } else { 0 }
+    }
+
+    /// (bin, count) of bin 0 (it holds the zeros) and of every bin held, in increasing order.
     fn bin_counts(&self) -> impl Iterator<Item = (usize, u64)> + '_ {
-        (0..self.counts.len().max(1)).map(|b| (b, self.bin_count(b)))
+        std::iter::once(0).chain(self.lo.max(1)..self.hi()).map(|b| (b, self.bin_count(b)))
     }
 
     #[inline]
@@ -112,7 +122,7 @@ impl<const SUB: u32, const EXACT_MIN: bool> LogHistogram<SUB, EXACT_MIN> {
             return;
         }
         let b = Self::bin(v);
-        match self.counts.get_mut(b) {
+        match self.counts.get_mut(b.wrapping_sub(self.lo)) {
             Some(c) => *c += 1,
             None => self.grow(b),
         }
@@ -134,11 +144,11 @@ impl<const SUB: u32, const EXACT_MIN: bool> LogHistogram<SUB, EXACT_MIN> {
             return;
         }
         let b = Self::bin(v);
-        match self.counts.get_mut(b) {
+        match self.counts.get_mut(b.wrapping_sub(self.lo)) {
             Some(c) => *c += k,
             None => {
                 self.grow(b);
-                self.counts[b] += k - 1;
+                self.counts[b - self.lo] += k - 1;
             }
         }
         self.sum = self.sum.wrapping_add(v.wrapping_mul(k));
@@ -148,14 +158,23 @@ impl<const SUB: u32, const EXACT_MIN: bool> LogHistogram<SUB, EXACT_MIN> {
         self.max = self.max.max(v);
     }
 
-    /// Count a value in bin `b`, beyond the bins held so far: hold up to the end of its
-    /// power of two.
+    /// Count a value in bin `b`, outside the bins held so far: hold from the start of its
+    /// power of two (if below) or up to its end (if above).
     #[cold]
     #[inline(never)]
     fn grow(&mut self, b: usize) {
-        let len = ((b >> SUB) + 1) << SUB;
-        self.counts.resize(len.min(Self::BINS), 0);
-        self.counts[b] += 1;
+        let (start, end) = ((b >> SUB) << SUB, (((b >> SUB) + 1) << SUB).min(Self::BINS));
+        if self.counts.is_empty() {
+            self.lo = start;
+            self.counts.resize(end - start, 0);
+        } else if b < self.lo {
+            let more = self.lo - start;
+            self.counts.splice(0..0, std::iter::repeat_n(0, more));
+            self.lo = start;
+        } else {
+            self.counts.resize(end - self.lo, 0);
+        }
+        self.counts[b - self.lo] += 1;
     }
 
     /// Empty it (the bins keep their memory).
@@ -187,7 +206,7 @@ impl<const SUB: u32, const EXACT_MIN: bool> LogHistogram<SUB, EXACT_MIN> {
         if EXACT_MIN {
             return (self.count() > 0).then_some(self.min);
         }
-        self.counts.iter().position(|&c| c > 0).map(Self::low)
+        self.counts.iter().position(|&c| c > 0).map(|i| Self::low(self.lo + i))
     }
 
     pub fn max(&self) -> Option<u64> {
@@ -354,7 +373,7 @@ mod tests {
         // 10 of 13 values are 0: the 0.75-quantile is 0, the 0.8-quantile 5.
         assert_eq!((h.quantile(0.75), h.quantile(0.8), h.quantile(1.0)), (Some(0.0), Some(5.0), Some(40.0)));
         // The same values recorded with zero in a bin of its own compare equal.
-        let mut g = LogHistogram::<5> { counts: vec![10, 0, 0, 0, 0, 2], zeros: 0, sum: 0, min: u64::MAX, max: 40 };
+        let mut g = LogHistogram::<5> { counts: vec![10, 0, 0, 0, 0, 2], lo: 0, zeros: 0, sum: 0, min: u64::MAX, max: 40 };
         g.counts.resize(41, 0);
         g.counts[40] = 1;
         g.sum = 50;
@@ -365,5 +384,59 @@ mod tests {
         assert_eq!(f.min(), Some(LogHistogram::<5>::low(LogHistogram::<5>::bin(1000))), "the lowest bin's edge");
         assert_eq!(LogHistogram::<5>::default().count(), 0);
         assert_eq!(LogHistogram::<5>::default().quantile(0.5), None);
+    }
+
+    /// Only the powers of two between the smallest and largest value are held, whichever
+    /// order the values come in; every reading matches a reference histogram that holds
+    /// every bin from 0 (the layout before `lo`).
+    #[test]
+    fn holds_only_the_powers_of_two_seen() {
+        let mut h = LogHistogram::<5>::default();
+        for v in [120_000u64, 121_000, 125_000] {
+            h.record(v);
+        }
+        assert_eq!(h.counts.len(), 32, "one power of two: 32 bins, not {}", h.hi());
+        assert_eq!(h.lo, (LogHistogram::<5>::bin(120_000) >> 5) << 5);
+        // Values below and above, in scrambled order, against a reference that counts
+        // every value in a full array of bins.
+        let mut x: u64 = 88172645463325252;
+        let mut full = vec![0u64; LogHistogram::<5>::BINS];
+        let mut zeros = 0;
+        for v in [120_000u64, 121_000, 125_000] {
+            full[LogHistogram::<5>::bin(v)] += 1;
+        }
+        for _ in 0..5000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let v = (x % 1000) << (x >> 58); // 0 .. ~2^73 wraps below u64::MAX
+            h.record(v);
+            if v == 0 {
+                zeros += 1;
+            } else {
+                full[LogHistogram::<5>::bin(v)] += 1;
+            }
+        }
+        assert_eq!(h.count(), 5003);
+        let got: Vec<(u64, u64)> = h.bins().into_iter().map(|(lo, _, c)| (lo, c)).collect();
+        let mut want: Vec<(u64, u64)> = Vec::new();
+        if zeros > 0 {
+            want.push((0, zeros));
+        }
+        for (b, &c) in full.iter().enumerate().filter(|(_, c)| **c > 0) {
+            want.push((LogHistogram::<5>::low(b), c));
+        }
+        assert_eq!(got, want);
+        let want_min = if zeros > 0 { 0 } else { want[0].0 };
+        assert_eq!(h.min(), Some(want_min));
+        // A histogram fed the same bins in reverse order holds the same counts.
+        let mut r = LogHistogram::<5>::default();
+        for &(lo, c) in want.iter().rev() {
+            r.record_n(lo, c);
+        }
+        assert_eq!(r.bins(), h.bins());
+        // Quantiles read the same bins: the 0.5-quantile of both lies in the same bin.
+        let mid = |g: &LogHistogram<5>| LogHistogram::<5>::bin(g.quantile_clamped(0.5).unwrap());
+        assert_eq!(mid(&r), mid(&h));
     }
 }
