@@ -125,6 +125,7 @@ impl Minstrel {
         let mut rng: Rng = from_seed(seed);
         let cols = params.sample_columns;
         let mut sample_table = vec![vec![usize::MAX; cols]; n];
+        #[allow(clippy::needless_range_loop)]
         for col in 0..cols {
             for i in 0..n {
                 let mut k = (i + rng.random_range(0..n)) % n;
@@ -191,7 +192,6 @@ impl Minstrel {
                 r.adjusted_retry = 2;
             }
         }
-        let n = self.rates.len();
         let best = |skip: Option<usize>| {
             let (mut idx, mut max) = (0, 0.0);
             for (i, r) in self.rates.iter().enumerate() {
@@ -205,12 +205,9 @@ impl Minstrel {
         let max_tp = best(None);
         let max_tp2 = best(Some(max_tp));
         let (mut max_prob, mut p_max) = (0, 0.0);
-        for i in 0..n {
-            let r = &self.rates[i];
-            if r.prob >= 0.95 && r.throughput >= self.rates[max_prob].throughput {
-                max_prob = i;
-                p_max = r.prob;
-            } else if r.prob >= p_max {
+        for (i, r) in self.rates.iter().enumerate() {
+            // above 95 %: the fastest such rate; otherwise the most reliable
+            if (r.prob >= 0.95 && r.throughput >= self.rates[max_prob].throughput) || r.prob >= p_max {
                 max_prob = i;
                 p_max = r.prob;
             }
@@ -244,16 +241,14 @@ impl Minstrel {
             return 0;
         }
         let n = self.rates.len() as i64;
-        let mut delta = (self.total_frames * self.params.look_around as u64 / 100) as i64 - (self.sampled_frames + self.deferred_count / 2) as i64;
+        let delta = (self.total_frames * self.params.look_around as u64 / 100) as i64 - (self.sampled_frames + self.deferred_count / 2) as i64;
         if delta < 0 {
             return self.max_tp;
         }
         if delta > 2 * n {
             // Linux: forgive a sampling backlog rather than burst samples
             self.sampled_frames += (delta - 2 * n) as u64;
-            delta = 2 * n;
         }
-        let _ = delta;
         let idx = self.next_sample();
         self.sample_rate = idx;
         if self.rates[idx].tx_time > self.rates[self.max_tp].tx_time && self.rates[idx].samples_skipped < 20 {
