@@ -268,3 +268,21 @@ def test_arf_and_aarf_against_ns3() -> None:
     for r in json.loads(proc.stdout[proc.stdout.index("["):]):
         assert abs(r["throughput_ratio"] - 1) < 0.15, r
         assert max(abs(a - b) for a, b in zip(r["ns3_shares"], r["burstlab_shares"])) < 0.15, r
+
+
+@pytest.mark.ns3
+def test_minstrel_against_ns3() -> None:
+    # 3 constant SNRs and one step (docs/validation.md): throughput within ±15 %, every
+    # rate's share of attempts within 15 points
+    py = _ns3_python()
+    if py is None:
+        pytest.skip("the optional ns-3 environment is absent (bash benchmarks/ns3/setup.sh)")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (str(Path(__import__("burstlab").__file__).parents[1]), os.environ.get("PYTHONPATH")) if p)}
+    proc = subprocess.run([str(py), str(REPO / "benchmarks" / "ns3" / "rate_adaptation.py"), "--snr", "2,4,6", "--step", "8:3",
+                           "--controllers", "minstrel", "--secs", "20", "--json"], capture_output=True, text=True, timeout=900, env=env)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    rows = json.loads(proc.stdout[proc.stdout.index("["):])
+    assert len(rows) == 4
+    for r in rows:
+        assert abs(r["throughput_ratio"] - 1) < 0.15, r
+        assert max(abs(a - b) for a, b in zip(r["ns3_shares"], r["burstlab_shares"])) < 0.15, r
