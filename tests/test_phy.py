@@ -229,6 +229,19 @@ def test_aarf_follows_the_snr() -> None:
     assert shares[2.0][1] > 0.9 and shares[5.0][2] > 0.9 and shares[12.0][3] > 0.9
 
 
+def test_minstrel_follows_the_snr_and_samples() -> None:
+    # 2 dB: 2 Mb/s; 4 dB: 5.5 Mb/s; 25 dB: 11 Mb/s carry most attempts, yet every rate is
+    # tried (look-around sampling), and a frame never fails at 25 dB
+    for db, best in ((2.0, 1), (4.0, 2), (25.0, 3)):
+        r = rate_adaptation("minstrel", db, frames=10_000)
+        att = np.array(r["attempts"], dtype=float) / sum(r["attempts"])
+        assert att.argmax() == best and att[best] > 0.75, (db, att)
+        assert all(a > 0 for a in r["attempts"]), (db, r["attempts"])
+    assert r["delivered"] == 10_000
+    # the sampling table comes from the seed: same seed, same run
+    assert rate_adaptation("minstrel", 4.0, frames=2000, seed=3) == rate_adaptation("minstrel", 4.0, frames=2000, seed=3)
+
+
 def test_rate_adaptation_on_a_two_state_channel_uses_both_ends() -> None:
     # good 15 dB, bad 2 dB, half the time each, long sojourns: both 11 and 2 Mb/s are used
     r = rate_adaptation("aarf", {"kind": "two_state", "good_db": 15.0, "bad_db": 2.0, "mean_good": 2.0, "mean_bad": 2.0}, frames=20_000)
@@ -253,5 +266,23 @@ def test_arf_and_aarf_against_ns3() -> None:
                           capture_output=True, text=True, timeout=900, env=env)
     assert proc.returncode == 0, proc.stderr[-3000:]
     for r in json.loads(proc.stdout[proc.stdout.index("["):]):
+        assert abs(r["throughput_ratio"] - 1) < 0.15, r
+        assert max(abs(a - b) for a, b in zip(r["ns3_shares"], r["burstlab_shares"])) < 0.15, r
+
+
+@pytest.mark.ns3
+def test_minstrel_against_ns3() -> None:
+    # 3 constant SNRs and one step (docs/validation.md): throughput within ±15 %, every
+    # rate's share of attempts within 15 points
+    py = _ns3_python()
+    if py is None:
+        pytest.skip("the optional ns-3 environment is absent (bash benchmarks/ns3/setup.sh)")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (str(Path(__import__("burstlab").__file__).parents[1]), os.environ.get("PYTHONPATH")) if p)}
+    proc = subprocess.run([str(py), str(REPO / "benchmarks" / "ns3" / "rate_adaptation.py"), "--snr", "2,4,6", "--step", "8:3",
+                           "--controllers", "minstrel", "--secs", "20", "--json"], capture_output=True, text=True, timeout=900, env=env)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    rows = json.loads(proc.stdout[proc.stdout.index("["):])
+    assert len(rows) == 4
+    for r in rows:
         assert abs(r["throughput_ratio"] - 1) < 0.15, r
         assert max(abs(a - b) for a, b in zip(r["ns3_shares"], r["burstlab_shares"])) < 0.15, r

@@ -1,5 +1,6 @@
-"""burstlab's 802.11 rate adaptation (``link/rate.rs``: ARF, AARF) against ns-3's own
-``ArfWifiManager`` and ``AarfWifiManager`` on one saturated 802.11b link at a constant SNR
+"""burstlab's 802.11 rate adaptation (``link/rate.rs``: ARF, AARF; ``link/minstrel.rs``:
+Minstrel) against ns-3's own ``ArfWifiManager``, ``AarfWifiManager`` and
+``MinstrelWifiManager`` on one saturated 802.11b link at a constant SNR
 (issue: chosen-rate shares and MAC throughput within ±15 %).
 
 ns-3 side: two ad hoc 802.11b nodes, ``FixedRssLossModel`` setting the received power to
@@ -44,7 +45,11 @@ void Snap(ns3::Ptr<ns3::UdpServer> s, int which) {
 void OnTx(std::string, ns3::Ptr<const ns3::Packet> p, uint16_t, ns3::WifiTxVector tv, ns3::MpduInfo, uint16_t) {
     if (p->GetSize() > 500) tx[tv.GetMode().GetDataRate(22)]++;   // data frames, not ACKs or ARP
 }
-std::vector<double> Run(double snrDb, double secs, std::string manager, uint32_t seed) {
+void SetNf(ns3::NetDeviceContainer devs, double nf) {
+    for (uint32_t i = 0; i < devs.GetN(); i++)
+        ns3::DynamicCast<ns3::WifiNetDevice>(devs.Get(i))->GetPhy()->SetAttribute("RxNoiseFigure", ns3::DoubleValue(nf));
+}
+std::vector<double> Run(double snrDb, double secs, std::string manager, uint32_t seed, double stepDb) {
     using namespace ns3;
     tx.clear();
     RngSeedManager::SetSeed(seed);
@@ -98,6 +103,8 @@ std::vector<double> Run(double snrDb, double secs, std::string manager, uint32_t
     // its stop (not the queue's drain after it)
     Ptr<UdpServer> srv = DynamicCast<UdpServer>(sapp.Get(0));
     Simulator::Schedule(Seconds(2.0), &Snap, srv, 0);
+    // an SNR step half-way through the client's run (stepDb: the SNR after it)
+    if (stepDb != snrDb) Simulator::Schedule(Seconds(1.0 + secs / 2), &SetNf, devs, rss - stepDb + 174.0 - 10.0 * std::log10(20e6));
     Simulator::Schedule(Seconds(1.0 + secs), &Snap, srv, 1);
     Simulator::Stop(Seconds(1.0 + secs));
     Simulator::Run();
@@ -111,14 +118,14 @@ std::vector<double> Run(double snrDb, double secs, std::string manager, uint32_t
 """
 
 
-def ns3_run(snr_db: float, secs: float, controller: str, seed: int) -> dict[str, Any]:
+def ns3_run(snr_db: float, secs: float, controller: str, seed: int, step_db: float | None = None) -> dict[str, Any]:
     from ns import ns  # noqa: F401 - loads ns-3 and its headers for cppyy
     import cppyy
 
     if not hasattr(cppyy.gbl, "blrate"):
         cppyy.cppdef(CPP)
-    manager = {"arf": "ns3::ArfWifiManager", "aarf": "ns3::AarfWifiManager"}[controller]
-    v = list(cppyy.gbl.blrate.Run(snr_db, secs, manager, seed))
+    manager = {"arf": "ns3::ArfWifiManager", "aarf": "ns3::AarfWifiManager", "minstrel": "ns3::MinstrelWifiManager"}[controller]
+    v = list(cppyy.gbl.blrate.Run(snr_db, secs, manager, seed, snr_db if step_db is None else step_db))
     return {"throughput_bps": v[0], "attempts": [int(x) for x in v[1:]]}
 
 
@@ -126,6 +133,12 @@ def burstlab_run(snr_db: float, secs: float, controller: str, seed: int) -> dict
     # as many frames as ns-3's run carries at the same SNR would take too long to know ahead:
     # a fixed count long enough for the shares (20 000 frames, 4-130 s of link time)
     return dict(_core.phy_rate_measure(controller, {"kind": "process", "mean_db": snr_db}, 20_000, 1000, 7, seed))
+
+
+def burstlab_step(snr_db: float, step_db: float, secs: float, frames: int, controller: str, seed: int) -> dict[str, Any]:
+    # the step half-way through ``secs`` of link time; ``frames`` as many as ns-3 carried
+    trace = {"kind": "trace", "times": [0.0, secs / 2], "db": [snr_db, step_db], "end": secs, "wrap": False}
+    return dict(_core.phy_rate_measure(controller, trace, frames, 1000, 7, seed))
 
 
 def shares(att: list[int]) -> list[float]:
@@ -138,20 +151,28 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--snr", default="3,5,8", help="SNRs in dB")
     ap.add_argument("--controllers", default="aarf,arf")
     ap.add_argument("--secs", type=float, default=10.0)
+    ap.add_argument("--step", default="", help="SNR steps A:B (dB), each half-way through --secs")
     ap.add_argument("--json", action="store_true")
     a = ap.parse_args(argv)
     rows = []
+    runs = [(float(x), None) for x in a.snr.split(",") if x] + [(float(x.split(":")[0]), float(x.split(":")[1])) for x in a.step.split(",") if x]
     for c in a.controllers.split(","):
-        for snr in (float(x) for x in a.snr.split(",")):
-            n3 = ns3_run(snr, a.secs, c, 1)
-            bl = burstlab_run(snr, a.secs, c, 1)
-            row = {"controller": c, "snr_db": snr, "ns3_mbps": n3["throughput_bps"] / 1e6, "burstlab_mbps": bl["throughput_bps"] / 1e6,
+        for snr, step in runs:
+            n3 = ns3_run(snr, a.secs, c, 1, step)
+            if step is None:
+                bl = burstlab_run(snr, a.secs, c, 1)
+            else:
+                # ns-3's frames over its whole run (its throughput holds from 2 s; the first
+                # second climbs from 1 Mb/s)
+                bl = burstlab_step(snr, step, a.secs, max(1, round(n3["throughput_bps"] * a.secs / 8000)), c, 1)
+            label = f"{snr:g}" if step is None else f"{snr:g}→{step:g}"
+            row = {"controller": c, "snr_db": label, "ns3_mbps": n3["throughput_bps"] / 1e6, "burstlab_mbps": bl["throughput_bps"] / 1e6,
                    "ns3_shares": shares(n3["attempts"]), "burstlab_shares": shares(bl["attempts"])}
             row["throughput_ratio"] = row["burstlab_mbps"] / row["ns3_mbps"] if row["ns3_mbps"] else float("nan")
             rows.append(row)
             if not a.json:
                 fmt = lambda s: " ".join(f"{x:5.3f}" for x in s)  # noqa: E731
-                print(f"{c:5} {snr:5.1f} dB  MAC throughput ns-3 {row['ns3_mbps']:6.3f}  burstlab {row['burstlab_mbps']:6.3f} "
+                print(f"{c:5} {label:>7} dB  MAC throughput ns-3 {row['ns3_mbps']:6.3f}  burstlab {row['burstlab_mbps']:6.3f} "
                       f"({row['throughput_ratio']:.3f})   attempt shares at 1/2/5.5/11 Mb/s: ns-3 [{fmt(row['ns3_shares'])}]  "
                       f"burstlab [{fmt(row['burstlab_shares'])}]", flush=True)
     if a.json:

@@ -196,8 +196,8 @@ def from_spec(spec: str, p: dict[str, str]) -> _core.LossModel:
 # --------------------------------------------------------------------------- rate adaptation
 def rate_adaptation(controller: str, snr: float | dict[str, object], *, frames: int = 20_000, packet_bytes: int = 1000,
                     max_attempts: int = 7, seed: int = 1, cck: str = "integral") -> dict[str, object]:
-    """A saturated 802.11b link whose rate ARF or AARF (``controller``) chooses per attempt
-    (Rust ``link/rate.rs``): ``frames`` packets of ``packet_bytes`` at an SNR (dB, constant)
+    """A saturated 802.11b link whose rate ARF, AARF or Minstrel (``controller``: ``arf``,
+    ``aarf``, ``minstrel``) chooses per attempt (Rust ``link/rate.rs``, ``link/minstrel.rs``): ``frames`` packets of ``packet_bytes`` at an SNR (dB, constant)
     or an SNR source dict as :func:`loss_model` takes. Returns the rates (bits/s), the
     attempts and successes at each, frames delivered, link time (s) and MAC throughput."""
     source = {"kind": "process", "mean_db": float(snr)} if isinstance(snr, (int, float)) else snr

@@ -2,7 +2,8 @@
 //! success rate from the SNR, the mode and the length (`burstlab_core::phy`).
 use crate::errors::{to_py, IntoPyResult};
 use crate::loss::PyLossModel;
-use burstlab_core::link::rate::{dsss_modes, measure, Aarf};
+use burstlab_core::link::minstrel::{Minstrel, MinstrelParams};
+use burstlab_core::link::rate::{dsss_dcfs, dsss_modes, measure, Aarf, RateControl};
 use burstlab_core::loss::{Fading, PhyChannel, Snr};
 use burstlab_core::rng;
 use burstlab_core::phy::{ErrorModel, PhyMode, MODES};
@@ -155,8 +156,8 @@ fn phy_loss_model(
     Ok(PyLossModel::new(Box::new(ch)))
 }
 
-/// A saturated 802.11b link with rate adaptation (`link::rate::measure`): `controller` arf or
-/// aarf; counts of attempts and successes per rate (1, 2, 5.5, 11 Mb/s), the MAC throughput.
+/// A saturated 802.11b link with rate adaptation (`link::rate::measure`): `controller` arf,
+/// aarf or minstrel; counts of attempts and successes per rate (1, 2, 5.5, 11 Mb/s), the MAC throughput.
 #[pyfunction]
 #[pyo3(signature = (controller, snr, frames, packet_bytes=1000, max_attempts=7, seed=1, cck="integral"))]
 #[allow(clippy::too_many_arguments)]
@@ -170,18 +171,19 @@ fn phy_rate_measure<'py>(
     seed: u64,
     cck: &str,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let adaptive = match controller {
-        "arf" => false,
-        "aarf" => true,
-        other => return Err(to_py(Error::param("controller", other, "arf or aarf"))),
+    let mut rc: Box<dyn RateControl> = match controller {
+        "arf" => Box::new(Aarf::new(false, 4).py()?),
+        "aarf" => Box::new(Aarf::new(true, 4).py()?),
+        // its sampling table from its own stream (one RNG stream per component)
+        "minstrel" => Box::new(Minstrel::new(&dsss_dcfs(), MinstrelParams::default(), rng::mix64(seed ^ rng::component_id("minstrel"))).py()?),
+        other => return Err(to_py(Error::param("controller", other, "arf, aarf or minstrel"))),
     };
     if frames == 0 || frames > 100_000_000 {
         return Err(to_py(Error::param("frames", frames, "between 1 and 10^8 frames")));
     }
     let model = ErrorModel::from_names("nist", cck, "ns3", "long").py()?;
     let snr = snr_from_dict(snr)?;
-    let mut rc = Aarf::new(adaptive, 4).py()?;
-    let m = py.allow_threads(|| measure(&mut rc, snr, model, frames, packet_bytes, max_attempts, &mut rng::from_seed(seed))).py()?;
+    let m = py.allow_threads(|| measure(rc.as_mut(), snr, model, frames, packet_bytes, max_attempts, &mut rng::from_seed(seed))).py()?;
     let out = PyDict::new(py);
     out.set_item("frames", m.frames)?;
     out.set_item("delivered", m.delivered)?;

@@ -20,6 +20,7 @@ pub mod channel;
 pub mod codel;
 pub mod fq_codel;
 pub mod harq;
+pub mod minstrel;
 pub mod layer;
 pub mod queue;
 pub mod rate;

@@ -28,6 +28,12 @@ pub trait RateControl: std::fmt::Debug + Send {
     fn name(&self) -> &'static str;
     fn rate(&mut self, now: Nanos) -> usize;
     fn report(&mut self, now: Nanos, rate: usize, ok: bool);
+    /// The frame was dropped after its last failed attempt (already reported).
+    fn dropped(&mut self, _now: Nanos) {}
+    /// A limit of the controller's own on a frame's attempts (Minstrel's retry chain).
+    fn max_attempts(&self) -> Option<u32> {
+        None
+    }
 }
 
 /// ARF and AARF (ns-3's `ArfWifiManager`, `AarfWifiManager`; the table above).
@@ -157,6 +163,16 @@ pub fn dsss_modes() -> (Vec<&'static PhyMode>, Vec<u64>) {
     (modes, ack)
 }
 
+/// The DCF timing of each 802.11b mode (long preamble, ACK at the highest basic rate ≤ it).
+pub fn dsss_dcfs() -> Vec<Dcf> {
+    let (modes, ack) = dsss_modes();
+    modes
+        .iter()
+        .zip(&ack)
+        .map(|(m, a)| Dcf { ack_rate_bps: *a, ..Dcf::dsss(m.rate_bps, Preamble::Long).expect("802.11b timing") })
+        .collect()
+}
+
 /// A saturated 802.11b link: `frames` network-layer packets of `packet_bytes`, each tried
 /// until it gets through or `max_attempts` attempts have failed, every attempt at the rate
 /// `rc` picks (DIFS, binary exponential backoff, data at that rate with a long preamble,
@@ -176,22 +192,19 @@ pub fn measure(
     if max_attempts == 0 {
         return Err(Error::param("max_attempts", 0, "at least one attempt"));
     }
-    let (modes, ack) = dsss_modes();
+    let (modes, _) = dsss_modes();
     let psdu = packet_bytes + 8 + 28;
     let tables: Vec<PerTable> = modes.iter().map(|m| PerTable::cached(model, **m)).collect();
     let bits: Vec<f64> = tables.iter().map(|t| t.data_bits(psdu)).collect();
-    let dcfs: Vec<Dcf> = modes
-        .iter()
-        .zip(&ack)
-        .map(|(m, a)| Dcf { ack_rate_bps: *a, ..Dcf::dsss(m.rate_bps, Preamble::Long).expect("802.11b timing") })
-        .collect::<Vec<_>>();
+    let dcfs = dsss_dcfs();
     // the SNR process, driven by attempt start times (its frame length is irrelevant here)
     let mut channel = PhyChannel::new(snr, modes[0], model, psdu, 1)?;
     let mut now: Nanos = 0;
     let (mut attempts, mut successes) = (vec![0u64; modes.len()], vec![0u64; modes.len()]);
     let mut delivered = 0;
     for _ in 0..frames {
-        for retry in 0..max_attempts {
+        let limit = rc.max_attempts().map_or(max_attempts, |m| m.clamp(1, max_attempts.max(1)));
+        for retry in 0..limit {
             let r = rc.rate(now).min(modes.len() - 1);
             let d = &dcfs[r];
             let cw = ((d.cw_min as u64 + 1) << retry.min(10)).min(d.cw_max as u64 + 1) - 1;
@@ -205,6 +218,9 @@ pub fn measure(
                 successes[r] += 1;
                 delivered += 1;
                 break;
+            }
+            if retry + 1 == limit {
+                rc.dropped(now);
             }
         }
     }
