@@ -7,14 +7,13 @@ study as the framework runs it (:data:`study`). Light on purpose: ``burstlab stu
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any, ClassVar
 
 from burstlab._core import ParameterError
 from burstlab.sim.config import VARIANTS, TcpConfig
-from burstlab.study.base import UsageError, check_only, claims_line
+from burstlab.study.base import UsageError, check_only, claims_line, run_module
 from burstlab.study.settings import given, setting
 from burstlab._core import available_memory
 
@@ -240,8 +239,7 @@ class PrrMu:
 
     def run(self, cfg: StudyConfig, out: str, *, workers: int | None = None, cluster: str | None = None, progress: bool = True,
             log: Callable[[str], None] | None = None, formats: Sequence[str] = ("png",)) -> Any:  # fmt: skip
-        run_study = importlib.import_module(self.module).run_study
-        return run_study(cfg, out, workers=workers, cluster=cluster, progress=progress, log=log, formats=formats)
+        return run_module(self.module, cfg, out, workers=workers, cluster=cluster, progress=progress, log=log, formats=formats)
 
     def default_out(self, cfg: StudyConfig) -> str:
         return f"results/prr-mu-{cfg.dataset}"

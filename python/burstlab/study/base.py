@@ -95,6 +95,12 @@ def check_only(cls: Any, values: Mapping[str, Any], dataset: str, names: Mapping
         raise UsageError(f"{', '.join(o for o, _ in wrong)} {'has' if len(wrong) == 1 else 'have'} no effect with {name(dataset)} ({what})")
 
 
+def run_module(module: str, cfg: Any, out: str, **kw: Any) -> Any:
+    """Run the study whose module is named ``module`` (its ``run_study``): loaded by name when
+    the study runs, so that a study's settings stay light for ``burstlab study --help``."""
+    return importlib.import_module(module).run_study(cfg, out, **kw)
+
+
 class CellStudy:
     """A study of keyed cells (:mod:`burstlab.experiments.common`): a ``Setup`` of open
     parameters inside a ``Config`` derived from
@@ -134,9 +140,7 @@ class CellStudy:
 
     def run(self, cfg: Any, out: str, *, workers: int | None = None, cluster: str | None = None, progress: bool = True,
             log: Callable[[str], None] | None = None, formats: Sequence[str] = ("png",)) -> StudyResult:  # fmt: skip
-
-        run_study = importlib.import_module(self.module).run_study
-        return run_study(cfg, out, workers=workers, cluster=cluster, progress=progress, log=log, formats=formats)  # type: ignore[no-any-return]
+        return run_module(self.module, cfg, out, workers=workers, cluster=cluster, progress=progress, log=log, formats=formats)  # type: ignore[no-any-return]
 
     def default_out(self, cfg: Any) -> str:
         return f"results/{self.name}"
