@@ -2,6 +2,7 @@
 //! exceptions; no panic crosses the boundary.
 use pyo3::prelude::*;
 
+mod convert;
 mod errors;
 mod linklayer;
 mod loss;

@@ -6,7 +6,8 @@
 //! the per-packet log as numpy arrays when asked for.
 use crate::errors::IntoPyResult;
 use crate::loss::PyLossModel;
-use crate::sim::{count, get, queue_disc, req, result_dict, secs, seed, tcp_config};
+use crate::convert::{count, dict_of, get, layer_of, queue_disc, req, secs, seed, tcp_config};
+use crate::sim::result_dict;
 use burstlab_core::link::{BufferUnit, LossMode, LossWindow, Opportunities, Timing};
 use burstlab_core::loss::Sojourn;
 use burstlab_core::results::{FlowKindTag, NetworkResult};
@@ -167,21 +168,13 @@ fn network(
         spec.stop = get::<f64>(&f, "stop")?.map(|s| secs(&format!("flow {name}.stop"), s)).transpose()?;
         if let Some(oo) = f.get_item("on_off")?.filter(|v| !v.is_none()) {
             let oo = oo.downcast_into::<PyDict>()?;
-            let on = crate::sim::dict_of(f.py(), &oo, "on")?;
-            let off = crate::sim::dict_of(f.py(), &oo, "off")?;
+            let on = dict_of(f.py(), &oo, "on")?;
+            let off = dict_of(f.py(), &oo, "off")?;
             spec.on_off = Some(OnOff { on: sojourn(&format!("flow {name}.on"), &on)?, off: sojourn(&format!("flow {name}.off"), &off)? });
         }
         net.flow(spec);
     }
     Ok(net)
-}
-
-/// A link's `link_layer` entry (a `burstlab.linklayer.Arq`/`Harq` config dict), if any.
-pub(crate) fn layer_of(d: &Bound<'_, PyDict>) -> PyResult<Option<burstlab_core::link::LinkLayerConfig>> {
-    match d.get_item("link_layer")? {
-        Some(v) if !v.is_none() => Ok(Some(crate::linklayer::link_layer_config(v.downcast::<PyDict>()?)?)),
-        _ => Ok(None),
-    }
 }
 
 /// Quantiles reported for a link layer's attempt time and latency in network results.

@@ -5,7 +5,7 @@
 //! second. Config keys: `max_events` (None: the default budget; 0: none),
 //! `max_events_option` (how the message names the option), `progress` (a callable).
 use crate::errors::IntoPyResult;
-use crate::sim::get;
+use crate::convert::get;
 use burstlab_core::results::NetworkResult;
 use burstlab_core::sim::budget::{self, DEFAULT_MAX_EVENTS};
 use burstlab_core::sim::{self, LogRec, Network, Progress, Watch};

@@ -21,7 +21,7 @@
 //! which counts the segments an ACK acknowledges without stopping at ssthresh, as `TcpCubic`
 //! does. Which segments an ACK counts is the socket's (`TcpSocketBase::ProcessAck`): at the
 //! end of fast recovery, every segment it acknowledges cumulatively.
-use super::cubic::{cnt_toward, reno_estimate_cnt};
+use super::cubic_update::{cnt_toward, reno_estimate_cnt};
 use crate::tcp::Tcb;
 use crate::time::Nanos;
 

@@ -23,6 +23,7 @@ pub mod bbr;
 pub mod bbr3;
 pub mod cubic;
 pub mod cubic_ns3;
+mod cubic_update;
 pub mod ideal;
 pub mod linux_reno;
 pub mod registry;
