@@ -51,8 +51,6 @@ DEFERRED = {
 #: Import cycles that exist and are not solved yet, each with where it is tied. The test fails
 #: on any other cycle, and when one of these is gone (then remove it here).
 KNOWN_CYCLES: dict[frozenset[str], str] = {
-    frozenset({"burstlab.cli.scenario", "burstlab.cli.sim"}):
-        "cli.sim runs a scenario file (run_file); cli.scenario reuses cli.sim's output helpers",
     frozenset({"burstlab.models", "burstlab.judge", "burstlab.fidelity", "burstlab.lossspec", "burstlab.sim",
                "burstlab.sim.links", "burstlab.sim.runner", "burstlab.sim.scenario"}):
         "models.select() is judge.select(), which fits every model and simulates TCP over each; a link's loss "

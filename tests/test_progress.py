@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from burstlab import sweep
-from burstlab.cli import sim as simcli
+from burstlab.cli import runs as simcli
 from burstlab.experiments.common import draw_figures
 
 

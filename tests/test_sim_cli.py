@@ -264,7 +264,7 @@ def test_a_rate_beyond_the_clock_is_said() -> None:
 
 
 def test_parallel_runs_keep_order_and_raise_the_first_error() -> None:
-    from burstlab.cli.sim import run_parallel
+    from burstlab.cli.runs import run_parallel
 
     assert run_parallel([lambda k=k: k * k for k in range(7)], 3) == [k * k for k in range(7)]
 

@@ -16,7 +16,7 @@ from typing import Any
 import click
 
 from burstlab._util import json_safe
-from burstlab.cli.sim import check_seeds, fmt_estimate, plot_name, run_parallel, text_table, write_plot
+from burstlab.cli.runs import check_seeds, fmt_estimate, plot_name, run_parallel, text_table, write_plot
 from burstlab.sim import SimResult, load_scenario, run_network
 
 
@@ -132,7 +132,7 @@ def run_file(path: str, seed: int | None, as_json: bool, seeds: int = 1, plot_di
     it) and print the results; draw every TCP flow of the first run into ``plot_dir``;
     write the first run's per-packet log to ``log_file`` (Parquet) — with ``log = true`` in
     the file and no ``log_file``, to ``<file name>.log.parquet`` in the current folder.
-    ``run_kw``: the budget and progress of the runs (``burstlab.cli.sim.run_kw``)."""
+    ``run_kw``: the budget and progress of the runs (``burstlab.cli.runs.run_kw``)."""
     from burstlab.files import output_dir
 
     net = load_scenario(path)
