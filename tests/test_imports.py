@@ -51,10 +51,6 @@ DEFERRED = {
 #: Import cycles that exist and are not solved yet, each with where it is tied. The test fails
 #: on any other cycle, and when one of these is gone (then remove it here).
 KNOWN_CYCLES: dict[frozenset[str], str] = {
-    frozenset({"burstlab.models", "burstlab.judge", "burstlab.fidelity", "burstlab.lossspec", "burstlab.sim",
-               "burstlab.sim.links", "burstlab.sim.runner", "burstlab.sim.scenario"}):
-        "models.select() is judge.select(), which fits every model and simulates TCP over each; a link's loss "
-        "spec (sim.links, lossspec) can name a saved model (@model.json)",
     frozenset({"burstlab.experiments.error_models", "burstlab.experiments.error_models_claims",
                "burstlab.experiments.error_models_report", "burstlab.experiments.error_models_why"}):
         "each study writes its report and judges its claims; they read the study's constants",
@@ -185,10 +181,15 @@ def test_function_level_imports_only_defer_what_costs(help_modules: set[str]) ->
     assert not bad, "imports to move to the module's top:\n" + "\n".join(bad)
 
 
-def _cycles() -> list[frozenset[str]]:
-    """The strongly connected components (more than one module) of the graph of every import,
-    top or function-level (Tarjan)."""
-    graph = {m: {t for i in IMPORTS[m] for t in i.internal if t in FILES and t != m} for m in FILES}
+def _import_graph() -> dict[str, set[str]]:
+    """Every burstlab module -> the burstlab modules it imports, top or function-level."""
+    return {m: {t for i in IMPORTS[m] for t in i.internal if t in FILES and t != m} for m in FILES}
+
+
+def _cycles(graph: dict[str, set[str]] | None = None) -> list[frozenset[str]]:
+    """The strongly connected components (more than one module) of ``graph`` (default: the
+    package's :func:`_import_graph`), by Tarjan's algorithm."""
+    graph = _import_graph() if graph is None else graph
     index: dict[str, int] = {}
     low: dict[str, int] = {}
     stack: list[str] = []
@@ -241,4 +242,8 @@ def test_the_checks_see_what_they_should() -> None:
     assert why_deferred(fake, set()) is None
     heavy = Imp("burstlab.sim.links", ast.parse("from burstlab.linklayer import Arq").body[0], "f")  # type: ignore[arg-type]
     assert why_deferred(heavy, set()) == "burstlab.linklayer loads numpy"
-    assert any("burstlab.judge" in c for c in _cycles())  # models -> judge (in a function) -> models
+    # a cycle through a function-level import is an edge like any other
+    hidden = _import_graph()
+    hidden["burstlab.models"] = hidden["burstlab.models"] | {"burstlab.judge"}  # models -> judge -> models
+    assert any({"burstlab.models", "burstlab.judge"} <= c for c in _cycles(hidden))
+    assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}, "e": set()}) == [frozenset("abc")]

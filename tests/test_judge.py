@@ -1,4 +1,4 @@
-"""The TCP judge (burstlab.judge, burstlab.models.select, `burstlab fit --judge tcp`):
+"""The TCP judge (burstlab.judge, burstlab.judge.select, `burstlab fit --judge tcp`):
 known answers of the error and its interval, what a rotation and a link-mode run are,
 a ranking with a known order (Srinivasan et al. §6: at the same PRR a bursty link carries
 more TCP than an independent one), the held-out split and the CLI."""

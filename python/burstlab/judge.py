@@ -1,5 +1,6 @@
 """Judge loss models by the TCP they produce (``burstlab fit --judge tcp``,
-:func:`burstlab.models.select`).
+``burstlab.judge.select``; it sits above the models and the simulator, which it uses, and
+not in :mod:`burstlab.models`, which must not depend on the simulator).
 
 Srinivasan et al. (§9) and Barsocchi et al. (§V) end on the same open problem: a model
 with the link's loss rate and burstiness does not give the link's TCP throughput, because

@@ -22,7 +22,6 @@ from __future__ import annotations
 from typing import Any
 
 from burstlab import _core
-from burstlab.traces import Trace
 from burstlab.models._base import DEFAULT_INTERVAL, LossModelBase, NotFittedError, load_model
 from burstlab.models.bernoulli import BernoulliModel
 from burstlab.models.bootstrap import BlockBootstrapModel
@@ -96,13 +95,3 @@ def make_model(name: str) -> LossModelBase:
     m: LossModelBase = f()
     return m
 
-
-def select(trace: Trace, judge: str = "tcp", models: list[str] | None = None, **kw: Any) -> Any:
-    """Fit every model family to ``trace`` and rank them by the TCP they produce
-    (``judge="tcp"``) or by their run-length statistics (``"stats"``); fitted on the
-    first half, judged on the second by default. Returns a :class:`burstlab.judge.Selection`
-    (``.best``, ``.why``, ``.best_model``, the rows and TCP judgements); every keyword is
-    :func:`burstlab.judge.select`'s."""
-    from burstlab.judge import select as _select
-
-    return _select(trace, judge, models, **kw)
