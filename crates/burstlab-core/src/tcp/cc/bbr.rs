@@ -125,6 +125,10 @@ pub struct Bbr {
     pub cwnd_gain: f64,
     /// The pacing rate, bytes/s (Linux `sk_pacing_rate`).
     pacing: f64,
+    /// `bbr_tso_segs_goal` at that rate for segments of `tso_mss` bytes (set with the rate:
+    /// the window rules ask for it several times per ACK).
+    tso_goal: u64,
+    tso_mss: u64,
     has_seen_rtt: bool,
     /// BBR's cwnd, segments (the sender's `tcb.cwnd` is set from it on every ACK; loss
     /// recovery's own settings in between are overridden, as Linux skips PRR for a
@@ -180,6 +184,8 @@ impl Bbr {
             cwnd_gain: HIGH_GAIN,
             // `bbr_init_pacing_rate_from_rtt` with no RTT yet: init_cwnd per nominal 1 ms.
             pacing: 0.0,
+            tso_goal: 1,
+            tso_mss: 0,
             has_seen_rtt: false,
             cwnd: init_cwnd,
             lt_is_sampling: false,
@@ -220,7 +226,12 @@ impl Bbr {
 
     /// `bbr_tso_segs_goal`: segments per send burst Linux budgets for (1 ms of pacing at
     /// `sk_pacing_shift` 10, at least 2 above 1.2 Mb/s, at most 127).
+    #[inline]
     fn tso_segs_goal(&self, mss: u64) -> u64 {
+        if mss == self.tso_mss { self.tso_goal } else { self.tso_segs_goal_at(mss) }
+    }
+
+    fn tso_segs_goal_at(&self, mss: u64) -> u64 {
         let min = if self.pacing < 1.2e6 / 8.0 { 1 } else { 2 };
         ((self.pacing / 1024.0) as u64 / mss.max(1)).max(min).min(127)
     }
@@ -255,7 +266,14 @@ impl Bbr {
             }
             None => NS_PER_MS,
         };
-        self.pacing = Self::rate_bytes(self.cwnd as f64 * 1e9 / rtt as f64, HIGH_GAIN, tcb.mss);
+        self.set_pacing(Self::rate_bytes(self.cwnd as f64 * 1e9 / rtt as f64, HIGH_GAIN, tcb.mss), tcb.mss);
+    }
+
+    /// The pacing rate is now `rate` bytes/s (segments of `mss` bytes).
+    fn set_pacing(&mut self, rate: f64, mss: u64) {
+        self.pacing = rate;
+        self.tso_mss = mss;
+        self.tso_goal = self.tso_segs_goal_at(mss);
     }
 
     /// `bbr_set_pacing_rate` (the draft §4.2.1): never lower the rate in Startup, before the
@@ -265,8 +283,8 @@ impl Bbr {
             self.init_pacing_from_rtt(tcb);
         }
         let rate = Self::rate_bytes(bw, gain, tcb.mss);
-        if self.full_bw_reached || rate > self.pacing {
-            self.pacing = rate;
+        if (self.full_bw_reached || rate > self.pacing) && rate != self.pacing {
+            self.set_pacing(rate, tcb.mss);
         }
     }
 
