@@ -20,6 +20,7 @@
 //! (`CA_EVENT_TX_START`; the flows here are bulk or ON/OFF, whose OFF period BBR's
 //! application-limited marking covers) and undo of spurious recoveries (`bbr_undo_cwnd`).
 use super::CongestionControl;
+use crate::tcp::config::{BbrVariant, TcpConfig};
 use crate::tcp::rate_sample::RateSample;
 use crate::tcp::{AckInfo, CaState, Tcb};
 use crate::time::{Nanos, NS_PER_MS, NS_PER_S};
@@ -100,6 +101,8 @@ pub enum Mode {
 /// BBR v1's state (Linux `struct bbr`).
 #[derive(Clone, Debug)]
 pub struct Bbr {
+    /// Linux's or ns-3's rules where a loss episode ends (`bbr_variant`).
+    ns3: bool,
     pub mode: Mode,
     /// Max bandwidth filter, segments/s over rounds.
     bw: WinMax,
@@ -163,6 +166,7 @@ impl Bbr {
     /// A flow that starts with `init_cwnd` segments (`bbr_init`).
     pub fn new(init_cwnd: u64) -> Self {
         Bbr {
+            ns3: false,
             mode: Mode::Startup,
             bw: WinMax::default(),
             min_rtt: None,
@@ -205,6 +209,11 @@ impl Bbr {
             delivered_stamp: 0,
             rng: 0,
         }
+    }
+
+    /// The flow's BBR as configured (`init_cwnd`, `bbr_variant`).
+    pub fn from_config(t: &TcpConfig) -> Self {
+        Bbr { ns3: t.bbr_variant == BbrVariant::Ns3, ..Bbr::new(t.init_cwnd) }
     }
 
     /// The bandwidth estimate, segments/s (`bbr_bw`: the policer's rate when one is detected).
@@ -417,7 +426,10 @@ impl Bbr {
             self.round_start = true;
             self.packet_conservation = false;
         }
-        self.lt_sampling(rs.losses, rs.is_app_limited, mss);
+        if !self.ns3 {
+            // (ns-3's TcpBbr has no policer detector.)
+            self.lt_sampling(rs.losses, rs.is_app_limited, mss);
+        }
         let bw = rs.rate();
         // An application-limited sample only if it raises the estimate.
         if !rs.is_app_limited || bw >= self.max_bw() {
@@ -555,7 +567,8 @@ impl Bbr {
     /// `bbr_set_cwnd_to_recover_or_restore`: packet conservation in the first round of
     /// recovery, the saved window restored when recovery ends. Returns whether conservation
     /// set the window.
-    fn recover_or_restore(&mut self, state: CaState, rs: &RateSample) -> bool {
+    fn recover_or_restore(&mut self, tcb: &Tcb, rs: &RateSample) -> bool {
+        let state = tcb.state;
         let mut cwnd = self.cwnd;
         if rs.losses > 0 {
             cwnd = cwnd.saturating_sub(rs.losses).max(1);
@@ -566,7 +579,14 @@ impl Bbr {
             self.next_rtt_delivered = self.delivered;
             cwnd = rs.inflight + rs.acked_sacked;
         } else if in_rec(self.prev_state) && !in_rec(state) {
-            cwnd = cwnd.max(self.prior_cwnd);
+            if !self.ns3 {
+                cwnd = cwnd.max(self.prior_cwnd);
+            } else if self.prev_state == CaState::Recovery {
+                // ns-3: `TcpBbr::RestoreCwnd` on CA_EVENT_COMPLETE_CWR, then
+                // `TcpSocketBase::ProcessAck` sets cWnd = ssThresh as it leaves recovery.
+                cwnd = tcb.ssthresh / tcb.mss.max(1);
+            }
+            // (ns-3, after a timeout: `CA_LOSS` → `CA_OPEN` sends no event; nothing restored.)
             self.packet_conservation = false;
         }
         self.prev_state = state;
@@ -581,7 +601,7 @@ impl Bbr {
     /// `bbr_set_cwnd` (the draft §4.2.3).
     fn set_cwnd(&mut self, tcb: &Tcb, rs: &RateSample, bw: f64) {
         let acked = rs.acked_sacked;
-        if acked > 0 && !self.recover_or_restore(tcb.state, rs) {
+        if acked > 0 && !self.recover_or_restore(tcb, rs) {
             let target = self.quantization_budget(self.bdp(bw, self.cwnd_gain) + self.ack_aggregation_cwnd(), tcb.mss);
             if self.full_bw_reached {
                 self.cwnd = (self.cwnd + acked).min(target);
@@ -644,14 +664,18 @@ impl CongestionControl for Bbr {
     }
 
     /// `bbr_set_state(TCP_CA_Loss)` after `tcp_enter_loss` set cwnd to one segment: the
-    /// timeout ends a round, restarts full-pipe detection and feeds the policer detector a loss.
+    /// timeout ends a round, restarts full-pipe detection and feeds the policer detector a loss
+    /// (`bbr_variant = "ns3"`: only the round).
     fn on_timeout(&mut self, tcb: &mut Tcb) {
         self.cwnd = 1;
         tcb.cwnd = tcb.mss;
         self.prev_state = CaState::Loss;
-        self.full_bw = 0.0;
         self.round_start = true;
-        self.lt_sampling(1, false, tcb.mss);
+        if !self.ns3 {
+            // (ns-3's `CongestionStateSet(CA_LOSS)` only saves the window and starts a round.)
+            self.full_bw = 0.0;
+            self.lt_sampling(1, false, tcb.mss);
+        }
     }
 
     fn on_ack(&mut self, _tcb: &mut Tcb, _ack: &AckInfo) {}
