@@ -295,7 +295,8 @@ named_enum!(
         /// at the end of fast recovery (BBR's ssthresh: the one-BDP window set on entering
         /// Drain, `TcpBbr::CheckDrain`); nothing restores it when a timeout's recovery ends (no
         /// `CA_EVENT_COMPLETE_CWR` on leaving `CA_LOSS`); a timeout only starts a round
-        /// (`TcpBbr::CongestionStateSet`); no policer detector.
+        /// (`TcpBbr::CongestionStateSet`); no policer detector; the window's budget for send
+        /// bursts is three one-segment quanta (`TcpBbr::InFlight`), not made even.
         Ns3 = "ns3",
     }
 );
@@ -478,7 +479,7 @@ crate::params! {
             "CUBIC hybrid slow start (Ha & Rhee): off, as Linux 6.x, or as ns-3 3.44.", "Ha & Rhee 2011";
         /// Linux's or ns-3's BBR v1 ([`BbrVariant`]).
         bbr bbr_variant: BbrVariant [choice] = BbrVariant::Linux, "",
-            "BBR v1 as Linux 6.x tcp_bbr.c or as ns-3 3.44's TcpBbr runs it: where a loss episode ends, ns-3 sets the window to ssthresh after fast recovery and restores nothing after a timeout; no policer detector (docs/tcp.md).", "Linux tcp_bbr.c";
+            "BBR v1 as Linux 6.x tcp_bbr.c or as ns-3 3.44's TcpBbr runs it: where a loss episode ends, ns-3 sets the window to ssthresh after fast recovery and restores nothing after a timeout; no policer detector; one-segment send quanta (docs/tcp.md).", "Linux tcp_bbr.c";
         // --- pacing (`tcp/sender/pacing.rs`; docs/tcp.md "Pacing") ---
         /// Who paces the flow ([`Pacing`]).
         pacing pacing: Pacing [choice] = Pacing::Auto, "",

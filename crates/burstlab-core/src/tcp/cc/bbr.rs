@@ -247,9 +247,16 @@ impl Bbr {
 
     /// `bbr_quantization_budget`: room for three send bursts, an even window, and two more
     /// segments in the probing phase so that small BDPs probe too.
+    /// `bbr_variant = "ns3"`: `TcpBbr::InFlight`'s three send quanta of one segment each
+    /// (`SetSendQuantum`: ns-3 has no TSO), the window not made even.
     fn quantization_budget(&self, cwnd: u64, mss: u64) -> u64 {
-        let mut c = cwnd + 3 * self.tso_segs_goal(mss);
-        c = (c + 1) & !1;
+        let mut c;
+        if self.ns3 {
+            c = cwnd + 3;
+        } else {
+            c = cwnd + 3 * self.tso_segs_goal(mss);
+            c = (c + 1) & !1;
+        }
         if self.mode == Mode::ProbeBw && self.cycle_idx == 0 {
             c += 2;
         }
@@ -482,7 +489,8 @@ impl Bbr {
         // earliest departure time are those in flight, plus a burst when probing)
         let bw = self.max_bw();
         if self.pacing_gain > 1.0 {
-            let inflight = prior_inflight + self.tso_segs_goal(mss);
+            // (ns-3's `IsNextCyclePhase` compares the prior in-flight alone.)
+            let inflight = prior_inflight + if self.ns3 { 0 } else { self.tso_segs_goal(mss) };
             return full_length && (rs.losses > 0 || inflight >= self.inflight(bw, self.pacing_gain, mss));
         }
         full_length || prior_inflight <= self.inflight(bw, 1.0, mss)

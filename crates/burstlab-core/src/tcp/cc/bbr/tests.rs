@@ -240,6 +240,11 @@ fn ns3_leaves_fast_recovery_at_ssthresh() {
     let w = d.b.cwnd;
     let ss = d.tcb.ssthresh / MSS;
     assert!(ss < w, "ssthresh {ss} below the window {w} (cwnd gain 2 against 1)");
+    // `TcpBbr::InFlight`: 1·BDP (1000 segments/s · 40 ms) + 3 quanta of one segment, not made
+    // even; Linux adds 3 bursts of 2 segments and rounds up to even.
+    let bdp = d.b.bdp(d.b.max_bw(), 1.0);
+    assert_eq!(ss, bdp + 3);
+    assert_eq!(probe_bw().tcb.ssthresh / MSS, (bdp + 3 * 2 + 1) & !1);
     d.b.ssthresh_on_loss(&d.tcb);
     d.tcb.state = CaState::Recovery;
     let rs = RateSample { now: d.now + MS, acked_sacked: 2, losses: 1, inflight: 30, delivered_total: d.total + 2, ..Default::default() };
