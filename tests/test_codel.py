@@ -57,6 +57,20 @@ def test_fq_codel_fairness_beside_droptail():
     assert fq.links["b"].queue_delay_p50 < 0.01 < tail.links["b"].queue_delay_p50
 
 
+def test_fq_codel_fairness_with_rtts_beyond_codels_interval():
+    """RTTs of 22-202 ms, beyond CoDel's 100 ms interval: each queue's CoDel drops the long-RTT
+    flows on a schedule set for 100 ms paths, and NewReno regrows in RTTs, so they leave turns
+    unused (Jain below 0.99; not the run's length, hash collisions or the quantum). With the
+    interval on the order of the worst-case RTT and target 5 % of it (RFC 8289 §4.2, §4.3)
+    the index rises past 0.99 and the longest-RTT flow gets a larger share."""
+    step = lambda k: 0.001 + 0.010 * k  # noqa: E731
+    default = run_network(_dumbbell("fq_codel", 10, step, duration=100.0))
+    rfc = run_network(_dumbbell(FqCodel(interval=0.2, target=0.01), 10, step, duration=100.0))
+    assert rfc.jain_index >= 0.99 and rfc.jain_index > default.jain_index
+    assert rfc.flows["f9"].goodput_bps > default.flows["f9"].goodput_bps
+    assert rfc.flows["f0"].queue_drops < default.flows["f0"].queue_drops
+
+
 def test_queue_forms_and_settings_reach_the_link():
     for queue, name in (("codel", "codel"), (Codel(target=0.01), "codel"), ("fq_codel", "fq_codel"), (FqCodel(quantum=3000), "fq_codel")):
         r = run(Scenario(forward=Link(rate=10e6, delay=0.02, buffer=500, queue=queue), workload=Workload(duration=10.0)))

@@ -47,6 +47,7 @@ def test_profiles_set_every_field_and_overrides_win() -> None:
     ns3 = TcpConfig.profile("ns3")
     assert (ns3.cc, ns3.recovery, ns3.init_cwnd, ns3.timestamps, ns3.limited_transmit) == ("cubic", "prr", 10, True, True)
     assert (ns3.rwnd, ns3.rto_min, ns3.ack_timeout, ns3.hystart, ns3.prr_variant) == (131, 1.0, 0.2, "ns3", "ns3")
+    assert (ns3.bbr_variant, TcpConfig.profile("linux").bbr_variant, TcpConfig().bbr_variant) == ("ns3", "linux", "linux")
     assert ns3.abc and not TcpConfig.profile("ns3", cc="reno").abc  # TcpCubic counts segments, TcpNewReno does not
     assert TcpConfig.profile("ns3", mss=1460).rwnd == 131072 // 1460  # 128 KiB socket buffers
     assert TcpConfig.profile("ns3", rwnd=None).rwnd is None  # an override wins over a computed value

@@ -91,6 +91,7 @@ class TcpConfig:
     cubic_reno_friendly: bool = _p("cubic_reno_friendly")
     cubic_variant: str = _p("cubic_variant")
     hystart: str = _p("hystart")
+    bbr_variant: str = _p("bbr_variant")
     # Pacing (docs/tcp.md, "Pacing").
     pacing: str = _p("pacing")
     pacing_ss_ratio: int = _p("pacing_ss_ratio")

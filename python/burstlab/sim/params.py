@@ -41,6 +41,7 @@ COMPONENTS: dict[str, str] = {
     "westwood": "Westwood+ (Mascolo et al.)",
     "tibet": "TIBET (Martignon & Capone)",
     "linux_reno": "Linux Reno",
+    "bbr": "BBR v1 (Linux, ns-3)",
 }
 
 

@@ -284,6 +284,24 @@ named_enum!(
 );
 
 named_enum!(
+    /// Whose BBR v1 (`cc/bbr.rs`): Linux's `tcp_bbr.c` inside Linux's TCP, or ns-3 3.44's
+    /// `TcpBbr` inside ns-3's `TcpSocketBase`, which differ where a loss episode ends.
+    BbrVariant, "bbr_variant" {
+        /// Linux 6.x: the window saved at a loss is restored when fast recovery or a timeout's
+        /// recovery ends (`bbr_set_cwnd_to_recover_or_restore`); a timeout restarts full-pipe
+        /// detection and feeds the policer detector (`bbr_set_state`, `bbr_lt_bw_sampling`).
+        Linux = "linux",
+        /// ns-3 3.44: `TcpSocketBase` sets the window to ssthresh after `TcpBbr` restored it
+        /// at the end of fast recovery (BBR's ssthresh: the one-BDP window set on entering
+        /// Drain, `TcpBbr::CheckDrain`); nothing restores it when a timeout's recovery ends (no
+        /// `CA_EVENT_COMPLETE_CWR` on leaving `CA_LOSS`); a timeout only starts a round
+        /// (`TcpBbr::CongestionStateSet`); no policer detector; the window's budget for send
+        /// bursts is three one-segment quanta (`TcpBbr::InFlight`), not made even.
+        Ns3 = "ns3",
+    }
+);
+
+named_enum!(
     /// CUBIC's hybrid slow start (Ha & Rhee 2011): ACK-train and delay-increase detection.
     Hystart, "hystart" {
         Off = "off" | "none" | "false",
@@ -459,6 +477,9 @@ crate::params! {
             "CUBIC's avoidance arithmetic: RFC 9438, Linux 6.x tcp_cubic.c (whole segments, its Reno estimate and increment counts) or ns-3 3.44's TcpCubic (docs/tcp.md).", "RFC 9438";
         cubic hystart: Hystart [choice] = Hystart::Linux, "",
             "CUBIC hybrid slow start (Ha & Rhee): off, as Linux 6.x, or as ns-3 3.44.", "Ha & Rhee 2011";
+        /// Linux's or ns-3's BBR v1 ([`BbrVariant`]).
+        bbr bbr_variant: BbrVariant [choice] = BbrVariant::Linux, "",
+            "BBR v1 as Linux 6.x tcp_bbr.c or as ns-3 3.44's TcpBbr runs it: where a loss episode ends, ns-3 sets the window to ssthresh after fast recovery and restores nothing after a timeout; no policer detector; one-segment send quanta (docs/tcp.md).", "Linux tcp_bbr.c";
         // --- pacing (`tcp/sender/pacing.rs`; docs/tcp.md "Pacing") ---
         /// Who paces the flow ([`Pacing`]).
         pacing pacing: Pacing [choice] = Pacing::Auto, "",

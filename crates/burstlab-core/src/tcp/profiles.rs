@@ -96,6 +96,7 @@ pub const PROFILES: &[Profile] = &[
             ("vegas_beta", I(4)),
             ("vegas_gamma", I(1)),
             ("hystart", N("ns3")),
+            ("bbr_variant", N("ns3")),
         ],
         computed: &[
             // SndBufSize = RcvBufSize = 128 KiB

@@ -12,7 +12,8 @@
 //! was sent, over the longer of its send interval and its ACK interval (§3.3 "so that the
 //! estimate is not inflated by ACK compression"), invalid when shorter than the minimum RTT.
 //!
-//! Memory: one 32-byte record per outstanding segment, kept only for a flow whose congestion
+//! Memory: one 32-byte record per outstanding segment (in a power-of-two ring: at most twice
+//! the most ever outstanding), kept only for a flow whose congestion
 //! control asks for samples (the sender holds the sampler behind an `Option<Box<_>>`). Counters
 //! in a record are 32-bit (differences of the connection's 64-bit counters, wrapping), times
 //! the send time in ns and two µs offsets before it (Linux keeps µs too).
@@ -24,7 +25,6 @@
 //! (RFC 6675 NextSeg rules 1 and 3, a timeout's go-back-N), which is the draft's `C.lost`
 //! incremented a little later (at the retransmission, not at the marking).
 use crate::time::Nanos;
-use std::collections::VecDeque;
 
 /// What one ACK tells about the path's delivery rate (Linux's `struct rate_sample`).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -107,9 +107,12 @@ pub struct RateSampler {
     app_limited: u64,
     /// `C.lost` as of the last ACK.
     lost_seen: u64,
-    /// Record of segment `base + i`.
-    recs: VecDeque<Rec>,
+    /// Records of segments `base .. base + len`, segment `s` at `s mod recs.len()` (a
+    /// power-of-two ring, as the links' arrival times: acknowledging moves `base`, no record
+    /// is moved).
+    recs: Vec<Rec>,
     base: u64,
+    len: u64,
 }
 
 impl RateSampler {
@@ -121,7 +124,7 @@ impl RateSampler {
             self.first_sent_time = now;
             self.delivered_time = now;
         }
-        if self.recs.is_empty() {
+        if self.len == 0 {
             self.base = seg;
         }
         let mut flags = if self.app_limited != 0 { APP_LIMITED } else { 0 };
@@ -137,13 +140,36 @@ impl RateSampler {
             tx_in_flight: (inflight + 1).min(u32::MAX as u64) as u32,
             flags,
         };
-        let end = self.base + self.recs.len() as u64;
+        let end = self.base + self.len;
         if seg >= self.base && seg < end {
-            self.recs[(seg - self.base) as usize] = r;
+            let i = self.slot(seg);
+            self.recs[i] = r;
         } else if seg == end {
-            self.recs.push_back(r);
+            if self.len as usize == self.recs.len() {
+                self.grow();
+            }
+            let i = self.slot(seg);
+            self.recs[i] = r;
+            self.len += 1;
         }
         // (below the base: already acknowledged, nothing to sample)
+    }
+
+    /// Where segment `seg`'s record sits in the ring.
+    #[inline(always)]
+    fn slot(&self, seg: u64) -> usize {
+        seg as usize & (self.recs.len() - 1)
+    }
+
+    /// Double the ring (at least 16 records), each record moved to its new slot.
+    #[cold]
+    fn grow(&mut self) {
+        let cap = (self.recs.len() * 2).max(16);
+        let mut recs = vec![Rec::default(); cap];
+        for seg in self.base..self.base + self.len {
+            recs[seg as usize & (cap - 1)] = self.recs[self.slot(seg)];
+        }
+        self.recs = recs;
     }
 
     /// The application has nothing more to send while the window has room (Linux's
@@ -163,11 +189,13 @@ impl RateSampler {
         // The most recently sent of the segments this ACK delivers (`tcp_rate_skb_delivered`):
         // the ends of the newly acknowledged range and of each SACK block, each sampled once.
         let mut best: Option<Rec> = None;
-        let mut consider = |recs: &mut VecDeque<Rec>, base: u64, seg: u64| {
-            if seg < base || seg >= base + recs.len() as u64 {
+        let (base, len) = (self.base, self.len);
+        let mut consider = |recs: &mut Vec<Rec>, seg: u64| {
+            if seg < base || seg >= base + len {
                 return;
             }
-            let r = &mut recs[(seg - base) as usize];
+            let mask = recs.len() - 1;
+            let r = &mut recs[seg as usize & mask];
             if r.flags & CONSUMED == 0 {
                 r.flags |= CONSUMED;
                 if best.is_none_or(|b| r.sent > b.sent) {
@@ -176,20 +204,22 @@ impl RateSampler {
             }
         };
         if una.1 > una.0 {
-            consider(&mut self.recs, self.base, una.0);
-            consider(&mut self.recs, self.base, una.1 - 1);
+            consider(&mut self.recs, una.0);
+            consider(&mut self.recs, una.1 - 1);
         }
         for &(s, e) in blocks {
             if e > s {
-                consider(&mut self.recs, self.base, s);
-                consider(&mut self.recs, self.base, e - 1);
+                consider(&mut self.recs, s);
+                consider(&mut self.recs, e - 1);
             }
         }
-        while self.base < una.1 && !self.recs.is_empty() {
-            self.recs.pop_front();
-            self.base += 1;
+        // The records below the new cumulative ACK point are done with.
+        if una.1 > self.base {
+            let gone = (una.1 - self.base).min(self.len);
+            self.base += gone;
+            self.len -= gone;
         }
-        if self.recs.is_empty() {
+        if self.len == 0 {
             self.base = una.1;
         }
         if newly > 0 {
@@ -227,7 +257,7 @@ impl RateSampler {
 
     /// Segments the sampler holds a record for (its memory, in records).
     pub fn records(&self) -> usize {
-        self.recs.len()
+        self.len as usize
     }
 }
 

@@ -35,6 +35,11 @@ pub struct Scoreboard {
     /// the marks or the base last changed. The send loops and LT-TCP ask it several times
     /// per ACK; the answer changes only when a segment is SACKed or acknowledged.
     lost_memo: Cell<(u32, u64)>,
+    /// [`Scoreboard::pipe_sacked`]'s last answer, (DupThresh, HighData, HighRxt, pipe);
+    /// DupThresh 0: none. Cleared with `lost_memo`: a flow whose congestion control reads
+    /// the delivery rate (BBR) asks for the same pipe twice per ACK in recovery (its sample's
+    /// in-flight count, then the send loop).
+    pipe_memo: Cell<(u32, u64, u64, u64)>,
 }
 
 impl Scoreboard {
@@ -64,6 +69,13 @@ impl Scoreboard {
     fn set_sacked_bit(&mut self, seg: u64) {
         let (w, m) = self.bit(seg);
         self.bits[w] |= m;
+    }
+
+    /// The marks or the base change: the memos no longer hold.
+    #[inline(always)]
+    fn forget(&self) {
+        self.lost_memo.set((0, 0));
+        self.pipe_memo.set((0, 0, 0, 0));
     }
 
     /// Room for a board twice as long (the marks re-laid for the new modulus).
@@ -139,7 +151,7 @@ impl Scoreboard {
         let mut was_sacked = 0;
         let mut newest = None;
         if self.base < ack {
-            self.lost_memo.set((0, 0));
+            self.forget();
         }
         while self.base < ack {
             let popped = self.segs.pop_front();
@@ -170,7 +182,7 @@ impl Scoreboard {
         if e <= s {
             return 0;
         }
-        self.lost_memo.set((0, 0));
+        self.forget();
         // Every mark of [s, e) set, a word at a time (the range is within the board, so
         // within one turn of the modulus; it may wrap once), those newly set counted.
         let nbits = self.bits.len() as u64 * 64;
@@ -300,6 +312,17 @@ impl Scoreboard {
 
     /// [`Scoreboard::pipe`] with SACKed segments on the board (`end`: HighData within it).
     fn pipe_sacked(&self, end: u64, high_rxt: u64, dupthresh: u32) -> u64 {
+        let (t, e, h, answer) = self.pipe_memo.get();
+        if t == dupthresh && e == end && h == high_rxt && t != 0 {
+            return answer;
+        }
+        let answer = self.walk_pipe_sacked(end, high_rxt, dupthresh);
+        self.pipe_memo.set((dupthresh, end, high_rxt, answer));
+        answer
+    }
+
+    /// [`Scoreboard::pipe_sacked`] counted.
+    fn walk_pipe_sacked(&self, end: u64, high_rxt: u64, dupthresh: u32) -> u64 {
         let lost_below = self.lost_below(dupthresh).min(end);
         let above = if lost_below == self.base {
             let sacked = if end >= self.high_sacked() { self.sacked } else { self.sacked_between(self.base, end) };

@@ -20,6 +20,7 @@
 //! (`CA_EVENT_TX_START`; the flows here are bulk or ON/OFF, whose OFF period BBR's
 //! application-limited marking covers) and undo of spurious recoveries (`bbr_undo_cwnd`).
 use super::CongestionControl;
+use crate::tcp::config::{BbrVariant, TcpConfig};
 use crate::tcp::rate_sample::RateSample;
 use crate::tcp::{AckInfo, CaState, Tcb};
 use crate::time::{Nanos, NS_PER_MS, NS_PER_S};
@@ -100,6 +101,8 @@ pub enum Mode {
 /// BBR v1's state (Linux `struct bbr`).
 #[derive(Clone, Debug)]
 pub struct Bbr {
+    /// Linux's or ns-3's rules where a loss episode ends (`bbr_variant`).
+    ns3: bool,
     pub mode: Mode,
     /// Max bandwidth filter, segments/s over rounds.
     bw: WinMax,
@@ -125,6 +128,10 @@ pub struct Bbr {
     pub cwnd_gain: f64,
     /// The pacing rate, bytes/s (Linux `sk_pacing_rate`).
     pacing: f64,
+    /// `bbr_tso_segs_goal` at that rate for segments of `tso_mss` bytes (set with the rate:
+    /// the window rules ask for it several times per ACK).
+    tso_goal: u64,
+    tso_mss: u64,
     has_seen_rtt: bool,
     /// BBR's cwnd, segments (the sender's `tcb.cwnd` is set from it on every ACK; loss
     /// recovery's own settings in between are overridden, as Linux skips PRR for a
@@ -159,6 +166,7 @@ impl Bbr {
     /// A flow that starts with `init_cwnd` segments (`bbr_init`).
     pub fn new(init_cwnd: u64) -> Self {
         Bbr {
+            ns3: false,
             mode: Mode::Startup,
             bw: WinMax::default(),
             min_rtt: None,
@@ -180,6 +188,8 @@ impl Bbr {
             cwnd_gain: HIGH_GAIN,
             // `bbr_init_pacing_rate_from_rtt` with no RTT yet: init_cwnd per nominal 1 ms.
             pacing: 0.0,
+            tso_goal: 1,
+            tso_mss: 0,
             has_seen_rtt: false,
             cwnd: init_cwnd,
             lt_is_sampling: false,
@@ -201,6 +211,11 @@ impl Bbr {
         }
     }
 
+    /// The flow's BBR as configured (`init_cwnd`, `bbr_variant`).
+    pub fn from_config(t: &TcpConfig) -> Self {
+        Bbr { ns3: t.bbr_variant == BbrVariant::Ns3, ..Bbr::new(t.init_cwnd) }
+    }
+
     /// The bandwidth estimate, segments/s (`bbr_bw`: the policer's rate when one is detected).
     pub fn bw(&self) -> f64 {
         if self.lt_use_bw { self.lt_bw } else { self.bw.get() }
@@ -220,16 +235,28 @@ impl Bbr {
 
     /// `bbr_tso_segs_goal`: segments per send burst Linux budgets for (1 ms of pacing at
     /// `sk_pacing_shift` 10, at least 2 above 1.2 Mb/s, at most 127).
+    #[inline]
     fn tso_segs_goal(&self, mss: u64) -> u64 {
+        if mss == self.tso_mss { self.tso_goal } else { self.tso_segs_goal_at(mss) }
+    }
+
+    fn tso_segs_goal_at(&self, mss: u64) -> u64 {
         let min = if self.pacing < 1.2e6 / 8.0 { 1 } else { 2 };
         ((self.pacing / 1024.0) as u64 / mss.max(1)).max(min).min(127)
     }
 
     /// `bbr_quantization_budget`: room for three send bursts, an even window, and two more
     /// segments in the probing phase so that small BDPs probe too.
+    /// `bbr_variant = "ns3"`: `TcpBbr::InFlight`'s three send quanta of one segment each
+    /// (`SetSendQuantum`: ns-3 has no TSO), the window not made even.
     fn quantization_budget(&self, cwnd: u64, mss: u64) -> u64 {
-        let mut c = cwnd + 3 * self.tso_segs_goal(mss);
-        c = (c + 1) & !1;
+        let mut c;
+        if self.ns3 {
+            c = cwnd + 3;
+        } else {
+            c = cwnd + 3 * self.tso_segs_goal(mss);
+            c = (c + 1) & !1;
+        }
         if self.mode == Mode::ProbeBw && self.cycle_idx == 0 {
             c += 2;
         }
@@ -255,7 +282,14 @@ impl Bbr {
             }
             None => NS_PER_MS,
         };
-        self.pacing = Self::rate_bytes(self.cwnd as f64 * 1e9 / rtt as f64, HIGH_GAIN, tcb.mss);
+        self.set_pacing(Self::rate_bytes(self.cwnd as f64 * 1e9 / rtt as f64, HIGH_GAIN, tcb.mss), tcb.mss);
+    }
+
+    /// The pacing rate is now `rate` bytes/s (segments of `mss` bytes).
+    fn set_pacing(&mut self, rate: f64, mss: u64) {
+        self.pacing = rate;
+        self.tso_mss = mss;
+        self.tso_goal = self.tso_segs_goal_at(mss);
     }
 
     /// `bbr_set_pacing_rate` (the draft §4.2.1): never lower the rate in Startup, before the
@@ -265,8 +299,8 @@ impl Bbr {
             self.init_pacing_from_rtt(tcb);
         }
         let rate = Self::rate_bytes(bw, gain, tcb.mss);
-        if self.full_bw_reached || rate > self.pacing {
-            self.pacing = rate;
+        if (self.full_bw_reached || rate > self.pacing) && rate != self.pacing {
+            self.set_pacing(rate, tcb.mss);
         }
     }
 
@@ -399,7 +433,10 @@ impl Bbr {
             self.round_start = true;
             self.packet_conservation = false;
         }
-        self.lt_sampling(rs.losses, rs.is_app_limited, mss);
+        if !self.ns3 {
+            // (ns-3's TcpBbr has no policer detector.)
+            self.lt_sampling(rs.losses, rs.is_app_limited, mss);
+        }
         let bw = rs.rate();
         // An application-limited sample only if it raises the estimate.
         if !rs.is_app_limited || bw >= self.max_bw() {
@@ -452,7 +489,8 @@ impl Bbr {
         // earliest departure time are those in flight, plus a burst when probing)
         let bw = self.max_bw();
         if self.pacing_gain > 1.0 {
-            let inflight = prior_inflight + self.tso_segs_goal(mss);
+            // (ns-3's `IsNextCyclePhase` compares the prior in-flight alone.)
+            let inflight = prior_inflight + if self.ns3 { 0 } else { self.tso_segs_goal(mss) };
             return full_length && (rs.losses > 0 || inflight >= self.inflight(bw, self.pacing_gain, mss));
         }
         full_length || prior_inflight <= self.inflight(bw, 1.0, mss)
@@ -537,7 +575,8 @@ impl Bbr {
     /// `bbr_set_cwnd_to_recover_or_restore`: packet conservation in the first round of
     /// recovery, the saved window restored when recovery ends. Returns whether conservation
     /// set the window.
-    fn recover_or_restore(&mut self, state: CaState, rs: &RateSample) -> bool {
+    fn recover_or_restore(&mut self, tcb: &Tcb, rs: &RateSample) -> bool {
+        let state = tcb.state;
         let mut cwnd = self.cwnd;
         if rs.losses > 0 {
             cwnd = cwnd.saturating_sub(rs.losses).max(1);
@@ -548,7 +587,14 @@ impl Bbr {
             self.next_rtt_delivered = self.delivered;
             cwnd = rs.inflight + rs.acked_sacked;
         } else if in_rec(self.prev_state) && !in_rec(state) {
-            cwnd = cwnd.max(self.prior_cwnd);
+            if !self.ns3 {
+                cwnd = cwnd.max(self.prior_cwnd);
+            } else if self.prev_state == CaState::Recovery {
+                // ns-3: `TcpBbr::RestoreCwnd` on CA_EVENT_COMPLETE_CWR, then
+                // `TcpSocketBase::ProcessAck` sets cWnd = ssThresh as it leaves recovery.
+                cwnd = tcb.ssthresh / tcb.mss.max(1);
+            }
+            // (ns-3, after a timeout: `CA_LOSS` → `CA_OPEN` sends no event; nothing restored.)
             self.packet_conservation = false;
         }
         self.prev_state = state;
@@ -563,7 +609,7 @@ impl Bbr {
     /// `bbr_set_cwnd` (the draft §4.2.3).
     fn set_cwnd(&mut self, tcb: &Tcb, rs: &RateSample, bw: f64) {
         let acked = rs.acked_sacked;
-        if acked > 0 && !self.recover_or_restore(tcb.state, rs) {
+        if acked > 0 && !self.recover_or_restore(tcb, rs) {
             let target = self.quantization_budget(self.bdp(bw, self.cwnd_gain) + self.ack_aggregation_cwnd(), tcb.mss);
             if self.full_bw_reached {
                 self.cwnd = (self.cwnd + acked).min(target);
@@ -626,14 +672,18 @@ impl CongestionControl for Bbr {
     }
 
     /// `bbr_set_state(TCP_CA_Loss)` after `tcp_enter_loss` set cwnd to one segment: the
-    /// timeout ends a round, restarts full-pipe detection and feeds the policer detector a loss.
+    /// timeout ends a round, restarts full-pipe detection and feeds the policer detector a loss
+    /// (`bbr_variant = "ns3"`: only the round).
     fn on_timeout(&mut self, tcb: &mut Tcb) {
         self.cwnd = 1;
         tcb.cwnd = tcb.mss;
         self.prev_state = CaState::Loss;
-        self.full_bw = 0.0;
         self.round_start = true;
-        self.lt_sampling(1, false, tcb.mss);
+        if !self.ns3 {
+            // (ns-3's `CongestionStateSet(CA_LOSS)` only saves the window and starts a round.)
+            self.full_bw = 0.0;
+            self.lt_sampling(1, false, tcb.mss);
+        }
     }
 
     fn on_ack(&mut self, _tcb: &mut Tcb, _ack: &AckInfo) {}

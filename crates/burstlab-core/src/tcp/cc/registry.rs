@@ -30,7 +30,7 @@ macro_rules! registry_lines {
             /// CUBIC (RFC 9438).
             Cubic(Cubic) = "cubic", new |t| Cubic::new(t);
             /// BBR v1 (Cardwell et al. 2016; Linux `tcp_bbr.c`).
-            Bbr(Bbr) = "bbr" | "bbr1" | "bbrv1", new |t| Bbr::new(t.init_cwnd);
+            Bbr(Bbr) = "bbr" | "bbr1" | "bbrv1", new |t| Bbr::from_config(t);
             /// BBR v3 (draft-ietf-ccwg-bbr): v1's model bounded by loss (inflight_hi/lo, bw_lo).
             Bbr3(Bbr3) = "bbr3" | "bbrv3", new |t| Bbr3::new(t.init_cwnd);
             $($extra)*

@@ -220,3 +220,72 @@ fn a_timeout_restarts_from_one_segment() {
     assert_eq!((d.b.cwnd, d.tcb.cwnd), (1, MSS));
     assert!(d.b.round_start);
 }
+
+/// [`probe_bw`] with ns-3 3.44's rules (`bbr_variant = "ns3"`).
+fn probe_bw_ns3() -> Drive {
+    let mut d = Drive::new();
+    d.b = Bbr::from_config(&TcpConfig { bbr_variant: BbrVariant::Ns3, init_cwnd: 10, ..TcpConfig::default() });
+    for rate in [125.0, 250.0, 500.0, 1000.0, 1000.0, 1000.0, 1000.0] {
+        d.round(rate, 40 * MS, 30);
+    }
+    assert_eq!(d.b.mode, Mode::ProbeBw);
+    d
+}
+
+#[test]
+fn ns3_leaves_fast_recovery_at_ssthresh() {
+    // ns-3: TcpBbr restores the saved window, then TcpSocketBase sets cWnd = ssThresh (BBR's
+    // one-BDP window from Drain), from which BBR grows by what the exit ACK delivered.
+    let mut d = probe_bw_ns3();
+    let w = d.b.cwnd;
+    let ss = d.tcb.ssthresh / MSS;
+    assert!(ss < w, "ssthresh {ss} below the window {w} (cwnd gain 2 against 1)");
+    // `TcpBbr::InFlight`: 1·BDP (1000 segments/s · 40 ms) + 3 quanta of one segment, not made
+    // even; Linux adds 3 bursts of 2 segments and rounds up to even.
+    let bdp = d.b.bdp(d.b.max_bw(), 1.0);
+    assert_eq!(ss, bdp + 3);
+    assert_eq!(probe_bw().tcb.ssthresh / MSS, (bdp + 3 * 2 + 1) & !1);
+    d.b.ssthresh_on_loss(&d.tcb);
+    d.tcb.state = CaState::Recovery;
+    let rs = RateSample { now: d.now + MS, acked_sacked: 2, losses: 1, inflight: 30, delivered_total: d.total + 2, ..Default::default() };
+    d.b.on_rate_sample(&mut d.tcb, &rs);
+    assert_eq!(d.b.cwnd, 32, "packet conservation as Linux");
+    d.tcb.state = CaState::Open;
+    let rs = RateSample { now: d.now + 2 * MS, acked_sacked: 1, inflight: 30, delivered_total: d.total + 3, ..Default::default() };
+    d.b.on_rate_sample(&mut d.tcb, &rs);
+    assert_eq!(d.b.cwnd, ss + 1);
+    // Linux's restores the saved window instead (`recovery_conserves_packets_then_restores_the_window`).
+}
+
+#[test]
+fn ns3_restores_nothing_after_a_timeout_and_keeps_its_full_pipe() {
+    let (mut l, mut n) = (probe_bw(), probe_bw_ns3());
+    for d in [&mut l, &mut n] {
+        d.b.ssthresh_on_loss(&d.tcb);
+        d.b.on_timeout(&mut d.tcb);
+        d.tcb.state = CaState::Loss;
+        let rs = RateSample { now: d.now + MS, acked_sacked: 1, inflight: 1, delivered_total: d.total + 1, ..Default::default() };
+        d.b.on_rate_sample(&mut d.tcb, &rs);
+        assert_eq!(d.b.cwnd, 4, "one segment, + 1 delivered, at least 4");
+        // The timeout's recovery ends.
+        d.tcb.state = CaState::Open;
+        let rs = RateSample { now: d.now + 2 * MS, acked_sacked: 1, inflight: 1, delivered_total: d.total + 2, ..Default::default() };
+        d.b.on_rate_sample(&mut d.tcb, &rs);
+    }
+    assert!(l.b.cwnd > 30, "Linux restores the saved window: {}", l.b.cwnd);
+    assert_eq!(n.b.cwnd, 5, "ns-3 grows from where the timeout left it");
+    // Linux restarts full-pipe detection at a timeout (`bbr_set_state`); ns-3 does not.
+    assert_eq!(l.b.full_bw, 0.0);
+    assert!(n.b.full_bw > 0.0);
+}
+
+#[test]
+fn ns3_has_no_policer_detector() {
+    // The losses that make Linux's BBR take a policer's rate (previous test) leave ns-3's alone.
+    let mut d = probe_bw_ns3();
+    d.losses = 15;
+    for _ in 0..30 {
+        d.round(1000.0, 41 * MS, 40);
+    }
+    assert!(!d.b.lt_use_bw);
+}
