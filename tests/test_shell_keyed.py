@@ -91,6 +91,12 @@ def test_kernel_numbers_become_the_simulators_segments() -> None:
     assert s["lost"].tolist() == [False, True, True, False]
     with pytest.raises(_core.ParameterError, match="mss"):
         shell.for_simulator(fates, 0)
+    # the connection with data is the simulator's flow 0, whatever came before it (flow 0
+    # here: a refused attempt, a SYN and an ACK)
+    two = {"flow": np.array([0, 0, 1, 1, 1]), "kind": np.array([2, ACK, 2, DATA, ACK]), "num": np.array([2, 0, 2, 1448, 1448]),
+           "tx": np.zeros(5), "lost": np.array([True, True, False, True, True])}  # fmt: skip
+    s = shell.for_simulator(two, 1448)
+    assert s["flow"].tolist() == [0, 0] and s["kind"].tolist() == [DATA, ACK] and s["num"].tolist() == [1, 1]
 
 
 @needs_shell

@@ -189,7 +189,9 @@ def for_simulator(fates: dict[str, np.ndarray], mss: int) -> dict[str, np.ndarra
     after which its segments start off the simulator's grid), and an ACK of byte x the
     cumulative ACK round(x / mss). Where two kernel numbers fall on one simulator number (a
     partial segment beside a whole one), the first one logged keeps it. Control packets (the
-    simulator sends no SYN or FIN) and other packets are left out."""
+    simulator sends no SYN or FIN) and other packets are left out. The kernel's connections
+    that carry data become the simulator's flows 0, 1, … in the order they were first logged
+    (a connection without data, e.g. a refused attempt, would otherwise shift the numbers)."""
     if not (isinstance(mss, (int, np.integer)) and mss > 0):
         raise _core.ParameterError(f"invalid parameter mss = {mss!r}: expected a positive whole number of bytes")
     num = np.asarray(fates["num"], dtype=np.uint64)
@@ -197,13 +199,18 @@ def for_simulator(fates: dict[str, np.ndarray], mss: int) -> dict[str, np.ndarra
     flow = np.asarray(fates["flow"])
     sim = (num + np.uint64(mss // 2)) // np.uint64(mss)
     keep = kind <= 1
+    order: dict[int, int] = {}
+    for f in flow[kind == 0]:
+        order.setdefault(int(f), len(order))
+    flow = np.array([order.get(int(f), -1) for f in flow], dtype=np.int64)
+    keep &= flow >= 0
     owner: dict[tuple[int, int, int], int] = {}
     for i in np.flatnonzero(keep):
         k = (int(flow[i]), int(kind[i]), int(sim[i]))
         if owner.setdefault(k, int(num[i])) != int(num[i]):
             keep[i] = False
     out = {c: np.asarray(fates[c])[keep] for c in _KEY_DTYPES}
-    out["num"] = sim[keep]
+    out["num"], out["flow"] = sim[keep], flow[keep]
     return _keyed(out)
 
 def check_environment() -> None:

@@ -196,16 +196,26 @@ impl PyLossModel {
     /// whether transmission `tx[i]` (0: the first) of the packet of flow `flow[i]`, kind
     /// `kind[i]` (0 data segment, 1 ACK, 2 control, 3 other) and number `num[i]` (the
     /// simulator: a data segment's number, an ACK's cumulative segment) is lost. The
-    /// simulator asks it with each packet's key; a key it does not hold is delivered.
+    /// simulator asks it with each packet's key; a key it does not hold is decided by
+    /// `otherwise` (a loss model, per packet, on the link's loss stream) or, without one,
+    /// delivered.
     #[staticmethod]
+    #[pyo3(signature = (flow, kind, num, tx, lost, otherwise=None))]
     fn keyed_replay(
         flow: PyReadonlyArray1<'_, u32>,
         kind: PyReadonlyArray1<'_, u8>,
         num: PyReadonlyArray1<'_, u64>,
         tx: PyReadonlyArray1<'_, u32>,
         lost: PyReadonlyArray1<'_, bool>,
+        otherwise: Option<PyRef<'_, PyLossModel>>,
     ) -> PyResult<Self> {
-        let r = KeyedReplay::new(flow.as_slice()?, kind.as_slice()?, num.as_slice()?, tx.as_slice()?, lost.as_slice()?).py()?;
+        let mut r = KeyedReplay::new(flow.as_slice()?, kind.as_slice()?, num.as_slice()?, tx.as_slice()?, lost.as_slice()?).py()?;
+        if let Some(m) = otherwise {
+            if m.inner.lock().expect("loss model lock poisoned").as_keyed().is_some() {
+                return Err(crate::errors::to_py(Error::param("otherwise", "keyed-replay", "a loss model that is not itself a keyed replay")));
+            }
+            r = r.otherwise(m.fresh());
+        }
         Ok(Self::new(Box::new(r)))
     }
 

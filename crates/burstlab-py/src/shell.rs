@@ -210,7 +210,11 @@ impl Dir {
 
     fn next_fate(&mut self, start: Nanos, end: Nanos, key: Option<(FateKey, u32)>) -> bool {
         if let (Some(r), Some((k, tx))) = (self.keyed.as_mut(), key) {
-            return r.fate(k, tx);
+            // what the log does not hold meets the direction's own loss model (none: delivered)
+            return match r.lookup(k, tx) {
+                Some(lost) => lost,
+                None => self.loss.decide(start, end),
+            };
         }
         if let Some(r) = &self.replay {
             let k = self.replayed;

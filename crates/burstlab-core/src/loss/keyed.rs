@@ -12,10 +12,11 @@
 //! first duplicate). The counting ([`TxCounter`]) is the same on both sides: in the shell's
 //! forwarder over the real packets, in the simulator over its own.
 //!
-//! A packet whose key the log does not hold (a transmission the other stack never made) is
-//! delivered and counted as unmatched.
+//! A packet whose key the log does not hold (a transmission the other stack never made, or
+//! data past the end of the logged run) is counted as unmatched and decided by the replay's
+//! fallback model on its own stream ([`KeyedReplay::otherwise`]), or, without one, delivered.
 use super::LossModel;
-use crate::rng::Rng;
+use crate::rng::{from_seed, Rng};
 use std::collections::HashMap;
 
 /// What a packet carries, for its key.
@@ -76,11 +77,14 @@ impl TxCounter {
 }
 
 /// Logged fates by key: the k-th transmission of a key gets the fate logged for it.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct KeyedReplay {
     fates: HashMap<(FateKey, u32), bool>,
     tx: TxCounter,
-    /// Decisions taken from the log, and those whose key it did not hold (delivered).
+    /// Decides what the log does not hold (None: delivered), on `rng`.
+    otherwise: Option<Box<dyn LossModel>>,
+    rng: Rng,
+    /// Decisions taken from the log, and those whose key it did not hold.
     pub matched: u64,
     pub unmatched: u64,
 }
@@ -100,7 +104,19 @@ impl KeyedReplay {
             let k = FateKey { flow: flow[i], kind: KeyKind::from_u8(kind[i])?, num: num[i] };
             fates.insert((k, tx[i]), lost[i]);
         }
-        Ok(KeyedReplay { fates, tx: TxCounter::default(), matched: 0, unmatched: 0 })
+        Ok(KeyedReplay { fates, tx: TxCounter::default(), otherwise: None, rng: from_seed(0), matched: 0, unmatched: 0 })
+    }
+
+    /// Transmissions the log does not hold are decided by `model` (per packet) instead of
+    /// being delivered.
+    pub fn otherwise(mut self, model: Box<dyn LossModel>) -> Self {
+        self.otherwise = Some(model);
+        self
+    }
+
+    /// The stream of the fallback model (the simulator gives the link's loss stream).
+    pub fn set_rng(&mut self, rng: Rng) {
+        self.rng = rng;
     }
 
     /// The fate of the next transmission of `k` (true = lost).
@@ -113,16 +129,22 @@ impl KeyedReplay {
     /// The fate of transmission `tx` of `k`, counted by the caller (true = lost).
     #[inline]
     pub fn fate(&mut self, k: FateKey, tx: u32) -> bool {
-        match self.fates.get(&(k, tx)) {
-            Some(&lost) => {
-                self.matched += 1;
-                lost
-            }
-            None => {
-                self.unmatched += 1;
-                false
-            }
+        match self.lookup(k, tx) {
+            Some(lost) => lost,
+            None => self.otherwise.as_mut().is_some_and(|m| m.lost_packet(&mut self.rng)),
         }
+    }
+
+    /// The logged fate of transmission `tx` of `k`, if the log holds it (counted as matched
+    /// or unmatched; no fallback).
+    #[inline]
+    pub fn lookup(&mut self, k: FateKey, tx: u32) -> Option<bool> {
+        let f = self.fates.get(&(k, tx)).copied();
+        match f {
+            Some(_) => self.matched += 1,
+            None => self.unmatched += 1,
+        }
+        f
     }
 
     /// Logged entries.
@@ -144,13 +166,16 @@ impl LossModel for KeyedReplay {
         "keyed-replay"
     }
 
-    fn lost_packet(&mut self, _rng: &mut Rng) -> bool {
+    fn lost_packet(&mut self, rng: &mut Rng) -> bool {
         self.unmatched += 1;
-        false
+        self.otherwise.as_mut().is_some_and(|m| m.lost_packet(rng))
     }
 
     fn reset(&mut self) {
         self.tx.clear();
+        if let Some(m) = self.otherwise.as_mut() {
+            m.reset();
+        }
         self.matched = 0;
         self.unmatched = 0;
     }
@@ -200,6 +225,15 @@ mod tests {
         assert_eq!((r.matched, r.unmatched), (3, 2));
         r.reset();
         assert!(r.decide(key(0, KeyKind::Data, 5)), "reset starts the counts again");
+    }
+
+    #[test]
+    fn what_the_log_does_not_hold_meets_the_fallback_model() {
+        let mut r = KeyedReplay::new(&[0], &[0], &[1], &[0], &[false]).unwrap().otherwise(Box::new(super::super::Bernoulli::new(1.0).unwrap()));
+        assert!(!r.decide(key(0, KeyKind::Data, 1)), "the logged fate");
+        assert!(r.decide(key(0, KeyKind::Data, 2)), "not logged: the fallback's (p = 1)");
+        assert_eq!(r.lookup(key(0, KeyKind::Data, 3), 0), None);
+        assert_eq!((r.matched, r.unmatched), (1, 2));
     }
 
     #[test]
