@@ -77,7 +77,7 @@ impl TxCounter {
 }
 
 /// Logged fates by key: the k-th transmission of a key gets the fate logged for it.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct KeyedReplay {
     fates: HashMap<(FateKey, u32), bool>,
     tx: TxCounter,
@@ -87,6 +87,19 @@ pub struct KeyedReplay {
     /// Decisions taken from the log, and those whose key it did not hold.
     pub matched: u64,
     pub unmatched: u64,
+}
+
+/// Sizes, not the whole table (a run's log holds thousands of entries).
+impl std::fmt::Debug for KeyedReplay {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("KeyedReplay")
+            .field("entries", &self.fates.len())
+            .field("lost", &self.fates.values().filter(|&&l| l).count())
+            .field("otherwise", &self.otherwise)
+            .field("matched", &self.matched)
+            .field("unmatched", &self.unmatched)
+            .finish()
+    }
 }
 
 impl KeyedReplay {
