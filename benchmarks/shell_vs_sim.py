@@ -198,6 +198,8 @@ def summarise(out: dict[str, Any], fresh_seeds: list[int]) -> dict[str, Any]:
     side simulated here, over ``fresh_seeds`` (the simulator is cheap: its own sampling
     spread then hardly adds to the kernel's)."""
     cc, runs = out["cc"], out["runs"]
+    for side in SIDES:
+        out.pop(side, None)  # a saved cell's summary: computed again
     if _sim_knows(cc) and out["link_layer"] is None:
         # the replayed sides, from each run's logged fates (with a link layer the log holds
         # each frame's fate, and the simulator's link layer asks its loss model per attempt:
