@@ -9,15 +9,22 @@ cc=…, mss=1448)`` (a 1500-byte MTU with timestamps). Two comparisons per run:
 
 - **fresh**: the simulator draws its own losses from the model, over many seeds of its own
   (``--fresh-seeds``; cheap, so that its sampling spread hardly adds to the kernel's);
-- **replayed**: the simulator replays the exact fates the shell applied to the kernel's
-  data segments (``LossModel.replay``; the SYN, the handshake's ACK and the FIN, which the
-  simulator does not send, left out, so that its n-th data packet gets the kernel's n-th
-  data segment's fate; past the end of the log it wraps, and the share of its packets that
-  did is reported), so both see the same loss sequence.
+- **replayed by packet number**: the simulator replays the exact fates the shell applied to
+  the kernel's data segments (``LossModel.replay``; the SYN, the handshake's ACK and the FIN,
+  which the simulator does not send, left out, so that its n-th data packet gets the
+  kernel's n-th data segment's fate; past the end of the log it wraps, and the share of its
+  packets that did is reported), so both see the same loss sequence;
+- **replayed by segment**: the simulator's segment meets the fate the shell gave the same
+  transmission of the kernel's segment (``LossModel.keyed_replay`` of
+  ``shell.for_simulator``: the kernel's byte offsets on the simulator's 1448-byte segments),
+  so both lose the same segments; a transmission the kernel never made (a retransmission
+  more, or data past the end of the kernel's run) meets the channel's model on the
+  simulator's own stream (``otherwise``), not a free pass. (Runs saved before the delivered
+  keys were kept, with only the lost ones, replay with such transmissions delivered.)
 
 Per cell: mean goodput on each side, the ratio of the means with a 95 % bootstrap interval
 (runs resampled; replayed runs as pairs, fresh ones apart) and a verdict against the issue's targets (fresh
-±15 %, replayed ±10 %): ``within`` when the interval lies inside, ``outside`` when it lies
+±15 %, replayed either way ±10 %): ``within`` when the interval lies inside, ``outside`` when it lies
 outside, ``inconclusive`` when it straddles a bound. Beside them, the loss-recovery counters
 of both (kernel: ``nstat`` in the shell's namespace). A congestion control the simulator does
 not have (``bbr`` before the simulator's BBR) runs on the kernel side alone.
@@ -55,7 +62,11 @@ CHANNELS: dict[str, tuple[str, str | None]] = {
     # 802.11b ARQ (DCF timing at 11 Mb/s), 3 attempts, 20 % of attempts lost: 0.8 % residual
     "arq 3 attempts 20 %": ("bernoulli:p=0.2", "arq:retry_limit=2"),
 }
-TARGET = {"fresh": 0.15, "replayed": 0.10}
+TARGET = {"fresh": 0.15, "replayed": 0.10, "keyed": 0.10}
+SIDES = ("fresh", "replayed", "keyed")
+MSS = 1448
+#: Short names of the sides in the summary line.
+LABEL = {"kernel": "kern", "fresh": "fresh", "replayed": "pkt", "keyed": "seg"}
 #: Kernel counters (nstat, TcpExt) beside the simulator's.
 COUNTERS = {"TcpExtTCPSackRecovery": "fast_retransmits", "TcpExtTCPTimeouts": "timeouts", "TcpExtTCPLossProbes": "loss_probes",
             "TcpExtTCPLostRetransmit": "lost_retransmissions"}  # fmt: skip
@@ -103,14 +114,34 @@ def _kernel(cc: str, spec: str, layer: str | None, seed: int, secs: float) -> di
     log = res.uplink["log"]
     admitted = log["fate"] != 2
     data = log["bytes"][admitted] > 60
-    return {"goodput": out["bps"], "fates": res.fates("uplink")[data], **{v: c.get(n, 0) for n, v in COUNTERS.items()}}
+    # keyed by segment: only the lost transmissions need keeping (a key not in a keyed
+    # replay is delivered)
+    k = res.keyed_fates("uplink")
+    lost = {c: k[c][k["lost"]].tolist() for c in shell.KEY_COLUMNS}
+    kept = {c: k[c][~k["lost"]].tolist() for c in shell.KEY_COLUMNS}
+    return {"goodput": out["bps"], "fates": res.fates("uplink")[data], "lost_keys": lost, "kept_keys": kept,
+            **{v: c.get(n, 0) for n, v in COUNTERS.items()}}  # fmt: skip
 
 
 def _sim(cc: str, loss: _core.LossModel, layer: str | None, seed: int, secs: float) -> dict[str, Any]:
     tcp = TcpConfig.profile("linux", cc=cc, mss=1448)
     fwd = Link(rate=RATE, delay=DELAY, buffer=BUFFER, loss=loss, link_layer=layer)
     r = run(Scenario(tcp=tcp, forward=fwd, reverse=Link(rate=RATE, delay=DELAY, buffer=BUFFER), workload=Workload(duration=secs), seed=seed))
-    return {"goodput": float(r.goodput_bps), "packets_sent": int(r.packets_sent), **{v: int(getattr(r, v)) for v in COUNTERS.values()}}
+    return {"goodput": float(r.goodput_bps), "packets_sent": int(r.packets_sent), "channel_losses": int(r.channel_losses),
+            **{v: int(getattr(r, v)) for v in COUNTERS.values()}}  # fmt: skip
+
+
+def keyed_model(kernel: dict[str, Any], spec: str) -> _core.LossModel:
+    """The simulator's replay keyed by segment of a kernel run: its lost transmissions lost,
+    the others it logged delivered, any other transmission decided by the channel's model
+    ``spec`` (a run saved with its lost keys alone: delivered)."""
+    lost, kept = kernel["lost_keys"], kernel.get("kept_keys")
+    logged = kept or {c: [] for c in shell.KEY_COLUMNS}
+    cols = {c: np.asarray(lost[c] + logged[c], dtype=np.uint64) for c in shell.KEY_COLUMNS}
+    fates = {**cols, "lost": np.r_[np.ones(len(lost["num"]), bool), np.zeros(len(logged["num"]), bool)]}
+    k = shell.for_simulator(fates, MSS)
+    otherwise = parse_loss_spec(spec) if kept is not None else None
+    return _core.LossModel.keyed_replay(k["flow"], k["kind"], k["num"], k["tx"], k["lost"], otherwise=otherwise)
 
 
 def _sim_knows(cc: str) -> bool:
@@ -151,17 +182,14 @@ def _seeds(text: str) -> list[int]:
 
 def cell(cc: str, name: str, spec: str, layer: str | None, seeds: list[int], secs: float, fresh_seeds: list[int]) -> dict[str, Any]:
     runs: list[dict[str, Any]] = []
+    load = [os.getloadavg()[0]]  # the machine's load (1-minute average) before and after the kernel's runs
     for seed in seeds:
         k = _kernel(cc, spec, layer, seed, secs)
         fates = k.pop("fates")
-        row: dict[str, Any] = {"seed": seed, "kernel": k, "logged": int(len(fates))}
-        if _sim_knows(cc) and layer is None:
-            # (with a link layer the log holds each frame's fate, and the simulator's link
-            # layer asks its loss model per attempt: no replay there)
-            bits = _core.BitTrace.from_numpy((~fates).astype(np.uint8))
-            row["replayed"] = _sim(cc, _core.LossModel.replay(bits, "wrap", None), None, seed, secs)
+        row: dict[str, Any] = {"seed": seed, "kernel": k, "logged": int(len(fates)), "lost_at": np.flatnonzero(fates).tolist()}
         runs.append(row)
-    out: dict[str, Any] = {"cc": cc, "channel": name, "spec": spec, "link_layer": layer, "secs": secs, "runs": runs}
+    load.append(os.getloadavg()[0])
+    out: dict[str, Any] = {"cc": cc, "channel": name, "spec": spec, "link_layer": layer, "secs": secs, "runs": runs, "load": load}
     return summarise(out, fresh_seeds)
 
 
@@ -170,29 +198,51 @@ def summarise(out: dict[str, Any], fresh_seeds: list[int]) -> dict[str, Any]:
     side simulated here, over ``fresh_seeds`` (the simulator is cheap: its own sampling
     spread then hardly adds to the kernel's)."""
     cc, runs = out["cc"], out["runs"]
+    for side in SIDES:
+        out.pop(side, None)  # a saved cell's summary: computed again
+    if _sim_knows(cc) and out["link_layer"] is None:
+        # the replayed sides, from each run's logged fates (with a link layer the log holds
+        # each frame's fate, and the simulator's link layer asks its loss model per attempt:
+        # no replay there)
+        # (a replay keyed by segment only when every run keyed the same way: runs saved with
+        # their lost keys alone deliver what the log does not hold, later ones draw it)
+        same = len({"kept_keys" in r["kernel"] for r in runs}) == 1
+        for r in runs:
+            bits = np.ones(r["logged"], np.uint8)
+            bits[r["lost_at"]] = 0
+            r["replayed"] = _sim(cc, _core.LossModel.replay(_core.BitTrace.from_numpy(bits), "wrap", None), None, r["seed"], out["secs"])
+            r.pop("keyed", None)
+            if same:
+                r["keyed"] = _sim(cc, keyed_model(r["kernel"], out["spec"]), None, r["seed"], out["secs"])
     kern = [r["kernel"]["goodput"] for r in runs]
     out["kernel_mbps"] = statistics.fmean(kern) / 1e6
     sides: dict[str, list[dict[str, Any]]] = {"kernel": [r["kernel"] for r in runs]}
     if _sim_knows(cc):
         sides["fresh"] = [_sim(cc, parse_loss_spec(out["spec"]), out["link_layer"], s, out["secs"]) for s in fresh_seeds]
-    if "replayed" in runs[0]:
-        sides["replayed"] = [r["replayed"] for r in runs]
-    for side in ("fresh", "replayed"):
+    for side in ("replayed", "keyed"):
+        if side in runs[0]:
+            sides[side] = [r[side] for r in runs]
+    for side in SIDES:
         if side in sides:
             sim = [r["goodput"] for r in sides[side]]
-            m, lo, hi = ratio_interval(sim, kern, paired=side == "replayed")
+            m, lo, hi = ratio_interval(sim, kern, paired=side != "fresh")
             out[side] = {"mbps": statistics.fmean(sim) / 1e6, "ratio": m, "ci": [lo, hi], "verdict": verdict(lo, hi, TARGET[side]),
                          "runs": len(sim)}  # fmt: skip
     if "replayed" in sides:
         past = [max(0, r["replayed"]["packets_sent"] - r["logged"]) / r["replayed"]["packets_sent"] for r in runs]
         out["replayed"]["past_log_share"] = statistics.fmean(past)
     out["counters"] = {side: {v: statistics.fmean(r[v] for r in rs) for v in COUNTERS.values()} for side, rs in sides.items()}
+    # channel losses per run: the kernel's data segments lost (its log) against the simulator's
+    out["losses"] = {"kernel": statistics.fmean(sum(1 for k in r["kernel"]["lost_keys"]["kind"] if k == 0) for r in runs),
+                     **{side: statistics.fmean(r["channel_losses"] for r in rs) for side, rs in sides.items() if side != "kernel"}}  # fmt: skip
     return out
 
 
 def _line(c: dict[str, Any]) -> str:
     s = f"{c['cc']:6} {c['channel']:30} kernel {c['kernel_mbps']:6.3f}"
-    for side in ("fresh", "replayed"):
+    if "load" in c:
+        s = f"[load {c['load'][0]:.1f}-{c['load'][1]:.1f}] " + s
+    for side in SIDES:
         if side in c:
             x = c[side]
             s += f"  {side} {x['mbps']:6.3f} ({x['ratio']:.3f} [{x['ci'][0]:.3f}, {x['ci'][1]:.3f}] {x['verdict']}; {x['runs']} runs)"
@@ -202,11 +252,31 @@ def _line(c: dict[str, Any]) -> str:
             s += f"  {side}   n/a (link layer: the log holds frames' fates)"
     if "replayed" in c:
         s += f"  past log {c['replayed']['past_log_share'] * 100:.1f} %"
+    s += "  | losses " + " ; ".join(f"{LABEL[side]} {v:.1f}" for side, v in c["losses"].items())
     cnt = c["counters"]
     s += "  | fr/rto/tlp/lost-retx " + " ; ".join(
-        f"{side[0]} " + "/".join(f"{cnt[side][v]:.1f}" for v in COUNTERS.values()) for side in cnt
+        f"{LABEL[side]} " + "/".join(f"{cnt[side][v]:.1f}" for v in COUNTERS.values()) for side in cnt
     )
     return s
+
+
+NAMES = {"bernoulli 1 %": "Bernoulli 1 %", "bernoulli 5 %": "Bernoulli 5 %", "bernoulli 10 %": "Bernoulli 10 %",
+         "gilbert-elliott b=0.01 g=0.3": "Gilbert-Elliott b = 0.01, g = 0.3", "starlink ge": "Gilbert-Elliott fit of the Starlink pings",
+         "arq 3 attempts 20 %": "802.11b ARQ, 3 attempts, 20 % per attempt"}  # fmt: skip
+
+
+def markdown_row(c: dict[str, Any]) -> str:
+    """The cell as a row of docs/validation.md's table."""
+    row = [c["cc"], NAMES.get(c["channel"], c["channel"]), f"{c['kernel_mbps']:.3f}"]
+    for side in SIDES:
+        x = c.get(side)
+        row += ["—", ""] if x is None else [f"{x['mbps']:.3f}: {x['ratio']:.3f} [{x['ci'][0]:.3f}, {x['ci'][1]:.3f}]", x["verdict"]]
+    order = [side for side in ("kernel", *SIDES) if side in c["losses"]]
+    row.append(" / ".join(f"{c['losses'][side]:.0f}" for side in order))
+    row.append(" / ".join(f"{c['counters'][side]['timeouts']:.1f}" for side in order))
+    if "load" in c:
+        row.append(f"{c['load'][0]:.1f}-{c['load'][1]:.1f}")
+    return "| " + " | ".join(row) + " |"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -217,14 +287,27 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--channels", default=",".join(CHANNELS), help="Comma-separated names of CHANNELS.")
     ap.add_argument("--fresh-seeds", default="1-50", help="Simulator seeds of the fresh side (unpaired with the kernel's runs).")
     ap.add_argument("--out", default=None, help="Write every run (and the cells) to this JSON file.")
-    ap.add_argument("--from", dest="from_", default=None, help="Summarise the runs an earlier --out saved (no kernel runs; the fresh side simulated again).")
+    ap.add_argument("--from", dest="from_", default=None,
+                    help="Summarise the runs earlier --out files saved (comma-separated: the runs of the same cell pooled; no kernel runs; "
+                         "the simulator's sides simulated again).")  # fmt: skip
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("--markdown", action="store_true", help="With --from: the cells as rows of docs/validation.md's table.")
     a = ap.parse_args(argv)
     if a.from_:
-        with open(a.from_) as f:
-            for c in json.load(f):
-                c.setdefault("secs", a.secs)
-                print(_line(summarise(c, _seeds(a.fresh_seeds))), flush=True)
+        pooled: dict[tuple[str, str], dict[str, Any]] = {}
+        for path in a.from_.split(","):
+            with open(path) as f:
+                for c in json.load(f):
+                    key = (c["cc"], c["channel"])
+                    if key in pooled:
+                        pooled[key]["runs"] += c["runs"]
+                        pooled[key].pop("load", None)  # several sessions: no one load
+                    else:
+                        pooled[key] = c
+        for c in pooled.values():
+            c.setdefault("secs", a.secs)
+            c = summarise(c, _seeds(a.fresh_seeds))
+            print(markdown_row(c) if a.markdown else _line(c), flush=True)
         return 0
     shell.check_environment()
     ccs = a.cc.split(",")

@@ -44,6 +44,21 @@ FATES = ("delivered", "lost", "queue_drop", "in_flight_at_end", "write_error")
 #: every level's links.
 MAX_LEVEL = 254
 PREFIX = 24
+#: How ``replay`` matches a logged fate to a packet: ``packet``, the k-th admitted packet of a
+#: direction gets the k-th logged fate; ``segment``, a packet gets the fate logged for the same
+#: transmission of the same packet — its flow, kind (:data:`KINDS`) and number (a data
+#: segment's sequence number, an ACK's acknowledgement number, in bytes from the flow's
+#: start) and the how-many-th time such a packet reached the loss decision (docs/shell.md).
+REPLAY_KEYS = ("packet", "segment")
+#: The ``kind`` column of the log: a TCP segment with payload, an ACK without, a SYN / FIN /
+#: RST without payload, anything else (not TCP over IPv4).
+KINDS = ("data", "ack", "control", "other")
+#: The columns of a fate's key in the log and in a keyed replay.
+KEY_COLUMNS = ("flow", "kind", "num", "tx")
+_KEY_DTYPES = {"flow": np.uint32, "kind": np.uint8, "num": np.uint64, "tx": np.uint32, "lost": np.bool_}
+#: ``tx`` of a packet the full buffer dropped: not counted (only packets that reach the loss
+#: decision are).
+NOT_COUNTED = 2**32 - 1
 
 
 def _addresses(level: int) -> tuple[str, str]:
@@ -93,7 +108,9 @@ class Direction:
     ``"packets"`` or ``"bytes"``), ``loss`` (a loss model or None) in
     ``loss_mode`` ``"packet"`` or ``"time"``, ``link_layer`` (an ARQ/HARQ spec or object),
     ``seed`` of the loss stream, and ``replay``: a logged run's fates to apply instead of
-    drawing (bool per admitted packet, True = lost)."""
+    drawing — by packet number, a bool per admitted packet (True = lost); keyed by segment,
+    a dict of arrays ``flow``, ``kind``, ``num``, ``tx`` and ``lost``
+    (:meth:`ShellResult.keyed_fates`)."""
 
     rate: float | None = None
     capacity: Any = None
@@ -122,8 +139,16 @@ class Direction:
             "loss_mode": self.loss_mode,
             "link_layer": link_layer_config(self.link_layer),
             "seed": int(self.seed),
-            "replay": None if self.replay is None else np.asarray(self.replay, dtype=bool),
+            "replay": None if self.replay is None or isinstance(self.replay, dict) else np.asarray(self.replay, dtype=bool),
+            "replay_keyed": _keyed(self.replay) if isinstance(self.replay, dict) else None,
         }
+
+
+def _keyed(fates: dict[str, Any]) -> dict[str, np.ndarray]:
+    missing = [c for c in _KEY_DTYPES if c not in fates]
+    if missing:
+        raise _core.ParameterError(f"invalid parameter replay: a keyed replay needs the columns {', '.join(_KEY_DTYPES)} (missing {missing[0]})")
+    return {c: np.ascontiguousarray(fates[c], dtype=t) for c, t in _KEY_DTYPES.items()}
 
 
 @dataclass
@@ -142,6 +167,51 @@ class ShellResult:
         f = log["fate"]
         return np.asarray(f[f != 2] == 1)
 
+    def keyed_fates(self, direction: str) -> dict[str, np.ndarray]:
+        """Loss decisions of the admitted packets of ``direction`` with their keys (columns
+        ``flow``, ``kind``, ``num``, ``tx``, ``lost``): what a replay keyed by segment takes."""
+        return _keyed_from(getattr(self, direction)["log"])
+
+
+def _keyed_from(log: Any) -> dict[str, np.ndarray]:
+    f = np.asarray(log["fate"])
+    admitted = f != 2
+    out = {c: np.asarray(log[c])[admitted] for c in KEY_COLUMNS}
+    out["lost"] = f[admitted] == 1
+    return out
+
+
+def for_simulator(fates: dict[str, np.ndarray], mss: int) -> dict[str, np.ndarray]:
+    """A keyed replay of the kernel's packets (:meth:`ShellResult.keyed_fates`) in the
+    simulator's numbers, for ``LossModel.keyed_replay``. The simulator's segment n holds bytes
+    [n·mss, (n + 1)·mss); a kernel data segment starting at byte x becomes the simulator's
+    segment round(x / mss), the one it overlaps most (the kernel may send a partial segment,
+    after which its segments start off the simulator's grid), and an ACK of byte x the
+    cumulative ACK round(x / mss). Where two kernel numbers fall on one simulator number (a
+    partial segment beside a whole one), the first one logged keeps it. Control packets (the
+    simulator sends no SYN or FIN) and other packets are left out. The kernel's connections
+    that carry data become the simulator's flows 0, 1, … in the order they were first logged
+    (a connection without data, e.g. a refused attempt, would otherwise shift the numbers)."""
+    if not (isinstance(mss, (int, np.integer)) and mss > 0):
+        raise _core.ParameterError(f"invalid parameter mss = {mss!r}: expected a positive whole number of bytes")
+    num = np.asarray(fates["num"], dtype=np.uint64)
+    kind = np.asarray(fates["kind"])
+    flow = np.asarray(fates["flow"])
+    sim = (num + np.uint64(mss // 2)) // np.uint64(mss)
+    keep = kind <= 1
+    order: dict[int, int] = {}
+    for f in flow[kind == 0]:
+        order.setdefault(int(f), len(order))
+    flow = np.array([order.get(int(f), -1) for f in flow], dtype=np.int64)
+    keep &= flow >= 0
+    owner: dict[tuple[int, int, int], int] = {}
+    for i in np.flatnonzero(keep):
+        k = (int(flow[i]), int(kind[i]), int(sim[i]))
+        if owner.setdefault(k, int(num[i])) != int(num[i]):
+            keep[i] = False
+    out = {c: np.asarray(fates[c])[keep] for c in _KEY_DTYPES}
+    out["num"], out["flow"] = sim[keep], flow[keep]
+    return _keyed(out)
 
 def check_environment() -> None:
     """Raise :class:`ShellError` naming what this machine lacks for a shell."""
@@ -321,7 +391,7 @@ def write_log(result: ShellResult, path: str | os.PathLike[str]) -> int:
         k = len(log["fate"])
         n += k
         cols.setdefault("direction", []).append(np.full(k, name, dtype=object))
-        for c in ("t_in", "bytes", "start", "end", "arrive", "t_out", "attempts", "fate"):
+        for c in ("t_in", "bytes", "start", "end", "arrive", "t_out", "attempts", "fate", *KEY_COLUMNS):
             cols.setdefault(c, []).append(log[c])
     table = pa.table({c: np.concatenate(v) for c, v in cols.items()})
     p = Path(path)
@@ -331,20 +401,34 @@ def write_log(result: ShellResult, path: str | os.PathLike[str]) -> int:
     return n
 
 
-def read_replay(path: str | os.PathLike[str]) -> dict[str, np.ndarray]:
-    """The fates a logged shell applied, per direction (True = lost), for ``replay``."""
+def read_replay(path: str | os.PathLike[str], key: str = "packet") -> dict[str, Any]:
+    """The fates a logged shell applied, per direction, for ``replay``: by packet number
+    (``key="packet"``) a bool per admitted packet (True = lost); keyed by segment
+    (``key="segment"``) a dict of arrays (:meth:`ShellResult.keyed_fates`)."""
     import pyarrow.parquet as pq
 
+    if key not in REPLAY_KEYS:
+        raise _core.ParameterError(f"invalid parameter replay key = {key!r}: expected one of {', '.join(REPLAY_KEYS)}")
+    cols = ["direction", "fate", *(KEY_COLUMNS if key == "segment" else ())]
     try:
-        t = pq.read_table(path, columns=["direction", "fate"])
-    except (OSError, ValueError) as e:
-        raise _core.TraceFormatError(f"{path}: not a burstlab shell log (Parquet with direction and fate): {e}") from None
+        t = pq.read_table(path, columns=cols)
+    except (OSError, ValueError, KeyError) as e:
+        raise _core.TraceFormatError(f"{path}: not a burstlab shell log with the columns {', '.join(cols)} "
+                                     f"(a replay keyed by segment needs a log written since the shell logs keys): {e}") from None
     d = np.asarray(t.column("direction").to_pylist(), dtype=object)
     f = np.asarray(t.column("fate").to_numpy())
-    return {name: (f[(d == name) & (f != 2)] == 1) for name in ("uplink", "downlink")}
+    out: dict[str, Any] = {}
+    for name in ("uplink", "downlink"):
+        mine = d == name
+        if key == "packet":
+            out[name] = f[mine & (f != 2)] == 1
+        else:
+            out[name] = _keyed_from({c: np.asarray(t.column(c).to_numpy())[mine] for c in ("fate", *KEY_COLUMNS)})
+    return out
 
 
-def with_replay(u: Direction, d: Direction, path: str | os.PathLike[str]) -> tuple[Direction, Direction]:
-    """``u`` and ``d`` playing the fates logged in ``path``."""
-    r = read_replay(path)
+def with_replay(u: Direction, d: Direction, path: str | os.PathLike[str], key: str = "packet") -> tuple[Direction, Direction]:
+    """``u`` and ``d`` playing the fates logged in ``path``, matched by packet number or
+    keyed by segment (:data:`REPLAY_KEYS`)."""
+    r = read_replay(path, key)
     return replace(u, replay=r["uplink"]), replace(d, replay=r["downlink"])

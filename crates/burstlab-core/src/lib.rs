@@ -15,6 +15,7 @@ pub mod param;
 pub mod phy;
 pub mod results;
 pub mod rng;
+pub mod shell_key;
 pub mod sim;
 pub mod tcp;
 pub mod time;

@@ -2,7 +2,7 @@
 //! simulator (which clones it per link direction).
 use crate::errors::IntoPyResult;
 use crate::trace::PyBitTrace;
-use burstlab_core::loss::{registry, spec};
+use burstlab_core::loss::{registry, spec, KeyedReplay};
 use burstlab_core::loss::{
     markov_ct, on_off, Bernoulli, BlockBootstrap, DeterministicList, EndBehavior, GilbertElliott, LossModel, MarkovModulated, Replay, RunLength, SemiMarkov, SemiMarkovChain,
     Sojourn, TimeMode, Vddp,
@@ -190,6 +190,33 @@ impl PyLossModel {
         let slot = slot.map(|s| secs("slot", s)).transpose()?;
         let end = EndBehavior::parse(end).py()?;
         Ok(Self::new(Box::new(Replay::new(trace.inner.clone(), slot, end).py()?)))
+    }
+
+    /// A replay keyed by what each packet is (`loss/keyed.rs`, docs/shell.md): entry i says
+    /// whether transmission `tx[i]` (0: the first) of the packet of flow `flow[i]`, kind
+    /// `kind[i]` (0 data segment, 1 ACK, 2 control, 3 other) and number `num[i]` (the
+    /// simulator: a data segment's number, an ACK's cumulative segment) is lost. The
+    /// simulator asks it with each packet's key; a key it does not hold is decided by
+    /// `otherwise` (a loss model, per packet, on the link's loss stream) or, without one,
+    /// delivered.
+    #[staticmethod]
+    #[pyo3(signature = (flow, kind, num, tx, lost, otherwise=None))]
+    fn keyed_replay(
+        flow: PyReadonlyArray1<'_, u32>,
+        kind: PyReadonlyArray1<'_, u8>,
+        num: PyReadonlyArray1<'_, u64>,
+        tx: PyReadonlyArray1<'_, u32>,
+        lost: PyReadonlyArray1<'_, bool>,
+        otherwise: Option<PyRef<'_, PyLossModel>>,
+    ) -> PyResult<Self> {
+        let mut r = KeyedReplay::new(flow.as_slice()?, kind.as_slice()?, num.as_slice()?, tx.as_slice()?, lost.as_slice()?).py()?;
+        if let Some(m) = otherwise {
+            if m.inner.lock().expect("loss model lock poisoned").as_keyed().is_some() {
+                return Err(crate::errors::to_py(Error::param("otherwise", "keyed-replay", "a loss model that is not itself a keyed replay")));
+            }
+            r = r.otherwise(m.fresh());
+        }
+        Ok(Self::new(Box::new(r)))
     }
 
     /// k-state Markov-modulated losses (an HMM with binary emissions): transition matrix,

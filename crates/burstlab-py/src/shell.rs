@@ -13,13 +13,17 @@
 //!
 //! Time is the monotonic clock in ns from the forwarder's start. Every packet's fate can be
 //! logged (time in, size, service start and end, arrival, fate, time written, attempts), and
-//! a logged run's fates can be replayed: the k-th admitted packet of a direction then gets
-//! the k-th logged fate instead of a fresh draw.
+//! a logged run's fates can be replayed: by packet number, the k-th admitted packet of a
+//! direction then gets the k-th logged fate instead of a fresh draw; keyed by segment, a
+//! packet gets the fate logged for the same transmission of the same segment (or ACK): its
+//! key (`burstlab_core::shell_key`, `loss/keyed.rs`) is logged with it.
 use crate::errors::{to_py, IntoPyResult};
 use crate::linklayer::link_layer_config;
 use crate::loss::PyLossModel;
+use burstlab_core::loss::{FateKey, KeyedReplay, TxCounter};
 use burstlab_core::link::{BufferUnit, InFlight, LinkLayer, LossMode, LossSource, Opportunities, Pipe, Server, Timing};
 use burstlab_core::rng::{self, Rng};
+use burstlab_core::shell_key::PacketKeyer;
 use burstlab_core::time::{self, Nanos};
 use burstlab_core::Error;
 use numpy::{IntoPyArray, PyReadonlyArray1};
@@ -126,7 +130,15 @@ struct Log {
     fate: Vec<u8>,
     t_out: Vec<u64>,
     attempts: Vec<u32>,
+    flow: Vec<u32>,
+    kind: Vec<u8>,
+    num: Vec<u64>,
+    tx: Vec<u32>,
 }
+
+/// The transmission count logged for a packet dropped by the full buffer: none (only the
+/// packets that reach the loss decision are counted).
+const NOT_COUNTED: u32 = u32::MAX;
 
 /// One direction of the emulated path.
 struct Dir {
@@ -136,6 +148,11 @@ struct Dir {
     loss: LossSource,
     layer_rng: Rng,
     replay: Option<Vec<bool>>,
+    /// A replay keyed by segment (instead of `replay`).
+    keyed: Option<KeyedReplay>,
+    /// Packets' keys and transmission counts (kept when logging or replaying keyed).
+    keyer: PacketKeyer,
+    tx: TxCounter,
     replayed: usize,
     replay_past_end: u64,
     inp: RawFd,
@@ -191,7 +208,14 @@ impl Dir {
         Ok(true)
     }
 
-    fn next_fate(&mut self, start: Nanos, end: Nanos) -> bool {
+    fn next_fate(&mut self, start: Nanos, end: Nanos, key: Option<(FateKey, u32)>) -> bool {
+        if let (Some(r), Some((k, tx))) = (self.keyed.as_mut(), key) {
+            // what the log does not hold meets the direction's own loss model (none: delivered)
+            return match r.lookup(k, tx) {
+                Some(lost) => lost,
+                None => self.loss.decide(start, end),
+            };
+        }
         if let Some(r) = &self.replay {
             let k = self.replayed;
             self.replayed += 1;
@@ -206,6 +230,10 @@ impl Dir {
 
     fn admit(&mut self, now: Nanos, i: u32, bytes: u32) {
         self.packets += 1;
+        let keying = self.logging || self.keyed.is_some();
+        let key = keying.then(|| self.keyer.key(&self.bufs[i as usize][..bytes as usize]));
+        // the transmission is counted once the packet reaches the loss decision
+        let mut counted = None;
         let (start, end, lost, attempts) = if let Some(layer) = self.layer.as_mut() {
             let (loss, rng) = (&mut self.loss, &mut self.layer_rng);
             let mut service = None;
@@ -217,10 +245,11 @@ impl Dir {
                 None => (0, 0, None, 0),
                 Some((s, e)) => {
                     let sv = service.unwrap();
+                    counted = key.map(|k| (k, self.tx.next(k)));
                     // a replayed run replays the frame's fate; the attempts are drawn afresh
-                    let lost = match &self.replay {
-                        Some(_) => self.next_fate(s, e),
-                        None => !sv.delivered,
+                    let lost = match self.replay.is_some() || self.keyed.is_some() {
+                        true => self.next_fate(s, e, counted),
+                        false => !sv.delivered,
                     };
                     (s, e, Some(lost), sv.attempts)
                 }
@@ -229,7 +258,8 @@ impl Dir {
             match self.pipe.admit(now, bytes, &mut self.server) {
                 None => (0, 0, None, 0),
                 Some((s, e)) => {
-                    let lost = self.next_fate(s, e);
+                    counted = key.map(|k| (k, self.tx.next(k)));
+                    let lost = self.next_fate(s, e, counted);
                     (s, e, Some(lost), 1)
                 }
             }
@@ -249,6 +279,11 @@ impl Dir {
             });
             l.t_out.push(0);
             l.attempts.push(attempts);
+            let k = key.expect("keyed when logging");
+            l.flow.push(k.flow);
+            l.kind.push(k.kind as u8);
+            l.num.push(k.num);
+            l.tx.push(counted.map_or(NOT_COUNTED, |c| c.1));
         }
         match lost {
             None => {
@@ -331,7 +366,8 @@ fn get_f64(d: &Bound<'_, PyDict>, key: &str, default: f64) -> PyResult<f64> {
 /// A direction from its dict (`burstlab.shell` builds it): rate (bits/s; 0 = no limit) or
 /// capacity (a uint64 array of opportunity instants, ns) with capacity_bytes, delay (s),
 /// buffer (in buffer_unit: packets or bytes), loss (LossModel or None), loss_mode, link_layer (dict or None), seed,
-/// replay (bool array or None).
+/// replay (bool array or None), replay_keyed (None or a dict of arrays flow, kind, num, tx
+/// and lost: the fates by key).
 fn direction(d: &Bound<'_, PyDict>, name: &str, inp: RawFd, out: RawFd, logging: bool) -> PyResult<Dir> {
     let timing = match d.get_item("capacity")?.filter(|v| !v.is_none()) {
         Some(c) => {
@@ -387,6 +423,24 @@ fn direction(d: &Bound<'_, PyDict>, name: &str, inp: RawFd, out: RawFd, logging:
         }
         None => None,
     };
+    let keyed = match d.get_item("replay_keyed")?.filter(|v| !v.is_none()) {
+        Some(r) => {
+            let r = r.downcast::<PyDict>()?;
+            let col = |k: &str| -> PyResult<Bound<'_, PyAny>> {
+                r.get_item(k)?.ok_or_else(|| to_py(Error::param(&format!("{name}.replay_keyed"), k, "columns flow, kind, num, tx and lost")))
+            };
+            let flow: PyReadonlyArray1<'_, u32> = col("flow")?.extract()?;
+            let kind: PyReadonlyArray1<'_, u8> = col("kind")?.extract()?;
+            let num: PyReadonlyArray1<'_, u64> = col("num")?.extract()?;
+            let tx: PyReadonlyArray1<'_, u32> = col("tx")?.extract()?;
+            let lost: PyReadonlyArray1<'_, bool> = col("lost")?.extract()?;
+            Some(KeyedReplay::new(flow.as_slice()?, kind.as_slice()?, num.as_slice()?, tx.as_slice()?, lost.as_slice()?).py()?)
+        }
+        None => None,
+    };
+    if keyed.is_some() && replay.is_some() {
+        return Err(to_py(Error::param(&format!("{name}.replay"), "both", "a replay by packet number or keyed by segment, not both")));
+    }
     Ok(Dir {
         pipe: Pipe::new(time::from_secs_f64(delay), buffer as u64, unit),
         server: Server::new(timing),
@@ -394,6 +448,9 @@ fn direction(d: &Bound<'_, PyDict>, name: &str, inp: RawFd, out: RawFd, logging:
         loss,
         layer_rng: rng::stream(seed, rng::component_id("shell.link_layer")),
         replay,
+        keyed,
+        keyer: PacketKeyer::default(),
+        tx: TxCounter::default(),
         replayed: 0,
         replay_past_end: 0,
         inp,
@@ -425,6 +482,10 @@ fn result<'py>(py: Python<'py>, mut d: Dir) -> PyResult<Bound<'py, PyDict>> {
     out.set_item("late_max", d.late_max as f64 * 1e-9)?;
     out.set_item("late_mean", if d.delivered > 0 { d.late_sum as f64 * 1e-9 / d.delivered as f64 } else { 0.0 })?;
     out.set_item("replay_past_end", d.replay_past_end)?;
+    // keyed replay: decisions the log held, and those it did not (delivered)
+    let (matched, unmatched) = d.keyed.as_ref().map_or((0, 0), |r| (r.matched, r.unmatched));
+    out.set_item("replay_matched", matched)?;
+    out.set_item("replay_unmatched", unmatched)?;
     if d.logging {
         let l = d.log;
         let log = PyDict::new(py);
@@ -436,6 +497,10 @@ fn result<'py>(py: Python<'py>, mut d: Dir) -> PyResult<Bound<'py, PyDict>> {
         log.set_item("fate", l.fate.into_pyarray(py))?;
         log.set_item("t_out", l.t_out.into_pyarray(py))?;
         log.set_item("attempts", l.attempts.into_pyarray(py))?;
+        log.set_item("flow", l.flow.into_pyarray(py))?;
+        log.set_item("kind", l.kind.into_pyarray(py))?;
+        log.set_item("num", l.num.into_pyarray(py))?;
+        log.set_item("tx", l.tx.into_pyarray(py))?;
         out.set_item("log", log)?;
     }
     Ok(out)

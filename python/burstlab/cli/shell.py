@@ -46,10 +46,12 @@ def _both(name: str, **kw: Any) -> Any:
 @click.option("--log", "log_path", default=None, type=click.Path(dir_okay=False), help="Write every packet's fate here (Parquet).")
 @click.option("--replay", "replay_path", default=None, type=click.Path(exists=True, dir_okay=False),
               help="Apply the fates logged by an earlier --log instead of drawing them.")
+@click.option("--replay-key", default="packet", show_default=True, type=click.Choice(["packet", "segment"]),
+              help="Match a logged fate to a packet by its number in the direction, or by what it is (TCP segment or ACK and its transmission).")
 @click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED)
 @click.pass_context
-def shell_cmd(ctx: click.Context, command: tuple[str, ...], log_path: str | None, replay_path: str | None, loss_mode: str, seed: int,
-              cc: str | None, **kw: Any) -> None:
+def shell_cmd(ctx: click.Context, command: tuple[str, ...], log_path: str | None, replay_path: str | None, replay_key: str, loss_mode: str,
+              seed: int, cc: str | None, **kw: Any) -> None:
     """Run COMMAND in a network namespace whose traffic crosses an emulated path: each
     direction a burstlab link (rate or capacity trace, delay, DropTail buffer, loss model,
     link layer), from the options or from a scenario file (burstlab shell SCENARIO.toml --
@@ -90,14 +92,15 @@ def shell_cmd(ctx: click.Context, command: tuple[str, ...], log_path: str | None
             ))  # fmt: skip
         up, down = dirs
     if replay_path is not None:
-        up, down = shell.with_replay(up, down, replay_path)
+        up, down = shell.with_replay(up, down, replay_path, replay_key)
     res = shell.run(list(command), up, down, log=log_path is not None or replay_path is not None, cc=cc)
     for name in ("uplink", "downlink"):
         r = getattr(res, name)
         click.echo(
             f"{name}: {r['packets']} packets, {r['delivered']} delivered, {r['lost']} lost, {r['queue_drops']} dropped by the full buffer; "
             f"written {r['late_mean'] * 1e6:.0f} µs after their time on average (at most {r['late_max'] * 1e3:.2f} ms)"
-            + (f"; {r['replay_past_end']} past the end of the replayed log (delivered)" if r["replay_past_end"] else ""),
+            + (f"; {r['replay_past_end']} past the end of the replayed log (delivered)" if r["replay_past_end"] else "")
+            + (f"; {r['replay_unmatched']} not in the replayed log (delivered)" if r["replay_unmatched"] else ""),
             err=True,
         )
     if log_path is not None:

@@ -1,7 +1,7 @@
 //! The loss process of a link direction: none, its own model and random stream, another
 //! link's model shared ("sync": one channel process for data and ACKs,
 //! Pentikousis & Badr §3), or a reception trace indexed by slot (Srinivasan et al. §3.1).
-use crate::loss::{LossModel, Unit};
+use crate::loss::{FateKey, KeyedReplay, LossModel, Unit};
 use crate::rng::Rng;
 use crate::time::Nanos;
 use crate::trace::BitTrace;
@@ -54,6 +54,9 @@ pub enum LossSource {
     Shared(usize),
     /// Slotted mode: lost iff the trace bit of the packet's slot is 0 (or beyond the end).
     Trace { trace: BitTrace, slot: Nanos },
+    /// A replay keyed by what each packet is (`loss/keyed.rs`): decided with the packet's
+    /// key ([`LossSource::decide_keyed`]), at admission.
+    Keyed(Box<KeyedReplay>),
 }
 
 impl LossSource {
@@ -62,7 +65,7 @@ impl LossSource {
         match self {
             LossSource::None | LossSource::Shared(_) => None,
             LossSource::Own { mode, .. } => Some(*mode),
-            LossSource::Trace { .. } => Some(LossMode::Packet),
+            LossSource::Trace { .. } | LossSource::Keyed(_) => Some(LossMode::Packet),
         }
     }
 
@@ -80,6 +83,18 @@ impl LossSource {
                 let k = (start / *slot) as usize;
                 k >= trace.len() || !trace.get(k)
             }
+            // asked without a key (a link layer's attempt): unmatched, delivered
+            LossSource::Keyed(r) => r.lost_packet(&mut crate::rng::from_seed(0)),
+        }
+    }
+
+    /// [`LossSource::decide`] for a packet whose key `key()` gives: a keyed replay decides
+    /// from the key, any other source exactly as `decide` does (the key is not computed).
+    #[inline]
+    pub fn decide_keyed(&mut self, start: Nanos, arrive: Nanos, key: impl FnOnce() -> FateKey) -> bool {
+        match self {
+            LossSource::Keyed(r) => r.decide(key()),
+            _ => self.decide(start, arrive),
         }
     }
 

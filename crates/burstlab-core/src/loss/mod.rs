@@ -15,6 +15,7 @@ pub mod fill;
 pub mod gilbert_elliott;
 pub mod hmm;
 pub mod hsmm;
+pub mod keyed;
 pub mod list;
 pub mod markov_ct;
 pub mod phy;
@@ -32,6 +33,7 @@ pub use bootstrap::BlockBootstrap;
 pub use gilbert_elliott::GilbertElliott;
 pub use hmm::MarkovModulated;
 pub use hsmm::SemiMarkovChain;
+pub use keyed::{FateKey, KeyKind, KeyedReplay, TxCounter};
 pub use list::DeterministicList;
 pub use markov_ct::{markov_ct, on_off};
 pub use phy::{Fading, PhyChannel, Snr};
@@ -98,6 +100,12 @@ pub trait LossModel: Send + std::fmt::Debug {
     }
 
     fn clone_box(&self) -> Box<dyn LossModel>;
+
+    /// A replay keyed by what each packet is ([`keyed::KeyedReplay`]): the simulator then
+    /// asks it with each packet's key instead of calling `lost_packet`.
+    fn as_keyed(&self) -> Option<&keyed::KeyedReplay> {
+        None
+    }
 
     /// Sample `n` packets into a trace (1 = delivered). Models override this with
     /// faster run- or word-level samplers; the result must equal `n` calls of

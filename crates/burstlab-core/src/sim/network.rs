@@ -235,6 +235,11 @@ impl Network {
                         ));
                     }
                 }
+                // a keyed replay is asked with each packet's key; a link layer's attempts
+                // have none (and their number differs between runs)
+                LinkLoss::Own(m, _) if m.as_keyed().is_some() && l.layer.is_some() => {
+                    return Err(Error::param(&format!("link {}.loss", l.name), "keyed-replay", "a link without a link layer"));
+                }
                 LinkLoss::Trace { trace, slot } => {
                     if *slot == 0 {
                         return Err(Error::param("slot", 0, "a positive time"));

@@ -140,7 +140,7 @@ impl<const LOG: bool, const FULL: bool> Engine<LOG, FULL> {
         let seq = self.seq;
         let l = &self.links[li];
         let arrive = sent + l.pipe.delay;
-        let lost = !l.lossless && self.decide(li, start, sent, arrive);
+        let lost = !l.lossless && self.decide(li, start, sent, arrive, &p);
         let (was_empty, more) = self.links[li].aqm_push(InFlight { start, arrive, seq, bytes, lost, pkt: p });
         if was_empty {
             self.tree.set(li, key(arrive, seq));

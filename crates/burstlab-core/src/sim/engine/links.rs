@@ -82,18 +82,20 @@ impl<const LOG: bool, const FULL: bool> Engine<LOG, FULL> {
     /// The fate of a packet on link `i` served during [start, sent], arriving at `arrive`:
     /// the loss process of the link's owner (itself, or the link whose process it shares)
     /// over the link's loss window.
+    /// `p`'s key serves a replay keyed by what packets are (`loss/keyed.rs`).
     #[inline(always)]
-    pub(super) fn decide(&mut self, i: usize, start: Nanos, sent: Nanos, arrive: Nanos) -> bool {
+    pub(super) fn decide(&mut self, i: usize, start: Nanos, sent: Nanos, arrive: Nanos, p: &Pkt) -> bool {
         let l = self.links.at_mut(i);
         let end = match l.window {
             LossWindow::Serialisation => sent,
             LossWindow::Transit => arrive,
         };
+        let key = || p.fate_key();
         if l.owner == i {
-            l.loss.decide(start, end)
+            l.loss.decide_keyed(start, end, key)
         } else {
             let o = l.owner;
-            self.links.at_mut(o).loss.decide(start, end)
+            self.links.at_mut(o).loss.decide_keyed(start, end, key)
         }
     }
 
@@ -189,7 +191,7 @@ impl<const LOG: bool, const FULL: bool> Engine<LOG, FULL> {
             let was_empty = l.pipe.is_empty();
             let lost = match lost {
                 Some(lost) => lost,
-                None => !l.lossless && self.decide(li, start, sent, arrive),
+                None => !l.lossless && self.decide(li, start, sent, arrive, &p),
             };
             self.links.at_mut(li).pipe.push(InFlight { lost, ..e }, true);
             if was_empty {
@@ -263,8 +265,8 @@ impl<const LOG: bool, const FULL: bool> Engine<LOG, FULL> {
     pub(super) fn decide_time_mode(&mut self, li: usize) {
         let p = &self.links[li].pipe;
         let e = p.undecided();
-        let (s, t, a) = (e.start, p.sent(e), e.arrive);
-        let lost = self.decide(li, s, t, a);
+        let (s, t, a, pkt) = (e.start, p.sent(e), e.arrive, e.pkt);
+        let lost = self.decide(li, s, t, a, &pkt);
         self.links[li].pipe.decide_next(lost);
         self.refresh(li);
     }

@@ -269,6 +269,13 @@ impl<const LOG: bool, const FULL: bool> Engine<LOG, FULL> {
             };
             let loss = match l.loss {
                 LinkLoss::None => LossSource::None,
+                LinkLoss::Own(m, _) if m.as_keyed().is_some() => {
+                    let mut r = m.as_keyed().expect("keyed").clone();
+                    crate::loss::LossModel::reset(&mut r);
+                    // its fallback model draws on the link's loss stream
+                    r.set_rng(stream(seed, component_id(&format!("link.{}.loss", l.name))));
+                    LossSource::Keyed(Box::new(r))
+                }
                 LinkLoss::Own(mut m, mode) => {
                     m.reset();
                     let rng = stream(seed, component_id(&format!("link.{}.loss", l.name)));

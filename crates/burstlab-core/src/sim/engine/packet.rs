@@ -1,6 +1,7 @@
 //! What travels through the network: a packet ([`Pkt`]: four words, no enum payload) and
 //! the optional per-packet log ([`LogRec`]).
 use super::*;
+use crate::loss::{FateKey, KeyKind};
 
 /// What a packet is.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -89,6 +90,18 @@ impl Pkt {
     pub fn with_rseq(mut self, r: u16) -> Self {
         self.meta |= (r as u64) << 48;
         self
+    }
+
+    /// Its key for a replay keyed by what packets are (`loss/keyed.rs`): a data segment by
+    /// its number, an ACK by its cumulative ACK, a datagram by its number.
+    #[inline]
+    pub(super) fn fate_key(&self) -> FateKey {
+        let kind = match self.kind() {
+            PktKind::Data => KeyKind::Data,
+            PktKind::Ack => KeyKind::Ack,
+            PktKind::Udp => KeyKind::Other,
+        };
+        FateKey { flow: self.flow, kind, num: self.num }
     }
 
     pub(super) fn log_fields(&self) -> (LogKind, u64, bool) {
