@@ -164,6 +164,16 @@ impl<const SUB: u32, const EXACT_MIN: bool> LogHistogram<SUB, EXACT_MIN> {
     #[inline(never)]
     fn grow(&mut self, b: usize) {
         let (start, end) = ((b >> SUB) << SUB, (((b >> SUB) + 1) << SUB).min(Self::BINS));
+        // Exactly the octaves spanned, not Vec's doubling: a run of many flows holds one
+        // histogram per link, and this is called once per new octave only.
+        let span = if self.counts.is_empty() {
+            end - start
+        } else if b < self.lo {
+            self.hi() - start
+        } else {
+            end - self.lo
+        };
+        self.counts.reserve_exact(span - self.counts.len());
         if self.counts.is_empty() {
             self.lo = start;
             self.counts.resize(end - start, 0);
