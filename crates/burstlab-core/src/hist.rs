@@ -164,6 +164,16 @@ impl<const SUB: u32, const EXACT_MIN: bool> LogHistogram<SUB, EXACT_MIN> {
     #[inline(never)]
     fn grow(&mut self, b: usize) {
         let (start, end) = ((b >> SUB) << SUB, (((b >> SUB) + 1) << SUB).min(Self::BINS));
+        // Exactly the octaves spanned, not Vec's doubling: a run of many flows holds one
+        // histogram per link, and this is called once per new octave only.
+        let span = if self.counts.is_empty() {
+            end - start
+        } else if b < self.lo {
+            self.hi() - start
+        } else {
+            end - self.lo
+        };
+        self.counts.reserve_exact(span - self.counts.len());
         if self.counts.is_empty() {
             self.lo = start;
             self.counts.resize(end - start, 0);
@@ -396,6 +406,13 @@ mod tests {
             h.record(v);
         }
         assert_eq!(h.counts.len(), 32, "one power of two: 32 bins, not {}", h.hi());
+        // Memory: exactly the bins held, grown an octave at a time above and below.
+        assert_eq!(h.counts.capacity(), 32);
+        let mut g = h.clone();
+        g.record(300_000);
+        g.record(1_000);
+        assert_eq!((g.counts.len(), g.counts.capacity()), (g.hi() - g.lo, g.hi() - g.lo));
+        assert_eq!(g.counts.len(), 32 * 10, "the octaves 2^9 (1000) to 2^18 (300 000)");
         assert_eq!(h.lo, (LogHistogram::<5>::bin(120_000) >> 5) << 5);
         // Values below and above, in scrambled order, against a reference that counts
         // every value in a full array of bins.

@@ -175,8 +175,9 @@ impl<P: Copy + Default> Pipe<P> {
             delay,
             buffer,
             unit,
-            // Small at first: the ring doubles as the pipe fills (memory O(occupancy)).
-            ring: Ring::with_capacity(16),
+            // Two entries at first: the ring doubles as the pipe fills (memory O(occupancy):
+            // a network of many flows has many links that never hold more than a few).
+            ring: Ring::with_capacity(2),
             decided: 0,
             first_waiting: 0,
             waiting_bytes: 0,

@@ -77,7 +77,7 @@ impl Receiver {
         Receiver {
             cfg,
             rcv_nxt: 0,
-            ooo: VecDeque::with_capacity(256),
+            ooo: VecDeque::new(), // grows with the first hole (most flows of a many-flow run see few)
             ooo_count: 0,
             pending: 0,
             delack_deadline: None,

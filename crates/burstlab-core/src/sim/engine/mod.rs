@@ -347,7 +347,7 @@ impl<const LOG: bool, const FULL: bool> Engine<LOG, FULL> {
                             acks_lost: 0,
                             arrived_bytes: 0,
                             spurious_retx: 0,
-                            pending_rto: VecDeque::with_capacity(8),
+                            pending_rto: VecDeque::new(), // allocated at the first timeout
                             sacks: VecDeque::new(),
                             ack_in: AckPkt::default(),
                             next_sack: 0,
