@@ -26,7 +26,6 @@ from __future__ import annotations
 import errno
 import hashlib
 import json
-import math
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -60,6 +59,7 @@ from burstlab.experiments.prr_mu_settings import (  # noqa: F401  (re-exported)
 )
 from burstlab.stats import trace_stats
 from burstlab.study import provenance
+from burstlab.study.commit import commit_in_batches
 from burstlab.study.estimate import bootstrap_cache
 from burstlab.store import ResultStore, canonical_json, results_version
 from burstlab.sweep import run_tasks, set_forkserver_preload, task_seed
@@ -281,11 +281,6 @@ class StudyResult:
 #: keeps their wall times).
 PHASES = ("inputs", "simulations", "tables", "fits and figures", "report")
 
-#: Finished links' rows are committed together at most this often (s): one DuckDB commit
-#: costs ~20 ms, one per link was a fifth of the whole study (issue 12).
-FLUSH_EVERY_S = 0.25
-
-
 class _Phases:
     """Announce each phase ('[2/5] simulations …') and time it."""
 
@@ -423,33 +418,20 @@ FIGURE_MODULES = ("burstlab.plot", "matplotlib.figure", "matplotlib.backends.bac
 
 def _simulate_all(cfg: StudyConfig, todo: Sequence[LinkTask], store: ResultStore, *, workers: int | None, cluster: str | None,
                   progress: bool, say: Callable[[str], None]) -> None:
-    """Run the pending link tasks and commit their rows: every :data:`FLUSH_EVERY_S` the
-    links finished since the last commit go in one transaction (a killed study loses at most
-    those and the ones in flight), and "finished …" is said only once a link is committed."""
-    batch: list[dict[str, Any]] = []
-    names: list[str] = []
-    last = time.perf_counter()
+    """Run the pending link tasks and commit their rows in batches
+    (:func:`~burstlab.study.commit.commit_in_batches`: a killed study loses at most the
+    links of the last fraction of a second and the ones in flight); "finished …" is said
+    only once a link is committed."""
     k = 0
 
-    def flush() -> None:
-        nonlocal last, k
-        store.insert_many(batch)
-        for name in names:
-            k += 1
-            if not progress:
-                say(f"finished {name} ({k}/{len(todo)} links)")
-        batch.clear()
-        names.clear()
-        last = time.perf_counter()
+    def committed(task: LinkTask) -> None:
+        nonlocal k
+        k += 1
+        if not progress:
+            say(f"finished {task.link_id} ({k}/{len(todo)} links)")
 
-    for task, rows in run_tasks(run_link, todo, workers=workers, cluster=cluster, progress=progress, description=f"prr-mu {cfg.dataset}: simulations",
-                                help_while_starting=True):
-        batch.extend(rows)
-        names.append(task.link_id)
-        if time.perf_counter() - last >= FLUSH_EVERY_S:
-            flush()
-    if batch:
-        flush()
+    commit_in_batches(run_tasks(run_link, todo, workers=workers, cluster=cluster, progress=progress, description=f"prr-mu {cfg.dataset}: simulations",
+                                help_while_starting=True), store, committed=committed)  # fmt: skip
 
 
 def _fetch(store: ResultStore, keys: Sequence[str]) -> list[dict[str, Any]]:
