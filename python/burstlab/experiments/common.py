@@ -243,7 +243,9 @@ def run_pending(
             say(f"finished {task.name} ({done}/{len(todo)} tasks)")
 
     # whole tasks, committed together at most every 0.25 s: a commit per task was ~40 % of tibet's CPU
-    commit_in_batches(run_tasks(run_task, todo, workers=workers, cluster=cluster, progress=progress, description=description), store, committed=committed)
+    # help_while_starting: this process runs tasks until the pool's forkserver has imported the study
+    commit_in_batches(run_tasks(run_task, todo, workers=workers, cluster=cluster, progress=progress, description=description, help_while_starting=True),
+                      store, committed=committed)  # fmt: skip
     return store.rows_with_keys(keys, order_by="r.cell, r.replicate"), n_todo
 
 
