@@ -35,6 +35,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from burstlab.experiments import prr_mu_figures as F
 from burstlab.experiments import prr_mu_report as R
 from burstlab.sim import TcpConfig, run_trace
 from burstlab._core import LossModel, ParameterError
@@ -391,10 +392,10 @@ def run_study(
             info["provenance"] = study_provenance(cfg, traces)
             provenance.write(out, info["provenance"], store)
     with ph("fits and figures", "least-L1 fits with cross-validation and bootstrap, figures (only what changed)"):
-        fitted, figs = R.fits_and_figures(cfg, out, links, links_tab, info, workers=workers, progress=progress, formats=formats)
+        fitted, figs = F.fits_and_figures(cfg, out, links, links_tab, info, workers=workers, progress=progress, formats=formats)
     with ph("report"), bootstrap_cache(out / ".cache" / "bootstrap.json"):  # a re-run on the same links recomputes no interval
-        md, html, claims = R.write_report(cfg, out, links, links_tab, runs, excluded, fitted, R.fit_notes(cfg, fitted), figs, notes, info, ph.times)
-    return StudyResult(out, store_path, md, html, runs, links_tab, R.fig13_rows(fitted), figs, n_todo, len(keys) - n_todo,
+        md, html, claims = R.write_report(cfg, out, links, links_tab, runs, excluded, fitted, F.fit_notes(cfg, fitted), figs, notes, info, ph.times)
+    return StudyResult(out, store_path, md, html, runs, links_tab, F.fig13_rows(fitted), figs, n_todo, len(keys) - n_todo,
                        time.perf_counter() - t0, dict(ph.times), claims)
 
 
@@ -408,7 +409,7 @@ def _start_forkserver() -> None:
     simulations are left (a re-run with everything in the store starts no process)."""
     from multiprocessing import forkserver
 
-    set_forkserver_preload("burstlab.experiments.prr_mu", "burstlab.experiments.prr_mu_report", *FIGURE_MODULES)  # with the dies-with-us guard
+    set_forkserver_preload("burstlab.experiments.prr_mu", "burstlab.experiments.prr_mu_figures", *FIGURE_MODULES)  # with the dies-with-us guard
     forkserver.ensure_running()
 
 
