@@ -37,6 +37,7 @@ import numpy.typing as npt
 
 from burstlab.experiments import prr_mu_figures as F
 from burstlab.experiments import prr_mu_report as R
+from burstlab.experiments.common import StudyResult as _StudyResult
 from burstlab.sim import TcpConfig, run_trace
 from burstlab._core import LossModel, ParameterError
 from burstlab.experiments.prr_mu_inputs import (  # noqa: F401  (re-exported: the report, tests and benchmarks read them here)
@@ -260,22 +261,14 @@ def pending_tasks(tasks: Sequence[LinkTask], done: set[str]) -> list[LinkTask]:
 # the whole study
 # --------------------------------------------------------------------------------------
 @dataclass
-class StudyResult:
-    """Where the study wrote its outputs, and the tables it computed."""
+class StudyResult(_StudyResult):
+    """Where the study wrote its outputs, and the tables it computed: every study's result
+    (:class:`burstlab.experiments.common.StudyResult`) with the links, Fig. 13's rows and
+    each phase's wall time."""
 
-    out: Path
-    store_path: Path
-    report_md: Path
-    report_html: Path
-    runs: list[dict[str, Any]]
-    links: list[dict[str, Any]]
-    fig13: list[dict[str, Any]]
-    figures: dict[str, Path]
-    ran: int
-    skipped: int
-    elapsed_s: float
+    links: list[dict[str, Any]] = field(default_factory=list)
+    fig13: list[dict[str, Any]] = field(default_factory=list)
     timings: dict[str, float] = field(default_factory=dict)
-    claims: list[dict[str, Any]] = field(default_factory=list)
 
 
 #: The study's phases, in order (each is reported as it starts and ends; :class:`StudyResult`
@@ -395,8 +388,8 @@ def run_study(
         fitted, figs = F.fits_and_figures(cfg, out, links, links_tab, info, workers=workers, progress=progress, formats=formats)
     with ph("report"), bootstrap_cache(out / ".cache" / "bootstrap.json"):  # a re-run on the same links recomputes no interval
         md, html, claims = R.write_report(cfg, out, links, links_tab, runs, excluded, fitted, F.fit_notes(cfg, fitted), figs, notes, info, ph.times)
-    return StudyResult(out, store_path, md, html, runs, links_tab, F.fig13_rows(fitted), figs, n_todo, len(keys) - n_todo,
-                       time.perf_counter() - t0, dict(ph.times), claims)
+    return StudyResult(out, store_path, md, html, runs, figs, claims, n_todo, len(keys) - n_todo, time.perf_counter() - t0,
+                       links=links_tab, fig13=F.fig13_rows(fitted), timings=dict(ph.times))  # fmt: skip
 
 
 def _start_forkserver() -> None:
