@@ -23,17 +23,17 @@ def _finished(n: int, per: int = 2):
 
 def test_every_row_committed_once_in_order_whole_tasks() -> None:
     st, seen = _Recorder(), []
-    assert commit_in_batches(_finished(7), st, committed=seen.append, every_s=3600.0) == 7
+    assert commit_in_batches(_finished(7), st, committed=lambda t, k: seen.append((t, k)), every_s=3600.0) == 7
     assert len(st.commits) == 1  # nothing reached the interval: one commit at the end
     assert [r["task"] for r in st.commits[0]] == [t for t in range(7) for _ in range(2)]
-    assert seen == list(range(7))
+    assert seen == [(t, t + 1) for t in range(7)]
 
 
 def test_zero_interval_commits_each_task() -> None:
     st, seen = _Recorder(), []
-    commit_in_batches(_finished(4), st, committed=seen.append, every_s=0.0)
+    commit_in_batches(_finished(4), st, committed=lambda t, k: seen.append((t, k)), every_s=0.0)
     assert [[r["task"] for r in c] for c in st.commits] == [[0, 0], [1, 1], [2, 2], [3, 3]]
-    assert seen == [0, 1, 2, 3]
+    assert seen == [(0, 1), (1, 2), (2, 3), (3, 4)]
 
 
 def test_failure_keeps_the_finished_tasks() -> None:
@@ -43,9 +43,9 @@ def test_failure_keeps_the_finished_tasks() -> None:
 
     st, seen = _Recorder(), []
     with pytest.raises(KeyboardInterrupt):
-        commit_in_batches(failing(), st, committed=seen.append, every_s=3600.0)
+        commit_in_batches(failing(), st, committed=lambda t, k: seen.append((t, k)), every_s=3600.0)
     assert sorted({r["task"] for c in st.commits for r in c}) == [0, 1, 2]
-    assert seen == [0, 1, 2]
+    assert seen == [(0, 1), (1, 2), (2, 3)]
 
 
 def test_real_store_holds_every_row(tmp_path) -> None:

@@ -34,3 +34,10 @@ def test_preamble_marks_a_quick_run_as_preview_and_links_the_store() -> None:
     quick = preamble("T", quick="2 runs per cell", numbers="N.")
     assert len(quick) == 3 and PREVIEW in quick[1][1] and "2 runs per cell" in quick[1][1] and "Store" not in quick[2][1]
     assert preamble("T", quick=None) == [("h1", "T")]
+
+
+def test_replicates_sentence_states_the_counts() -> None:
+    from burstlab.study.blocks import replicates_sentence
+
+    s = replicates_sentence("transfers", 909, 40, 3, 2, 1)
+    assert "909 transfers in 40 cells, study seed 3; 2 transfers per cell at the defaults, 1 per cell" in s and s.endswith("confidence interval")

@@ -234,13 +234,10 @@ def run_pending(
     todo = pending(tasks, store.keys())
     n_todo = sum(len(t.items) for t in todo)
     say(f"{len(keys)} simulations in {len(tasks)} tasks: {len(keys) - n_todo} already in {store.path}, {n_todo} to run")
-    done = 0
 
-    def committed(task: Task) -> None:
-        nonlocal done
-        done += 1
+    def committed(task: Task, k: int) -> None:
         if not progress:
-            say(f"finished {task.name} ({done}/{len(todo)} tasks)")
+            say(f"finished {task.name} ({k}/{len(todo)} tasks)")
 
     # whole tasks, committed together at most every 0.25 s: a commit per task was ~40 % of tibet's CPU
     # help_while_starting: this process runs tasks until the pool's forkserver has imported the study

@@ -51,7 +51,7 @@ from burstlab.experiments.error_models_why import noise_note, why
 from burstlab.store import ResultStore
 from burstlab.study import estimate as E
 from burstlab.study import provenance, settings
-from burstlab.study.blocks import claims_section, preamble, settings_blocks
+from burstlab.study.blocks import claims_section, preamble, replicates_sentence, settings_blocks
 from burstlab.study.report import Block
 from burstlab.study.verdict import SettingVerdicts, Verdict, claim_rows, tally
 
@@ -404,9 +404,7 @@ def build_report(cfg: StudyConfig, out: Path, env: Env, pts: Sequence[tuple[str,
     b: list[Block] = preamble(
         "Error models for TCP simulations: Pentikousis & Badr, checked",
         quick=f"{cfg.seeds} transfers per cell, {cfg.sweep_seeds} per sensitivity point, two values per open parameter" if cfg.quick else None,
-        numbers=f"Every number below comes from the simulator: {n_runs} transfers in {len(stats)} cells, study seed {cfg.seed}; "
-                f"{cfg.seeds} transfers per cell at the defaults, {cfg.sweep_seeds} per cell of every sensitivity point; ± is a 95 % confidence interval, "
-                "[lo, hi] a 95 % interval of a ratio (delta method over paired transfers: replicate k uses the same seed, hence the same channel "
+        numbers=replicates_sentence("transfers", n_runs, len(stats), cfg.seed, cfg.seeds, cfg.sweep_seeds) + ", [lo, hi] a 95 % interval of a ratio (delta method over paired transfers: replicate k uses the same seed, hence the same channel "
                 "trajectory, in every cell).",
         tables=("runs", "cells", "claims"), files=("cells.csv", "claims.csv", "sensitivity.csv", "summary.json"))  # fmt: skip
     b.append(("h2", "Setting: what the paper gives and what we chose"))

@@ -49,7 +49,7 @@ from burstlab.experiments import link_transport_claims as LC
 from burstlab.experiments.link_transport_claims import COLLAPSE_RESIDUAL, COLLAPSE_SHARE, LINEAR_TOL, ZERO_RESIDUAL
 from burstlab.experiments.prr_mu_report import Block, write_csv
 from burstlab.study import settings
-from burstlab.study.blocks import claims_section, preamble
+from burstlab.study.blocks import claims_section, preamble, replicates_sentence
 from burstlab.study.verdict import SettingVerdicts, Verdict, claim_rows
 from burstlab.store import ResultStore
 
@@ -483,9 +483,8 @@ def build_report(cfg: StudyConfig, out: Path, env: Env, pts: Sequence[tuple[str,
         "Link and transport protocols in interference-prone WLANs: Subramanian, Ramakrishnan & Kalyanaraman, reproduced",
         quick=f"{cfg.seeds} runs of {s.duration:g} s per cell, {cfg.sweep_seeds} per sensitivity point, fewer error rates, two values of three open parameters"
         if cfg.quick else None,
-        numbers=f"Every number below comes from the simulator: {n_runs} runs in {n_cells} cells, study seed {cfg.seed}, "
-                f"{cfg.seeds} runs per cell at the defaults, {cfg.sweep_seeds} per sensitivity point; ± is a 95 % confidence interval (Student t). "
-                "Replicate k uses the same seed — the same channel — in every cell.",
+        numbers=replicates_sentence("runs", n_runs, n_cells, cfg.seed, cfg.seeds, cfg.sweep_seeds) + " (Student t). Replicate k uses the same seed — the same "
+                "channel — in every cell.",
         tables=("runs", "cells"), files=("cells.csv", "claims.csv", "table1.csv", "sensitivity.csv", "summary.json"))  # fmt: skip
     b.append(("h2", "Setting: what the slides give and what we chose"))
     lv = ", ".join(f"dbm{x}: {_pct(tc.raw_loss(x))}" for x in env.levels)

@@ -416,11 +416,8 @@ def _simulate_all(cfg: StudyConfig, todo: Sequence[LinkTask], store: ResultStore
     (:func:`~burstlab.study.commit.commit_in_batches`: a killed study loses at most the
     links of the last fraction of a second and the ones in flight); "finished …" is said
     only once a link is committed."""
-    k = 0
 
-    def committed(task: LinkTask) -> None:
-        nonlocal k
-        k += 1
+    def committed(task: LinkTask, k: int) -> None:
         if not progress:
             say(f"finished {task.link_id} ({k}/{len(todo)} links)")
 

@@ -69,7 +69,7 @@ from burstlab.experiments.tibet import (
 from burstlab.store import ResultStore
 from burstlab.study import estimate as E
 from burstlab.study import provenance, settings
-from burstlab.study.blocks import claims_section, preamble
+from burstlab.study.blocks import claims_section, preamble, replicates_sentence
 from burstlab.study.prose import compare_ratio, direction
 from burstlab.study.report import Block
 from burstlab.study.verdict import SettingVerdicts, Verdict, claim_rows, tally
@@ -411,9 +411,7 @@ def build_report(cfg: StudyConfig, out: Path, env: Env, pts: Sequence[tuple[str,
         "TCP with bandwidth estimation over wireless networks: Martignon & Capone, checked",
         quick=f"{cfg.seeds} runs of {s.duration:g} s per cell, {cfg.sweep_seeds} per sensitivity point, fewer points per figure, two values per open parameter"
         if cfg.quick else None,
-        numbers=f"Every number below comes from the simulator: {n_runs} runs in {len(stats)} cells, study seed {cfg.seed}; "
-                f"{cfg.seeds} runs per cell at the defaults, {cfg.sweep_seeds} per cell of every sensitivity point; ± is a 95 % confidence interval, "
-                "[lo, hi] a 95 % interval of a ratio (delta method over paired runs: replicate k uses the same seed — the same loss draws, the same "
+        numbers=replicates_sentence("runs", n_runs, len(stats), cfg.seed, cfg.seeds, cfg.sweep_seeds) + ", [lo, hi] a 95 % interval of a ratio (delta method over paired runs: replicate k uses the same seed — the same loss draws, the same "
                 "start times — in every cell).",
         tables=("runs", "cells", "claims"), files=("cells.csv", "claims.csv", "sensitivity.csv", "summary.json"))  # fmt: skip
     b.append(("h2", "Setting: what the paper gives and what we chose"))

@@ -36,6 +36,14 @@ def preamble(title: str, *, quick: str | None, numbers: str | None = None, table
     return b + [("p", f"burstlab {__version__}. {numbers}{where}")]
 
 
+def replicates_sentence(unit: str, n_runs: int, n_cells: int, seed: int, seeds: int, sweep_seeds: int) -> str:
+    """What every number of a study of keyed cells comes from: its ``n_runs`` (``unit``:
+    "runs", "transfers") in ``n_cells`` cells, the study seed, the replicates per cell at the
+    defaults and per sensitivity point; ± is a 95 % confidence interval."""
+    return (f"Every number below comes from the simulator: {n_runs} {unit} in {n_cells} cells, study seed {seed}; {seeds} {unit} per cell at the "
+            f"defaults, {sweep_seeds} per cell of every sensitivity point; ± is a 95 % confidence interval")  # fmt: skip
+
+
 def claims_section(verdicts: Sequence[Verdict], settings: Sequence[SettingVerdicts] = (), *, intervals: str = "", setting_intro: str = "") -> list[tuple[str, Any]]:
     """The report's claims section: heading, tally (calibration apart, preview marked), the
     rule, the findings table, the calibration checks' table, and — when given — each

@@ -27,23 +27,25 @@ class _Store(Protocol):
 
 
 def commit_in_batches(finished: Iterable[tuple[T, list[dict[str, Any]]]], store: _Store, *,
-                      committed: Callable[[T], None] | None = None, every_s: float = FLUSH_EVERY_S) -> int:  # fmt: skip
+                      committed: Callable[[T, int], None] | None = None, every_s: float = FLUSH_EVERY_S) -> int:  # fmt: skip
     """Insert the rows of each ``(task, rows)`` of ``finished`` into ``store``: the tasks
     finished since the last commit in one transaction, at most every ``every_s`` seconds
     and once more at the end (also when ``finished`` raises: the tasks done are kept).
-    ``committed(task)`` is called for each task once its rows are committed. Returns the
+    ``committed(task, k)`` is called for each task once its rows are committed (k: how many
+    tasks are committed by then, from 1). Returns the
     number of tasks."""
     batch: list[dict[str, Any]] = []
     tasks: list[T] = []
     last = time.perf_counter()
-    n = 0
+    n = done = 0
 
     def flush() -> None:
-        nonlocal last
+        nonlocal last, done
         store.insert_many(batch)
-        if committed is not None:
-            for t in tasks:
-                committed(t)
+        for t in tasks:
+            done += 1
+            if committed is not None:
+                committed(t, done)
         batch.clear()
         tasks.clear()
         last = time.perf_counter()
