@@ -5,6 +5,7 @@ statements true by construction are calibration checks, never counted."""
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
@@ -104,3 +105,20 @@ def test_a_model_at_the_edge_is_not_far() -> None:
     s = dict(SMP)
     s["dist d"] = HC.DIST * (1 + 0.05 * np.random.default_rng(0).standard_normal(T))
     assert judge(next(c for c in CLAIMS if c.id == "fig4-d-still-far"), s).outcome == "inconclusive"
+
+
+def test_curvature_vectorized_is_polyfit_per_resample() -> None:
+    """The bootstrap's stacked form of the curvature gives polyfit's answer row by row,
+    also where a resample holds only two distinct FERs (polyfit's minimum-norm fit) or one
+    (NaN)."""
+    rng = np.random.default_rng(7)
+    x = np.stack([rng.choice(rng.uniform(0.01, 0.5, size=k), size=9) for k in (1, 2, 3, 5, 9) for _ in range(40)])
+    y = rng.uniform(1e4, 1e6, size=x.shape)
+    got = HC.curvature(x, y, axis=-1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # polyfit's RankWarning on the two-FER rows
+        want = np.array([HC.curvature(a, b) for a, b in zip(x, y)])
+    assert np.array_equal(np.isnan(got), np.isnan(want)) and np.isnan(want[:40]).all()
+    ok = ~np.isnan(want)
+    assert np.allclose(got[ok], want[ok], rtol=1e-9, atol=0)
+    assert HC.curvature(x[:, :2], y[:, :2], axis=-1).shape == (200,) and np.isnan(HC.curvature(x[:, :2], y[:, :2], axis=-1)).all()

@@ -22,3 +22,22 @@ def test_html_embeds_figures_when_given_the_folder(tmp_path: Path) -> None:
     assert "src='figures/f.png'" in render_html(blocks, "T")  # no folder: the path
     md = render_md(blocks)
     assert "![a figure](figures/f.png)" in md and "| 1 | 2 |" in md
+
+
+def test_preamble_marks_a_quick_run_as_preview_and_links_the_store() -> None:
+    from burstlab.study.blocks import preamble
+    from burstlab.study.verdict import PREVIEW
+
+    full = preamble("T", quick=None, numbers="N.", tables=("runs", "cells"), files=("cells.csv",))
+    assert full[0] == ("h1", "T") and len(full) == 2 and PREVIEW not in str(full)
+    assert "(tables `runs`, `cells`), [`cells.csv`](cells.csv)." in full[1][1] and full[1][1].startswith("burstlab ")
+    quick = preamble("T", quick="2 runs per cell", numbers="N.")
+    assert len(quick) == 3 and PREVIEW in quick[1][1] and "2 runs per cell" in quick[1][1] and "Store" not in quick[2][1]
+    assert preamble("T", quick=None) == [("h1", "T")]
+
+
+def test_replicates_sentence_states_the_counts() -> None:
+    from burstlab.study.blocks import replicates_sentence
+
+    s = replicates_sentence("transfers", 909, 40, 3, 2, 1)
+    assert "909 transfers in 40 cells, study seed 3; 2 transfers per cell at the defaults, 1 per cell" in s and s.endswith("confidence interval")

@@ -51,9 +51,9 @@ from burstlab.experiments.error_models_why import noise_note, why
 from burstlab.store import ResultStore
 from burstlab.study import estimate as E
 from burstlab.study import provenance, settings
-from burstlab.study.blocks import claims_section, settings_blocks
+from burstlab.study.blocks import claims_section, preamble, replicates_sentence, settings_blocks
 from burstlab.study.report import Block
-from burstlab.study.verdict import PREVIEW, SettingVerdicts, Verdict, claim_rows, tally
+from burstlab.study.verdict import SettingVerdicts, Verdict, claim_rows, tally
 
 #: The units and labels of the open parameters in tables and figures.
 PARAM_LABEL = {
@@ -401,15 +401,12 @@ def build_report(cfg: StudyConfig, out: Path, env: Env, pts: Sequence[tuple[str,
                  svs: Sequence[SettingVerdicts], figs: dict[str, Path], n_runs: int, pdf: bool = False, prov: dict[str, Any] | None = None) -> list[Block]:  # fmt: skip
     prov = prov or provenance.cell_study("error-models", cfg, "transfers")
     s = cfg.setup
-    b: list[Block] = [("h1", "Error models for TCP simulations: Pentikousis & Badr, checked")]
-    if cfg.quick:
-        b.append(("p", f"**Quick run — {PREVIEW}** (`--quick`): {cfg.seeds} transfers per cell, {cfg.sweep_seeds} per sensitivity point, two values per "
-                       "open parameter. Every verdict below is a preview; run without `--quick` for the study."))
-    b.append(("p", f"burstlab {__version__}. Every number below comes from the simulator: {n_runs} transfers in {len(stats)} cells, study seed {cfg.seed}; "
-                   f"{cfg.seeds} transfers per cell at the defaults, {cfg.sweep_seeds} per cell of every sensitivity point; ± is a 95 % confidence interval, "
-                   "[lo, hi] a 95 % interval of a ratio (delta method over paired transfers: replicate k uses the same seed, hence the same channel "
-                   "trajectory, in every cell). Store: [`store.duckdb`](store.duckdb) (tables `runs`, `cells`, `claims`), [`cells.csv`](cells.csv), "
-                   "[`claims.csv`](claims.csv), [`sensitivity.csv`](sensitivity.csv), [`summary.json`](summary.json)."))
+    b: list[Block] = preamble(
+        "Error models for TCP simulations: Pentikousis & Badr, checked",
+        quick=f"{cfg.seeds} transfers per cell, {cfg.sweep_seeds} per sensitivity point, two values per open parameter" if cfg.quick else None,
+        numbers=replicates_sentence("transfers", n_runs, len(stats), cfg.seed, cfg.seeds, cfg.sweep_seeds) + ", [lo, hi] a 95 % interval of a ratio (delta method over paired transfers: replicate k uses the same seed, hence the same channel "
+                "trajectory, in every cell).",
+        tables=("runs", "cells", "claims"), files=("cells.csv", "claims.csv", "sensitivity.csv", "summary.json"))  # fmt: skip
     b.append(("h2", "Setting: what the paper gives and what we chose"))
     b.append(("ul", [
         f"Topology: one channel hop ({show('rate', s.rate)} Mb/s, {show('lan_delay', s.lan_delay)} ms one way, DropTail {s.buffer} packets) carrying the loss "

@@ -47,7 +47,7 @@ from burstlab.experiments.hybrid_claims import NEAR
 from burstlab.experiments.prr_mu_report import Block, write_csv
 from burstlab.linklayer import wifi_timing
 from burstlab.study import settings
-from burstlab.study.blocks import claims_section
+from burstlab.study.blocks import claims_section, preamble
 from burstlab.study.verdict import SettingVerdicts, Verdict, claim_rows
 from burstlab.store import ResultStore
 from burstlab.sweep import task_seed
@@ -506,15 +506,15 @@ def build_report(cfg: StudyConfig, out: Path, env: Env, pts: Sequence[tuple[str,
                  pdf: bool = False) -> list[Block]:  # fmt: skip
     s = cfg.setup
     syn = _synthetic(cfg)
-    b: list[Block] = [("h1", "TCP over a hybrid satellite/Wi-Fi path: Barsocchi, Oligeri, Potortì, reproduced" + (" on synthetic traces" if syn else ""))]
-    if cfg.quick:
-        b.append(("p", f"**Quick run** (`--quick`): runs of {cfg.duration:g} s ({cfg.warmup:g} s discarded), {cfg.seeds} per cell, {cfg.sweep_seeds} per sensitivity "
-                       "point, fewer traces, FERs and parameter values. A first look only; run without `--quick` for the study."))
-    b.append(("p", f"burstlab {__version__}. Every number comes from the simulator: {n_runs} runs of {cfg.duration:g} s (the first {cfg.warmup:g} s discarded) "
-                   f"and {n_fits} model fits, study seed {cfg.seed}; {cfg.seeds} runs per cell at the defaults, {cfg.sweep_seeds} per cell of every sensitivity "
-                   "point; ± is a 95 % confidence interval. Store: [`store.duckdb`](store.duckdb) (tables `runs`, `fits`, `cells`), [`cells.csv`](cells.csv), "
-                   "[`traces.csv`](traces.csv), [`fits.csv`](fits.csv), [`fig03.csv`](fig03.csv), [`fig04.csv`](fig04.csv), [`ranking.csv`](ranking.csv), "
-                   "[`claims.csv`](claims.csv), [`sensitivity.csv`](sensitivity.csv), [`summary.json`](summary.json)."))
+    b: list[Block] = preamble(
+        "TCP over a hybrid satellite/Wi-Fi path: Barsocchi, Oligeri, Potortì, reproduced" + (" on synthetic traces" if syn else ""),
+        quick=f"runs of {cfg.duration:g} s ({cfg.warmup:g} s discarded), {cfg.seeds} per cell, {cfg.sweep_seeds} per sensitivity point, fewer traces, FERs and "
+              "parameter values" if cfg.quick else None,
+        numbers=f"Every number comes from the simulator: {n_runs} runs of {cfg.duration:g} s (the first {cfg.warmup:g} s discarded) "
+                f"and {n_fits} model fits, study seed {cfg.seed}; {cfg.seeds} runs per cell at the defaults, {cfg.sweep_seeds} per cell of every sensitivity "
+                "point; ± is a 95 % confidence interval.",
+        tables=("runs", "fits", "cells"),
+        files=("cells.csv", "traces.csv", "fits.csv", "fig03.csv", "fig04.csv", "ranking.csv", "claims.csv", "sensitivity.csv", "summary.json"))  # fmt: skip
     b.append(("p", _data_text(cfg)))
     if notes:
         b.append(("ul", list(notes)))

@@ -49,7 +49,7 @@ from burstlab.experiments import link_transport_claims as LC
 from burstlab.experiments.link_transport_claims import COLLAPSE_RESIDUAL, COLLAPSE_SHARE, LINEAR_TOL, ZERO_RESIDUAL
 from burstlab.experiments.prr_mu_report import Block, write_csv
 from burstlab.study import settings
-from burstlab.study.blocks import claims_section
+from burstlab.study.blocks import claims_section, preamble, replicates_sentence
 from burstlab.study.verdict import SettingVerdicts, Verdict, claim_rows
 from burstlab.store import ResultStore
 
@@ -479,15 +479,13 @@ def build_report(cfg: StudyConfig, out: Path, env: Env, pts: Sequence[tuple[str,
                  svs: Sequence[SettingVerdicts], figs: dict[str, Path], n_runs: int, n_cells: int, pdf: bool = False) -> list[Block]:  # fmt: skip
     s = cfg.setup
     tc = env.tc
-    b: list[Block] = [("h1", "Link and transport protocols in interference-prone WLANs: Subramanian, Ramakrishnan & Kalyanaraman, reproduced")]
-    if cfg.quick:
-        b.append(("p", f"**Quick run** (`--quick`): {cfg.seeds} runs of {s.duration:g} s per cell, {cfg.sweep_seeds} per sensitivity point, fewer error "
-                       "rates, two values of three open parameters. For a first look only; run without `--quick` for the study."))
-    b.append(("p", f"burstlab {__version__}. Every number below comes from the simulator: {n_runs} runs in {n_cells} cells, study seed {cfg.seed}, "
-                   f"{cfg.seeds} runs per cell at the defaults, {cfg.sweep_seeds} per sensitivity point; ± is a 95 % confidence interval (Student t). "
-                   "Replicate k uses the same seed — the same channel — in every cell. Store: [`store.duckdb`](store.duckdb) (tables `runs`, `cells`), "
-                   "[`cells.csv`](cells.csv), [`claims.csv`](claims.csv), [`table1.csv`](table1.csv), [`sensitivity.csv`](sensitivity.csv), "
-                   "[`summary.json`](summary.json)."))
+    b: list[Block] = preamble(
+        "Link and transport protocols in interference-prone WLANs: Subramanian, Ramakrishnan & Kalyanaraman, reproduced",
+        quick=f"{cfg.seeds} runs of {s.duration:g} s per cell, {cfg.sweep_seeds} per sensitivity point, fewer error rates, two values of three open parameters"
+        if cfg.quick else None,
+        numbers=replicates_sentence("runs", n_runs, n_cells, cfg.seed, cfg.seeds, cfg.sweep_seeds) + " (Student t). Replicate k uses the same seed — the same "
+                "channel — in every cell.",
+        tables=("runs", "cells"), files=("cells.csv", "claims.csv", "table1.csv", "sensitivity.csv", "summary.json"))  # fmt: skip
     b.append(("h2", "Setting: what the slides give and what we chose"))
     lv = ", ".join(f"dbm{x}: {_pct(tc.raw_loss(x))}" for x in env.levels)
     b.append(("ul", [

@@ -26,7 +26,6 @@ from __future__ import annotations
 import errno
 import hashlib
 import json
-import math
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -36,7 +35,9 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from burstlab.experiments import prr_mu_figures as F
 from burstlab.experiments import prr_mu_report as R
+from burstlab.experiments.common import StudyResult as _StudyResult
 from burstlab.sim import TcpConfig, run_trace
 from burstlab._core import LossModel, ParameterError
 from burstlab.experiments.prr_mu_inputs import (  # noqa: F401  (re-exported: the report, tests and benchmarks read them here)
@@ -60,6 +61,7 @@ from burstlab.experiments.prr_mu_settings import (  # noqa: F401  (re-exported)
 )
 from burstlab.stats import trace_stats
 from burstlab.study import provenance
+from burstlab.study.commit import commit_in_batches
 from burstlab.study.estimate import bootstrap_cache
 from burstlab.store import ResultStore, canonical_json, results_version
 from burstlab.sweep import run_tasks, set_forkserver_preload, task_seed
@@ -259,32 +261,19 @@ def pending_tasks(tasks: Sequence[LinkTask], done: set[str]) -> list[LinkTask]:
 # the whole study
 # --------------------------------------------------------------------------------------
 @dataclass
-class StudyResult:
-    """Where the study wrote its outputs, and the tables it computed."""
+class StudyResult(_StudyResult):
+    """Where the study wrote its outputs, and the tables it computed: every study's result
+    (:class:`burstlab.experiments.common.StudyResult`) with the links, Fig. 13's rows and
+    each phase's wall time."""
 
-    out: Path
-    store_path: Path
-    report_md: Path
-    report_html: Path
-    runs: list[dict[str, Any]]
-    links: list[dict[str, Any]]
-    fig13: list[dict[str, Any]]
-    figures: dict[str, Path]
-    ran: int
-    skipped: int
-    elapsed_s: float
+    links: list[dict[str, Any]] = field(default_factory=list)
+    fig13: list[dict[str, Any]] = field(default_factory=list)
     timings: dict[str, float] = field(default_factory=dict)
-    claims: list[dict[str, Any]] = field(default_factory=list)
 
 
 #: The study's phases, in order (each is reported as it starts and ends; :class:`StudyResult`
 #: keeps their wall times).
 PHASES = ("inputs", "simulations", "tables", "fits and figures", "report")
-
-#: Finished links' rows are committed together at most this often (s): one DuckDB commit
-#: costs ~20 ms, one per link was a fifth of the whole study (issue 12).
-FLUSH_EVERY_S = 0.25
-
 
 class _Phases:
     """Announce each phase ('[2/5] simulations …') and time it."""
@@ -396,11 +385,11 @@ def run_study(
             info["provenance"] = study_provenance(cfg, traces)
             provenance.write(out, info["provenance"], store)
     with ph("fits and figures", "least-L1 fits with cross-validation and bootstrap, figures (only what changed)"):
-        fitted, figs = R.fits_and_figures(cfg, out, links, links_tab, info, workers=workers, progress=progress, formats=formats)
+        fitted, figs = F.fits_and_figures(cfg, out, links, links_tab, info, workers=workers, progress=progress, formats=formats)
     with ph("report"), bootstrap_cache(out / ".cache" / "bootstrap.json"):  # a re-run on the same links recomputes no interval
-        md, html, claims = R.write_report(cfg, out, links, links_tab, runs, excluded, fitted, R.fit_notes(cfg, fitted), figs, notes, info, ph.times)
-    return StudyResult(out, store_path, md, html, runs, links_tab, R.fig13_rows(fitted), figs, n_todo, len(keys) - n_todo,
-                       time.perf_counter() - t0, dict(ph.times), claims)
+        md, html, claims = R.write_report(cfg, out, links, links_tab, runs, excluded, fitted, F.fit_notes(cfg, fitted), figs, notes, info, ph.times)
+    return StudyResult(out, store_path, md, html, runs, figs, claims, n_todo, len(keys) - n_todo, time.perf_counter() - t0,
+                       links=links_tab, fig13=F.fig13_rows(fitted), timings=dict(ph.times))  # fmt: skip
 
 
 def _start_forkserver() -> None:
@@ -413,7 +402,7 @@ def _start_forkserver() -> None:
     simulations are left (a re-run with everything in the store starts no process)."""
     from multiprocessing import forkserver
 
-    set_forkserver_preload("burstlab.experiments.prr_mu", "burstlab.experiments.prr_mu_report", *FIGURE_MODULES)  # with the dies-with-us guard
+    set_forkserver_preload("burstlab.experiments.prr_mu", "burstlab.experiments.prr_mu_figures", *FIGURE_MODULES)  # with the dies-with-us guard
     forkserver.ensure_running()
 
 
@@ -423,33 +412,17 @@ FIGURE_MODULES = ("burstlab.plot", "matplotlib.figure", "matplotlib.backends.bac
 
 def _simulate_all(cfg: StudyConfig, todo: Sequence[LinkTask], store: ResultStore, *, workers: int | None, cluster: str | None,
                   progress: bool, say: Callable[[str], None]) -> None:
-    """Run the pending link tasks and commit their rows: every :data:`FLUSH_EVERY_S` the
-    links finished since the last commit go in one transaction (a killed study loses at most
-    those and the ones in flight), and "finished …" is said only once a link is committed."""
-    batch: list[dict[str, Any]] = []
-    names: list[str] = []
-    last = time.perf_counter()
-    k = 0
+    """Run the pending link tasks and commit their rows in batches
+    (:func:`~burstlab.study.commit.commit_in_batches`: a killed study loses at most the
+    links of the last fraction of a second and the ones in flight); "finished …" is said
+    only once a link is committed."""
 
-    def flush() -> None:
-        nonlocal last, k
-        store.insert_many(batch)
-        for name in names:
-            k += 1
-            if not progress:
-                say(f"finished {name} ({k}/{len(todo)} links)")
-        batch.clear()
-        names.clear()
-        last = time.perf_counter()
+    def committed(task: LinkTask, k: int) -> None:
+        if not progress:
+            say(f"finished {task.link_id} ({k}/{len(todo)} links)")
 
-    for task, rows in run_tasks(run_link, todo, workers=workers, cluster=cluster, progress=progress, description=f"prr-mu {cfg.dataset}: simulations",
-                                help_while_starting=True):
-        batch.extend(rows)
-        names.append(task.link_id)
-        if time.perf_counter() - last >= FLUSH_EVERY_S:
-            flush()
-    if batch:
-        flush()
+    commit_in_batches(run_tasks(run_link, todo, workers=workers, cluster=cluster, progress=progress, description=f"prr-mu {cfg.dataset}: simulations",
+                                help_while_starting=True), store, committed=committed)  # fmt: skip
 
 
 def _fetch(store: ResultStore, keys: Sequence[str]) -> list[dict[str, Any]]:

@@ -69,10 +69,10 @@ from burstlab.experiments.tibet import (
 from burstlab.store import ResultStore
 from burstlab.study import estimate as E
 from burstlab.study import provenance, settings
-from burstlab.study.blocks import claims_section
+from burstlab.study.blocks import claims_section, preamble, replicates_sentence
 from burstlab.study.prose import compare_ratio, direction
 from burstlab.study.report import Block
-from burstlab.study.verdict import PREVIEW, SettingVerdicts, Verdict, claim_rows, tally
+from burstlab.study.verdict import SettingVerdicts, Verdict, claim_rows, tally
 
 #: Figs. 2-3 (issue 11's reading of "very close to the fair share"): each kind within ±10 %.
 FAIR_TOL = 0.10
@@ -407,15 +407,13 @@ def build_report(cfg: StudyConfig, out: Path, env: Env, pts: Sequence[tuple[str,
                  svs: Sequence[SettingVerdicts], figs: dict[str, Path], n_runs: int, pdf: bool = False, prov: dict[str, Any] | None = None) -> list[Block]:  # fmt: skip
     prov = prov or provenance.cell_study("tibet", cfg, "runs")
     s = cfg.setup
-    b: list[Block] = [("h1", "TCP with bandwidth estimation over wireless networks: Martignon & Capone, checked")]
-    if cfg.quick:
-        b.append(("p", f"**Quick run — {PREVIEW}** (`--quick`): {cfg.seeds} runs of {s.duration:g} s per cell, {cfg.sweep_seeds} per sensitivity point, "
-                       "fewer points per figure, two values per open parameter. Every verdict below is a preview; run without `--quick` for the study."))
-    b.append(("p", f"burstlab {__version__}. Every number below comes from the simulator: {n_runs} runs in {len(stats)} cells, study seed {cfg.seed}; "
-                   f"{cfg.seeds} runs per cell at the defaults, {cfg.sweep_seeds} per cell of every sensitivity point; ± is a 95 % confidence interval, "
-                   "[lo, hi] a 95 % interval of a ratio (delta method over paired runs: replicate k uses the same seed — the same loss draws, the same "
-                   "start times — in every cell). Store: [`store.duckdb`](store.duckdb) (tables `runs`, `cells`, `claims`), [`cells.csv`](cells.csv), "
-                   "[`claims.csv`](claims.csv), [`sensitivity.csv`](sensitivity.csv), [`summary.json`](summary.json)."))
+    b: list[Block] = preamble(
+        "TCP with bandwidth estimation over wireless networks: Martignon & Capone, checked",
+        quick=f"{cfg.seeds} runs of {s.duration:g} s per cell, {cfg.sweep_seeds} per sensitivity point, fewer points per figure, two values per open parameter"
+        if cfg.quick else None,
+        numbers=replicates_sentence("runs", n_runs, len(stats), cfg.seed, cfg.seeds, cfg.sweep_seeds) + ", [lo, hi] a 95 % interval of a ratio (delta method over paired runs: replicate k uses the same seed — the same loss draws, the same "
+                "start times — in every cell).",
+        tables=("runs", "cells", "claims"), files=("cells.csv", "claims.csv", "sensitivity.csv", "summary.json"))  # fmt: skip
     b.append(("h2", "Setting: what the paper gives and what we chose"))
     b.append(("ul", [
         f"TCP (ns-2 agents of 2002, not described beyond TIBET's rule): TCP Reno, TIBET (α = 0.99, the sent-packet estimator of §II), the Ideal TCP "

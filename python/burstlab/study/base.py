@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 from burstlab._core import ParameterError
 from burstlab.study.settings import declared, given
 from burstlab.study.settings import flag
+from burstlab.sweep import default_workers, set_forkserver_preload
 import importlib
 
 if TYPE_CHECKING:
@@ -95,10 +96,16 @@ def check_only(cls: Any, values: Mapping[str, Any], dataset: str, names: Mapping
         raise UsageError(f"{', '.join(o for o, _ in wrong)} {'has' if len(wrong) == 1 else 'have'} no effect with {name(dataset)} ({what})")
 
 
-def run_module(module: str, cfg: Any, out: str, **kw: Any) -> Any:
+def run_module(module: str, cfg: Any, out: str, *, workers: int | None = None, cluster: str | None = None, **kw: Any) -> Any:
     """Run the study whose module is named ``module`` (its ``run_study``): loaded by name when
-    the study runs, so that a study's settings stay light for ``burstlab study --help``."""
-    return importlib.import_module(module).run_study(cfg, out, **kw)
+    the study runs, so that a study's settings stay light for ``burstlab study --help``.
+    On a local pool, the pool's forkserver imports the study once and its workers fork with
+    nothing left to import (each worker importing numpy, the simulator's wrappers and the
+    study was why two workers were slower than one on a ``--quick`` study); a study that
+    sets its own preload before its pool starts (prr-mu) replaces this one."""
+    if cluster is None and (workers or default_workers()) > 1:
+        set_forkserver_preload(module)
+    return importlib.import_module(module).run_study(cfg, out, workers=workers, cluster=cluster, **kw)
 
 
 class CellStudy:

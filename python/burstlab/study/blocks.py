@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from burstlab._core import __version__
 from burstlab.study.prose import VERDICT_HEAD, settings_sentence, split_calibration, verdict_rows
 from burstlab.study.verdict import PREVIEW, SettingVerdicts, Verdict, tally
 
@@ -15,6 +16,32 @@ RULE = ("Each claim is declared with the paper's words, the quantity that measur
         "**reproduced**: our 95 % interval lies inside the tolerance band (or wholly on the claimed side of an ordering); **contradicted**: wholly "
         "outside; **inconclusive**: it straddles — a tie is never a hold — with the replicates that would likely decide. A claim over several points "
         "is reproduced when every point is. See `docs/claims.md`.")  # fmt: skip
+
+
+def preamble(title: str, *, quick: str | None, numbers: str | None = None, tables: Sequence[str] = (), files: Sequence[str] = ()) -> list[tuple[str, Any]]:
+    """The opening of a study's report: the title; for a ``--quick`` run (``quick``: what it
+    shrank) the "preview: not evidence" paragraph; then what every number comes from
+    (``numbers``, after the package version; None: the report says it itself) and where the
+    data are: ``store.duckdb`` with its ``tables`` and the other ``files`` of the study
+    folder, linked."""
+    b: list[tuple[str, Any]] = [("h1", title)]
+    if quick is not None:
+        b.append(("p", f"**Quick run — {PREVIEW}** (`--quick`): {quick}. Every verdict below is a preview; run without `--quick` for the study."))
+    if numbers is None:
+        return b
+    where = ""
+    if tables or files:
+        links = ([f"[`store.duckdb`](store.duckdb) (tables {', '.join(f'`{t}`' for t in tables)})"] if tables else []) + [f"[`{f}`]({f})" for f in files]
+        where = " Store: " + ", ".join(links) + "."
+    return b + [("p", f"burstlab {__version__}. {numbers}{where}")]
+
+
+def replicates_sentence(unit: str, n_runs: int, n_cells: int, seed: int, seeds: int, sweep_seeds: int) -> str:
+    """What every number of a study of keyed cells comes from: its ``n_runs`` (``unit``:
+    "runs", "transfers") in ``n_cells`` cells, the study seed, the replicates per cell at the
+    defaults and per sensitivity point; ± is a 95 % confidence interval."""
+    return (f"Every number below comes from the simulator: {n_runs} {unit} in {n_cells} cells, study seed {seed}; {seeds} {unit} per cell at the "
+            f"defaults, {sweep_seeds} per cell of every sensitivity point; ± is a 95 % confidence interval")  # fmt: skip
 
 
 def claims_section(verdicts: Sequence[Verdict], settings: Sequence[SettingVerdicts] = (), *, intervals: str = "", setting_intro: str = "") -> list[tuple[str, Any]]:
