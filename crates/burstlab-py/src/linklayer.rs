@@ -5,6 +5,7 @@
 //! core's [`LinkLayerConfig`], for the simulator's links too.
 use crate::errors::{to_py, IntoPyResult};
 use crate::loss::PyLossModel;
+use burstlab_core::link::adapt::{RateAdaptConfig, RateControlKind};
 use burstlab_core::link::arq::{ArqConfig, LimitCounts};
 use burstlab_core::link::harq::{HarqConfig, Sizing};
 use burstlab_core::hist::Durations;
@@ -111,6 +112,20 @@ fn timing_from_dict(d: &Bound<'_, PyDict>) -> PyResult<AttemptTiming> {
     Ok(t)
 }
 
+/// The DCF a rate-adaptive ARQ hop derives its rates' timing from: its `timing`'s Dcf
+/// (802.11b's by default); a fixed attempt time or rate has no rates to choose between.
+fn adaptive_dcf(d: &Bound<'_, PyDict>, control: &str) -> PyResult<Dcf> {
+    let Some(t) = item(d, "timing")? else { return Ok(Dcf::b11()) };
+    let t = t.downcast::<PyDict>()?;
+    if item(t, "attempt_time")?.is_some() || item(t, "rate")?.is_some() {
+        return Err(to_py(Error::param("rate_control", control, "the 802.11 DCF timing (no attempt_time or rate): each rate has its own air time")));
+    }
+    match item(t, "dcf")? {
+        Some(dcf) => dcf_from_dict(dcf.downcast::<PyDict>()?),
+        None => Ok(Dcf::b11()),
+    }
+}
+
 /// The link layer of `burstlab.linklayer.Arq` / `Harq` (their `_config()` dicts).
 pub fn link_layer_config(d: &Bound<'_, PyDict>) -> PyResult<LinkLayerConfig> {
     let kind: String = get(d, "kind", String::new())?;
@@ -121,7 +136,17 @@ pub fn link_layer_config(d: &Bound<'_, PyDict>) -> PyResult<LinkLayerConfig> {
     let cfg = match kind.as_str() {
         "arq" => {
             let counts: String = get(d, "counts", "retries".to_string())?;
-            LinkLayerConfig::Arq(ArqConfig { limit: get(d, "retry_limit", 7u32)?, counts: LimitCounts::parse(&counts).py()?, timing })
+            let (limit, counts) = (get(d, "retry_limit", 7u32)?, LimitCounts::parse(&counts).py()?);
+            let control: String = get(d, "rate_control", "fixed".to_string())?;
+            match RateControlKind::parse(&control).py()? {
+                None => LinkLayerConfig::Arq(ArqConfig { limit, counts, timing, adapt: None }),
+                Some(kind) => {
+                    let dcf = adaptive_dcf(d, &control)?;
+                    let mut cfg = ArqConfig::adaptive(limit, counts, RateAdaptConfig::dsss(kind, &dcf).py()?, false);
+                    cfg.timing.backoff = timing.backoff; // the hop's backoff, at every rate
+                    LinkLayerConfig::Arq(cfg)
+                }
+            }
         }
         "harq" => {
             let dft = HarqConfig::new(timing);
@@ -243,6 +268,21 @@ pub fn stats_dict<'py>(py: Python<'py>, st: &LinkStats, quantiles: &[f64]) -> Py
         fec.set_item(name, (fragments, bytes))?;
     }
     d.set_item("fec", fec)?;
+    // a rate-adaptive hop's attempts per rate (empty at a fixed rate)
+    let rates = st
+        .rates
+        .iter()
+        .map(|r| {
+            let x = PyDict::new(py);
+            x.set_item("mode", r.mode)?;
+            x.set_item("rate_bps", r.rate_bps)?;
+            x.set_item("attempts", r.attempts)?;
+            x.set_item("successes", r.successes)?;
+            x.set_item("share", if st.attempts > 0 { r.attempts as f64 / st.attempts as f64 } else { 0.0 })?;
+            Ok(x)
+        })
+        .collect::<PyResult<Vec<_>>>()?;
+    d.set_item("rates", rates)?;
     Ok(d)
 }
 
