@@ -28,9 +28,10 @@ import numpy as np
 import numpy.typing as npt
 
 from burstlab import _core
+from burstlab.sim.params import RATE_PARAMS, field_of
 
 __all__ = [
-    "Arq", "Backoff", "Dcf", "Distribution", "Harq", "LinkLayerStats", "LinkMeasurement", "WifiTiming", "measure",
+    "Arq", "Backoff", "Dcf", "Distribution", "Harq", "LinkLayerStats", "LinkMeasurement", "RATE_PARAMS", "WifiTiming", "measure",
     "parse_link_layer", "wifi_timing",
 ]  # fmt: skip
 
@@ -111,7 +112,9 @@ class Arq:
     the outcomes seen: ``"arf"``, ``"aarf"`` or ``"minstrel"`` (ns-3's ``ArfWifiManager``,
     ``AarfWifiManager``, ``MinstrelWifiManager``). Each attempt then takes its rate's DCF
     air time (``timing`` must be a :class:`Dcf`) and SNR-driven loss decides it at its rate
-    and size; the link results count attempts and successes per rate (``rates``).
+    and size; the link results count attempts and successes per rate (``rates``). The
+    controllers' settings (``arf_*``, ``minstrel_*``; ns-3's defaults) are declared in the
+    core (:data:`RATE_PARAMS`, ``docs/parameters.md``).
     """
 
     retry_limit: int = 7
@@ -119,7 +122,13 @@ class Arq:
     timing: Timing = field(default_factory=Dcf)
     rate: float | None = None
     backoff: Backoff | None = None
-    rate_control: Literal["fixed", "arf", "aarf", "minstrel"] = "fixed"
+    rate_control: str = field_of("rate_control", RATE_PARAMS)
+    arf_success: int = field_of("arf_success", RATE_PARAMS)
+    arf_timer: int = field_of("arf_timer", RATE_PARAMS)
+    minstrel_update: float = field_of("minstrel_update", RATE_PARAMS)
+    minstrel_ewma: int = field_of("minstrel_ewma", RATE_PARAMS)
+    minstrel_look_around: int = field_of("minstrel_look_around", RATE_PARAMS)
+    minstrel_columns: int = field_of("minstrel_columns", RATE_PARAMS)
 
     def _config(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -129,7 +138,7 @@ class Arq:
             "timing": _timing(self.timing, self.rate, self.backoff),
         }
         if self.rate_control != "fixed":  # a fixed-rate hop's config (and its cache keys) unchanged
-            out["rate_control"] = self.rate_control
+            out.update({k: getattr(self, k) for k in RATE_PARAMS})
         return out
 
 
@@ -379,6 +388,8 @@ def parse_link_layer(spec: str | dict[str, Any]) -> Arq | Harq | None:
                 dcf_rate = parse_rate(text_v, "dcf_rate")
             elif k == "rate":
                 kw["rate"] = parse_rate(text_v, "rate")
+            elif k in RATE_PARAMS and RATE_PARAMS[k]["kind"] == "time":
+                kw[k] = parse_time(text_v, k)
             elif k == "backoff":
                 if text_v not in ("none", "dcf"):
                     raise _core.ParameterError(f"backoff = {text_v!r}: expected none or dcf")

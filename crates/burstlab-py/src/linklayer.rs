@@ -5,7 +5,7 @@
 //! core's [`LinkLayerConfig`], for the simulator's links too.
 use crate::errors::{to_py, IntoPyResult};
 use crate::loss::PyLossModel;
-use burstlab_core::link::adapt::{RateAdaptConfig, RateControlKind};
+use burstlab_core::link::adapt::{RateAdaptConfig, RateAdaptParams, RateControlKind};
 use burstlab_core::link::arq::{ArqConfig, LimitCounts};
 use burstlab_core::link::harq::{HarqConfig, Sizing};
 use burstlab_core::hist::Durations;
@@ -137,15 +137,20 @@ pub fn link_layer_config(d: &Bound<'_, PyDict>) -> PyResult<LinkLayerConfig> {
         "arq" => {
             let counts: String = get(d, "counts", "retries".to_string())?;
             let (limit, counts) = (get(d, "retry_limit", 7u32)?, LimitCounts::parse(&counts).py()?);
-            let control: String = get(d, "rate_control", "fixed".to_string())?;
-            match RateControlKind::parse(&control).py()? {
-                None => LinkLayerConfig::Arq(ArqConfig { limit, counts, timing, adapt: None }),
-                Some(kind) => {
-                    let dcf = adaptive_dcf(d, &control)?;
-                    let mut cfg = ArqConfig::adaptive(limit, counts, RateAdaptConfig::dsss(kind, &dcf).py()?, false);
-                    cfg.timing.backoff = timing.backoff; // the hop's backoff, at every rate
-                    LinkLayerConfig::Arq(cfg)
+            // the declared rate-adaptation settings (RateAdaptParams::PARAMS), each checked by name
+            let mut params = RateAdaptParams::default();
+            for p in RateAdaptParams::PARAMS {
+                if let Some(v) = crate::sim::param_value(d, p)? {
+                    params.set(p.name, v).py()?;
                 }
+            }
+            if params.control == RateControlKind::Fixed {
+                LinkLayerConfig::Arq(ArqConfig { limit, counts, timing, adapt: None })
+            } else {
+                let dcf = adaptive_dcf(d, burstlab_core::param::Named::name(&params.control))?;
+                let mut cfg = ArqConfig::adaptive(limit, counts, RateAdaptConfig::dsss_with(params, &dcf).py()?, false);
+                cfg.timing.backoff = timing.backoff; // the hop's backoff, at every rate
+                LinkLayerConfig::Arq(cfg)
             }
         }
         "harq" => {
@@ -313,7 +318,16 @@ fn check_link_layer(layer: &Bound<'_, PyDict>) -> PyResult<()> {
     link_layer_config(layer).map(|_| ())
 }
 
+/// The descriptor table of an ARQ hop's rate adaptation (`RateAdaptParams::PARAMS`), as
+/// `red_params`: `burstlab.linklayer.RATE_PARAMS`, the `arq:` spec keys, `docs/parameters.md`.
+#[pyfunction]
+fn rate_adapt_params<'py>(py: Python<'py>) -> PyResult<Vec<Bound<'py, PyDict>>> {
+    let r = RateAdaptParams::default();
+    RateAdaptParams::PARAMS.iter().map(|p| crate::sim::spec_dict(py, p, r.get(p.name))).collect()
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(rate_adapt_params, m)?)?;
     m.add_function(wrap_pyfunction!(check_link_layer, m)?)?;
     m.add_function(wrap_pyfunction!(link_measure, m)?)?;
     m.add_function(wrap_pyfunction!(wifi_timing, m)?)?;

@@ -24,12 +24,14 @@ use super::wifi::{Dcf, Preamble};
 use super::{Channel, Service, Unit};
 use crate::phy::PhyMode;
 use crate::rng::{Rng, RngExt};
-use crate::time::Nanos;
+use crate::time::{Nanos, NS_PER_S};
 use crate::Error;
 
 /// Which controller chooses the rates.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RateControlKind {
+    /// No adaptation: every attempt at the hop's timing rate.
+    Fixed,
     /// Kamerman and Monteban's ARF (ns-3 `ArfWifiManager`).
     Arf,
     /// Lacage, Manshaei and Turletti's AARF (ns-3 `AarfWifiManager`).
@@ -38,23 +40,63 @@ pub enum RateControlKind {
     Minstrel,
 }
 
-impl RateControlKind {
-    /// `fixed` (no adaptation: None), `arf`, `aarf` or `minstrel`.
-    pub fn parse(s: &str) -> crate::Result<Option<Self>> {
+impl crate::param::Named for RateControlKind {
+    const NAMES: &'static [&'static str] = &["fixed", "arf", "aarf", "minstrel"];
+
+    fn parse(s: &str) -> crate::Result<Self> {
         match s {
-            "fixed" => Ok(None),
-            "arf" => Ok(Some(RateControlKind::Arf)),
-            "aarf" => Ok(Some(RateControlKind::Aarf)),
-            "minstrel" => Ok(Some(RateControlKind::Minstrel)),
+            "fixed" => Ok(RateControlKind::Fixed),
+            "arf" => Ok(RateControlKind::Arf),
+            "aarf" => Ok(RateControlKind::Aarf),
+            "minstrel" => Ok(RateControlKind::Minstrel),
             _ => Err(Error::param("rate_control", s, "fixed, arf, aarf or minstrel")),
         }
     }
 
-    pub fn name(&self) -> &'static str {
+    fn name(&self) -> &'static str {
         match self {
+            RateControlKind::Fixed => "fixed",
             RateControlKind::Arf => "arf",
             RateControlKind::Aarf => "aarf",
             RateControlKind::Minstrel => "minstrel",
+        }
+    }
+}
+
+crate::params! {
+    /// An ARQ hop's rate adaptation settings (defaults: ns-3's `ArfWifiManager`,
+    /// `AarfWifiManager` and `MinstrelWifiManager` attributes): `RateAdaptParams::PARAMS`
+    /// gives the `arq:` spec keys, Python's `Arq` fields, the TOML keys and
+    /// `docs/parameters.md`.
+    pub struct RateAdaptParams {
+        rate_control control: RateControlKind [choice] as rate_control = RateControlKind::Fixed, "",
+            "802.11 rate adaptation over 802.11b's 1/2/5.5/11 Mb/s: each attempt's rate chosen by ARF, AARF or Minstrel (fixed: the timing's rate).",
+            "Kamerman & Monteban 1997; Lacage et al. 2004; Linux rc80211_minstrel";
+        rate_control arf_success: u32 [u32] = 10, "attempts", min 1, max 10_000,
+            "ARF/AARF: successes in a row that move one rate up (AARF's minimum).", "ns-3 ArfWifiManager SuccessThreshold";
+        rate_control arf_timer: u32 [u32] = 15, "attempts", min 1, max 10_000,
+            "ARF/AARF: attempts since the last rate change that move one rate up (AARF's minimum).", "ns-3 ArfWifiManager TimerThreshold";
+        rate_control minstrel_update: Nanos [time] = NS_PER_S / 10, "s", min 0.001, max 10.0,
+            "Minstrel: interval between statistics updates.", "ns-3 MinstrelWifiManager UpdateStatistics";
+        rate_control minstrel_ewma: u32 [u32] = 75, "%", max 100,
+            "Minstrel: weight of the old success probability in the EWMA.", "ns-3 MinstrelWifiManager EwmaLevel";
+        rate_control minstrel_look_around: u32 [u32] = 10, "%", max 100,
+            "Minstrel: share of frames that sample another rate.", "ns-3 MinstrelWifiManager LookAroundRate";
+        rate_control minstrel_columns: u32 [u32] = 10, "", min 1, max 1000,
+            "Minstrel: random permutations of the rates in the sampling table.", "ns-3 MinstrelWifiManager SampleColumn";
+    }
+    virtual {}
+}
+
+impl RateAdaptParams {
+    /// Minstrel's parameters from these settings.
+    pub fn minstrel(&self) -> MinstrelParams {
+        MinstrelParams {
+            update: self.minstrel_update,
+            ewma_level: self.minstrel_ewma,
+            look_around: self.minstrel_look_around,
+            sample_columns: self.minstrel_columns as usize,
+            ..MinstrelParams::default()
         }
     }
 }
@@ -63,10 +105,9 @@ impl RateControlKind {
 /// DCF timing.
 #[derive(Clone, Debug, PartialEq)]
 pub struct RateAdaptConfig {
-    pub control: RateControlKind,
+    pub params: RateAdaptParams,
     pub modes: Vec<&'static PhyMode>,
     pub dcfs: Vec<Dcf>,
-    pub minstrel: MinstrelParams,
 }
 
 impl RateAdaptConfig {
@@ -74,6 +115,12 @@ impl RateAdaptConfig {
     /// preamble; the long preamble at 1 Mb/s, which has no short one), each ACK at the
     /// highest basic rate (1 or 2 Mb/s) at or below the data rate.
     pub fn dsss(control: RateControlKind, base: &Dcf) -> crate::Result<Self> {
+        Self::dsss_with(RateAdaptParams { control, ..RateAdaptParams::default() }, base)
+    }
+
+    /// [`RateAdaptConfig::dsss`] with every setting given.
+    pub fn dsss_with(params: RateAdaptParams, base: &Dcf) -> crate::Result<Self> {
+        params.check_ranges()?;
         base.validate()?;
         let (modes, ack) = dsss_modes();
         let dcfs = modes
@@ -84,7 +131,7 @@ impl RateAdaptConfig {
                 Dcf { rate_bps: m.rate_bps, ack_rate_bps: a, plcp, ..*base }
             })
             .collect();
-        Ok(RateAdaptConfig { control, modes, dcfs, minstrel: MinstrelParams::default() })
+        Ok(RateAdaptConfig { params, modes, dcfs })
     }
 
     /// The fastest rate's attempt timing (the hop's nominal timing; `backoff` as the hop's).
@@ -123,12 +170,19 @@ impl Adaptive {
         for d in &config.dcfs {
             d.validate()?;
         }
-        let controller = match config.control {
-            RateControlKind::Arf => Controller::Aarf(Aarf::new(false, config.modes.len())?),
-            RateControlKind::Aarf => Controller::Aarf(Aarf::new(true, config.modes.len())?),
+        let p = &config.params;
+        p.check_ranges()?;
+        let controller = match p.control {
+            RateControlKind::Fixed => return Err(Error::param("rate_control", "fixed", "a controller (arf, aarf or minstrel) for an adaptive hop")),
+            RateControlKind::Arf | RateControlKind::Aarf => Controller::Aarf(Aarf::with_thresholds(
+                p.control == RateControlKind::Aarf,
+                config.modes.len(),
+                p.arf_success,
+                p.arf_timer,
+            )?),
             RateControlKind::Minstrel => {
                 // checks the parameters now (the table itself is drawn at the first frame)
-                Minstrel::new(&config.dcfs, config.minstrel.clone(), 0)?;
+                Minstrel::new(&config.dcfs, p.minstrel(), 0)?;
                 Controller::MinstrelPending
             }
         };
@@ -151,7 +205,7 @@ impl Adaptive {
 
     fn controller(&mut self, rng: &mut Rng) -> &mut dyn RateControl {
         if let Controller::MinstrelPending = self.controller {
-            let m = Minstrel::new(&self.config.dcfs, self.config.minstrel.clone(), rng.random::<u64>()).expect("checked in new");
+            let m = Minstrel::new(&self.config.dcfs, self.config.params.minstrel(), rng.random::<u64>()).expect("checked in new");
             self.controller = Controller::Minstrel(Box::new(m));
         }
         match &mut self.controller {
@@ -369,12 +423,31 @@ mod tests {
 
     #[test]
     fn parse_and_checks() {
-        assert_eq!(RateControlKind::parse("fixed"), Ok(None));
-        assert_eq!(RateControlKind::parse("minstrel"), Ok(Some(RateControlKind::Minstrel)));
+        use crate::param::{Named, Value};
+        assert_eq!(RateControlKind::parse("minstrel"), Ok(RateControlKind::Minstrel));
         assert!(RateControlKind::parse("onoe").unwrap_err().to_string().contains("rate_control = onoe"));
+        // the declared settings: names, defaults (ns-3's), ranges
+        let names: Vec<_> = RateAdaptParams::PARAMS.iter().map(|p| p.name).collect();
+        assert_eq!(names, ["rate_control", "arf_success", "arf_timer", "minstrel_update", "minstrel_ewma", "minstrel_look_around", "minstrel_columns"]);
+        let mut p = RateAdaptParams::default();
+        assert_eq!(p.minstrel(), MinstrelParams::default());
+        assert!(p.set("minstrel_ewma", Value::Int(101)).unwrap_err().to_string().contains("minstrel_ewma = 101"));
+        p.set("rate_control", Value::Text("aarf".into())).unwrap();
+        assert_eq!(p.control, RateControlKind::Aarf);
         let mut cfg = RateAdaptConfig::dsss(RateControlKind::Minstrel, &Dcf::b11()).unwrap();
-        cfg.minstrel.update = 0;
-        assert!(Adaptive::new(cfg).is_err());
+        cfg.params.minstrel_update = 0;
+        assert!(Adaptive::new(cfg).unwrap_err().to_string().contains("minstrel_update = 0"));
+        assert!(RateAdaptConfig::dsss(RateControlKind::Fixed, &Dcf::b11()).map(Adaptive::new).unwrap().is_err());
+        // ARF's thresholds from the settings: 3 successes step up
+        let params = RateAdaptParams { control: RateControlKind::Arf, arf_success: 3, ..RateAdaptParams::default() };
+        let cfg = RateAdaptConfig::dsss_with(params, &Dcf::b11()).unwrap();
+        let mut a = Arq::new(ArqConfig::adaptive(7, LimitCounts::Retries, cfg, false)).unwrap();
+        let mut ch = Script { fates: vec![], asked: vec![] };
+        let mut t = 0;
+        for _ in 0..4 {
+            t = a.serve(t, 100, &mut ch, &mut from_seed(0)).end;
+        }
+        assert_eq!(ch.asked[3].2.mode.unwrap().name, "dsss2");
         // a short preamble hop keeps the long one at 1 Mb/s
         let short = Dcf::dsss(11_000_000, Preamble::Short).unwrap();
         let cfg = RateAdaptConfig::dsss(RateControlKind::Arf, &short).unwrap();
