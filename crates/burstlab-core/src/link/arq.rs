@@ -87,7 +87,7 @@ pub struct Arq {
     /// Payload air time and unit (bits on the air) of the last frame size seen (frame
     /// sizes repeat: data, ACKs).
     cached: (u32, Nanos, Unit),
-    adaptive: Option<Adaptive>,
+    adaptive: Option<Box<Adaptive>>,
     pub stats: LinkStats,
 }
 
@@ -97,7 +97,7 @@ impl Arq {
         config.timing.validate()?;
         let t = &config.timing;
         let cached = (0, t.payload_time(t.encapsulation_bytes as u64), Self::unit_of(t, 0));
-        let adaptive = config.adapt.clone().map(Adaptive::new).transpose()?;
+        let adaptive = config.adapt.clone().map(Adaptive::new).transpose()?.map(Box::new);
         let mut stats = LinkStats::new(max_attempts);
         if let Some(a) = &adaptive {
             stats.rates = a.rate_counts();
