@@ -299,3 +299,34 @@ def test_adaptive_replication_adds_runs_while_claims_are_undecided(quick: Any, t
     assert res.ran == planned // 2 > 0 and len(res.runs) == planned * 3 // 2
     assert [s[1:] for s in seen] == [(2, 3), (3, 3)] and seen[0][0] >= 5
     assert "--runs 3" in res.report_md.read_text()
+
+
+def test_rate_adaptation_option_turns_bad_slots_into_a_deep_fade(tmp_path: Path) -> None:
+    """rate_control (docs/study-hybrid.md): with "off" the Wi-Fi hop replays the slots as
+    lost or not at 11 Mb/s; otherwise the slots are an SNR trace (GOOD_SNR_DB, BAD_SNR_DB)
+    and the controller's low rates carry frames through a bad period: lower residual loss,
+    attempts at 1-2 Mb/s; the report explains it under the sensitivity point."""
+    from burstlab.phy import frame_error
+
+    assert frame_error("cck11", H.BAD_SNR_DB, 1076) > 0.999 and frame_error("dsss1", H.BAD_SNR_DB, 1076) < 1e-3
+    assert max(frame_error(m, H.GOOD_SNR_DB, 1076) for m in ("dsss1", "dsss2", "cck5.5", "cck11")) < 1e-6
+    bits = _core.BitTrace.from_str01("1100011111")
+    ch = H.snr_channel(bits, 0.005)
+    # the SNR trace of 11 Mb/s frames at 1 ms spacing: lost exactly in the bad slots [10, 25) ms
+    lost = ~np.asarray(ch.sample(50, 1).to_numpy(), dtype=bool)
+    assert not lost[:10].any() and lost[10:25].all() and not lost[25:].any()
+    with pytest.raises(_core.ParameterError, match="rate_control"):
+        H.Setup(rate_control="onoe")
+    cfg = H.StudyConfig.quick_config(duration=200.0, warmup=40.0, fit_slots=2000, sensitivity=(("rate_control", ("off", "minstrel")),))
+    res = H.run_study(cfg, tmp_path / "ra", workers=1, progress=False, formats=("png",))
+    _, pts = H.environments(cfg, res.runs)
+    by = {v: e for name, v, e in pts if name == "rate_control"}
+    off = [x for t in by["off"].traces if (x := by["off"].table1(t, "trace")) is not None]
+    mi = [x for t in by["minstrel"].traces if (x := by["minstrel"].table1(t, "trace")) is not None]
+    assert off and mi
+    assert all(x.low_rate_share == 0.0 and x.mean_rate == 11e6 for x in off)
+    assert all(0 < x.low_rate_share < 1 and x.mean_rate < 11e6 for x in mi)
+    # the bursts that exhaust 11 Mb/s attempts pass at 1-2 Mb/s: less residual loss on the traces
+    assert np.mean([x.residual for x in mi]) < np.mean([x.residual for x in off])
+    report = (tmp_path / "ra" / "report.md").read_text()
+    assert "**Rate adaptation**" in report and "MINSTREL: (e)'s mean goodput" in report

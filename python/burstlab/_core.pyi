@@ -36,6 +36,7 @@ __all__ = [
     "tcp_settings",
     "simulate_network",
     "check_link_layer",
+    "rate_adapt_params",
     "link_measure",
     "wifi_timing",
     "phy_frame_error",
@@ -203,6 +204,7 @@ def link_measure(
 ) -> dict[str, Any]: ...
 def wifi_timing(dcf: dict[str, Any], packet_bytes: int) -> dict[str, Any]: ...
 def check_link_layer(layer: dict[str, Any]) -> None: ...
+def rate_adapt_params() -> list[dict[str, Any]]: ...
 
 # -- PHY error rates (crates/burstlab-py/src/phy.rs); burstlab.phy wraps them ----------------
 def phy_frame_error(

@@ -28,9 +28,10 @@ import numpy as np
 import numpy.typing as npt
 
 from burstlab import _core
+from burstlab.sim.params import RATE_PARAMS, field_of
 
 __all__ = [
-    "Arq", "Backoff", "Dcf", "Distribution", "Harq", "LinkLayerStats", "LinkMeasurement", "WifiTiming", "measure",
+    "Arq", "Backoff", "Dcf", "Distribution", "Harq", "LinkLayerStats", "LinkMeasurement", "RATE_PARAMS", "WifiTiming", "measure",
     "parse_link_layer", "wifi_timing",
 ]  # fmt: skip
 
@@ -105,6 +106,15 @@ class Arq:
     (Subramanian et al. slide 8). With a number or a pair, ``rate`` (bits/s) adds the
     frame's air time to each attempt. ``backoff``: None (default; Subramanian et al.'s driver
     had none) or a :class:`Backoff`.
+
+    ``rate_control``: ``"fixed"`` (default: every attempt at the timing's rate) or 802.11
+    rate adaptation over 802.11b's 1, 2, 5.5 and 11 Mb/s, choosing each attempt's rate from
+    the outcomes seen: ``"arf"``, ``"aarf"`` or ``"minstrel"`` (ns-3's ``ArfWifiManager``,
+    ``AarfWifiManager``, ``MinstrelWifiManager``). Each attempt then takes its rate's DCF
+    air time (``timing`` must be a :class:`Dcf`) and SNR-driven loss decides it at its rate
+    and size; the link results count attempts and successes per rate (``rates``). The
+    controllers' settings (``arf_*``, ``minstrel_*``; ns-3's defaults) are declared in the
+    core (:data:`RATE_PARAMS`, ``docs/parameters.md``).
     """
 
     retry_limit: int = 7
@@ -112,14 +122,24 @@ class Arq:
     timing: Timing = field(default_factory=Dcf)
     rate: float | None = None
     backoff: Backoff | None = None
+    rate_control: str = field_of("rate_control", RATE_PARAMS)
+    arf_success: int = field_of("arf_success", RATE_PARAMS)
+    arf_timer: int = field_of("arf_timer", RATE_PARAMS)
+    minstrel_update: float = field_of("minstrel_update", RATE_PARAMS)
+    minstrel_ewma: int = field_of("minstrel_ewma", RATE_PARAMS)
+    minstrel_look_around: int = field_of("minstrel_look_around", RATE_PARAMS)
+    minstrel_columns: int = field_of("minstrel_columns", RATE_PARAMS)
 
     def _config(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "kind": "arq",
             "retry_limit": self.retry_limit,
             "counts": self.counts,
             "timing": _timing(self.timing, self.rate, self.backoff),
         }
+        if self.rate_control != "fixed":  # a fixed-rate hop's config (and its cache keys) unchanged
+            out.update({k: getattr(self, k) for k in RATE_PARAMS})
+        return out
 
 
 @dataclass(frozen=True)
@@ -210,7 +230,9 @@ class LinkLayerStats:
     served in ``a`` attempts (Subramanian et al. Fig. 7c); ``attempt_time`` (7a) and
     ``latency`` (service time per frame, 7b) are distributions in seconds. ``fec`` (HARQ):
     ``{name: (fragments, bytes)}`` for data_sent, pfec_sent, rfec_sent, pfec_wasted,
-    rfec_wasted (Table 1)."""
+    rfec_wasted (Table 1). ``rates`` (an ARQ hop with ``rate_control``; empty at a fixed
+    rate): per rate, slowest first, ``{"mode", "rate_bps", "attempts", "successes",
+    "share"}`` (share = its attempts / all attempts)."""
 
     frames: int
     delivered: int
@@ -223,6 +245,7 @@ class LinkLayerStats:
     attempt_time: Distribution
     latency: Distribution
     fec: dict[str, tuple[int, int]]
+    rates: list[dict[str, Any]] = field(default_factory=list)
 
     @classmethod
     def _from_core(cls, d: dict[str, Any], **extra: Any) -> Any:
@@ -251,6 +274,8 @@ class LinkLayerStats:
             out[name] = {"mean": dist.mean, "max": dist.max, **{f"p{100 * q:g}": v for q, v in dist.quantiles.items()}}
         out["attempts_per_frame"] = [int(x) for x in self.attempts_per_frame]
         out["fec"] = {k: list(v) for k, v in self.fec.items()}
+        if self.rates:
+            out["rates"] = [dict(r) for r in self.rates]
         return out
 
 
@@ -317,7 +342,8 @@ def parse_link_layer(spec: str | dict[str, Any]) -> Arq | Harq | None:
     """A link layer from a spec (``burstlab sim --link-layer``, scenario files):
     ``"arq"``, ``"arq:retry_limit=7,counts=attempts"``, ``"arq:attempt_time=1ms..20ms"``
     (uniform, Subramanian et al. slide 8), ``"arq:attempt_time=2ms,rate=11Mbit"``,
-    ``"harq:attempts=2,fragment_bytes=100,backoff=dcf"``; ``"none"``: no link layer. A dict
+    ``"harq:attempts=2,fragment_bytes=100,backoff=dcf"``, ``"arq:rate_control=minstrel"``
+    (802.11 rate adaptation: ``fixed``, ``arf``, ``aarf``, ``minstrel``); ``"none"``: no link layer. A dict
     ``{"kind": "arq", ...}`` (a TOML table) takes the same keys. Without ``attempt_time``
     the timing is 802.11b DCF (:class:`Dcf`, optionally ``dcf_rate``); ``backoff=dcf``
     adds 802.11b's binary exponential backoff."""
@@ -362,6 +388,8 @@ def parse_link_layer(spec: str | dict[str, Any]) -> Arq | Harq | None:
                 dcf_rate = parse_rate(text_v, "dcf_rate")
             elif k == "rate":
                 kw["rate"] = parse_rate(text_v, "rate")
+            elif k in RATE_PARAMS and RATE_PARAMS[k]["kind"] == "time":
+                kw[k] = parse_time(text_v, k)
             elif k == "backoff":
                 if text_v not in ("none", "dcf"):
                     raise _core.ParameterError(f"backoff = {text_v!r}: expected none or dcf")

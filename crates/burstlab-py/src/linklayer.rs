@@ -5,6 +5,7 @@
 //! core's [`LinkLayerConfig`], for the simulator's links too.
 use crate::errors::{to_py, IntoPyResult};
 use crate::loss::PyLossModel;
+use burstlab_core::link::adapt::{RateAdaptConfig, RateAdaptParams, RateControlKind};
 use burstlab_core::link::arq::{ArqConfig, LimitCounts};
 use burstlab_core::link::harq::{HarqConfig, Sizing};
 use burstlab_core::hist::Durations;
@@ -111,6 +112,20 @@ fn timing_from_dict(d: &Bound<'_, PyDict>) -> PyResult<AttemptTiming> {
     Ok(t)
 }
 
+/// The DCF a rate-adaptive ARQ hop derives its rates' timing from: its `timing`'s Dcf
+/// (802.11b's by default); a fixed attempt time or rate has no rates to choose between.
+fn adaptive_dcf(d: &Bound<'_, PyDict>, control: &str) -> PyResult<Dcf> {
+    let Some(t) = item(d, "timing")? else { return Ok(Dcf::b11()) };
+    let t = t.downcast::<PyDict>()?;
+    if item(t, "attempt_time")?.is_some() || item(t, "rate")?.is_some() {
+        return Err(to_py(Error::param("rate_control", control, "the 802.11 DCF timing (no attempt_time or rate): each rate has its own air time")));
+    }
+    match item(t, "dcf")? {
+        Some(dcf) => dcf_from_dict(dcf.downcast::<PyDict>()?),
+        None => Ok(Dcf::b11()),
+    }
+}
+
 /// The link layer of `burstlab.linklayer.Arq` / `Harq` (their `_config()` dicts).
 pub fn link_layer_config(d: &Bound<'_, PyDict>) -> PyResult<LinkLayerConfig> {
     let kind: String = get(d, "kind", String::new())?;
@@ -121,7 +136,22 @@ pub fn link_layer_config(d: &Bound<'_, PyDict>) -> PyResult<LinkLayerConfig> {
     let cfg = match kind.as_str() {
         "arq" => {
             let counts: String = get(d, "counts", "retries".to_string())?;
-            LinkLayerConfig::Arq(ArqConfig { limit: get(d, "retry_limit", 7u32)?, counts: LimitCounts::parse(&counts).py()?, timing })
+            let (limit, counts) = (get(d, "retry_limit", 7u32)?, LimitCounts::parse(&counts).py()?);
+            // the declared rate-adaptation settings (RateAdaptParams::PARAMS), each checked by name
+            let mut params = RateAdaptParams::default();
+            for p in RateAdaptParams::PARAMS {
+                if let Some(v) = crate::sim::param_value(d, p)? {
+                    params.set(p.name, v).py()?;
+                }
+            }
+            if params.control == RateControlKind::Fixed {
+                LinkLayerConfig::Arq(ArqConfig { limit, counts, timing, adapt: None })
+            } else {
+                let dcf = adaptive_dcf(d, burstlab_core::param::Named::name(&params.control))?;
+                let mut cfg = ArqConfig::adaptive(limit, counts, RateAdaptConfig::dsss_with(params, &dcf).py()?, false);
+                cfg.timing.backoff = timing.backoff; // the hop's backoff, at every rate
+                LinkLayerConfig::Arq(cfg)
+            }
         }
         "harq" => {
             let dft = HarqConfig::new(timing);
@@ -243,6 +273,21 @@ pub fn stats_dict<'py>(py: Python<'py>, st: &LinkStats, quantiles: &[f64]) -> Py
         fec.set_item(name, (fragments, bytes))?;
     }
     d.set_item("fec", fec)?;
+    // a rate-adaptive hop's attempts per rate (empty at a fixed rate)
+    let rates = st
+        .rates
+        .iter()
+        .map(|r| {
+            let x = PyDict::new(py);
+            x.set_item("mode", r.mode)?;
+            x.set_item("rate_bps", r.rate_bps)?;
+            x.set_item("attempts", r.attempts)?;
+            x.set_item("successes", r.successes)?;
+            x.set_item("share", if st.attempts > 0 { r.attempts as f64 / st.attempts as f64 } else { 0.0 })?;
+            Ok(x)
+        })
+        .collect::<PyResult<Vec<_>>>()?;
+    d.set_item("rates", rates)?;
     Ok(d)
 }
 
@@ -273,7 +318,16 @@ fn check_link_layer(layer: &Bound<'_, PyDict>) -> PyResult<()> {
     link_layer_config(layer).map(|_| ())
 }
 
+/// The descriptor table of an ARQ hop's rate adaptation (`RateAdaptParams::PARAMS`), as
+/// `red_params`: `burstlab.linklayer.RATE_PARAMS`, the `arq:` spec keys, `docs/parameters.md`.
+#[pyfunction]
+fn rate_adapt_params<'py>(py: Python<'py>) -> PyResult<Vec<Bound<'py, PyDict>>> {
+    let r = RateAdaptParams::default();
+    RateAdaptParams::PARAMS.iter().map(|p| crate::sim::spec_dict(py, p, r.get(p.name))).collect()
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(rate_adapt_params, m)?)?;
     m.add_function(wrap_pyfunction!(check_link_layer, m)?)?;
     m.add_function(wrap_pyfunction!(link_measure, m)?)?;
     m.add_function(wrap_pyfunction!(wifi_timing, m)?)?;

@@ -78,6 +78,13 @@ def report(results: list[Any]) -> str:
                        _cell(ll(lambda s: s.raw_loss_rate), "", 1.0, 4), _cell(ll(lambda s: s.residual_loss_rate), "", 1.0, 4),
                        _cell(ll(lambda s: s.latency.mean), " ms", 1e-3, 3), _cell(ll(lambda s: s.latency.quantiles.get(0.99)), " ms", 1e-3, 3),
                        _cell(ll(lambda s: s.latency.max), " ms", 1e-3, 3)])  # fmt: skip
+    # Rate-adaptive ARQ hops: each rate's share of the attempts and its success ratio.
+    rates = []
+    for i, x in enumerate(first.links.values()):
+        for j, rc in enumerate(x.link_layer.rates if x.link_layer is not None else []):
+            share = col(lambda r, i=i, j=j: r.links[i].link_layer.rates[j]["share"])
+            ok = col(lambda r, i=i, j=j: (lambda c: c["successes"] / c["attempts"] if c["attempts"] else None)(r.links[i].link_layer.rates[j]))
+            rates.append([x.name, rc["mode"], f"{rc['rate_bps'] / 1e6:g} Mb/s", _cell(share, "", 1.0, 3), _cell(ok, "", 1.0, 3)])
     seeds = [r.config["seed"] for r in results]
     out = []
     if len(results) > 1:
@@ -92,6 +99,7 @@ def report(results: list[Any]) -> str:
                            "channel losses", "qdelay p50", "qdelay p99"], left=1),  # fmt: skip
         *(["", "link layers", text_table(layers, ["link", "frames", "attempts/frame", "raw loss", "residual loss", "latency mean",
                                                   "latency p99", "latency max"], left=1)] if layers else []),  # fmt: skip
+        *(["", "rate adaptation", text_table(rates, ["link", "mode", "rate", "share of attempts", "success ratio"], left=2)] if rates else []),
         "",
         f"aggregate goodput {_cell(col(lambda r: r.aggregate_goodput_bps), ' Mb/s', 1e6)}, Jain's index "
         f"{_cell(col(lambda r: r.jain_index))}, stopped at {_cell(col(lambda r: r.end_time), ' s', 1.0, 6)}, "

@@ -53,6 +53,7 @@ import numpy as np
 import numpy.typing as npt
 
 from burstlab.linklayer import Arq, Backoff
+from burstlab.phy import loss_model as phy_loss_model
 from burstlab.sim import Link, TcpConfig, run_network
 from burstlab.sim.presets import satellite_wifi
 from burstlab._core import BitTrace, BurstlabError, LossModel, ParameterError
@@ -63,8 +64,10 @@ from burstlab.experiments.common import Adaptive, Item, cell_hash, keyed_items, 
 from burstlab.experiments.common import StudyResult as _StudyResult
 from burstlab.experiments.common import sweep_points as _sweep_points
 from burstlab.experiments.hybrid_settings import (  # noqa: F401  (re-exported: the report, claims and tests read them here)
+    BAD_SNR_DB,
     DATASETS,
     DURATION,
+    GOOD_SNR_DB,
     NET_FIELDS,
     PADHYE_FERS,
     QUICK_SENSITIVITY,
@@ -455,7 +458,8 @@ def network(p: dict[str, Any], channel: Any, seed: int) -> Any:
     (a ``LossModel`` in time mode, or None) and, with ``wifi_acks="channel"``, a half-duplex
     Wi-Fi hop whose ACK frames meet the same channel; one bulk TCP flow, series on."""
     tcp = TcpConfig(variant=p["variant"], mss=p["mss"], init_cwnd=2, delayed_ack=p["delayed_ack"], rto_min=p["rto_min"], rwnd=p["rwnd"])  # type: ignore[call-arg]
-    arq = Arq(retry_limit=p["retry_limit"], counts=p["counts"], backoff=Backoff() if p["backoff"] == "dcf" else None)
+    rc = "fixed" if p["rate_control"] == "off" else p["rate_control"]
+    arq = Arq(retry_limit=p["retry_limit"], counts=p["counts"], backoff=Backoff() if p["backoff"] == "dcf" else None, rate_control=rc)
     wifi = Link(rate=5.3e6, delay=0.0, buffer=p["wifi_buffer"], loss=channel, loss_mode="time", link_layer=arq)
     net = satellite_wifi(fer=SAT_FER, wifi=wifi, tcp=tcp, duration=p["duration"], warmup=p["warmup"], seed=seed, series=True)
     sat, wf = net.hops
@@ -465,11 +469,31 @@ def network(p: dict[str, Any], channel: Any, seed: int) -> Any:
     return replace(net, hops=[sat, wf])
 
 
+def snr_channel(bits: Any, interval: float) -> Any:
+    """The slots of ``bits`` (1 = good) as an SNR trace over 802.11b's curves (wrapping, as the
+    replay does): a good slot at GOOD_SNR_DB, a bad one at BAD_SNR_DB (a deep fade that kills
+    11 Mb/s frames, as Ttem's bad slot does, and that 1-2 Mb/s survive); each attempt is
+    decided at the SNR of its start, at its own rate and size (docs/study-hybrid.md)."""
+    a = np.asarray(bits.to_numpy(), dtype=bool)
+    starts = np.concatenate(([0], np.flatnonzero(a[1:] != a[:-1]) + 1))
+    snr = {"kind": "trace", "times": (starts * interval).tolist(), "db": np.where(a[starts], GOOD_SNR_DB, BAD_SNR_DB).tolist(),
+           "end": len(a) * interval, "wrap": True}  # fmt: skip
+    return phy_loss_model("cck11", 1076, snr)
+
+
 def simulate(task: Task, k: int, seed: int, study_seed: int) -> tuple[Any, Any]:
-    """Run replicate k of a task's cell: (NetworkResult, the channel's BitTrace or None)."""
+    """Run replicate k of a task's cell: (NetworkResult, the channel's BitTrace or None). With
+    rate adaptation the slots are a low or high SNR (:func:`snr_channel`), else replayed as
+    lost or not (Ttem)."""
     bits = channel_bits(task, k, study_seed)
-    loss = None if bits is None else LossModel.replay(bits, end="wrap", slot=task.params["interval"])
-    return run_network(network(task.params, loss, seed)), bits
+    p = task.params
+    if bits is None:
+        loss = None
+    elif p["rate_control"] == "off":
+        loss = LossModel.replay(bits, end="wrap", slot=p["interval"])
+    else:
+        loss = snr_channel(bits, p["interval"])
+    return run_network(network(p, loss, seed)), bits
 
 
 #: Columns of the ``runs`` table: the cell's parameters, then the run's numbers.
@@ -477,13 +501,13 @@ RUN_SCHEMA: dict[str, str] = {
     "study": "VARCHAR", "cell": "VARCHAR", "experiment": "VARCHAR", "trace": "VARCHAR", "trace_fp": "VARCHAR", "condition": "VARCHAR",
     "fer": "DOUBLE", "interval": "DOUBLE", "fit_slots": "BIGINT",
     "variant": "VARCHAR", "delayed_ack": "BOOLEAN", "rto_min": "DOUBLE", "rwnd": "INTEGER", "mss": "INTEGER", "retry_limit": "INTEGER",
-    "counts": "VARCHAR", "backoff": "VARCHAR", "wifi_buffer": "INTEGER", "sat_buffer": "BIGINT", "wifi_acks": "VARCHAR",
+    "counts": "VARCHAR", "backoff": "VARCHAR", "wifi_buffer": "INTEGER", "sat_buffer": "BIGINT", "wifi_acks": "VARCHAR", "rate_control": "VARCHAR",
     "duration": "DOUBLE", "warmup": "DOUBLE", "replicate": "INTEGER", "seed": "BIGINT",
     "goodput_bps": "DOUBLE", "send_pps": "DOUBLE", "segments_sent": "BIGINT", "segments_lost": "BIGINT", "queue_drops": "BIGINT",
     "timeouts": "BIGINT", "spurious_timeouts": "BIGINT", "fast_retransmits": "BIGINT", "retransmissions": "BIGINT",
     "rtt_mean": "DOUBLE", "rto_mean": "DOUBLE", "rto_median": "DOUBLE", "sat_queue_delay": "DOUBLE", "sat_utilisation": "DOUBLE",
     "wifi_frames": "BIGINT", "wifi_dropped": "BIGINT", "wifi_attempts": "BIGINT", "wifi_failed": "BIGINT", "wifi_late": "BIGINT",
-    "wifi_latency_p99": "DOUBLE", "wifi_latency_max": "DOUBLE", "channel_fer": "DOUBLE", "channel_burst": "DOUBLE", "channel_gap": "DOUBLE",
+    "wifi_latency_p99": "DOUBLE", "wifi_latency_max": "DOUBLE", "wifi_mean_rate": "DOUBLE", "wifi_low_rate_share": "DOUBLE", "channel_fer": "DOUBLE", "channel_burst": "DOUBLE", "channel_gap": "DOUBLE",
     "events": "BIGINT", "sim_config_hash": "VARCHAR", "config": "VARCHAR",
 }  # fmt: skip
 
@@ -529,6 +553,9 @@ def run_task(task: Task, study_seed: int) -> list[dict[str, Any]]:
             "rtt_mean": rtt, "rto_mean": rto, "rto_median": rto_med, "sat_queue_delay": sat.queue_delay_mean, "sat_utilisation": sat.utilisation,
             "wifi_frames": ll.frames, "wifi_dropped": ll.dropped, "wifi_attempts": ll.attempts, "wifi_failed": ll.failed_attempts,
             "wifi_late": late_frames(ll.latency), "wifi_latency_p99": ll.latency.quantiles.get(0.99), "wifi_latency_max": ll.latency.max,
+            # the attempts' mean PHY rate and the share sent at 1-2 Mb/s (a fixed hop: 11 Mb/s, none)
+            "wifi_mean_rate": sum(x["share"] * x["rate_bps"] for x in ll.rates) if ll.rates else 11e6,
+            "wifi_low_rate_share": sum(x["share"] for x in ll.rates if x["rate_bps"] <= 2e6),
             "channel_fer": fer, "channel_burst": burst, "channel_gap": gap, "events": r.events, "sim_config_hash": r.config_hash, "config": it.config,
         })  # fmt: skip
     return rows
@@ -575,6 +602,8 @@ class CellStats:
     channel_fer: float
     channel_burst: float
     channel_gap: float
+    mean_rate: float = 11e6  # the Wi-Fi attempts' mean PHY rate (bits/s)
+    low_rate_share: float = 0.0  # share of Wi-Fi attempts at 1-2 Mb/s
 
 
 _RESULT_COLUMNS = {"study", "cell", "replicate", "seed", *list(RUN_SCHEMA)[list(RUN_SCHEMA).index("goodput_bps"):]}
@@ -613,6 +642,7 @@ def cell_stats(rows: Sequence[dict[str, Any]]) -> dict[str, CellStats]:
             late=tot("wifi_late") / tot("wifi_frames") if tot("wifi_frames") else math.nan,
             channel_fer=_nanmean([r["channel_fer"] for r in rs]), channel_burst=_nanmean([r["channel_burst"] for r in rs]),
             channel_gap=_nanmean([r["channel_gap"] for r in rs]),
+            mean_rate=_nanmean([r.get("wifi_mean_rate", 11e6) for r in rs]), low_rate_share=_nanmean([r.get("wifi_low_rate_share", 0.0) for r in rs]),
         )  # fmt: skip
     return out
 

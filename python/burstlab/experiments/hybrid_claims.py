@@ -210,7 +210,7 @@ def verdicts(cfg: StudyConfig, env: Env, pts: Sequence[tuple[str, Any, Env]], ga
 
 
 #: The open parameters whose documented settings Fig. 4's verdicts are shown under.
-OPEN = ("counts", "backoff", "wifi_acks", "delayed_ack", "variant")
+OPEN = ("counts", "backoff", "wifi_acks", "rate_control", "delayed_ack", "variant")
 
 
 def setting_verdicts(cfg: StudyConfig, env: Env, pts: Sequence[tuple[str, Any, Env]], synthetic: bool, show: Any = str) -> list[SettingVerdicts]:

@@ -34,6 +34,14 @@ PADHYE_FERS = (0.02, 0.05, 0.08, 0.1, 0.15, 0.2, 0.25, 0.3)
 REAL_TRACES = 8
 
 
+#: The Wi-Fi hop's rate adaptation (``Setup.rate_control``): "off" is the paper's fixed 11 Mb/s.
+RATE_CONTROLS = ("off", "arf", "aarf", "minstrel")
+#: With rate adaptation the Ttem slots become an SNR trace (802.11b curves, docs/phy.md): a good
+#: slot at GOOD_SNR_DB (no rate loses a frame), a bad one at BAD_SNR_DB, where 11 Mb/s loses every
+#: 1 076-byte frame as Ttem's bad slot does, 5.5 Mb/s 59 %, 2 Mb/s 0.2 % and 1 Mb/s none.
+GOOD_SNR_DB, BAD_SNR_DB = 25.0, 3.0
+
+
 # --------------------------------------------------------------------------------------
 # the open parameters
 # --------------------------------------------------------------------------------------
@@ -70,6 +78,8 @@ class Setup:
     sat_buffer: int = setting(SAT_BUFFER, "Satellite router buffer (bytes; C·RTT).", unit="size")
     wifi_acks: str = setting("lossless", "TCP ACKs over the Wi-Fi hop: error-free, or as frames on the same half-duplex channel and ARQ.",
                              choices=("lossless", "channel"))
+    rate_control: str = setting("off", "802.11 rate adaptation on the Wi-Fi hop: off (every attempt at 11 Mb/s, the paper's), or ARF / AARF / Minstrel "
+                                "over 802.11b's rates, a bad slot then a deep fade that 1-2 Mb/s survive.", choices=RATE_CONTROLS)
     synth_alpha: float = setting(1.5, "Synthetic set: Pareto shape of the error gaps.", flag="--synthetic-alpha", only=("synthetic",))
     synth_burst: float = setting(2.0, "Synthetic set: mean error burst at FER 10 % (slots).", flag="--synthetic-burst", only=("synthetic",))
     synth_burst_exp: float = setting(0.5, "Synthetic set: mean burst ∝ (FER odds)^exp (0: the same at every FER).", flag="--synthetic-burst-exp",
@@ -100,6 +110,8 @@ class Setup:
             raise bad("sat_buffer", self.sat_buffer, "at least one 1040-byte packet")
         if self.wifi_acks not in ("lossless", "channel"):
             raise bad("wifi_acks", self.wifi_acks, "'lossless' or 'channel'")
+        if self.rate_control not in RATE_CONTROLS:
+            raise bad("rate_control", self.rate_control, ", ".join(RATE_CONTROLS))
         if not (isinstance(self.synth_alpha, (int, float)) and 1 < self.synth_alpha < 100):
             raise bad("synth_alpha", self.synth_alpha, "a Pareto shape above 1 (a finite mean gap)")
         if not (isinstance(self.synth_burst, (int, float)) and 1 <= self.synth_burst < 1e6):
@@ -125,6 +137,7 @@ SENSITIVITY: dict[str, tuple[Any, ...]] = {
     "wifi_buffer": (5, 100),
     "sat_buffer": (15_000, 75_000, 150_000, 300_000),
     "wifi_acks": ("lossless", "channel"),
+    "rate_control": ("off", "arf", "minstrel"),
     "synth_alpha": (1.2, 1.5, 2.5),
     "synth_burst": (1.5, 2.0, 4.0),
     "synth_burst_exp": (0.0, 0.5, 1.0),
@@ -141,6 +154,7 @@ QUICK_SENSITIVITY: dict[str, tuple[Any, ...]] = {
     "wifi_buffer": (5, 100),
     "sat_buffer": (15_000, 150_000),
     "wifi_acks": ("lossless", "channel"),
+    "rate_control": ("off", "minstrel"),
     "synth_alpha": (1.5, 2.5),
     "synth_burst": (2.0, 4.0),
     "synth_burst_exp": (0.0, 0.5),

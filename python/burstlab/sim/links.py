@@ -39,7 +39,7 @@ def loss_model(loss: Any) -> _core.LossModel | None:
 #: Loss models that follow time (``loss_mode="time"`` asks them about the interval a packet
 #: occupies the channel); every other model is indexed by packets and treats each packet in
 #: time mode as the next one (docs/simulator.md, "Links").
-TIME_MODELS = frozenset({"markov-ct", "on-off", "semi-markov", "semi-markov-on-off", "vddp", "replay-time"})
+TIME_MODELS = frozenset({"markov-ct", "on-off", "semi-markov", "semi-markov-on-off", "vddp", "replay-time", "phy"})  # phy: the SNR at a unit's start
 
 
 class LossModeWarning(UserWarning):

@@ -24,6 +24,9 @@ RED_PARAMS: dict[str, dict[str, Any]] = {p["name"]: p for p in _core.red_params(
 #: CoDel) and FQ-CoDel's scheduler's (``FqParams::PARAMS``, ``link/fq_codel.rs``), the same form.
 CODEL_PARAMS, FQ_CODEL_PARAMS = ({p["name"]: p for p in t} for t in _core.codel_params())
 
+#: An ARQ hop's rate adaptation (``RateAdaptParams::PARAMS``, ``link/adapt.rs``), the same form.
+RATE_PARAMS: dict[str, dict[str, Any]] = {p["name"]: p for p in _core.rate_adapt_params()}
+
 #: The components in the order the docs and ``--help`` list them, with their titles.
 COMPONENTS: dict[str, str] = {
     "tcp": "Sender (shared by every congestion control)",
@@ -121,6 +124,14 @@ def markdown() -> str:
         "",
         *_table(list(CODEL_PARAMS.values()), "codel_"),
         *_table(list(FQ_CODEL_PARAMS.values()), "fq_codel_"),
+        "# Link layer: rate adaptation on an ARQ hop",
+        "",
+        "An 802.11 ARQ hop's rate adaptation (`burstlab sim --link-layer arq:rate_control=minstrel,minstrel_update=200ms`,",
+        "a TOML link's `link_layer = { kind = \"arq\", rate_control = \"aarf\" }`, `Arq(rate_control=\"arf\", arf_success=5)`;",
+        "`docs/link-layer.md`, \"Rate adaptation on a hop\"). The `arf_` settings apply to ARF and AARF, the",
+        "`minstrel_` ones to Minstrel; the defaults are ns-3's.",
+        "",
+        *_table(list(RATE_PARAMS.values())),
         *_loss_markdown(),
     ]
     return "\n".join(out)

@@ -13,6 +13,7 @@
 //! 25" count attempts too ("the residual loss rates (after 15 attempts)"). burstlab's
 //! default counts retries: limit R gives R + 1 attempts, the convention of the
 //! closed forms (residual loss p^(R+1)).
+use super::adapt::{Adaptive, RateAdaptConfig};
 use super::attempt::{AttemptTiming, LinkStats, Span};
 use super::{Channel, Service, Unit};
 use crate::rng::Rng;
@@ -46,12 +47,20 @@ pub struct ArqConfig {
     pub limit: u32,
     pub counts: LimitCounts,
     pub timing: AttemptTiming,
+    /// 802.11 rate adaptation (`adapt.rs`): None = every attempt at `timing`'s rate.
+    pub adapt: Option<RateAdaptConfig>,
 }
 
 impl ArqConfig {
     /// Retry limit R (R + 1 attempts) with the given attempt timing.
     pub fn retries(limit: u32, timing: AttemptTiming) -> Self {
-        ArqConfig { limit, counts: LimitCounts::Retries, timing }
+        ArqConfig { limit, counts: LimitCounts::Retries, timing, adapt: None }
+    }
+
+    /// The same limit with the attempts' rates chosen by `adapt` (its fastest rate's
+    /// timing becomes the hop's nominal one; `backoff` as 802.11's DCF or none).
+    pub fn adaptive(limit: u32, counts: LimitCounts, adapt: RateAdaptConfig, backoff: bool) -> Self {
+        ArqConfig { limit, counts, timing: adapt.fastest_timing(backoff), adapt: Some(adapt) }
     }
 
     /// Attempts per frame at most.
@@ -78,6 +87,7 @@ pub struct Arq {
     /// Payload air time and unit (bits on the air) of the last frame size seen (frame
     /// sizes repeat: data, ACKs).
     cached: (u32, Nanos, Unit),
+    adaptive: Option<Box<Adaptive>>,
     pub stats: LinkStats,
 }
 
@@ -87,7 +97,12 @@ impl Arq {
         config.timing.validate()?;
         let t = &config.timing;
         let cached = (0, t.payload_time(t.encapsulation_bytes as u64), Self::unit_of(t, 0));
-        Ok(Arq { stats: LinkStats::new(max_attempts), config, max_attempts, cached })
+        let adaptive = config.adapt.clone().map(Adaptive::new).transpose()?.map(Box::new);
+        let mut stats = LinkStats::new(max_attempts);
+        if let Some(a) = &adaptive {
+            stats.rates = a.rate_counts();
+        }
+        Ok(Arq { stats, config, max_attempts, cached, adaptive })
     }
 
     pub fn max_attempts(&self) -> u32 {
@@ -114,6 +129,9 @@ impl Arq {
     /// for that interval) until one gets through or the limit is reached.
     #[inline]
     pub fn serve<C: Channel>(&mut self, start: Nanos, frame_bytes: u32, ch: &mut C, rng: &mut Rng) -> Service {
+        if let Some(a) = &mut self.adaptive {
+            return a.serve(start, frame_bytes, self.max_attempts, &self.config.timing, ch, rng, &mut self.stats);
+        }
         let (payload, unit) = self.payload_time(frame_bytes);
         let timing = self.config.timing;
         let max = self.max_attempts;
@@ -184,9 +202,9 @@ mod tests {
         let t = AttemptTiming::fixed(1000);
         assert_eq!(ArqConfig::retries(7, t).max_attempts(), Ok(8));
         assert_eq!(ArqConfig::retries(0, t).max_attempts(), Ok(1));
-        let c = ArqConfig { limit: 7, counts: LimitCounts::Attempts, timing: t };
+        let c = ArqConfig { limit: 7, counts: LimitCounts::Attempts, timing: t, adapt: None };
         assert_eq!(c.max_attempts(), Ok(7));
-        let zero = ArqConfig { limit: 0, counts: LimitCounts::Attempts, timing: t };
+        let zero = ArqConfig { limit: 0, counts: LimitCounts::Attempts, timing: t, adapt: None };
         assert!(zero.max_attempts().unwrap_err().to_string().contains("retry_limit = 0"));
         assert!(ArqConfig::retries(u32::MAX, t).max_attempts().is_err());
         assert!(LimitCounts::parse("tries").unwrap_err().to_string().contains("counts = tries"));
@@ -503,7 +521,7 @@ mod tests {
             .iter()
             .map(|&a| {
                 let cfg =
-                    ArqConfig { limit: a, counts: LimitCounts::Attempts, timing: AttemptTiming::uniform(300 * NS_PER_US, 2 * NS_PER_MS) };
+                    ArqConfig { limit: a, counts: LimitCounts::Attempts, timing: AttemptTiming::uniform(300 * NS_PER_US, 2 * NS_PER_MS), adapt: None };
                 measure(&LinkLayerConfig::Arq(cfg), Some(&ge), LossMode::Packet, n, 1000, 9).unwrap()
             })
             .collect();

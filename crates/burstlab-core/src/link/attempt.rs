@@ -175,6 +175,16 @@ pub struct FecCounters {
     pub rfec_wasted: Count,
 }
 
+/// One rate's attempts on a rate-adaptive hop (`adapt.rs`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RateCount {
+    /// The PHY mode's name (`dsss1`, `dsss2`, `cck5.5`, `cck11`) and its data rate.
+    pub mode: &'static str,
+    pub rate_bps: u64,
+    pub attempts: u64,
+    pub successes: u64,
+}
+
 /// Per-link counters and distributions, kept without allocating per frame.
 ///
 /// "Units" are what the channel decides: an ARQ attempt, a HARQ fragment. The raw loss
@@ -197,6 +207,9 @@ pub struct LinkStats {
     /// Service time of each frame, delivered or dropped (Fig. 7b).
     pub latency: Durations,
     pub fec: FecCounters,
+    /// Per-rate attempts and successes of a rate-adaptive ARQ hop, slowest rate first
+    /// (empty at a fixed rate).
+    pub rates: Vec<RateCount>,
 }
 
 impl LinkStats {
@@ -213,6 +226,7 @@ impl LinkStats {
             attempt_time: Durations::new(),
             latency: Durations::new(),
             fec: FecCounters::default(),
+            rates: Vec::new(),
         }
     }
 
@@ -221,7 +235,11 @@ impl LinkStats {
         let (mut a, mut l) = (std::mem::take(&mut self.attempt_time), std::mem::take(&mut self.latency));
         a.clear();
         l.clear();
-        *self = LinkStats { attempt_time: a, latency: l, ..LinkStats::new(n) };
+        let mut rates = std::mem::take(&mut self.rates);
+        for r in &mut rates {
+            (r.attempts, r.successes) = (0, 0);
+        }
+        *self = LinkStats { attempt_time: a, latency: l, rates, ..LinkStats::new(n) };
     }
 
     /// Count a served frame (its attempts' durations are recorded by the caller).

@@ -532,7 +532,7 @@ mod tests {
     fn arq_and_harq(model: &dyn LossModel, mode: LossMode, attempts: u32, frames: u64) -> (Measurement, Measurement) {
         let dcf = Dcf::b11();
         let arq = |a: u32| {
-            let cfg = ArqConfig { limit: a, counts: LimitCounts::Attempts, timing: dcf.timing(false) };
+            let cfg = ArqConfig { limit: a, counts: LimitCounts::Attempts, timing: dcf.timing(false), adapt: None };
             measure(&LinkLayerConfig::Arq(cfg), Some(model), mode, frames, 1040, 3).unwrap()
         };
         let harq = HarqConfig { attempts, ..HarqConfig::new(dcf.timing(false)) };

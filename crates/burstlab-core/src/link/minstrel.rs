@@ -345,7 +345,7 @@ impl RateControl for Minstrel {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::link::rate::{dsss_modes, measure, dsss_dcfs};
+    use crate::link::rate::{measure, dsss_dcfs};
     use crate::loss::{Fading, Snr};
     use crate::phy::ErrorModel;
 

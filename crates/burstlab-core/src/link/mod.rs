@@ -12,6 +12,7 @@
 //! marking ([`red`]), which the admission consults before the buffer check, or one that
 //! decides at dequeue from each packet's sojourn time: CoDel ([`codel`], RFC 8289) and
 //! FQ-CoDel ([`fq_codel`], RFC 8290), behind [`aqm::AqmQueue`].
+pub mod adapt;
 pub mod aqm;
 pub mod arq;
 pub mod attempt;
@@ -33,7 +34,7 @@ pub use channel::{LossMode, LossSource, LossWindow};
 pub use aqm::AqmQueue;
 pub use codel::{CodelParams, Queued};
 pub use fq_codel::FqParams;
-pub use attempt::{AttemptTiming, LinkStats};
+pub use attempt::{AttemptTiming, LinkStats, RateCount};
 pub use layer::{LinkLayer, LinkLayerConfig};
 pub use queue::{BufferUnit, InFlight, Pipe, Server, Timing};
 pub use red::{QueueDisc, Red, RedParams, Verdict};

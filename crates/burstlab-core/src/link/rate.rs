@@ -81,6 +81,17 @@ impl Aarf {
         })
     }
 
+    /// ARF or AARF with other (minimum) success and timer thresholds than ns-3's 10 and 15.
+    pub fn with_thresholds(adaptive: bool, n_rates: usize, success: u32, timer: u32) -> crate::Result<Self> {
+        if success == 0 || timer == 0 {
+            return Err(Error::param("arf_success", success.min(timer), "thresholds of at least 1 attempt"));
+        }
+        let mut a = Self::new(adaptive, n_rates)?;
+        (a.min_success, a.min_timer, a.success_threshold, a.timer_threshold) = (success, timer, success, timer);
+        a.max_success = a.max_success.max(success);
+        Ok(a)
+    }
+
     pub fn current(&self) -> usize {
         self.rate
     }
