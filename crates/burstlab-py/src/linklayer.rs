@@ -140,7 +140,7 @@ pub fn link_layer_config(d: &Bound<'_, PyDict>) -> PyResult<LinkLayerConfig> {
             // the declared rate-adaptation settings (RateAdaptParams::PARAMS), each checked by name
             let mut params = RateAdaptParams::default();
             for p in RateAdaptParams::PARAMS {
-                if let Some(v) = crate::sim::param_value(d, p)? {
+                if let Some(v) = crate::convert::param_value(d, p)? {
                     params.set(p.name, v).py()?;
                 }
             }
@@ -323,7 +323,7 @@ fn check_link_layer(layer: &Bound<'_, PyDict>) -> PyResult<()> {
 #[pyfunction]
 fn rate_adapt_params<'py>(py: Python<'py>) -> PyResult<Vec<Bound<'py, PyDict>>> {
     let r = RateAdaptParams::default();
-    RateAdaptParams::PARAMS.iter().map(|p| crate::sim::spec_dict(py, p, r.get(p.name))).collect()
+    RateAdaptParams::PARAMS.iter().map(|p| crate::convert::spec_dict(py, p, r.get(p.name))).collect()
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
