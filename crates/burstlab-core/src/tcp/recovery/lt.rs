@@ -257,6 +257,11 @@ pub struct Lt {
     /// Some block has lost more than its parity (RFEC may be due, or last-resort
     /// retransmissions): false spares the send loop the look.
     deficit: bool,
+    /// The starts of the blocks that have lost more than their parity, in sequence order
+    /// (blocks cross it in that order: slots are counted lost upwards from `scan`), so
+    /// that the send loop's look costs those blocks, not every block in the window (issue
+    /// 34: a hole that stays open under a window of 10^6 slots made it quadratic).
+    over: VecDeque<u64>,
 }
 
 impl Lt {
@@ -271,6 +276,7 @@ impl Lt {
             rfec_out: VecDeque::new(),
             rfec_next: 0,
             deficit: false,
+            over: VecDeque::new(),
         }
     }
 
@@ -372,6 +378,12 @@ impl Lt {
                 b.newest = None;
             }
         }
+        if popped {
+            let first = b.q.front().map_or(u64::MAX, |f| f.start);
+            while self.over.front().is_some_and(|&s| s < first) {
+                self.over.pop_front();
+            }
+        }
         let mut s = self.scan.max(snd_una);
         if s < lost_below {
             let mut i = b.find_index(s).unwrap_or(0);
@@ -381,12 +393,18 @@ impl Lt {
                 }
                 let Some(blk) = b.q.get_mut(i) else { break };
                 let stop = lost_below.min(blk.end());
+                let was_over = blk.lost > blk.n - blk.k;
                 for x in s.max(blk.start)..stop {
                     if board.is_unsacked(x) {
                         blk.lost += 1;
                     }
                 }
-                self.deficit |= blk.lost > blk.n - blk.k;
+                let over = blk.lost > blk.n - blk.k;
+                if over && !was_over {
+                    debug_assert!(self.over.back().is_none_or(|&l| l < blk.start), "blocks cross in sequence order");
+                    self.over.push_back(blk.start);
+                }
+                self.deficit |= over;
                 s = stop;
             }
         }
@@ -435,12 +453,15 @@ impl Lt {
     /// [`Lt::rfec_due`] once some block has lost more than its parity.
     #[inline(never)]
     fn rfec_due_in_deficit(&mut self, snd_una: u64, high_tx: u64) -> Option<usize> {
-        if !self.blocks.q.iter().any(|b| b.lost > b.n - b.k) {
+        if self.over.is_empty() {
             self.deficit = false;
             return None;
         }
         let e = self.e();
-        self.blocks.q.iter().position(|b| {
+        // The first such block in sequence order (the others have not lost more than their
+        // parity).
+        self.over.iter().filter_map(|&s| self.blocks.find_index(s)).find(|&i| {
+            let b = &self.blocks.q[i];
             let parity = b.n - b.k;
             snd_una < b.end().min(high_tx)
                 && b.lost > parity
@@ -813,5 +834,64 @@ mod tests {
         l.after_ack(&board, end, end, 3, None, None);
         assert_eq!(l.blocks.len(), 0);
         assert_eq!((l.blocks.slot(end - 1), l.blocks.slot(0)), (None, None));
+    }
+
+    /// The block `rfec_due` names is the first, in sequence order, of all blocks in the window
+    /// that needs an RFEC packet (a scan of every block, as RFEC's rule reads), while the
+    /// board slides under random losses, SACKs, RFEC packets sent and passed, and timeouts:
+    /// the list of blocks over their parity follows the blocks.
+    #[test]
+    fn rfec_due_is_the_first_block_in_need() {
+        use crate::rng::{stream, RngExt};
+        use crate::tcp::scoreboard::Scoreboard;
+        for seed in 0..8u64 {
+            let mut g = stream(seed, 9);
+            let mut l = lt(None);
+            l.erasure = [0.0, 0.05, 0.2, 0.5][seed as usize % 4];
+            let mut board = Scoreboard::with_capacity(16);
+            let (mut snd_una, mut high_tx) = (0u64, 0u64);
+            let loss = [0.02, 0.1, 0.3, 0.6][seed as usize / 2 % 4];
+            for _ in 0..3000 {
+                match g.random_range(0..8) {
+                    0 | 1 => {
+                        // A block formed and sent; each of its slots arrives (SACKed) or not.
+                        let b = l.form_block(g.random_range(2..40u64) * 1000).unwrap();
+                        for s in b.start..b.end() {
+                            board.push(s, 0);
+                            if g.random_range(0.0..1.0) >= loss {
+                                board.mark_sacked(s, s + 1);
+                            }
+                        }
+                        high_tx = b.end();
+                    }
+                    2 => {
+                        // A hole repaired: the cumulative ACK moves to the next hole.
+                        let mut a = snd_una + 1;
+                        while a < high_tx && board.is_sacked(a) {
+                            a += 1;
+                        }
+                        snd_una = a.min(high_tx);
+                        board.advance(snd_una);
+                    }
+                    3 => {
+                        if let Some(i) = l.rfec_due(snd_una, high_tx) {
+                            l.rfec_sent(i, high_tx);
+                        }
+                    }
+                    4 => l.on_timeout(),
+                    _ => {}
+                }
+                let echo = (l.rfec_next > 0 && g.random_range(0..3) == 0).then(|| (l.rfec_next - 1) as u16);
+                l.after_ack(&board, snd_una, high_tx, 3, None, echo);
+                let e = l.e();
+                let want = l.blocks.q.iter().position(|b| {
+                    let parity = b.n - b.k;
+                    snd_una < b.end().min(high_tx) && b.lost > parity && (((b.lost - parity) as f64 / (1.0 - e)).ceil() as u32) > b.rfec_sent
+                });
+                let over: Vec<u64> = l.blocks.q.iter().filter(|b| b.lost > b.n - b.k).map(|b| b.start).collect();
+                assert_eq!(l.over.iter().copied().collect::<Vec<_>>(), over, "seed {seed}");
+                assert_eq!(l.rfec_due(snd_una, high_tx), want, "seed {seed}");
+            }
+        }
     }
 }
