@@ -8,6 +8,16 @@ use crate::time::Nanos;
 use std::cell::Cell;
 use std::collections::VecDeque;
 
+/// A word with its `n` lowest bits set (n ≤ 64).
+#[inline(always)]
+fn low_bits(n: u64) -> u64 {
+    if n >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << n) - 1
+    }
+}
+
 #[derive(Clone, Copy, Debug, Default)]
 pub struct SegState {
     pub sent_at: Nanos,
@@ -31,6 +41,11 @@ pub struct Scoreboard {
     /// is on the board), so a block the receiver repeats costs only its new part.
     marked: [(u64, u64); 4],
     next_marked: usize,
+    /// SACKed segments in [base, to): (to, count), `to` ≥ base, kept by the marks and the
+    /// advances, so that a count from the base (SetPipe's over [snd_una, HighRxt)) costs only
+    /// how far its end moved since the last one, not the window (issue 34: HighRxt 10^6
+    /// segments above snd_una made every ACK count them).
+    below: Cell<(u64, u64)>,
     /// [`Scoreboard::lost_below`]'s last walk, (DupThresh, answer); DupThresh 0: none since
     /// the marks or the base last changed. The send loops and LT-TCP ask it several times
     /// per ACK; the answer changes only when a segment is SACKed or acknowledged.
@@ -60,8 +75,7 @@ impl Scoreboard {
         let i = x & (self.bits.len() as u64 * 64 - 1);
         let off = i & 63;
         let take = (64 - off).min(to - x);
-        let mask = if take == 64 { u64::MAX } else { ((1u64 << take) - 1) << off };
-        ((i >> 6) as usize, off, take, mask)
+        ((i >> 6) as usize, off, take, low_bits(take) << off)
     }
 
     /// Whether segment `seg`, on the board, is SACKed.
@@ -169,6 +183,9 @@ impl Scoreboard {
             }
             self.base += 1;
         }
+        let (to, c) = self.below.get();
+        // Every segment forgotten was below `ack`; if `to` is above it, they were all counted.
+        self.below.set(if to <= self.base { (self.base, 0) } else { (to, c - was_sacked) });
         (retx, was_sacked, newest)
     }
 
@@ -234,15 +251,21 @@ impl Scoreboard {
     /// Set every mark of [s, e), a word at a time (the range is within the board, so within
     /// one turn of the modulus; it may wrap once); returns how many were newly set.
     fn set_marks(&mut self, s: u64, e: u64) -> u64 {
+        let (to, mut below) = self.below.get();
         let mut n = 0;
         let mut x = s;
         while x < e {
-            let (k, _, take, mask) = self.span(x, e);
+            let (k, off, take, mask) = self.span(x, e);
             let w = &mut self.bits[k];
-            n += (mask & !*w).count_ones() as u64;
+            let new = mask & !*w;
+            n += new.count_ones() as u64;
+            if x < to {
+                below += (new & (low_bits((to - x).min(take)) << off)).count_ones() as u64;
+            }
             *w |= mask;
             x += take;
         }
+        self.below.set((to, below));
         n
     }
 
@@ -251,9 +274,33 @@ impl Scoreboard {
         if self.sacked == 0 {
             return 0;
         }
-        let (mut x, to) = (from.max(self.base), to.min(self.end()).min(self.high_sacked()));
-        // A popcount per word of the marks (the range is within the board, so within one
-        // turn of the modulus; it may wrap once).
+        let (x, to) = (from.max(self.base), to.min(self.end()).min(self.high_sacked()));
+        if x >= to {
+            return 0;
+        }
+        if x > self.base {
+            return self.count_marks(x, to);
+        }
+        if to == self.high_sacked() {
+            return self.sacked; // every SACKed segment is below the highest SACKed one's end
+        }
+        // From the base: the remembered count, moved to `to` (or counted afresh when that is
+        // nearer).
+        let (at, c) = self.below.get();
+        if to >= at {
+            let c = c + self.count_marks(at, to);
+            self.below.set((to, c));
+            c
+        } else if at - to <= to - self.base {
+            c - self.count_marks(to, at)
+        } else {
+            self.count_marks(self.base, to)
+        }
+    }
+
+    /// SACKed segments in [x, to) (on the board), a popcount per word of the marks (the
+    /// range is within the board, so within one turn of the modulus; it may wrap once).
+    fn count_marks(&self, mut x: u64, to: u64) -> u64 {
         let mut n = 0;
         while x < to {
             let (k, _, take, mask) = self.span(x, to);
@@ -295,7 +342,7 @@ impl Scoreboard {
             let off = i & 63; // the bit of segment top − 1 in its word
             let take = (off + 1).min(top - self.base);
             let low = off + 1 - take; // the bit of segment top − take
-            let mask = if take == 64 { u64::MAX } else { ((1u64 << take) - 1) << low };
+            let mask = low_bits(take) << low;
             let mut w = self.bits[(i >> 6) as usize] & mask;
             let c = w.count_ones();
             if found + c >= dupthresh {
@@ -675,6 +722,11 @@ mod tests {
                 assert_eq!(b.high_sacked(), n.high_sacked.max(n.base));
                 for s in b.base()..b.end() {
                     assert_eq!(b.is_sacked(s), n.sacked.contains(&s), "segment {s} seed {seed}");
+                }
+                // Counts from the base (SetPipe's), their end moving up and down.
+                for _ in 0..3 {
+                    let y = b.base() + g.random_range(0..=(b.end() - b.base()) + 2);
+                    assert_eq!(b.sacked_between(b.base(), y), n.sacked.range(..y).count() as u64, "[base, {y}) seed {seed}");
                 }
                 for t in [1u32, 2, 3, 5] {
                     assert_eq!(b.lost_below(t), n.lost_below(t), "dupthresh {t} seed {seed}");

@@ -35,6 +35,7 @@ use super::{Action, LossRecovery};
 use crate::tcp::config::TcpConfig;
 use crate::tcp::scoreboard::Scoreboard;
 use crate::tcp::Tcb;
+use super::lt_deficit::{needs_rfec, threshold, Deficit};
 use std::collections::VecDeque;
 
 /// LT-TCP's parameters (`TcpConfig::lt_*`).
@@ -257,11 +258,11 @@ pub struct Lt {
     /// Some block has lost more than its parity (RFEC may be due, or last-resort
     /// retransmissions): false spares the send loop the look.
     deficit: bool,
-    /// The starts of the blocks that have lost more than their parity, in sequence order
-    /// (blocks cross it in that order: slots are counted lost upwards from `scan`), so
-    /// that the send loop's look costs those blocks, not every block in the window (issue
-    /// 34: a hole that stays open under a window of 10^6 slots made it quadratic).
-    over: VecDeque<u64>,
+    /// The blocks that have lost more than their parity, in sequence order (blocks cross it
+    /// in that order: slots are counted lost upwards from `scan`), with the estimate above
+    /// which each needs an RFEC packet: the send loop's look costs O(log n), not a scan of
+    /// every block in the window (issue 34; `lt_deficit.rs`).
+    over: Deficit,
 }
 
 impl Lt {
@@ -276,7 +277,7 @@ impl Lt {
             rfec_out: VecDeque::new(),
             rfec_next: 0,
             deficit: false,
-            over: VecDeque::new(),
+            over: Deficit::default(),
         }
     }
 
@@ -380,9 +381,7 @@ impl Lt {
         }
         if popped {
             let first = b.q.front().map_or(u64::MAX, |f| f.start);
-            while self.over.front().is_some_and(|&s| s < first) {
-                self.over.pop_front();
-            }
+            self.over.pop_below(first);
         }
         let mut s = self.scan.max(snd_una);
         if s < lost_below {
@@ -393,16 +392,21 @@ impl Lt {
                 }
                 let Some(blk) = b.q.get_mut(i) else { break };
                 let stop = lost_below.min(blk.end());
-                let was_over = blk.lost > blk.n - blk.k;
+                let before = blk.lost;
                 for x in s.max(blk.start)..stop {
                     if board.is_unsacked(x) {
                         blk.lost += 1;
                     }
                 }
-                let over = blk.lost > blk.n - blk.k;
-                if over && !was_over {
-                    debug_assert!(self.over.back().is_none_or(|&l| l < blk.start), "blocks cross in sequence order");
-                    self.over.push_back(blk.start);
+                let parity = blk.n - blk.k;
+                let over = blk.lost > parity;
+                if over && blk.lost != before {
+                    let theta = threshold(blk.lost - parity, blk.rfec_sent);
+                    if before > parity {
+                        self.over.set(blk.start, theta);
+                    } else {
+                        self.over.push(blk.start, theta);
+                    }
                 }
                 self.deficit |= over;
                 s = stop;
@@ -457,16 +461,24 @@ impl Lt {
             self.deficit = false;
             return None;
         }
-        let e = self.e();
+        if high_tx <= snd_una {
+            return None; // nothing outstanding: no block has sent what it holds unacknowledged
+        }
         // The first such block in sequence order (the others have not lost more than their
-        // parity).
-        self.over.iter().filter_map(|&s| self.blocks.find_index(s)).find(|&i| {
-            let b = &self.blocks.q[i];
-            let parity = b.n - b.k;
-            snd_una < b.end().min(high_tx)
-                && b.lost > parity
-                && (((b.lost - parity) as f64 / (1.0 - e)).ceil() as u32) > b.rfec_sent
-        })
+        // parity), still outstanding.
+        let e = self.e();
+        let mut from = 0;
+        while let Some((j, start)) = self.over.first_needing(e, from) {
+            if let Some(i) = self.blocks.find_index(start) {
+                let b = &self.blocks.q[i];
+                debug_assert!(b.lost > b.n - b.k && needs_rfec(b.lost - (b.n - b.k), b.rfec_sent, e));
+                if snd_una < b.end().min(high_tx) {
+                    return Some(i);
+                }
+            }
+            from = j + 1;
+        }
+        None
     }
 
     /// An RFEC packet for block `i` leaves, before slot `high_tx`: (its block's start, size,
@@ -475,6 +487,9 @@ impl Lt {
         let b = &mut self.blocks.q[i];
         b.rfec_sent += 1;
         b.rfec_out += 1;
+        if b.lost > b.n - b.k {
+            self.over.set(b.start, threshold(b.lost - (b.n - b.k), b.rfec_sent));
+        }
         let n = self.rfec_next;
         self.rfec_next += 1;
         self.rfec_out.push_back((n, b.start, high_tx));
@@ -889,7 +904,7 @@ mod tests {
                     snd_una < b.end().min(high_tx) && b.lost > parity && (((b.lost - parity) as f64 / (1.0 - e)).ceil() as u32) > b.rfec_sent
                 });
                 let over: Vec<u64> = l.blocks.q.iter().filter(|b| b.lost > b.n - b.k).map(|b| b.start).collect();
-                assert_eq!(l.over.iter().copied().collect::<Vec<_>>(), over, "seed {seed}");
+                assert_eq!(l.over.starts(), &over[..], "seed {seed}");
                 assert_eq!(l.rfec_due(snd_una, high_tx), want, "seed {seed}");
             }
         }
