@@ -50,6 +50,17 @@ def test_a_sack_block_of_millions_of_segments_costs_only_its_growth() -> None:
     assert int(sent.split()[-1]) > 4e7, sent  # 1 packet per ns for 0.05 s: the window held millions
 
 
+def test_timeouts_at_one_bit_per_second_keep_each_ack_cheap() -> None:
+    """A fuzzer finding (seed 41, input 490163): at 1 bit/s a segment takes 3 h to send, and
+    under the linux profile (RACK) every timeout's retransmission of snd_una joined the
+    list RACK reads on every ACK: 10^6 entries, read ~10^5 times, over 2 minutes. RACK now
+    reads one entry per run of one segment."""
+    o = run_capped(["sim", "--duration", "999999999s", "--rate", "1", "--buffer", "3", "--warmup", "200ms", "--profile", "linux",
+                    "--ssthresh-rule", "flightsize", "--pacing", "internal", "--json"])  # fmt: skip
+    assert_result_or_error(o, expect=0)
+    assert o.seconds < 30
+
+
 # ---- item 3: Ctrl-C and progress ----------------------------------------------------------
 
 

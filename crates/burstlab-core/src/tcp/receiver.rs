@@ -55,6 +55,9 @@ pub struct Receiver {
     pub delack_deadline: Option<Nanos>,
     /// Recently reported SACK blocks, most recent first.
     recent: [(u64, u64); MAX_SACK_BLOCKS],
+    /// (rcv_nxt, L) when [`Receiver::block_of`] last found the held run just above rcv_nxt:
+    /// [rcv_nxt + 1, L) is held while rcv_nxt stays (ignored once it moves).
+    low_run: (u64, u64),
     nrecent: usize,
     /// RFC 7323 §4.3 TS.Recent and Last.ACK.sent (in segments).
     ts_recent: Nanos,
@@ -83,6 +86,7 @@ impl Receiver {
             delack_deadline: None,
             recent: [(0, 0); MAX_SACK_BLOCKS],
             nrecent: 0,
+            low_run: (0, 0),
             ts_recent: 0,
             last_ack_sent: 0,
             ece: false,
@@ -428,27 +432,39 @@ impl Receiver {
 
     /// The contiguous held block containing out-of-order segment `seg`, every segment of
     /// [from, seg] being held. A reported block that starts above rcv_nxt is held whole (a
-    /// segment stays held until it is delivered), so the walks jump over the one that meets
-    /// each end and cost only the segments no reported block covers (issue 34: a decoded
-    /// LT-TCP block above a block of 10^6 segments walked all of it, on every decode).
-    fn block_of(&self, seg: u64, from: u64) -> (u64, u64) {
+    /// segment stays held until it is delivered), and so is the run just above rcv_nxt as
+    /// far as the last walk found it (`low_run`): the walks jump over those that meet each
+    /// end and cost only the segments none covers (issue 34: a decoded LT-TCP block above a
+    /// block of 10^6 segments walked all of it on every decode; retransmissions filling the
+    /// holes above a lost one, one by one, walked the growing run below them, which newer
+    /// blocks had pushed out of the report).
+    fn block_of(&mut self, seg: u64, from: u64) -> (u64, u64) {
         let first = self.rcv_nxt + 1;
-        let held = |s: u64| self.ooo[(s - first) as usize];
+        let low = if self.low_run.0 == self.rcv_nxt { self.low_run.1.max(first) } else { first };
         let reported = self.recent[..self.nrecent].iter().filter(|&&(s, _)| s > self.rcv_nxt);
         let mut lo = from;
         if let Some(s) = reported.clone().filter(|&&(s, e)| s < lo && e >= lo).map(|&(s, _)| s).min() {
             lo = s;
         }
-        while lo > first && held(lo - 1) {
-            lo -= 1;
+        while lo > first {
+            if lo <= low {
+                lo = first; // [first, low) is held
+            } else if self.ooo[(lo - 1 - first) as usize] {
+                lo -= 1;
+            } else {
+                break;
+            }
         }
-        let mut hi = seg + 1;
+        let mut hi = (seg + 1).max(low);
         if let Some(e) = reported.filter(|&&(s, e)| s <= hi && e > hi).map(|&(_, e)| e).max() {
             hi = e;
         }
         let top = first + self.ooo.len() as u64;
-        while hi < top && held(hi) {
+        while hi < top && self.ooo[(hi - first) as usize] {
             hi += 1;
+        }
+        if lo == first {
+            self.low_run = (self.rcv_nxt, hi);
         }
         (lo, hi)
     }
