@@ -38,6 +38,29 @@ def test_huge_rates_are_refused_before_the_run(rate: str) -> None:
     assert_result_or_error(o, expect=2, contains="raise the budget with --max-events N")
 
 
+def test_a_sack_block_of_millions_of_segments_costs_only_its_growth() -> None:
+    """A fuzzer finding (seed 37): at one packet per nanosecond a hole that stays open under
+    LT-TCP's window grows the SACK block above it to 5·10^7 segments in 0.05 s; marking the
+    whole block again on every ACK (sender) and walking it on every decode (receiver) made
+    the run quadratic: 40 minutes. Marking only what each ACK adds, it is a few seconds."""
+    o = run_capped(["sim", "--duration", "0.05s", "--rate", "1e19Mbit", "--delay", "1e-300s", "--tcp", "lt-tcp"])
+    assert_result_or_error(o, expect=0)
+    assert o.seconds < 30
+    sent = next(ln for ln in o.stdout.splitlines() if ln.startswith("data packets sent"))
+    assert int(sent.split()[-1]) > 4e7, sent  # 1 packet per ns for 0.05 s: the window held millions
+
+
+def test_timeouts_at_one_bit_per_second_keep_each_ack_cheap() -> None:
+    """A fuzzer finding (seed 41, input 490163): at 1 bit/s a segment takes 3 h to send, and
+    under the linux profile (RACK) every timeout's retransmission of snd_una joined the
+    list RACK reads on every ACK: 10^6 entries, read ~10^5 times, over 2 minutes. RACK now
+    reads one entry per run of one segment."""
+    o = run_capped(["sim", "--duration", "999999999s", "--rate", "1", "--buffer", "3", "--warmup", "200ms", "--profile", "linux",
+                    "--ssthresh-rule", "flightsize", "--pacing", "internal", "--json"])  # fmt: skip
+    assert_result_or_error(o, expect=0)
+    assert o.seconds < 30
+
+
 # ---- item 3: Ctrl-C and progress ----------------------------------------------------------
 
 

@@ -55,6 +55,9 @@ pub struct Receiver {
     pub delack_deadline: Option<Nanos>,
     /// Recently reported SACK blocks, most recent first.
     recent: [(u64, u64); MAX_SACK_BLOCKS],
+    /// (rcv_nxt, L) when [`Receiver::block_of`] last found the held run just above rcv_nxt:
+    /// [rcv_nxt + 1, L) is held while rcv_nxt stays (ignored once it moves).
+    low_run: (u64, u64),
     nrecent: usize,
     /// RFC 7323 §4.3 TS.Recent and Last.ACK.sent (in segments).
     ts_recent: Nanos,
@@ -83,6 +86,7 @@ impl Receiver {
             delack_deadline: None,
             recent: [(0, 0); MAX_SACK_BLOCKS],
             nrecent: 0,
+            low_run: (0, 0),
             ts_recent: 0,
             last_ack_sent: 0,
             ece: false,
@@ -245,7 +249,7 @@ impl Receiver {
             }
         }
         if self.cfg.sack && end > self.rcv_nxt + 1 {
-            self.note_sack(end - 1);
+            self.note_sack(end - 1, start.max(self.rcv_nxt + 1));
         }
     }
 
@@ -346,7 +350,7 @@ impl Receiver {
         }
         self.ooo_count += 1;
         if self.cfg.sack {
-            self.note_sack(seg);
+            self.note_sack(seg, seg);
         }
         self.make_ack()
     }
@@ -426,27 +430,49 @@ impl Receiver {
         RxAction::Ack
     }
 
-    /// The contiguous held block containing out-of-order segment `seg`.
-    fn block_of(&self, seg: u64) -> (u64, u64) {
-        let i = (seg - self.rcv_nxt - 1) as usize;
-        let mut lo = i;
-        // A reported block ending at `seg` is held whole: start the walk left from its start.
-        if let Some(&(s, _)) = self.recent[..self.nrecent].iter().find(|&&(s, e)| e == seg && s > self.rcv_nxt) {
-            lo = (s - self.rcv_nxt - 1) as usize;
+    /// The contiguous held block containing out-of-order segment `seg`, every segment of
+    /// [from, seg] being held. A reported block that starts above rcv_nxt is held whole (a
+    /// segment stays held until it is delivered), and so is the run just above rcv_nxt as
+    /// far as the last walk found it (`low_run`): the walks jump over those that meet each
+    /// end and cost only the segments none covers (issue 34: a decoded LT-TCP block above a
+    /// block of 10^6 segments walked all of it on every decode; retransmissions filling the
+    /// holes above a lost one, one by one, walked the growing run below them, which newer
+    /// blocks had pushed out of the report).
+    fn block_of(&mut self, seg: u64, from: u64) -> (u64, u64) {
+        let first = self.rcv_nxt + 1;
+        let low = if self.low_run.0 == self.rcv_nxt { self.low_run.1.max(first) } else { first };
+        let reported = self.recent[..self.nrecent].iter().filter(|&&(s, _)| s > self.rcv_nxt);
+        let mut lo = from;
+        if let Some(s) = reported.clone().filter(|&&(s, e)| s < lo && e >= lo).map(|&(s, _)| s).min() {
+            lo = s;
         }
-        while lo > 0 && self.ooo[lo - 1] {
-            lo -= 1;
+        while lo > first {
+            if lo <= low {
+                lo = first; // [first, low) is held
+            } else if self.ooo[(lo - 1 - first) as usize] {
+                lo -= 1;
+            } else {
+                break;
+            }
         }
-        let mut hi = i + 1;
-        while hi < self.ooo.len() && self.ooo[hi] {
+        let mut hi = (seg + 1).max(low);
+        if let Some(e) = reported.filter(|&&(s, e)| s <= hi && e > hi).map(|&(_, e)| e).max() {
+            hi = e;
+        }
+        let top = first + self.ooo.len() as u64;
+        while hi < top && self.ooo[(hi - first) as usize] {
             hi += 1;
         }
-        (self.rcv_nxt + 1 + lo as u64, self.rcv_nxt + 1 + hi as u64)
+        if lo == first {
+            self.low_run = (self.rcv_nxt, hi);
+        }
+        (lo, hi)
     }
 
     /// RFC 2018 §4: the first block reports the block holding the most recent segment;
-    /// the others repeat the most recently reported blocks, dropping any it covers.
-    fn note_sack(&mut self, seg: u64) {
+    /// the others repeat the most recently reported blocks, dropping any it covers. Every
+    /// segment of [from, seg] is held.
+    fn note_sack(&mut self, seg: u64, from: u64) {
         // The common case after a loss: `seg` is the newest buffered segment and extends the
         // most recently reported block, which starts after a hole and which no other
         // reported block touches: the block grows by one, the others stay (what the general
@@ -463,7 +489,7 @@ impl Receiver {
                 return;
             }
         }
-        let b = self.block_of(seg);
+        let b = self.block_of(seg, from);
         let mut out = [(0u64, 0u64); MAX_SACK_BLOCKS];
         out[0] = b;
         let mut n = 1;
@@ -602,5 +628,122 @@ mod tests {
         // An arrival restarts it again.
         assert_eq!(seg_ack(&mut r, 1, 260).ack, 3);
         assert_eq!(r.delack_deadline, Some(360));
+    }
+
+    /// A receiver as RFC 2018 §4 words it: a set of held segments, each SACK's first block
+    /// the maximal run of held segments around the newest, walked segment by segment, then
+    /// the earlier blocks it does not cover; blocks trimmed at the cumulative ACK.
+    struct Naive {
+        rcv_nxt: u64,
+        held: std::collections::BTreeSet<u64>,
+        recent: Vec<(u64, u64)>,
+    }
+
+    impl Naive {
+        fn deliver(&mut self) {
+            while self.held.remove(&self.rcv_nxt) {
+                self.rcv_nxt += 1;
+            }
+            let r = self.rcv_nxt;
+            self.recent = self.recent.iter().filter(|&&(_, e)| e > r).map(|&(s, e)| (s.max(r), e)).collect();
+        }
+        fn note(&mut self, seg: u64) {
+            let (mut lo, mut hi) = (seg, seg + 1);
+            while lo - 1 > self.rcv_nxt && self.held.contains(&(lo - 1)) {
+                lo -= 1;
+            }
+            while self.held.contains(&hi) {
+                hi += 1;
+            }
+            let mut out = vec![(lo, hi)];
+            out.extend(self.recent.iter().filter(|&&(s, e)| e <= lo || s >= hi).copied());
+            out.truncate(MAX_SACK_BLOCKS);
+            self.recent = out;
+        }
+        fn segment(&mut self, seg: u64) {
+            if seg < self.rcv_nxt || self.held.contains(&seg) {
+                return;
+            }
+            self.held.insert(seg);
+            if seg == self.rcv_nxt {
+                self.deliver();
+            } else {
+                self.note(seg);
+            }
+        }
+        fn hold_range(&mut self, start: u64, end: u64) {
+            self.held.extend(start.max(self.rcv_nxt)..end);
+            if start <= self.rcv_nxt && self.rcv_nxt < end {
+                self.deliver();
+            } else if end > self.rcv_nxt + 1 {
+                self.note(end - 1);
+            }
+        }
+    }
+
+    /// Random arrivals (mostly just above the buffered ones, as after a loss; holes filled;
+    /// anywhere in the window; duplicates) and held ranges (LT-TCP's decoded blocks), in
+    /// windows of up to 3000 segments: the receiver's cumulative ACK, buffer and SACK blocks
+    /// equal the naive receiver's after each (the walks that jump over reported blocks find
+    /// the same blocks as a walk over every segment).
+    #[test]
+    fn sack_blocks_equal_a_naive_receivers() {
+        use crate::rng::{stream, RngExt};
+        for seed in 0..12u64 {
+            let mut g = stream(seed, 8);
+            let mut r = rx(false, true);
+            let mut n = Naive { rcv_nxt: 0, held: Default::default(), recent: Vec::new() };
+            let window = [40u64, 300, 3000][seed as usize % 3];
+            for step in 0..6000 {
+                let top = r.rcv_nxt + 1 + r.ooo.len() as u64;
+                match g.random_range(0..10) {
+                    0..=4 => {
+                        let seg = (top + g.random_range(0..3u64)).min(r.rcv_nxt + window);
+                        r.on_segment(seg, step);
+                        n.segment(seg);
+                    }
+                    5 => {
+                        let seg = n.held.range(r.rcv_nxt..).find(|&&x| !n.held.contains(&(x - 1)) && x - 1 >= r.rcv_nxt).map_or(r.rcv_nxt, |&x| x - 1);
+                        r.on_segment(seg, step);
+                        n.segment(seg);
+                    }
+                    6 | 7 => {
+                        let seg = r.rcv_nxt.saturating_sub(2) + g.random_range(0..window);
+                        r.on_segment(seg, step);
+                        n.segment(seg);
+                    }
+                    _ => {
+                        let start = r.rcv_nxt.saturating_sub(3) + g.random_range(0..window);
+                        let end = start + g.random_range(1..window / 4 + 2);
+                        r.hold_range(start, end);
+                        n.hold_range(start, end);
+                    }
+                }
+                assert_eq!(r.rcv_nxt, n.rcv_nxt, "step {step} seed {seed}");
+                assert_eq!(r.buffered(), n.held.len() as u64, "step {step} seed {seed}");
+                assert_eq!(&r.recent[..r.nrecent], &n.recent[..], "step {step} seed {seed}");
+            }
+        }
+    }
+
+    /// A range held above a reported block of 10 000 segments joins it: one block from the
+    /// reported block's start (found by jumping over it) to the range's end.
+    #[test]
+    fn a_held_range_above_a_block_joins_it() {
+        let mut r = rx(false, true);
+        for s in 2..10_002 {
+            r.on_segment(s, s);
+        }
+        assert_eq!(&r.recent[..r.nrecent], &[(2, 10_002)]);
+        r.on_segment(10_010, 0);
+        r.hold_range(10_002, 10_008);
+        assert_eq!(&r.recent[..r.nrecent], &[(2, 10_008), (10_010, 10_011)]);
+        r.hold_range(10_008, 10_010);
+        assert_eq!(&r.recent[..r.nrecent], &[(2, 10_011)]);
+        assert_eq!(r.block_of(10_005, 10_003), (2, 10_011));
+        r.on_segment(0, 0);
+        assert_eq!(r.rcv_nxt, 1);
+        r.on_segment(1, 0);
+        assert_eq!((r.rcv_nxt, r.nrecent), (10_011, 0));
     }
 }

@@ -35,6 +35,7 @@ use super::{Action, LossRecovery};
 use crate::tcp::config::TcpConfig;
 use crate::tcp::scoreboard::Scoreboard;
 use crate::tcp::Tcb;
+use super::lt_deficit::{needs_rfec, threshold, Deficit};
 use std::collections::VecDeque;
 
 /// LT-TCP's parameters (`TcpConfig::lt_*`).
@@ -257,6 +258,11 @@ pub struct Lt {
     /// Some block has lost more than its parity (RFEC may be due, or last-resort
     /// retransmissions): false spares the send loop the look.
     deficit: bool,
+    /// The blocks that have lost more than their parity, in sequence order (blocks cross it
+    /// in that order: slots are counted lost upwards from `scan`), with the estimate above
+    /// which each needs an RFEC packet: the send loop's look costs O(log n), not a scan of
+    /// every block in the window (issue 34; `lt_deficit.rs`).
+    over: Deficit,
 }
 
 impl Lt {
@@ -271,6 +277,7 @@ impl Lt {
             rfec_out: VecDeque::new(),
             rfec_next: 0,
             deficit: false,
+            over: Deficit::default(),
         }
     }
 
@@ -372,6 +379,10 @@ impl Lt {
                 b.newest = None;
             }
         }
+        if popped {
+            let first = b.q.front().map_or(u64::MAX, |f| f.start);
+            self.over.pop_below(first);
+        }
         let mut s = self.scan.max(snd_una);
         if s < lost_below {
             let mut i = b.find_index(s).unwrap_or(0);
@@ -381,12 +392,23 @@ impl Lt {
                 }
                 let Some(blk) = b.q.get_mut(i) else { break };
                 let stop = lost_below.min(blk.end());
+                let before = blk.lost;
                 for x in s.max(blk.start)..stop {
                     if board.is_unsacked(x) {
                         blk.lost += 1;
                     }
                 }
-                self.deficit |= blk.lost > blk.n - blk.k;
+                let parity = blk.n - blk.k;
+                let over = blk.lost > parity;
+                if over && blk.lost != before {
+                    let theta = threshold(blk.lost - parity, blk.rfec_sent);
+                    if before > parity {
+                        self.over.set(blk.start, theta);
+                    } else {
+                        self.over.push(blk.start, theta);
+                    }
+                }
+                self.deficit |= over;
                 s = stop;
             }
         }
@@ -435,17 +457,28 @@ impl Lt {
     /// [`Lt::rfec_due`] once some block has lost more than its parity.
     #[inline(never)]
     fn rfec_due_in_deficit(&mut self, snd_una: u64, high_tx: u64) -> Option<usize> {
-        if !self.blocks.q.iter().any(|b| b.lost > b.n - b.k) {
+        if self.over.is_empty() {
             self.deficit = false;
             return None;
         }
+        if high_tx <= snd_una {
+            return None; // nothing outstanding: no block has sent what it holds unacknowledged
+        }
+        // The first such block in sequence order (the others have not lost more than their
+        // parity), still outstanding.
         let e = self.e();
-        self.blocks.q.iter().position(|b| {
-            let parity = b.n - b.k;
-            snd_una < b.end().min(high_tx)
-                && b.lost > parity
-                && (((b.lost - parity) as f64 / (1.0 - e)).ceil() as u32) > b.rfec_sent
-        })
+        let mut from = 0;
+        while let Some((j, start)) = self.over.first_needing(e, from) {
+            if let Some(i) = self.blocks.find_index(start) {
+                let b = &self.blocks.q[i];
+                debug_assert!(b.lost > b.n - b.k && needs_rfec(b.lost - (b.n - b.k), b.rfec_sent, e));
+                if snd_una < b.end().min(high_tx) {
+                    return Some(i);
+                }
+            }
+            from = j + 1;
+        }
+        None
     }
 
     /// An RFEC packet for block `i` leaves, before slot `high_tx`: (its block's start, size,
@@ -454,6 +487,9 @@ impl Lt {
         let b = &mut self.blocks.q[i];
         b.rfec_sent += 1;
         b.rfec_out += 1;
+        if b.lost > b.n - b.k {
+            self.over.set(b.start, threshold(b.lost - (b.n - b.k), b.rfec_sent));
+        }
         let n = self.rfec_next;
         self.rfec_next += 1;
         self.rfec_out.push_back((n, b.start, high_tx));
@@ -813,5 +849,64 @@ mod tests {
         l.after_ack(&board, end, end, 3, None, None);
         assert_eq!(l.blocks.len(), 0);
         assert_eq!((l.blocks.slot(end - 1), l.blocks.slot(0)), (None, None));
+    }
+
+    /// The block `rfec_due` names is the first, in sequence order, of all blocks in the window
+    /// that needs an RFEC packet (a scan of every block, as RFEC's rule reads), while the
+    /// board slides under random losses, SACKs, RFEC packets sent and passed, and timeouts:
+    /// the list of blocks over their parity follows the blocks.
+    #[test]
+    fn rfec_due_is_the_first_block_in_need() {
+        use crate::rng::{stream, RngExt};
+        use crate::tcp::scoreboard::Scoreboard;
+        for seed in 0..8u64 {
+            let mut g = stream(seed, 9);
+            let mut l = lt(None);
+            l.erasure = [0.0, 0.05, 0.2, 0.5][seed as usize % 4];
+            let mut board = Scoreboard::with_capacity(16);
+            let (mut snd_una, mut high_tx) = (0u64, 0u64);
+            let loss = [0.02, 0.1, 0.3, 0.6][seed as usize / 2 % 4];
+            for _ in 0..3000 {
+                match g.random_range(0..8) {
+                    0 | 1 => {
+                        // A block formed and sent; each of its slots arrives (SACKed) or not.
+                        let b = l.form_block(g.random_range(2..40u64) * 1000).unwrap();
+                        for s in b.start..b.end() {
+                            board.push(s, 0);
+                            if g.random_range(0.0..1.0) >= loss {
+                                board.mark_sacked(s, s + 1);
+                            }
+                        }
+                        high_tx = b.end();
+                    }
+                    2 => {
+                        // A hole repaired: the cumulative ACK moves to the next hole.
+                        let mut a = snd_una + 1;
+                        while a < high_tx && board.is_sacked(a) {
+                            a += 1;
+                        }
+                        snd_una = a.min(high_tx);
+                        board.advance(snd_una);
+                    }
+                    3 => {
+                        if let Some(i) = l.rfec_due(snd_una, high_tx) {
+                            l.rfec_sent(i, high_tx);
+                        }
+                    }
+                    4 => l.on_timeout(),
+                    _ => {}
+                }
+                let echo = (l.rfec_next > 0 && g.random_range(0..3) == 0).then(|| (l.rfec_next - 1) as u16);
+                l.after_ack(&board, snd_una, high_tx, 3, None, echo);
+                let e = l.e();
+                let want = l.blocks.q.iter().position(|b| {
+                    let parity = b.n - b.k;
+                    snd_una < b.end().min(high_tx) && b.lost > parity && (((b.lost - parity) as f64 / (1.0 - e)).ceil() as u32) > b.rfec_sent
+                });
+                let over: Vec<u64> = l.blocks.q.iter().filter(|b| b.lost > b.n - b.k).map(|b| b.start).collect();
+                assert_eq!(l.over.starts(), &over[..], "seed {seed}");
+                assert_eq!(l.rfec_due(snd_una, high_tx), want, "seed {seed}");
+            }
+        }
     }
 }

@@ -4,6 +4,7 @@
 use super::{CaState, Tcb};
 
 pub mod lt;
+pub mod lt_deficit;
 pub mod newreno;
 pub mod prr;
 pub mod reno;

@@ -293,7 +293,7 @@ impl Sender {
             self.cc.on_state_change(&mut self.tcb, from, to);
             if matches!(from, CaState::Recovery | CaState::Loss) {
                 if let Some(r) = self.rack.as_mut() {
-                    r.out.clear();
+                    r.clear_out();
                     r.resend.clear();
                 }
             }
@@ -671,7 +671,7 @@ impl Sender {
                 s.sent_at = now;
             }
             if let Some(r) = self.rack.as_mut().filter(|_| FULL && self.cfg.rack_lost_retransmissions && matches!(self.tcb.state, CaState::Recovery | CaState::Loss)) {
-                r.out.push_back((seg, now));
+                r.push_out(seg, now);
             }
         } else {
             self.board.push(seg, now);

@@ -9,6 +9,11 @@ use super::*;
 pub(super) struct RackRetx {
     /// Retransmissions in flight, in the order sent: (segment, when).
     pub(super) out: VecDeque<(u64, Nanos)>,
+    /// `out` in runs of one segment: (segment, entries). Only the last of a run can be the
+    /// segment's latest transmission, so [`Sender::rack_latest_delivered`] reads one entry
+    /// per run (issue 34's fuzzer: at 1 bit/s each timeout resent snd_una into `out`, 10^6
+    /// entries of one segment read on every ACK).
+    pub(super) runs: VecDeque<(u64, usize)>,
     /// Retransmissions found lost again, to be sent again before anything else.
     pub(super) resend: VecDeque<u64>,
     /// `rack_tlp` outside recovery: the latest segment delivered (send time, segment) and
@@ -32,6 +37,42 @@ pub(super) enum RackTimer {
     Probe,
     /// RACK's reordering timer (§6.3): snd_una will be lost then.
     Reo,
+}
+
+impl RackRetx {
+    /// A retransmission of `seg` at `t` (after every other in `out`).
+    pub(super) fn push_out(&mut self, seg: u64, t: Nanos) {
+        self.out.push_back((seg, t));
+        match self.runs.back_mut() {
+            Some((s, n)) if *s == seg => *n += 1,
+            _ => self.runs.push_back((seg, 1)),
+        }
+    }
+
+    /// Forget the oldest retransmission in `out`.
+    fn pop_out(&mut self) {
+        self.out.pop_front();
+        if let Some((_, n)) = self.runs.front_mut() {
+            *n -= 1;
+            if *n == 0 {
+                self.runs.pop_front();
+            }
+        }
+    }
+
+    /// The newest entry of each run of `out`, in the order sent.
+    fn run_ends(&self) -> impl Iterator<Item = (u64, Nanos)> + '_ {
+        self.runs.iter().scan(0usize, |i, &(_, n)| {
+            *i += n;
+            Some(self.out[*i - 1])
+        })
+    }
+
+    /// Forget every retransmission (the recovery ended).
+    pub(super) fn clear_out(&mut self) {
+        self.out.clear();
+        self.runs.clear();
+    }
 }
 
 impl Sender {
@@ -58,7 +99,9 @@ impl Sender {
             }
         }
         let delivered = |seg: u64| seg < a.ack || a.sack[..a.nsack as usize].iter().any(|&(s, e)| s <= seg && seg < e);
-        for &(seg, t) in self.rack.as_ref().map(|r| &r.out).into_iter().flatten() {
+        // An older entry of a run is not its segment's latest transmission (`sent_at`, which
+        // only moves forward, differs), so it is never counted: the runs' last entries only.
+        for (seg, t) in self.rack.as_ref().into_iter().flat_map(|r| r.run_ends()) {
             if board.is_unsacked(seg) && delivered(seg) && board.get(seg).is_some_and(|st| st.sent_at == t) {
                 latest = latest.max(seen(seg, t, true));
             }
@@ -75,9 +118,9 @@ impl Sender {
         let Some(r) = self.rack.as_mut() else { return };
         while let Some(&(seg, t)) = r.out.front() {
             if seg < ack || self.board.is_sacked(seg) {
-                r.out.pop_front(); // delivered
+                r.pop_out(); // delivered
             } else if (t, seg) < latest {
-                r.out.pop_front();
+                r.pop_out();
                 r.resend.push_back(seg);
                 self.counters.lost_retransmissions += 1;
             } else {
@@ -232,5 +275,33 @@ impl Sender {
             self.send_loop(now, out);
         }
         self.rack_arm(now);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The runs follow `out` as entries are pushed and popped: each run's last entry is the
+    /// newest entry of that segment before the next other segment's.
+    #[test]
+    fn runs_follow_the_retransmissions() {
+        use crate::rng::{stream, RngExt};
+        let mut g = stream(3, 4);
+        let mut r = RackRetx::default();
+        let mut t = 0;
+        for _ in 0..5000 {
+            if g.random_range(0..3) > 0 {
+                t += g.random_range(0..3u64);
+                r.push_out(g.random_range(0..4u64), t);
+            } else if !r.out.is_empty() {
+                r.pop_out();
+            }
+            let flat: Vec<(u64, Nanos)> = r.out.iter().enumerate().filter(|&(i, e)| r.out.get(i + 1).is_none_or(|n| n.0 != e.0)).map(|(_, &e)| e).collect();
+            assert_eq!(r.run_ends().collect::<Vec<_>>(), flat);
+            assert_eq!(r.runs.iter().map(|&(_, n)| n).sum::<usize>(), r.out.len());
+        }
+        r.clear_out();
+        assert!(r.runs.is_empty() && r.out.is_empty());
     }
 }
