@@ -1,7 +1,7 @@
 //! Python values to the core's settings, shared by every simulator entry point (`sim`,
 //! `network`, `watch`): typed dict lookups with the package's parameter errors, seconds to
 //! nanoseconds, the descriptor tables' values ([`param_value`], [`py_value`], [`spec_dict`]),
-//! `TcpConfig`, a link's queue discipline and link layer.
+//! `TcpConfig` and a link's queue discipline.
 use crate::errors::IntoPyResult;
 use burstlab_core::link::{CodelParams, FqParams, QueueDisc, RedParams};
 use burstlab_core::param::{Kind, ParamSpec, Value};
@@ -173,13 +173,5 @@ pub(crate) fn dict_of<'py>(py: Python<'py>, d: &Bound<'py, PyDict>, key: &str) -
     match d.get_item(key)? {
         Some(v) if !v.is_none() => Ok(v.downcast_into::<PyDict>()?),
         _ => Ok(PyDict::new(py)),
-    }
-}
-
-/// A link's `link_layer` entry (a `burstlab.linklayer.Arq`/`Harq` config dict), if any.
-pub(crate) fn layer_of(d: &Bound<'_, PyDict>) -> PyResult<Option<burstlab_core::link::LinkLayerConfig>> {
-    match d.get_item("link_layer")? {
-        Some(v) if !v.is_none() => Ok(Some(crate::linklayer::link_layer_config(v.downcast::<PyDict>()?)?)),
-        _ => Ok(None),
     }
 }

@@ -333,3 +333,11 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(wifi_timing, m)?)?;
     Ok(())
 }
+
+/// A link's `link_layer` entry (a `burstlab.linklayer.Arq`/`Harq` config dict), if any.
+pub(crate) fn layer_of(d: &Bound<'_, PyDict>) -> PyResult<Option<burstlab_core::link::LinkLayerConfig>> {
+    match d.get_item("link_layer")? {
+        Some(v) if !v.is_none() => Ok(Some(link_layer_config(v.downcast::<PyDict>()?)?)),
+        _ => Ok(None),
+    }
+}

@@ -5,8 +5,9 @@
 //! (the single-run result plus name, kind and spurious timeouts), per link, aggregate, and
 //! the per-packet log as numpy arrays when asked for.
 use crate::errors::IntoPyResult;
+use crate::linklayer::layer_of;
 use crate::loss::PyLossModel;
-use crate::convert::{count, dict_of, get, layer_of, queue_disc, req, secs, seed, tcp_config};
+use crate::convert::{count, dict_of, get, queue_disc, req, secs, seed, tcp_config};
 use crate::sim::result_dict;
 use burstlab_core::link::{BufferUnit, LossMode, LossWindow, Opportunities, Timing};
 use burstlab_core::loss::Sojourn;

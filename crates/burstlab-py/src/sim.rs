@@ -2,8 +2,9 @@
 //! `simulate_trace(trace, config)`. `config` is the flat dict that
 //! `burstlab.sim` builds from its dataclasses (seconds and bits/s, as at the Python
 //! surface); the result is a dict of numbers plus numpy arrays for the series.
-use crate::convert::{count, dict_of, get, layer_of, param_value, py_value, queue_disc, req, secs, seed, spec_dict, tcp_config};
+use crate::convert::{count, dict_of, get, param_value, py_value, queue_disc, req, secs, seed, spec_dict, tcp_config};
 use crate::errors::IntoPyResult;
+use crate::linklayer::layer_of;
 use crate::loss::PyLossModel;
 use crate::trace::PyBitTrace;
 use burstlab_core::link::{BufferUnit, CodelParams, FqParams, LossMode, RedParams};
