@@ -11,16 +11,24 @@ from __future__ import annotations
 import math
 import warnings
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import numpy as np
 import numpy.typing as npt
 
-from burstlab._core import ParameterError
+from burstlab._core import BitTrace, ParameterError
 from burstlab._util import json_safe
 
-if TYPE_CHECKING:  # annotations only: traces imports this module (Trace.stats)
-    from burstlab.traces import Trace
+
+
+class TraceLike(Protocol):
+    """What the statistics read of a trace: a :class:`burstlab.traces.Trace` (which imports
+    this module for ``Trace.stats``, so it is named here by what it offers)."""
+
+    name: str | None
+
+    @property
+    def bits(self) -> BitTrace: ...
 
 #: Srinivasan et al. §8 measures μ over chunks of 6000 packets.
 DEFAULT_CHUNK = 6000
@@ -257,7 +265,7 @@ def prefix_grid(length: int, points: int = 100) -> npt.NDArray[np.uint64]:
     return grid
 
 
-def trace_stats(trace: Trace, *, chunk: int = DEFAULT_CHUNK, convergence_points: int = 100, warn: bool = True) -> TraceStats:
+def trace_stats(trace: TraceLike, *, chunk: int = DEFAULT_CHUNK, convergence_points: int = 100, warn: bool = True) -> TraceStats:
     """All statistics of ``trace``, computed in Rust on the packed bits in one fused pass
     (``BitTrace.summary``).
 
