@@ -50,18 +50,7 @@ DEFERRED = {
 
 #: Import cycles that exist and are not solved yet, each with where it is tied. The test fails
 #: on any other cycle, and when one of these is gone (then remove it here).
-KNOWN_CYCLES: dict[frozenset[str], str] = {
-    frozenset({"burstlab.experiments.error_models", "burstlab.experiments.error_models_claims",
-               "burstlab.experiments.error_models_report", "burstlab.experiments.error_models_why"}):
-        "each study writes its report and judges its claims; they read the study's constants",
-    frozenset({"burstlab.experiments.hybrid", "burstlab.experiments.hybrid_claims", "burstlab.experiments.hybrid_report"}):
-        "each study writes its report and judges its claims; they read the study's constants",
-    frozenset({"burstlab.experiments.link_transport", "burstlab.experiments.link_transport_claims",
-               "burstlab.experiments.link_transport_report"}):
-        "each study writes its report and judges its claims; they read the study's constants",
-    frozenset({"burstlab.experiments.tibet", "burstlab.experiments.tibet_claims", "burstlab.experiments.tibet_report"}):
-        "each study writes its report and judges its claims; they read the study's constants",
-}  # fmt: skip
+KNOWN_CYCLES: dict[frozenset[str], str] = {}
 
 
 def _modname(f: Path) -> str:

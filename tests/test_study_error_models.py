@@ -21,6 +21,7 @@ import pytest
 
 from burstlab._core import LossModel
 from burstlab.experiments import error_models as E
+from burstlab.experiments import error_models_study as ES
 from burstlab.sim import Flow, Hop, Link, Network, TcpConfig, run_network
 from burstlab.store import ResultStore, config_hash
 from burstlab.sweep import task_seed
@@ -35,7 +36,7 @@ def _runs(out: Path) -> list[tuple[Any, ...]]:
 
 @pytest.fixture(scope="module")
 def quick(tmp_path_factory: pytest.TempPathFactory) -> Any:
-    return E.run_study(QUICK, tmp_path_factory.mktemp("error-models") / "quick", workers=2, progress=False, formats=("png", "pdf"))
+    return ES.run_study(QUICK, tmp_path_factory.mktemp("error-models") / "quick", workers=2, progress=False, formats=("png", "pdf"))
 
 
 def test_quick_outputs(quick: Any) -> None:
@@ -103,7 +104,7 @@ def test_partial_store_resumes_to_the_same_tables(quick: Any, tmp_path: Path) ->
         st.connection.execute("DELETE FROM runs WHERE (replicate + hash(cell)) % 3 = 0")
         left = len(st)
     assert 0 < left < len(quick.runs)
-    again = E.run_study(QUICK, part, workers=1, progress=False, formats=("png", "pdf"))
+    again = ES.run_study(QUICK, part, workers=1, progress=False, formats=("png", "pdf"))
     assert again.ran == len(quick.runs) - left and again.skipped == left
     assert _runs(part) == _runs(quick.out)
     for f in ("cells.csv", "claims.csv", "sensitivity.csv", "report.md"):
@@ -113,9 +114,9 @@ def test_partial_store_resumes_to_the_same_tables(quick: Any, tmp_path: Path) ->
 
 def test_dask_cluster_gives_the_same_rows(tmp_path: Path) -> None:
     cfg = E.StudyConfig.quick_config(seeds=2, sweep=False)
-    ref = E.run_study(cfg, tmp_path / "local", workers=1, progress=False)
+    ref = ES.run_study(cfg, tmp_path / "local", workers=1, progress=False)
     with distributed.LocalCluster(host="127.0.0.1", n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
-        viadask = E.run_study(cfg, tmp_path / "dask", cluster=cluster.scheduler_address, progress=False)
+        viadask = ES.run_study(cfg, tmp_path / "dask", cluster=cluster.scheduler_address, progress=False)
     assert viadask.ran == ref.ran > 0
     assert _runs(tmp_path / "dask") == _runs(tmp_path / "local")
     # PNG only by default: the report links no PDF
@@ -192,7 +193,7 @@ def test_adaptive_replication_adds_transfers_up_to_the_budget(tmp_path: Path) ->
     cfg = E.StudyConfig(seeds=2, sweep_seeds=2, sweep=False, budget=3, delays=(0.0,), sojourns=(1.0,), drops=(0.1, 0.5), equivalence_drops=(0.5,),
                         sync_size=200_000, models_size=200_000)  # fmt: skip
     logged: list[str] = []
-    res = E.run_study(cfg, tmp_path / "a", workers=1, progress=False, log=logged.append)
+    res = ES.run_study(cfg, tmp_path / "a", workers=1, progress=False, log=logged.append)
     reached = dc_replace(cfg, seeds=3)
     assert res.ran == len(res.runs) == sum(len(t.items) for t in E.plan(reached))
     assert any("adding transfers up to 3 (budget 3)" in s for s in logged)

@@ -23,6 +23,7 @@ import pytest
 
 from burstlab import _core
 from burstlab.experiments import hybrid as H
+from burstlab.experiments import hybrid_study as HS
 from burstlab.experiments import hybrid_claims as HC
 from burstlab.experiments import hybrid_report as R
 from burstlab.linklayer import Arq, Backoff
@@ -44,7 +45,7 @@ def _runs(out: Path) -> list[tuple[Any, ...]]:
 
 @pytest.fixture(scope="module")
 def quick(tmp_path_factory: pytest.TempPathFactory) -> Any:
-    return H.run_study(QUICK, tmp_path_factory.mktemp("hybrid") / "quick", workers=2, progress=False, formats=("png", "pdf"))
+    return HS.run_study(QUICK, tmp_path_factory.mktemp("hybrid") / "quick", workers=2, progress=False, formats=("png", "pdf"))
 
 
 def test_quick_outputs(quick: Any) -> None:
@@ -123,7 +124,7 @@ def test_partial_store_resumes_to_the_same_tables(quick: Any, tmp_path: Path) ->
     with ResultStore(part / "store.duckdb", "fits", H.FIT_SCHEMA) as st:
         st.connection.execute("DELETE FROM fits WHERE model = 'hmm'")
     assert 0 < left < len(quick.runs)
-    again = H.run_study(QUICK, part, workers=1, progress=False, formats=("png", "pdf"))
+    again = HS.run_study(QUICK, part, workers=1, progress=False, formats=("png", "pdf"))
     assert again.ran == len(quick.runs) - left and again.skipped == left
     assert _runs(part) == _runs(quick.out)
     for f in ("cells.csv", "traces.csv", "fig03.csv", "fig04.csv", "ranking.csv", "claims.csv", "sensitivity.csv", "report.md"):
@@ -135,9 +136,9 @@ def test_partial_store_resumes_to_the_same_tables(quick: Any, tmp_path: Path) ->
 
 def test_dask_cluster_gives_the_same_rows(tmp_path: Path) -> None:
     cfg = replace(QUICK, sweep=False, all_models=False, synth_fers=(0.1,), padhye_fers=(0.1,), duration=60.0, warmup=10.0)
-    ref = H.run_study(cfg, tmp_path / "local", workers=1, progress=False)
+    ref = HS.run_study(cfg, tmp_path / "local", workers=1, progress=False)
     with distributed.LocalCluster(host="127.0.0.1", n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
-        viadask = H.run_study(cfg, tmp_path / "dask", cluster=cluster.scheduler_address, progress=False)
+        viadask = HS.run_study(cfg, tmp_path / "dask", cluster=cluster.scheduler_address, progress=False)
     assert viadask.ran == ref.ran > 0
     assert _runs(tmp_path / "dask") == _runs(tmp_path / "local")
     assert not list((tmp_path / "local" / "figures").glob("*.pdf")) and ".pdf" not in ref.report_md.read_text()
@@ -224,7 +225,7 @@ def test_ttem_folder(tmp_path: Path) -> None:
     trs, notes = H.load_traces(cfg)
     assert [t.name for t in trs] == ["ch0.ttem", "ch1.ttem"] and all(t.interval == 0.005 and not t.synthetic for t in trs)
     assert trs[0].fer == pytest.approx(0.05, abs=0.02) and any("README.md" in n for n in notes)
-    res = H.run_study(cfg, tmp_path / "out", workers=1, progress=False)
+    res = HS.run_study(cfg, tmp_path / "out", workers=1, progress=False)
     assert "synthetic" not in res.report_md.read_text().splitlines()[0] and len(res.runs) == (2 * 5 + 2) * cfg.seeds
 
 
@@ -295,7 +296,7 @@ def test_adaptive_replication_adds_runs_while_claims_are_undecided(quick: Any, t
     shutil.copytree(quick.out, out)
     cfg = replace(QUICK, quick=False, budget=3, sweep=False)
     planned = sum(len(t.items) for t in H.plan(cfg, {r["key"]: r for r in quick.fits})[0])
-    res = H.run_study(cfg, out, workers=1, progress=False)
+    res = HS.run_study(cfg, out, workers=1, progress=False)
     assert res.ran == planned // 2 > 0 and len(res.runs) == planned * 3 // 2
     assert [s[1:] for s in seen] == [(2, 3), (3, 3)] and seen[0][0] >= 5
     assert "--runs 3" in res.report_md.read_text()
@@ -318,7 +319,7 @@ def test_rate_adaptation_option_turns_bad_slots_into_a_deep_fade(tmp_path: Path)
     with pytest.raises(_core.ParameterError, match="rate_control"):
         H.Setup(rate_control="onoe")
     cfg = H.StudyConfig.quick_config(duration=200.0, warmup=40.0, fit_slots=2000, sensitivity=(("rate_control", ("off", "minstrel")),))
-    res = H.run_study(cfg, tmp_path / "ra", workers=1, progress=False, formats=("png",))
+    res = HS.run_study(cfg, tmp_path / "ra", workers=1, progress=False, formats=("png",))
     _, pts = H.environments(cfg, res.runs)
     by = {v: e for name, v, e in pts if name == "rate_control"}
     off = [x for t in by["off"].traces if (x := by["off"].table1(t, "trace")) is not None]

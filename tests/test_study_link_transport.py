@@ -20,6 +20,7 @@ import pytest
 from burstlab._core import LossModel
 from burstlab.cli import main
 from burstlab.experiments import link_transport as L
+from burstlab.experiments import link_transport_study as LS
 from burstlab.linklayer import Arq, Harq
 from burstlab.sim import Link, TcpConfig, presets, run, run_network
 from burstlab.store import ResultStore, config_hash
@@ -71,7 +72,7 @@ def _runs(out: Path) -> list[tuple[Any, ...]]:
 
 @pytest.fixture(scope="module")
 def study(traces: Path, tmp_path_factory: pytest.TempPathFactory) -> Any:
-    return L.run_study(tiny(traces), tmp_path_factory.mktemp("lt") / "tiny", workers=2, progress=False)
+    return LS.run_study(tiny(traces), tmp_path_factory.mktemp("lt") / "tiny", workers=2, progress=False)
 
 
 def test_outputs(study: Any, traces: Path) -> None:
@@ -144,7 +145,7 @@ def test_partial_store_resumes_to_the_same_tables(study: Any, traces: Path, tmp_
         st.connection.execute("DELETE FROM runs WHERE (replicate + hash(cell)) % 3 = 0")
         left = len(st)
     assert 0 < left < len(study.runs)
-    again = L.run_study(tiny(traces), part, workers=1, progress=False)
+    again = LS.run_study(tiny(traces), part, workers=1, progress=False)
     assert again.ran == len(study.runs) - left and again.skipped == left
     assert _runs(part) == _runs(study.out)
     for f in ("cells.csv", "claims.csv", "sensitivity.csv", "table1.csv", "report.md"):
@@ -157,9 +158,9 @@ def test_partial_store_resumes_to_the_same_tables(study: Any, traces: Path, tmp_
 def test_dask_cluster_and_one_worker_give_the_same_rows(traces: Path, tmp_path: Path) -> None:
     distributed = pytest.importorskip("distributed")
     cfg = tiny(traces, sweep=False)
-    ref = L.run_study(cfg, tmp_path / "local", workers=1, progress=False)
+    ref = LS.run_study(cfg, tmp_path / "local", workers=1, progress=False)
     with distributed.LocalCluster(host="127.0.0.1", n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
-        viadask = L.run_study(cfg, tmp_path / "dask", cluster=cluster.scheduler_address, progress=False)
+        viadask = LS.run_study(cfg, tmp_path / "dask", cluster=cluster.scheduler_address, progress=False)
     assert viadask.ran == ref.ran > 0
     assert _runs(tmp_path / "dask") == _runs(tmp_path / "local")
 
@@ -290,10 +291,10 @@ def test_adaptive_replication_adds_runs_while_claims_are_undecided(traces: Path,
     monkeypatch.setattr(V, "replicates_to_add", more)
     monkeypatch.setattr(C, "replicates_to_add", more)  # where the cell studies look it up
     cfg = tiny(traces, quick=False, budget=3, sweep=False)
-    res = L.run_study(cfg, tmp_path / "a", workers=1, progress=False)
+    res = LS.run_study(cfg, tmp_path / "a", workers=1, progress=False)
     reached = sum(len(t.items) for t in L.plan(dataclasses.replace(cfg, seeds=3)))
     assert res.ran == reached == len(res.runs) > sum(len(t.items) for t in L.plan(cfg))
     assert [s[1:] for s in seen] == [(2, 3), (3, 3)] and seen[0][0] >= 10  # judged on the defaults, then stopped at the budget
     assert "--seeds 3" in res.report_md.read_text()
-    again = L.run_study(dataclasses.replace(cfg, budget=None), tmp_path / "b", workers=1, progress=False)
+    again = LS.run_study(dataclasses.replace(cfg, budget=None), tmp_path / "b", workers=1, progress=False)
     assert again.ran == sum(len(t.items) for t in L.plan(cfg))  # --budget 0: never

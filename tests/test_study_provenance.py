@@ -13,6 +13,7 @@ import duckdb
 import pytest
 
 from burstlab.experiments import error_models as E
+from burstlab.experiments import error_models_study as ES
 from burstlab.study import provenance as P
 
 
@@ -56,7 +57,7 @@ def test_reproduce_says_what_it_cannot_pin(monkeypatch: pytest.MonkeyPatch, tmp_
 
 def test_study_writes_provenance_everywhere(tmp_path: Path) -> None:
     cfg = E.StudyConfig.quick_config(seeds=2, sweep=False)
-    res = E.run_study(cfg, tmp_path / "em", workers=1, progress=False)
+    res = ES.run_study(cfg, tmp_path / "em", workers=1, progress=False)
     prov = json.loads((res.out / "provenance.json").read_text())
     assert prov["study"] == "error-models" and prov["seeds"]["study seed"] == 0 and prov["inputs"] == []
     assert json.loads((res.out / "summary.json").read_text())["provenance"]["results_version"] == prov["results_version"]

@@ -22,6 +22,7 @@ import pytest
 from burstlab._core import LossModel
 from burstlab.analytic import tibet_ideal, tibet_reno
 from burstlab.experiments import tibet as T
+from burstlab.experiments import tibet_study as TS
 from burstlab.experiments.tibet_report import cli_args
 from burstlab.sim import Link, TcpConfig, presets, run_network
 from burstlab.store import ResultStore, config_hash
@@ -39,7 +40,7 @@ def _runs(out: Path) -> list[tuple[Any, ...]]:
 
 @pytest.fixture(scope="module")
 def quick(tmp_path_factory: pytest.TempPathFactory) -> Any:
-    return T.run_study(QUICK, tmp_path_factory.mktemp("tibet") / "quick", workers=2, progress=False)
+    return TS.run_study(QUICK, tmp_path_factory.mktemp("tibet") / "quick", workers=2, progress=False)
 
 
 def test_quick_outputs(quick: Any) -> None:
@@ -121,7 +122,7 @@ def test_partial_store_resumes_to_the_same_tables(quick: Any, tmp_path: Path) ->
         st.connection.execute("DELETE FROM runs WHERE (replicate + hash(cell)) % 3 = 0")
         left = len(st)
     assert 0 < left < len(quick.runs)
-    again = T.run_study(QUICK, part, workers=1, progress=False)
+    again = TS.run_study(QUICK, part, workers=1, progress=False)
     assert again.ran == len(quick.runs) - left and again.skipped == left
     assert _runs(part) == _runs(quick.out)
     for f in ("cells.csv", "claims.csv", "sensitivity.csv", "report.md"):
@@ -132,9 +133,9 @@ def test_partial_store_resumes_to_the_same_tables(quick: Any, tmp_path: Path) ->
 def test_dask_cluster_gives_the_same_rows(tmp_path: Path) -> None:
     """The smallest study on one local worker (PNG and PDF figures) and on a Dask cluster
     (PNG only, the default): the same rows; the report links a PDF only when the run wrote it."""
-    ref = T.run_study(TINY, tmp_path / "local", workers=1, progress=False, formats=("png", "pdf"))
+    ref = TS.run_study(TINY, tmp_path / "local", workers=1, progress=False, formats=("png", "pdf"))
     with distributed.LocalCluster(host="127.0.0.1", n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
-        viadask = T.run_study(TINY, tmp_path / "dask", cluster=cluster.scheduler_address, progress=False)
+        viadask = TS.run_study(TINY, tmp_path / "dask", cluster=cluster.scheduler_address, progress=False)
     assert viadask.ran == ref.ran > 0
     assert _runs(tmp_path / "dask") == _runs(tmp_path / "local")
     md = ref.report_md.read_text()

@@ -39,9 +39,8 @@ from __future__ import annotations
 import dataclasses
 import functools
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -66,7 +65,6 @@ from burstlab.experiments.common import (  # noqa: F401  (t95, Ratio, write_json
 )
 from burstlab.sim import Flow, Hop, Link, Network, TcpConfig, run_network
 from burstlab.sim.network import LOG_EVENTS, LOG_KINDS
-from burstlab.store import ResultStore
 from burstlab.experiments.error_models_settings import (  # noqa: F401  (the study's settings and constants, re-exported)
     ACK_LABEL,
     ACK_MODES,
@@ -423,41 +421,6 @@ class Env:
 # --------------------------------------------------------------------------------------
 # the whole study
 # --------------------------------------------------------------------------------------
-def baseline_verdicts(cfg: StudyConfig, store: ResultStore) -> list[Any]:
-    """The claims judged on the defaults' cells as the store holds them (adaptive replication)."""
-    from burstlab.experiments.error_models_claims import verdicts
-
-    keys = [i.key for p in cells(cfg, cfg.setup) for i in items(cfg, p, cfg.seeds)]
-    return verdicts(cfg, Env(cfg, cfg.setup, cell_stats(store.rows_with_keys(keys, order_by="r.cell, r.replicate"))))
-
-
-def run_study(
-    cfg: StudyConfig,
-    out: str | Path,
-    *,
-    workers: int | None = None,
-    cluster: str | None = None,
-    progress: bool = True,
-    log: Callable[[str], None] | None = None,
-    formats: Sequence[str] = ("png",),
-) -> StudyResult:
-    """Run (or resume) the study; write the store, tables, figures (PNG, and the other
-    ``formats``, e.g. ``("png", "pdf")``) and report under ``out``
-    (:func:`burstlab.experiments.common.run_keyed_study`). With a ``budget``, claims still
-    inconclusive after ``seeds`` transfers per cell get more transfers
-    (:class:`burstlab.experiments.common.Adaptive`); the report then gives the
-    configuration reached, which reproduces the same run."""
-    rounds = Adaptive(cfg, plan, baseline_verdicts, "transfers", log)
-
-    def outputs(out: Path, store: ResultStore, runs: list[dict[str, Any]]) -> Outputs:
-        from burstlab.experiments.error_models_report import write_outputs
-
-        return write_outputs(rounds.cfg, out, store, runs, formats, progress=progress)
-
-    return run_keyed_study("error-models", plan(cfg), run_task, RUN_SCHEMA, out, outputs, workers=workers, cluster=cluster, progress=progress, log=log,
-                           rounds=rounds)  # fmt: skip
-
-
 def environments(cfg: StudyConfig, runs: Sequence[dict[str, Any]]) -> tuple[Env, list[tuple[str, Any, Env]]]:
     """The baseline environment (every transfer) and every sensitivity point's. Along one
     parameter every point, its default included, uses the same replicates (``seeds`` for

@@ -180,7 +180,7 @@ class ErrorModels(CellStudy):
     Config = StudyConfig
     claims = "burstlab.experiments.error_models_claims"
     unit = "transfers"
-    module = "burstlab.experiments.error_models"
+    module = "burstlab.experiments.error_models_study"
 
 
 study = ErrorModels()

@@ -44,9 +44,8 @@ import functools
 import json
 import math
 import time
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, fields, replace
-from pathlib import Path
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -60,7 +59,7 @@ from burstlab._core import BitTrace, BurstlabError, LossModel, ParameterError
 from burstlab.analytic import padhye
 from burstlab.datasets import rutgers, support
 from burstlab.experiments.common import environments as common_environments
-from burstlab.experiments.common import Adaptive, Item, cell_hash, keyed_items, run_keyed_study, t95
+from burstlab.experiments.common import Item, cell_hash, keyed_items, t95
 from burstlab.experiments.common import StudyResult as _StudyResult
 from burstlab.experiments.common import sweep_points as _sweep_points
 from burstlab.experiments.hybrid_settings import (  # noqa: F401  (re-exported: the report, claims and tests read them here)
@@ -84,8 +83,8 @@ from burstlab.experiments.hybrid_settings import (  # noqa: F401  (re-exported: 
     Setup,
     StudyConfig,
 )
-from burstlab.store import ResultStore, config_hash
-from burstlab.sweep import run_tasks, task_seed
+from burstlab.store import config_hash
+from burstlab.sweep import task_seed
 from burstlab.traces import Trace
 from burstlab.experiments.prr_mu import trace_fingerprint
 from burstlab.experiments.prr_mu_inputs import _read_dir
@@ -117,7 +116,6 @@ def condition_label(cond: str) -> str:
         if v == cond:
             return f"({k}) {v}"
     return cond
-
 
 
 # --------------------------------------------------------------------------------------
@@ -755,57 +753,4 @@ class StudyResult(_StudyResult):
     fits: list[dict[str, Any]] = field(default_factory=list)
 
 
-def run_study(
-    cfg: StudyConfig,
-    out: str | Path,
-    *,
-    workers: int | None = None,
-    cluster: str | None = None,
-    progress: bool = True,
-    log: Callable[[str], None] | None = None,
-    formats: Sequence[str] = ("png",),
-) -> StudyResult:
-    """Run (or resume) the study: fit the models (table ``fits`` of the store), run the
-    simulations (table ``runs``), write the tables, figures (PNG, and the other ``formats``)
-    and report under ``out``."""
-    say = log or (lambda s: None)
-    t0 = time.perf_counter()
-    out = Path(out)
-    trs, notes = load_traces(cfg)
-    say(f"{len(trs)} channel traces ({'synthetic' if cfg.dataset == 'synthetic' else cfg.dataset}): " + ", ".join(f"{t.name} (FER {100 * t.fer:.1f} %)" for t in trs[:4])
-        + (" …" if len(trs) > 4 else ""))  # fmt: skip
-    fit_tasks = plan_fits(cfg)
-    out.mkdir(parents=True, exist_ok=True)
-    with ResultStore(out / "store.duckdb", "fits", FIT_SCHEMA) as fstore:
-        have = fstore.keys()
-        todo = [t for t in fit_tasks if t.key not in have]
-        say(f"{len(fit_tasks)} model fits: {len(fit_tasks) - len(todo)} already in the store, {len(todo)} to do")
-        for _task, row in run_tasks(run_fit, todo, workers=workers, cluster=cluster, progress=progress, description="hybrid fits"):
-            fstore.insert(row)
-        fits_rows = fstore.rows_with_keys([t.key for t in fit_tasks], order_by="r.trace, r.model") if fit_tasks else []
-    fits = {r["key"]: r for r in fits_rows}
-    tasks, skipped_cells = plan(cfg, fits)
-    rounds = Adaptive(cfg, lambda c: plan(c, fits)[0], baseline_verdicts, "runs", log)
-
-    def outputs(out: Path, store: ResultStore, runs: list[dict[str, Any]]) -> Any:
-        from burstlab.experiments.hybrid_report import write_outputs
-
-        return write_outputs(rounds.cfg, out, store, runs, fits_rows, [*notes, *skipped_cells], formats, progress=progress)
-
-    res = run_keyed_study("hybrid", tasks, _Runner(cfg.seed), RUN_SCHEMA, out, outputs, workers=workers, cluster=cluster, progress=progress, log=log,
-                          rounds=rounds)  # type: ignore[arg-type]  # fmt: skip
-    return StudyResult(**{**vars(res), "elapsed_s": time.perf_counter() - t0}, fits=fits_rows)
-
-
-def baseline_verdicts(cfg: StudyConfig, store: ResultStore) -> list[Any]:
-    """The claims judged on the defaults' cells as the store holds them (adaptive
-    replication; the claims judged across sweep points are left to the report)."""
-    from burstlab.experiments.hybrid_claims import verdicts
-    from burstlab.experiments.hybrid_report import gap_rows
-
-    keys = [i.key for p in cells(cfg, cfg.setup, True) for i in items(cfg, p, cfg.seeds)]
-    env = Env(cfg, cfg.setup, cell_stats(store.rows_with_keys(keys, order_by="r.cell, r.replicate")))
-    return verdicts(cfg, env, [], gap_rows(cfg, env.traces), cfg.dataset == "synthetic")
-
-
-__all__ = ["ChannelTrace", "Env", "Setup", "StudyConfig", "StudyResult", "load_traces", "run_study", "synthetic_burst", "synthetic_channel", "synthetic_model"]
+__all__ = ["ChannelTrace", "Env", "Setup", "StudyConfig", "StudyResult", "load_traces", "synthetic_burst", "synthetic_channel", "synthetic_model"]

@@ -253,7 +253,7 @@ class Hybrid(CellStudy):
     Config = StudyConfig
     claims = "burstlab.experiments.hybrid_claims"
     unit = "runs"
-    module = "burstlab.experiments.hybrid"
+    module = "burstlab.experiments.hybrid_study"
 
     def configure(self, values: Any, *, quick: bool) -> StudyConfig:
 

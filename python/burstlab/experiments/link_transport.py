@@ -46,10 +46,8 @@ import functools
 import hashlib
 import json
 import math
-import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np
@@ -59,16 +57,12 @@ from burstlab.linklayer import Arq, Harq
 from burstlab.sim import Link, Scenario, TcpConfig, Workload, presets, run, run_network
 from burstlab._core import EmptyInputError, LossModel, ParameterError
 from burstlab.experiments.common import (
-    Adaptive,
     Item,
-    Outputs,
-    StudyResult,
     Task,
     cell_hash,
     environments as common_environments,
     keyed_items,
     mean_ci,
-    run_keyed_study,
     sweep_points,
 )
 from burstlab.experiments.link_transport_settings import (  # noqa: F401  (re-exported: the report, claims and benchmarks read them here)
@@ -95,7 +89,6 @@ from burstlab.experiments.link_transport_settings import (  # noqa: F401  (re-ex
     Setup,
     StudyConfig,
 )
-from burstlab.store import ResultStore
 from burstlab.sweep import task_seed
 from burstlab.traces import Trace
 from burstlab import phy
@@ -614,47 +607,6 @@ class Env:
 # --------------------------------------------------------------------------------------
 # the whole study
 # --------------------------------------------------------------------------------------
-def run_study(
-    cfg: StudyConfig,
-    out: str | Path,
-    *,
-    workers: int | None = None,
-    cluster: str | None = None,
-    progress: bool = True,
-    log: Callable[[str], None] | None = None,
-    formats: Sequence[str] = ("png",),
-) -> StudyResult:
-    """Run (or resume) the study; write the store, tables, figures and report under ``out``
-    (:func:`burstlab.experiments.common.run_keyed_study`). With a ``budget``, claims still
-    inconclusive after ``seeds`` runs per cell get more runs
-    (:class:`burstlab.experiments.common.Adaptive`); the report then gives the
-    configuration reached, which reproduces the same run."""
-    rounds = Adaptive(cfg, plan, baseline_verdicts, "runs", log)
-
-    def outputs(out: Path, store: ResultStore, runs: list[dict[str, Any]]) -> Outputs:
-        from burstlab.experiments.link_transport_report import write_outputs
-
-        return write_outputs(rounds.cfg, out, store, runs, formats, progress=progress)
-
-    return run_keyed_study(STUDY, plan(cfg), run_task, RUN_SCHEMA, out, outputs, workers=workers, cluster=cluster, progress=progress, log=log,
-                           rounds=rounds)  # fmt: skip
-
-
-def baseline_verdicts(cfg: StudyConfig, store: ResultStore) -> list[Any]:
-    """The claims judged on the defaults' cells as the store holds them (adaptive
-    replication). A claim whose cells this configuration does not run is left out here
-    as in the report, which names it once."""
-    from burstlab.experiments.link_transport_claims import verdicts
-    from burstlab.experiments.link_transport_report import TABLE1
-
-    tc = trace_channels(cfg.traces, cfg.setup.alive_prr)
-    keys = [i.key for p in cells(cfg, cfg.setup, tc, full=True) for i in items(cfg, p, cfg.seeds)]
-    env = Env(cfg, cfg.setup, cell_stats(store.rows_with_keys(keys, order_by="r.cell, r.replicate")))
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return verdicts(cfg, env, TABLE1)
-
-
 def environments(cfg: StudyConfig, runs: Sequence[dict[str, Any]]) -> tuple[Env, list[tuple[str, Any, Env]]]:
     """The baseline environment (every run) and every sensitivity point's (the first
     ``sweep_seeds`` replicates, so a sweep compares like with like)."""

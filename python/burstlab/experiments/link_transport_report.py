@@ -41,7 +41,6 @@ from burstlab.experiments.link_transport import (
     cell_stats,
     environments,
     example_run,
-    headline_uniform,
     orbit_cell,
     replicate_seed,
 )

@@ -240,7 +240,7 @@ class LinkTransport(CellStudy):
     Config = StudyConfig
     claims = "burstlab.experiments.link_transport_claims"
     unit = "runs"
-    module = "burstlab.experiments.link_transport"
+    module = "burstlab.experiments.link_transport_study"
 
 
 study = LinkTransport()

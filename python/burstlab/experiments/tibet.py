@@ -38,9 +38,8 @@ from __future__ import annotations
 import functools
 import json
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -49,24 +48,19 @@ from burstlab._core import LossModel, ParameterError
 from burstlab.analytic import tibet_ideal, tibet_reno
 from burstlab.experiments.common import environments as common_environments
 from burstlab.experiments.common import (
-    Adaptive,
     NAN_RATIO,
     Item,
-    Outputs,
     Ratio,
-    StudyResult,
     Task,
     cell_hash,
     keyed_items,
     mean_ci,
     paired_difference,
     paired_ratio,
-    run_keyed_study,
     sweep_points,
 )
 from burstlab.sim import Link, TcpConfig, presets, run_network
 from burstlab.sim.presets import bdp_packets
-from burstlab.store import ResultStore
 from burstlab.experiments.tibet_settings import (  # noqa: F401  (the study's settings and constants, re-exported)
     CCS,
     FAIR_RATES,
@@ -545,40 +539,6 @@ def closed_form(cc: str, p: float, rtt: float, mss: int) -> float:
 # --------------------------------------------------------------------------------------
 # the whole study
 # --------------------------------------------------------------------------------------
-def run_study(
-    cfg: StudyConfig,
-    out: str | Path,
-    *,
-    workers: int | None = None,
-    cluster: str | None = None,
-    progress: bool = True,
-    log: Callable[[str], None] | None = None,
-    formats: Sequence[str] = ("png",),
-) -> StudyResult:
-    """Run (or resume) the study; write the store, tables, figures (PNG, and the other
-    ``formats``) and report under ``out``
-    (:func:`burstlab.experiments.common.run_keyed_study`). With a ``budget``, claims still
-    inconclusive after ``seeds`` runs per cell get more runs
-    (:class:`burstlab.experiments.common.Adaptive`)."""
-    rounds = Adaptive(cfg, plan, baseline_verdicts, "runs", log)
-
-    def outputs(out: Path, store: ResultStore, runs: list[dict[str, Any]]) -> Outputs:
-        from burstlab.experiments.tibet_report import write_outputs
-
-        return write_outputs(rounds.cfg, out, store, runs, formats, progress=progress)
-
-    return run_keyed_study("tibet", plan(cfg), run_task, RUN_SCHEMA, out, outputs, workers=workers, cluster=cluster, progress=progress, log=log,
-                           rounds=rounds)  # fmt: skip
-
-
-def baseline_verdicts(cfg: StudyConfig, store: ResultStore) -> list[Any]:
-    """The claims judged on the defaults' cells as the store holds them (adaptive replication)."""
-    from burstlab.experiments.tibet_claims import verdicts
-
-    keys = [i.key for p in cells(cfg, cfg.setup, CCS, tuple(READINGS)) for i in items(cfg, p, cfg.seeds)]
-    return verdicts(cfg, Env(cfg, cfg.setup, cell_stats(store.rows_with_keys(keys, order_by="r.cell, r.replicate"))))
-
-
 def environments(cfg: StudyConfig, runs: Sequence[dict[str, Any]]) -> tuple[Env, list[tuple[str, Any, Env]]]:
     """The baseline environment (every run) and every sensitivity point's. Every point of a
     sweep, its default included, uses the first ``sweep_seeds`` replicates, so a sweep's

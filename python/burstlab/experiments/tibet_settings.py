@@ -211,7 +211,7 @@ class Tibet(CellStudy):
     Config = StudyConfig
     claims = "burstlab.experiments.tibet_claims"
     unit = "runs"
-    module = "burstlab.experiments.tibet"
+    module = "burstlab.experiments.tibet_study"
 
 
 study = Tibet()
