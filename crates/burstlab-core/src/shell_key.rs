@@ -4,7 +4,9 @@
 //! [`PacketKeyer`] reads an IP packet's headers (IPv4, RFC 791 §3.1; TCP, RFC 9293 §3.1) and
 //! gives its [`FateKey`]:
 //! - its flow: TCP connections (by address and port pair) numbered in the order this
-//!   direction first saw them, from 0 (the simulator's flow numbers);
+//!   direction first saw them, from 0 (the simulator's flow numbers), counting only those
+//!   first seen with a SYN or a payload (a stray RST or FIN of an earlier connection is
+//!   [`KeyKind::Other`] and shifts no number);
 //! - a TCP segment with payload: [`KeyKind::Data`], numbered by its sequence number in
 //!   bytes from the sender's initial sequence number + 1 (its SYN's; a connection whose SYN
 //!   was not seen counts from its first segment seen), modulo 2^32;
@@ -77,6 +79,13 @@ impl PacketKeyer {
         let (seq, ack) = (be32(t, 4), be32(t, 8));
         let n = self.flows.len() as u32;
         let id = ([pkt[12], pkt[13], pkt[14], pkt[15]], [pkt[16], pkt[17], pkt[18], pkt[19]], be16(t, 0), be16(t, 2));
+        if payload == 0 && flags & SYN == 0 && !self.flows.contains_key(&id) {
+            // A bare ACK, FIN or RST of a connection this direction never saw open: a
+            // left-over of an earlier one (the peer outside retransmitting its FIN to a
+            // namespace that reuses the address, answered by an RST). It takes no flow number,
+            // or every connection after it would be numbered one off between two runs.
+            return OTHER;
+        }
         let f = self.flows.entry(id).or_insert(Flow { id: n, seq0: None, ack0: None });
         if flags & SYN != 0 {
             f.seq0 = Some(seq.wrapping_add(1));
@@ -203,5 +212,20 @@ mod tests {
         // a connection whose SYN was not seen counts from its first segment
         assert_eq!(kr.key(&tcp(2, 7, 8, 5000, 1, ACK, 100)), k(0, KeyKind::Data, 0));
         assert_eq!(kr.key(&tcp(2, 7, 8, 5100, 1, ACK, 100)), k(0, KeyKind::Data, 100));
+    }
+
+    #[test]
+    fn a_stray_control_packet_takes_no_flow_number() {
+        let mut keyer = PacketKeyer::default();
+        // an RST (then a FIN) of a connection never seen open: Other, no flow
+        assert_eq!(keyer.key(&tcp(1, 5001, 40000, 9, 1, RST, 0)), OTHER);
+        assert_eq!(keyer.key(&tcp(1, 5001, 40000, 9, 1, FIN | ACK, 0)), OTHER);
+        // the next connection is still flow 0, from its SYN; a connection first seen with
+        // payload (a shell started mid-transfer) is numbered too
+        assert_eq!(keyer.key(&tcp(1, 5002, 40001, 100, 0, SYN, 0)), k(0, KeyKind::Control, 2));
+        assert_eq!(keyer.key(&tcp(1, 5003, 40002, 500, 7, ACK, 1448)), k(1, KeyKind::Data, 0));
+        // once open, its bare ACKs and FIN keep its number
+        assert_eq!(keyer.key(&tcp(1, 5002, 40001, 101, 9, ACK, 0)).flow, 0);
+        assert_eq!(keyer.key(&tcp(1, 5002, 40001, 101, 9, FIN | ACK, 0)), k(0, KeyKind::Control, 1));
     }
 }
