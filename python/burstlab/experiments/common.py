@@ -285,6 +285,37 @@ def run_keyed_study(
     return StudyResult(out, store_path, md, html, runs, figures, claims, ran, total - ran, time.perf_counter() - t0)
 
 
+def run_adaptive_study(
+    description: str,
+    cfg: Any,
+    out: str | Path,
+    plan: Callable[[Any], list[Task]],
+    run_task: Callable[[Task], list[dict[str, Any]]],
+    schema: dict[str, str],
+    baseline: Callable[[Any, ResultStore], Sequence[Any]],
+    write_outputs: Callable[..., Outputs],
+    unit: str,
+    *,
+    workers: int | None = None,
+    cluster: str | None = None,
+    progress: bool = True,
+    log: Callable[[str], None] | None = None,
+    formats: Sequence[str] = ("png",),
+) -> StudyResult:
+    """A study of keyed cells run whole (the ``run_study`` of error-models, tibet and
+    link-transport): ``plan(cfg)``'s tasks through :func:`run_keyed_study`, with
+    :class:`Adaptive` replication judged by ``baseline(cfg, store)`` (``unit``: what a
+    replicate is called), and ``write_outputs(cfg, out, store, runs, formats,
+    progress=...)`` with the configuration reached, which reproduces the same run."""
+    rounds = Adaptive(cfg, plan, baseline, unit, log)
+
+    def outputs(out: Path, store: ResultStore, runs: list[dict[str, Any]]) -> Outputs:
+        return write_outputs(rounds.cfg, out, store, runs, formats, progress=progress)
+
+    return run_keyed_study(description, plan(cfg), run_task, schema, out, outputs, workers=workers, cluster=cluster, progress=progress, log=log,
+                           rounds=rounds)  # fmt: skip
+
+
 #: Rounds of added replicates at most (adaptive replication).
 MAX_ROUNDS = 4
 

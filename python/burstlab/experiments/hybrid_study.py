@@ -1,4 +1,5 @@
-"""Barsocchi, Oligeri & Potortì's hybrid-path study, whole: plan and simulate (:mod:`burstlab.experiments.hybrid`), judge the claims
+"""Barsocchi, Oligeri & Potortì's hybrid-path study, whole: plan and simulate
+(:mod:`burstlab.experiments.hybrid`), judge the claims
 (:mod:`burstlab.experiments.hybrid_claims`), write the tables, figures and report
 (:mod:`burstlab.experiments.hybrid_report`). Its own module so that those three import the
 study's definitions without the study importing them back (no import cycle)."""

@@ -1,15 +1,14 @@
-"""Martignon & Capone's TIBET study, whole: plan and simulate (:mod:`burstlab.experiments.tibet`), judge the claims
-(:mod:`burstlab.experiments.tibet_claims`), write the tables, figures and report
-(:mod:`burstlab.experiments.tibet_report`). Its own module so that those three import the
+"""Martignon & Capone's TIBET study, whole: plan and simulate (:mod:`burstlab.experiments.tibet`),
+judge the claims (:mod:`burstlab.experiments.tibet_claims`), write the tables, figures and
+report (:mod:`burstlab.experiments.tibet_report`). Its own module so that those three import the
 study's definitions without the study importing them back (no import cycle)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from burstlab.experiments.common import Adaptive, Outputs, StudyResult, run_keyed_study
+from burstlab.experiments.common import StudyResult, run_adaptive_study
 from burstlab.experiments.tibet import (
     RUN_SCHEMA,
     Env,
@@ -25,28 +24,13 @@ from burstlab.experiments.tibet_settings import CCS, READINGS, StudyConfig
 from burstlab.store import ResultStore
 
 
-def run_study(
-    cfg: StudyConfig,
-    out: str | Path,
-    *,
-    workers: int | None = None,
-    cluster: str | None = None,
-    progress: bool = True,
-    log: Callable[[str], None] | None = None,
-    formats: Sequence[str] = ("png",),
-) -> StudyResult:
+def run_study(cfg: StudyConfig, out: str | Path, **kw: Any) -> StudyResult:
     """Run (or resume) the study; write the store, tables, figures (PNG, and the other
     ``formats``) and report under ``out``
-    (:func:`burstlab.experiments.common.run_keyed_study`). With a ``budget``, claims still
+    (:func:`burstlab.experiments.common.run_adaptive_study`). With a ``budget``, claims still
     inconclusive after ``seeds`` runs per cell get more runs
     (:class:`burstlab.experiments.common.Adaptive`)."""
-    rounds = Adaptive(cfg, plan, baseline_verdicts, "runs", log)
-
-    def outputs(out: Path, store: ResultStore, runs: list[dict[str, Any]]) -> Outputs:
-        return write_outputs(rounds.cfg, out, store, runs, formats, progress=progress)
-
-    return run_keyed_study("tibet", plan(cfg), run_task, RUN_SCHEMA, out, outputs, workers=workers, cluster=cluster, progress=progress, log=log,
-                           rounds=rounds)  # fmt: skip
+    return run_adaptive_study("tibet", cfg, out, plan, run_task, RUN_SCHEMA, baseline_verdicts, write_outputs, "runs", **kw)
 
 
 def baseline_verdicts(cfg: StudyConfig, store: ResultStore) -> list[Any]:
