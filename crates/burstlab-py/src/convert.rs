@@ -53,7 +53,7 @@ pub(crate) fn count(name: &str, x: i64) -> PyResult<u64> {
     u64::try_from(x).map_err(|_| crate::errors::to_py(Error::param(name, x, "a non-negative integer")))
 }
 
-pub(crate) fn real(d: &Bound<'_, PyDict>, key: &str, default: f64) -> PyResult<f64> {
+fn real(d: &Bound<'_, PyDict>, key: &str, default: f64) -> PyResult<f64> {
     let v: f64 = req(d, key, default)?;
     if v.is_finite() {
         Ok(v)
@@ -149,7 +149,7 @@ pub(crate) fn queue_disc(prefix: &str, d: &Bound<'_, PyDict>) -> PyResult<QueueD
 /// A queue discipline's parameters from the dict `d[table]`, every key through the core's
 /// table `specs` (ranges are checked by `validate` with the link's name); a bad value is named
 /// `PREFIX.TABLE_NAME` (`link L.red_max_p`).
-pub(crate) fn queue_params<T: Default>(
+fn queue_params<T: Default>(
     prefix: &str,
     d: &Bound<'_, PyDict>,
     table: &str,

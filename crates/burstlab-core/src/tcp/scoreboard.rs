@@ -216,12 +216,11 @@ impl Scoreboard {
         }
         let (s, e) = self.unmarked_part(s0, e0);
         let n = if s < e { self.set_marks(s, e) } else { 0 };
-        if n > 0 {
+        let raised = e0 > self.high_sacked;
+        if n > 0 || raised {
+            // the lost boundary and the pipe read the marks and the highest SACKed segment
             self.sacked += n;
-            self.forget();
-        }
-        if e0 > self.high_sacked {
-            self.high_sacked = e0;
+            self.high_sacked = self.high_sacked.max(e0);
             self.forget();
         }
         self.remember(s0, e0);
