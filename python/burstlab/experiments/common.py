@@ -85,6 +85,15 @@ def keyed_items(study: str, cid: str, p: dict[str, Any], seeds: Sequence[int], e
     return out
 
 
+def by_cell(rows: Sequence[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
+    """The store's run rows grouped by their ``cell``, each group in replicate order (the order
+    the statistics and the paired comparisons of a cell read them in)."""
+    by: dict[str, list[dict[str, Any]]] = {}
+    for r in rows:
+        by.setdefault(r["cell"], []).append(r)
+    return {cid: sorted(rs, key=lambda r: r["replicate"]) for cid, rs in by.items()}
+
+
 def sweep_points(cfg: Any) -> list[tuple[str, Any, Any]]:
     """(parameter, value, environment) of every sensitivity point of a study configuration
     (``setup``, ``sweep``, ``sensitivity``: (name, values) pairs of the setup's fields, each

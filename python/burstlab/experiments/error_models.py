@@ -48,6 +48,7 @@ import numpy as np
 from burstlab._core import LossModel, ParameterError
 from burstlab.experiments.common import environments as common_environments
 from burstlab.experiments.common import (  # noqa: F401  (t95, Ratio, write_json, StudyResult: used by the report, the tests and callers)
+    by_cell,
     Adaptive,
     Item,
     Outputs,
@@ -308,12 +309,8 @@ class CellStats:
 
 def cell_stats(rows: Sequence[dict[str, Any]]) -> dict[str, CellStats]:
     """Group rows by cell; the statistics of each."""
-    by: dict[str, list[dict[str, Any]]] = {}
-    for r in rows:
-        by.setdefault(r["cell"], []).append(r)
     out = {}
-    for cid, rs in by.items():
-        rs = sorted(rs, key=lambda r: r["replicate"])
+    for cid, rs in by_cell(rows).items():
         t = np.array([np.nan if r["completion_time"] is None else r["completion_time"] for r in rs], dtype=float)
         ok = t[np.isfinite(t)]
         n = len(ok)

@@ -59,7 +59,7 @@ from burstlab._core import BitTrace, BurstlabError, LossModel, ParameterError
 from burstlab.analytic import padhye
 from burstlab.datasets import rutgers, support
 from burstlab.experiments.common import environments as common_environments
-from burstlab.experiments.common import Item, cell_hash, keyed_items, t95
+from burstlab.experiments.common import Item, by_cell, cell_hash, keyed_items, t95
 from burstlab.experiments.common import StudyResult as _StudyResult
 from burstlab.experiments.common import sweep_points as _sweep_points
 from burstlab.experiments.hybrid_settings import (  # noqa: F401  (re-exported: the report, claims and tests read them here)
@@ -615,12 +615,8 @@ def _nanmean(x: Sequence[float]) -> float:
 
 def cell_stats(rows: Sequence[dict[str, Any]]) -> dict[str, CellStats]:
     """Group rows by cell; the statistics of each."""
-    by: dict[str, list[dict[str, Any]]] = {}
-    for r in rows:
-        by.setdefault(r["cell"], []).append(r)
     out = {}
-    for cid, rs in by.items():
-        rs = sorted(rs, key=lambda r: r["replicate"])
+    for cid, rs in by_cell(rows).items():
         g = np.array([r["goodput_bps"] for r in rs], dtype=float)
         n = len(g)
         sd = float(np.std(g, ddof=1)) if n > 1 else math.nan

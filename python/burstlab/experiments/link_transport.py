@@ -57,6 +57,7 @@ from burstlab.linklayer import Arq, Harq
 from burstlab.sim import Link, Scenario, TcpConfig, Workload, presets, run, run_network
 from burstlab._core import EmptyInputError, LossModel, ParameterError
 from burstlab.experiments.common import (
+    by_cell,
     Item,
     Task,
     cell_hash,
@@ -527,12 +528,8 @@ class CellStats:
 
 def cell_stats(rows: Sequence[dict[str, Any]]) -> dict[str, CellStats]:
     """Group rows by cell; the statistics of each."""
-    by: dict[str, list[dict[str, Any]]] = {}
-    for r in rows:
-        by.setdefault(r["cell"], []).append(r)
     out = {}
-    for cid, rs in by.items():
-        rs = sorted(rs, key=lambda r: r["replicate"])
+    for cid, rs in by_cell(rows).items():
         p = {k: rs[0][k] for k in RUN_SCHEMA if k in rs[0] and k not in _RESULT_COLUMNS}
         arr = {k: np.array([np.nan if r[k] is None else r[k] for r in rs], dtype=float) for k in ARRAYS}
         hs = [json.loads(r["attempts_hist"]) for r in rs if r["attempts_hist"]]

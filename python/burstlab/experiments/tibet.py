@@ -48,6 +48,7 @@ from burstlab._core import LossModel, ParameterError
 from burstlab.analytic import tibet_ideal, tibet_reno
 from burstlab.experiments.common import environments as common_environments
 from burstlab.experiments.common import (
+    by_cell,
     NAN_RATIO,
     Item,
     Ratio,
@@ -376,12 +377,8 @@ def _col(rs: Sequence[dict[str, Any]], k: str) -> np.ndarray:
 
 def cell_stats(rows: Sequence[dict[str, Any]]) -> dict[str, CellStats]:
     """Group rows by cell; the statistics of each."""
-    by: dict[str, list[dict[str, Any]]] = {}
-    for r in rows:
-        by.setdefault(r["cell"], []).append(r)
     out = {}
-    for cid, rs in by.items():
-        rs = sorted(rs, key=lambda r: r["replicate"])
+    for cid, rs in by_cell(rows).items():
         p = {k: rs[0][k] for k in RUN_SCHEMA if k in rs[0] and k not in _RESULT_COLUMNS}
         secs = len(rs) * (p["duration"] - p["warmup"])
         sent = sum(r["packets_sent"] for r in rs)
