@@ -200,12 +200,7 @@ impl<const LOG: bool, const FULL: bool, const PACE: bool> Engine<LOG, FULL, PACE
         let ece = flags & ECE != 0;
         if !FULL && sack == NO_SACK {
             t.ack_in.ack = ack; // the other fields keep their defaults in a plain run
-            if PACE {
-                // (a paced or rate-sampling sender's hooks are behind the sender's `FULL`)
-                t.sender.on_ack_in::<true>(&t.ack_in, now, &mut self.txbuf);
-            } else {
-                t.sender.on_ack_in::<false>(&t.ack_in, now, &mut self.txbuf);
-            }
+            t.sender.on_ack_in::<false, PACE>(&t.ack_in, now, &mut self.txbuf);
         } else if flags & PFEC != 0 || sack == NO_SACK {
             let a = &mut t.ack_in;
             a.ack = ack;
@@ -221,11 +216,7 @@ impl<const LOG: bool, const FULL: bool, const PACE: bool> Engine<LOG, FULL, PACE
                 t.sacks.pop_front();
             }
             let (_, a) = t.sacks.front().expect("found above");
-            if FULL || PACE {
-                t.sender.on_ack_in::<true>(a, now, &mut self.txbuf);
-            } else {
-                t.sender.on_ack_in::<false>(a, now, &mut self.txbuf);
-            }
+            t.sender.on_ack_in::<FULL, PACE>(a, now, &mut self.txbuf);
             t.sacks.pop_front();
         }
         let out = Outbound::of(t);
