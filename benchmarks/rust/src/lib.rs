@@ -160,6 +160,8 @@ pub mod variants {
             ("lt-tcp+red", v(Variant::LtTcp), true),
             ("bbr", v(Variant::Bbr), false),
             ("bbr3", v(Variant::Bbr3), false),
+            // BBR without pacing (its window alone): what the pacer and its timers cost BBR.
+            ("bbr+unpaced", TcpConfig { pacing: Pacing::Off, ..v(Variant::Bbr) }, false),
         ]
     }
 

@@ -479,3 +479,44 @@ fn check_network(r: &NetworkResult, log: &[LogRec], servers: &[Timing], link_ser
         }
     }
 }
+
+/// Paced flows and BBR run on the plain engine with only the pacing timers and the sender's
+/// delivery-rate hooks compiled in (`needs_pace`, issue 30): the same runs, packet for packet,
+/// as the engine with every feature's checks. Alone and mixed with unpaced flows, on a lossy
+/// dumbbell (1 % Bernoulli, a shallow bottleneck buffer, so that recovery and the pacer's
+/// holds both happen).
+#[test]
+fn paced_flows_on_the_plain_engine_match_the_full_engine() {
+    use burstlab_core::sim::engine::needs_pace;
+    use burstlab_core::tcp::config::Pacing;
+    let paced = [
+        ("bbr", TcpConfig::variant(Variant::Bbr)),
+        ("bbr3", TcpConfig::variant(Variant::Bbr3)),
+        ("cubic+internal", TcpConfig { pacing: Pacing::Internal, ..TcpConfig::variant(Variant::Cubic) }),
+        ("cubic+fq", TcpConfig { pacing: Pacing::Fq, ..TcpConfig::variant(Variant::Cubic) }),
+        ("sack+internal", TcpConfig { pacing: Pacing::Internal, ..TcpConfig::variant(Variant::Sack) }),
+    ];
+    let build = |flows: &[(&str, TcpConfig)]| {
+        let mut net = Network::new(20 * NS_PER_S);
+        let (bf, br) = hop(&mut net, "bottleneck", 10_000_000, 10 * NS_PER_MS, 30);
+        net.links[bf].loss = LinkLoss::Own(Box::new(Bernoulli::new(0.01).unwrap()), LossMode::Packet);
+        for (k, (name, cfg)) in flows.iter().enumerate() {
+            let (af, ar) = hop(&mut net, &format!("access{k}"), 100_000_000, (1 + 7 * k as u64) * NS_PER_MS, 1000);
+            tcp(&mut net, name, cfg.clone(), vec![af, bf], vec![br, ar]);
+        }
+        net.log = true;
+        net
+    };
+    let mut mixed: Vec<(&str, TcpConfig)> = paced.to_vec();
+    mixed.push(("newreno", TcpConfig::variant(Variant::NewReno)));
+    mixed.push(("sack", TcpConfig::variant(Variant::Sack)));
+    let cases: Vec<Vec<(&str, TcpConfig)>> = paced.iter().map(|f| vec![f.clone()]).chain([mixed]).collect();
+    for flows in &cases {
+        let what: Vec<&str> = flows.iter().map(|f| f.0).collect();
+        let net = build(flows);
+        assert!(!needs_full(&net) && needs_pace(&net), "{what:?}");
+        let (r, log) = run_network_logged(net).unwrap();
+        assert!(r.flows.iter().all(|f| f.result.counters.retransmissions > 0), "{what:?}: every flow recovers from losses");
+        assert_eq!(run_network_full(build(flows)), (r, log), "{what:?}: the full engine differs");
+    }
+}

@@ -98,7 +98,7 @@ impl LinkRt {
     }
 }
 
-impl<const LOG: bool, const FULL: bool> Engine<LOG, FULL> {
+impl<const LOG: bool, const FULL: bool, const PACE: bool> Engine<LOG, FULL, PACE> {
     /// Packet `p` of `bytes` enters CoDel or FQ-CoDel link `li`: it waits in the link's queue
     /// (or, the server idle, goes to service at once), and a dequeue event is scheduled for
     /// when the server frees up if none is. Overflow drops are queue drops. (The work is in

@@ -2,7 +2,7 @@
 //! results of every flow and link at the end of the run.
 use super::*;
 
-impl<const LOG: bool, const FULL: bool> Engine<LOG, FULL> {
+impl<const LOG: bool, const FULL: bool, const PACE: bool> Engine<LOG, FULL, PACE> {
     /// A row of flow `f`'s time series, if it records one.
     #[inline(always)]
     pub(super) fn record(&mut self, f: usize) {

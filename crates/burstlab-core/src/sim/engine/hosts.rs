@@ -76,7 +76,7 @@ pub(super) fn make_sender(t: &TcpConfig, size: Option<u64>) -> Sender {
     Sender::from_config(t, size)
 }
 
-impl<const LOG: bool, const FULL: bool> Engine<LOG, FULL> {
+impl<const LOG: bool, const FULL: bool, const PACE: bool> Engine<LOG, FULL, PACE> {
     /// Hand flow `f`'s pending segments to the first link of its path.
     #[inline]
     pub(super) fn flush_tx(&mut self, f: usize) {
@@ -108,7 +108,7 @@ impl<const LOG: bool, const FULL: bool> Engine<LOG, FULL> {
         if let Some(d) = rto {
             self.push_timer(d, Timer::Rto(f as u32));
         }
-        if FULL {
+        if FULL || PACE {
             // A paced sender held by its pacer: one timer for its next burst.
             if let Some(d) = self.flows.at_mut(f).tcp().sender.pace_due() {
                 self.push_timer(d, Timer::Pace(f as u32));
@@ -200,7 +200,7 @@ impl<const LOG: bool, const FULL: bool> Engine<LOG, FULL> {
         let ece = flags & ECE != 0;
         if !FULL && sack == NO_SACK {
             t.ack_in.ack = ack; // the other fields keep their defaults in a plain run
-            t.sender.on_ack_in::<false>(&t.ack_in, now, &mut self.txbuf);
+            t.sender.on_ack_in::<false, PACE>(&t.ack_in, now, &mut self.txbuf);
         } else if flags & PFEC != 0 || sack == NO_SACK {
             let a = &mut t.ack_in;
             a.ack = ack;
@@ -216,7 +216,7 @@ impl<const LOG: bool, const FULL: bool> Engine<LOG, FULL> {
                 t.sacks.pop_front();
             }
             let (_, a) = t.sacks.front().expect("found above");
-            t.sender.on_ack_in::<FULL>(a, now, &mut self.txbuf);
+            t.sender.on_ack_in::<FULL, PACE>(a, now, &mut self.txbuf);
             t.sacks.pop_front();
         }
         let out = Outbound::of(t);

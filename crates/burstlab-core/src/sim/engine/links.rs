@@ -58,7 +58,7 @@ impl LinkRt {
     }
 }
 
-impl<const LOG: bool, const FULL: bool> Engine<LOG, FULL> {
+impl<const LOG: bool, const FULL: bool, const PACE: bool> Engine<LOG, FULL, PACE> {
     /// The link's next event key: its first undecided entry (time mode) when that comes
     /// no later than its head's arrival, else the head's arrival.
     #[inline]

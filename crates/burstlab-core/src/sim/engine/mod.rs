@@ -104,8 +104,10 @@ impl<T> Table<T> for [T] {
 
 /// The engine; `LOG`: whether it records the per-packet log (a constant, so that a run
 /// without the log pays nothing for it). `FULL`: whether any flow or link uses a feature
-/// of [`needs_full`] (false: their per-packet checks are compiled out of the run).
-struct Engine<const LOG: bool, const FULL: bool> {
+/// of [`needs_full`] (false: their per-packet checks are compiled out of the run). `PACE`:
+/// whether a flow is paced or samples its delivery rate ([`needs_pace`]; implied by `FULL`):
+/// the plain engine with the pacing timers and the sender's hooks compiled in.
+struct Engine<const LOG: bool, const FULL: bool, const PACE: bool> {
     now: Nanos,
     seq: u64,
     events: u64,
@@ -176,11 +178,14 @@ pub fn run_network_logged(net: Network) -> Result<(NetworkResult, Vec<LogRec>)> 
 pub fn run_network_watched(net: Network, watch: Option<Watch>) -> Result<(NetworkResult, Vec<LogRec>)> {
     net.validate()?;
     let full = needs_full(&net);
-    match (net.log, full) {
-        (true, true) => run_engine::<true, true>(net, watch),
-        (true, false) => run_engine::<true, false>(net, watch),
-        (false, true) => run_engine::<false, true>(net, watch),
-        (false, false) => run_engine::<false, false>(net, watch),
+    let pace = !full && needs_pace(&net);
+    match (net.log, full, pace) {
+        (true, true, _) => run_engine::<true, true, false>(net, watch),
+        (true, false, true) => run_engine::<true, false, true>(net, watch),
+        (true, false, false) => run_engine::<true, false, false>(net, watch),
+        (false, true, _) => run_engine::<false, true, false>(net, watch),
+        (false, false, true) => run_engine::<false, false, true>(net, watch),
+        (false, false, false) => run_engine::<false, false, false>(net, watch),
     }
 }
 
@@ -197,14 +202,14 @@ pub fn run_watched(sc: Scenario, watch: Option<Watch>) -> Result<SimResult> {
 pub fn run_network_full(net: Network) -> (NetworkResult, Vec<LogRec>) {
     net.validate().expect("a valid network");
     if net.log {
-        run_engine::<true, true>(net, None).expect("no watch to stop it")
+        run_engine::<true, true, false>(net, None).expect("no watch to stop it")
     } else {
-        run_engine::<false, true>(net, None).expect("no watch to stop it")
+        run_engine::<false, true, false>(net, None).expect("no watch to stop it")
     }
 }
 
-fn run_engine<const LOG: bool, const FULL: bool>(net: Network, watch: Option<Watch>) -> Result<(NetworkResult, Vec<LogRec>)> {
-    let mut e = Engine::<LOG, FULL>::new(net);
+fn run_engine<const LOG: bool, const FULL: bool, const PACE: bool>(net: Network, watch: Option<Watch>) -> Result<(NetworkResult, Vec<LogRec>)> {
+    let mut e = Engine::<LOG, FULL, PACE>::new(net);
     e.watch = watch;
     e.run();
     match e.interrupted {
@@ -215,10 +220,10 @@ fn run_engine<const LOG: bool, const FULL: bool>(net: Network, watch: Option<Wat
 
 /// Whether a network uses a feature whose per-packet checks the engine compiles out of a
 /// run without it: a RED, CoDel or FQ-CoDel queue or a link layer on a link; LT-TCP, RFC
-/// 7323 timestamps, ECN, the Ideal-estimate TCP, pacing or a congestion control that reads
-/// delivery-rate samples (BBR) in a flow; the flows' time series; a warm-up. (The others, among them
-/// SACK, delayed ACKs, time-mode loss and every congestion control, cost a plain run
-/// nothing or are checked as before.)
+/// 7323 timestamps, ECN, the Ideal-estimate TCP or RACK in a flow; the flows' time series; a
+/// warm-up. (The others, among them SACK, delayed ACKs, time-mode loss and every congestion
+/// control, cost a plain run nothing or are checked as before; pacing and delivery-rate
+/// samples need only [`needs_pace`].)
 pub fn needs_full(net: &Network) -> bool {
     net.series
         || net.warmup > 0 // the window's attribution of losses (`sent_before_window`)
@@ -232,15 +237,23 @@ pub fn needs_full(net: &Network) -> bool {
                     || t.rack_lost_retransmissions
                     || t.rack_tlp
                     || t.sack_dupacks() != DupackRule::Rfc5681
-                    // delivery-rate samples (BBR): the sender's hooks at send and per ACK
-                    || crate::tcp::cc::Cc::from_config(t).wants_rate_samples()
-                    || t.paced()
             }
             FlowKind::Cbr { .. } => false,
         })
 }
 
-impl<const LOG: bool, const FULL: bool> Engine<LOG, FULL> {
+/// Whether a flow is paced or its congestion control reads delivery-rate samples (BBR): the
+/// sender's hooks at each transmission and ACK and the engine's pacing timers, which a run
+/// of the plain engine without such a flow compiles out (issue 30: a paced flow on the
+/// plain engine's path, not the full one).
+pub fn needs_pace(net: &Network) -> bool {
+    net.flows.iter().any(|f| match &f.kind {
+        FlowKind::Tcp(t) => t.paced() || crate::tcp::cc::Cc::from_config(t).wants_rate_samples(),
+        FlowKind::Cbr { .. } => false,
+    })
+}
+
+impl<const LOG: bool, const FULL: bool, const PACE: bool> Engine<LOG, FULL, PACE> {
     fn new(net: Network) -> Self {
         let seed = net.seed;
         let mut links: Vec<LinkRt> = Vec::with_capacity(net.links.len());

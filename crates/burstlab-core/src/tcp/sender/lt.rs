@@ -87,7 +87,7 @@ impl Sender {
         let Recovery::Lt(l) = &self.rec else { unreachable!("LT-TCP's recovery") };
         let mut pipe = self.board.pipe(self.tcb.high_tx, high_rxt, thresh) + l.rfec_in_flight();
         let cwnd = self.tcb.cwnd.min(self.tcb.max_cwnd);
-        while cwnd >= (pipe + 1) * self.tcb.mss && self.pace_gate::<true>(now) {
+        while cwnd >= (pipe + 1) * self.tcb.mss && self.pace_gate::<true, true>(now) {
             let Recovery::Lt(l) = &mut self.rec else { unreachable!() };
             if let Some(i) = l.rfec_due(self.tcb.snd_una, self.tcb.high_tx) {
                 let (start, len, rseq) = l.rfec_sent(i, self.tcb.high_tx);

@@ -327,14 +327,16 @@ impl Sender {
 
     /// An ACK arrives at `now`.
     pub fn on_ack(&mut self, a: &AckPkt, now: Nanos, out: &mut Vec<Tx>) {
-        self.on_ack_in::<true>(a, now, out)
+        self.on_ack_in::<true, true>(a, now, out)
     }
 
     /// [`Sender::on_ack`]; `FULL = false` only for a sender without LT-TCP, timestamps or ECN
-    /// (the engine's plain runs, `sim/engine.rs`): their checks are then compiled out.
+    /// (the engine's plain runs, `sim/engine.rs`): their checks are then compiled out; `PACE`
+    /// (implied by `FULL`) compiles in the pacer's and the delivery-rate sampler's hooks.
     #[inline]
-    pub fn on_ack_in<const FULL: bool>(&mut self, a: &AckPkt, now: Nanos, out: &mut Vec<Tx>) {
-        debug_assert!(FULL || !(self.lt || self.cfg.timestamps || self.cfg.ecn || self.rack.is_some() || self.rate.is_some()));
+    pub fn on_ack_in<const FULL: bool, const PACE: bool>(&mut self, a: &AckPkt, now: Nanos, out: &mut Vec<Tx>) {
+        debug_assert!(FULL || !(self.lt || self.cfg.timestamps || self.cfg.ecn || self.rack.is_some()));
+        debug_assert!(FULL || PACE || (self.rate.is_none() && self.pacer.is_none()));
         let state_before = self.tcb.state;
         let (cwnd_at_ack, una_before) = (self.tcb.cwnd, self.tcb.snd_una);
         let mut sacked = 0;
@@ -470,10 +472,10 @@ impl Sender {
         if FULL && a.ece {
             self.on_ece(state_before, cwnd_at_ack, now);
         }
-        if FULL && self.rate.is_some() {
+        if (FULL || PACE) && self.rate.is_some() {
             self.rate_on_ack(a, una_before, now);
         }
-        self.send_loop_in::<FULL>(now, out);
+        self.send_loop_in::<FULL, PACE>(now, out);
         if FULL && self.cfg.rack_tlp {
             self.rack_arm(now);
         }
@@ -653,14 +655,14 @@ impl Sender {
 
     #[inline(always)]
     fn transmit(&mut self, seg: u64, now: Nanos, out: &mut Vec<Tx>) {
-        self.transmit_in::<true>(seg, now, out)
+        self.transmit_in::<true, true>(seg, now, out)
     }
 
-    /// [`Sender::transmit`] (`FULL`: as [`Sender::on_ack_in`]).
+    /// [`Sender::transmit`] (`FULL`, `PACE`: as [`Sender::on_ack_in`]).
     #[inline(always)]
-    fn transmit_in<const FULL: bool>(&mut self, seg: u64, now: Nanos, out: &mut Vec<Tx>) {
+    fn transmit_in<const FULL: bool, const PACE: bool>(&mut self, seg: u64, now: Nanos, out: &mut Vec<Tx>) {
         let retx = seg < self.tcb.high_tx;
-        if FULL && self.rate.is_some() {
+        if (FULL || PACE) && self.rate.is_some() {
             self.rate_on_send(seg, now, retx);
         }
         let (mut flags, len) = if FULL && self.lt { self.lt_slot(seg) } else { (0, self.seg_len(seg)) };
@@ -687,7 +689,7 @@ impl Sender {
             flags |= super::pkt_flags::CWR;
         }
         out.push(Tx { seg, len: len as u32, retx, ts: now, flags, rseq: 0 });
-        if FULL {
+        if FULL || PACE {
             if let Some(p) = self.pacer.as_mut() {
                 p.on_sent(now, len, self.tcb.mss, self.tcb.min_rtt);
             }
@@ -715,21 +717,21 @@ impl Sender {
 
     /// Send whatever the windows allow.
     fn send_loop(&mut self, now: Nanos, out: &mut Vec<Tx>) {
-        self.send_loop_in::<true>(now, out)
+        self.send_loop_in::<true, true>(now, out)
     }
 
-    /// [`Sender::send_loop`] (`FULL`: as [`Sender::on_ack_in`]).
+    /// [`Sender::send_loop`] (`FULL`, `PACE`: as [`Sender::on_ack_in`]).
     #[inline]
-    fn send_loop_in<const FULL: bool>(&mut self, now: Nanos, out: &mut Vec<Tx>) {
+    fn send_loop_in<const FULL: bool, const PACE: bool>(&mut self, now: Nanos, out: &mut Vec<Tx>) {
         if FULL && self.ecn_hold {
             return;
         }
-        if FULL && self.pacer.is_some() {
+        if (FULL || PACE) && self.pacer.is_some() {
             self.pace_rate();
         }
         let rwnd_end = self.rwnd_end();
         if self.tcb.state == CaState::Recovery && self.rec.uses_sack() {
-            return self.sack_send_loop::<FULL>(now, rwnd_end, out);
+            return self.sack_send_loop::<FULL, PACE>(now, rwnd_end, out);
         }
         if FULL && self.lt && self.tcb.state != CaState::Loss {
             return self.lt_send_loop(now, rwnd_end, out);
@@ -756,9 +758,9 @@ impl Sender {
                 // RACK after a timeout: retransmissions of this episode lost again are not
                 // in flight, and go first.
                 inflight = inflight.saturating_sub(self.rack_pending());
-                while (inflight + 1) * mss <= allowed && self.pace_gate::<FULL>(now) {
+                while (inflight + 1) * mss <= allowed && self.pace_gate::<FULL, PACE>(now) {
                     let Some(seg) = self.rack_next_resend() else { break };
-                    self.transmit_in::<FULL>(seg, now, out);
+                    self.transmit_in::<FULL, PACE>(seg, now, out);
                     inflight += 1;
                 }
             }
@@ -766,7 +768,7 @@ impl Sender {
         // (`total_segs` may shrink as LT-TCP forms its last block.)
         let mut held = false;
         while self.tcb.snd_nxt < rwnd_end.min(self.total_segs) && (inflight + 1) * mss <= allowed {
-            if !self.pace_gate::<FULL>(now) {
+            if !self.pace_gate::<FULL, PACE>(now) {
                 held = true;
                 break;
             }
@@ -778,7 +780,7 @@ impl Sender {
                 }
                 continue; // after a timeout, skip what the receiver has SACKed (RFC 6675 §5.1)
             }
-            self.transmit_in::<FULL>(seg, now, out);
+            self.transmit_in::<FULL, PACE>(seg, now, out);
             inflight += 1;
         }
         // The window, not the receiver or the data, is what stops the sender (or the pacer,
@@ -788,7 +790,7 @@ impl Sender {
     }
 
     /// RFC 6675 §5 step (C): while cwnd − pipe ≥ 1 SMSS, send NextSeg.
-    fn sack_send_loop<const FULL: bool>(&mut self, now: Nanos, rwnd_end: u64, out: &mut Vec<Tx>) {
+    fn sack_send_loop<const FULL: bool, const PACE: bool>(&mut self, now: Nanos, rwnd_end: u64, out: &mut Vec<Tx>) {
         let thresh = self.loss_threshold();
         let mut high_rxt = self.tcb.high_rxt.max(self.tcb.snd_una);
         let mut pipe = self.board.pipe(self.tcb.high_tx, high_rxt, thresh).saturating_sub(self.rack_pending()) + self.phantoms();
@@ -796,7 +798,7 @@ impl Sender {
         let cwnd = self.tcb.cwnd.min(self.tcb.max_cwnd);
         let mut held = false;
         while cwnd >= (pipe + 1) * mss {
-            if !self.pace_gate::<FULL>(now) {
+            if !self.pace_gate::<FULL, PACE>(now) {
                 held = true;
                 break;
             }
@@ -840,9 +842,9 @@ impl Sender {
     /// Whether the pacer lets a segment leave at `now`; if not, the flow is held until its
     /// next departure ([`Sender::pace_due`]).
     #[inline(always)]
-    fn pace_gate<const FULL: bool>(&mut self, now: Nanos) -> bool {
+    fn pace_gate<const FULL: bool, const PACE: bool>(&mut self, now: Nanos) -> bool {
         match self.pacer.as_mut() {
-            Some(p) if FULL && !p.may_send(now) => {
+            Some(p) if (FULL || PACE) && !p.may_send(now) => {
                 p.hold();
                 false
             }
