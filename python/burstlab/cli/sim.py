@@ -36,11 +36,11 @@ from burstlab.sim import (
     Workload,
     _queue_config,
     _rate_text,
-    link_layer_config,
     run,
     run_trace,
     tcp_settings,
 )
+from burstlab.linklayer import spec_settings
 from burstlab.lossspec import parse_loss_spec
 from burstlab.sim.aqm import CODEL_FIELDS, FQ_CODEL_FIELDS, Codel, FqCodel
 from burstlab.sim.params import COMPONENTS, TCP_PARAMS
@@ -490,14 +490,18 @@ def _sim(ctx: click.Context, kw: dict[str, Any]) -> None:
     if kw["show_config"]:
         link = None if kw["trace_file"] is not None else {
             "rate": kw["rate"], "delay": kw["delay"], "buffer": kw["buffer"], "buffer_unit": kw["buffer_unit"],
-            "loss": kw["loss"], "loss_mode": kw["loss_mode"], "ack_loss": kw["ack_loss"], "link_layer": link_layer_config(kw["link_layer"]),
+            "loss": kw["loss"], "loss_mode": kw["loss_mode"], "ack_loss": kw["ack_loss"],
         }  # fmt: skip
+        layer, layer_given = spec_settings(kw["link_layer"])  # each setting under its spec key (docs/parameters.md)
+        if link is not None:
+            link.update({f"link_layer.{k}": v for k, v in layer.items()} if layer else {"link_layer": "none"})
         if link is not None:
             q = _queue_config(kw["queue"])
             link["queue"] = q["queue"]
             for table in ("red", "codel", "fq_codel"):
                 link.update({f"{table}_{k}": v for k, v in q.get(table, {}).items()})
             kw["_link_given"] = {k for k in link if _given(ctx, k) or (k == "queue" and _given(ctx, "queue"))}
+            kw["_link_given"] |= {f"link_layer.{k}" for k in layer_given}
         return _show_config(tcps, kw, link)
 
     from burstlab.files import output_dir

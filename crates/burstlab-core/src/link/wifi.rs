@@ -29,8 +29,10 @@ pub enum Preamble {
     Short,
 }
 
-impl Preamble {
-    pub fn parse(s: &str) -> crate::Result<Self> {
+impl crate::param::Named for Preamble {
+    const NAMES: &'static [&'static str] = &["long", "short"];
+
+    fn parse(s: &str) -> crate::Result<Self> {
         match s {
             "long" => Ok(Preamble::Long),
             "short" => Ok(Preamble::Short),
@@ -38,11 +40,88 @@ impl Preamble {
         }
     }
 
+    fn name(&self) -> &'static str {
+        match self {
+            Preamble::Long => "long",
+            Preamble::Short => "short",
+        }
+    }
+}
+
+impl Preamble {
+    pub fn parse(s: &str) -> crate::Result<Self> {
+        <Self as crate::param::Named>::parse(s)
+    }
+
     pub fn duration(self) -> Nanos {
         match self {
             Preamble::Long => 192 * NS_PER_US,
             Preamble::Short => 96 * NS_PER_US,
         }
+    }
+}
+
+crate::params! {
+    /// The DCF's settings as declared once (defaults: 802.11b at 11 Mb/s, long preamble,
+    /// Barsocchi et al.'s channel): `DcfParams::PARAMS` gives Python's `Dcf` and `Backoff`
+    /// fields, the `dcf_` spec and TOML keys of a link layer, and `docs/parameters.md`.
+    pub struct DcfParams {
+        dcf rate: f64 [real] = 11e6, "bit/s", min 1.0, max 1e15,
+            "PHY rate of data frames.", "IEEE 802.11-2016 §16.3 (HR/DSSS: 1, 2, 5.5, 11 Mb/s)";
+        dcf preamble: Preamble [choice] = Preamble::Long, "",
+            "PLCP preamble and header: long (192 us) or short (96 us; not at 1 Mb/s).", "IEEE 802.11-2016 §16.2.2";
+        dcf ack_rate: f64 [real] = 0.0, "bit/s", min 0.0, max 1e15,
+            "Rate of the MAC ACK (0: the data rate, which reproduces Barsocchi et al.'s 5.3 Mb/s; the standard sends it at a basic rate).", "Barsocchi et al. §II.B";
+        dcf slot: Nanos [time] = 20 * NS_PER_US, "s", gt 0.0, max 1.0,
+            "Slot time (802.11b: 20 us), the unit of backoff.", "IEEE 802.11-2016 Table 16-4";
+        dcf sifs: Nanos [time] = 10 * NS_PER_US, "s", max 1.0,
+            "SIFS between the data frame and its ACK.", "IEEE 802.11-2016 Table 16-4";
+        dcf difs: Nanos [time] = 50 * NS_PER_US, "s", max 1.0,
+            "DIFS before each attempt (SIFS + 2 slots in the standard).", "IEEE 802.11-2016 §10.3.2.3.5";
+        dcf mac_overhead_bytes: u32 [u32] = 28, "bytes", max 65_535,
+            "MAC header and FCS of a data frame (24 + 4: three addresses, no QoS).", "IEEE 802.11-2016 §9.3.2.1";
+        dcf ack_bytes: u32 [u32] = 14, "bytes", max 65_535,
+            "MAC ACK frame (frame control, duration, receiver address, FCS).", "IEEE 802.11-2016 §9.3.1.4";
+        dcf llc_snap_bytes: u32 [u32] = 8, "bytes", max 65_535,
+            "LLC/SNAP header added to each network-layer packet (0: count the MSDU alone).", "RFC 1042";
+        dcf cw_min: u32 [u32] = 31, "slots", max 1 << 20,
+            "Backoff window before a frame's first attempt (CWmin).", "IEEE 802.11-2016 §10.3.3";
+        dcf cw_max: u32 [u32] = 1023, "slots", max 1 << 20,
+            "Largest backoff window (CWmax): the window doubles (+1) per retry up to it.", "IEEE 802.11-2016 §10.3.3";
+    }
+    virtual {}
+}
+
+impl DcfParams {
+    /// The DCF these settings give (ranges checked, then the combinations: short preamble
+    /// not at 1 Mb/s, CWmin ≤ CWmax).
+    pub fn dcf(&self) -> crate::Result<Dcf> {
+        self.check_ranges()?;
+        let rate_bps = self.rate.round() as u64;
+        if self.preamble == Preamble::Short && rate_bps <= 1_000_000 {
+            return Err(Error::param("preamble", "short", "long at 1 Mb/s (802.11b has no short preamble there)"));
+        }
+        let d = Dcf {
+            rate_bps,
+            ack_rate_bps: if self.ack_rate > 0.0 { self.ack_rate.round() as u64 } else { rate_bps },
+            plcp: self.preamble.duration(),
+            slot: self.slot,
+            sifs: self.sifs,
+            difs: self.difs,
+            mac_overhead_bytes: self.mac_overhead_bytes,
+            ack_bytes: self.ack_bytes,
+            llc_snap_bytes: self.llc_snap_bytes,
+            cw_min: self.cw_min,
+            cw_max: self.cw_max,
+        };
+        d.validate()?;
+        Ok(d)
+    }
+
+    /// These settings' backoff: CWmin, CWmax and the slot.
+    pub fn backoff(&self) -> crate::Result<Backoff> {
+        self.check_ranges()?;
+        Backoff::new(self.cw_min, self.cw_max, self.slot)
     }
 }
 
@@ -76,22 +155,7 @@ impl Dcf {
         if rate_bps == 0 {
             return Err(Error::param("rate", rate_bps, "a positive PHY rate in bits/s"));
         }
-        if preamble == Preamble::Short && rate_bps <= 1_000_000 {
-            return Err(Error::param("preamble", "short", "long at 1 Mb/s (802.11b has no short preamble there)"));
-        }
-        Ok(Dcf {
-            rate_bps,
-            ack_rate_bps: rate_bps,
-            plcp: preamble.duration(),
-            slot: 20 * NS_PER_US,
-            sifs: 10 * NS_PER_US,
-            difs: 50 * NS_PER_US,
-            mac_overhead_bytes: 28,
-            ack_bytes: 14,
-            llc_snap_bytes: 8,
-            cw_min: 31,
-            cw_max: 1023,
-        })
+        DcfParams { rate: rate_bps as f64, preamble, ..DcfParams::default() }.dcf()
     }
 
     /// 802.11b at 11 Mb/s, long preamble: Barsocchi et al.'s channel.
