@@ -110,7 +110,8 @@ class Arq:
     had none) or a :class:`Backoff`.
 
     ``rate_control``: ``"fixed"`` (default: every attempt at the timing's rate) or 802.11
-    rate adaptation over 802.11b's 1, 2, 5.5 and 11 Mb/s, choosing each attempt's rate from
+    rate adaptation over ``rate_set`` (``"b"``: 802.11b's 1, 2, 5.5 and 11 Mb/s; ``"g"``:
+    802.11g's ERP-OFDM 6-54 Mb/s; ``"bg"``: both), choosing each attempt's rate from
     the outcomes seen: ``"arf"``, ``"aarf"`` or ``"minstrel"`` (ns-3's ``ArfWifiManager``,
     ``AarfWifiManager``, ``MinstrelWifiManager``). Each attempt then takes its rate's DCF
     air time (``timing`` must be a :class:`Dcf`) and SNR-driven loss decides it at its rate
@@ -125,6 +126,7 @@ class Arq:
     rate: float | None = None
     backoff: Backoff | None = None
     rate_control: str = field_of("rate_control", RATE_PARAMS)
+    rate_set: str = field_of("rate_set", RATE_PARAMS)
     arf_success: int = field_of("arf_success", RATE_PARAMS)
     arf_timer: int = field_of("arf_timer", RATE_PARAMS)
     minstrel_update: float = field_of("minstrel_update", RATE_PARAMS)

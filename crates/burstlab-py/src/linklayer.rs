@@ -102,7 +102,7 @@ pub fn link_layer_config(d: &Bound<'_, PyDict>) -> PyResult<LinkLayerConfig> {
                 LinkLayerConfig::Arq(ArqConfig::from_params(&own, timing))
             } else {
                 let dcf = adaptive_dcf(d, burstlab_core::param::Named::name(&params.control))?;
-                let mut cfg = ArqConfig::adaptive(own.retry_limit, own.counts, RateAdaptConfig::dsss_with(params, &dcf).py()?, false);
+                let mut cfg = ArqConfig::adaptive(own.retry_limit, own.counts, RateAdaptConfig::with(params, &dcf).py()?, false);
                 cfg.timing.backoff = timing.backoff; // the hop's backoff, at every rate
                 LinkLayerConfig::Arq(cfg)
             }
