@@ -40,7 +40,6 @@ from burstlab.sim import (
     run_trace,
     tcp_settings,
 )
-from burstlab.linklayer import spec_settings
 from burstlab.lossspec import parse_loss_spec
 from burstlab.sim.aqm import CODEL_FIELDS, FQ_CODEL_FIELDS, Codel, FqCodel
 from burstlab.sim.params import COMPONENTS, TCP_PARAMS
@@ -346,6 +345,16 @@ def _tcp_source(name: str, value: Any, profile: str, variant: str | None, given:
     return "default"
 
 
+def _layer_settings(spec: str) -> tuple[dict[str, Any], set[str]]:
+    """--show-config's link-layer lines (``burstlab.linklayer.spec_settings``); ``none`` without
+    importing burstlab.linklayer, which loads numpy (``sim/links.py`` defers it the same way)."""
+    if spec is None or str(spec).strip().lower() in ("", "none"):
+        return {}, set()
+    from burstlab.linklayer import spec_settings
+
+    return spec_settings(spec)
+
+
 def _show_config(tcps: list[tuple[str, Any]], kw: dict[str, Any], link: dict[str, Any] | None) -> None:
     """--show-config: the resolved settings, as the simulator validated them, each with where
     its value comes from (an option, --tcp, the profile, or the default)."""
@@ -492,7 +501,7 @@ def _sim(ctx: click.Context, kw: dict[str, Any]) -> None:
             "rate": kw["rate"], "delay": kw["delay"], "buffer": kw["buffer"], "buffer_unit": kw["buffer_unit"],
             "loss": kw["loss"], "loss_mode": kw["loss_mode"], "ack_loss": kw["ack_loss"],
         }  # fmt: skip
-        layer, layer_given = spec_settings(kw["link_layer"])  # each setting under its spec key (docs/parameters.md)
+        layer, layer_given = _layer_settings(kw["link_layer"])  # each setting under its spec key (docs/parameters.md)
         if link is not None:
             link.update({f"link_layer.{k}": v for k, v in layer.items()} if layer else {"link_layer": "none"})
         if link is not None:
