@@ -286,3 +286,31 @@ def test_minstrel_against_ns3() -> None:
     for r in rows:
         assert abs(r["throughput_ratio"] - 1) < 0.15, r
         assert max(abs(a - b) for a, b in zip(r["ns3_shares"], r["burstlab_shares"])) < 0.15, r
+
+
+@pytest.mark.ns3
+def test_802_11g_aarf_and_minstrel_against_ns3() -> None:
+    # ns-3's 802.11g station (DSSS then ERP-OFDM rates) against rate_set "bg": 3 constant SNRs
+    # and one step (docs/validation.md): throughput within ±15 %, every share within 15 points
+    py = _ns3_python()
+    if py is None:
+        pytest.skip("the optional ns-3 environment is absent (bash benchmarks/ns3/setup.sh)")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (str(Path(__import__("burstlab").__file__).parents[1]), os.environ.get("PYTHONPATH")) if p)}
+    proc = subprocess.run([str(py), str(REPO / "benchmarks" / "ns3" / "rate_adaptation.py"), "--standard", "g", "--snr", "8,14,20", "--step", "20:8",
+                           "--controllers", "aarf,minstrel", "--secs", "10", "--json"], capture_output=True, text=True, timeout=1800, env=env)  # fmt: skip
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    rows = json.loads(proc.stdout[proc.stdout.index("["):])
+    assert len(rows) == 8
+    for r in rows:
+        assert len(r["ns3_shares"]) == 12 and abs(r["throughput_ratio"] - 1) < 0.15, r
+        assert max(abs(a - b) for a, b in zip(r["ns3_shares"], r["burstlab_shares"])) < 0.15, r
+
+
+def test_rate_adaptation_over_802_11g_rates() -> None:
+    # ERP-OFDM at 14 dB: 24 Mb/s has the best (1 - PER)/air time; AARF carries most attempts there
+    r = rate_adaptation("aarf", 14.0, frames=5000, rate_set="g")
+    assert r["modes"] == ["ofdm6", "ofdm9", "ofdm12", "ofdm18", "ofdm24", "ofdm36", "ofdm48", "ofdm54"]
+    att = r["attempts"]
+    assert att[4] > 0.9 * sum(att), att
+    with pytest.raises(ParameterError, match="rate_set = x"):
+        rate_adaptation("aarf", 14.0, frames=10, rate_set="x")

@@ -37,6 +37,7 @@ __all__ = [
     "simulate_network",
     "check_link_layer",
     "rate_adapt_params",
+    "link_layer_params",
     "link_measure",
     "wifi_timing",
     "phy_frame_error",
@@ -225,6 +226,7 @@ def phy_chunk_success(
     oqpsk: str = "ns3",
 ) -> npt.NDArray[np.float64]: ...
 def phy_modes() -> list[tuple[str, int]]: ...
+def link_layer_params() -> dict[str, list[dict[str, Any]]]: ...
 def phy_rate_measure(
     controller: str,
     snr: dict[str, object],
@@ -233,6 +235,7 @@ def phy_rate_measure(
     max_attempts: int = 7,
     seed: int = 1,
     cck: str = "integral",
+    rate_set: str = "b",
 ) -> dict[str, Any]: ...
 def phy_loss_model(
     mode: str,

@@ -28,11 +28,12 @@ import numpy as np
 import numpy.typing as npt
 
 from burstlab import _core
-from burstlab.sim.params import RATE_PARAMS, field_of
+from burstlab.sim.params import ARQ_PARAMS, ATTEMPT_PARAMS, DCF_PARAMS, HARQ_PARAMS, RATE_PARAMS, field_of
 
 __all__ = [
-    "Arq", "Backoff", "Dcf", "Distribution", "Harq", "LinkLayerStats", "LinkMeasurement", "RATE_PARAMS", "WifiTiming", "measure",
-    "parse_link_layer", "wifi_timing",
+    "ARQ_PARAMS", "ATTEMPT_PARAMS", "Arq", "Backoff", "DCF_PARAMS", "Dcf", "Distribution", "HARQ_PARAMS", "Harq", "LinkLayerStats",
+    "LinkMeasurement", "RATE_PARAMS", "WifiTiming", "layer_settings", "measure", "parse_link_layer", "spec_settings",
+    "wifi_timing",
 ]  # fmt: skip
 
 #: Quantiles reported for the per-attempt time and the per-frame latency.
@@ -44,35 +45,36 @@ class Dcf:
     """IEEE 802.11 DCF timing parameters; the defaults are 802.11b (DSSS) at 11 Mb/s with
     the long preamble, Barsocchi et al.'s channel.
 
-    ``preamble``: ``"long"`` (192 µs of PLCP preamble and header) or ``"short"`` (96 µs).
-    ``ack_rate`` (None = ``rate``) is the MAC ACK's rate. ``mac_overhead_bytes`` is the
-    data frame's MAC header and FCS (24 + 4), ``ack_bytes`` the ACK frame (14),
-    ``llc_snap_bytes`` the LLC/SNAP header added to each network-layer packet (8; 0 to
-    count the MSDU alone). ``difs`` = ``sifs`` + 2 ``slot`` in the standard.
+    Every field is declared once in the core (:data:`DCF_PARAMS`, ``docs/parameters.md``):
+    ``preamble`` ``"long"`` (192 µs of PLCP preamble and header) or ``"short"`` (96 µs);
+    ``ack_rate`` (0 or None = ``rate``) is the MAC ACK's rate; ``mac_overhead_bytes`` the data
+    frame's MAC header and FCS (24 + 4), ``ack_bytes`` the ACK frame (14), ``llc_snap_bytes``
+    the LLC/SNAP header added to each network-layer packet (8; 0 to count the MSDU alone).
+    ``difs`` = ``sifs`` + 2 ``slot`` in the standard.
     """
 
-    rate: float = 11e6
-    preamble: Literal["long", "short"] = "long"
-    ack_rate: float | None = None
-    slot: float = 20e-6
-    sifs: float = 10e-6
-    difs: float = 50e-6
-    mac_overhead_bytes: int = 28
-    ack_bytes: int = 14
-    llc_snap_bytes: int = 8
-    cw_min: int = 31
-    cw_max: int = 1023
+    rate: float = field_of("rate", DCF_PARAMS)
+    preamble: Literal["long", "short"] = field_of("preamble", DCF_PARAMS)
+    ack_rate: float | None = field_of("ack_rate", DCF_PARAMS)
+    slot: float = field_of("slot", DCF_PARAMS)
+    sifs: float = field_of("sifs", DCF_PARAMS)
+    difs: float = field_of("difs", DCF_PARAMS)
+    mac_overhead_bytes: int = field_of("mac_overhead_bytes", DCF_PARAMS)
+    ack_bytes: int = field_of("ack_bytes", DCF_PARAMS)
+    llc_snap_bytes: int = field_of("llc_snap_bytes", DCF_PARAMS)
+    cw_min: int = field_of("cw_min", DCF_PARAMS)
+    cw_max: int = field_of("cw_max", DCF_PARAMS)
 
 
 @dataclass(frozen=True)
 class Backoff:
     """Binary exponential backoff (802.11 DCF): before the i-th attempt of a frame, a
     uniform whole number of slots in [0, CW_i], CW_0 = ``cw_min``, doubling (+1) per retry
-    up to ``cw_max``. Defaults: 802.11b."""
+    up to ``cw_max``. Defaults: 802.11b (the :class:`Dcf`'s declaration)."""
 
-    cw_min: int = 31
-    cw_max: int = 1023
-    slot: float = 20e-6
+    cw_min: int = field_of("cw_min", DCF_PARAMS)
+    cw_max: int = field_of("cw_max", DCF_PARAMS)
+    slot: float = field_of("slot", DCF_PARAMS)
 
 
 Timing = Dcf | float | tuple[float, float]
@@ -84,7 +86,7 @@ def _timing(timing: Timing, rate: float | None, backoff: Backoff | None) -> dict
         if rate is not None:
             out["rate"] = rate
     elif isinstance(timing, tuple):
-        out = {"attempt_time": list(timing), "rate": rate}
+        out = {"attempt_time": timing[0], "attempt_time_max": timing[1], "rate": rate}
     else:
         out = {"attempt_time": timing, "rate": rate}
     out["backoff"] = None if backoff is None else asdict(backoff)
@@ -108,7 +110,8 @@ class Arq:
     had none) or a :class:`Backoff`.
 
     ``rate_control``: ``"fixed"`` (default: every attempt at the timing's rate) or 802.11
-    rate adaptation over 802.11b's 1, 2, 5.5 and 11 Mb/s, choosing each attempt's rate from
+    rate adaptation over ``rate_set`` (``"b"``: 802.11b's 1, 2, 5.5 and 11 Mb/s; ``"g"``:
+    802.11g's ERP-OFDM 6-54 Mb/s; ``"bg"``: both), choosing each attempt's rate from
     the outcomes seen: ``"arf"``, ``"aarf"`` or ``"minstrel"`` (ns-3's ``ArfWifiManager``,
     ``AarfWifiManager``, ``MinstrelWifiManager``). Each attempt then takes its rate's DCF
     air time (``timing`` must be a :class:`Dcf`) and SNR-driven loss decides it at its rate
@@ -117,12 +120,13 @@ class Arq:
     core (:data:`RATE_PARAMS`, ``docs/parameters.md``).
     """
 
-    retry_limit: int = 7
-    counts: Literal["retries", "attempts"] = "retries"
+    retry_limit: int = field_of("retry_limit", ARQ_PARAMS)
+    counts: Literal["retries", "attempts"] = field_of("counts", ARQ_PARAMS)
     timing: Timing = field(default_factory=Dcf)
     rate: float | None = None
     backoff: Backoff | None = None
     rate_control: str = field_of("rate_control", RATE_PARAMS)
+    rate_set: str = field_of("rate_set", RATE_PARAMS)
     arf_success: int = field_of("arf_success", RATE_PARAMS)
     arf_timer: int = field_of("arf_timer", RATE_PARAMS)
     minstrel_update: float = field_of("minstrel_update", RATE_PARAMS)
@@ -157,15 +161,15 @@ class Harq:
     :class:`Arq`; a fragment's air time is its bytes at the DCF's (or ``rate``'s) rate.
     """
 
-    attempts: int = 2
-    fragment_bytes: int = 100
-    fragment_header_bytes: int = 4
-    max_fragments: int = 255
-    sizing: Literal["quantile", "mean"] = "quantile"
-    target: float = 0.99
-    proactive: bool = True
-    ewma_gain: float = 0.125
-    initial_loss: float = 0.0
+    attempts: int = field_of("attempts", HARQ_PARAMS)
+    fragment_bytes: int = field_of("fragment_bytes", HARQ_PARAMS)
+    fragment_header_bytes: int = field_of("fragment_header_bytes", HARQ_PARAMS)
+    max_fragments: int = field_of("max_fragments", HARQ_PARAMS)
+    sizing: Literal["quantile", "mean"] = field_of("sizing", HARQ_PARAMS)
+    target: float = field_of("target", HARQ_PARAMS)
+    proactive: bool = field_of("proactive", HARQ_PARAMS)
+    ewma_gain: float = field_of("ewma_gain", HARQ_PARAMS)
+    initial_loss: float = field_of("initial_loss", HARQ_PARAMS)
     timing: Timing = field(default_factory=Dcf)
     rate: float | None = None
     backoff: Backoff | None = None
@@ -338,21 +342,65 @@ def _whole(key: str, text: str) -> int:
         raise _core.ParameterError(f"{key} = {text!r}: expected a whole number")
     return int(x)
 
+
+def _spec_value(key: str, spec: dict[str, Any], v: Any) -> Any:
+    """A spec or TOML value for the declared parameter ``spec``, by its kind: times and rates
+    with units (``1ms``, ``2Mbit``), whole numbers, true/false, one of the choices."""
+    from burstlab.units import parse_rate, parse_time
+
+    if not isinstance(v, str):  # a TOML number or bool: the core checks its type and range
+        return v
+    kind = spec["kind"]
+    if kind == "time":
+        return parse_time(v, key)
+    if kind == "float" and spec["unit"] == "bit/s":
+        return parse_rate(v, key)
+    if kind == "int":
+        return _whole(key, v)
+    if kind == "bool":
+        if v.lower() not in ("true", "false"):
+            raise _core.ParameterError(f"{key} = {v!r}: expected true or false")
+        return v.lower() == "true"
+    if kind == "choice":
+        if v not in spec["choices"]:
+            *first, last = spec["choices"]
+            raise _core.ParameterError(f"invalid parameter {key} = {v}: expected {', '.join(first)} or {last}")
+        return v
+    try:
+        return float(v)
+    except ValueError:
+        raise _core.ParameterError(f"{key} = {v!r}: expected a number") from None
+
+
+#: The DCF settings the backoff takes (:class:`Backoff`'s fields).
+_BACKOFF_KEYS = ("cw_min", "cw_max", "slot")
+
+
+def _spec_keys(kind: str) -> dict[str, tuple[str, dict[str, Any]]]:
+    """A link layer's spec keys: key -> (the table it belongs to, its declaration)."""
+    own = {"arq": {**ARQ_PARAMS, **RATE_PARAMS}, "harq": HARQ_PARAMS}[kind]
+    return {
+        **{k: ("own", p) for k, p in own.items()},
+        **{k: ("attempt", p) for k, p in ATTEMPT_PARAMS.items()},
+        **{f"dcf_{k}": ("dcf", p) for k, p in DCF_PARAMS.items()},
+    }
+
+
 def parse_link_layer(spec: str | dict[str, Any]) -> Arq | Harq | None:
     """A link layer from a spec (``burstlab sim --link-layer``, scenario files):
     ``"arq"``, ``"arq:retry_limit=7,counts=attempts"``, ``"arq:attempt_time=1ms..20ms"``
     (uniform, Subramanian et al. slide 8), ``"arq:attempt_time=2ms,rate=11Mbit"``,
     ``"harq:attempts=2,fragment_bytes=100,backoff=dcf"``, ``"arq:rate_control=minstrel"``
-    (802.11 rate adaptation: ``fixed``, ``arf``, ``aarf``, ``minstrel``); ``"none"``: no link layer. A dict
-    ``{"kind": "arq", ...}`` (a TOML table) takes the same keys. Without ``attempt_time``
-    the timing is 802.11b DCF (:class:`Dcf`, optionally ``dcf_rate``); ``backoff=dcf``
-    adds 802.11b's binary exponential backoff."""
-    from burstlab.units import parse_rate, parse_time
-
+    (802.11 rate adaptation: ``fixed``, ``arf``, ``aarf``, ``minstrel``); ``"none"``: no link
+    layer. A dict ``{"kind": "arq", ...}`` (a TOML table) takes the same keys. The keys are
+    the core's declarations (``docs/parameters.md``, "Link layer"): :data:`ARQ_PARAMS` and
+    :data:`RATE_PARAMS` or :data:`HARQ_PARAMS`, :data:`ATTEMPT_PARAMS`, and
+    :data:`DCF_PARAMS` with ``dcf_`` in front (``dcf_rate=2Mbit``). Without ``attempt_time``
+    the timing is the 802.11 DCF's (:class:`Dcf`); ``backoff=dcf`` adds its binary
+    exponential backoff."""
     if isinstance(spec, dict):
         params = {str(k): v for k, v in spec.items()}
         kind = str(params.pop("kind", ""))
-        label = repr(spec)
     else:
         text = spec.strip()
         if text.lower() in ("", "none"):
@@ -364,7 +412,7 @@ def parse_link_layer(spec: str | dict[str, Any]) -> Arq | Harq | None:
             if not eq:
                 raise _core.ParameterError(f"invalid link layer {spec!r}: {item!r} is not key=value")
             params[k.strip()] = v.strip()
-        label = repr(spec)
+    label = repr(spec)
     kind = kind.strip().lower()
     cls: type[Arq] | type[Harq]
     if kind == "arq":
@@ -373,58 +421,75 @@ def parse_link_layer(spec: str | dict[str, Any]) -> Arq | Harq | None:
         cls = Harq
     else:
         raise _core.ParameterError(f"invalid link layer {label}: expected arq or harq (e.g. arq:retry_limit=7)")
-    fields = {f.name: f for f in cls.__dataclass_fields__.values()}
-    kw: dict[str, Any] = {}
-    timing: Timing | None = None
-    dcf_rate: float | None = None
+    keys = _spec_keys(kind)
+    got: dict[str, dict[str, Any]] = {"own": {}, "attempt": {}, "dcf": {}}
     for k, v in params.items():
-        text_v = str(v)
         try:
-            if k == "attempt_time":
-                lo, sep, hi = text_v.partition("..")
-                a = parse_time(lo, "attempt_time")
-                timing = (a, parse_time(hi, "attempt_time")) if sep else a
-            elif k == "dcf_rate":
-                dcf_rate = parse_rate(text_v, "dcf_rate")
-            elif k == "rate":
-                kw["rate"] = parse_rate(text_v, "rate")
-            elif k in RATE_PARAMS and RATE_PARAMS[k]["kind"] == "time":
-                kw[k] = parse_time(text_v, k)
-            elif k == "backoff":
-                if text_v not in ("none", "dcf"):
-                    raise _core.ParameterError(f"backoff = {text_v!r}: expected none or dcf")
-                kw["backoff"] = Backoff() if text_v == "dcf" else None
-            elif k in ("timing",) or k not in fields:
-                known = sorted((set(fields) - {"timing"}) | {"attempt_time", "dcf_rate"})
-                raise _core.ParameterError(f"unknown key {k!r} (keys: {', '.join(known)})")
+            if k not in keys:
+                raise _core.ParameterError(f"unknown key {k!r} (keys: {', '.join(sorted(keys))})")
+            table, decl = keys[k]
+            if k == "attempt_time" and isinstance(v, str) and ".." in v:  # min..max: uniform
+                lo, _, hi = v.partition("..")
+                got["attempt"]["attempt_time"], got["attempt"]["attempt_time_max"] = (_spec_value(k, decl, lo), _spec_value(k, decl, hi))
             else:
-                default = fields[k].default
-                if isinstance(default, bool):
-                    if text_v.lower() not in ("true", "false"):
-                        raise _core.ParameterError(f"{k} = {text_v!r}: expected true or false")
-                    kw[k] = text_v.lower() == "true"
-                elif isinstance(default, int):
-                    kw[k] = _whole(k, text_v)
-                elif isinstance(default, float):
-                    try:
-                        kw[k] = float(text_v)
-                    except ValueError:
-                        raise _core.ParameterError(f"{k} = {text_v!r}: expected a number") from None
-                else:
-                    kw[k] = text_v
+                got[table][decl["name"]] = _spec_value(k, decl, v)
         except _core.ParameterError as e:
             raise _core.ParameterError(f"invalid link layer {label}: {e}") from None
         except ValueError as e:
-            raise _core.ParameterError(f"invalid link layer {label}: {k} = {text_v!r}: {e}") from None
-    if timing is not None:
-        if dcf_rate is not None:
-            raise _core.ParameterError(f"invalid link layer {label}: dcf_rate goes with the DCF timing, not with attempt_time")
-        kw["timing"] = timing
-    elif dcf_rate is not None:
-        kw["timing"] = Dcf(rate=dcf_rate)
-    layer = cls(**kw)
+            raise _core.ParameterError(f"invalid link layer {label}: {k} = {v!r}: {e}") from None
+    kw: dict[str, Any] = dict(got["own"])
+    attempt, dcf = got["attempt"], got["dcf"]
+    if "attempt_time" in attempt:
+        bad = sorted(set(dcf) - set(_BACKOFF_KEYS))
+        if bad:
+            names = ", ".join(f"dcf_{k}" for k in bad)
+            raise _core.ParameterError(f"invalid link layer {label}: {names} {'goes' if len(bad) == 1 else 'go'} with the DCF timing, not with attempt_time")
+        a, hi = attempt["attempt_time"], attempt.get("attempt_time_max")
+        kw["timing"] = (a, hi) if hi else a
+    elif "attempt_time_max" in attempt or "rate" in attempt:
+        raise _core.ParameterError(f"invalid link layer {label}: attempt_time_max and rate go with attempt_time")
+    elif dcf:
+        kw["timing"] = Dcf(**dcf)
+    if set(dcf) & set(_BACKOFF_KEYS) and attempt.get("backoff") != "dcf" and "attempt_time" in attempt:
+        raise _core.ParameterError(f"invalid link layer {label}: dcf_cw_min, dcf_cw_max and dcf_slot with attempt_time go with backoff=dcf")
+    if "rate" in attempt:
+        kw["rate"] = attempt["rate"]
+    if attempt.get("backoff") == "dcf":
+        kw["backoff"] = Backoff(**{k: dcf[k] for k in _BACKOFF_KEYS if k in dcf})
     try:
+        layer = cls(**kw)
         _core.check_link_layer(layer._config())  # every value checked by name now
     except _core.ParameterError as e:
         raise _core.ParameterError(f"invalid link layer {label}: {e}") from None
+    except TypeError as e:
+        raise _core.ParameterError(f"invalid link layer {label}: {e}") from None
     return layer
+
+
+def layer_settings(layer: Arq | Harq) -> dict[str, Any]:
+    """A link layer's settings under their spec keys (``burstlab sim --show-config``): its own,
+    the attempt model's (or the DCF's, as ``dcf_`` keys) and the backoff."""
+    own = {"arq": {**ARQ_PARAMS, **RATE_PARAMS}, "harq": HARQ_PARAMS}["arq" if isinstance(layer, Arq) else "harq"]
+    out: dict[str, Any] = {"kind": "arq" if isinstance(layer, Arq) else "harq"}
+    out.update({k: getattr(layer, k) for k in own})
+    if isinstance(layer.timing, Dcf):
+        out.update({f"dcf_{k}": v for k, v in asdict(layer.timing).items()})
+    else:
+        lo, hi = layer.timing if isinstance(layer.timing, tuple) else (layer.timing, 0.0)
+        out.update(attempt_time=lo, attempt_time_max=hi, rate=layer.rate or 0.0)
+    out["backoff"] = "none" if layer.backoff is None else "dcf"
+    if layer.backoff is not None:
+        out.update({f"dcf_{k}": v for k, v in asdict(layer.backoff).items()})
+    return out
+
+
+def spec_settings(spec: str | dict[str, Any] | None) -> tuple[dict[str, Any], set[str]]:
+    """``burstlab sim --show-config``'s view of a link-layer spec: every setting under its spec
+    key (:func:`layer_settings`; empty for ``none``) and the keys the spec gave."""
+    layer = parse_link_layer(spec) if isinstance(spec, (str, dict)) else spec
+    if layer is None:
+        return {}, set()
+    given = set(spec) if isinstance(spec, dict) else {x.partition("=")[0].strip() for x in str(spec).partition(":")[2].split(",") if "=" in x}
+    if "attempt_time" in given:
+        given.add("attempt_time_max")
+    return layer_settings(layer), given | {"kind"}

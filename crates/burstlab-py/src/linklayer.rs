@@ -6,11 +6,14 @@
 use crate::errors::{to_py, IntoPyResult};
 use crate::loss::PyLossModel;
 use burstlab_core::link::adapt::{RateAdaptConfig, RateAdaptParams, RateControlKind};
-use burstlab_core::link::arq::{ArqConfig, LimitCounts};
-use burstlab_core::link::harq::{HarqConfig, Sizing};
+use burstlab_core::link::arq::{ArqConfig, ArqParams};
+use burstlab_core::link::attempt::AttemptParams;
+use burstlab_core::link::harq::{HarqConfig, HarqParams};
+use burstlab_core::param::{ParamSpec, Value};
+use crate::convert::{param_value, spec_dict};
 use burstlab_core::hist::Durations;
-use burstlab_core::link::layer::{measure_with, AttemptTiming, Backoff, Count};
-use burstlab_core::link::wifi::{Dcf, Preamble};
+use burstlab_core::link::layer::{measure_with, AttemptTiming, Count};
+use burstlab_core::link::wifi::{Dcf, DcfParams};
 use burstlab_core::link::{LinkLayerConfig, LinkStats, LossMode};
 use burstlab_core::time::{self, Nanos};
 use burstlab_core::Error;
@@ -22,91 +25,47 @@ fn item<'py>(d: &Bound<'py, PyDict>, key: &str) -> PyResult<Option<Bound<'py, Py
     Ok(d.get_item(key)?.filter(|v| !v.is_none()))
 }
 
-/// `d[key]` as T, or `default` when absent or None; a value of the wrong type is a
-/// ParameterError naming `key`.
-fn get<'py, T: FromPyObject<'py>>(d: &Bound<'py, PyDict>, key: &str, default: T) -> PyResult<T> {
-    let expected = match std::any::type_name::<T>() {
-        "u32" => "a non-negative integer below 2^32",
-        "bool" => "True or False",
-        "alloc::string::String" => "a string",
-        _ => "a number",
-    };
-    match item(d, key)? {
-        None => Ok(default),
-        Some(v) => v.extract::<T>().map_err(|_| to_py(Error::param(key, v.repr().map(|r| r.to_string()).unwrap_or_default(), expected))),
+/// The settings `T` from `d`: every key of its declared table (`T::PARAMS`) read by its kind
+/// and set by name (range-checked), absent keys at the declared defaults.
+fn declared<T: Default>(
+    d: &Bound<'_, PyDict>,
+    specs: &[ParamSpec],
+    set: impl Fn(&mut T, &str, Value) -> burstlab_core::Result<()>,
+) -> PyResult<T> {
+    let mut out = T::default();
+    // a timing dict's "backoff" is the Backoff's own dict (read below), not the spec's choice
+    for p in specs.iter().filter(|p| p.name != "backoff") {
+        if let Some(v) = param_value(d, p)? {
+            set(&mut out, p.name, v).py()?;
+        }
     }
+    Ok(out)
 }
 
-/// Seconds → ns: finite, ≥ 0, at most an hour.
-fn secs(name: &str, s: f64) -> PyResult<Nanos> {
-    if s.is_finite() && (0.0..=3600.0).contains(&s) {
-        Ok(time::from_secs_f64(s))
-    } else {
-        Err(to_py(Error::param(name, s, "a number of seconds in [0, 3600]")))
-    }
-}
-
-/// A rate in bits/s, ≥ 1.
-fn rate(name: &str, r: f64) -> PyResult<u64> {
-    if r.is_finite() && (1.0..=1e15).contains(&r) {
-        Ok(r.round() as u64)
-    } else {
-        Err(to_py(Error::param(name, r, "a rate in bits/s between 1 and 1e15")))
-    }
-}
-
-/// 802.11 DCF parameters: {"rate", "preamble", "ack_rate", "slot", "sifs", "difs",
-/// "mac_overhead_bytes", "ack_bytes", "llc_snap_bytes", "cw_min", "cw_max"}; absent keys
-/// take 802.11b's values.
+/// 802.11 DCF parameters (the keys of `DcfParams::PARAMS`: rate, preamble, ack_rate, slot,
+/// sifs, difs, the byte counts, cw_min, cw_max); absent keys take 802.11b's values.
 pub fn dcf_from_dict(d: &Bound<'_, PyDict>) -> PyResult<Dcf> {
-    let r = rate("rate", get(d, "rate", 11e6)?)?;
-    let preamble: String = get(d, "preamble", "long".to_string())?;
-    let mut dcf = Dcf::dsss(r, Preamble::parse(&preamble).py()?).py()?;
-    if let Some(a) = get::<Option<f64>>(d, "ack_rate", None)? {
-        dcf.ack_rate_bps = rate("ack_rate", a)?;
-    }
-    dcf.slot = secs("slot", get(d, "slot", 20e-6)?)?;
-    dcf.sifs = secs("sifs", get(d, "sifs", 10e-6)?)?;
-    dcf.difs = secs("difs", get(d, "difs", 50e-6)?)?;
-    dcf.mac_overhead_bytes = get(d, "mac_overhead_bytes", 28u32)?;
-    dcf.ack_bytes = get(d, "ack_bytes", 14u32)?;
-    dcf.llc_snap_bytes = get(d, "llc_snap_bytes", 8u32)?;
-    dcf.cw_min = get(d, "cw_min", 31u32)?;
-    dcf.cw_max = get(d, "cw_max", 1023u32)?;
-    dcf.validate().py()?;
-    Ok(dcf)
+    declared(d, DcfParams::PARAMS, |p: &mut DcfParams, n, v| p.set(n, v))?.dcf().py()
 }
 
-/// {"dcf": {...}} or {"attempt_time": s | [min, max], "rate": bits/s | None}, with
-/// "backoff": None | {"cw_min", "cw_max", "slot"}.
+/// {"dcf": {...}} or the attempt model's keys (`AttemptParams::PARAMS`: "attempt_time",
+/// "attempt_time_max", "rate"), with "backoff": None | {"cw_min", "cw_max", "slot"}.
 fn timing_from_dict(d: &Bound<'_, PyDict>) -> PyResult<AttemptTiming> {
+    let own = declared(d, AttemptParams::PARAMS, |p: &mut AttemptParams, n, v| p.set(n, v))?;
     let mut t = match item(d, "dcf")? {
         Some(dcf) => {
-            if item(d, "attempt_time")?.is_some() || item(d, "rate")?.is_some() {
+            if own.is_timed() {
                 return Err(to_py(Error::param("timing", "a Dcf with attempt_time or rate", "one of them")));
             }
             dcf_from_dict(dcf.downcast::<PyDict>()?)?.timing(false)
         }
-        None => {
-            let at =
-                item(d, "attempt_time")?.ok_or_else(|| to_py(Error::param("timing", "nothing", "a Dcf, seconds or a (min, max) pair")))?;
-            let mut t = if let Ok(x) = at.extract::<f64>() {
-                AttemptTiming::fixed(secs("attempt_time", x)?)
-            } else if let Ok([lo, hi]) = at.extract::<Vec<f64>>().as_deref() {
-                AttemptTiming::uniform(secs("attempt_time", *lo)?, secs("attempt_time_max", *hi)?)
-            } else {
-                return Err(to_py(Error::param("attempt_time", at.repr()?, "seconds or a (min, max) pair of seconds")));
-            };
-            if let Some(r) = get::<Option<f64>>(d, "rate", None)? {
-                t.rate_bps = rate("rate", r)?;
-            }
-            t
+        None if item(d, "attempt_time")?.is_none() => {
+            return Err(to_py(Error::param("timing", "nothing", "a Dcf, seconds or a (min, max) pair")))
         }
+        None => own.timing().py()?,
     };
     if let Some(b) = item(d, "backoff")? {
-        let b = b.downcast::<PyDict>()?;
-        let slot = secs("slot", get(b, "slot", 20e-6)?)?;
-        t.backoff = Some(Backoff::new(get(b, "cw_min", 31u32)?, get(b, "cw_max", 1023u32)?, slot).py()?);
+        t.backoff = Some(declared(b.downcast::<PyDict>()?, DcfParams::PARAMS, |p: &mut DcfParams, n, v| p.set(n, v))?.backoff().py()?);
     }
     t.validate().py()?;
     Ok(t)
@@ -117,7 +76,7 @@ fn timing_from_dict(d: &Bound<'_, PyDict>) -> PyResult<AttemptTiming> {
 fn adaptive_dcf(d: &Bound<'_, PyDict>, control: &str) -> PyResult<Dcf> {
     let Some(t) = item(d, "timing")? else { return Ok(Dcf::b11()) };
     let t = t.downcast::<PyDict>()?;
-    if item(t, "attempt_time")?.is_some() || item(t, "rate")?.is_some() {
+    if item(t, "attempt_time")?.is_some() || item(t, "rate")?.is_some_and(|r| r.extract::<f64>().map_or(true, |r| r != 0.0)) {
         return Err(to_py(Error::param("rate_control", control, "the 802.11 DCF timing (no attempt_time or rate): each rate has its own air time")));
     }
     match item(t, "dcf")? {
@@ -126,52 +85,31 @@ fn adaptive_dcf(d: &Bound<'_, PyDict>, control: &str) -> PyResult<Dcf> {
     }
 }
 
-/// The link layer of `burstlab.linklayer.Arq` / `Harq` (their `_config()` dicts).
+/// The link layer of `burstlab.linklayer.Arq` / `Harq` (their `_config()` dicts): the keys of
+/// `ArqParams::PARAMS` and `RateAdaptParams::PARAMS`, or of `HarqParams::PARAMS`, each read
+/// through its declaration.
 pub fn link_layer_config(d: &Bound<'_, PyDict>) -> PyResult<LinkLayerConfig> {
-    let kind: String = get(d, "kind", String::new())?;
+    let kind: String = crate::convert::req(d, "kind", String::new())?;
     let timing = match item(d, "timing")? {
         Some(t) => timing_from_dict(t.downcast::<PyDict>()?)?,
         None => Dcf::b11().timing(false),
     };
     let cfg = match kind.as_str() {
         "arq" => {
-            let counts: String = get(d, "counts", "retries".to_string())?;
-            let (limit, counts) = (get(d, "retry_limit", 7u32)?, LimitCounts::parse(&counts).py()?);
-            // the declared rate-adaptation settings (RateAdaptParams::PARAMS), each checked by name
-            let mut params = RateAdaptParams::default();
-            for p in RateAdaptParams::PARAMS {
-                if let Some(v) = crate::convert::param_value(d, p)? {
-                    params.set(p.name, v).py()?;
-                }
-            }
+            let own = declared(d, ArqParams::PARAMS, |p: &mut ArqParams, n, v| p.set(n, v))?;
+            let params = declared(d, RateAdaptParams::PARAMS, |p: &mut RateAdaptParams, n, v| p.set(n, v))?;
             if params.control == RateControlKind::Fixed {
-                LinkLayerConfig::Arq(ArqConfig { limit, counts, timing, adapt: None })
+                LinkLayerConfig::Arq(ArqConfig::from_params(&own, timing))
             } else {
                 let dcf = adaptive_dcf(d, burstlab_core::param::Named::name(&params.control))?;
-                let mut cfg = ArqConfig::adaptive(limit, counts, RateAdaptConfig::dsss_with(params, &dcf).py()?, false);
+                let mut cfg = ArqConfig::adaptive(own.retry_limit, own.counts, RateAdaptConfig::with(params, &dcf).py()?, false);
                 cfg.timing.backoff = timing.backoff; // the hop's backoff, at every rate
                 LinkLayerConfig::Arq(cfg)
             }
         }
         "harq" => {
-            let dft = HarqConfig::new(timing);
-            let sizing: String = get(d, "sizing", "quantile".to_string())?;
-            let sizing = match sizing.as_str() {
-                "quantile" => Sizing::Quantile { target: get(d, "target", 0.99)? },
-                "mean" => Sizing::Mean,
-                other => return Err(to_py(Error::param("sizing", other, "quantile or mean"))),
-            };
-            LinkLayerConfig::Harq(HarqConfig {
-                attempts: get(d, "attempts", dft.attempts)?,
-                fragment_bytes: get(d, "fragment_bytes", dft.fragment_bytes)?,
-                fragment_header_bytes: get(d, "fragment_header_bytes", dft.fragment_header_bytes)?,
-                max_fragments: get(d, "max_fragments", dft.max_fragments)?,
-                sizing,
-                proactive: get(d, "proactive", dft.proactive)?,
-                ewma_gain: get(d, "ewma_gain", dft.ewma_gain)?,
-                initial_loss: get(d, "initial_loss", dft.initial_loss)?,
-                timing,
-            })
+            let own = declared(d, HarqParams::PARAMS, |p: &mut HarqParams, n, v| p.set(n, v))?;
+            LinkLayerConfig::Harq(HarqConfig::from_params(&own, timing))
         }
         other => return Err(to_py(Error::param("kind", other, "arq or harq"))),
     };
@@ -323,11 +261,26 @@ fn check_link_layer(layer: &Bound<'_, PyDict>) -> PyResult<()> {
 #[pyfunction]
 fn rate_adapt_params<'py>(py: Python<'py>) -> PyResult<Vec<Bound<'py, PyDict>>> {
     let r = RateAdaptParams::default();
-    RateAdaptParams::PARAMS.iter().map(|p| crate::convert::spec_dict(py, p, r.get(p.name))).collect()
+    RateAdaptParams::PARAMS.iter().map(|p| spec_dict(py, p, r.get(p.name))).collect()
+}
+
+/// The link layer's descriptor tables, as `red_params`: {"arq": `ArqParams::PARAMS`, "harq":
+/// `HarqParams::PARAMS`, "attempt": `AttemptParams::PARAMS`, "dcf": `DcfParams::PARAMS`}
+/// (Python's `Arq`, `Harq`, `Dcf` and `Backoff` fields, the spec and TOML keys, the docs).
+#[pyfunction]
+fn link_layer_params(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
+    let d = PyDict::new(py);
+    let (a, h, t, w) = (ArqParams::default(), HarqParams::default(), AttemptParams::default(), DcfParams::default());
+    d.set_item("arq", ArqParams::PARAMS.iter().map(|p| spec_dict(py, p, a.get(p.name))).collect::<PyResult<Vec<_>>>()?)?;
+    d.set_item("harq", HarqParams::PARAMS.iter().map(|p| spec_dict(py, p, h.get(p.name))).collect::<PyResult<Vec<_>>>()?)?;
+    d.set_item("attempt", AttemptParams::PARAMS.iter().map(|p| spec_dict(py, p, t.get(p.name))).collect::<PyResult<Vec<_>>>()?)?;
+    d.set_item("dcf", DcfParams::PARAMS.iter().map(|p| spec_dict(py, p, w.get(p.name))).collect::<PyResult<Vec<_>>>()?)?;
+    Ok(d)
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(rate_adapt_params, m)?)?;
+    m.add_function(wrap_pyfunction!(link_layer_params, m)?)?;
     m.add_function(wrap_pyfunction!(check_link_layer, m)?)?;
     m.add_function(wrap_pyfunction!(link_measure, m)?)?;
     m.add_function(wrap_pyfunction!(wifi_timing, m)?)?;

@@ -3,7 +3,9 @@
 use crate::errors::{to_py, IntoPyResult};
 use crate::loss::PyLossModel;
 use burstlab_core::link::minstrel::{Minstrel, MinstrelParams};
-use burstlab_core::link::rate::{dsss_dcfs, dsss_modes, measure, Aarf, RateControl};
+use burstlab_core::link::rate::{measure_set, rate_set, Aarf, RateControl, RateSet};
+use burstlab_core::link::wifi::Dcf;
+use burstlab_core::param::Named;
 use burstlab_core::loss::{Fading, PhyChannel, Snr};
 use burstlab_core::rng;
 use burstlab_core::phy::{ErrorModel, PhyMode, MODES};
@@ -156,10 +158,11 @@ fn phy_loss_model(
     Ok(PyLossModel::new(Box::new(ch)))
 }
 
-/// A saturated 802.11b link with rate adaptation (`link::rate::measure`): `controller` arf,
-/// aarf or minstrel; counts of attempts and successes per rate (1, 2, 5.5, 11 Mb/s), the MAC throughput.
+/// A saturated 802.11 link with rate adaptation (`link::rate::measure_set`): `controller` arf,
+/// aarf or minstrel over `rate_set` b (1, 2, 5.5, 11 Mb/s), g (ERP-OFDM 6-54 Mb/s) or bg (both,
+/// ns-3's 802.11g order); counts of attempts and successes per rate, the MAC throughput.
 #[pyfunction]
-#[pyo3(signature = (controller, snr, frames, packet_bytes=1000, max_attempts=7, seed=1, cck="integral"))]
+#[pyo3(signature = (controller, snr, frames, packet_bytes=1000, max_attempts=7, seed=1, cck="integral", rate_set="b"))]
 #[allow(clippy::too_many_arguments)]
 fn phy_rate_measure<'py>(
     py: Python<'py>,
@@ -170,12 +173,15 @@ fn phy_rate_measure<'py>(
     max_attempts: u32,
     seed: u64,
     cck: &str,
+    rate_set: &str,
 ) -> PyResult<Bound<'py, PyDict>> {
+    let (modes, dcfs) = self::rate_set(RateSet::parse(rate_set).py()?, &Dcf::b11()).py()?;
+    let n = modes.len();
     let mut rc: Box<dyn RateControl> = match controller {
-        "arf" => Box::new(Aarf::new(false, 4).py()?),
-        "aarf" => Box::new(Aarf::new(true, 4).py()?),
+        "arf" => Box::new(Aarf::new(false, n).py()?),
+        "aarf" => Box::new(Aarf::new(true, n).py()?),
         // its sampling table from its own stream (one RNG stream per component)
-        "minstrel" => Box::new(Minstrel::new(&dsss_dcfs(), MinstrelParams::default(), rng::mix64(seed ^ rng::component_id("minstrel"))).py()?),
+        "minstrel" => Box::new(Minstrel::new(&dcfs, MinstrelParams::default(), rng::mix64(seed ^ rng::component_id("minstrel"))).py()?),
         other => return Err(to_py(Error::param("controller", other, "arf, aarf or minstrel"))),
     };
     if frames == 0 || frames > 100_000_000 {
@@ -183,12 +189,15 @@ fn phy_rate_measure<'py>(
     }
     let model = ErrorModel::from_names("nist", cck, "ns3", "long").py()?;
     let snr = snr_from_dict(snr)?;
-    let m = py.allow_threads(|| measure(rc.as_mut(), snr, model, frames, packet_bytes, max_attempts, &mut rng::from_seed(seed))).py()?;
+    let m = py
+        .allow_threads(|| measure_set(rc.as_mut(), &modes, &dcfs, snr, model, frames, packet_bytes, max_attempts, &mut rng::from_seed(seed)))
+        .py()?;
     let out = PyDict::new(py);
     out.set_item("frames", m.frames)?;
     out.set_item("delivered", m.delivered)?;
     out.set_item("duration", m.duration as f64 * 1e-9)?;
-    out.set_item("rates", dsss_modes().0.iter().map(|md| md.rate_bps).collect::<Vec<u64>>())?;
+    out.set_item("rates", modes.iter().map(|md| md.rate_bps).collect::<Vec<u64>>())?;
+    out.set_item("modes", modes.iter().map(|md| md.name).collect::<Vec<&str>>())?;
     out.set_item("attempts", m.attempts)?;
     out.set_item("successes", m.successes)?;
     out.set_item("throughput_bps", m.throughput_bps)?;

@@ -36,7 +36,6 @@ from burstlab.sim import (
     Workload,
     _queue_config,
     _rate_text,
-    link_layer_config,
     run,
     run_trace,
     tcp_settings,
@@ -346,6 +345,16 @@ def _tcp_source(name: str, value: Any, profile: str, variant: str | None, given:
     return "default"
 
 
+def _layer_settings(spec: str) -> tuple[dict[str, Any], set[str]]:
+    """--show-config's link-layer lines (``burstlab.linklayer.spec_settings``); ``none`` without
+    importing burstlab.linklayer, which loads numpy (``sim/links.py`` defers it the same way)."""
+    if spec is None or str(spec).strip().lower() in ("", "none"):
+        return {}, set()
+    from burstlab.linklayer import spec_settings
+
+    return spec_settings(spec)
+
+
 def _show_config(tcps: list[tuple[str, Any]], kw: dict[str, Any], link: dict[str, Any] | None) -> None:
     """--show-config: the resolved settings, as the simulator validated them, each with where
     its value comes from (an option, --tcp, the profile, or the default)."""
@@ -490,14 +499,18 @@ def _sim(ctx: click.Context, kw: dict[str, Any]) -> None:
     if kw["show_config"]:
         link = None if kw["trace_file"] is not None else {
             "rate": kw["rate"], "delay": kw["delay"], "buffer": kw["buffer"], "buffer_unit": kw["buffer_unit"],
-            "loss": kw["loss"], "loss_mode": kw["loss_mode"], "ack_loss": kw["ack_loss"], "link_layer": link_layer_config(kw["link_layer"]),
+            "loss": kw["loss"], "loss_mode": kw["loss_mode"], "ack_loss": kw["ack_loss"],
         }  # fmt: skip
+        layer, layer_given = _layer_settings(kw["link_layer"])  # each setting under its spec key (docs/parameters.md)
+        if link is not None:
+            link.update({f"link_layer.{k}": v for k, v in layer.items()} if layer else {"link_layer": "none"})
         if link is not None:
             q = _queue_config(kw["queue"])
             link["queue"] = q["queue"]
             for table in ("red", "codel", "fq_codel"):
                 link.update({f"{table}_{k}": v for k, v in q.get(table, {}).items()})
             kw["_link_given"] = {k for k in link if _given(ctx, k) or (k == "queue" and _given(ctx, "queue"))}
+            kw["_link_given"] |= {f"link_layer.{k}" for k in layer_given}
         return _show_config(tcps, kw, link)
 
     from burstlab.files import output_dir

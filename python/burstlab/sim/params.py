@@ -27,6 +27,14 @@ CODEL_PARAMS, FQ_CODEL_PARAMS = ({p["name"]: p for p in t} for t in _core.codel_
 #: An ARQ hop's rate adaptation (``RateAdaptParams::PARAMS``, ``link/adapt.rs``), the same form.
 RATE_PARAMS: dict[str, dict[str, Any]] = {p["name"]: p for p in _core.rate_adapt_params()}
 
+#: The link layer's own tables, the same form: ARQ's (``ArqParams::PARAMS``, ``link/arq.rs``),
+#: LL-HARQ's (``HarqParams::PARAMS``, ``link/harq.rs``), the attempt model's
+#: (``AttemptParams::PARAMS``, ``link/attempt.rs``) and the 802.11 DCF's (``DcfParams::PARAMS``,
+#: ``link/wifi.rs``; a link layer's ``dcf_`` keys).
+ARQ_PARAMS, HARQ_PARAMS, ATTEMPT_PARAMS, DCF_PARAMS = (
+    {p["name"]: p for p in t} for t in (lambda d: (d["arq"], d["harq"], d["attempt"], d["dcf"]))(_core.link_layer_params())
+)
+
 #: The components in the order the docs and ``--help`` list them, with their titles.
 COMPONENTS: dict[str, str] = {
     "tcp": "Sender (shared by every congestion control)",
@@ -124,7 +132,32 @@ def markdown() -> str:
         "",
         *_table(list(CODEL_PARAMS.values()), "codel_"),
         *_table(list(FQ_CODEL_PARAMS.values()), "fq_codel_"),
-        "# Link layer: rate adaptation on an ARQ hop",
+        "# Link layer",
+        "",
+        "A hop's link layer (`burstlab sim --link-layer arq:retry_limit=7,counts=attempts`, a TOML link's",
+        "`link_layer = { kind = \"harq\", fragment_bytes = 200 }`, `Link(link_layer=Arq(retry_limit=7))`;",
+        "`docs/link-layer.md`). Spec and TOML keys are the names below; times take units (`attempt_time=1ms`),",
+        "rates too (`dcf_rate=2Mbit`). A value outside its range is refused with one error line naming it,",
+        "the value and the bound.",
+        "",
+        "## ARQ (`arq:`)",
+        "",
+        "With `counts = retries` the limit allows R + 1 attempts, with `attempts` R; either way 1 to 4096 attempts.",
+        "",
+        *_table(list(ARQ_PARAMS.values())),
+        "## LL-HARQ (`harq:`)",
+        "",
+        *_table(list(HARQ_PARAMS.values())),
+        "## Attempt model (ARQ and LL-HARQ)",
+        "",
+        "Without `attempt_time` an attempt is the 802.11 DCF's (below). `attempt_time=1ms..20ms` is short for",
+        "`attempt_time=1ms,attempt_time_max=20ms`.",
+        "",
+        *_table(list(ATTEMPT_PARAMS.values())),
+        "## 802.11 DCF timing (`dcf_` keys; Python's `Dcf`, and `Backoff`'s `cw_min`, `cw_max`, `slot`)",
+        "",
+        *_table(list(DCF_PARAMS.values()), "dcf_"),
+        "## Rate adaptation on an ARQ hop",
         "",
         "An 802.11 ARQ hop's rate adaptation (`burstlab sim --link-layer arq:rate_control=minstrel,minstrel_update=200ms`,",
         "a TOML link's `link_layer = { kind = \"arq\", rate_control = \"aarf\" }`, `Arq(rate_control=\"arf\", arf_success=5)`;",

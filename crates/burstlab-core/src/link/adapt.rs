@@ -9,18 +9,19 @@
 //! | per attempt | rule |
 //! |---|---|
 //! | rate | the controller's current rate (`RateControl::rate` at the attempt's start) |
-//! | air time | that rate's 802.11b DCF attempt: PLCP, MAC header + LLC/SNAP + packet + FCS at the rate, SIFS, ACK at the highest basic rate (1 or 2 Mb/s) ≤ it ([`wifi::Dcf`]) |
+//! | air time | that rate's DCF attempt: PLCP, MAC header + LLC/SNAP + packet + FCS at the rate (OFDM: in whole symbols, then the signal extension), SIFS, ACK at the highest basic (DSSS: 1 or 2 Mb/s) or mandatory (OFDM: 6, 12, 24 Mb/s) rate ≤ it ([`wifi::Dcf`]) |
 //! | backoff | DIFS and the hop's backoff (if any) before each attempt, the same at every rate |
 //! | outcome | reported to the controller (`report`); a drop at the limit too (`dropped`) |
 //! | limit | the hop's attempt limit, or Minstrel's retry chain (the sum of its stages' counts) if smaller |
 //!
-//! The rate set is 802.11b's (1, 2, 5.5, 11 Mb/s), slowest first; the controller starts at
-//! 1 Mb/s, as ns-3's managers do. Per-rate attempts and successes go to
+//! The rate set (`rate_set`) is 802.11b's (1, 2, 5.5, 11 Mb/s), 802.11g's ERP-OFDM (6-54
+//! Mb/s, ERP timing: 20-µs PLCP, 4-µs symbols, 6-µs signal extension, CWmin 15) or both in
+//! ns-3's 802.11g order; the controller starts at the first rate, as ns-3's managers do. Per-rate attempts and successes go to
 //! [`LinkStats::rates`](super::attempt::LinkStats).
 use super::attempt::{AttemptTiming, LinkStats, RateCount};
 use super::minstrel::{Minstrel, MinstrelParams};
-use super::rate::{dsss_modes, Aarf, RateControl};
-use super::wifi::{Dcf, Preamble};
+use super::rate::{rate_set, Aarf, RateControl, RateSet};
+use super::wifi::Dcf;
 use super::{Channel, Service, Unit};
 use crate::phy::PhyMode;
 use crate::rng::{Rng, RngExt};
@@ -70,8 +71,11 @@ crate::params! {
     /// `docs/parameters.md`.
     pub struct RateAdaptParams {
         rate_control control: RateControlKind [choice] as rate_control = RateControlKind::Fixed, "",
-            "802.11 rate adaptation over 802.11b's 1/2/5.5/11 Mb/s: each attempt's rate chosen by ARF, AARF or Minstrel (fixed: the timing's rate).",
+            "802.11 rate adaptation over the rate_set's rates: each attempt's rate chosen by ARF, AARF or Minstrel (fixed: the timing's rate).",
             "Kamerman & Monteban 1997; Lacage et al. 2004; Linux rc80211_minstrel";
+        rate_control rate_set: RateSet [choice] = RateSet::B, "",
+            "The rates chosen among: b (802.11b DSSS 1-11 Mb/s), g (802.11g ERP-OFDM 6-54 Mb/s) or bg (both, in ns-3's 802.11g order: 1, 2, 5.5, 11, 6, ..., 54).",
+            "IEEE 802.11-2016 clauses 16, 18";
         rate_control arf_success: u32 [u32] = 10, "attempts", min 1, max 10_000,
             "ARF/AARF: successes in a row that move one rate up (AARF's minimum).", "ns-3 ArfWifiManager SuccessThreshold";
         rate_control arf_timer: u32 [u32] = 15, "attempts", min 1, max 10_000,
@@ -115,22 +119,14 @@ impl RateAdaptConfig {
     /// preamble; the long preamble at 1 Mb/s, which has no short one), each ACK at the
     /// highest basic rate (1 or 2 Mb/s) at or below the data rate.
     pub fn dsss(control: RateControlKind, base: &Dcf) -> crate::Result<Self> {
-        Self::dsss_with(RateAdaptParams { control, ..RateAdaptParams::default() }, base)
+        Self::with(RateAdaptParams { control, ..RateAdaptParams::default() }, base)
     }
 
-    /// [`RateAdaptConfig::dsss`] with every setting given.
-    pub fn dsss_with(params: RateAdaptParams, base: &Dcf) -> crate::Result<Self> {
+    /// Every setting given: the rates of `params.rate_set` ([`rate_set`]) timed from `base`.
+    pub fn with(params: RateAdaptParams, base: &Dcf) -> crate::Result<Self> {
         params.check_ranges()?;
         base.validate()?;
-        let (modes, ack) = dsss_modes();
-        let dcfs = modes
-            .iter()
-            .zip(&ack)
-            .map(|(m, &a)| {
-                let plcp = if m.rate_bps <= 1_000_000 { Preamble::Long.duration() } else { base.plcp };
-                Dcf { rate_bps: m.rate_bps, ack_rate_bps: a, plcp, ..*base }
-            })
-            .collect();
+        let (modes, dcfs) = rate_set(params.rate_set, base)?;
         Ok(RateAdaptConfig { params, modes, dcfs })
     }
 
@@ -232,7 +228,9 @@ impl Adaptive {
         if self.cached_bytes != Some(frame_bytes) {
             let body = frame_bytes as u64 + timing.encapsulation_bytes as u64;
             for (i, d) in self.config.dcfs.iter().enumerate() {
-                self.on_air[i] = self.overhead[i] + crate::time::tx_time(body, d.rate_bps);
+                // DSSS: the fixed part and the body at the rate; OFDM: whole symbols, per size
+                self.on_air[i] =
+                    if d.symbol == 0 { self.overhead[i] + crate::time::tx_time(body, d.rate_bps) } else { d.attempt_time(frame_bytes) - d.difs };
                 self.units[i] = Unit { mode: Some(self.config.modes[i]), ..Unit::bytes(body + timing.header_bytes as u64) };
             }
             self.cached_bytes = Some(frame_bytes);
@@ -277,6 +275,8 @@ impl Adaptive {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::link::rate::dsss_modes;
+    use crate::link::wifi::Preamble;
     use crate::link::arq::{Arq, ArqConfig, LimitCounts};
     use crate::link::{LossMode, LossSource};
     use crate::loss::{Fading, PhyChannel, Snr};
@@ -422,13 +422,37 @@ mod tests {
     }
 
     #[test]
+    fn an_erp_hop_times_each_rate_in_whole_symbols_and_reports_its_modes() {
+        // 802.11g on the hop: AARF from 6 Mb/s; 10 successes → 9 Mb/s. Each attempt's channel
+        // interval is its rate's ERP data + SIFS + ACK (whole 4-µs symbols, 6-µs signal
+        // extension), its unit the PSDU in that OFDM mode.
+        let params = RateAdaptParams { control: RateControlKind::Aarf, rate_set: RateSet::G, ..RateAdaptParams::default() };
+        let cfg = RateAdaptConfig::with(params, &Dcf::b11()).unwrap();
+        let dcfs = cfg.dcfs.clone();
+        let mut a = Arq::new(ArqConfig::adaptive(7, LimitCounts::Retries, cfg, false)).unwrap();
+        let mut ch = Script { fates: vec![], asked: vec![] };
+        let mut rng = from_seed(1);
+        let mut t = 0;
+        for _ in 0..11 {
+            t = a.serve(t, 1000, &mut ch, &mut rng).end;
+        }
+        let modes: Vec<&str> = ch.asked.iter().map(|(_, _, u)| u.mode.unwrap().name).collect();
+        assert_eq!(modes[..10], ["ofdm6"; 10]);
+        assert_eq!(modes[10], "ofdm9");
+        assert_eq!(ch.asked[0].1 - ch.asked[0].0, 1_414_000 + 10_000 + 50_000); // ACK at 6 Mb/s: 20 + ⌈134/24⌉·4 + 6 = 50 µs
+        assert_eq!(ch.asked[10].1 - ch.asked[10].0, dcfs[1].attempt_time(1000) - dcfs[1].difs);
+        assert_eq!(ch.asked[0].2.bits, 8 * 1036);
+        assert_eq!(a.stats.rates.iter().map(|r| r.mode).collect::<Vec<_>>()[..2], ["ofdm6", "ofdm9"]);
+    }
+
+    #[test]
     fn parse_and_checks() {
         use crate::param::{Named, Value};
         assert_eq!(RateControlKind::parse("minstrel"), Ok(RateControlKind::Minstrel));
         assert!(RateControlKind::parse("onoe").unwrap_err().to_string().contains("rate_control = onoe"));
         // the declared settings: names, defaults (ns-3's), ranges
         let names: Vec<_> = RateAdaptParams::PARAMS.iter().map(|p| p.name).collect();
-        assert_eq!(names, ["rate_control", "arf_success", "arf_timer", "minstrel_update", "minstrel_ewma", "minstrel_look_around", "minstrel_columns"]);
+        assert_eq!(names, ["rate_control", "rate_set", "arf_success", "arf_timer", "minstrel_update", "minstrel_ewma", "minstrel_look_around", "minstrel_columns"]);
         let mut p = RateAdaptParams::default();
         assert_eq!(p.minstrel(), MinstrelParams::default());
         assert!(p.set("minstrel_ewma", Value::Int(101)).unwrap_err().to_string().contains("minstrel_ewma = 101"));
@@ -440,7 +464,7 @@ mod tests {
         assert!(RateAdaptConfig::dsss(RateControlKind::Fixed, &Dcf::b11()).map(Adaptive::new).unwrap().is_err());
         // ARF's thresholds from the settings: 3 successes step up
         let params = RateAdaptParams { control: RateControlKind::Arf, arf_success: 3, ..RateAdaptParams::default() };
-        let cfg = RateAdaptConfig::dsss_with(params, &Dcf::b11()).unwrap();
+        let cfg = RateAdaptConfig::with(params, &Dcf::b11()).unwrap();
         let mut a = Arq::new(ArqConfig::adaptive(7, LimitCounts::Retries, cfg, false)).unwrap();
         let mut ch = Script { fates: vec![], asked: vec![] };
         let mut t = 0;

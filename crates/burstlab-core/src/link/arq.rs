@@ -29,18 +29,48 @@ pub enum LimitCounts {
     Attempts,
 }
 
-impl LimitCounts {
-    pub fn parse(s: &str) -> crate::Result<Self> {
+impl crate::param::Named for LimitCounts {
+    const NAMES: &'static [&'static str] = &["retries", "attempts"];
+
+    fn parse(s: &str) -> crate::Result<Self> {
         match s {
             "retries" => Ok(LimitCounts::Retries),
             "attempts" => Ok(LimitCounts::Attempts),
             _ => Err(Error::param("counts", s, "retries or attempts")),
         }
     }
+
+    fn name(&self) -> &'static str {
+        match self {
+            LimitCounts::Retries => "retries",
+            LimitCounts::Attempts => "attempts",
+        }
+    }
+}
+
+impl LimitCounts {
+    pub fn parse(s: &str) -> crate::Result<Self> {
+        <Self as crate::param::Named>::parse(s)
+    }
 }
 
 /// Largest number of attempts per frame (the attempts histogram has one bin per count).
 pub const MAX_ATTEMPTS: u32 = 4096;
+
+crate::params! {
+    /// An ARQ hop's own settings: `ArqParams::PARAMS` gives the `arq:` spec keys, Python's
+    /// `Arq` fields, the TOML keys and `docs/parameters.md` (the attempt timing's are
+    /// `AttemptParams`, the rate adaptation's `RateAdaptParams`).
+    pub struct ArqParams {
+        arq retry_limit: u32 [u32] = 7, "", max MAX_ATTEMPTS,
+            "Retry limit: retransmissions after the first attempt (counts = retries: R + 1 attempts) or attempts in all (counts = attempts).",
+            "IEEE 802.11 dot11ShortRetryLimit; Subramanian et al. slide 7";
+        arq counts: LimitCounts [choice] = LimitCounts::Retries, "",
+            "What retry_limit counts: retries (residual loss p^(R+1) on independent losses) or attempts (IEEE 802.11's dot11ShortRetryLimit, Subramanian et al.'s ARQ = 7, 15, 25).",
+            "IEEE 802.11-2016 Annex C (dot11ShortRetryLimit)";
+    }
+    virtual {}
+}
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct ArqConfig {
@@ -63,14 +93,24 @@ impl ArqConfig {
         ArqConfig { limit, counts, timing: adapt.fastest_timing(backoff), adapt: Some(adapt) }
     }
 
-    /// Attempts per frame at most.
+    /// The settings `params` with `timing` (no rate adaptation).
+    pub fn from_params(params: &ArqParams, timing: AttemptTiming) -> Self {
+        ArqConfig { limit: params.retry_limit, counts: params.counts, timing, adapt: None }
+    }
+
+    /// The hop's own settings as declared ([`ArqParams`]).
+    pub fn params(&self) -> ArqParams {
+        ArqParams { retry_limit: self.limit, counts: self.counts }
+    }
+
+    /// Attempts per frame at most (and the settings within their declared ranges).
     pub fn max_attempts(&self) -> crate::Result<u32> {
         let a = match self.counts {
             LimitCounts::Retries => self.limit.checked_add(1),
             LimitCounts::Attempts => Some(self.limit),
         };
         match a {
-            Some(a) if (1..=MAX_ATTEMPTS).contains(&a) => Ok(a),
+            Some(a) if (1..=MAX_ATTEMPTS).contains(&a) => self.params().check_ranges().map(|_| a),
             _ => Err(Error::param(
                 "retry_limit",
                 self.limit,

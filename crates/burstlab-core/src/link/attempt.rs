@@ -70,6 +70,73 @@ impl Backoff {
     }
 }
 
+/// Whether attempts wait a binary exponential backoff (the spec key `backoff`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BackoffKind {
+    None,
+    Dcf,
+}
+
+impl crate::param::Named for BackoffKind {
+    const NAMES: &'static [&'static str] = &["none", "dcf"];
+
+    fn parse(s: &str) -> crate::Result<Self> {
+        match s {
+            "none" => Ok(BackoffKind::None),
+            "dcf" => Ok(BackoffKind::Dcf),
+            _ => Err(Error::param("backoff", s, "none or dcf")),
+        }
+    }
+
+    fn name(&self) -> &'static str {
+        match self {
+            BackoffKind::None => "none",
+            BackoffKind::Dcf => "dcf",
+        }
+    }
+}
+
+crate::params! {
+    /// The attempt model of a link layer (ARQ and LL-HARQ alike) when it is not the 802.11
+    /// DCF's (`wifi::DcfParams`): a fixed or uniform time per attempt, optionally plus the
+    /// frame's air time at a rate, and the backoff. `AttemptParams::PARAMS` gives the spec
+    /// and TOML keys and `docs/parameters.md`.
+    pub struct AttemptParams {
+        attempt attempt_time: Nanos [time] = 0, "s", max 3600.0,
+            "A time per attempt instead of the 802.11 DCF timing (0 and no attempt_time_max: the DCF's).", "Subramanian et al. slide 8";
+        attempt attempt_time_max: Nanos [time] = 0, "s", max 3600.0,
+            "With attempt_time: each attempt uniform in [attempt_time, attempt_time_max] (0: every attempt attempt_time).", "Subramanian et al. slide 8";
+        attempt rate: f64 [real] = 0.0, "bit/s", min 0.0, max 1e15,
+            "With attempt_time: the PHY rate whose air time for the frame adds to each attempt (0: none).", "";
+        attempt backoff: BackoffKind [choice] = BackoffKind::None, "",
+            "Binary exponential backoff before each attempt: none (Subramanian et al.'s driver had none) or dcf (CWmin, CWmax and slot of the DCF settings).", "IEEE 802.11-2016 §10.3.3";
+    }
+    virtual {}
+}
+
+impl AttemptParams {
+    /// Whether these settings give an attempt time of their own (else the DCF's timing).
+    pub fn is_timed(&self) -> bool {
+        self.attempt_time > 0 || self.attempt_time_max > 0 || self.rate > 0.0
+    }
+
+    /// The fixed (or uniform) attempt timing these settings give, without backoff.
+    pub fn timing(&self) -> crate::Result<AttemptTiming> {
+        self.check_ranges()?;
+        let mut t = if self.attempt_time_max > 0 {
+            if self.attempt_time > self.attempt_time_max {
+                return Err(Error::param("attempt_time", self.attempt_time as f64 / 1e9, &format!("at most attempt_time_max = {} s", self.attempt_time_max as f64 / 1e9)));
+            }
+            AttemptTiming::uniform(self.attempt_time, self.attempt_time_max)
+        } else {
+            AttemptTiming::fixed(self.attempt_time)
+        };
+        t.rate_bps = self.rate.round() as u64;
+        t.validate()?;
+        Ok(t)
+    }
+}
+
 /// How long one transmission attempt takes: `idle` (DIFS; the channel is not asked about
 /// it), the backoff if any, then the attempt on the channel: `overhead` (preamble, MAC
 /// header, SIFS and MAC ACK — or the whole attempt, fixed or uniform in [min, max] as in

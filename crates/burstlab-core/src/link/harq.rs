@@ -40,6 +40,60 @@ pub const MAX_FRAGMENTS: u32 = 1024;
 /// Levels of p̂ for the quantile tables.
 const LEVELS: usize = 256;
 
+/// The sizing rule by name (with `target`, the quantile's, in [`HarqParams`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SizingKind {
+    Quantile,
+    Mean,
+}
+
+impl crate::param::Named for SizingKind {
+    const NAMES: &'static [&'static str] = &["quantile", "mean"];
+
+    fn parse(s: &str) -> crate::Result<Self> {
+        match s {
+            "quantile" => Ok(SizingKind::Quantile),
+            "mean" => Ok(SizingKind::Mean),
+            _ => Err(Error::param("sizing", s, "quantile or mean")),
+        }
+    }
+
+    fn name(&self) -> &'static str {
+        match self {
+            SizingKind::Quantile => "quantile",
+            SizingKind::Mean => "mean",
+        }
+    }
+}
+
+crate::params! {
+    /// LL-HARQ's settings, declared once (defaults: 2 attempts, 100-byte fragments with a
+    /// 4-byte header, n ≤ 255, sized for a 99 % chance of decoding per attempt, EWMA gain 1/8
+    /// from p̂ = 0): `HarqParams::PARAMS` gives the `harq:` spec keys, Python's `Harq` fields,
+    /// the TOML keys and `docs/parameters.md`.
+    pub struct HarqParams {
+        harq attempts: u32 [u32] = 2, "", min 1, max MAX_HARQ_ATTEMPTS,
+            "Attempts per frame: the first (data + PFEC) and the RFEC rounds (1-2 in LL-HARQ).", "Subramanian et al. slides 11-12";
+        harq fragment_bytes: u32 [u32] = 100, "bytes", min 1, max 65_535,
+            "Payload bytes per fragment (a code symbol): a frame of B bytes has k = ceil(B / fragment_bytes) data fragments.", "Subramanian et al. slide 11";
+        harq fragment_header_bytes: u32 [u32] = 4, "bytes", max 65_535,
+            "Header bytes on the air with each fragment (sequence number, code index).", "";
+        harq max_fragments: u32 [u32] = 255, "", min 1, max MAX_FRAGMENTS,
+            "Most fragments in one attempt (n of the code; an MDS code over GF(2^8) has n <= 255); also caps k.", "";
+        harq sizing: SizingKind [choice] = SizingKind::Quantile, "",
+            "FEC sizing: quantile (fewest fragments for the missing ones to arrive with probability >= target) or mean (ceil(m / (1 - p)): the expected losses).", "";
+        harq target: f64 [real] = 0.99, "", gt 0.0, lt 1.0,
+            "Quantile sizing: the probability that an attempt brings the fragments missing.", "";
+        harq proactive: bool [bool] = true, "",
+            "Send proactive FEC with the data (false: data alone first, FEC only on request).", "Subramanian et al. slide 12";
+        harq ewma_gain: f64 [real] = 0.125, "", min 0.0, max 1.0,
+            "Gain of the fragment-loss EWMA per attempt (0 keeps the estimate at initial_loss).", "";
+        harq initial_loss: f64 [real] = 0.0, "", min 0.0, lt 1.0,
+            "The fragment-loss estimate before the first attempt.", "";
+    }
+    virtual {}
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct HarqConfig {
     /// Attempts per frame: the first (data + PFEC) and RFEC rounds; 1-2 in LL-HARQ.
@@ -61,43 +115,51 @@ pub struct HarqConfig {
 }
 
 impl HarqConfig {
-    /// LL-HARQ defaults: 2 attempts, 100-byte fragments with a 4-byte header, n ≤ 255,
-    /// sized for a 99 % chance of decoding per attempt, EWMA gain 1/8 from p̂ = 0.
+    /// LL-HARQ's defaults ([`HarqParams`]) with `timing`.
     pub fn new(timing: AttemptTiming) -> Self {
+        Self::from_params(&HarqParams::default(), timing)
+    }
+
+    /// The settings `p` with `timing`.
+    pub fn from_params(p: &HarqParams, timing: AttemptTiming) -> Self {
         HarqConfig {
-            attempts: 2,
-            fragment_bytes: 100,
-            fragment_header_bytes: 4,
-            max_fragments: 255,
-            sizing: Sizing::Quantile { target: 0.99 },
-            proactive: true,
-            ewma_gain: 0.125,
-            initial_loss: 0.0,
+            attempts: p.attempts,
+            fragment_bytes: p.fragment_bytes,
+            fragment_header_bytes: p.fragment_header_bytes,
+            max_fragments: p.max_fragments,
+            sizing: match p.sizing {
+                SizingKind::Quantile => Sizing::Quantile { target: p.target },
+                SizingKind::Mean => Sizing::Mean,
+            },
+            proactive: p.proactive,
+            ewma_gain: p.ewma_gain,
+            initial_loss: p.initial_loss,
             timing,
         }
     }
 
+    /// The settings as declared ([`HarqParams`]; `target` the default's under mean sizing).
+    pub fn params(&self) -> HarqParams {
+        let (sizing, target) = match self.sizing {
+            Sizing::Quantile { target } => (SizingKind::Quantile, target),
+            Sizing::Mean => (SizingKind::Mean, HarqParams::default().target),
+        };
+        HarqParams {
+            attempts: self.attempts,
+            fragment_bytes: self.fragment_bytes,
+            fragment_header_bytes: self.fragment_header_bytes,
+            max_fragments: self.max_fragments,
+            sizing,
+            target,
+            proactive: self.proactive,
+            ewma_gain: self.ewma_gain,
+            initial_loss: self.initial_loss,
+        }
+    }
+
+    /// Every setting within its declared range, and the timing valid.
     pub fn validate(&self) -> crate::Result<()> {
-        if !(1..=MAX_HARQ_ATTEMPTS).contains(&self.attempts) {
-            return Err(Error::param("attempts", self.attempts, &format!("1 to {MAX_HARQ_ATTEMPTS} attempts")));
-        }
-        if self.fragment_bytes == 0 {
-            return Err(Error::param("fragment_bytes", 0, "a positive fragment size in bytes"));
-        }
-        if !(1..=MAX_FRAGMENTS).contains(&self.max_fragments) {
-            return Err(Error::param("max_fragments", self.max_fragments, &format!("1 to {MAX_FRAGMENTS}")));
-        }
-        if let Sizing::Quantile { target } = self.sizing {
-            if !(target.is_finite() && target > 0.0 && target < 1.0) {
-                return Err(Error::param("target", target, "a probability strictly between 0 and 1"));
-            }
-        }
-        if !(self.ewma_gain.is_finite() && (0.0..=1.0).contains(&self.ewma_gain)) {
-            return Err(Error::param("ewma_gain", self.ewma_gain, "a gain in [0, 1]"));
-        }
-        if !(self.initial_loss.is_finite() && (0.0..1.0).contains(&self.initial_loss)) {
-            return Err(Error::param("initial_loss", self.initial_loss, "a loss rate in [0, 1)"));
-        }
+        self.params().check_ranges()?;
         self.timing.validate()
     }
 }

@@ -174,6 +174,90 @@ pub fn dsss_modes() -> (Vec<&'static PhyMode>, Vec<u64>) {
     (modes, ack)
 }
 
+/// Which 802.11 rates a rate-adaptive hop chooses among.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RateSet {
+    /// 802.11b: DSSS/HR-DSSS 1, 2, 5.5, 11 Mb/s.
+    B,
+    /// 802.11g ERP-OFDM only: 6, 9, 12, 18, 24, 36, 48, 54 Mb/s.
+    G,
+    /// Mixed 802.11b/g: the four DSSS rates, then the eight ERP-OFDM ones — the order ns-3's
+    /// 802.11g station lists them in, which ARF and AARF step through (11 → 6 Mb/s is "up").
+    Bg,
+}
+
+impl crate::param::Named for RateSet {
+    const NAMES: &'static [&'static str] = &["b", "g", "bg"];
+
+    fn parse(s: &str) -> crate::Result<Self> {
+        match s {
+            "b" => Ok(RateSet::B),
+            "g" => Ok(RateSet::G),
+            "bg" => Ok(RateSet::Bg),
+            _ => Err(Error::param("rate_set", s, "b, g or bg")),
+        }
+    }
+
+    fn name(&self) -> &'static str {
+        match self {
+            RateSet::B => "b",
+            RateSet::G => "g",
+            RateSet::Bg => "bg",
+        }
+    }
+}
+
+/// The ERP-OFDM modes (6-54 Mb/s) and each one's ACK rate: the highest mandatory rate
+/// (6, 12, 24 Mb/s) at or below it (IEEE 802.11-2016 §10.6.6.5, control response rate; ns-3
+/// 3.44's `GetControlAnswerMode` gives the same).
+pub fn erp_modes() -> (Vec<&'static PhyMode>, Vec<u64>) {
+    let modes: Vec<&'static PhyMode> =
+        ["ofdm6", "ofdm9", "ofdm12", "ofdm18", "ofdm24", "ofdm36", "ofdm48", "ofdm54"].iter().map(|n| PhyMode::by_name(n).expect("ERP modes")).collect();
+    let ack = modes.iter().map(|m| [24_000_000, 12_000_000, 6_000_000].into_iter().find(|&a| a <= m.rate_bps).expect("≥ 6 Mb/s")).collect();
+    (modes, ack)
+}
+
+/// A rate set's modes (in the order the controllers step through them) and each mode's DCF
+/// timing, from `base`'s MAC settings (slot, SIFS, DIFS, CWmax, byte counts, the preamble of
+/// the DSSS rates but 1 Mb/s, which has only the long one). 802.11b's rates ACK at the highest
+/// basic rate (1 or 2 Mb/s) ≤ them; ERP-OFDM's at the highest mandatory rate ≤ them, with
+/// ERP timing ([`Dcf::erp`]). With ERP rates (g, bg) the contention window starts at ERP's
+/// aCWmin 15 for every rate; `base`'s CWmin must then be 802.11b's default (31): another one
+/// is refused rather than silently replaced.
+pub fn rate_set(set: RateSet, base: &Dcf) -> crate::Result<(Vec<&'static PhyMode>, Vec<Dcf>)> {
+    let dsss = |cw_min: u32| {
+        let (modes, ack) = dsss_modes();
+        let dcfs: Vec<Dcf> = modes
+            .iter()
+            .zip(&ack)
+            .map(|(m, &a)| {
+                let plcp = if m.rate_bps <= 1_000_000 { Preamble::Long.duration() } else { base.plcp };
+                Dcf { rate_bps: m.rate_bps, ack_rate_bps: a, plcp, cw_min, symbol: 0, signal_extension: 0, ..*base }
+            })
+            .collect();
+        (modes, dcfs)
+    };
+    if set != RateSet::B && base.cw_min != super::wifi::DcfParams::default().cw_min {
+        return Err(Error::param("cw_min", base.cw_min, "802.11b's 31 with rate_set g or bg (ERP's CWmin, 15, is used)"));
+    }
+    let erp = || {
+        let (modes, ack) = erp_modes();
+        let dcfs: Vec<Dcf> = modes.iter().zip(&ack).map(|(m, &a)| Dcf::erp(m.rate_bps, a, base)).collect();
+        (modes, dcfs)
+    };
+    Ok(match set {
+        RateSet::B => dsss(base.cw_min),
+        RateSet::G => erp(),
+        RateSet::Bg => {
+            let (mut modes, mut dcfs) = dsss(super::wifi::ERP_CW_MIN);
+            let (m, d) = erp();
+            modes.extend(m);
+            dcfs.extend(d);
+            (modes, dcfs)
+        }
+    })
+}
+
 /// The DCF timing of each 802.11b mode (long preamble, ACK at the highest basic rate ≤ it).
 pub fn dsss_dcfs() -> Vec<Dcf> {
     let (modes, ack) = dsss_modes();
@@ -200,14 +284,32 @@ pub fn measure(
     max_attempts: u32,
     rng: &mut Rng,
 ) -> crate::Result<Measured> {
+    let (modes, _) = dsss_modes();
+    measure_set(rc, &modes, &dsss_dcfs(), snr, model, frames, packet_bytes, max_attempts, rng)
+}
+
+/// [`measure`] over any rates: `modes` and their DCF timings `dcfs` ([`rate_set`]).
+#[allow(clippy::too_many_arguments)]
+pub fn measure_set(
+    rc: &mut dyn RateControl,
+    modes: &[&'static PhyMode],
+    dcfs: &[Dcf],
+    snr: Snr,
+    model: ErrorModel,
+    frames: u64,
+    packet_bytes: u32,
+    max_attempts: u32,
+    rng: &mut Rng,
+) -> crate::Result<Measured> {
     if max_attempts == 0 {
         return Err(Error::param("max_attempts", 0, "at least one attempt"));
     }
-    let (modes, _) = dsss_modes();
+    if modes.len() != dcfs.len() || modes.is_empty() {
+        return Err(Error::param("rates", modes.len(), "one DCF timing per mode"));
+    }
     let psdu = packet_bytes + 8 + 28;
     let tables: Vec<PerTable> = modes.iter().map(|m| PerTable::cached(model, **m)).collect();
     let bits: Vec<f64> = tables.iter().map(|t| t.data_bits(psdu)).collect();
-    let dcfs = dsss_dcfs();
     // the SNR process, driven by attempt start times (its frame length is irrelevant here)
     let mut channel = PhyChannel::new(snr, modes[0], model, psdu, 1)?;
     let mut now: Nanos = 0;
@@ -326,6 +428,64 @@ mod tests {
         let mut a = Aarf::new(true, 4).unwrap();
         let m = measure(&mut a, constant(4.0), model, 5000, 1000, 7, &mut rng).unwrap();
         assert!(m.attempts[2] > m.attempts[0] + m.attempts[1] + m.attempts[3], "{m:?}");
+    }
+
+    /// The rate with the most delivered bits per second of air time at `db` from the curves:
+    /// (1 − PER) / (DIFS + mean first backoff + data + SIFS + ACK).
+    fn best_rate(modes: &[&'static PhyMode], dcfs: &[Dcf], db: f64) -> usize {
+        let model = ErrorModel::default();
+        let score = |i: usize| {
+            let t = PerTable::cached(model, *modes[i]);
+            let ok = t.ln_success(db, t.data_bits(1036)).exp();
+            ok / (dcfs[i].attempt_time(1000) as f64 + dcfs[i].mean_backoff())
+        };
+        (0..modes.len()).max_by(|&a, &b| score(a).total_cmp(&score(b))).unwrap()
+    }
+
+    #[test]
+    fn erp_rates_and_their_acks_are_the_standards() {
+        let (modes, dcfs) = rate_set(RateSet::G, &Dcf::b11()).unwrap();
+        let mbps: Vec<u64> = modes.iter().map(|m| m.rate_bps / 1_000_000).collect();
+        assert_eq!(mbps, [6, 9, 12, 18, 24, 36, 48, 54]);
+        let acks: Vec<u64> = dcfs.iter().map(|d| d.ack_rate_bps / 1_000_000).collect();
+        assert_eq!(acks, [6, 6, 12, 12, 24, 24, 24, 24]); // ns-3 3.44 GetControlAnswerMode
+        assert!(dcfs.iter().all(|d| d.cw_min == 15 && d.symbol == 4000 && d.signal_extension == 6000 && d.plcp == 20_000));
+        // bg: ns-3's 802.11g order, the DSSS rates with ERP's CWmin
+        let (modes, dcfs) = rate_set(RateSet::Bg, &Dcf::b11()).unwrap();
+        assert_eq!(modes.iter().map(|m| m.name).collect::<Vec<_>>()[3..5], ["cck11", "ofdm6"]);
+        assert_eq!((dcfs[3].cw_min, dcfs[3].symbol, dcfs[3].ack_rate_bps), (15, 0, 2_000_000));
+        // another CWmin is refused, not replaced silently
+        let e = rate_set(RateSet::G, &Dcf { cw_min: 7, ..Dcf::b11() }).unwrap_err().to_string();
+        assert!(e.contains("cw_min = 7"), "{e}");
+        assert_eq!(rate_set(RateSet::B, &Dcf::b11()).unwrap().1, dsss_dcfs());
+    }
+
+    #[test]
+    fn aarf_and_minstrel_over_erp_rates_find_the_best_rate_of_the_curves() {
+        // 802.11g ERP-OFDM (NIST curves, 1000-byte packets): at each SNR the rate with the best
+        // (1 − PER)/air time carries most attempts, for AARF and Minstrel; at 30 dB, 54 Mb/s
+        // with nothing lost: the 54 Mb/s DCF capacity (ACK at 24 Mb/s, CWmin 15)
+        let model = ErrorModel::default();
+        let (modes, dcfs) = rate_set(RateSet::G, &Dcf::b11()).unwrap();
+        let mut rng = from_seed(5);
+        for db in [8.0, 14.0, 20.0, 30.0] {
+            let best = best_rate(&modes, &dcfs, db);
+            let mut ctl: Vec<Box<dyn RateControl>> =
+                vec![Box::new(Aarf::new(true, 8).unwrap()), Box::new(super::super::minstrel::Minstrel::new(&dcfs, Default::default(), 9).unwrap())];
+            for rc in ctl.iter_mut() {
+                let m = measure_set(rc.as_mut(), &modes, &dcfs, constant(db), model, 5000, 1000, 7, &mut rng).unwrap();
+                let n: u64 = m.attempts.iter().sum();
+                assert!(m.attempts[best] as f64 > 0.7 * n as f64, "{} at {db} dB: best {best}, {m:?}", rc.name());
+                if db == 30.0 {
+                    assert_eq!(best, 7);
+                    assert_eq!(m.delivered, 5000);
+                    if rc.name() == "aarf" {
+                        let cap = dcfs[7].capacity_bps(1000);
+                        assert!((m.throughput_bps / cap - 1.0).abs() < 0.03, "{} vs {cap}", m.throughput_bps);
+                    }
+                }
+            }
+        }
     }
 
     #[test]

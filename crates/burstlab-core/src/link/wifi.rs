@@ -29,8 +29,10 @@ pub enum Preamble {
     Short,
 }
 
-impl Preamble {
-    pub fn parse(s: &str) -> crate::Result<Self> {
+impl crate::param::Named for Preamble {
+    const NAMES: &'static [&'static str] = &["long", "short"];
+
+    fn parse(s: &str) -> crate::Result<Self> {
         match s {
             "long" => Ok(Preamble::Long),
             "short" => Ok(Preamble::Short),
@@ -38,11 +40,90 @@ impl Preamble {
         }
     }
 
+    fn name(&self) -> &'static str {
+        match self {
+            Preamble::Long => "long",
+            Preamble::Short => "short",
+        }
+    }
+}
+
+impl Preamble {
+    pub fn parse(s: &str) -> crate::Result<Self> {
+        <Self as crate::param::Named>::parse(s)
+    }
+
     pub fn duration(self) -> Nanos {
         match self {
             Preamble::Long => 192 * NS_PER_US,
             Preamble::Short => 96 * NS_PER_US,
         }
+    }
+}
+
+crate::params! {
+    /// The DCF's settings as declared once (defaults: 802.11b at 11 Mb/s, long preamble,
+    /// Barsocchi et al.'s channel): `DcfParams::PARAMS` gives Python's `Dcf` and `Backoff`
+    /// fields, the `dcf_` spec and TOML keys of a link layer, and `docs/parameters.md`.
+    pub struct DcfParams {
+        dcf rate: f64 [real] = 11e6, "bit/s", min 1.0, max 1e15,
+            "PHY rate of data frames.", "IEEE 802.11-2016 §16.3 (HR/DSSS: 1, 2, 5.5, 11 Mb/s)";
+        dcf preamble: Preamble [choice] = Preamble::Long, "",
+            "PLCP preamble and header: long (192 us) or short (96 us; not at 1 Mb/s).", "IEEE 802.11-2016 §16.2.2";
+        dcf ack_rate: f64 [real] = 0.0, "bit/s", min 0.0, max 1e15,
+            "Rate of the MAC ACK (0: the data rate, which reproduces Barsocchi et al.'s 5.3 Mb/s; the standard sends it at a basic rate).", "Barsocchi et al. §II.B";
+        dcf slot: Nanos [time] = 20 * NS_PER_US, "s", gt 0.0, max 1.0,
+            "Slot time (802.11b: 20 us), the unit of backoff.", "IEEE 802.11-2016 Table 16-4";
+        dcf sifs: Nanos [time] = 10 * NS_PER_US, "s", max 1.0,
+            "SIFS between the data frame and its ACK.", "IEEE 802.11-2016 Table 16-4";
+        dcf difs: Nanos [time] = 50 * NS_PER_US, "s", max 1.0,
+            "DIFS before each attempt (SIFS + 2 slots in the standard).", "IEEE 802.11-2016 §10.3.2.3.5";
+        dcf mac_overhead_bytes: u32 [u32] = 28, "bytes", max 65_535,
+            "MAC header and FCS of a data frame (24 + 4: three addresses, no QoS).", "IEEE 802.11-2016 §9.3.2.1";
+        dcf ack_bytes: u32 [u32] = 14, "bytes", max 65_535,
+            "MAC ACK frame (frame control, duration, receiver address, FCS).", "IEEE 802.11-2016 §9.3.1.4";
+        dcf llc_snap_bytes: u32 [u32] = 8, "bytes", max 65_535,
+            "LLC/SNAP header added to each network-layer packet (0: count the MSDU alone).", "RFC 1042";
+        dcf cw_min: u32 [u32] = 31, "slots", max 1 << 20,
+            "Backoff window before a frame's first attempt (CWmin).", "IEEE 802.11-2016 §10.3.3";
+        dcf cw_max: u32 [u32] = 1023, "slots", max 1 << 20,
+            "Largest backoff window (CWmax): the window doubles (+1) per retry up to it.", "IEEE 802.11-2016 §10.3.3";
+    }
+    virtual {}
+}
+
+impl DcfParams {
+    /// The DCF these settings give (ranges checked, then the combinations: short preamble
+    /// not at 1 Mb/s, CWmin ≤ CWmax).
+    pub fn dcf(&self) -> crate::Result<Dcf> {
+        self.check_ranges()?;
+        let rate_bps = self.rate.round() as u64;
+        if self.preamble == Preamble::Short && rate_bps <= 1_000_000 {
+            return Err(Error::param("preamble", "short", "long at 1 Mb/s (802.11b has no short preamble there)"));
+        }
+        let d = Dcf {
+            rate_bps,
+            ack_rate_bps: if self.ack_rate > 0.0 { self.ack_rate.round() as u64 } else { rate_bps },
+            plcp: self.preamble.duration(),
+            slot: self.slot,
+            sifs: self.sifs,
+            difs: self.difs,
+            mac_overhead_bytes: self.mac_overhead_bytes,
+            ack_bytes: self.ack_bytes,
+            llc_snap_bytes: self.llc_snap_bytes,
+            cw_min: self.cw_min,
+            cw_max: self.cw_max,
+            symbol: 0,
+            signal_extension: 0,
+        };
+        d.validate()?;
+        Ok(d)
+    }
+
+    /// These settings' backoff: CWmin, CWmax and the slot.
+    pub fn backoff(&self) -> crate::Result<Backoff> {
+        self.check_ranges()?;
+        Backoff::new(self.cw_min, self.cw_max, self.slot)
     }
 }
 
@@ -67,31 +148,58 @@ pub struct Dcf {
     pub llc_snap_bytes: u32,
     pub cw_min: u32,
     pub cw_max: u32,
+    /// OFDM symbol duration (ERP-OFDM: 4 µs), 0 for DSSS: an OFDM PPDU's data field is
+    /// SERVICE (16 bits) + the PSDU + tail (6 bits) padded to whole symbols.
+    pub symbol: Nanos,
+    /// ERP-OFDM's signal extension after every PPDU (6 µs; 0 otherwise).
+    pub signal_extension: Nanos,
 }
 
+/// ERP-OFDM (802.11g) PHY characteristics, IEEE 802.11-2016 Table 18-5 and §17.4.3: PLCP
+/// preamble 16 µs + SIGNAL 4 µs, 4-µs symbols, a 6-µs signal extension, SIFS 10 µs, slot
+/// 20 µs (long; 9 µs short, only in a BSS whose every station supports it), aCWmin 15.
+pub const ERP_PREAMBLE: Nanos = 20 * NS_PER_US;
+pub const ERP_SYMBOL: Nanos = 4 * NS_PER_US;
+pub const ERP_SIGNAL_EXTENSION: Nanos = 6 * NS_PER_US;
+pub const ERP_CW_MIN: u32 = 15;
+
 impl Dcf {
+    /// IEEE 802.11g ERP-OFDM at `rate_bps` (6-54 Mb/s), ACK at `ack_rate_bps`, with `base`'s
+    /// MAC settings (slot, SIFS, DIFS, CWmax, byte counts): the ERP PLCP (20 µs), 4-µs
+    /// symbols, the 6-µs signal extension and aCWmin 15 (Table 18-5). ns-3 3.44's ad hoc
+    /// 802.11g uses the same (long slot 20 µs, SIFS 10, AIFSN 2: DIFS 50 µs, CWmin 15).
+    pub fn erp(rate_bps: u64, ack_rate_bps: u64, base: &Dcf) -> Self {
+        Dcf {
+            rate_bps,
+            ack_rate_bps,
+            plcp: ERP_PREAMBLE,
+            cw_min: ERP_CW_MIN,
+            symbol: ERP_SYMBOL,
+            signal_extension: ERP_SIGNAL_EXTENSION,
+            ..*base
+        }
+    }
+
+    /// A PPDU of `bytes` (PSDU) at `rate`: DSSS: the PLCP and the bits at the rate; OFDM
+    /// (IEEE 802.11-2016 §17.4.3, Eq. 17-29): the PLCP, ⌈(16 + 8·bytes + 6) / N_DBPS⌉
+    /// symbols (N_DBPS = rate × symbol) and the signal extension.
+    #[inline]
+    fn ppdu_time(&self, bytes: u64, rate: u64) -> Nanos {
+        if self.symbol == 0 {
+            self.plcp + tx_time(bytes, rate)
+        } else {
+            let ndbps = (rate as u128 * self.symbol as u128 / NS_PER_S as u128).max(1) as u64;
+            self.plcp + (16 + 8 * bytes + 6).div_ceil(ndbps) * self.symbol + self.signal_extension
+        }
+    }
+
     /// IEEE 802.11b (DSSS/HR-DSSS): slot 20 µs, SIFS 10 µs, DIFS = SIFS + 2 slots = 50 µs,
     /// CWmin 31, CWmax 1023, at `rate_bps` (1, 2, 5.5 or 11 Mb/s) with the given preamble.
     pub fn dsss(rate_bps: u64, preamble: Preamble) -> crate::Result<Self> {
         if rate_bps == 0 {
             return Err(Error::param("rate", rate_bps, "a positive PHY rate in bits/s"));
         }
-        if preamble == Preamble::Short && rate_bps <= 1_000_000 {
-            return Err(Error::param("preamble", "short", "long at 1 Mb/s (802.11b has no short preamble there)"));
-        }
-        Ok(Dcf {
-            rate_bps,
-            ack_rate_bps: rate_bps,
-            plcp: preamble.duration(),
-            slot: 20 * NS_PER_US,
-            sifs: 10 * NS_PER_US,
-            difs: 50 * NS_PER_US,
-            mac_overhead_bytes: 28,
-            ack_bytes: 14,
-            llc_snap_bytes: 8,
-            cw_min: 31,
-            cw_max: 1023,
-        })
+        DcfParams { rate: rate_bps as f64, preamble, ..DcfParams::default() }.dcf()
     }
 
     /// 802.11b at 11 Mb/s, long preamble: Barsocchi et al.'s channel.
@@ -113,11 +221,11 @@ impl Dcf {
     /// The data frame on the air: PLCP, then MAC header + LLC/SNAP + `packet_bytes` + FCS.
     pub fn data_time(&self, packet_bytes: u32) -> Nanos {
         let mpdu = packet_bytes as u64 + self.llc_snap_bytes as u64 + self.mac_overhead_bytes as u64;
-        self.plcp + tx_time(mpdu, self.rate_bps)
+        self.ppdu_time(mpdu, self.rate_bps)
     }
 
     pub fn ack_time(&self) -> Nanos {
-        self.plcp + tx_time(self.ack_bytes as u64, self.ack_rate_bps)
+        self.ppdu_time(self.ack_bytes as u64, self.ack_rate_bps)
     }
 
     /// DIFS + data + SIFS + ACK: one attempt without its backoff.
@@ -136,7 +244,9 @@ impl Dcf {
         packet_bytes as f64 * 8.0 * NS_PER_S as f64 / (self.attempt_time(packet_bytes) as f64 + self.mean_backoff())
     }
 
-    /// The same attempt as an [`AttemptTiming`]: idle = DIFS; on the channel, a fixed
+    /// The same attempt as an [`AttemptTiming`] (exact for DSSS; an OFDM attempt's padding to
+    /// whole symbols depends on the frame's size, which a rate-adaptive hop computes per size
+    /// from [`Dcf::attempt_time`]): idle = DIFS; on the channel, a fixed
     /// overhead (PLCP, MAC header + FCS, SIFS, PLCP + ACK) and the LLC/SNAP-encapsulated
     /// packet at the data rate; with `backoff`, 802.11's binary exponential backoff
     /// (CWmin, CWmax, slot), otherwise none (Subramanian et al.'s driver).
@@ -191,6 +301,23 @@ mod tests {
         assert_eq!(short.attempt_time(1000), d.attempt_time(1000) - 192_000);
         assert!(Dcf::dsss(1_000_000, Preamble::Short).unwrap_err().to_string().contains("preamble = short"));
         assert!(Preamble::parse("medium").is_err());
+    }
+
+    #[test]
+    fn erp_ofdm_durations_are_ns3s() {
+        // ns-3 3.44 WifiPhy::CalculateTxDuration of a 1036-byte PSDU (1000-byte packet + LLC/SNAP
+        // 8 + MAC 28) at each ERP-OFDM rate, 2.4 GHz: 20 µs + ⌈8310 / N_DBPS⌉ · 4 µs + 6 µs.
+        let base = Dcf::b11();
+        let want = [(6, 1_414_000), (9, 950_000), (12, 722_000), (18, 490_000), (24, 374_000), (36, 258_000), (48, 202_000), (54, 182_000)];
+        for (mbps, ns) in want {
+            let d = Dcf::erp(mbps * 1_000_000, 6_000_000, &base);
+            assert_eq!(d.data_time(1000), ns, "{mbps} Mb/s");
+        }
+        // the ACK (14 bytes) at 24 Mb/s: 20 + ⌈134/96⌉·4 + 6 = 34 µs; the attempt
+        let d = Dcf::erp(54_000_000, 24_000_000, &base);
+        assert_eq!(d.ack_time(), 34_000);
+        assert_eq!(d.attempt_time(1000), 50_000 + 182_000 + 10_000 + 34_000);
+        assert_eq!((d.cw_min, d.slot), (15, 20_000));
     }
 
     #[test]
