@@ -118,6 +118,8 @@ pub struct RateSampler {
 impl RateSampler {
     /// Segment `seg` leaves the sender at `now` (§3.2): `inflight` segments were in flight
     /// before it, `lost` segments have been deemed lost so far, `retx` if it is a retransmission.
+    /// (Inlined into the sender's one call site, as `on_ack`: no call frame per packet.)
+    #[inline]
     pub fn on_send(&mut self, seg: u64, now: Nanos, inflight: u64, lost: u64, retx: bool) {
         if inflight == 0 {
             // §3.2: a new flight starts; its intervals are measured from now.
@@ -183,6 +185,7 @@ impl RateSampler {
     /// `sacked` the segments SACKed above the new point (the scoreboard's count), `blocks` the
     /// ACK's SACK blocks, `lost` and `inflight` as after the ACK, `min_rtt` the flow's.
     #[allow(clippy::too_many_arguments)]
+    #[inline]
     pub fn on_ack(&mut self, now: Nanos, una: (u64, u64), sacked: u64, blocks: &[(u64, u64)], lost: u64, inflight: u64, min_rtt: Option<Nanos>) -> RateSample {
         let total = una.1 + sacked;
         let newly = total.saturating_sub(self.delivered);

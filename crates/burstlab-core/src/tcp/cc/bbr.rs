@@ -90,6 +90,36 @@ impl WinMax {
     }
 }
 
+/// A window rule's last result and every input it was computed from (BBR v1 and v3). The
+/// inputs of the target window (bandwidth estimate, min RTT, gain, phase, pacing rate) change a
+/// few times per round, the ACKs come many per round: an ACK whose inputs equal the last ones
+/// (floating-point inputs compared bit for bit) reuses the result, the same integer the rule
+/// would compute again.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct Memo<K> {
+    key: Option<K>,
+    val: u64,
+}
+
+impl<K: PartialEq + Copy> Memo<K> {
+    /// The result for `key`, if it is the last one computed.
+    #[inline]
+    pub(super) fn get(&self, key: K) -> Option<u64> {
+        (self.key == Some(key)).then_some(self.val)
+    }
+
+    #[inline]
+    pub(super) fn set(&mut self, key: K, val: u64) -> u64 {
+        *self = Memo { key: Some(key), val };
+        val
+    }
+}
+
+/// The inputs of v1's target window: (bw, cwnd_gain) as bits, min RTT, whether the pipe is
+/// full, the larger extra-acked estimate, segments per send burst (`bbr_tso_segs_goal`),
+/// whether ProbeBW is in its probing (5/4) phase.
+type TargetKey = (u64, u64, Option<Nanos>, bool, u64, u64, bool);
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Mode {
     Startup,
@@ -133,6 +163,10 @@ pub struct Bbr {
     tso_goal: u64,
     tso_mss: u64,
     has_seen_rtt: bool,
+    /// `set_cwnd`'s target window and what it was computed from ([`Memo`]).
+    target: Memo<TargetKey>,
+    /// `bbr_rate_bytes_per_sec` of the last (bw, pacing gain) as bits, and the segment size.
+    rate_memo: Memo<(u64, u64, u64)>,
     /// BBR's cwnd, segments (the sender's `tcb.cwnd` is set from it on every ACK; loss
     /// recovery's own settings in between are overridden, as Linux skips PRR for a
     /// `cong_control` algorithm).
@@ -191,6 +225,8 @@ impl Bbr {
             tso_goal: 1,
             tso_mss: 0,
             has_seen_rtt: false,
+            target: Memo::default(),
+            rate_memo: Memo::default(),
             cwnd: init_cwnd,
             lt_is_sampling: false,
             lt_rtt_cnt: 0,
@@ -298,7 +334,12 @@ impl Bbr {
         if !self.has_seen_rtt && tcb.srtt.is_some() {
             self.init_pacing_from_rtt(tcb);
         }
-        let rate = Self::rate_bytes(bw, gain, tcb.mss);
+        // The rate at (bw, gain, mss) as last computed, or computed now ([`Memo`]).
+        let key = (bw.to_bits(), gain.to_bits(), tcb.mss);
+        let rate = match self.rate_memo.get(key) {
+            Some(bits) => f64::from_bits(bits),
+            None => f64::from_bits(self.rate_memo.set(key, Self::rate_bytes(bw, gain, tcb.mss).to_bits())),
+        };
         if (self.full_bw_reached || rate > self.pacing) && rate != self.pacing {
             self.set_pacing(rate, tcb.mss);
         }
@@ -433,8 +474,10 @@ impl Bbr {
             self.round_start = true;
             self.packet_conservation = false;
         }
-        if !self.ns3 {
-            // (ns-3's TcpBbr has no policer detector.)
+        // (ns-3's TcpBbr has no policer detector.) `lt_sampling` returns at once when it
+        // neither samples nor uses the long-term rate and this ACK reports no loss: tested here,
+        // on the common path, without the call.
+        if !self.ns3 && (self.lt_use_bw || self.lt_is_sampling || rs.losses > 0) {
             self.lt_sampling(rs.losses, rs.is_app_limited, mss);
         }
         let bw = rs.rate();
@@ -471,12 +514,30 @@ impl Bbr {
         *e = (*e).max(extra);
     }
 
-    fn ack_aggregation_cwnd(&self) -> u64 {
+    /// `bbr_ack_aggregation_cwnd` at bandwidth `bw` (= `self.bw()`).
+    fn ack_aggregation_cwnd(&self, bw: f64) -> u64 {
         if !self.full_bw_reached {
             return 0;
         }
-        let max = (self.bw() * 0.1) as u64; // bw · 100 ms (`bbr_extra_acked_max_us`)
+        let max = (bw * 0.1) as u64; // bw · 100 ms (`bbr_extra_acked_max_us`)
         self.extra_acked[0].max(self.extra_acked[1]).min(max)
+    }
+
+    /// The target window of `bbr_set_cwnd` at bandwidth `bw`: `bbr_bdp` at `cwnd_gain` plus
+    /// `bbr_ack_aggregation_cwnd`, with `bbr_quantization_budget`; recomputed only when one of
+    /// its inputs changed since the last ACK ([`Memo`]).
+    fn cwnd_target(&mut self, bw: f64, mss: u64) -> u64 {
+        // The aggregation allowance's own inputs: its cap bw · 100 ms depends on bw (in the
+        // key), the larger of the two windows' estimates and whether the pipe is full.
+        let extra = self.extra_acked[0].max(self.extra_acked[1]);
+        let probing = self.mode == Mode::ProbeBw && self.cycle_idx == 0;
+        let tso = if self.ns3 { 0 } else { self.tso_segs_goal(mss) };
+        let key = (bw.to_bits(), self.cwnd_gain.to_bits(), self.min_rtt, self.full_bw_reached, extra, tso, probing);
+        if let Some(target) = self.target.get(key) {
+            return target;
+        }
+        let target = self.quantization_budget(self.bdp(bw, self.cwnd_gain) + self.ack_aggregation_cwnd(bw), mss);
+        self.target.set(key, target)
     }
 
     /// `bbr_is_next_cycle_phase` (the draft §4.3.4.3).
@@ -610,7 +671,7 @@ impl Bbr {
     fn set_cwnd(&mut self, tcb: &Tcb, rs: &RateSample, bw: f64) {
         let acked = rs.acked_sacked;
         if acked > 0 && !self.recover_or_restore(tcb, rs) {
-            let target = self.quantization_budget(self.bdp(bw, self.cwnd_gain) + self.ack_aggregation_cwnd(), tcb.mss);
+            let target = self.cwnd_target(bw, tcb.mss);
             if self.full_bw_reached {
                 self.cwnd = (self.cwnd + acked).min(target);
             } else if self.cwnd < target || self.delivered < INIT_CWND {

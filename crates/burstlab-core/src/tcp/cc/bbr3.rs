@@ -21,7 +21,7 @@
 //! (DCTCP/L4S-style ECN, Linux's `ecn_eligible`); burstlab's receivers echo RFC 3168 ECE until
 //! CWR, which v3 does not use as a bound, so, as in Linux with classic ECN, only loss bounds the
 //! model here. Not modelled, as in `bbr.rs`: restart from idle and undo.
-use super::bbr::{MIN_CWND, PROBE_RTT_TIME};
+use super::bbr::{Memo, MIN_CWND, PROBE_RTT_TIME};
 use super::CongestionControl;
 use crate::tcp::rate_sample::RateSample;
 use crate::tcp::{AckInfo, CaState, Tcb};
@@ -113,6 +113,14 @@ pub struct Bbr3 {
     pub pacing_gain: f64,
     pub cwnd_gain: f64,
     pacing: f64,
+    /// `bbr_tso_segs_goal` at `pacing` for segments of `tso_mss` bytes, set with the rate.
+    tso_goal: u64,
+    tso_mss: u64,
+    /// The window rules' last results and their inputs ([`Memo`]): `set_cwnd`'s BBRInflight
+    /// at cwnd_gain ((bw, gain) as bits, min RTT, segments per burst, whether in Up), and the
+    /// Reno-coexistence BDP of `time_to_probe` (bw as bits, min RTT).
+    inflight_memo: Memo<(u64, u64, Option<Nanos>, u64, bool)>,
+    bdp_memo: Memo<(u64, Option<Nanos>)>,
     pub cwnd: u64,
     prior_cwnd: u64,
     packet_conservation: bool,
@@ -159,6 +167,10 @@ impl Bbr3 {
             pacing_gain: STARTUP_PACING_GAIN,
             cwnd_gain: CWND_GAIN,
             pacing: 0.0,
+            tso_goal: 1,
+            tso_mss: 0,
+            inflight_memo: Memo::default(),
+            bdp_memo: Memo::default(),
             cwnd: init_cwnd,
             prior_cwnd: 0,
             packet_conservation: false,
@@ -196,13 +208,30 @@ impl Bbr3 {
     /// BBRInflight with the quantization budget (§5.6.4.2; Linux `bbr_quantization_budget`:
     /// 3 send bursts, even, +2 in Up).
     pub fn inflight(&self, bw: f64, gain: f64, mss: u64) -> u64 {
-        let tso = (((self.pacing / 1024.0) as u64) / mss.max(1)).max(if self.pacing < 1.2e6 / 8.0 { 1 } else { 2 }).min(127);
-        let mut c = self.bdp(bw, gain) + 3 * tso;
+        let mut c = self.bdp(bw, gain) + 3 * self.tso_segs_goal(mss);
         c = (c + 1) & !1;
         if self.mode == Mode::Up {
             c += 2;
         }
         c
+    }
+
+    /// Segments per send burst (`bbr_tso_segs_goal`: 1 ms at the pacing rate, at least 2 above
+    /// 1.2 Mb/s, at most 127), kept with the pacing rate for the usual segment size.
+    #[inline]
+    fn tso_segs_goal(&self, mss: u64) -> u64 {
+        if mss == self.tso_mss { self.tso_goal } else { self.tso_segs_goal_at(mss) }
+    }
+
+    fn tso_segs_goal_at(&self, mss: u64) -> u64 {
+        (((self.pacing / 1024.0) as u64) / mss.max(1)).max(if self.pacing < 1.2e6 / 8.0 { 1 } else { 2 }).min(127)
+    }
+
+    /// The pacing rate is now `rate` bytes/s (segments of `mss` bytes).
+    fn set_pacing(&mut self, rate: f64, mss: u64) {
+        self.pacing = rate;
+        self.tso_mss = mss;
+        self.tso_goal = self.tso_segs_goal_at(mss);
     }
 
     /// BBRInflightWithHeadroom: inflight_hi less 15 % (at least the minimum window).
@@ -238,11 +267,10 @@ impl Bbr3 {
     }
 
     /// BBRUpdateMaxBw (§5.5.5): the cycle's max, app-limited samples only if they raise it.
-    fn update_max_bw(&mut self, rs: &RateSample) {
+    fn update_max_bw(&mut self, rs: &RateSample, bw: f64) {
         if !rs.valid() {
             return;
         }
-        let bw = rs.rate();
         if bw >= self.max_bw() || !rs.is_app_limited {
             self.bw_hi[1] = self.bw_hi[1].max(bw);
         }
@@ -255,12 +283,12 @@ impl Bbr3 {
     }
 
     /// BBRUpdateLatestDeliverySignals and the loss round (§5.5.10.2).
-    fn update_latest_signals(&mut self, rs: &RateSample) {
+    fn update_latest_signals(&mut self, rs: &RateSample, rate: f64) {
         self.loss_round_start = false;
         if !rs.valid() {
             return;
         }
-        self.bw_latest = self.bw_latest.max(rs.rate());
+        self.bw_latest = self.bw_latest.max(rate);
         self.inflight_latest = self.inflight_latest.max(rs.delivered);
         if rs.prior_delivered >= self.loss_round_delivered {
             self.loss_round_delivered = self.delivered;
@@ -372,9 +400,9 @@ impl Bbr3 {
     }
 
     /// BBRAdvanceLatestDeliverySignals: a new loss round starts from this sample.
-    fn advance_latest_signals(&mut self, rs: &RateSample) {
+    fn advance_latest_signals(&mut self, rs: &RateSample, rate: f64) {
         if self.loss_round_start {
-            self.bw_latest = rs.rate();
+            self.bw_latest = rate;
             self.inflight_latest = rs.delivered;
         }
     }
@@ -457,7 +485,13 @@ impl Bbr3 {
     fn time_to_probe(&mut self, now: Nanos, mss: u64) -> bool {
         // BBRTargetInflight = min(BDP, cwnd), at most 63 rounds
         let _ = mss;
-        let reno_rounds = self.bdp(self.bw(), 1.0).min(self.cwnd).min(63);
+        let bw = self.bw();
+        let key = (bw.to_bits(), self.min_rtt);
+        let bdp = match self.bdp_memo.get(key) {
+            Some(b) => b,
+            None => self.bdp_memo.set(key, self.bdp(bw, 1.0)),
+        };
+        let reno_rounds = bdp.min(self.cwnd).min(63);
         if now.saturating_sub(self.cycle_stamp) > self.bw_probe_wait || self.rounds_since_bw_probe >= reno_rounds {
             self.start_refill();
             return true;
@@ -598,7 +632,12 @@ impl Bbr3 {
         if self.packet_conservation {
             self.cwnd = self.cwnd.max(rs.inflight + acked);
         } else if acked > 0 {
-            let max_inflight = self.inflight(self.bw(), self.cwnd_gain, tcb.mss);
+            let bw = self.bw();
+            let key = (bw.to_bits(), self.cwnd_gain.to_bits(), self.min_rtt, self.tso_segs_goal(tcb.mss), self.mode == Mode::Up);
+            let max_inflight = match self.inflight_memo.get(key) {
+                Some(m) => m,
+                None => self.inflight_memo.set(key, self.inflight(bw, self.cwnd_gain, tcb.mss)),
+            };
             if self.filled_pipe {
                 self.cwnd = (self.cwnd + acked).min(max_inflight);
             } else if self.cwnd < max_inflight || self.delivered < INIT_CWND {
@@ -622,7 +661,7 @@ impl Bbr3 {
     fn set_pacing_rate(&mut self, tcb: &Tcb) {
         let rate = self.bw() * tcb.mss as f64 * self.pacing_gain * 0.99;
         if self.filled_pipe || rate > self.pacing {
-            self.pacing = rate;
+            self.set_pacing(rate, tcb.mss);
         }
     }
 }
@@ -641,19 +680,21 @@ impl CongestionControl for Bbr3 {
         if self.pacing == 0.0 {
             // BBRInitPacingRate: StartupPacingGain · InitialCwnd / SRTT (1 ms before any).
             let rtt = tcb.srtt.unwrap_or(NS_PER_MS).max(1000);
-            self.pacing = STARTUP_PACING_GAIN * self.cwnd as f64 * tcb.mss as f64 * 1e9 / rtt as f64;
+            self.set_pacing(STARTUP_PACING_GAIN * self.cwnd as f64 * tcb.mss as f64 * 1e9 / rtt as f64, tcb.mss);
         }
         self.delivered = rs.delivered_total;
         self.update_round(rs);
-        self.update_latest_signals(rs);
-        self.update_max_bw(rs);
+        // The sample's rate (segments/s), computed once for the three rules that read it.
+        let rate = rs.rate();
+        self.update_latest_signals(rs, rate);
+        self.update_max_bw(rs, rate);
         self.adapt_upper_bounds(rs, tcb.mss);
         self.update_cycle_phase(rs, tcb.mss);
         self.update_congestion_signals(rs);
         self.check_startup_done(rs, tcb.state, tcb.mss);
         self.check_drain_done(rs, tcb.mss);
         self.update_min_rtt(rs, tcb.mss);
-        self.advance_latest_signals(rs);
+        self.advance_latest_signals(rs, rate);
         self.update_gains();
         self.set_pacing_rate(tcb);
         self.set_cwnd(tcb, rs);

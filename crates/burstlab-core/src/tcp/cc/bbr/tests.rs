@@ -289,3 +289,31 @@ fn ns3_has_no_policer_detector() {
     }
     assert!(!d.b.lt_use_bw);
 }
+
+/// The target window and pacing rate reused from the last ACK ([`Memo`]) are those the rules
+/// compute afresh: a flow driven through Startup, Drain, ProbeBW and a loss, with rates and RTTs
+/// that change every few ACKs and repeat in between, checked after every ACK.
+#[test]
+fn remembered_window_and_rate_equal_recomputed_ones() {
+    let mut d = Drive::new();
+    let mut hits = 0;
+    for k in 0..400u64 {
+        let rate = [800.0, 1000.0, 1000.0, 1200.0, 1000.0][(k / 3 % 5) as usize];
+        let rtt = [40, 40, 42, 40][(k / 7 % 4) as usize] * MS;
+        d.losses = u64::from(k % 50 == 49);
+        let before = d.b.target.key;
+        d.round(rate, rtt, 30 + k % 17);
+        let bw = d.b.bw();
+        let fresh = d.b.quantization_budget(d.b.bdp(bw, d.b.cwnd_gain) + d.b.ack_aggregation_cwnd(bw), MSS);
+        let memo = d.b.cwnd_target(bw, MSS);
+        assert_eq!(memo, fresh, "ACK {k}");
+        hits += usize::from(before.is_some() && before == d.b.target.key);
+        let rate_bytes = Bbr::rate_bytes(bw, d.b.pacing_gain, MSS);
+        let key = (bw.to_bits(), d.b.pacing_gain.to_bits(), MSS);
+        if let Some(bits) = d.b.rate_memo.get(key) {
+            assert_eq!(bits, rate_bytes.to_bits(), "ACK {k}");
+        }
+    }
+    assert!(d.b.mode == Mode::ProbeBw, "{:?}", d.b.mode);
+    assert!(hits > 100, "the window was reused on {hits} of 400 ACKs");
+}

@@ -197,3 +197,32 @@ fn random_loss_below_the_threshold_leaves_the_upper_bound_alone() {
     d.ack(1000.0, 10 * MS, 55, 100, 1, 1);
     assert_eq!(d.b.inflight_hi, INF);
 }
+
+/// BBR v3's remembered BBRInflight and Reno-coexistence BDP are those computed afresh, and its
+/// send-burst goal kept with the pacing rate is `bbr_tso_segs_goal` at that rate, after every ACK
+/// of a flow through Startup, ProbeBW's four phases and ProbeRTT.
+#[test]
+fn remembered_bounds_equal_recomputed_ones() {
+    let mut d = Drive::new();
+    let mut modes = Vec::new();
+    for k in 0..300u64 {
+        let rate = [900.0, 1000.0, 1100.0][(k / 5 % 3) as usize];
+        d.round(rate, 30 + k % 11);
+        let b = &d.b;
+        assert_eq!(b.tso_segs_goal(MSS), b.tso_segs_goal_at(MSS), "ACK {k}");
+        let bw = b.bw();
+        let key = (bw.to_bits(), b.cwnd_gain.to_bits(), b.min_rtt, b.tso_segs_goal(MSS), b.mode == Mode::Up);
+        if let Some(m) = b.inflight_memo.get(key) {
+            assert_eq!(m, b.inflight(bw, b.cwnd_gain, MSS), "ACK {k}");
+        }
+        if let Some(m) = b.bdp_memo.get((bw.to_bits(), b.min_rtt)) {
+            assert_eq!(m, b.bdp(bw, 1.0), "ACK {k}");
+        }
+        if !modes.contains(&b.mode) {
+            modes.push(b.mode);
+        }
+    }
+    for m in [Mode::Down, Mode::Cruise, Mode::Refill, Mode::Up, Mode::ProbeRtt] {
+        assert!(modes.contains(&m), "{m:?} not reached: {modes:?}");
+    }
+}
