@@ -279,7 +279,7 @@ impl<const LOG: bool, const FULL: bool> Engine<LOG, FULL> {
                 LinkLoss::Own(mut m, mode) => {
                     m.reset();
                     let rng = stream(seed, component_id(&format!("link.{}.loss", l.name)));
-                    LossSource::Own { model: m, rng, mode }
+                    LossSource::own(m, rng, mode)
                 }
                 LinkLoss::Shared(j) => LossSource::Shared(j),
                 LinkLoss::Trace { trace, slot } => LossSource::Trace { trace, slot },
