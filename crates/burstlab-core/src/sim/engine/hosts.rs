@@ -253,7 +253,7 @@ impl<const LOG: bool, const FULL: bool> Engine<LOG, FULL> {
         let act = t.receiver.on_arrival(&tx, now, if FULL { t.sender.lt_blocks() } else { None });
         let after = t.receiver.rcv_nxt;
         // A copy of data the receiver already held: spurious if sent in the measured interval.
-        if t.receiver.duplicates > dups && t0 >= warmup {
+        if t.receiver.duplicates > dups && (!FULL || t0 >= warmup) {
             t.spurious_retx += 1;
         }
         let done = after >= t.sender.total_segs();

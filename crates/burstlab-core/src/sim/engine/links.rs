@@ -170,7 +170,8 @@ impl<const LOG: bool, const FULL: bool> Engine<LOG, FULL> {
         l.c.sent += 1;
         l.c.bytes_sent += bytes as u64;
         // Busy time within the measured interval (trimmed at the stop in finish()).
-        if now >= self.warmup {
+        // (A plain run has no warm-up: `needs_full`.)
+        if !FULL || now >= self.warmup {
             // sent ≥ start ≥ now ≥ warmup: the whole service is measured.
             l.busy += sent - start;
             l.qdelay.record(start - now);

@@ -398,6 +398,8 @@ impl<const LOG: bool, const FULL: bool> Engine<LOG, FULL> {
         let mut by_use: Vec<usize> = (0..nlinks).collect();
         by_use.sort_by_key(|&l| std::cmp::Reverse(crossing[l]));
         let hot: Vec<usize> = by_use.into_iter().take(super::mintree::HOT).collect();
+        // A plain engine reads no warm-up (`needs_full`: a warm-up needs the full one).
+        assert!(FULL || net.warmup == 0, "a run with a warm-up needs the full engine");
         Engine {
             now: 0,
             seq: 0,
