@@ -125,3 +125,37 @@ impl LossSource {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::loss::{Bernoulli, GilbertElliott};
+    use crate::rng::from_seed;
+
+    /// A Bernoulli model is drawn inline (`LossSource::Bernoulli`) with the very decisions the
+    /// model gives through its trait object, in every mode and for a link layer's units.
+    #[test]
+    fn bernoulli_inline_decides_as_the_model() {
+        for mode in [LossMode::Packet, LossMode::Time] {
+            for p in [0.0, 0.013, 0.5, 1.0] {
+                let m = || Box::new(Bernoulli::new(p).unwrap()) as Box<dyn LossModel>;
+                let mut inline = LossSource::own(m(), from_seed(7), mode);
+                assert!(matches!(inline, LossSource::Bernoulli { .. }));
+                let mut boxed = LossSource::Own { model: m(), rng: from_seed(7), mode };
+                assert_eq!(inline.mode(), Some(mode));
+                let unit = Unit { bits: 8000, mode: None };
+                for k in 0..2000u64 {
+                    let (a, b) = if k % 3 == 0 {
+                        (inline.decide_unit(k, k + 5, unit), boxed.decide_unit(k, k + 5, unit))
+                    } else {
+                        (inline.decide(k, k + 5), boxed.decide(k, k + 5))
+                    };
+                    assert_eq!(a, b, "p={p} {mode:?} draw {k}");
+                }
+            }
+        }
+        // Any other model stays behind its trait object.
+        let ge = GilbertElliott::new(0.1, 0.3, 0.0, 1.0).unwrap();
+        assert!(matches!(LossSource::own(Box::new(ge), from_seed(1), LossMode::Packet), LossSource::Own { .. }));
+    }
+}

@@ -25,7 +25,8 @@ pub(super) struct LinkRt {
     pub(super) layer: Option<Box<LayerRt>>,
     pub(super) server: usize,
     pub(super) name: String,
-    pub(super) snap: LinkCounters,
+    /// The counters at the warm-up's end (none without a warm-up; boxed: most runs have none).
+    pub(super) snap: Option<Box<LinkCounters>>,
 }
 
 /// A link's queue discipline other than DropTail.

@@ -301,7 +301,7 @@ impl<const LOG: bool, const FULL: bool> Engine<LOG, FULL> {
                 lossless: false,
                 window: l.loss_window,
                 c: LinkCounters::default(),
-                snap: LinkCounters::default(),
+                snap: None,
                 busy: 0,
                 qdelay: LogHistogram::default(),
                 qdisc,
@@ -352,8 +352,8 @@ impl<const LOG: bool, const FULL: bool> Engine<LOG, FULL> {
                             ack_in: AckPkt::default(),
                             next_sack: 0,
                             spurious_timeouts: 0,
-                            snapshot: Counters::default(),
-                            series: net.series.then(Series::default),
+                            snapshot: None,
+                            series: net.series.then(Box::default),
                             fair_share_bps: f64::INFINITY,
                         })
                     }
