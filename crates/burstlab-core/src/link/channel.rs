@@ -1,7 +1,7 @@
 //! The loss process of a link direction: none, its own model and random stream, another
 //! link's model shared ("sync": one channel process for data and ACKs,
 //! Pentikousis & Badr §3), or a reception trace indexed by slot (Srinivasan et al. §3.1).
-use crate::loss::{FateKey, KeyedReplay, LossModel, Unit};
+use crate::loss::{Bernoulli, FateKey, KeyedReplay, LossModel, Unit};
 use crate::rng::Rng;
 use crate::time::Nanos;
 use crate::trace::BitTrace;
@@ -49,6 +49,9 @@ impl LossWindow {
 pub enum LossSource {
     None,
     Own { model: Box<dyn LossModel>, rng: Rng, mode: LossMode },
+    /// Its own Bernoulli model ([`LossSource::own`]): decided as `Own` would (a Bernoulli
+    /// draw in every mode), without a call through the model's vtable per packet.
+    Bernoulli { model: Bernoulli, rng: Rng, mode: LossMode },
     /// Uses another link's model and stream (one channel process for several links,
     /// Pentikousis & Badr's synchronized losses): the index of the owning link.
     Shared(usize),
@@ -60,11 +63,19 @@ pub enum LossSource {
 }
 
 impl LossSource {
+    /// A link's own process: `model` and its stream `rng`, decided per `mode`.
+    pub fn own(model: Box<dyn LossModel>, rng: Rng, mode: LossMode) -> Self {
+        match model.as_bernoulli() {
+            Some(b) => LossSource::Bernoulli { model: b.clone(), rng, mode },
+            None => LossSource::Own { model, rng, mode },
+        }
+    }
+
     /// The mode of an owned process (None for no process; a shared one asks its owner).
     pub fn mode(&self) -> Option<LossMode> {
         match self {
             LossSource::None | LossSource::Shared(_) => None,
-            LossSource::Own { mode, .. } => Some(*mode),
+            LossSource::Own { mode, .. } | LossSource::Bernoulli { mode, .. } => Some(*mode),
             LossSource::Trace { .. } | LossSource::Keyed(_) => Some(LossMode::Packet),
         }
     }
@@ -74,6 +85,8 @@ impl LossSource {
     pub fn decide(&mut self, start: Nanos, arrive: Nanos) -> bool {
         match self {
             LossSource::None => false,
+            // Bernoulli's lost_packet, lost_in_transit and lost_unit are all one draw.
+            LossSource::Bernoulli { model, rng, .. } => model.draw(rng),
             LossSource::Own { model, rng, mode } => match mode {
                 LossMode::Packet => model.lost_packet(rng),
                 LossMode::Time => model.lost_in_transit(start, arrive, rng),
@@ -110,5 +123,39 @@ impl LossSource {
             },
             _ => self.decide(start, end),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::loss::{Bernoulli, GilbertElliott};
+    use crate::rng::from_seed;
+
+    /// A Bernoulli model is drawn inline (`LossSource::Bernoulli`) with the very decisions the
+    /// model gives through its trait object, in every mode and for a link layer's units.
+    #[test]
+    fn bernoulli_inline_decides_as_the_model() {
+        for mode in [LossMode::Packet, LossMode::Time] {
+            for p in [0.0, 0.013, 0.5, 1.0] {
+                let m = || Box::new(Bernoulli::new(p).unwrap()) as Box<dyn LossModel>;
+                let mut inline = LossSource::own(m(), from_seed(7), mode);
+                assert!(matches!(inline, LossSource::Bernoulli { .. }));
+                let mut boxed = LossSource::Own { model: m(), rng: from_seed(7), mode };
+                assert_eq!(inline.mode(), Some(mode));
+                let unit = Unit { bits: 8000, mode: None };
+                for k in 0..2000u64 {
+                    let (a, b) = if k % 3 == 0 {
+                        (inline.decide_unit(k, k + 5, unit), boxed.decide_unit(k, k + 5, unit))
+                    } else {
+                        (inline.decide(k, k + 5), boxed.decide(k, k + 5))
+                    };
+                    assert_eq!(a, b, "p={p} {mode:?} draw {k}");
+                }
+            }
+        }
+        // Any other model stays behind its trait object.
+        let ge = GilbertElliott::new(0.1, 0.3, 0.0, 1.0).unwrap();
+        assert!(matches!(LossSource::own(Box::new(ge), from_seed(1), LossMode::Packet), LossSource::Own { .. }));
     }
 }

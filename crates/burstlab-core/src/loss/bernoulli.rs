@@ -34,8 +34,9 @@ impl Bernoulli {
         self.p
     }
 
-    #[inline]
-    fn draw(&self, rng: &mut Rng) -> bool {
+    /// The fate of the next packet (true = lost): what every mode of the model decides.
+    #[inline(always)]
+    pub(crate) fn draw(&self, rng: &mut Rng) -> bool {
         self.p >= 1.0 || rng.random::<u64>() < self.threshold
     }
 }
@@ -51,6 +52,10 @@ impl LossModel for Bernoulli {
     }
 
     fn reset(&mut self) {}
+
+    fn as_bernoulli(&self) -> Option<&Bernoulli> {
+        Some(self)
+    }
 
     fn mean_loss(&self) -> Option<f64> {
         Some(self.p)

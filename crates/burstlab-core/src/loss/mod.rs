@@ -107,6 +107,12 @@ pub trait LossModel: Send + std::fmt::Debug {
         None
     }
 
+    /// The model as a [`Bernoulli`] one, if it is: the engine then draws its losses inline
+    /// ([`crate::link::LossSource::own`]).
+    fn as_bernoulli(&self) -> Option<&Bernoulli> {
+        None
+    }
+
     /// Sample `n` packets into a trace (1 = delivered). Models override this with
     /// faster run- or word-level samplers; the result must equal `n` calls of
     /// `lost_packet` in distribution.

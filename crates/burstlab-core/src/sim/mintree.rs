@@ -29,14 +29,6 @@ pub fn key_time(k: Key) -> Nanos {
     (k >> 64) as Nanos
 }
 
-/// A node: the time of the smallest key below it and the leaf (source) holding it; the
-/// key's sequence is the source's ([`MinTree::seqs`]), read only when two times tie.
-#[derive(Clone, Copy, Debug)]
-struct Node {
-    t: Nanos,
-    leaf: u32,
-}
-
 /// How many sources may be kept beside the tree ([`MinTree::with_hot`]).
 pub const HOT: usize = 2;
 /// Marks a source kept beside the tree in [`MinTree::place`].
@@ -46,13 +38,15 @@ const HOT_FLAG: u32 = 1 << 31;
 pub struct MinTree {
     /// Number of leaves (a power of two ≥ the number of sources in the tree).
     size: usize,
-    /// 1-based heap layout, node 1 = the root; the leaves are nodes size..2·size; a
-    /// node's `leaf` is the source that holds its key. Its length is a power of two, so
-    /// indices are masked rather than bounds-checked.
-    nodes: Box<[Node]>,
+    /// 1-based heap layout, node 1 = the root; the leaves are nodes size..2·size. A node is
+    /// the time of the smallest key below it (`times`) and the source that holds it
+    /// (`leaves`), in two arrays: a replay reads a sibling's time and source and writes its
+    /// parent's with plain scaled loads and stores. Their length is 2·size.
+    times: Box<[Nanos]>,
+    leaves: Box<[u32]>,
     /// Each source's key's sequence (length a power of two ≥ the sources, masked): a
-    /// match compares times, and sequences only when the times are equal, so a node is
-    /// two words and a match one 64-bit comparison.
+    /// match compares times, and sequences only when the times are equal, so a match is
+    /// one 64-bit comparison.
     seqs: Box<[u64]>,
     /// Where each source's key lives: its leaf's position, or `HOT_FLAG | slot`.
     place: Vec<u32>,
@@ -79,14 +73,15 @@ impl MinTree {
         }
         let cold: Vec<usize> = (0..n).filter(|&i| place[i] & HOT_FLAG == 0).collect();
         let size = cold.len().max(1).next_power_of_two();
-        let mut nodes = vec![Node { t: Nanos::MAX, leaf: 0 }; 2 * size];
+        let mut leaves = vec![0u32; 2 * size];
         for (pos, &i) in cold.iter().enumerate() {
             place[i] = pos as u32;
-            nodes[size + pos].leaf = i as u32;
+            leaves[size + pos] = i as u32;
         }
         MinTree {
             size,
-            nodes: nodes.into_boxed_slice(),
+            times: vec![Nanos::MAX; 2 * size].into_boxed_slice(),
+            leaves: leaves.into_boxed_slice(),
             seqs: vec![u64::MAX; n.max(1).next_power_of_two()].into_boxed_slice(),
             place,
             hot_t: [Nanos::MAX; HOT],
@@ -115,25 +110,23 @@ impl MinTree {
         }
     }
 
-    /// Set the key of the leaf at `pos` (source `src`) to (t, seq): a larger key replays
-    /// its matches up to the root.
+    /// Set the key of the leaf at `pos` (source `src`) to (t, seq): a smaller key climbs
+    /// while it wins, a larger one replays its matches up to the root.
     #[inline]
     fn set_leaf(&mut self, pos: usize, src: u32, t: Nanos, seq: u64) {
         // `pos` is a cold source's place (`with_hot`: below the number of cold sources, at
-        // most `size`), and `nodes` has 2·size entries: every node index below is in
-        // 1..2·size (a leaf, its sibling, their ancestors), so the nodes are read unchecked.
-        debug_assert!(pos < self.size && self.nodes.len() == 2 * self.size);
+        // most `size`), and `times` and `leaves` have 2·size entries: every node index below
+        // is in 1..2·size (a leaf, its sibling, their ancestors), so they are read unchecked.
+        debug_assert!(pos < self.size && self.times.len() == 2 * self.size && self.leaves.len() == 2 * self.size);
         let seqs = &mut self.seqs[..];
         let Some(smask) = seqs.len().checked_sub(1) else { return };
         let old_seq = std::mem::replace(&mut seqs[src as usize & smask], seq);
         let seqs = &*seqs;
-        let nodes = &mut self.nodes[..];
+        let (times, leaves) = (&mut self.times[..], &mut self.leaves[..]);
         let mut n = pos + self.size;
-        // SAFETY (each unchecked access): size ≤ n < 2·size = nodes.len() here, and then
-        // 1 ≤ n < 2·size with n ^ 1 and n >> 1 in the same range (see above).
-        let leaf = unsafe { nodes.get_unchecked_mut(n) };
-        let old = leaf.t;
-        leaf.t = t;
+        // SAFETY (each unchecked access): size ≤ n < 2·size = times.len() = leaves.len()
+        // here, and then 1 ≤ n < 2·size with n ^ 1 and n >> 1 in the same range (see above).
+        let old = unsafe { std::mem::replace(times.get_unchecked_mut(n), t) };
         if t < old || (t == old && seq < old_seq) {
             // A smaller key (a packet entering an empty link) climbs while it wins: a
             // node whose key is no larger is unchanged, and so is everything above it. (A
@@ -141,35 +134,46 @@ impl MinTree {
             // time it now stands for the new key, which is what it should hold.)
             while n > 1 {
                 n >>= 1;
-                let p = unsafe { nodes.get_unchecked_mut(n) };
-                if !below(seqs, smask, t, src, p.t, p.leaf) {
+                let (u, b) = unsafe { (*times.get_unchecked(n), *leaves.get_unchecked(n)) };
+                if !below(seqs, smask, t, src, u, b) {
                     return;
                 }
-                *p = Node { t, leaf: src };
+                unsafe {
+                    *times.get_unchecked_mut(n) = t;
+                    *leaves.get_unchecked_mut(n) = src;
+                }
             }
             return;
         }
         let (mut k, mut w) = (t, src);
         while n > 1 {
-            let sib = unsafe { *nodes.get_unchecked(n ^ 1) };
-            // Branch-free minimum: which side wins is unpredictable.
-            let lt = below(seqs, smask, sib.t, sib.leaf, k, w);
-            let m = (lt as u64).wrapping_neg();
-            k = (sib.t & m) | (k & !m);
-            let m32 = m as u32;
-            w = (sib.leaf & m32) | (w & !m32);
+            let (u, b) = unsafe { (*times.get_unchecked(n ^ 1), *leaves.get_unchecked(n ^ 1)) };
+            if u == k {
+                // Times rarely tie: the sequences are read only then.
+                if seqs[b as usize & smask] < seqs[w as usize & smask] {
+                    w = b;
+                }
+            } else {
+                // Branch-free: which side wins is unpredictable.
+                let lt = u < k;
+                k = if lt { u } else { k };
+                w = if lt { b } else { w };
+            }
             n >>= 1;
-            unsafe { *nodes.get_unchecked_mut(n) = Node { t: k, leaf: w } };
+            unsafe {
+                *times.get_unchecked_mut(n) = k;
+                *leaves.get_unchecked_mut(n) = w;
+            }
         }
     }
 
     /// The earliest key's time and its source.
     #[inline(always)]
     pub fn min(&self) -> (Nanos, usize) {
-        debug_assert!(self.nodes.len() >= 2);
-        // SAFETY: `nodes` has 2·size ≥ 2 entries (`with_hot`), so the root (1) is one.
-        let root = unsafe { *self.nodes.get_unchecked(1) };
-        let (mut t, mut w) = (root.t, root.leaf);
+        debug_assert!(self.times.len() >= 2 && self.leaves.len() >= 2);
+        // SAFETY: `times` and `leaves` have 2·size ≥ 2 entries (`with_hot`), so the root (1)
+        // is one.
+        let (mut t, mut w) = unsafe { (*self.times.get_unchecked(1), *self.leaves.get_unchecked(1)) };
         let mut hot = false;
         let mut s = 0;
         for j in 0..HOT {

@@ -283,6 +283,11 @@ impl Receiver {
     /// A data segment arrives at `now`.
     #[inline(always)]
     pub fn on_segment(&mut self, seg: u64, now: Nanos) -> RxAction {
+        if seg == self.rcv_nxt && self.ooo_count == 0 {
+            // The common case, in line: the next segment, nothing buffered above it (what
+            // `on_segment_inner` does for it: not held, in order, no gap filled).
+            return self.next_in_order_alone(now);
+        }
         let act = self.on_segment_inner(seg, now);
         self.after_segment(act, now)
     }

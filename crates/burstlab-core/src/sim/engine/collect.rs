@@ -51,13 +51,13 @@ impl<const LOG: bool, const FULL: bool, const PACE: bool> Engine<LOG, FULL, PACE
                 let first = t.receiver.rcv_nxt.max(t.sender.tcb.high_tx);
                 c.delivered_bytes = t.sender.bytes_below(first);
                 c.delivered_segments = t.sender.segments_below(first);
-                self.flows[i].tcp().snapshot = c;
+                self.flows[i].tcp().snapshot = Some(Box::new(c));
             } else if let FlowState::Cbr(c) = &mut self.flows[i].state {
                 c.snap = (c.sent, c.delivered, c.channel_losses, c.queue_drops);
             }
         }
         for l in &mut self.links {
-            l.snap = l.counters();
+            l.snap = Some(Box::new(l.counters()));
             if let Some(lr) = &mut l.layer {
                 lr.layer.clear_stats();
             }
@@ -103,7 +103,8 @@ impl<const LOG: bool, const FULL: bool, const PACE: bool> Engine<LOG, FULL, PACE
             let (kind, c, completion, series, spurious) = match &mut self.flows[f].state {
                 FlowState::Tcp(t) => {
                     let c = c.expect("counted above");
-                    (FlowKindTag::Tcp, c.minus(&t.snapshot), t.completion, t.series.take(), t.spurious_timeouts)
+                    let before = t.snapshot.as_deref().copied().unwrap_or_default();
+                    (FlowKindTag::Tcp, c.minus(&before), t.completion, t.series.take().map(|s| *s), t.spurious_timeouts)
                 }
                 FlowState::Cbr(cb) => {
                     let (s0, d0, l0, q0) = cb.snap;
@@ -143,6 +144,9 @@ impl<const LOG: bool, const FULL: bool, const PACE: bool> Engine<LOG, FULL, PACE
                 spurious_timeouts: spurious,
             });
         }
+        // The flows' state (senders, receivers, their scoreboards) is read: free it before
+        // the links' results are built (the run's peak memory is here with many flows).
+        drop(std::mem::take(&mut self.flows));
         let measured = stop.saturating_sub(warmup);
         let servers = &self.servers;
         let links = std::mem::take(&mut self.links)
@@ -153,7 +157,7 @@ impl<const LOG: bool, const FULL: bool, const PACE: bool> Engine<LOG, FULL, PACE
                 let over: Nanos =
                     l.pipe.iter().map(|e| l.pipe.sent(e).saturating_sub(e.start.max(stop).max(warmup))).sum();
                 let busy = l.busy.saturating_sub(over);
-                let mut c = l.counters().minus(&l.snap);
+                let mut c = l.counters().minus(&l.snap.as_deref().copied().unwrap_or_default());
                 for e in l.pipe.iter().filter(|e| l.pipe.sent(e) > stop) {
                     c.sent = c.sent.saturating_sub(1);
                     c.bytes_sent = c.bytes_sent.saturating_sub(e.bytes as u64);

@@ -35,8 +35,10 @@ pub(super) struct TcpFlow {
     pub(super) ect: u8,
     pub(super) next_sack: u32,
     pub(super) spurious_timeouts: u64,
-    pub(super) snapshot: Counters,
-    pub(super) series: Option<Series>,
+    /// The counters at the warm-up's end (none without a warm-up), and the time series if
+    /// recorded: boxed, so that a flow without them (most of them) does not hold their room.
+    pub(super) snapshot: Option<Box<Counters>>,
+    pub(super) series: Option<Box<Series>>,
     /// The flow's fair share of its path, bits/s, as of the last `recompute_shares`
     /// (read it through `Engine::fair_share_bps`).
     pub(super) fair_share_bps: f64,
@@ -253,7 +255,7 @@ impl<const LOG: bool, const FULL: bool, const PACE: bool> Engine<LOG, FULL, PACE
         let act = t.receiver.on_arrival(&tx, now, if FULL { t.sender.lt_blocks() } else { None });
         let after = t.receiver.rcv_nxt;
         // A copy of data the receiver already held: spurious if sent in the measured interval.
-        if t.receiver.duplicates > dups && t0 >= warmup {
+        if t.receiver.duplicates > dups && (!FULL || t0 >= warmup) {
             t.spurious_retx += 1;
         }
         let done = after >= t.sender.total_segs();

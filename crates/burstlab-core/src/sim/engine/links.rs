@@ -25,7 +25,8 @@ pub(super) struct LinkRt {
     pub(super) layer: Option<Box<LayerRt>>,
     pub(super) server: usize,
     pub(super) name: String,
-    pub(super) snap: LinkCounters,
+    /// The counters at the warm-up's end (none without a warm-up; boxed: most runs have none).
+    pub(super) snap: Option<Box<LinkCounters>>,
 }
 
 /// A link's queue discipline other than DropTail.
@@ -170,7 +171,8 @@ impl<const LOG: bool, const FULL: bool, const PACE: bool> Engine<LOG, FULL, PACE
         l.c.sent += 1;
         l.c.bytes_sent += bytes as u64;
         // Busy time within the measured interval (trimmed at the stop in finish()).
-        if now >= self.warmup {
+        // (A plain run has no warm-up: `needs_full`.)
+        if !FULL || now >= self.warmup {
             // sent ≥ start ≥ now ≥ warmup: the whole service is measured.
             l.busy += sent - start;
             l.qdelay.record(start - now);

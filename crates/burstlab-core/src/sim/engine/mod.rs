@@ -292,7 +292,7 @@ impl<const LOG: bool, const FULL: bool, const PACE: bool> Engine<LOG, FULL, PACE
                 LinkLoss::Own(mut m, mode) => {
                     m.reset();
                     let rng = stream(seed, component_id(&format!("link.{}.loss", l.name)));
-                    LossSource::Own { model: m, rng, mode }
+                    LossSource::own(m, rng, mode)
                 }
                 LinkLoss::Shared(j) => LossSource::Shared(j),
                 LinkLoss::Trace { trace, slot } => LossSource::Trace { trace, slot },
@@ -314,7 +314,7 @@ impl<const LOG: bool, const FULL: bool, const PACE: bool> Engine<LOG, FULL, PACE
                 lossless: false,
                 window: l.loss_window,
                 c: LinkCounters::default(),
-                snap: LinkCounters::default(),
+                snap: None,
                 busy: 0,
                 qdelay: LogHistogram::default(),
                 qdisc,
@@ -365,8 +365,8 @@ impl<const LOG: bool, const FULL: bool, const PACE: bool> Engine<LOG, FULL, PACE
                             ack_in: AckPkt::default(),
                             next_sack: 0,
                             spurious_timeouts: 0,
-                            snapshot: Counters::default(),
-                            series: net.series.then(Series::default),
+                            snapshot: None,
+                            series: net.series.then(Box::default),
                             fair_share_bps: f64::INFINITY,
                         })
                     }
@@ -411,6 +411,8 @@ impl<const LOG: bool, const FULL: bool, const PACE: bool> Engine<LOG, FULL, PACE
         let mut by_use: Vec<usize> = (0..nlinks).collect();
         by_use.sort_by_key(|&l| std::cmp::Reverse(crossing[l]));
         let hot: Vec<usize> = by_use.into_iter().take(super::mintree::HOT).collect();
+        // A plain engine reads no warm-up (`needs_full`: a warm-up needs the full one).
+        assert!(FULL || net.warmup == 0, "a run with a warm-up needs the full engine");
         Engine {
             now: 0,
             seq: 0,

@@ -293,6 +293,18 @@ mod tests {
     }
 
     #[test]
+    fn a_newreno_sender_does_not_hold_room_for_the_largest_controller() {
+        // Each flow's sender holds one `Cc`: the controllers with state beyond a few words
+        // are boxed in the registry, so the enum stays the size of Reno's state plus a tag
+        // and a pointer (the 10,000-flow dumbbell's memory per flow).
+        assert!(std::mem::size_of::<Cc>() <= 32, "Cc is {} bytes", std::mem::size_of::<Cc>());
+        for name in ["cubic", "bbr", "bbr3", "westwood", "vegas", "tibet"] {
+            let t = TcpConfig { cc: CcKind::parse(name).unwrap(), ..TcpConfig::default() };
+            assert_eq!(Cc::from_config(&t).kind(), t.cc);
+        }
+    }
+
+    #[test]
     fn bandwidth_window() {
         // 1.25 MB/s (10 Mb/s) × 20 ms = 25 000 bytes; a null estimate gives the 2-segment floor.
         assert_eq!(bw_window(1.25e6, 20_000_000, 1000), 25_000);

@@ -3,6 +3,11 @@
 //! (`cc::tests::a_registry_line_is_all_a_new_controller_needs` shows it with a test-only
 //! one), plus a line in [`crate::tcp::config::Variant`] if it wants a `--tcp` shorthand.
 //!
+//! A controller whose state is larger than a few words is held boxed (`Cubic(Box<Cubic>)`):
+//! the enum is as large as its largest variant, and every flow holds one, so boxing BBR's,
+//! CUBIC's and the other estimators' state keeps a NewReno flow's sender small (the 10,000-flow
+//! dumbbell's memory per flow: `docs/validation.md`).
+//!
 //! The lines are text handed to a macro ([`with_registered`]), read in two places: the
 //! settings (`tcp/config.rs`) make [`crate::tcp::config::CcKind`] of the names and aliases
 //! (which the Python module, the CLI, TOML scenarios and `docs/parameters.md` read from the
@@ -20,19 +25,19 @@ macro_rules! registry_lines {
             /// Linux's `tcp_reno_cong_avoid` / `tcp_reno_ssthresh` (ns-3's TcpLinuxReno).
             LinuxReno(LinuxReno) = "linux-reno" | "linuxreno", new |t| LinuxReno::new(t.linux_reno_variant);
             /// Westwood+ (Mascolo et al. 2004).
-            Westwood(Westwood) = "westwood" | "westwood+" | "westwoodplus" | "westwood-plus", new |t| Westwood::new(t);
+            Westwood(Box<Westwood>) = "westwood" | "westwood+" | "westwoodplus" | "westwood-plus", new |t| Box::new(Westwood::new(t));
             /// TIBET (Martignon & Capone §II).
-            Tibet(Tibet) = "tibet", new |t| Tibet::new(t);
+            Tibet(Box<Tibet>) = "tibet", new |t| Box::new(Tibet::new(t));
             /// Ideal-estimate TCP (Martignon & Capone §V): TIBET's rule fed with the exact fair share.
             Ideal(Ideal) = "ideal", new |t| Ideal::new(t);
             /// Vegas (Brakmo & Peterson 1995).
-            Vegas(Vegas) = "vegas", new |t| Vegas::new(t);
+            Vegas(Box<Vegas>) = "vegas", new |t| Box::new(Vegas::new(t));
             /// CUBIC (RFC 9438).
-            Cubic(Cubic) = "cubic", new |t| Cubic::new(t);
+            Cubic(Box<Cubic>) = "cubic", new |t| Box::new(Cubic::new(t));
             /// BBR v1 (Cardwell et al. 2016; Linux `tcp_bbr.c`).
-            Bbr(Bbr) = "bbr" | "bbr1" | "bbrv1", new |t| Bbr::from_config(t);
+            Bbr(Box<Bbr>) = "bbr" | "bbr1" | "bbrv1", new |t| Box::new(Bbr::from_config(t));
             /// BBR v3 (draft-ietf-ccwg-bbr): v1's model bounded by loss (inflight_hi/lo, bw_lo).
-            Bbr3(Bbr3) = "bbr3" | "bbrv3", new |t| Bbr3::new(t.init_cwnd);
+            Bbr3(Box<Bbr3>) = "bbr3" | "bbrv3", new |t| Box::new(Bbr3::new(t.init_cwnd));
             $($extra)*
         }
     };
