@@ -18,6 +18,7 @@ its forwarder is (root; docs/shell.md).
 from __future__ import annotations
 
 import argparse
+import bisect
 import json
 import os
 import socket
@@ -26,6 +27,7 @@ import sys
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -52,26 +54,46 @@ open(sys.argv[3], "w").write(json.dumps(rtt))
 """
 
 
-def _sink(host: str = "0.0.0.0") -> tuple[threading.Thread, dict[str, float], int]:
+def _sink(host: str = "0.0.0.0", timeline: bool = False) -> tuple[threading.Thread, dict[str, Any], int]:
+    """A TCP receiver on an ephemeral port, in a thread: ``out["bps"]`` the bytes read over
+    the time from the connection's accept to its end of file (or reset); with ``timeline``,
+    ``out["times"]`` and ``out["bytes"]`` the monotonic time of each read and the bytes read
+    by then (for :func:`bytes_by`)."""
     srv = socket.socket()
     srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     srv.bind((host, 0))
     srv.listen(1)
     srv.settimeout(60)
-    out: dict[str, float] = {}
+    out: dict[str, Any] = {}
+    times: list[float] = []
+    counts: list[int] = []
 
     def run() -> None:
         c, _ = srv.accept()
         t0, n = time.monotonic(), 0
-        while b := c.recv(1 << 16):
-            n += len(b)
+        try:
+            while b := c.recv(1 << 16):
+                n += len(b)
+                if timeline:
+                    times.append(time.monotonic())
+                    counts.append(n)
+        except ConnectionResetError:
+            pass  # the sender gave up draining (benchmarks/shell_vs_sim.py): what was read counts
         out["bps"] = n * 8 / (time.monotonic() - t0)
+        if timeline:
+            out["times"], out["bytes"] = times, counts
         c.close()
         srv.close()
 
     t = threading.Thread(target=run, daemon=True)
     t.start()
     return t, out, int(srv.getsockname()[1])
+
+
+def bytes_by(out: dict[str, Any], deadline: float) -> int:
+    """The bytes a :func:`_sink` with ``timeline`` had read by the monotonic time ``deadline``."""
+    i = bisect.bisect_right(out["times"], deadline)
+    return int(out["bytes"][i - 1]) if i else 0
 
 
 def rate_and_timers(secs: float) -> dict[str, float]:
