@@ -56,29 +56,38 @@ open(sys.argv[3], "w").write(json.dumps(rtt))
 
 def _sink(host: str = "0.0.0.0", timeline: bool = False) -> tuple[threading.Thread, dict[str, Any], int]:
     """A TCP receiver on an ephemeral port, in a thread: ``out["bps"]`` the bytes read over
-    the time from the connection's accept to its end of file (or reset); with ``timeline``,
-    ``out["times"]`` and ``out["bytes"]`` the monotonic time of each read and the bytes read
-    by then (for :func:`bytes_by`)."""
+    the time from the connection's accept to its end of file, its reset, or ``out["stop"]``
+    being set (after the shell ended: a FIN or RST the channel lost is never retransmitted
+    once the shell is gone); with ``timeline``, ``out["times"]`` and ``out["bytes"]`` the
+    monotonic time of each read and the bytes read by then (for :func:`bytes_by`)."""
     srv = socket.socket()
     srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     srv.bind((host, 0))
     srv.listen(1)
     srv.settimeout(60)
-    out: dict[str, Any] = {}
+    out: dict[str, Any] = {"stop": threading.Event()}
     times: list[float] = []
     counts: list[int] = []
 
     def run() -> None:
         c, _ = srv.accept()
+        c.settimeout(0.5)
         t0, n = time.monotonic(), 0
-        try:
-            while b := c.recv(1 << 16):
-                n += len(b)
-                if timeline:
-                    times.append(time.monotonic())
-                    counts.append(n)
-        except ConnectionResetError:
-            pass  # the sender gave up draining (benchmarks/shell_vs_sim.py): what was read counts
+        while True:
+            try:
+                b = c.recv(1 << 16)
+            except socket.timeout:
+                if out["stop"].is_set():
+                    break
+                continue
+            except ConnectionResetError:
+                break  # the sender gave up draining (benchmarks/shell_vs_sim.py): what was read counts
+            if not b:
+                break
+            n += len(b)
+            if timeline:
+                times.append(time.monotonic())
+                counts.append(n)
         out["bps"] = n * 8 / (time.monotonic() - t0)
         if timeline:
             out["times"], out["bytes"] = times, counts
@@ -100,6 +109,7 @@ def rate_and_timers(secs: float) -> dict[str, float]:
     link = shell.Direction(rate=10e6, delay=0.02, buffer=100)
     t, out, port = _sink()
     res = shell.run([sys.executable, "-c", BULK_CODE, str(port), str(secs)], link, link)
+    out["stop"].set()
     t.join()
     log = res.uplink["log"]
     ok = log["fate"] == 0
@@ -137,6 +147,7 @@ def through_shell(secs: float) -> float:
     t, out, port = _sink()
     free = shell.Direction(buffer=10_000)
     shell.run([sys.executable, "-c", BULK_CODE, str(port), str(secs)], free, free, log=False)
+    out["stop"].set()
     t.join()
     return out["bps"]
 

@@ -133,6 +133,7 @@ def _kernel(cc: str, spec: str, layer: str | None, seed: int, secs: float) -> di
     with tempfile.TemporaryDirectory() as d:
         info = os.path.join(d, "info.json")
         res = shell.run([sys.executable, "-c", SENDER, str(port), str(secs), info, str(GRACE)], up, down, cc=cc)
+        out["stop"].set()
         t.join()
         with open(info) as f:
             sender = json.load(f)
