@@ -50,6 +50,7 @@ import os
 import statistics
 import sys
 import tempfile
+import time
 from typing import Any
 
 import numpy as np
@@ -163,6 +164,20 @@ def _kernel(cc: str, spec: str, layer: str | None, seed: int, secs: float) -> di
             **{v: c.get(n, 0) for n, v in COUNTERS.items()}}  # fmt: skip
 
 
+def _kernel_when_free(cc: str, spec: str, layer: str | None, seed: int, secs: float, tries: int = 60) -> dict[str, Any]:
+    """:func:`_kernel`, waiting while another shell of the same level holds the shell's
+    addresses (its start is refused; a run that has started is not disturbed)."""
+    for _ in range(tries - 1):
+        try:
+            return _kernel(cc, spec, layer, seed, secs)
+        except shell.ShellError as e:
+            if "taken" not in str(e) and "File exists" not in str(e):
+                raise
+            print(f"(another shell holds the addresses: {e}; retrying in 5 s)", file=sys.stderr, flush=True)
+            time.sleep(5)
+    return _kernel(cc, spec, layer, seed, secs)
+
+
 def _sim(cc: str, loss: _core.LossModel, layer: str | None, seed: int, secs: float) -> dict[str, Any]:
     tcp = TcpConfig.profile("linux", cc=cc, mss=1448)
     fwd = Link(rate=RATE, delay=DELAY, buffer=BUFFER, loss=loss, link_layer=layer)
@@ -224,7 +239,7 @@ def cell(cc: str, name: str, spec: str, layer: str | None, seeds: list[int], sec
     runs: list[dict[str, Any]] = []
     load = [os.getloadavg()[0]]  # the machine's load (1-minute average) before and after the kernel's runs
     for seed in seeds:
-        k = _kernel(cc, spec, layer, seed, secs)
+        k = _kernel_when_free(cc, spec, layer, seed, secs)
         fates = k.pop("fates")
         row: dict[str, Any] = {"seed": seed, "kernel": k, "logged": int(len(fates)), "lost_at": np.flatnonzero(fates).tolist()}
         runs.append(row)
