@@ -84,7 +84,11 @@ def _sink(host: str = "0.0.0.0", timeline: bool = False) -> tuple[threading.Thre
     counts: list[int] = []
 
     def run() -> None:
-        c, _ = srv.accept()
+        try:
+            c, _ = srv.accept()
+        except OSError:  # no connection came (the shell did not start): out has no "bps"
+            srv.close()
+            return
         c.settimeout(0.5)
         t0, n = time.monotonic(), 0
         while True:
