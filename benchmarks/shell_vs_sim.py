@@ -22,6 +22,14 @@ cc=…, mss=1448)`` (a 1500-byte MTU with timestamps). Two comparisons per run:
   simulator's own stream (``otherwise``), not a free pass. (Runs saved before the delivered
   keys were kept, with only the lost ones, replay with such transmissions delivered.)
 
+Goodput on both sides is the simulator's definition: the bytes delivered in order to the
+receiver by ``--secs`` seconds after the first send, divided by ``--secs``. The kernel's is
+the bytes the receiver had read by the sender's start + ``--secs`` (one monotonic clock on
+both sides of the shell), its counters are ``nstat``'s at that moment and its lost segments
+those sent within the window; after the window the sender lets its socket drain for
+``GRACE`` seconds more, then resets the connection. (Runs saved before this measured the
+kernel over the time to the connection's close, and are not pooled with later ones.)
+
 Per cell: mean goodput on each side, the ratio of the means with a 95 % bootstrap interval
 (runs resampled; replayed runs as pairs, fresh ones apart) and a verdict against the issue's targets (fresh
 ±15 %, replayed either way ±10 %): ``within`` when the interval lies inside, ``outside`` when it lies
@@ -42,6 +50,7 @@ import os
 import statistics
 import sys
 import tempfile
+import time
 from typing import Any
 
 import numpy as np
@@ -49,7 +58,7 @@ import numpy as np
 from burstlab import _core, shell
 from burstlab.lossspec import parse_loss_spec
 from burstlab.sim import Link, Scenario, TcpConfig, Workload, run
-from shell_accuracy import _sink  # the same receiver (this script's folder is on the path)
+from shell_accuracy import _sink, bytes_by  # the same receiver (this script's folder is on the path)
 
 RATE, DELAY, BUFFER = 10e6, 0.01, 100
 #: name → (loss spec, link layer spec or None). "starlink ge" is fitted when it runs.
@@ -71,18 +80,40 @@ LABEL = {"kernel": "kern", "fresh": "fresh", "replayed": "pkt", "keyed": "seg"}
 COUNTERS = {"TcpExtTCPSackRecovery": "fast_retransmits", "TcpExtTCPTimeouts": "timeouts", "TcpExtTCPLossProbes": "loss_probes",
             "TcpExtTCPLostRetransmit": "lost_retransmissions"}  # fmt: skip
 
+#: After the window, how long the sender lets its socket buffer drain before it resets the
+#: connection (a run in exponential backoff could otherwise drain for minutes): the replay
+#: by packet number then holds the kernel's next packets, not the log's start again.
+GRACE = 5.0
+
 SENDER = """
-import json, os, socket, subprocess, sys, time
+import json, os, socket, struct, subprocess, sys, threading, time
+def counters():
+    nstat = subprocess.run(["nstat", "-az"], capture_output=True, text=True).stdout
+    return {l.split()[0]: int(l.split()[1]) for l in nstat.splitlines()[1:] if len(l.split()) >= 2 and l.split()[1].isdigit()}
+port, secs, info, grace = int(sys.argv[1]), float(sys.argv[2]), sys.argv[3], float(sys.argv[4])
 s = socket.socket()
-s.connect((os.environ["BURSTLAB_SHELL_PEER"], int(sys.argv[1])))
+s.connect((os.environ["BURSTLAB_SHELL_PEER"], port))
 cc = s.getsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, 16).rstrip(b"\\0").decode()
 t = time.monotonic(); b = b"x" * 65536
-while time.monotonic() - t < float(sys.argv[2]):
-    s.sendall(b)
-s.shutdown(socket.SHUT_WR); s.recv(1); s.close()
-nstat = subprocess.run(["nstat", "-az"], capture_output=True, text=True).stdout
-counters = {l.split()[0]: int(l.split()[1]) for l in nstat.splitlines()[1:] if len(l.split()) >= 2 and l.split()[1].isdigit()}
-open(sys.argv[3], "w").write(json.dumps({"cc": cc, "counters": counters}))
+window = {}
+def at_end():  # the counters at the end of the window, t + secs
+    time.sleep(max(0.0, t + secs - time.monotonic())); window.update(counters())
+w = threading.Thread(target=at_end); w.start()
+s.settimeout(0.5)  # a send blocked in backoff must not hold the loop past the window
+while time.monotonic() - t < secs:
+    try:
+        s.sendall(b)
+    except socket.timeout:
+        pass
+w.join()
+s.shutdown(socket.SHUT_WR)
+s.settimeout(max(0.01, t + secs + grace - time.monotonic()))
+try:
+    s.recv(1); drained = True
+except socket.timeout:
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0)); drained = False
+s.close()
+open(info, "w").write(json.dumps({"cc": cc, "start": t, "counters": window, "counters_all": counters(), "drained": drained}))
 """
 
 
@@ -97,21 +128,30 @@ def starlink_ge() -> str:
 
 
 def _kernel(cc: str, spec: str, layer: str | None, seed: int, secs: float) -> dict[str, Any]:
-    t, out, port = _sink()
+    t, out, port = _sink(timeline=True)
     up = shell.Direction(rate=RATE, delay=DELAY, buffer=BUFFER, loss=parse_loss_spec(spec), link_layer=layer, seed=seed)
     down = shell.Direction(rate=RATE, delay=DELAY, buffer=BUFFER)
     with tempfile.TemporaryDirectory() as d:
         info = os.path.join(d, "info.json")
-        res = shell.run([sys.executable, "-c", SENDER, str(port), str(secs), info], up, down, cc=cc)
+        res = shell.run([sys.executable, "-c", SENDER, str(port), str(secs), info, str(GRACE)], up, down, cc=cc)
+        out["stop"].set()
         t.join()
         with open(info) as f:
-            k = json.load(f)
-    if k["cc"] != cc:
-        raise SystemExit(f"error: the kernel ran {k['cc']}, not {cc}")
-    c = k["counters"]
+            sender = json.load(f)
+    if sender["cc"] != cc:
+        raise SystemExit(f"error: the kernel ran {sender['cc']}, not {cc}")
+    c = sender["counters"]
+    log = res.uplink["log"]
+    # goodput as the simulator counts it (bytes delivered in order by `secs` after the first
+    # send, over `secs`): the bytes the receiver had read by the sender's start + secs (one
+    # monotonic clock on both sides of the shell)
+    goodput = bytes_by(out, sender["start"] + secs) * 8 / secs
+    # the data segments the channel lost in that window (sent before the first one + secs)
+    data_in = log["t_in"][log["kind"] == 0]
+    end = int(data_in.min()) + int(secs * 1e9) if len(data_in) else 0
+    lost_in_window = int(np.count_nonzero((log["kind"] == 0) & (log["fate"] == 1) & (log["t_in"] < end)))
     # the fates of the data segments alone (IP packets over 60 bytes: not the SYN, the
     # handshake's ACK or the FIN), which the simulator's data packets line up with
-    log = res.uplink["log"]
     admitted = log["fate"] != 2
     data = log["bytes"][admitted] > 60
     # keyed by segment: only the lost transmissions need keeping (a key not in a keyed
@@ -119,8 +159,23 @@ def _kernel(cc: str, spec: str, layer: str | None, seed: int, secs: float) -> di
     k = res.keyed_fates("uplink")
     lost = {c: k[c][k["lost"]].tolist() for c in shell.KEY_COLUMNS}
     kept = {c: k[c][~k["lost"]].tolist() for c in shell.KEY_COLUMNS}
-    return {"goodput": out["bps"], "fates": res.fates("uplink")[data], "lost_keys": lost, "kept_keys": kept,
+    return {"goodput": goodput, "window": True, "goodput_to_close": out["bps"], "drained": sender["drained"],
+            "lost_in_window": lost_in_window, "fates": res.fates("uplink")[data], "lost_keys": lost, "kept_keys": kept,
             **{v: c.get(n, 0) for n, v in COUNTERS.items()}}  # fmt: skip
+
+
+def _kernel_when_free(cc: str, spec: str, layer: str | None, seed: int, secs: float, tries: int = 60) -> dict[str, Any]:
+    """:func:`_kernel`, waiting while another shell of the same level holds the shell's
+    addresses (its start is refused; a run that has started is not disturbed)."""
+    for _ in range(tries - 1):
+        try:
+            return _kernel(cc, spec, layer, seed, secs)
+        except shell.ShellError as e:
+            if "taken" not in str(e) and "File exists" not in str(e):
+                raise
+            print(f"(another shell holds the addresses: {e}; retrying in 5 s)", file=sys.stderr, flush=True)
+            time.sleep(5)
+    return _kernel(cc, spec, layer, seed, secs)
 
 
 def _sim(cc: str, loss: _core.LossModel, layer: str | None, seed: int, secs: float) -> dict[str, Any]:
@@ -184,7 +239,7 @@ def cell(cc: str, name: str, spec: str, layer: str | None, seeds: list[int], sec
     runs: list[dict[str, Any]] = []
     load = [os.getloadavg()[0]]  # the machine's load (1-minute average) before and after the kernel's runs
     for seed in seeds:
-        k = _kernel(cc, spec, layer, seed, secs)
+        k = _kernel_when_free(cc, spec, layer, seed, secs)
         fates = k.pop("fates")
         row: dict[str, Any] = {"seed": seed, "kernel": k, "logged": int(len(fates)), "lost_at": np.flatnonzero(fates).tolist()}
         runs.append(row)
@@ -198,6 +253,11 @@ def summarise(out: dict[str, Any], fresh_seeds: list[int]) -> dict[str, Any]:
     side simulated here, over ``fresh_seeds`` (the simulator is cheap: its own sampling
     spread then hardly adds to the kernel's)."""
     cc, runs = out["cc"], out["runs"]
+    windowed = {bool(r["kernel"].get("window")) for r in runs}
+    if len(windowed) > 1:
+        raise SystemExit(f"error: {cc} {out['channel']}: runs saved before the kernel's goodput was measured over the window "
+                         "(bytes to its close) cannot be pooled with later runs")  # fmt: skip
+    out["kernel_measure"] = "window" if windowed == {True} else "to close"
     for side in SIDES:
         out.pop(side, None)  # a saved cell's summary: computed again
     if _sim_knows(cc) and out["link_layer"] is None:
@@ -233,7 +293,9 @@ def summarise(out: dict[str, Any], fresh_seeds: list[int]) -> dict[str, Any]:
         out["replayed"]["past_log_share"] = statistics.fmean(past)
     out["counters"] = {side: {v: statistics.fmean(r[v] for r in rs) for v in COUNTERS.values()} for side, rs in sides.items()}
     # channel losses per run: the kernel's data segments lost (its log) against the simulator's
-    out["losses"] = {"kernel": statistics.fmean(sum(1 for k in r["kernel"]["lost_keys"]["kind"] if k == 0) for r in runs),
+    # (runs saved before the window: the kernel's over the whole connection)
+    kern_lost = [r["kernel"].get("lost_in_window", sum(1 for k in r["kernel"]["lost_keys"]["kind"] if k == 0)) for r in runs]
+    out["losses"] = {"kernel": statistics.fmean(kern_lost),
                      **{side: statistics.fmean(r["channel_losses"] for r in rs) for side, rs in sides.items() if side != "kernel"}}  # fmt: skip
     return out
 

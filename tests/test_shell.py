@@ -19,9 +19,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from burstlab import ParameterError, shell
+from burstlab import ParameterError, _core, shell
 from burstlab.cli import main
-from burstlab.lossspec import parse_loss_spec
+from burstlab.lossspec import LOSS_SPECS, parse_loss_spec
 
 CAN_SHELL = os.geteuid() == 0 and os.path.exists("/dev/net/tun") and shutil.which("ip") is not None
 needs_shell = pytest.mark.skipif(not CAN_SHELL, reason="burstlab shell needs root, /dev/net/tun and iproute2 here")
@@ -138,20 +138,68 @@ def test_udp_round_trip_is_twice_the_delay(tmp_path: Path) -> None:
     assert 40.0 <= rtt_ms < 42.0, rtt_ms
 
 
+#: Every loss model family (each spec of the registry, a PHY channel, the fitted HMM and
+#: hidden semi-Markov models) with the mode its decisions are checked in: packet mode against
+#: the model asked packet by packet (``lost_packets_many``), time mode against the model asked
+#: about each logged service interval (``lost_in_transit_many``). "{trace}" is a trace file.
+#: Loss bursts are kept short (a few packets): in packet mode a long burst takes every
+#: retransmission of a connection in timeout backoff, and the transfer would stall for minutes.
+FAMILIES: list[tuple[str, str]] = [
+    ("bernoulli:p=0.03", "packet"),
+    ("list:drops=4/13/17,period=20", "packet"),
+    ("ge:b=0.01,g=0.2", "packet"),
+    ("ctmc:good=8,bad=4,pg=0.01,pb=0.3", "packet"),
+    ("ctmc:good=8,bad=4,pg=0.01,pb=0.3", "time"),
+    ("onoff:good=0.05,bad=0.001,interval=0.001", "packet"),
+    ("onoff:good=0.05,bad=0.001,interval=0.001", "time"),
+    ("semi:good=pareto/0.05/1.5,bad=exp/0.001,interval=0.001", "packet"),
+    ("semi:good=pareto/0.05/1.5,bad=exp/0.001,interval=0.001", "time"),
+    ("vddp:a=0.05,b=0.05,da=0,db=0.1,ca=0.01,cb=0.01", "packet"),
+    ("vddp:a=0.05,b=0.05,da=0,db=0.1,ca=0.01,cb=0.01", "time"),
+    ("runlength:success=pareto/10/1.5,burst=geom/2", "packet"),
+    ("replay:file={trace}", "packet"),
+    ("replay:file={trace},slot=0.001", "time"),
+    ("bootstrap:file={trace},block=50", "packet"),
+    ("ber:ber=0.00001", "packet"),
+    ("phy:mode=cck11,snr=8", "packet"),
+    ("hmm", "packet"),
+    ("hsmm", "packet"),
+]
+
+
+def _family(spec: str, tmp_path: Path) -> object:
+    if spec == "hmm":
+        return _core.LossModel.hmm([[0.99, 0.01], [0.2, 0.8]], [1.0, 0.0], [0.0, 0.5])
+    if spec == "hsmm":
+        durations = [{"kind": "geometric", "mean": 300.0}, {"kind": "geometric", "mean": 5.0}]
+        return _core.LossModel.hsmm([[0.0, 1.0], [1.0, 0.0]], [1.0, 0.0], durations, [0.01, 0.8])
+    trace = tmp_path / "trace.txt"
+    trace.write_text("".join("0\n" if i % 17 in (3, 4, 11) else "1\n" for i in range(5000)))
+    return parse_loss_spec(spec.format(trace=trace))
+
+
+def test_every_registered_family_is_checked() -> None:
+    assert {m["name"] for m in LOSS_SPECS} <= {spec.split(":")[0] for spec, _ in FAMILIES}
+
+
 @needs_shell
-@pytest.mark.parametrize("spec", ["bernoulli:p=0.03", "ge:b=0.01,g=0.2", "runlength:success=pareto/10/1.5,burst=geom/2"])
-def test_every_decision_is_the_models_own(spec: str) -> None:
-    # the uplink's fates, asked of the model on its stream for the seed at the logged
-    # service times, are exactly the ones the forwarder applied
-    model = parse_loss_spec(spec)
-    up = shell.Direction(rate=20e6, delay=0.005, loss=model, seed=11)
+@pytest.mark.parametrize(("spec", "mode"), FAMILIES)
+def test_every_decision_is_the_models_own(spec: str, mode: str, tmp_path: Path) -> None:
+    # the uplink's fates are exactly the model's own sequence on its stream for the seed:
+    # packet mode, the model asked packet by packet; time mode, asked about the logged
+    # service intervals
+    model = _family(spec, tmp_path)
+    up = shell.Direction(rate=20e6, delay=0.005, loss=model, loss_mode=mode, seed=11)
     res, _ = _bulk(up, shell.Direction(rate=20e6, delay=0.005), secs=1.5)
     log = res.uplink["log"]
     admitted = log["fate"] != 2
     applied = log["fate"][admitted] == 1
     assert admitted.sum() > 500 and applied.any()
-    starts, ends = log["start"][admitted] / 1e9, log["end"][admitted] / 1e9
-    assert np.array_equal(model.lost_in_transit_many(starts, ends, 11), applied)
+    if mode == "packet":
+        own = model.lost_packets_many(int(admitted.sum()), 11)
+    else:
+        own = model.lost_in_transit_many(log["start"][admitted] / 1e9, log["end"][admitted] / 1e9, 11)
+    assert np.array_equal(own, applied)
 
 
 @needs_shell
@@ -287,3 +335,16 @@ def test_an_idle_command_sends_nothing_over_the_links() -> None:
     res = shell.run(["sleep", "2"], shell.Direction(), shell.Direction())
     assert res.returncode == 0
     assert res.uplink["packets"] == 0 and res.downlink["packets"] == 0
+
+
+def test_lost_packets_many_is_the_models_packet_sequence() -> None:
+    # a packet-indexed model asked packet by packet or about any intervals draws the same
+    # sequence; a time model in packet mode draws its own (its packet interval)
+    ge = parse_loss_spec("ge:b=0.02,g=0.3")
+    t = np.arange(4000) * 1e-3
+    seq = ge.lost_packets_many(4000, 5)
+    assert seq.dtype == np.bool_ and len(seq) == 4000 and 0 < seq.sum() < 4000
+    assert np.array_equal(seq, ge.lost_in_transit_many(t, t + 1e-3, 5))
+    assert np.array_equal(seq, ge.lost_packets_many(4000, 5)) and not np.array_equal(seq, ge.lost_packets_many(4000, 6))
+    with pytest.raises(ParameterError, match="n"):
+        ge.lost_packets_many(-1, 5)

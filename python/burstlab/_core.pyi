@@ -173,6 +173,7 @@ class LossModel:
     def lost_in_transit_many(
         self, starts: npt.NDArray[np.float64], ends: npt.NDArray[np.float64], seed: int
     ) -> npt.NDArray[np.bool_]: ...
+    def lost_packets_many(self, n: int, seed: int) -> npt.NDArray[np.bool_]: ...
 
 # -- simulator (crates/burstlab-py/src/sim.rs); burstlab.sim wraps these --------------
 def simulate(

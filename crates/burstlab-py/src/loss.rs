@@ -288,6 +288,24 @@ impl PyLossModel {
         Ok(out.into_pyarray(py))
     }
 
+    /// Packet mode on a fresh copy: the fates of `n` packets asked one at a time
+    /// (`lost_packet`, True = lost), as a link in packet mode draws them on the stream
+    /// seeded `seed`. The same distribution as `sample`, whose faster samplers consume the
+    /// stream differently, so not the same sequence for a seed.
+    fn lost_packets_many<'py>(&self, py: Python<'py>, n: &Bound<'_, PyAny>, seed: &Bound<'_, PyAny>) -> PyResult<Bound<'py, PyArray1<bool>>> {
+        let n = crate::errors::whole::<usize>("n", n, "a number of packets from 0 to 2^64 − 1")?;
+        let seed = crate::errors::whole::<u64>("seed", seed, "a whole number from 0 to 2^64 − 1")?;
+        let mut out: Vec<bool> = Vec::new();
+        out.try_reserve_exact(n).map_err(|_| pyo3::exceptions::PyMemoryError::new_err(format!("{n} packets' fates do not fit in memory")))?;
+        let mut m = self.fresh();
+        let out = py.allow_threads(move || {
+            let mut r = rng::from_seed(seed);
+            out.extend((0..n).map(|_| m.lost_packet(&mut r)));
+            out
+        });
+        Ok(out.into_pyarray(py))
+    }
+
     #[getter]
     fn name(&self) -> &'static str {
         self.inner.lock().expect("loss model lock poisoned").name()
