@@ -38,8 +38,11 @@ pub struct Scoreboard {
     /// One past the highest SACKed segment (RFC 6675's "highest SACKed"), or `base`.
     high_sacked: u64,
     /// The last blocks marked, each wholly SACKed (a segment never loses its mark while it
-    /// is on the board), so a block the receiver repeats costs only its new part.
-    marked: [(u64, u64); 4],
+    /// is on the board), so a block the receiver repeats costs only its new part: slots
+    /// 0-3 in turn, slot 4 the longest above the base (issue 34: a receiver holding many
+    /// short blocks above one of 10^6 segments reported the long one now and then, after the
+    /// short ones had taken every other slot, and each report marked it again).
+    marked: [(u64, u64); 5],
     next_marked: usize,
     /// SACKed segments in [base, to): (to, count), `to` ≥ base, kept by the marks and the
     /// advances, so that a count from the base (SetPipe's over [snd_una, HighRxt)) costs only
@@ -240,7 +243,13 @@ impl Scoreboard {
             return 0;
         }
         let (s, e) = self.unmarked_part(s0, e0);
-        let n = if s < e { self.set_marks(s, e) } else { 0 };
+        let n = if s >= e {
+            0
+        } else if self.marked.iter().any(|&(ms, me)| ms > s && me < e && ms < me) {
+            self.set_marks_around(s, e)
+        } else {
+            self.set_marks(s, e)
+        };
         let raised = e0 > self.high_sacked;
         if n > 0 || raised {
             // the lost boundary and the pipe read the marks and the highest SACKed segment
@@ -273,16 +282,47 @@ impl Scoreboard {
     }
 
     /// Remember the marked block [s, e): in the slot of a remembered block it contains (the
-    /// receiver's block grown since), else in the oldest slot.
+    /// receiver's block grown since), else in the oldest of slots 0-3; and in slot 4 if it is
+    /// longer than that one's part above the base.
     #[inline]
     fn remember(&mut self, s: u64, e: u64) {
         match self.marked.iter().position(|&(ms, me)| ms >= s && me <= e) {
             Some(k) => self.marked[k] = (s, e),
             None => {
                 self.marked[self.next_marked] = (s, e);
-                self.next_marked = (self.next_marked + 1) % self.marked.len();
+                self.next_marked = (self.next_marked + 1) % 4;
             }
         }
+        let (ls, le) = self.marked[4];
+        if e - s > le.saturating_sub(ls.max(self.base)) {
+            self.marked[4] = (s, e);
+        }
+    }
+
+    /// [`Scoreboard::set_marks`] for [s, e) with remembered blocks inside it: only the pieces
+    /// between them are marked (issue 34: LT-TCP's decoded block joining two long runs of
+    /// SACKed segments made one block of them, and marking it walked the upper run again).
+    #[cold]
+    fn set_marks_around(&mut self, s: u64, e: u64) -> u64 {
+        let mut m = self.marked;
+        m.sort_unstable();
+        let (mut n, mut x) = (0, s);
+        for (ms, me) in m {
+            if me <= x || ms >= me {
+                continue;
+            }
+            if ms >= e {
+                break;
+            }
+            if ms > x {
+                n += self.set_marks(x, ms);
+            }
+            x = me;
+        }
+        if x < e {
+            n += self.set_marks(x, e);
+        }
+        n
     }
 
     /// Set every mark of [s, e), a word at a time (the range is within the board, so within
