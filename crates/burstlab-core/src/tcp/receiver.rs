@@ -752,6 +752,30 @@ mod tests {
         }
     }
 
+    /// Issue 34: a run of 10^6 held segments that has left the three reported blocks (newer
+    /// ones above it took their places) is found whole when a segment joins it, as one run
+    /// (it was a walk over every segment of it).
+    #[test]
+    fn a_run_outside_the_reported_blocks_is_found_whole() {
+        let mut r = rx(false, true);
+        for s in 2..1_000_002 {
+            r.on_segment(s, s);
+        }
+        for s in [1_000_010, 1_000_020, 1_000_030, 1_000_040] {
+            r.on_segment(s, s);
+        }
+        assert!(r.recent[..r.nrecent].iter().all(|&(s, _)| s >= 1_000_010));
+        assert_eq!(r.runs.len(), 5);
+        r.on_segment(1_000_002, 0);
+        assert_eq!(&r.recent[..r.nrecent], &[(2, 1_000_003), (1_000_040, 1_000_041), (1_000_030, 1_000_031)]);
+        r.on_segment(1_000_009, 0); // joins the run above, alone
+        assert_eq!(r.recent[0], (1_000_009, 1_000_011));
+        r.on_segment(0, 0);
+        assert_eq!((r.rcv_nxt, r.buffered()), (1, 1_000_001 + 5));
+        r.on_segment(1, 0);
+        assert_eq!((r.rcv_nxt, r.buffered(), r.runs.len()), (1_000_003, 5, 4));
+    }
+
     /// A range held above a reported block of 10 000 segments joins it: one block from the
     /// reported block's start to the range's end.
     #[test]

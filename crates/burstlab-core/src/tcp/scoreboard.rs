@@ -69,6 +69,9 @@ pub struct Scoreboard {
     /// reached] starts at `reached` (issue 34: LT-TCP, waiting for a block's reactive FEC,
     /// searched the same 10^6 SACKed segments above its HighRxt on every ACK).
     scan_memo: Cell<(u64, u64)>,
+    /// Tests: segments the marking and NextSeg's search have walked (their cost).
+    #[cfg(test)]
+    walked: Cell<u64>,
 }
 
 impl Scoreboard {
@@ -333,6 +336,8 @@ impl Scoreboard {
         let mut x = s;
         while x < e {
             let (k, off, take, mask) = self.span(x, e);
+            #[cfg(test)]
+            self.walked.set(self.walked.get() + take);
             let new = mask & !self.bits[k];
             self.bits[k] |= mask;
             n += new.count_ones() as u64;
@@ -555,6 +560,8 @@ impl Scoreboard {
                 continue;
             }
             let (k, off, take, mask) = self.span(seg, hs);
+            #[cfg(test)]
+            self.walked.set(self.walked.get() + take);
             let clear = !self.bits[k] & mask;
             if clear != 0 {
                 break Some(seg + (clear.trailing_zeros() as u64 - off));

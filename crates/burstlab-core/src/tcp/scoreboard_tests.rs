@@ -317,3 +317,49 @@ fn rule3_when_nothing_is_lost() {
     assert_eq!(b.next_retransmission(0, 3, false), None);
     assert_eq!(b.next_retransmission(0, 3, true), Some(0));
 }
+
+/// Issue 34: a receiver that holds many short blocks above one of 10^6 segments reports the
+/// long one now and then, after the short ones have filled the four recent slots; marking it
+/// again costs only what it gained (the longest block keeps a slot), and a block that joins
+/// remembered ones is marked only between them.
+#[test]
+fn a_long_block_reported_after_short_ones_costs_only_its_growth() {
+    let mut b = board(1_000_200);
+    assert_eq!(b.mark_sacked(10, 1_000_000), 999_990);
+    for k in 0..6 {
+        let s = 1_000_010 + 20 * k;
+        assert_eq!(b.mark_sacked(s, s + 5), 5);
+    }
+    let before = b.walked.get();
+    assert_eq!(b.mark_sacked(10, 1_000_002), 2);
+    assert!(b.walked.get() - before <= 64, "walked {}", b.walked.get() - before);
+    // [1_000_002, 1_000_010) joins the long block to the short one above it.
+    let before = b.walked.get();
+    assert_eq!(b.mark_sacked(10, 1_000_015), 8);
+    assert!(b.walked.get() - before <= 128, "walked {}", b.walked.get() - before);
+    assert_eq!(b.sacked_count(), 999_990 + 30 + 2 + 8);
+}
+
+/// Issue 34: NextSeg's search from a HighRxt that stays (LT-TCP waiting for a block's RFEC)
+/// resumes where the last one stopped instead of walking the same SACKed segments again.
+#[test]
+fn next_seg_search_resumes_where_it_stopped() {
+    let mut b = board(600_000);
+    for s in (2..500_002).step_by(1000) {
+        b.mark_sacked(s, s + 1000); // [2, 500 002) SACKed in short blocks, none of them remembered whole
+    }
+    b.mark_sacked(500_010, 500_011);
+    let before = b.walked.get();
+    assert_eq!(b.next_retransmission(2, 3, true), Some(500_002));
+    assert!(b.walked.get() - before > 400_000); // the first search walks the SACKed segments
+    let before = b.walked.get();
+    assert_eq!(b.next_retransmission(2, 3, true), Some(500_002));
+    assert_eq!(b.next_retransmission(7, 3, true), Some(500_002));
+    assert!(b.walked.get() - before <= 2 * 64, "walked {}", b.walked.get() - before);
+    // The hole fills: the search goes on from there.
+    b.mark_sacked(500_002, 500_004);
+    assert_eq!(b.next_retransmission(7, 3, true), Some(500_004));
+    assert!(b.walked.get() - before <= 3 * 64, "walked {}", b.walked.get() - before);
+    // Below where the last search started: a new one (it must not skip holes).
+    assert_eq!(b.next_retransmission(0, 3, true), Some(0));
+}
