@@ -143,6 +143,17 @@ def test_max_events_is_checked() -> None:
 # ---- item 4: timers and periods that hang -------------------------------------------------
 
 
+def test_cbr_faster_than_its_path_counts_every_packet_it_sends(tmp_path: Path) -> None:
+    """A fuzzer finding (seed 43, inputs 452782 and 758562): a 1 Mbit/s CBR flow into a
+    1 kbit/s hop for 10^9 s sends 1.25·10^11 packets, nearly all dropped at the queue; the
+    estimate counted only what the hop carries (10^8) and the run went on for an hour. The
+    source's own rate now counts: refused at once with the estimate."""
+    f = _toml(tmp_path, "cbr.toml", 'duration = "999999999s"\n[[hop]]\nname = "h0"\nrate = "1kbit"\ndelay = "10ms"\n'
+              '[[flow]]\nname = "f0"\npath = ["h0"]\ncbr = "1Mbit"\n')  # fmt: skip
+    o = run_capped(["sim", str(f), "--json"])
+    assert_result_or_error(o, expect=2, contains="1.25e11 events")
+
+
 def test_tiny_rto_is_refused_not_a_hang() -> None:
     o = run_capped(["sim", "--rto-min", "1ns", "--rto-max", "1ns", "--rto-initial", "1ns", "--duration", "1s"])
     assert_result_or_error(o, expect=2)
