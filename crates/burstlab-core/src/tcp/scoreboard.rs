@@ -248,7 +248,8 @@ impl Scoreboard {
         let (s, e) = self.unmarked_part(s0, e0);
         let n = if s >= e {
             0
-        } else if self.marked.iter().any(|&(ms, me)| ms > s && me < e && ms < me) {
+        } else if e - s > 128 && self.marked.iter().any(|&(ms, me)| ms > s && me < e && ms < me) {
+            // (blocks inside a range of two words or less would save nothing)
             self.set_marks_around(s, e)
         } else {
             self.set_marks(s, e)
@@ -297,7 +298,7 @@ impl Scoreboard {
             }
         }
         let (ls, le) = self.marked[4];
-        if e - s > le.saturating_sub(ls.max(self.base)) {
+        if e - s > 64 && e - s > le.saturating_sub(ls.max(self.base)) {
             self.marked[4] = (s, e);
         }
     }
@@ -330,6 +331,7 @@ impl Scoreboard {
 
     /// Set every mark of [s, e), a word at a time (the range is within the board, so within
     /// one turn of the modulus; it may wrap once); returns how many were newly set.
+    #[inline(always)]
     fn set_marks(&mut self, s: u64, e: u64) -> u64 {
         let (to, mut below) = self.below.get();
         let mut n = 0;
