@@ -16,7 +16,9 @@ drawn from its own seed (``SEED:INDEX``), so any one can be replayed alone.
 
 Run: ``python benchmarks/fuzz.py --inputs 1000000 [--seed 1] [--out fuzz-findings] [--targets text,file,...] [--jobs 2]``
 Prints, per target, the inputs tried, how many were read (a result), refused with a burstlab
-error, skipped, and the violations, aborts, hangs.
+error, skipped, stopped (a run the user gave no work budget, ``--max-events 0``, that was
+still running after ``_fuzz_sim.UNLIMITED_WALL_S`` seconds and ended at a Ctrl-C: the run
+asked for, whose only contract is progress and Ctrl-C), and the violations, aborts, hangs.
 """
 
 from __future__ import annotations
@@ -248,7 +250,7 @@ def worker(args: argparse.Namespace, targets: list[str], weights: list[int]) -> 
                 faulthandler.dump_traceback_later(args.timeout, exit=True)
                 try:
                     kind = check(target, inp, sc)
-                    kind = "read" if kind == "ok" else "skipped" if kind == "skip" else "refused"
+                    kind = {"ok": "read", "skip": "skipped", "stopped": "stopped"}.get(kind, "refused")
                 except (fz.ContractViolation, Exception) as e:  # noqa: BLE001 - every escape is a finding
                     kind = "memory-cap" if "memory-cap" in str(e) else "violation"
                     out.mkdir(parents=True, exist_ok=True)
@@ -362,12 +364,12 @@ def main() -> None:
     bad = ("violation", "abort", "hang", "memory-cap")
     total = Counter[str]()
     print(f"\n{args.inputs} inputs in {time.perf_counter() - t0:.0f} s (seed {args.seed}, {args.jobs} worker(s), each under a 4 GiB cap)")
-    print(f"{'target':10} {'inputs':>9} {'read':>9} {'refused':>9} {'skipped':>8} " + " ".join(f"{b:>10}" for b in bad))
+    print(f"{'target':10} {'inputs':>9} {'read':>9} {'refused':>9} {'skipped':>8} {'stopped':>8} " + " ".join(f"{b:>10}" for b in bad))
     for t in targets:
         c = counts[t]
         total.update(c)
-        print(f"{t:10} {c['inputs']:9d} {c['read']:9d} {c['refused']:9d} {c['skipped']:8d} " + " ".join(f"{c[b]:10d}" for b in bad))
-    print(f"{'all':10} {total['inputs']:9d} {total['read']:9d} {total['refused']:9d} {total['skipped']:8d} " + " ".join(f"{total[b]:10d}" for b in bad))
+        print(f"{t:10} {c['inputs']:9d} {c['read']:9d} {c['refused']:9d} {c['skipped']:8d} {c['stopped']:8d} " + " ".join(f"{c[b]:10d}" for b in bad))
+    print(f"{'all':10} {total['inputs']:9d} {total['read']:9d} {total['refused']:9d} {total['skipped']:8d} {total['stopped']:8d} " + " ".join(f"{total[b]:10d}" for b in bad))
     if any(total[b] for b in bad):
         print(f"violating inputs saved in {out}/")
         sys.exit(1)

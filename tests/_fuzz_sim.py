@@ -174,8 +174,51 @@ def check_counters(d: dict[str, Any], bottleneck_bps: float | None, what: Any) -
         raise ContractViolation(f"{what}: wrong counters ({', '.join(bad)}): {d}")
 
 
+#: Wall-clock seconds after which a run the user gave no budget (``--max-events 0``) is
+#: stopped as Ctrl-C would stop it (issue 34: a run without a budget is the user's choice,
+#: bounded only by their patience; what the contract asks of it is progress and an exit at
+#: Ctrl-C, which this checks).
+UNLIMITED_WALL_S = 10.0
+
+
+def _unlimited(argv: list[str]) -> bool:
+    return any(a == "--max-events" and b == "0" for a, b in zip(argv, argv[1:]))
+
+
+def _run_stopped_after(argv: list[str], seconds: float) -> tuple[int, str, str] | None:
+    """``_run_main(argv)``, interrupted like Ctrl-C (SIGINT's KeyboardInterrupt) after
+    ``seconds`` of wall time: None if it was interrupted and exited 130 with ``aborted``."""
+    import signal
+
+    def interrupt(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    old = signal.signal(signal.SIGALRM, interrupt)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        rc, out, err = _run_main(argv)
+    except KeyboardInterrupt:  # fired outside the CLI's own handler (before or after it ran)
+        return None
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+    if rc == 130:
+        if err.strip().splitlines()[-1:] != ["aborted"]:
+            raise ContractViolation(f"{argv}: Ctrl-C did not end in 'aborted': {err[-800:]}")
+        return None
+    return rc, out, err
+
+
 def check_sim_cli(argv: list[str]) -> str:
-    rc, out, err = _run_main(argv)
+    """The contract on one ``burstlab sim`` command line; ``stopped``: a run without a
+    budget (``--max-events 0``) still running after ``UNLIMITED_WALL_S``, ended by Ctrl-C."""
+    if _unlimited(argv):
+        got = _run_stopped_after(argv, UNLIMITED_WALL_S)
+        if got is None:
+            return "stopped"
+        rc, out, err = got
+    else:
+        rc, out, err = _run_main(argv)
     kind = _contract(argv, rc, out, err)
     if kind == "ok" and "--json" in argv and "--seeds" not in argv and "--trace" not in argv and out.strip():
         d = json.loads(out)

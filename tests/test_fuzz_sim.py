@@ -58,3 +58,14 @@ def test_output_paths(scratch: Path) -> None:
 def test_a_wrong_counter_is_a_violation() -> None:
     with pytest.raises(fs.ContractViolation, match="lost > sent"):
         fs.check_counters({"packets_lost": 2, "packets_sent": 0, "delivered_segments": 0, "retransmissions": 0, "goodput_bps": 0.0}, 1e6, "x")
+
+
+def test_a_run_without_budget_is_stopped_like_ctrl_c() -> None:
+    """``--max-events 0`` (no work budget) is the user's choice, not a hang: the check stops
+    such a run after a wall-clock bound as Ctrl-C would, and the CLI must end it with
+    ``aborted`` (exit 130). The run itself (about 10^9 events) would take minutes."""
+    argv = ["sim", "--duration", "0.3s", "--rate", "1e19Mbit", "--delay", "1us", "--max-events", "0", "--json"]
+    assert fs._unlimited(argv)
+    assert fs._run_stopped_after(argv, 0.5) is None
+    short = ["sim", "--duration", "0.05s", "--max-events", "0", "--json"]
+    assert fs.check_sim_cli(short) == "ok"  # a run that ends in time is checked as any other

@@ -6,6 +6,7 @@ estimate and ``--max-events``."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -48,6 +49,42 @@ def test_a_sack_block_of_millions_of_segments_costs_only_its_growth() -> None:
     assert o.seconds < 30
     sent = next(ln for ln in o.stdout.splitlines() if ln.startswith("data packets sent"))
     assert int(sent.split()[-1]) > 4e7, sent  # 1 packet per ns for 0.05 s: the window held millions
+
+
+#: Issue 34, replayed by the fuzzer (seeds 41-42): at one packet per ns, a drop-tail queue
+#: and no handshake, the window grows to 10^6 segments over many holes.
+_ONE_PER_NS = ["sim", "--duration", "0.005s", "--rate", "1e19Mbit", "--delay", "1us", "--queue", "droptail", "--no-handshake"]
+
+
+@pytest.mark.parametrize("extra", [["--recovery", "lt", "--ssthresh-rule", "ns3"], ["--tcp", "lt-tcp", "--profile", "linux"],
+                                   ["--pipe-rule", "ns3"]])  # fmt: skip
+def test_one_packet_per_ns_over_many_holes_ends(extra: list[str]) -> None:
+    """The receiver found a SACK block's edges by walking every held segment of it (runs that
+    had left its three reported blocks), the sender re-marked a block of 10^6 segments each
+    time a receiver reported it after short ones, searched the same SACKed segments for
+    NextSeg on every ACK, and (``--pipe-rule ns3``) counted SACKed retransmissions over the
+    whole window per ACK: 0.0036 s took over 2 minutes. These runs of 0.005 s now take
+    seconds; with any of the walks back they pass the 30 s limit of ``run_capped``."""
+    o = run_capped([*_ONE_PER_NS, *extra, "--json"])
+    assert_result_or_error(o, expect=0)
+    d = json.loads(o.stdout)
+    assert d["packets_sent"] > 10**6  # one packet per ns: millions, many lost at the queue
+    assert d["delivered_segments"] <= d["packets_sent"] and d["packets_lost"] <= d["packets_sent"]
+
+
+def test_lt_tcp_bottom_hole_waits_for_the_retransmission_timeout() -> None:
+    """Why LT-TCP delivers so little at one packet per ns over a drop-tail queue (docs/tcp.md,
+    "LT-TCP"): its window is cut only by ECN (none here), so the queue drops thousands; the
+    lowest undecoded block's RFEC and its one retransmission per hole (RFC 6675 HighRxt) are
+    lost too, and the hole waits for the retransmission timeout (200 ms at least: longer
+    than the run). With a 1 ms minimum RTO the timeouts repair it and nearly all arrives."""
+    lt = [*_ONE_PER_NS, "--recovery", "lt", "--ssthresh-rule", "ns3", "--json"]
+    stuck = json.loads(run_capped(lt).stdout)
+    assert stuck["timeouts"] == 0 and stuck["retransmissions"] > 0 and stuck["rfec_sent"] > 0
+    assert stuck["delivered_segments"] < 0.05 * stuck["packets_sent"]
+    repaired = json.loads(run_capped([*lt, "--rto-min", "1ms"]).stdout)
+    assert repaired["timeouts"] >= 1
+    assert repaired["delivered_segments"] > 0.9 * repaired["packets_sent"]
 
 
 def test_timeouts_at_one_bit_per_second_keep_each_ack_cheap() -> None:
@@ -104,6 +141,17 @@ def test_max_events_is_checked() -> None:
 
 
 # ---- item 4: timers and periods that hang -------------------------------------------------
+
+
+def test_cbr_faster_than_its_path_counts_every_packet_it_sends(tmp_path: Path) -> None:
+    """A fuzzer finding (seed 43, inputs 452782 and 758562): a 1 Mbit/s CBR flow into a
+    1 kbit/s hop for 10^9 s sends 1.25·10^11 packets, nearly all dropped at the queue; the
+    estimate counted only what the hop carries (10^8) and the run went on for an hour. The
+    source's own rate now counts: refused at once with the estimate."""
+    f = _toml(tmp_path, "cbr.toml", 'duration = "999999999s"\n[[hop]]\nname = "h0"\nrate = "1kbit"\ndelay = "10ms"\n'
+              '[[flow]]\nname = "f0"\npath = ["h0"]\ncbr = "1Mbit"\n')  # fmt: skip
+    o = run_capped(["sim", str(f), "--json"])
+    assert_result_or_error(o, expect=2, contains="1.25e11 events")
 
 
 def test_tiny_rto_is_refused_not_a_hang() -> None:

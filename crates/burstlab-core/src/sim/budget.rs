@@ -186,6 +186,13 @@ pub fn estimate(net: &Network) -> Estimate {
         // A CoDel or FQ-CoDel link adds a dequeue event per packet.
         let dequeues = f.forward.iter().chain(&f.reverse).filter(|&&l| net.links[l].queue.at_dequeue()).count();
         hops += n * (f.forward.len() + f.reverse.len() + dequeues) as f64;
+        // A CBR source sends at its own rate whatever the path carries: each packet beyond
+        // the path's share is an event at least, dropped at its first queue (issue 34, a
+        // fuzzer finding: 1 Mbit/s into a 1 kbit/s hop for 10^9 s, 1.25·10^11 events).
+        if let FlowKind::Cbr { rate_bps, packet_bytes } = &f.kind {
+            let offered = *rate_bps as f64 / ((*packet_bytes).max(1) as f64 * 8.0) * active[i];
+            hops += (offered - n).max(0.0);
+        }
     }
     Estimate { packets, events: hops + timers, in_flight }
 }

@@ -46,8 +46,12 @@ pub struct Receiver {
     cfg: ReceiverConfig,
     /// Next in-order segment expected; everything below was delivered to the application.
     pub rcv_nxt: u64,
-    /// Out-of-order segments held: entry i is segment rcv_nxt + 1 + i.
-    ooo: VecDeque<bool>,
+    /// Out-of-order segments held, as maximal runs [start, end) in increasing order, each
+    /// above rcv_nxt and apart from the next by a hole (issue 34: a bit per segment made
+    /// the edges of a block a walk over every segment of it, and a window of 10^6 held
+    /// segments walked them on every SACK).
+    runs: VecDeque<(u64, u64)>,
+    /// Segments in `runs`.
     ooo_count: u64,
     /// In-order segments not yet acknowledged.
     pending: u32,
@@ -55,9 +59,6 @@ pub struct Receiver {
     pub delack_deadline: Option<Nanos>,
     /// Recently reported SACK blocks, most recent first.
     recent: [(u64, u64); MAX_SACK_BLOCKS],
-    /// (rcv_nxt, L) when [`Receiver::block_of`] last found the held run just above rcv_nxt:
-    /// [rcv_nxt + 1, L) is held while rcv_nxt stays (ignored once it moves).
-    low_run: (u64, u64),
     nrecent: usize,
     /// RFC 7323 §4.3 TS.Recent and Last.ACK.sent (in segments).
     ts_recent: Nanos,
@@ -80,13 +81,12 @@ impl Receiver {
         Receiver {
             cfg,
             rcv_nxt: 0,
-            ooo: VecDeque::new(), // grows with the first hole (most flows of a many-flow run see few)
+            runs: VecDeque::new(), // grows with the first hole (most flows of a many-flow run see few)
             ooo_count: 0,
             pending: 0,
             delack_deadline: None,
             recent: [(0, 0); MAX_SACK_BLOCKS],
             nrecent: 0,
-            low_run: (0, 0),
             ts_recent: 0,
             last_ack_sent: 0,
             ece: false,
@@ -149,14 +149,12 @@ impl Receiver {
     }
 
     /// [`Receiver::on_new_segment`] for segment `rcv_nxt` when nothing above it is buffered
-    /// (`ooo_count == 0`: every entry of `ooo` is a hole, so the advance passes only this
-    /// segment and drops the entry that was its successor's).
+    /// (`ooo_count == 0`: no run, so the advance passes only this segment).
     #[inline(always)]
     fn next_in_order_alone(&mut self, now: Nanos) -> RxAction {
         debug_assert_eq!(self.ooo_count, 0);
         self.arrivals += 1;
         self.rcv_nxt += 1;
-        self.ooo.pop_front();
         self.pending += 1;
         let act = if !self.cfg.delayed_ack || self.pending >= self.cfg.ack_every {
             self.make_ack()
@@ -224,47 +222,109 @@ impl Receiver {
         self.make_ack()
     }
 
-    /// Hold every segment of [start, end) (LT-TCP's decoded block), and report the block in
-    /// the next SACK when it sits above a hole.
+    /// Hold every segment of [start, end) (LT-TCP's decoded block, never empty), and report
+    /// the block in the next SACK when it sits above a hole.
     fn hold_range(&mut self, start: u64, end: u64) {
+        debug_assert!(start < end);
         if start <= self.rcv_nxt && self.rcv_nxt < end {
             // The range fills the hole at rcv_nxt: every segment below `end` is delivered at
-            // once (what marking [rcv_nxt + 1, end) held and advancing over it gives), and the
-            // advance goes on over those buffered above it.
-            let m = ((end - self.rcv_nxt - 1) as usize).min(self.ooo.len());
-            self.ooo_count -= self.ooo.drain(..m).filter(|&f| f).count() as u64;
+            // once (the buffered ones among them leave the runs), and the advance goes on over
+            // those buffered from `end` up.
+            while let Some(&(s, e)) = self.runs.front() {
+                if s >= end {
+                    break;
+                }
+                if e <= end {
+                    self.ooo_count -= e - s;
+                    self.runs.pop_front();
+                } else {
+                    self.ooo_count -= end - s;
+                    self.runs[0].0 = end;
+                    break;
+                }
+            }
             self.rcv_nxt = end - 1;
             self.advance_in_order();
             self.prune_sack();
             return;
         }
-        for s in start.max(self.rcv_nxt + 1)..end {
-            let i = (s - self.rcv_nxt - 1) as usize;
-            if self.ooo.len() <= i {
-                self.ooo.resize(i + 1, false);
+        let a = start.max(self.rcv_nxt + 1);
+        if a < end {
+            self.hold_span(a, end);
+            if self.cfg.sack {
+                self.note_sack(end - 1);
             }
-            if !self.ooo[i] {
-                self.ooo[i] = true;
-                self.ooo_count += 1;
-            }
-        }
-        if self.cfg.sack && end > self.rcv_nxt + 1 {
-            self.note_sack(end - 1, start.max(self.rcv_nxt + 1));
         }
     }
 
-    /// Segment rcv_nxt is held: deliver it and the buffered segments now in order. (`ooo`
-    /// entry 0 is again rcv_nxt + 1 afterwards: each pop removes the entry of the old
-    /// rcv_nxt + 1, which the advance has made rcv_nxt, up to and including the first hole.)
+    /// Hold [a, b) (a > rcv_nxt, a < b): one run with the runs it meets or touches, which
+    /// it replaces; the count grows by the segments none of them held.
+    fn hold_span(&mut self, a: u64, b: u64) {
+        let i = self.runs.partition_point(|&(_, e)| e < a);
+        let (mut lo, mut hi, mut already, mut j) = (a, b, 0, i);
+        while let Some(&(s, e)) = self.runs.get(j).filter(|&&(s, _)| s <= b) {
+            already += e.min(b).saturating_sub(s.max(a));
+            lo = lo.min(s);
+            hi = hi.max(e);
+            j += 1;
+        }
+        self.ooo_count += (b - a) - already;
+        if i == j {
+            self.runs.insert(i, (lo, hi));
+        } else {
+            self.runs[i] = (lo, hi);
+            self.runs.drain(i + 1..j);
+        }
+    }
+
+    /// Hold segment `seg` (above rcv_nxt, not held): the top run grows by it (the common
+    /// case after a loss), or it starts a run above the others, or it joins the runs
+    /// around it (a retransmission filling a hole: found by bisection; the runs move by
+    /// one place, towards the nearer end of the ring, only when it starts a run or merges two).
+    #[inline]
+    fn hold_one(&mut self, seg: u64) {
+        self.ooo_count += 1;
+        match self.runs.back_mut() {
+            Some(top) if seg == top.1 => {
+                top.1 += 1;
+                return;
+            }
+            Some(top) if seg < top.0 => {}
+            _ => {
+                self.runs.push_back((seg, seg + 1));
+                return;
+            }
+        }
+        let i = self.run_at(seg); // the first run above seg (seg is below the top one)
+        let joins_below = i > 0 && self.runs[i - 1].1 == seg;
+        let joins_above = self.runs[i].0 == seg + 1;
+        match (joins_below, joins_above) {
+            (true, true) => {
+                self.runs[i - 1].1 = self.runs[i].1;
+                self.runs.remove(i);
+            }
+            (true, false) => self.runs[i - 1].1 = seg + 1,
+            (false, true) => self.runs[i].0 = seg,
+            (false, false) => self.runs.insert(i, (seg, seg + 1)),
+        }
+    }
+
+    /// The index of the first run that ends above `seg` (the run holding it, if any).
+    #[inline]
+    fn run_at(&self, seg: u64) -> usize {
+        self.runs.partition_point(|&(_, e)| e <= seg)
+    }
+
+    /// Segment rcv_nxt is held: deliver it and the run of buffered segments just above it,
+    /// if any (runs are maximal, so at most one starts there).
     #[inline]
     fn advance_in_order(&mut self) {
         self.rcv_nxt += 1;
-        while let Some(f) = self.ooo.pop_front() {
-            if f {
-                self.rcv_nxt += 1;
-                self.ooo_count -= 1;
-            } else {
-                break;
+        if let Some(&(s, e)) = self.runs.front() {
+            if s == self.rcv_nxt {
+                self.rcv_nxt = e;
+                self.ooo_count -= e - s;
+                self.runs.pop_front();
             }
         }
     }
@@ -272,7 +332,18 @@ impl Receiver {
     /// Whether segment `seg` is already held (delivered or buffered).
     #[inline]
     pub fn holds(&self, seg: u64) -> bool {
-        seg < self.rcv_nxt || (seg > self.rcv_nxt && self.ooo.get((seg - self.rcv_nxt - 1) as usize) == Some(&true))
+        seg < self.rcv_nxt || (seg > self.rcv_nxt && self.buffers(seg))
+    }
+
+    /// Whether segment `seg` (above rcv_nxt) is buffered: in the top run (the common case),
+    /// else in the run a bisection finds.
+    #[inline]
+    fn buffers(&self, seg: u64) -> bool {
+        match self.runs.back() {
+            None => false,
+            Some(&(s, e)) if seg >= s => seg < e,
+            Some(_) => self.runs[self.run_at(seg)].0 <= seg,
+        }
     }
 
     /// Number of out-of-order segments buffered.
@@ -343,19 +414,9 @@ impl Receiver {
             return RxAction::Delay(d);
         }
         // Out of order, above rcv_nxt: buffer and send an immediate duplicate ACK.
-        let i = (seg - self.rcv_nxt - 1) as usize;
-        if self.ooo.len() <= i {
-            // Mostly the next segment above the buffered ones (one push, no `resize`).
-            if self.ooo.len() < i {
-                self.ooo.resize(i, false);
-            }
-            self.ooo.push_back(true);
-        } else {
-            self.ooo[i] = true;
-        }
-        self.ooo_count += 1;
+        self.hold_one(seg);
         if self.cfg.sack {
-            self.note_sack(seg, seg);
+            self.note_sack(seg);
         }
         self.make_ack()
     }
@@ -435,66 +496,31 @@ impl Receiver {
         RxAction::Ack
     }
 
-    /// The contiguous held block containing out-of-order segment `seg`, every segment of
-    /// [from, seg] being held. A reported block that starts above rcv_nxt is held whole (a
-    /// segment stays held until it is delivered), and so is the run just above rcv_nxt as
-    /// far as the last walk found it (`low_run`): the walks jump over those that meet each
-    /// end and cost only the segments none covers (issue 34: a decoded LT-TCP block above a
-    /// block of 10^6 segments walked all of it on every decode; retransmissions filling the
-    /// holes above a lost one, one by one, walked the growing run below them, which newer
-    /// blocks had pushed out of the report).
-    fn block_of(&mut self, seg: u64, from: u64) -> (u64, u64) {
-        let first = self.rcv_nxt + 1;
-        let low = if self.low_run.0 == self.rcv_nxt { self.low_run.1.max(first) } else { first };
-        let reported = self.recent[..self.nrecent].iter().filter(|&&(s, _)| s > self.rcv_nxt);
-        let mut lo = from;
-        if let Some(s) = reported.clone().filter(|&&(s, e)| s < lo && e >= lo).map(|&(s, _)| s).min() {
-            lo = s;
-        }
-        while lo > first {
-            if lo <= low {
-                lo = first; // [first, low) is held
-            } else if self.ooo[(lo - 1 - first) as usize] {
-                lo -= 1;
-            } else {
-                break;
-            }
-        }
-        let mut hi = (seg + 1).max(low);
-        if let Some(e) = reported.filter(|&&(s, e)| s <= hi && e > hi).map(|&(_, e)| e).max() {
-            hi = e;
-        }
-        let top = first + self.ooo.len() as u64;
-        while hi < top && self.ooo[(hi - first) as usize] {
-            hi += 1;
-        }
-        if lo == first {
-            self.low_run = (self.rcv_nxt, hi);
-        }
-        (lo, hi)
+    /// The held block containing out-of-order segment `seg` (held): its run.
+    #[inline]
+    fn block_of(&self, seg: u64) -> (u64, u64) {
+        self.runs[self.run_at(seg)]
     }
 
     /// RFC 2018 §4: the first block reports the block holding the most recent segment;
-    /// the others repeat the most recently reported blocks, dropping any it covers. Every
-    /// segment of [from, seg] is held.
-    fn note_sack(&mut self, seg: u64, from: u64) {
+    /// the others repeat the most recently reported blocks, dropping any it covers. Segment
+    /// `seg` is held, above rcv_nxt.
+    fn note_sack(&mut self, seg: u64) {
         // The common case after a loss: `seg` is the newest buffered segment and extends the
-        // most recently reported block, which starts after a hole and which no other
-        // reported block touches: the block grows by one, the others stay (what the general
-        // rule below gives, without its walks).
+        // most recently reported block, the top run, which no other reported block touches:
+        // the block grows by one, the others stay (what the general rule below gives).
         if self.nrecent > 0 {
             let (s0, e0) = self.recent[0];
             if e0 == seg
                 && s0 > self.rcv_nxt
-                && seg - self.rcv_nxt == self.ooo.len() as u64
-                && (s0 == self.rcv_nxt + 1 || !self.ooo[(s0 - self.rcv_nxt - 2) as usize])
+                && self.runs.back() == Some(&(s0, seg + 1))
                 && self.recent[1..self.nrecent].iter().all(|&(s, e)| e <= s0 || s > seg)
             {
                 self.recent[0].1 = seg + 1;
                 return;
             }
         }
-        let b = self.block_of(seg, from);
+        let b = self.block_of(seg);
         let mut out = [(0u64, 0u64); MAX_SACK_BLOCKS];
         out[0] = b;
         let mut n = 1;
@@ -526,229 +552,5 @@ impl Receiver {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn rx(delayed: bool, sack: bool) -> Receiver {
-        Receiver::new(ReceiverConfig { delayed_ack: delayed, ack_every: 2, ack_timeout: 100, sack, ack_on_idle: false })
-    }
-
-    /// The ACK that action `a` of receiver `r` asks to send.
-    fn ack_of(r: &Receiver, a: RxAction) -> AckPkt {
-        match a {
-            RxAction::Ack => *r.last_ack(),
-            RxAction::Delay(_) => panic!("expected an ACK, got {a:?}"),
-        }
-    }
-
-    /// Segment `seg` arrives at `now`: the ACK it must cause at once.
-    fn seg_ack(r: &mut Receiver, seg: u64, now: Nanos) -> AckPkt {
-        let a = r.on_segment(seg, now);
-        ack_of(r, a)
-    }
-
-    #[test]
-    fn delayed_acks_every_second_segment_or_timer() {
-        let mut r = rx(true, false);
-        assert_eq!(r.on_segment(0, 10), RxAction::Delay(110));
-        assert_eq!(seg_ack(&mut r, 1, 20).ack, 2);
-        assert_eq!(r.on_segment(2, 30), RxAction::Delay(130));
-        assert!(r.on_delack_timer(130));
-        assert_eq!(r.last_ack().ack, 3);
-        assert!(!r.on_delack_timer(230));
-    }
-
-    #[test]
-    fn out_of_order_gap_fill_and_duplicates() {
-        let mut r = rx(true, true);
-        r.on_segment(0, 0);
-        // 1 lost; 2, 3, 5 arrive: immediate duplicate ACKs with SACK blocks.
-        let a = seg_ack(&mut r, 2, 1);
-        assert_eq!((a.ack, a.nsack, a.sack[0]), (1, 1, (2, 3)));
-        let a = seg_ack(&mut r, 3, 2);
-        assert_eq!((a.ack, a.nsack, a.sack[0]), (1, 1, (2, 4)));
-        let a = seg_ack(&mut r, 5, 3);
-        assert_eq!((a.ack, a.nsack), (1, 2));
-        assert_eq!(&a.sack[..2], &[(5, 6), (2, 4)]);
-        assert_eq!(r.buffered(), 3);
-        // 1 fills the first gap: immediate ACK up to 4, block (5,6) remains.
-        let a = seg_ack(&mut r, 1, 4);
-        assert_eq!((a.ack, a.nsack, a.sack[0]), (4, 1, (5, 6)));
-        assert!(r.holds(5) && !r.holds(4) && r.holds(0));
-        // A duplicate is counted and acknowledged at once.
-        let a = seg_ack(&mut r, 2, 5);
-        assert_eq!(a.ack, 4);
-        assert_eq!(r.duplicates, 1);
-        let a = seg_ack(&mut r, 4, 6);
-        assert_eq!((a.ack, a.nsack), (6, 0));
-        assert_eq!(r.buffered(), 0);
-    }
-
-    /// RFC 7323 §4.3: a delayed ACK echoes the earlier of its two segments; an
-    /// out-of-order segment does not replace TS.Recent; the retransmission that fills the
-    /// hole does.
-    #[test]
-    fn timestamp_echo() {
-        let mut r = rx(true, false);
-        let seg = |r: &mut Receiver, s: u64, ts: u64| {
-            r.note_tsval(s, ts);
-            r.on_segment(s, ts + 5)
-        };
-        let seg_ack = |r: &mut Receiver, s: u64, ts: u64| {
-            let a = seg(r, s, ts);
-            ack_of(r, a)
-        };
-        assert_eq!(seg(&mut r, 0, 100), RxAction::Delay(205));
-        assert_eq!(seg_ack(&mut r, 1, 110).tsecr, 100);
-        assert_eq!(seg_ack(&mut r, 3, 130).tsecr, 100); // 2 lost: duplicate ACK
-        let a = seg_ack(&mut r, 2, 500); // retransmission of 2 fills the hole
-        assert_eq!((a.ack, a.tsecr), (4, 500));
-    }
-
-    #[test]
-    fn no_delay_acks_every_segment() {
-        let mut r = rx(false, false);
-        for s in 0..5 {
-            assert_eq!(seg_ack(&mut r, s, s).ack, s + 1);
-        }
-    }
-
-    /// `ack_on_idle` (Srinivasan et al. §3.1): the timer restarts at every arrival, immediate
-    /// ACKs included, and every `ack_timeout` of silence produces the current ACK again.
-    #[test]
-    fn idle_acks_repeat_while_nothing_arrives() {
-        let mut r = Receiver::new(ReceiverConfig { delayed_ack: true, ack_every: 2, ack_timeout: 100, sack: false, ack_on_idle: true });
-        assert_eq!(r.on_segment(0, 10), RxAction::Delay(110));
-        assert_eq!(r.delack_deadline, Some(110));
-        // Segment 1 lost, 2 arrives: an immediate duplicate ACK, and the timer restarts.
-        assert_eq!(seg_ack(&mut r, 2, 50).ack, 1);
-        assert_eq!(r.delack_deadline, Some(150));
-        // Silence: the ACK for 1 every 100 ns.
-        assert!(r.on_delack_timer(150));
-        assert_eq!(r.last_ack().ack, 1);
-        assert_eq!(r.delack_deadline, Some(250));
-        assert!(r.on_delack_timer(250));
-        assert_eq!(r.last_ack().ack, 1);
-        assert_eq!(r.acks_sent, 3);
-        // An arrival restarts it again.
-        assert_eq!(seg_ack(&mut r, 1, 260).ack, 3);
-        assert_eq!(r.delack_deadline, Some(360));
-    }
-
-    /// A receiver as RFC 2018 §4 words it: a set of held segments, each SACK's first block
-    /// the maximal run of held segments around the newest, walked segment by segment, then
-    /// the earlier blocks it does not cover; blocks trimmed at the cumulative ACK.
-    struct Naive {
-        rcv_nxt: u64,
-        held: std::collections::BTreeSet<u64>,
-        recent: Vec<(u64, u64)>,
-    }
-
-    impl Naive {
-        fn deliver(&mut self) {
-            while self.held.remove(&self.rcv_nxt) {
-                self.rcv_nxt += 1;
-            }
-            let r = self.rcv_nxt;
-            self.recent = self.recent.iter().filter(|&&(_, e)| e > r).map(|&(s, e)| (s.max(r), e)).collect();
-        }
-        fn note(&mut self, seg: u64) {
-            let (mut lo, mut hi) = (seg, seg + 1);
-            while lo - 1 > self.rcv_nxt && self.held.contains(&(lo - 1)) {
-                lo -= 1;
-            }
-            while self.held.contains(&hi) {
-                hi += 1;
-            }
-            let mut out = vec![(lo, hi)];
-            out.extend(self.recent.iter().filter(|&&(s, e)| e <= lo || s >= hi).copied());
-            out.truncate(MAX_SACK_BLOCKS);
-            self.recent = out;
-        }
-        fn segment(&mut self, seg: u64) {
-            if seg < self.rcv_nxt || self.held.contains(&seg) {
-                return;
-            }
-            self.held.insert(seg);
-            if seg == self.rcv_nxt {
-                self.deliver();
-            } else {
-                self.note(seg);
-            }
-        }
-        fn hold_range(&mut self, start: u64, end: u64) {
-            self.held.extend(start.max(self.rcv_nxt)..end);
-            if start <= self.rcv_nxt && self.rcv_nxt < end {
-                self.deliver();
-            } else if end > self.rcv_nxt + 1 {
-                self.note(end - 1);
-            }
-        }
-    }
-
-    /// Random arrivals (mostly just above the buffered ones, as after a loss; holes filled;
-    /// anywhere in the window; duplicates) and held ranges (LT-TCP's decoded blocks), in
-    /// windows of up to 3000 segments: the receiver's cumulative ACK, buffer and SACK blocks
-    /// equal the naive receiver's after each (the walks that jump over reported blocks find
-    /// the same blocks as a walk over every segment).
-    #[test]
-    fn sack_blocks_equal_a_naive_receivers() {
-        use crate::rng::{stream, RngExt};
-        for seed in 0..12u64 {
-            let mut g = stream(seed, 8);
-            let mut r = rx(false, true);
-            let mut n = Naive { rcv_nxt: 0, held: Default::default(), recent: Vec::new() };
-            let window = [40u64, 300, 3000][seed as usize % 3];
-            for step in 0..6000 {
-                let top = r.rcv_nxt + 1 + r.ooo.len() as u64;
-                match g.random_range(0..10) {
-                    0..=4 => {
-                        let seg = (top + g.random_range(0..3u64)).min(r.rcv_nxt + window);
-                        r.on_segment(seg, step);
-                        n.segment(seg);
-                    }
-                    5 => {
-                        let seg = n.held.range(r.rcv_nxt..).find(|&&x| !n.held.contains(&(x - 1)) && x - 1 >= r.rcv_nxt).map_or(r.rcv_nxt, |&x| x - 1);
-                        r.on_segment(seg, step);
-                        n.segment(seg);
-                    }
-                    6 | 7 => {
-                        let seg = r.rcv_nxt.saturating_sub(2) + g.random_range(0..window);
-                        r.on_segment(seg, step);
-                        n.segment(seg);
-                    }
-                    _ => {
-                        let start = r.rcv_nxt.saturating_sub(3) + g.random_range(0..window);
-                        let end = start + g.random_range(1..window / 4 + 2);
-                        r.hold_range(start, end);
-                        n.hold_range(start, end);
-                    }
-                }
-                assert_eq!(r.rcv_nxt, n.rcv_nxt, "step {step} seed {seed}");
-                assert_eq!(r.buffered(), n.held.len() as u64, "step {step} seed {seed}");
-                assert_eq!(&r.recent[..r.nrecent], &n.recent[..], "step {step} seed {seed}");
-            }
-        }
-    }
-
-    /// A range held above a reported block of 10 000 segments joins it: one block from the
-    /// reported block's start (found by jumping over it) to the range's end.
-    #[test]
-    fn a_held_range_above_a_block_joins_it() {
-        let mut r = rx(false, true);
-        for s in 2..10_002 {
-            r.on_segment(s, s);
-        }
-        assert_eq!(&r.recent[..r.nrecent], &[(2, 10_002)]);
-        r.on_segment(10_010, 0);
-        r.hold_range(10_002, 10_008);
-        assert_eq!(&r.recent[..r.nrecent], &[(2, 10_008), (10_010, 10_011)]);
-        r.hold_range(10_008, 10_010);
-        assert_eq!(&r.recent[..r.nrecent], &[(2, 10_011)]);
-        assert_eq!(r.block_of(10_005, 10_003), (2, 10_011));
-        r.on_segment(0, 0);
-        assert_eq!(r.rcv_nxt, 1);
-        r.on_segment(1, 0);
-        assert_eq!((r.rcv_nxt, r.nrecent), (10_011, 0));
-    }
-}
+#[path = "receiver_tests.rs"]
+mod tests;

@@ -38,8 +38,11 @@ pub struct Scoreboard {
     /// One past the highest SACKed segment (RFC 6675's "highest SACKed"), or `base`.
     high_sacked: u64,
     /// The last blocks marked, each wholly SACKed (a segment never loses its mark while it
-    /// is on the board), so a block the receiver repeats costs only its new part.
-    marked: [(u64, u64); 4],
+    /// is on the board), so a block the receiver repeats costs only its new part: slots
+    /// 0-3 in turn, slot 4 the longest above the base (issue 34: a receiver holding many
+    /// short blocks above one of 10^6 segments reported the long one now and then, after the
+    /// short ones had taken every other slot, and each report marked it again).
+    marked: [(u64, u64); 5],
     next_marked: usize,
     /// SACKed segments in [base, to): (to, count), `to` ≥ base, kept by the marks and the
     /// advances, so that a count from the base (SetPipe's over [snd_una, HighRxt)) costs only
@@ -55,6 +58,20 @@ pub struct Scoreboard {
     /// the delivery rate (BBR) asks for the same pipe twice per ACK in recovery (its sample's
     /// in-flight count, then the send loop).
     pipe_memo: Cell<(u32, u64, u64, u64)>,
+    /// SACKed segments on the board that were retransmitted ([`Scoreboard::sacked_retransmitted`]),
+    /// counted from its first call on (None before: only a flow with ns-3's pipe asks), then
+    /// kept by the marks, the retransmissions and the advances (issue 34: a walk over the
+    /// window on every ACK hung a run whose window grew to 10^6 segments).
+    sacked_retx: Cell<Option<u64>>,
+    /// (from, reached): [`Scoreboard::next_retransmission`]'s last search for an unSACKed
+    /// segment started at `from` and found every segment of [from, reached) SACKed. A mark
+    /// stays while its segment is on the board, so the next search from a point in [from,
+    /// reached] starts at `reached` (issue 34: LT-TCP, waiting for a block's reactive FEC,
+    /// searched the same 10^6 SACKed segments above its HighRxt on every ACK).
+    scan_memo: Cell<(u64, u64)>,
+    /// Tests: segments the marking and NextSeg's search have walked (their cost).
+    #[cfg(test)]
+    walked: Cell<u64>,
 }
 
 impl Scoreboard {
@@ -162,9 +179,20 @@ impl Scoreboard {
         seg.checked_sub(self.base).and_then(|i| self.segs.get(i as usize))
     }
 
+    /// Segment `seg` is sent again at `now` (nothing if it is not on the board).
     #[inline]
-    pub fn get_mut(&mut self, seg: u64) -> Option<&mut SegState> {
-        seg.checked_sub(self.base).and_then(|i| self.segs.get_mut(i as usize))
+    pub fn note_retransmission(&mut self, seg: u64, now: Nanos) {
+        let Some(s) = seg.checked_sub(self.base).and_then(|i| self.segs.get_mut(i as usize)) else {
+            return;
+        };
+        let first = !s.retransmitted;
+        s.retransmitted = true;
+        s.sent_at = now;
+        if let Some(c) = self.sacked_retx.get() {
+            if first && self.sacked_bit(seg) {
+                self.sacked_retx.set(Some(c + 1));
+            }
+        }
     }
 
     /// Cumulative ACK up to `ack` (exclusive): forget those segments. Returns whether
@@ -189,6 +217,9 @@ impl Scoreboard {
                         self.bits[w] &= !m;
                         self.sacked -= 1;
                         was_sacked += 1;
+                        if s.retransmitted {
+                            self.sacked_retx.set(self.sacked_retx.get().map(|c| c - 1));
+                        }
                     }
                 }
                 retx |= s.retransmitted;
@@ -215,7 +246,14 @@ impl Scoreboard {
             return 0;
         }
         let (s, e) = self.unmarked_part(s0, e0);
-        let n = if s < e { self.set_marks(s, e) } else { 0 };
+        let n = if s >= e {
+            0
+        } else if e - s > 128 && self.marked.iter().any(|&(ms, me)| ms > s && me < e && ms < me) {
+            // (blocks inside a range of two words or less would save nothing)
+            self.set_marks_around(s, e)
+        } else {
+            self.set_marks(s, e)
+        };
         let raised = e0 > self.high_sacked;
         if n > 0 || raised {
             // the lost boundary and the pipe read the marks and the highest SACKed segment
@@ -248,36 +286,84 @@ impl Scoreboard {
     }
 
     /// Remember the marked block [s, e): in the slot of a remembered block it contains (the
-    /// receiver's block grown since), else in the oldest slot.
+    /// receiver's block grown since), else in the oldest of slots 0-3; and in slot 4 if it is
+    /// longer than that one's part above the base.
     #[inline]
     fn remember(&mut self, s: u64, e: u64) {
         match self.marked.iter().position(|&(ms, me)| ms >= s && me <= e) {
             Some(k) => self.marked[k] = (s, e),
             None => {
                 self.marked[self.next_marked] = (s, e);
-                self.next_marked = (self.next_marked + 1) % self.marked.len();
+                self.next_marked = (self.next_marked + 1) % 4;
             }
         }
+        let (ls, le) = self.marked[4];
+        if e - s > 64 && e - s > le.saturating_sub(ls.max(self.base)) {
+            self.marked[4] = (s, e);
+        }
+    }
+
+    /// [`Scoreboard::set_marks`] for [s, e) with remembered blocks inside it: only the pieces
+    /// between them are marked (issue 34: LT-TCP's decoded block joining two long runs of
+    /// SACKed segments made one block of them, and marking it walked the upper run again).
+    #[cold]
+    fn set_marks_around(&mut self, s: u64, e: u64) -> u64 {
+        let mut m = self.marked;
+        m.sort_unstable();
+        let (mut n, mut x) = (0, s);
+        for (ms, me) in m {
+            if me <= x || ms >= me {
+                continue;
+            }
+            if ms >= e {
+                break;
+            }
+            if ms > x {
+                n += self.set_marks(x, ms);
+            }
+            x = me;
+        }
+        if x < e {
+            n += self.set_marks(x, e);
+        }
+        n
     }
 
     /// Set every mark of [s, e), a word at a time (the range is within the board, so within
     /// one turn of the modulus; it may wrap once); returns how many were newly set.
+    #[inline(always)]
     fn set_marks(&mut self, s: u64, e: u64) -> u64 {
         let (to, mut below) = self.below.get();
         let mut n = 0;
         let mut x = s;
         while x < e {
             let (k, off, take, mask) = self.span(x, e);
-            let w = &mut self.bits[k];
-            let new = mask & !*w;
+            #[cfg(test)]
+            self.walked.set(self.walked.get() + take);
+            let new = mask & !self.bits[k];
+            self.bits[k] |= mask;
             n += new.count_ones() as u64;
+            if let Some(c) = self.sacked_retx.get() {
+                self.sacked_retx.set(Some(c + self.retransmitted_among(x, off, new)));
+            }
             if x < to {
                 below += (new & (low_bits((to - x).min(take)) << off)).count_ones() as u64;
             }
-            *w |= mask;
             x += take;
         }
         self.below.set((to, below));
+        n
+    }
+
+    /// How many of the segments whose bits are set in `bits`, a word of marks where segment
+    /// `x`'s bit is `off`, were retransmitted.
+    fn retransmitted_among(&self, x: u64, off: u64, mut bits: u64) -> u64 {
+        let mut n = 0;
+        while bits != 0 {
+            let b = bits.trailing_zeros() as u64;
+            n += self.segs[(x + b - off - self.base) as usize].retransmitted as u64;
+            bits &= bits - 1;
+        }
         n
     }
 
@@ -397,7 +483,18 @@ impl Scoreboard {
 
     /// SACKed segments that were retransmitted (ns-3 3.44's `TcpTxBuffer` keeps such a
     /// segment in its in-flight count until the cumulative ACK passes it).
+    /// Counted over the window on the first call, then kept up to date (`sacked_retx`).
     pub fn sacked_retransmitted(&self) -> u64 {
+        if let Some(c) = self.sacked_retx.get() {
+            return c;
+        }
+        let c = self.walk_sacked_retransmitted();
+        self.sacked_retx.set(Some(c));
+        c
+    }
+
+    /// [`Scoreboard::sacked_retransmitted`] by a walk over the window.
+    fn walk_sacked_retransmitted(&self) -> u64 {
         if self.sacked == 0 {
             return 0;
         }
@@ -452,9 +549,10 @@ impl Scoreboard {
         if from >= hs {
             return None;
         }
-        // The first unSACKed segment at or above `from`, jumping over blocks marked whole,
-        // else a word of marks at a time.
-        let mut seg = from;
+        // The first unSACKed segment at or above `from`: from where the last search found
+        // none, jumping over blocks marked whole, else a word of marks at a time.
+        let (mf, mr) = self.scan_memo.get();
+        let mut seg = if mf <= from && from <= mr { mr } else { from };
         let first_unsacked = loop {
             if seg >= hs {
                 break None;
@@ -464,12 +562,15 @@ impl Scoreboard {
                 continue;
             }
             let (k, off, take, mask) = self.span(seg, hs);
+            #[cfg(test)]
+            self.walked.set(self.walked.get() + take);
             let clear = !self.bits[k] & mask;
             if clear != 0 {
                 break Some(seg + (clear.trailing_zeros() as u64 - off));
             }
             seg += take;
         };
+        self.scan_memo.set((from, first_unsacked.unwrap_or(seg)));
         match first_unsacked {
             Some(s) if s < self.lost_below(dupthresh) => Some(s), // rule 1: the first lost one
             Some(s) if allow_rule3 => Some(s),
@@ -479,318 +580,5 @@ impl Scoreboard {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn board(n: u64) -> Scoreboard {
-        let mut b = Scoreboard::with_capacity(16);
-        for s in 0..n {
-            b.push(s, s);
-        }
-        b
-    }
-
-    #[test]
-    fn sack_islost_pipe_nextseg() {
-        // 10 segments out, 0 and 1 lost, 2..=5 SACKed.
-        let mut b = board(10);
-        assert_eq!(b.mark_sacked(2, 6), 4);
-        assert_eq!(b.mark_sacked(3, 5), 0);
-        assert_eq!(b.sacked_count(), 4);
-        assert_eq!(b.high_sacked(), 6);
-        assert!(b.is_lost(0, 3) && b.is_lost(1, 3));
-        assert!(!b.is_lost(2, 3)); // SACKed
-        assert!(!b.is_lost(6, 3)); // nothing SACKed above
-        // pipe: 0, 1 lost (0), 2..5 SACKed (0), 6..9 in flight (4).
-        assert_eq!(b.pipe(10, 0, 3), 4);
-        // After retransmitting 0 (HighRxt = 1): +1.
-        assert_eq!(b.pipe(10, 1, 3), 5);
-        assert_eq!(b.next_retransmission(0, 3, false), Some(0));
-        assert_eq!(b.next_retransmission(1, 3, false), Some(1));
-        assert_eq!(b.next_retransmission(2, 3, false), None);
-        b.advance(2);
-        assert_eq!((b.base(), b.sacked_count()), (2, 4));
-        b.advance(6);
-        assert_eq!((b.base(), b.sacked_count(), b.end()), (6, 0, 10));
-    }
-
-    /// `advance` reports the retransmissions and SACKed segments it forgets and the send time
-    /// of the highest acknowledged segment (Karn's sample, RFC 6298 §3), none when the ACK
-    /// goes beyond what was sent or forgets nothing.
-    #[test]
-    fn advance_reports_the_newest_send_time() {
-        let mut b = board(10); // segment s sent at time s
-        b.get_mut(3).unwrap().retransmitted = true;
-        b.mark_sacked(4, 5);
-        assert_eq!(b.advance(3), (false, 0, Some(2)));
-        assert_eq!(b.advance(3), (false, 0, None));
-        assert_eq!(b.advance(5), (true, 1, Some(4)));
-        assert_eq!(b.advance(12), (false, 0, None)); // 10 and 11 were never sent
-        assert_eq!((b.base(), b.end()), (12, 12));
-    }
-
-    /// `lost_below`'s remembered answer is the walk's after every change of the board:
-    /// random SACK blocks, cumulative ACKs, new segments and retransmissions marked through
-    /// `get_mut`,
-    /// each followed by queries at several DupThresh.
-    #[test]
-    fn remembered_lost_boundary_follows_the_board() {
-        use crate::rng::{stream, RngExt};
-        let mut g = stream(12, 3);
-        let mut b = board(30);
-        for _ in 0..3000 {
-            match g.random_range(0..4) {
-                0 => {
-                    let s = b.base() + g.random_range(0..30u64);
-                    b.mark_sacked(s, s + g.random_range(1..5u64));
-                }
-                1 => {
-                    let a = b.base() + g.random_range(0..3u64);
-                    b.advance(a);
-                }
-                2 => {
-                    let e = b.end();
-                    b.push(e, e);
-                }
-                _ => {
-                    // A retransmission's mark (no SACK mark changes).
-                    let s = b.base() + g.random_range(0..30u64);
-                    if let Some(st) = b.get_mut(s) {
-                        st.retransmitted = true;
-                    }
-                }
-            }
-            for t in [1u32, 3, 1, 2, 3] {
-                let want = if b.sacked_count() < t as u64 { b.base() } else { b.walk_lost_below(t) };
-                assert_eq!(b.lost_below(t), want, "dupthresh {t}");
-            }
-        }
-    }
-
-    /// The queries against their definitions (RFC 6675 §4), walked segment by segment, on
-    /// random scoreboards.
-    #[test]
-    fn fast_queries_match_the_definitions() {
-        use crate::rng::{stream, RngExt};
-        let mut g = stream(11, 3);
-        for _ in 0..2000 {
-            let n = g.random_range(1..40u64);
-            let mut b = board(n);
-            b.advance(g.random_range(0..3u64).min(n - 1));
-            let mut want = std::collections::BTreeSet::new();
-            for _ in 0..g.random_range(0..8) {
-                let s = g.random_range(0..n);
-                let e = s + g.random_range(1..6u64);
-                let fresh = (s.max(b.base())..e.min(b.end())).filter(|x| want.insert(*x)).count() as u64;
-                assert_eq!(b.mark_sacked(s, e), fresh, "newly SACKed in [{s}, {e})");
-            }
-            for s in b.base()..b.end() {
-                assert_eq!(b.is_sacked(s), want.contains(&s), "segment {s}");
-            }
-            assert_eq!(b.sacked_count(), want.len() as u64);
-            let t = g.random_range(1..5u32);
-            let sacked = |s: u64| b.is_sacked(s);
-            let above = |s: u64| ((s + 1)..b.end()).filter(|&x| sacked(x)).count() as u64;
-            let lost = |s: u64| !sacked(s) && above(s) >= t as u64;
-            for s in b.base()..b.end() {
-                assert_eq!(b.is_lost(s, t), lost(s), "is_lost({s}) t {t}");
-                assert_eq!(b.sacked_above(s), above(s));
-            }
-            let hr = g.random_range(0..n + 2);
-            let pipe: u64 = (b.base()..b.end()).filter(|&s| !sacked(s)).map(|s| (!lost(s)) as u64 + (s < hr) as u64).sum();
-            assert_eq!(b.pipe(b.end(), hr, t), pipe, "pipe hr {hr} t {t}");
-            let from = hr.max(b.base());
-            let hs = b.high_sacked();
-            let r1 = (from..hs).find(|&s| !sacked(s) && lost(s));
-            // NextSeg rule 1 as the code defines it: the first unSACKed segment, if it is lost.
-            let first = (from..hs).find(|&s| !sacked(s));
-            assert_eq!(b.next_retransmission(hr, t, false), first.filter(|&s| lost(s)));
-            assert!(r1.is_none() || first.is_some());
-            assert_eq!(b.next_retransmission(hr, t, true), first);
-        }
-    }
-
-    /// The marks' bit set against a set of SACKed segments while the board slides and grows
-    /// past its initial size (and its modulus wraps): counts over random ranges.
-    #[test]
-    fn marks_follow_a_sliding_growing_board() {
-        use crate::rng::{stream, RngExt};
-        let mut g = stream(13, 3);
-        let mut b = Scoreboard::default();
-        let mut want = std::collections::BTreeSet::new();
-        for step in 0..20_000u64 {
-            let window = if step < 10_000 { 40 } else { 300 }; // then grows to ~300
-            match g.random_range(0..6) {
-                0 | 1 if b.end() - b.base() < window => {
-                    let e = b.end();
-                    b.push(e, e);
-                }
-                2 if b.end() > b.base() => {
-                    let s = b.base() + g.random_range(0..b.end() - b.base());
-                    let e = s + g.random_range(1..10u64);
-                    let fresh = (s..e.min(b.end())).filter(|x| want.insert(*x)).count() as u64;
-                    assert_eq!(b.mark_sacked(s, e), fresh);
-                }
-                3 => {
-                    let a = b.base() + g.random_range(0..4u64).min(b.end() - b.base());
-                    let gone = want.range(..a).count() as u64;
-                    assert_eq!(b.advance(a).1, gone);
-                    want.retain(|&x| x >= a);
-                }
-                _ => {
-                    let (lo, hi) = (b.base().saturating_sub(3), b.end() + 3);
-                    let (x, y) = (g.random_range(lo..=hi), g.random_range(lo..=hi));
-                    let (x, y) = (x.min(y), x.max(y));
-                    let n = want.range(x..y).count() as u64;
-                    assert_eq!(b.sacked_between(x, y), n, "[{x}, {y}) on [{}, {})", b.base(), b.end());
-                    assert_eq!(b.is_sacked(x), want.contains(&x));
-                    assert_eq!(b.is_unsacked(x), x >= b.base() && x < b.end() && !want.contains(&x));
-                }
-            }
-            assert_eq!(b.sacked_count(), want.len() as u64);
-        }
-        assert!(b.bits.len() * 64 >= 300, "the board grew past its first modulus");
-    }
-
-    /// The scoreboard of RFC 6675 §2 as a plain set of SACKed segments, each query walked
-    /// segment by segment: the reference the incremental marking is checked against.
-    struct Naive {
-        base: u64,
-        end: u64,
-        sacked: std::collections::BTreeSet<u64>,
-        high_sacked: u64,
-    }
-
-    impl Naive {
-        fn mark(&mut self, s: u64, e: u64) -> u64 {
-            let (s, e) = (s.max(self.base), e.min(self.end));
-            if s < e {
-                self.high_sacked = self.high_sacked.max(e);
-            }
-            (s..e).filter(|&x| self.sacked.insert(x)).count() as u64
-        }
-        fn advance(&mut self, ack: u64) -> u64 {
-            let gone = self.sacked.range(..ack).count() as u64;
-            self.sacked.retain(|&x| x >= ack);
-            self.base = self.base.max(ack);
-            self.end = self.end.max(self.base);
-            gone
-        }
-        fn lost_below(&self, t: u32) -> u64 {
-            self.sacked.iter().rev().nth(t as usize - 1).copied().unwrap_or(self.base)
-        }
-        fn first_unsacked(&self, from: u64) -> Option<u64> {
-            (from.max(self.base)..self.high_sacked.max(self.base)).find(|x| !self.sacked.contains(x))
-        }
-    }
-
-    /// Random SACK sequences as a receiver sends them (RFC 2018 §4: up to 3 blocks per ACK,
-    /// the newest first, each repeated and grown on later ACKs, blocks merging as holes
-    /// fill), with arbitrary blocks, cumulative ACKs and new segments between them: every
-    /// mark, count and query of the incremental board equals the naive one's.
-    #[test]
-    fn incremental_marks_equal_naive_marking() {
-        use crate::rng::{stream, RngExt};
-        for seed in 0..12u64 {
-            let mut g = stream(seed, 7);
-            let mut b = Scoreboard::with_capacity(16);
-            let mut n = Naive { base: 0, end: 0, sacked: Default::default(), high_sacked: 0 };
-            // The receiver's blocks, most recent first.
-            let mut blocks: Vec<(u64, u64)> = Vec::new();
-            let window = [40u64, 300, 3000][seed as usize % 3];
-            for _ in 0..4000 {
-                match g.random_range(0..10) {
-                    0..=2 => {
-                        for _ in 0..g.random_range(1..20) {
-                            if b.end() - b.base() < window {
-                                let e = b.end();
-                                b.push(e, e);
-                                n.end = e + 1;
-                            }
-                        }
-                    }
-                    3..=6 if b.end() > b.base() => {
-                        // An ACK: the newest block grown (or a new one above a hole), the
-                        // others repeated.
-                        let top = blocks.iter().map(|&(_, e)| e).max().unwrap_or(b.base() + 1);
-                        if blocks.is_empty() || g.random_range(0..6) == 0 {
-                            let s = top + g.random_range(0..5u64);
-                            blocks.insert(0, (s, s + 1));
-                        } else {
-                            let k = g.random_range(0..blocks.len());
-                            let (s, e) = blocks.remove(k);
-                            let e = e + g.random_range(1..(window / 8).max(2));
-                            // It swallows the blocks it reaches.
-                            blocks.retain(|&(bs, be)| be < s || bs > e);
-                            blocks.insert(0, (s, e));
-                        }
-                        blocks.truncate(MAX_SACK);
-                        for &(s, e) in &blocks {
-                            assert_eq!(b.mark_sacked(s, e), n.mark(s, e), "block [{s}, {e}) seed {seed}");
-                        }
-                    }
-                    7 if b.end() > b.base() => {
-                        let s = b.base() + g.random_range(0..b.end() - b.base());
-                        let e = s + g.random_range(1..window / 4 + 2);
-                        assert_eq!(b.mark_sacked(s, e), n.mark(s, e), "block [{s}, {e}) seed {seed}");
-                    }
-                    8 => {
-                        let a = b.base() + g.random_range(0..=(b.end() - b.base()).min(window / 10 + 2));
-                        assert_eq!(b.advance(a).1, n.advance(a));
-                        blocks.retain(|&(_, e)| e > a);
-                    }
-                    _ => {}
-                }
-                assert_eq!(b.sacked_count(), n.sacked.len() as u64, "seed {seed}");
-                assert_eq!(b.high_sacked(), n.high_sacked.max(n.base));
-                for s in b.base()..b.end() {
-                    assert_eq!(b.is_sacked(s), n.sacked.contains(&s), "segment {s} seed {seed}");
-                }
-                // Counts from the base (SetPipe's), their end moving up and down.
-                for _ in 0..3 {
-                    let y = b.base() + g.random_range(0..=(b.end() - b.base()) + 2);
-                    assert_eq!(b.sacked_between(b.base(), y), n.sacked.range(..y).count() as u64, "[base, {y}) seed {seed}");
-                }
-                for t in [1u32, 2, 3, 5] {
-                    assert_eq!(b.lost_below(t), n.lost_below(t), "dupthresh {t} seed {seed}");
-                    let hr = b.base() + g.random_range(0..=(b.end() - b.base()));
-                    let first = n.first_unsacked(hr);
-                    assert_eq!(b.next_retransmission(hr, t, true), first, "from {hr} seed {seed}");
-                    assert_eq!(b.next_retransmission(hr, t, false), first.filter(|&s| s < n.lost_below(t)));
-                }
-            }
-        }
-    }
-
-    /// SACK blocks per ACK in the test above (RFC 2018 §3 with timestamps).
-    const MAX_SACK: usize = 3;
-
-    /// A block repeated and grown by one segment is marked only where it grew; a block that
-    /// remembered blocks cover at both ends only in between; one they cover whole not at all.
-    #[test]
-    fn only_the_unmarked_part_of_a_block_is_marked() {
-        let mut b = board(100_000);
-        assert_eq!(b.mark_sacked(10, 90_000), 89_990);
-        assert_eq!(b.unmarked_part(10, 90_001), (90_000, 90_001));
-        assert_eq!(b.mark_sacked(10, 90_001), 1);
-        assert_eq!(b.unmarked_part(10, 90_001), (90_001, 90_001));
-        assert_eq!(b.mark_sacked(10, 90_001), 0);
-        assert_eq!(b.mark_sacked(95_000, 96_000), 1000);
-        assert_eq!(b.unmarked_part(10, 95_500), (90_001, 95_000));
-        assert_eq!(b.mark_sacked(5, 96_500), 5 + 4999 + 500);
-        // The grown block took the slot of the one it contains; the other stays remembered.
-        assert!(b.marked.contains(&(5, 96_500)) && b.marked.contains(&(95_000, 96_000)));
-        assert!(!b.marked.contains(&(10, 90_001)));
-        let (s, e) = b.unmarked_part(20, 96_000);
-        assert!(s >= e, "[{s}, {e})");
-        assert_eq!(b.sacked_count(), 96_495);
-    }
-
-    #[test]
-    fn rule3_when_nothing_is_lost() {
-        let mut b = board(6);
-        b.mark_sacked(1, 2); // one SACKed segment: 0 is not yet lost
-        assert_eq!(b.next_retransmission(0, 3, false), None);
-        assert_eq!(b.next_retransmission(0, 3, true), Some(0));
-    }
-}
+#[path = "scoreboard_tests.rs"]
+mod tests;

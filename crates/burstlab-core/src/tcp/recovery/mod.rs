@@ -5,6 +5,7 @@ use super::{CaState, Tcb};
 
 pub mod lt;
 pub mod lt_deficit;
+pub mod lt_rx;
 pub mod newreno;
 pub mod prr;
 pub mod reno;

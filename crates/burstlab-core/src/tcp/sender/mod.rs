@@ -668,10 +668,7 @@ impl Sender {
         let (mut flags, len) = if FULL && self.lt { self.lt_slot(seg) } else { (0, self.seg_len(seg)) };
         if retx {
             self.counters.retransmissions += 1;
-            if let Some(s) = self.board.get_mut(seg) {
-                s.retransmitted = true;
-                s.sent_at = now;
-            }
+            self.board.note_retransmission(seg, now);
             if let Some(r) = self.rack.as_mut().filter(|_| FULL && self.cfg.rack_lost_retransmissions && matches!(self.tcb.state, CaState::Recovery | CaState::Loss)) {
                 r.push_out(seg, now);
             }
