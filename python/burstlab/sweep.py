@@ -9,7 +9,7 @@ alone.
 Backends:
 
 - ``workers=1``: in this process, one task after another (no pool; easiest to debug).
-- ``workers=N>1`` (default: all cores, ``os.cpu_count()``): a
+- ``workers=N>1`` (default: the cores this process may use, :func:`default_workers`): a
   :class:`concurrent.futures.ProcessPoolExecutor` with the ``forkserver`` start method
   (a clean process per worker: forking a process that holds a database connection and a
   progress thread is unsafe). The workers and the forkserver die with the process that
@@ -57,8 +57,14 @@ def task_seed(study_seed: int, *parts: object) -> int:
 
 
 def default_workers() -> int:
-    """All local cores (``os.cpu_count()``; at least 1)."""
-    return max(1, os.cpu_count() or 1)
+    """The local cores this process may run on (its CPU affinity, which a container, a
+    batch scheduler or ``taskset`` may limit to fewer than ``os.cpu_count()``; all cores
+    where affinity is not known; at least 1). The one default for every local pool
+    (``burstlab study``, ``burstlab sim --seeds``)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):  # not Linux
+        return max(1, os.cpu_count() or 1)
 
 
 class _PlainProgress:
@@ -236,6 +242,14 @@ def _help_while_starting(fn: Callable[[T], R], it: Iterator[T], advance: Callabl
     thread starts (and joins) a process that does nothing, which returns when the forkserver
     is ready (or failed: the pool then fails on its first submit, with the reason). Returns
     then, or when ``it`` is empty (a short sweep does not wait for the forkserver at all)."""
+    from multiprocessing import forkserver
+
+    # Started from this thread, not from the one below: the forkserver dies with the thread
+    # that started it (PR_SET_PDEATHSIG names a thread, :mod:`burstlab._lifetime`), and that
+    # one ends as soon as the server can fork — which killed it, so that the pool's first
+    # submit started a second one (its imports paid twice) or, if the kill came between the
+    # check and the fork, failed with "unexpected EOF".
+    forkserver.ensure_running()
     up = threading.Event()
 
     def start() -> None:
