@@ -6,6 +6,7 @@ study's definitions without the study importing them back (no import cycle)."""
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -17,7 +18,6 @@ from burstlab.experiments.hybrid import (
     RUN_SCHEMA,
     Env,
     StudyResult,
-    _Runner,
     cell_stats,
     cells,
     items,
@@ -25,6 +25,7 @@ from burstlab.experiments.hybrid import (
     plan,
     plan_fits,
     run_fit,
+    run_task,
 )
 from burstlab.experiments.hybrid_claims import verdicts
 from burstlab.experiments.hybrid_report import gap_rows, write_outputs
@@ -68,7 +69,7 @@ def run_study(
     def outputs(out: Path, store: ResultStore, runs: list[dict[str, Any]]) -> Any:
         return write_outputs(rounds.cfg, out, store, runs, fits_rows, [*notes, *skipped_cells], formats, progress=progress)
 
-    res = run_keyed_study("hybrid", tasks, _Runner(cfg.seed), RUN_SCHEMA, out, outputs, workers=workers, cluster=cluster, progress=progress, log=log,
+    res = run_keyed_study("hybrid", tasks, functools.partial(run_task, study_seed=cfg.seed), RUN_SCHEMA, out, outputs, workers=workers, cluster=cluster, progress=progress, log=log,
                           rounds=rounds)  # type: ignore[arg-type]  # fmt: skip
     return StudyResult(**{**vars(res), "elapsed_s": time.perf_counter() - t0}, fits=fits_rows)
 
