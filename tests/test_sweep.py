@@ -156,3 +156,22 @@ def test_one_forkserver_while_helping(tmp_path: Path) -> None:
     r = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr
     assert r.stdout.split() == ["300", "1", "True"]
+
+
+def test_figures_drawn_on_workers_are_the_same_files(tmp_path: Path) -> None:
+    """A study's figures drawn on its local pool (figure_workers) are byte for byte the
+    files drawn in the study's process, returned under their keys in the jobs' order."""
+    from _sweep_tasks import line_figure
+
+    from burstlab.experiments.common import draw_figures, figure_workers
+
+    jobs = [(f"key{k}", f"fig{k}", line_figure, (5 + k, f"figure {k}")) for k in range(4)]
+    with figure_workers(1):
+        here = draw_figures(jobs, tmp_path / "one", ("png",))
+    with figure_workers(2):
+        pooled = draw_figures(jobs, tmp_path / "two", ("png",))
+    assert list(here) == list(pooled) == [f"key{k}" for k in range(4)]
+    for key in here:
+        assert here[key].name == pooled[key].name
+        assert here[key].read_bytes() == pooled[key].read_bytes()
+    assert len({p.read_bytes() for p in here.values()}) == 4

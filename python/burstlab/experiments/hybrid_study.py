@@ -59,7 +59,7 @@ def run_study(
         have = fstore.keys()
         todo = [t for t in fit_tasks if t.key not in have]
         say(f"{len(fit_tasks)} model fits: {len(fit_tasks) - len(todo)} already in the store, {len(todo)} to do")
-        for _task, row in run_tasks(run_fit, todo, workers=workers, cluster=cluster, progress=progress, description="hybrid fits"):
+        for _task, row in run_tasks(run_fit, todo, workers=workers, cluster=cluster, progress=progress, description="hybrid fits", help_while_starting=True):
             fstore.insert(row)
         fits_rows = fstore.rows_with_keys([t.key for t in fit_tasks], order_by="r.trace, r.model") if fit_tasks else []
     fits = {r["key"]: r for r in fits_rows}

@@ -101,10 +101,11 @@ def run_module(module: str, cfg: Any, out: str, *, workers: int | None = None, c
     the study runs, so that a study's settings stay light for ``burstlab study --help``.
     On a local pool, the pool's forkserver imports the study once and its workers fork with
     nothing left to import (each worker importing numpy, the simulator's wrappers and the
-    study was why two workers were slower than one on a ``--quick`` study); a study that
+    study was why two workers were slower than one on a ``--quick`` study), and matplotlib,
+    for the figures they draw (:func:`burstlab.experiments.common.draw_figures`); a study that
     sets its own preload before its pool starts (prr-mu) replaces this one."""
     if cluster is None and (workers or default_workers()) > 1:
-        set_forkserver_preload(module)
+        set_forkserver_preload(module, "burstlab.plot", "matplotlib.pyplot")  # the workers also draw the figures
     return importlib.import_module(module).run_study(cfg, out, workers=workers, cluster=cluster, **kw)
 
 
