@@ -31,6 +31,7 @@ from burstlab.experiments.hybrid_claims import verdicts
 from burstlab.experiments.hybrid_report import gap_rows, write_outputs
 from burstlab.experiments.hybrid_settings import StudyConfig
 from burstlab.store import ResultStore
+from burstlab.study.commit import commit_in_batches
 from burstlab.sweep import run_tasks
 
 
@@ -59,8 +60,9 @@ def run_study(
         have = fstore.keys()
         todo = [t for t in fit_tasks if t.key not in have]
         say(f"{len(fit_tasks)} model fits: {len(fit_tasks) - len(todo)} already in the store, {len(todo)} to do")
-        for _task, row in run_tasks(run_fit, todo, workers=workers, cluster=cluster, progress=progress, description="hybrid fits", help_while_starting=True):
-            fstore.insert(row)
+        # committed together at most every 0.25 s: a commit per fit (~15 ms each) was ~1.3 s of a --quick run's 90 fits
+        fitted = run_tasks(run_fit, todo, workers=workers, cluster=cluster, progress=progress, description="hybrid fits", help_while_starting=True)
+        commit_in_batches(((task, [row]) for task, row in fitted), fstore)
         fits_rows = fstore.rows_with_keys([t.key for t in fit_tasks], order_by="r.trace, r.model") if fit_tasks else []
     fits = {r["key"]: r for r in fits_rows}
     tasks, skipped_cells = plan(cfg, fits)
