@@ -34,7 +34,6 @@ from burstlab.study.settings import check_seeds, check_sensitivity  # noqa: F401
 from burstlab.study.verdict import COLUMNS, replicates_to_add
 from burstlab.sweep import run_tasks
 from burstlab.study.estimate import t_quantile
-from burstlab.sweep import progress as bar_for
 
 T = TypeVar("T")
 
