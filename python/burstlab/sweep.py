@@ -158,6 +158,7 @@ def run_tasks(
     description: str = "tasks",
     max_pending: int | None = None,
     help_while_starting: bool = False,
+    unit: str = "tasks",
 ) -> Iterator[tuple[T, R]]:
     """Run ``fn(task)`` for every task; yield ``(task, result)`` as each finishes.
 
@@ -166,14 +167,15 @@ def run_tasks(
     submitted ahead of completion (default: 4 per worker), so a huge task list does not
     sit in memory as pickled futures. ``help_while_starting`` (local pools): until the
     forkserver can fork the pool's workers (it may still be importing what its preload
-    names), this process runs tasks itself instead of waiting.
+    names), this process runs tasks itself instead of waiting. ``unit``: what the progress
+    counts ("tasks", "figures").
     """
     if workers is not None and workers < 1:
         raise ParameterError(f"invalid parameter workers = {workers}: expected at least 1")
     tasks = list(tasks)
     if not tasks:
         return
-    with _progress(len(tasks), description, progress) as bar:
+    with _progress(len(tasks), description, progress, unit) as bar:
         tid = bar.add_task(description, total=len(tasks)) if bar is not None else None
 
         def advance() -> None:

@@ -433,7 +433,7 @@ def draw_figures(jobs: Sequence[FigureJob], figdir: Path, formats: Sequence[str]
     depend on where a figure is drawn. Returns key → PNG path, in the order of ``jobs``."""
     tasks = [(name, fn, args, figdir, tuple(formats)) for _key, name, fn, args in jobs]
     drawn = {t[0]: path for t, path in run_tasks(_draw_job, tasks, workers=_FIGURE_WORKERS, progress=progress, description=description,
-                                                  help_while_starting=True)}  # fmt: skip
+                                                  help_while_starting=True, unit="figures")}  # fmt: skip
     return {key: drawn[name] for key, name, _fn, _args in jobs}
 
 
