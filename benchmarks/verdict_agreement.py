@@ -6,12 +6,18 @@ contradicted) in both runs, the share with the same verdict; an inconclusive cla
 either run is counted apart. Prints one line per study and the claims that disagree.
 
     python benchmarks/verdict_agreement.py [--studies error-models,tibet] [--seeds 0,1] [--out results/agreement] [--quick]
+    python benchmarks/verdict_agreement.py --studies hybrid --study-args="--no-sweep"   # the defaults only
+
+``--study-args`` passes options to every ``burstlab study`` run (e.g. ``--no-sweep``: the claims
+at the defaults are judged on the same cells, and the claims that need the sensitivity
+sweep are left out of both runs).
 """
 
 from __future__ import annotations
 
 import argparse
 import csv
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -30,6 +36,7 @@ def main() -> int:
     ap.add_argument("--out", default="results/agreement")
     ap.add_argument("--quick", action="store_true", help="preview runs (their verdicts are not evidence; for trying the script)")
     ap.add_argument("--workers", default=None)
+    ap.add_argument("--study-args", default="", help="more options for every 'burstlab study' run, e.g. --study-args=--no-sweep")
     a = ap.parse_args()
     s1, s2 = (int(x) for x in a.seeds.split(","))
     total = same = 0
@@ -40,6 +47,7 @@ def main() -> int:
             cmd = [sys.executable, "-c", "import sys; from burstlab.cli import main; sys.exit(main(sys.argv[1:]))", "study", study, "--seed", str(seed), "--out", str(out), "--no-progress"]
             cmd += ["--quick"] if a.quick else []
             cmd += ["--workers", a.workers] if a.workers else []
+            cmd += shlex.split(a.study_args)
             subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
             runs.append(verdicts(out))
         v1, v2 = runs

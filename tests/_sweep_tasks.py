@@ -22,3 +22,13 @@ def fail_on(task: int) -> int:
     if task == 3:
         raise ValueError("task 3 fails")
     return task * task
+
+
+def line_figure(n: int, title: str) -> object:
+    """A small matplotlib figure (for the figures drawn on a pool's workers)."""
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(3, 2))
+    ax.plot(range(n), [k * k for k in range(n)])
+    ax.set_title(title)
+    return fig

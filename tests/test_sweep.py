@@ -4,6 +4,7 @@ scheduler + worker on 127.0.0.1; seeds derived from task identity only."""
 from __future__ import annotations
 
 import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -100,3 +101,77 @@ def test_progress_bar_on_a_terminal_stderr(monkeypatch: pytest.MonkeyPatch, caps
     monkeypatch.setattr(sys, "stderr", fake)
     list(run_tasks(_square, range(3), workers=1, progress=True, description="squares"))
     assert capsys.readouterr().out == "" and "squares" in fake.getvalue() and "3/3" in fake.getvalue()
+
+
+def test_default_workers_is_the_cpu_affinity(monkeypatch: pytest.MonkeyPatch) -> None:
+    """One default for every local pool (burstlab study, burstlab sim --seeds): the cores
+    this process may run on, not every core of the machine (a container or taskset limits
+    them); all cores where affinity is unknown."""
+    from burstlab.cli import runs
+    from burstlab.sweep import default_workers
+
+    assert runs.default_workers is default_workers
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {3}, raising=False)
+    monkeypatch.setattr(os, "cpu_count", lambda: 64)
+    assert default_workers() == 1
+
+    def unknown(pid: int) -> set[int]:
+        raise OSError("no affinity here")
+
+    monkeypatch.setattr(os, "sched_getaffinity", unknown, raising=False)
+    assert default_workers() == 64
+
+
+_ONE_FORKSERVER = """
+import os, sys
+sys.path.insert(0, {tests!r})
+import multiprocessing.util as u
+launches = []
+spawn = u.spawnv_passfds
+def spy(path, args, passfds):
+    if any(b"forkserver import main" in (a if isinstance(a, bytes) else a.encode()) for a in args):
+        launches.append(1)
+    return spawn(path, args, passfds)
+u.spawnv_passfds = spy
+from burstlab.sweep import run_tasks, set_forkserver_preload, task_seed
+from _sweep_tasks import ge_stats
+if __name__ == "__main__":
+    from multiprocessing import forkserver
+    set_forkserver_preload("numpy")
+    tasks = [(f"link{{i}}", 0.2 + 0.002 * i, 0.1 * (i % 8), 200_000, task_seed(7, f"link{{i}}", "ge", 0)) for i in range(300)]
+    out = list(run_tasks(ge_stats, tasks, workers=2, progress=False, help_while_starting=True))
+    alive = os.waitpid(forkserver._forkserver._forkserver_pid, os.WNOHANG) == (0, 0)
+    print(len(out), len(launches), alive)
+"""
+
+
+def test_one_forkserver_while_helping(tmp_path: Path) -> None:
+    """The study's process runs tasks until the forkserver can fork; the forkserver must
+    outlive the thread that waited for it (it dies with the thread that started it:
+    PR_SET_PDEATHSIG). It was started from that thread, killed when it ended, and started
+    again by the pool: its imports paid twice, or "unexpected EOF" when the kill came
+    between the pool's check and its fork."""
+    script = tmp_path / "one_forkserver.py"
+    script.write_text(_ONE_FORKSERVER.format(tests=str(Path(__file__).parent)))
+    r = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split() == ["300", "1", "True"]
+
+
+def test_figures_drawn_on_workers_are_the_same_files(tmp_path: Path) -> None:
+    """A study's figures drawn on its local pool (figure_workers) are byte for byte the
+    files drawn in the study's process, returned under their keys in the jobs' order."""
+    from _sweep_tasks import line_figure
+
+    from burstlab.experiments.common import draw_figures, figure_workers
+
+    jobs = [(f"key{k}", f"fig{k}", line_figure, (5 + k, f"figure {k}")) for k in range(4)]
+    with figure_workers(1):
+        here = draw_figures(jobs, tmp_path / "one", ("png",))
+    with figure_workers(2):
+        pooled = draw_figures(jobs, tmp_path / "two", ("png",))
+    assert list(here) == list(pooled) == [f"key{k}" for k in range(4)]
+    for key in here:
+        assert here[key].name == pooled[key].name
+        assert here[key].read_bytes() == pooled[key].read_bytes()
+    assert len({p.read_bytes() for p in here.values()}) == 4

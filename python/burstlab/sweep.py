@@ -9,7 +9,7 @@ alone.
 Backends:
 
 - ``workers=1``: in this process, one task after another (no pool; easiest to debug).
-- ``workers=N>1`` (default: all cores, ``os.cpu_count()``): a
+- ``workers=N>1`` (default: the cores this process may use, :func:`default_workers`): a
   :class:`concurrent.futures.ProcessPoolExecutor` with the ``forkserver`` start method
   (a clean process per worker: forking a process that holds a database connection and a
   progress thread is unsafe). The workers and the forkserver die with the process that
@@ -57,8 +57,14 @@ def task_seed(study_seed: int, *parts: object) -> int:
 
 
 def default_workers() -> int:
-    """All local cores (``os.cpu_count()``; at least 1)."""
-    return max(1, os.cpu_count() or 1)
+    """The local cores this process may run on (its CPU affinity, which a container, a
+    batch scheduler or ``taskset`` may limit to fewer than ``os.cpu_count()``; all cores
+    where affinity is not known; at least 1). The one default for every local pool
+    (``burstlab study``, ``burstlab sim --seeds``)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):  # not Linux
+        return max(1, os.cpu_count() or 1)
 
 
 class _PlainProgress:
@@ -152,6 +158,7 @@ def run_tasks(
     description: str = "tasks",
     max_pending: int | None = None,
     help_while_starting: bool = False,
+    unit: str = "tasks",
 ) -> Iterator[tuple[T, R]]:
     """Run ``fn(task)`` for every task; yield ``(task, result)`` as each finishes.
 
@@ -160,14 +167,15 @@ def run_tasks(
     submitted ahead of completion (default: 4 per worker), so a huge task list does not
     sit in memory as pickled futures. ``help_while_starting`` (local pools): until the
     forkserver can fork the pool's workers (it may still be importing what its preload
-    names), this process runs tasks itself instead of waiting.
+    names), this process runs tasks itself instead of waiting. ``unit``: what the progress
+    counts ("tasks", "figures").
     """
     if workers is not None and workers < 1:
         raise ParameterError(f"invalid parameter workers = {workers}: expected at least 1")
     tasks = list(tasks)
     if not tasks:
         return
-    with _progress(len(tasks), description, progress) as bar:
+    with _progress(len(tasks), description, progress, unit) as bar:
         tid = bar.add_task(description, total=len(tasks)) if bar is not None else None
 
         def advance() -> None:
@@ -236,6 +244,14 @@ def _help_while_starting(fn: Callable[[T], R], it: Iterator[T], advance: Callabl
     thread starts (and joins) a process that does nothing, which returns when the forkserver
     is ready (or failed: the pool then fails on its first submit, with the reason). Returns
     then, or when ``it`` is empty (a short sweep does not wait for the forkserver at all)."""
+    from multiprocessing import forkserver
+
+    # Started from this thread, not from the one below: the forkserver dies with the thread
+    # that started it (PR_SET_PDEATHSIG names a thread, :mod:`burstlab._lifetime`), and that
+    # one ends as soon as the server can fork — which killed it, so that the pool's first
+    # submit started a second one (its imports paid twice) or, if the kill came between the
+    # check and the fork, failed with "unexpected EOF".
+    forkserver.ensure_running()
     up = threading.Event()
 
     def start() -> None:

@@ -5,7 +5,6 @@ seeds, plots, the figures table (mean ± 95 % confidence interval), JSON."""
 from __future__ import annotations
 
 import math
-import os
 import re
 import threading
 import time
@@ -16,6 +15,7 @@ from typing import Any
 import click
 
 from burstlab.cli.options import SEED_MAX
+from burstlab.sweep import default_workers  # noqa: F401  (re-exported: the one default, for burstlab sim --seeds)
 
 # ----------------------------------------------------------------------------- runs
 
@@ -85,14 +85,6 @@ def run_parallel(jobs: Sequence[Callable[[], Any]], workers: int) -> list[Any]:
     if errors:
         raise errors[min(errors)]
     return results
-
-
-def default_workers() -> int:
-    """Threads for replicated runs: the CPUs this process may use."""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except (AttributeError, OSError):  # not Linux
-        return max(1, os.cpu_count() or 1)
 
 
 def check_seeds(seed: int, seeds: int) -> list[int]:

@@ -26,7 +26,7 @@ def _common(f: Callable[..., Any], study: Study) -> Callable[..., Any]:
     f = click.option("--quick", is_flag=True, help=f"A preview ({what}{', fewer points and sweep values' if 'sensitivity' in quick else ''}): the "
                      "same figures and report, every verdict marked 'preview: not evidence'.")(f)  # fmt: skip
     f = click.option("--cluster", default=None, help="Dask scheduler address (tcp://host:port) to run the tasks on.")(f)
-    f = click.option("--workers", type=click.IntRange(min=1), default=None, help="Local worker processes (default: all cores).")(f)
+    f = click.option("--workers", type=click.IntRange(min=1), default=None, help="Local worker processes (default: every core this process may use).")(f)
     return click.option("--out", "out", type=click.Path(file_okay=False), default=None, help=f"Output folder [default: {study.default_out(study.Config())}].")(f)
 
 

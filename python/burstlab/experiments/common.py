@@ -16,7 +16,8 @@ import hashlib
 import json
 import math
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, TypeVar
@@ -33,7 +34,6 @@ from burstlab.study.settings import check_seeds, check_sensitivity  # noqa: F401
 from burstlab.study.verdict import COLUMNS, replicates_to_add
 from burstlab.sweep import run_tasks
 from burstlab.study.estimate import t_quantile
-from burstlab.sweep import progress as bar_for
 
 T = TypeVar("T")
 
@@ -289,7 +289,8 @@ def run_keyed_study(
             tasks, total = nxt, n_items
             runs, more = run_pending(description, tasks, run_task, store, workers=workers, cluster=cluster, progress=progress, log=log)
             ran += more
-        with bootstrap_cache(out / ".cache" / "bootstrap.json"):  # a re-run on the same rows recomputes no interval
+        # a re-run on the same rows recomputes no interval; the figures are drawn on the study's local workers
+        with bootstrap_cache(out / ".cache" / "bootstrap.json"), figure_workers(workers if cluster is None else 1):
             figures, claims, md, html = write_outputs(out, store, runs)
     return StudyResult(out, store_path, md, html, runs, figures, claims, ran, total - ran, time.perf_counter() - t0)
 
@@ -407,21 +408,42 @@ def figure_saver(figdir: Path, formats: Sequence[str]) -> Callable[[Any, str], P
 FigureJob = tuple[str, str, Callable[..., Any], tuple[Any, ...]]
 
 
+#: How many local processes :func:`draw_figures` uses (set by :func:`figure_workers`).
+_FIGURE_WORKERS: int | None = 1
+
+
+@contextmanager
+def figure_workers(workers: int | None) -> Iterator[None]:
+    """Within the block, :func:`draw_figures` draws on ``workers`` local processes (None: the
+    default, every core this process may use; 1: in this process). A study's runner sets it
+    to the study's own ``--workers`` (1 on a Dask cluster, whose workers need not share this
+    machine's folders)."""
+    global _FIGURE_WORKERS
+    prev, _FIGURE_WORKERS = _FIGURE_WORKERS, workers
+    try:
+        yield
+    finally:
+        _FIGURE_WORKERS = prev
+
+
+def _draw_job(job: tuple[str, Callable[..., Any], tuple[Any, ...], Path, tuple[str, ...]]) -> Path:
+    """Draw one figure and write its files (the pool's task: a module-level function)."""
+    name, fn, args, figdir, formats = job
+    return figure_saver(figdir, formats)(fn(*args), name)
+
+
 def draw_figures(jobs: Sequence[FigureJob], figdir: Path, formats: Sequence[str], *, progress: bool = False, description: str = "figures") -> dict[str, Path]:
     """Draw and save every figure of ``jobs`` once (``fn(*args)``, then
     :func:`figure_saver`'s PNG and other ``formats``), with progress on stderr (a bar with
     rate and time left on a terminal, plain lines otherwise): drawing takes seconds after
-    the simulations' bar ends. Returns key → PNG path."""
-
-    save = figure_saver(figdir, formats)
-    figs: dict[str, Path] = {}
-    with bar_for(len(jobs), description, progress, unit="figures") as bar:
-        tid = bar.add_task(description, total=len(jobs)) if bar is not None else None
-        for key, name, fn, args in jobs:
-            figs[key] = save(fn(*args), name)
-            if bar is not None:
-                bar.advance(tid)
-    return figs
+    the simulations' bar ends. On a study's local pool (:func:`figure_workers`) the figures
+    are drawn in its workers, which fork from the pool's forkserver with the study (and
+    matplotlib) already imported; this process draws until they can start. The files do not
+    depend on where a figure is drawn. Returns key → PNG path, in the order of ``jobs``."""
+    tasks = [(name, fn, args, figdir, tuple(formats)) for _key, name, fn, args in jobs]
+    drawn = {t[0]: path for t, path in run_tasks(_draw_job, tasks, workers=_FIGURE_WORKERS, progress=progress, description=description,
+                                                  help_while_starting=True, unit="figures")}  # fmt: skip
+    return {key: drawn[name] for key, name, _fn, _args in jobs}
 
 
 def img_block(figs: dict[str, Path], out: Path, key: str, alt: str, pdf: bool) -> list[tuple[str, Any]]:

@@ -529,7 +529,8 @@ def late_frames(dist: Any, limit: float = LATE) -> int:
 
 
 def run_task(task: Task, study_seed: int) -> list[dict[str, Any]]:
-    """Run every item of a task; one row per item (the worker function)."""
+    """Run every item of a task; one row per item (the worker function: the study binds
+    ``study_seed`` with :func:`functools.partial`, which pickles)."""
     rows = []
     p = task.params
     for it in task.items:
@@ -557,16 +558,6 @@ def run_task(task: Task, study_seed: int) -> list[dict[str, Any]]:
             "channel_fer": fer, "channel_burst": burst, "channel_gap": gap, "events": r.events, "sim_config_hash": r.config_hash, "config": it.config,
         })  # fmt: skip
     return rows
-
-
-@dataclass(frozen=True)
-class _Runner:
-    """The worker function with the study seed bound (picklable)."""
-
-    study_seed: int
-
-    def __call__(self, task: Task) -> list[dict[str, Any]]:
-        return run_task(task, self.study_seed)
 
 
 # --------------------------------------------------------------------------------------

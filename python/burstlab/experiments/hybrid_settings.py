@@ -254,6 +254,8 @@ class Hybrid(CellStudy):
     claims = "burstlab.experiments.hybrid_claims"
     unit = "runs"
     module = "burstlab.experiments.hybrid_study"
+    #: hmmlearn (~0.6 s with scikit-learn): imported once by the forkserver, not by each worker that fits an HMM.
+    preload = ("hmmlearn.hmm",)
 
     def configure(self, values: Any, *, quick: bool) -> StudyConfig:
 

@@ -96,15 +96,16 @@ def check_only(cls: Any, values: Mapping[str, Any], dataset: str, names: Mapping
         raise UsageError(f"{', '.join(o for o, _ in wrong)} {'has' if len(wrong) == 1 else 'have'} no effect with {name(dataset)} ({what})")
 
 
-def run_module(module: str, cfg: Any, out: str, *, workers: int | None = None, cluster: str | None = None, **kw: Any) -> Any:
+def run_module(module: str, cfg: Any, out: str, *, workers: int | None = None, cluster: str | None = None, preload: Sequence[str] = (), **kw: Any) -> Any:
     """Run the study whose module is named ``module`` (its ``run_study``): loaded by name when
     the study runs, so that a study's settings stay light for ``burstlab study --help``.
     On a local pool, the pool's forkserver imports the study once and its workers fork with
     nothing left to import (each worker importing numpy, the simulator's wrappers and the
-    study was why two workers were slower than one on a ``--quick`` study); a study that
+    study was why two workers were slower than one on a ``--quick`` study), and matplotlib,
+    for the figures they draw (:func:`burstlab.experiments.common.draw_figures`), and ``preload``; a study that
     sets its own preload before its pool starts (prr-mu) replaces this one."""
     if cluster is None and (workers or default_workers()) > 1:
-        set_forkserver_preload(module)
+        set_forkserver_preload(module, "burstlab.plot", "matplotlib.pyplot", *preload)  # the workers also draw the figures
     return importlib.import_module(module).run_study(cfg, out, workers=workers, cluster=cluster, **kw)
 
 
@@ -124,6 +125,9 @@ class CellStudy:
     budget: bool = True
     #: The module with ``run_study`` (imported when the study runs, not when its options are built).
     module: str = ""
+    #: More modules for a local pool's forkserver to import before it forks the workers (heavy
+    #: libraries the study imports only inside the functions that need them).
+    preload: tuple[str, ...] = ()
 
     def setup_values(self, values: Mapping[str, Any], *, quick: bool) -> dict[str, Any]:
         """The setup's fields: ``--quick``'s (``Config.QUICK_SETUP``), then the given ones."""
@@ -147,7 +151,8 @@ class CellStudy:
 
     def run(self, cfg: Any, out: str, *, workers: int | None = None, cluster: str | None = None, progress: bool = True,
             log: Callable[[str], None] | None = None, formats: Sequence[str] = ("png",)) -> StudyResult:  # fmt: skip
-        return run_module(self.module, cfg, out, workers=workers, cluster=cluster, progress=progress, log=log, formats=formats)  # type: ignore[no-any-return]
+        return run_module(self.module, cfg, out, workers=workers, cluster=cluster, progress=progress, log=log, formats=formats,  # type: ignore[no-any-return]
+                          preload=self.preload)
 
     def default_out(self, cfg: Any) -> str:
         return f"results/{self.name}"
