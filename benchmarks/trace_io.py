@@ -14,7 +14,6 @@ import tempfile
 import time
 from pathlib import Path
 
-import numpy as np
 
 from burstlab import Trace
 from burstlab._core import LossModel

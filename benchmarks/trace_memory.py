@@ -21,7 +21,6 @@ import os
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 FORMATS = ("bits", "string", "seqlist", "ttem", "csv", "parquet")

@@ -21,7 +21,6 @@ import math
 import statistics
 import sys
 from pathlib import Path
-from typing import Any
 
 CCS = ("reno", "tibet", "ideal")
 LABEL = {"reno": "TCP Reno", "tibet": "TIBET", "ideal": "Ideal TCP"}
