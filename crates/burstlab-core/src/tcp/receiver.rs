@@ -155,13 +155,20 @@ impl Receiver {
         debug_assert_eq!(self.ooo_count, 0);
         self.arrivals += 1;
         self.rcv_nxt += 1;
+        let act = self.in_order_ack(now);
+        self.after_segment(act, now)
+    }
+
+    /// An in-order segment that filled no gap: acknowledge it now, or delay the ACK (RFC 5681
+    /// §4.2: at least every `ack_every` full-sized segments, within `ack_timeout`).
+    #[inline(always)]
+    fn in_order_ack(&mut self, now: Nanos) -> RxAction {
         self.pending += 1;
-        let act = if !self.cfg.delayed_ack || self.pending >= self.cfg.ack_every {
+        if !self.cfg.delayed_ack || self.pending >= self.cfg.ack_every {
             self.make_ack()
         } else {
             RxAction::Delay(*self.delack_deadline.get_or_insert(now + self.cfg.ack_timeout))
-        };
-        self.after_segment(act, now)
+        }
     }
 
     /// [`Receiver::on_lt`] for every packet but the common in-order one (out of line: the
@@ -406,12 +413,7 @@ impl Receiver {
                 self.prune_sack();
                 return self.make_ack();
             }
-            self.pending += 1;
-            if !self.cfg.delayed_ack || self.pending >= self.cfg.ack_every {
-                return self.make_ack();
-            }
-            let d = *self.delack_deadline.get_or_insert(now + self.cfg.ack_timeout);
-            return RxAction::Delay(d);
+            return self.in_order_ack(now);
         }
         // Out of order, above rcv_nxt: buffer and send an immediate duplicate ACK.
         self.hold_one(seg);
