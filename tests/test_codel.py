@@ -16,11 +16,11 @@ from burstlab.sim.scenario_file import parse_scenario
 
 
 def _dumbbell(
-    queue: object, n: int, access_delay, duration: float = 60.0, ecn: bool = False, warmup: float = 5.0, variant: str = "newreno"
+    queue: object, n: int, access_delay, duration: float = 60.0, ecn: bool = False, warmup: float = 5.0, variant: str = "newreno", **tcp_settings
 ) -> Network:
     """``n`` NewReno flows, flow k over its own 100 Mb/s access hop of ``access_delay(k)`` s into a
     10 Mb/s, 10 ms bottleneck (1000-packet buffer) with ``queue``; 5 s warm-up."""
-    tcp = TcpConfig(variant=variant, ecn=ecn)
+    tcp = TcpConfig(variant=variant, ecn=ecn, **tcp_settings)
     hops = [Hop("b", Link(rate=10e6, delay=0.01, buffer=1000, queue=queue), reverse=Link(rate=10e6, delay=0.01, buffer=1000))]
     hops += [Hop(f"a{k}", Link(rate=100e6, delay=access_delay(k), buffer=1000)) for k in range(n)]
     flows = [Flow(f"f{k}", [f"a{k}", "b"], tcp=tcp) for k in range(n)]
@@ -89,6 +89,19 @@ def test_fq_codel_rtt_unfairness_is_renos_sawtooth_not_the_run_length():
     for r in (short, long, settled):
         assert r.flows["f0"].goodput_bps > 1.3 * r.flows["f9"].goodput_bps
     assert run_network(_dumbbell("fq_codel", 10, step, duration=100.0, variant="cubic")).jain_index >= 0.99
+
+
+def test_fq_codel_with_byte_counting_needs_rfc3465s_limit():
+    """NewReno with RFC 3465 byte counting and no limit L: after a timeout one cumulative ACK
+    raises cwnd to ssthresh and the go-back-N burst meets CoDel's drops, timeout after timeout
+    (Jain 0.62 on the 22-202 ms dumbbell, docs/validation.md); with L = 2 (1 after a timeout,
+    RFC 3465 §2.2-2.3) the index is back near the default's (no byte counting)."""
+    step = lambda k: 0.001 + 0.010 * k  # noqa: E731
+    unlimited = run_network(_dumbbell("fq_codel", 10, step, duration=100.0, abc=True))
+    limited = run_network(_dumbbell("fq_codel", 10, step, duration=100.0, abc=True, abc_limit=2))
+    assert unlimited.jain_index < 0.8 and limited.jain_index > 0.97
+    timeouts = lambda r: sum(f.timeouts for f in r.flows.values())  # noqa: E731
+    assert timeouts(unlimited) > 2 * timeouts(limited)
 
 
 def test_queue_forms_and_settings_reach_the_link():

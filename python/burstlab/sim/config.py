@@ -75,6 +75,7 @@ class TcpConfig:
     timestamps: bool = _p("timestamps")
     handshake: bool = _p("handshake")
     abc: bool = _p("abc")
+    abc_limit: int | None = _p("abc_limit")
     cc_rtt: str = _p("cc_rtt")
     prr_bound: str = _p("prr_bound")
     prr_variant: str = _p("prr_variant")

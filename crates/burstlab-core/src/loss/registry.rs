@@ -50,6 +50,11 @@ pub fn parse(spec: &str) -> Result<Parsed, SpecError> {
         given.push((k, v.trim()));
     }
     let Some(model) = find(&kind) else {
+        // `bernoulli p=0.01` (the form other tools use): name the spelling this one wants.
+        if let Some((name, rest)) = kind.split_once(char::is_whitespace).filter(|(n, _)| find(n).is_some()) {
+            let rest = rest.split_whitespace().collect::<Vec<_>>().join(",");
+            return Err(SpecError(format!("invalid loss spec '{spec}': write it as '{name}:{rest}' (MODEL:name=value,...)")));
+        }
         let known: Vec<&str> = MODELS.iter().map(|m| m.name).collect();
         return Err(SpecError(format!("invalid loss spec '{spec}': unknown model '{kind}' (known: none, {}, phy, @file.json)", known.join(", "))));
     };
@@ -143,6 +148,8 @@ mod tests {
         assert!(e("ge:prr=0.9,mu=0.5,h=1").contains("unknown parameter(s) ['h']"), "the (prr, mu) form has no h");
         assert!(e("ge:").contains("missing parameter(s) ['b', 'g']"));
         assert!(e("wibble:x=1").contains("unknown model 'wibble'"));
+        assert!(e("bernoulli p=0.02").contains("write it as 'bernoulli:p=0.02'"), "{}", e("bernoulli p=0.02"));
+        assert!(e("GE  b=0.1 g=0.3").contains("'ge:b=0.1,g=0.3'"), "{}", e("GE  b=0.1 g=0.3"));
         assert!(e("ctmc:good=1,bad=0").contains("bad = 0 in loss spec ctmc:good=1,bad=0: expected more than 0 s"));
         assert!(e("semi:good=weibull/1,bad=exp/1").contains("expected one of"));
         assert!(e("semi:good=pareto/1,bad=exp/1").contains("pareto takes scale/shape"));

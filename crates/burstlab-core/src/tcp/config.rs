@@ -439,6 +439,12 @@ crate::params! {
         /// acknowledges in slow start and in the congestion-avoidance counters.
         tcp abc: bool [bool] = false, "",
             "RFC 3465 byte counting: an ACK counts for every segment it acknowledges (slow start, congestion-avoidance counters).", "RFC 3465";
+        /// RFC 3465 §2.2's limit L: with `abc`, one ACK adds at most L·SMSS in slow start, and
+        /// §2.3's L = 1 in the slow start that follows a retransmission timeout. None (the
+        /// default): no limit, as Linux's `tcp_slow_start` and ns-3 3.44 count; the RFC
+        /// recommends 2. Read by the Reno-growth variants and CUBIC.
+        tcp abc_limit: Option<u64> [opt_u64] = None, "segments", min 1,
+            "RFC 3465 limit L on the segments one ACK adds in slow start (1 after a timeout); unlimited if not given (Linux, ns-3).", "RFC 3465 §2.2-2.3";
         tcp cc_rtt: CcRtt [choice] = CcRtt::Sample, "",
             "RTT congestion control sees: the ACK's sample, or SRTT on every ACK (ns-3 3.44).", "";
         prr prr_bound: PrrBound [choice] = PrrBound::Ssrb, "",
@@ -686,6 +692,16 @@ impl TcpConfig {
                 return Err(Error::param("rto_beta", beta, "a finite β ≥ 1 (RFC 793: 1.3 to 2.0)"));
             }
         }
+        if let Some(l) = t.abc_limit {
+            // L bounds byte counting (RFC 3465 §2.2): without `abc` slow start adds one SMSS per
+            // ACK already; Linux's Reno and BBR have no slow start of this kind.
+            if !t.abc {
+                return Err(Error::param("abc_limit", l, "only with abc = true (RFC 3465 §2.2 limits byte counting)"));
+            }
+            if matches!(t.cc, CcKind::LinuxReno | CcKind::Bbr | CcKind::Bbr3) {
+                return Err(Error::param("abc_limit", l, &format!("a congestion control with RFC 3465 slow start (cc = {} has no limit L)", t.cc.name())));
+            }
+        }
         if t.vegas_alpha > t.vegas_beta {
             return Err(Error::param("vegas_alpha", t.vegas_alpha, &format!("at most vegas_beta = {}", t.vegas_beta)));
         }
@@ -707,6 +723,18 @@ impl TcpConfig {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `abc_limit` limits byte counting: refused without `abc` and for controllers without
+    /// RFC 3465's slow start, with the parameter named.
+    #[test]
+    fn abc_limit_needs_byte_counting() {
+        let ok = TcpConfig { abc: true, abc_limit: Some(2), ..TcpConfig::default() };
+        assert!(ok.validate().is_ok());
+        let e = TcpConfig { abc_limit: Some(2), ..TcpConfig::default() }.validate().unwrap_err().to_string();
+        assert!(e.contains("abc_limit") && e.contains("abc = true"), "{e}");
+        let e = TcpConfig { cc: CcKind::LinuxReno, ..ok }.validate().unwrap_err().to_string();
+        assert!(e.contains("abc_limit") && e.contains("linux-reno"), "{e}");
+    }
 
     #[test]
     fn names_round_trip_and_aliases() {

@@ -49,6 +49,10 @@ pub struct Cubic {
     fast_convergence: bool,
     reno_friendly: bool,
     abc: bool,
+    /// RFC 3465 §2.2's L, in segments.
+    abc_limit: Option<u64>,
+    /// In the slow start that follows a timeout (RFC 3465 §2.3: L = 1 there).
+    ss_after_timeout: bool,
     hystart: Hystart,
     // RFC 9438 state, windows in segments.
     w_max: f64,
@@ -82,6 +86,8 @@ impl Cubic {
             fast_convergence: t.cubic_fast_convergence,
             reno_friendly: t.cubic_reno_friendly,
             abc: t.abc,
+            abc_limit: t.abc_limit,
+            ss_after_timeout: false,
             hystart: t.hystart,
             w_max: 0.0,
             cwnd_prior: 0.0,
@@ -217,9 +223,20 @@ impl CongestionControl for Cubic {
             }
             // ns-3's TcpCubic: the whole ACK in slow start, past ssthresh if it goes there.
             let room = if ns3 { u64::MAX } else { tcb.ssthresh - tcb.cwnd };
-            let add = if self.abc { (acked * tcb.mss).min(room) } else { ack.acked_bytes.min(tcb.mss) };
+            // RFC 3465 §2.2-2.3's L (`abc_limit`; none by default, as Linux and ns-3): what it
+            // cuts off is not counted toward avoidance.
+            let cap = match self.abc_limit {
+                None => u64::MAX,
+                Some(_) if self.ss_after_timeout => tcb.mss,
+                Some(l) => l.saturating_mul(tcb.mss),
+            };
+            let add = if self.abc { (acked * tcb.mss).min(room).min(cap) } else { ack.acked_bytes.min(tcb.mss) };
             tcb.cwnd += add;
-            acked = if self.abc && !ns3 { acked - add.div_ceil(tcb.mss).min(acked) } else { 0 };
+            let by_limit = add == cap && cap < room.min(acked * tcb.mss);
+            if add == room {
+                self.ss_after_timeout = false;
+            }
+            acked = if self.abc && !ns3 && !by_limit { acked - add.div_ceil(tcb.mss).min(acked) } else { 0 };
         }
         if acked > 0 && tcb.cwnd >= tcb.ssthresh {
             if let Some(n) = &mut self.ns3 {
@@ -261,6 +278,7 @@ impl CongestionControl for Cubic {
 
     fn on_timeout(&mut self, _tcb: &mut Tcb) {
         self.after_timeout = true;
+        self.ss_after_timeout = true;
         self.epoch_start = None;
         self.found = false;
         self.frac = 0.0;
@@ -419,6 +437,25 @@ mod tests {
 
     fn cubic(abc: bool) -> Cubic {
         Cubic::new(&TcpConfig { abc, hystart: Hystart::Off, ..TcpConfig::default() })
+    }
+
+    /// RFC 3465 §2.2-2.3 in CUBIC's slow start: with L = 2 an ACK of four segments adds two;
+    /// after a timeout one; without L all four.
+    #[test]
+    fn slow_start_byte_counting_limit() {
+        let with = |l| Cubic::new(&TcpConfig { abc: true, abc_limit: l, hystart: Hystart::Off, ..TcpConfig::default() });
+        for (l, timeout, want) in [(None, false, 6000), (Some(2), false, 4000), (Some(2), true, 3000), (None, true, 6000)] {
+            let mut c = with(l);
+            let mut t = Tcb::for_test(1000, 2000);
+            t.ssthresh = 100_000;
+            t.max_cwnd = u64::MAX;
+            t.cwnd_limited = true;
+            if timeout {
+                c.on_timeout(&mut t);
+            }
+            c.on_ack(&mut t, &ack_at(1, 4, None, CaState::Open));
+            assert_eq!(t.cwnd, want, "L = {l:?}, after a timeout: {timeout}");
+        }
     }
 
     /// A loss at cwnd 100 segments (W_max = 100, ssthresh 70), then avoidance from

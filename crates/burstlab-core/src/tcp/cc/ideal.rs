@@ -19,7 +19,7 @@ pub struct Ideal {
 
 impl Ideal {
     pub fn new(t: &TcpConfig) -> Self {
-        Ideal { reno: Reno::new(t.abc), payload_share: t.mss as f64 / (t.mss + t.wire_header_bytes()) as f64 }
+        Ideal { reno: Reno::from_config(t), payload_share: t.mss as f64 / (t.mss + t.wire_header_bytes()) as f64 }
     }
 }
 

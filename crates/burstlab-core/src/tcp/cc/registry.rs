@@ -21,7 +21,7 @@ macro_rules! registry_lines {
     ($m:ident; $($extra:tt)*) => {
         $m! {
             /// RFC 5681 slow start and congestion avoidance (ns-3's TcpNewReno).
-            Reno(Reno) = "reno" | "newreno" | "new-reno", new |t| Reno::new(t.abc);
+            Reno(Reno) = "reno" | "newreno" | "new-reno", new |t| Reno::from_config(t);
             /// Linux's `tcp_reno_cong_avoid` / `tcp_reno_ssthresh` (ns-3's TcpLinuxReno).
             LinuxReno(LinuxReno) = "linux-reno" | "linuxreno", new |t| LinuxReno::new(t.linux_reno_variant);
             /// Westwood+ (Mascolo et al. 2004).

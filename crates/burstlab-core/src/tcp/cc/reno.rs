@@ -2,23 +2,53 @@
 //! congestion avoidance above; shared by Tahoe, Reno, NewReno and SACK, which differ
 //! only in loss recovery, and the growth rule of Westwood+, TIBET and the Ideal TCP.
 //!
-//! With `abc` (RFC 3465, appropriate byte counting, L unlimited): slow start adds the bytes
-//! an ACK acknowledges (capped at ssthresh, the rest counted toward avoidance), and
-//! congestion avoidance adds one SMSS per cwnd bytes acknowledged (§2.1), so a delayed ACK
-//! counts for both its segments.
+//! With `abc` (RFC 3465, appropriate byte counting): slow start adds the bytes an ACK
+//! acknowledges (capped at ssthresh, the rest counted toward avoidance), at most L·SMSS per
+//! ACK when `abc_limit` = L is given (§2.2; L = 1 in the slow start after a timeout, §2.3;
+//! no limit by default, as Linux and ns-3), and congestion avoidance adds one SMSS per cwnd
+//! bytes acknowledged (§2.1), so a delayed ACK counts for both its segments.
 use super::{may_grow, CongestionControl};
+use crate::tcp::config::TcpConfig;
 use crate::tcp::{AckInfo, Tcb};
 
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct Reno {
     abc: bool,
     /// RFC 3465 §2.1 `bytes_acked` in congestion avoidance.
     bytes_acked: u64,
+    /// RFC 3465 §2.2's L, in segments (`u64::MAX`: no limit).
+    limit: u64,
+    /// In the slow start that follows a timeout (RFC 3465 §2.3: L = 1 there).
+    after_timeout: bool,
+}
+
+impl Default for Reno {
+    fn default() -> Self {
+        Reno::new(false)
+    }
 }
 
 impl Reno {
+    /// Byte counting on or off, with no limit L.
     pub fn new(abc: bool) -> Self {
-        Reno { abc, bytes_acked: 0 }
+        Reno { abc, bytes_acked: 0, limit: u64::MAX, after_timeout: false }
+    }
+
+    /// As the flow's settings say (`abc`, `abc_limit`).
+    pub fn from_config(t: &TcpConfig) -> Self {
+        Reno { limit: t.abc_limit.unwrap_or(u64::MAX), ..Reno::new(t.abc) }
+    }
+
+    /// RFC 3465 §2.2-2.3: the bytes one ACK may add in slow start.
+    #[inline]
+    fn cap(&self, mss: u64) -> u64 {
+        if self.limit == u64::MAX {
+            u64::MAX
+        } else if self.after_timeout {
+            mss
+        } else {
+            self.limit.saturating_mul(mss)
+        }
     }
 
     /// The growth step for one ACK, for the variants that grow as Reno does.
@@ -31,9 +61,14 @@ impl Reno {
         if tcb.cwnd < tcb.ssthresh {
             // RFC 5681 §3.1 equation (2): cwnd += min(N, SMSS) per ACK; with byte counting,
             // RFC 3465 §2.2 with L unlimited, capped at ssthresh (Linux's tcp_slow_start).
-            let add = if self.abc { acked.min(tcb.ssthresh - tcb.cwnd) } else { acked.min(tcb.mss) };
+            // With L (§2.2), what the limit cuts off is not counted anywhere.
+            let room = tcb.ssthresh - tcb.cwnd;
+            let add = if self.abc { acked.min(room).min(self.cap(tcb.mss)) } else { acked.min(tcb.mss) };
             tcb.cwnd += add;
-            acked = if self.abc { acked - add } else { 0 };
+            acked = if self.abc && (add == room || add == acked) { acked - add } else { 0 };
+            if add == room {
+                self.after_timeout = false;
+            }
         }
         if acked > 0 {
             if self.abc {
@@ -64,6 +99,7 @@ impl CongestionControl for Reno {
 
     fn on_timeout(&mut self, _tcb: &mut Tcb) {
         self.bytes_acked = 0;
+        self.after_timeout = true;
     }
 }
 
@@ -116,6 +152,38 @@ mod tests {
             r.on_ack(&mut t, &ack(2000, CaState::Open));
         }
         assert_eq!((t.cwnd, r.bytes_acked), (5000, 0)); // one cwnd (4000) acked: +1
+    }
+
+    /// RFC 3465 §2.2: with L = 2 an ACK of four segments adds two in slow start, and the two
+    /// cut off are not carried into avoidance; §2.3: after a timeout L = 1 until cwnd reaches
+    /// ssthresh. Without a limit the same ACK adds all four.
+    #[test]
+    fn byte_counting_limit() {
+        let limited = |l| Reno::from_config(&TcpConfig { abc: true, abc_limit: l, ..TcpConfig::default() });
+        let mut t = tcb(2000, 100_000);
+        t.max_cwnd = u64::MAX;
+        let mut r = limited(None);
+        r.on_ack(&mut t, &ack(4000, CaState::Open));
+        assert_eq!(t.cwnd, 6000);
+        let mut t = tcb(2000, 100_000);
+        t.max_cwnd = u64::MAX;
+        let mut r = limited(Some(2));
+        r.on_ack(&mut t, &ack(4000, CaState::Open));
+        assert_eq!((t.cwnd, r.bytes_acked), (4000, 0));
+        r.on_ack(&mut t, &ack(1000, CaState::Open)); // under L: all of it
+        assert_eq!(t.cwnd, 5000);
+        r.on_timeout(&mut t);
+        t.cwnd = 1000;
+        t.ssthresh = 3500;
+        r.on_ack(&mut t, &ack(3000, CaState::Open)); // §2.3: L = 1 after the timeout
+        assert_eq!(t.cwnd, 2000);
+        r.on_ack(&mut t, &ack(3000, CaState::Open));
+        assert_eq!(t.cwnd, 3000);
+        r.on_ack(&mut t, &ack(3000, CaState::Open)); // reaches ssthresh (500 of room), 2500 carried
+        assert_eq!((t.cwnd, r.bytes_acked), (3500, 2500));
+        t.ssthresh = 100_000; // a later slow start: L = 2 again
+        r.on_ack(&mut t, &ack(4000, CaState::Open));
+        assert_eq!(t.cwnd, 5500);
     }
 
     #[test]

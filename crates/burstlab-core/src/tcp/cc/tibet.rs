@@ -76,7 +76,7 @@ pub struct Tibet {
 impl Tibet {
     pub fn new(t: &TcpConfig) -> Self {
         Tibet {
-            reno: Reno::new(t.abc),
+            reno: Reno::from_config(t),
             estimator: t.tibet_estimator,
             est: IntervalEstimator::new(t.tibet_alpha),
             acct: AckAccounting::default(),

@@ -39,7 +39,7 @@ pub struct Vegas {
 impl Vegas {
     pub fn new(t: &TcpConfig) -> Self {
         Vegas {
-            reno: Reno::new(t.abc),
+            reno: Reno::from_config(t),
             alpha: t.vegas_alpha as u64,
             beta: t.vegas_beta as u64,
             gamma: t.vegas_gamma as u64,

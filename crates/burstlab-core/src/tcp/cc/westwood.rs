@@ -85,7 +85,7 @@ pub struct Westwood {
 impl Westwood {
     pub fn new(t: &TcpConfig) -> Self {
         Westwood {
-            reno: Reno::new(t.abc),
+            reno: Reno::from_config(t),
             variant: t.westwood_variant,
             window: 0,
             acct: AckAccounting::default(),
