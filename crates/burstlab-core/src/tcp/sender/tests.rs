@@ -469,6 +469,20 @@ fn linux_prr_sender(init_cwnd: u64, keep: bool) -> Sender {
     Sender::new(cfg, Cc::Reno(RenoCc::default()), Recovery::Prr(prr))
 }
 
+/// [`linux_prr_sender`] after the ACK of 0 (at 20 ms: 1-9 sent) and the ACK at 41 ms that
+/// SACKs 9 (1-8 lost); what the sender sent on that ACK.
+fn window_lost_but_its_last(keep: bool) -> (Sender, Vec<Tx>) {
+    let ms = NS_PER_MS;
+    let mut s = linux_prr_sender(8, keep);
+    let mut out = Vec::new();
+    s.start(0, &mut out);
+    s.on_ack(&ack(1), 20 * ms, &mut out);
+    assert_eq!(s.tcb.high_tx, 10);
+    out.clear();
+    s.on_ack(&sack_ack(1, &[(9, 10)]), 41 * ms, &mut out);
+    (s, out)
+}
+
 /// A window lost but its last segment, with RACK-TLP: ten segments (0-9 after the ACK of
 /// 0 opens the window to nine), 1-8 lost, 9 SACKed at 41 ms. RACK finds 1-8 lost by time
 /// (sent 21 ms + min RTT / 4 before) and Linux marks them before PRR's first step
@@ -477,14 +491,7 @@ fn linux_prr_sender(init_cwnd: u64, keep: bool) -> Sender {
 /// a pipe counted by DupThresh (2-8 not yet lost with one SACK above) would let out.
 #[test]
 fn rack_tlp_recovery_entry_counts_the_holes_lost() {
-    let ms = NS_PER_MS;
-    let mut s = linux_prr_sender(8, false);
-    let mut out = Vec::new();
-    s.start(0, &mut out);
-    s.on_ack(&ack(1), 20 * ms, &mut out);
-    assert_eq!(s.tcb.high_tx, 10, "{:?}", segs(&mut out));
-    out.clear();
-    s.on_ack(&sack_ack(1, &[(9, 10)]), 41 * ms, &mut out);
+    let (s, mut out) = window_lost_but_its_last(false);
     assert_eq!(s.tcb.state, CaState::Recovery);
     assert_eq!(s.tcb.ssthresh, 4500); // cwnd 9 segments, Reno's half
     assert_eq!(segs(&mut out), vec![(1, true)]);
@@ -497,13 +504,8 @@ fn rack_tlp_recovery_entry_counts_the_holes_lost() {
 /// Either way cwnd is one segment and 1 goes again.
 #[test]
 fn timeout_in_recovery_keeps_ssthresh_as_linux() {
-    let ms = NS_PER_MS;
     for keep in [false, true] {
-        let mut s = linux_prr_sender(8, keep);
-        let mut out = Vec::new();
-        s.start(0, &mut out);
-        s.on_ack(&ack(1), 20 * ms, &mut out);
-        s.on_ack(&sack_ack(1, &[(9, 10)]), 41 * ms, &mut out);
+        let (mut s, mut out) = window_lost_but_its_last(keep);
         out.clear();
         assert!(s.timer_is_rto());
         let at = s.rto_deadline.unwrap();
