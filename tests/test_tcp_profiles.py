@@ -59,6 +59,8 @@ def test_profiles_set_every_field_and_overrides_win() -> None:
     assert (ns3.dupack_rule, ns3.pipe_rule) == ("ns3", "ns3")
     assert (lx.dupack_rule, lx.pipe_rule, TcpConfig().dupack_rule, TcpConfig().pipe_rule) == ("rfc5681", "rfc6675", "rfc5681", "rfc6675")
     assert (lx.rack_tlp, ns3.rack_tlp, TcpConfig().rack_tlp) == (True, False, False)  # RACK-TLP, Linux's default
+    # tcp_enter_loss: a timeout in Recovery keeps the recovery's ssthresh (RFC 5681 reduces again)
+    assert (lx.rto_keeps_recovery_ssthresh, ns3.rto_keeps_recovery_ssthresh, TcpConfig().rto_keeps_recovery_ssthresh) == (True, False, False)
     assert TcpConfig.profile("linux", cc="reno").cc == "linux-reno"  # a Linux host's reno
     assert TcpConfig.profile("linux", variant="newreno").recovery == "newreno"
     with pytest.raises(_core.ParameterError, match="profile = bsd"):

@@ -72,6 +72,7 @@ class TcpConfig:
     grow_on_loss_exit: bool = _p("grow_on_loss_exit")
     grow_on_recovery_exit: bool = _p("grow_on_recovery_exit")
     rto_backoff_reset: str = _p("rto_backoff_reset")
+    rto_keeps_recovery_ssthresh: bool = _p("rto_keeps_recovery_ssthresh")
     timestamps: bool = _p("timestamps")
     handshake: bool = _p("handshake")
     abc: bool = _p("abc")

@@ -425,6 +425,12 @@ crate::params! {
         /// When a backed-off RTO collapses back (RFC 6298: on a new RTT sample).
         timers rto_backoff_reset: BackoffReset [choice] = BackoffReset::Sample, "",
             "When a backed-off RTO collapses: on a new RTT sample (RFC 6298, Karn) or on any ACK of new data (ns-3, Linux).", "RFC 6298 §5";
+        /// A timeout in fast recovery, before the recovery point, keeps the recovery's
+        /// ssthresh (Linux `tcp_enter_loss`: ssthresh is reduced only if it was not already
+        /// reduced inside this window); RFC 5681 §3.1 eq. (4) reduces it again (from the
+        /// window PRR has brought down, often one segment: ssthresh 2).
+        timers rto_keeps_recovery_ssthresh: bool [bool] = false, "",
+            "A timeout during fast recovery keeps the recovery's ssthresh (Linux tcp_enter_loss); RFC 5681 reduces it again.", "RFC 5681 §3.1 eq. (4); Linux tcp_enter_loss";
         /// RFC 7323 timestamps: an RTT sample from every ACK of new data (retransmissions
         /// included), 12 more bytes on every segment and ACK.
         tcp timestamps: bool [bool] = false, "",

@@ -146,6 +146,7 @@ pub const PROFILES: &[Profile] = &[
             ("limited_transmit", B(true)),
             ("rack_lost_retransmissions", B(true)), // RACK (tcp_recovery = 1), lost retransmissions
             ("rack_tlp", B(true)),                  // RACK-TLP (tcp_recovery = 1, tcp_early_retrans = 3)
+            ("rto_keeps_recovery_ssthresh", B(true)), // tcp_enter_loss: no second reduction in Recovery
             ("timestamps", B(true)),
             ("handshake", B(true)),
             ("ssthresh_rule", N("cwnd")),

@@ -302,6 +302,7 @@ fn invariants_hold_for_every_variant() {
             ssthresh_rule: [SsthreshRule::FlightSize, SsthreshRule::Pipe, SsthreshRule::Cwnd, SsthreshRule::Ns3][g.random_range(0..4)],
             rack_lost_retransmissions: b(&mut g),
             rack_tlp: b(&mut g),
+            rto_keeps_recovery_ssthresh: b(&mut g),
             cubic_variant: [burstlab_core::tcp::config::CubicVariant::Rfc, burstlab_core::tcp::config::CubicVariant::Linux, burstlab_core::tcp::config::CubicVariant::Ns3][g.random_range(0..3)],
             dupack_rule: [burstlab_core::tcp::config::DupackRule::Rfc5681, burstlab_core::tcp::config::DupackRule::Rfc6675, burstlab_core::tcp::config::DupackRule::Ns3][g.random_range(0..3)],
             pipe_rule: [burstlab_core::tcp::config::PipeRule::Rfc6675, burstlab_core::tcp::config::PipeRule::Ns3][g.random_range(0..2)],

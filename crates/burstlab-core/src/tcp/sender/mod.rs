@@ -45,6 +45,8 @@ pub struct SenderConfig {
     pub rack_lost_retransmissions: bool,
     /// [`TcpConfig::rack_tlp`].
     pub rack_tlp: bool,
+    /// [`TcpConfig::rto_keeps_recovery_ssthresh`].
+    pub rto_keeps_recovery_ssthresh: bool,
     pub rtt: RttConfig,
     pub ssthresh_rule: super::SsthreshRule,
     pub grow_on_loss_exit: bool,
@@ -80,6 +82,7 @@ impl SenderConfig {
             pipe_rule: t.pipe_rule,
             rack_lost_retransmissions: t.rack_lost_retransmissions,
             rack_tlp: t.rack_tlp,
+            rto_keeps_recovery_ssthresh: t.rto_keeps_recovery_ssthresh,
             rtt: RttConfig {
                 rto_min: t.rto_min,
                 rto_max: t.rto_max,
@@ -309,10 +312,14 @@ impl Sender {
     /// whatever the SACKs say (it is being fast-retransmitted: ns-3's `MarkHeadAsLost`).
     /// Without SACK: FlightSize less the segments the duplicate ACKs stand for.
     fn update_pipe(&mut self, head_lost: bool) {
+        self.update_pipe_at(head_lost, self.loss_threshold());
+    }
+
+    /// [`Sender::update_pipe`] with `thresh` SACKed segments above a hole making it lost.
+    fn update_pipe_at(&mut self, head_lost: bool, thresh: u32) {
         let mss = self.tcb.mss;
         let t = &self.tcb;
         let segs = if self.rec.uses_sack() {
-            let thresh = self.loss_threshold();
             let mut p = self.board.pipe(t.high_tx, t.high_rxt.max(t.snd_una), thresh).saturating_sub(self.rack_pending()) + self.phantoms();
             let head_counted = self.board.is_unsacked(t.snd_una) && !self.board.is_lost(t.snd_una, thresh);
             if head_lost && head_counted && t.snd_una < t.high_tx {
@@ -508,7 +515,14 @@ impl Sender {
     /// Enter fast recovery (RFC 5681 §3.2, RFC 6582, RFC 6675 §5; `delivered` bytes newly
     /// SACKed by the ACK that found the loss) and fast-retransmit snd_una.
     fn fast_retransmit(&mut self, delivered: u64, now: Nanos, out: &mut Vec<Tx>) {
-        self.update_pipe(true);
+        // With RACK-TLP the pipe PRR's first step reads is already the recovery's (a hole
+        // with one SACKed segment above it lost, `loss_threshold`): Linux marks the holes
+        // lost (`tcp_fastretrans_alert` → `tcp_identify_packet_loss`) before it computes the
+        // window (`tcp_cong_control` → `tcp_cwnd_reduction`, in_flight without them), so a
+        // whole window lost but one segment re-enters with cwnd 1, not with every hole
+        // counted in flight and then sent at once.
+        let thresh = if self.cfg.rack_tlp { 1 } else { self.tcb.dupack_threshold };
+        self.update_pipe_at(true, thresh);
         let (ss, base) = if self.tcb.snd_una < self.cwr_until {
             // RFC 3168 §6.1.2: one reduction per window for CE marks and
             // losses together (the ECN response already made it).
@@ -632,8 +646,11 @@ impl Sender {
         if let Some(l) = self.lt_mut() {
             l.on_timeout();
         }
-        // RFC 5681 eq. (4) on the first timeout; held constant on repeated timeouts.
-        if self.backoffs == 0 {
+        // RFC 5681 eq. (4) on the first timeout; held constant on repeated timeouts; with
+        // `rto_keeps_recovery_ssthresh` (Linux `tcp_enter_loss`) also in fast recovery before
+        // its recovery point, where this window already reduced it.
+        let reduced = self.cfg.rto_keeps_recovery_ssthresh && self.tcb.state == CaState::Recovery && self.tcb.snd_una < self.tcb.recover;
+        if self.backoffs == 0 && !reduced {
             if self.tcb.ssthresh_rule == SsthreshRule::Pipe {
                 self.update_pipe(false);
             }

@@ -19,6 +19,7 @@ fn sender(init_cwnd: u64, max_cwnd: u64, rwnd: u64) -> Sender {
         pipe_rule: PipeRule::Rfc6675,
         rack_lost_retransmissions: false,
         rack_tlp: false,
+        rto_keeps_recovery_ssthresh: false,
         rtt: RttConfig { rto_min: 200 * NS_PER_MS, rto_max: 60_000 * NS_PER_MS, rto_initial: 1000 * NS_PER_MS, granularity: 0, backoff_reset: BackoffReset::Sample, estimator: Default::default(), backoff: true },
         ssthresh_rule: SsthreshRule::FlightSize,
         grow_on_loss_exit: true,
@@ -454,5 +455,63 @@ fn rack_after_a_timeout() {
         let again = segs(&mut out).contains(&(0, true));
         assert_eq!(again, rack, "rack = {rack}");
         assert_eq!((s.counters.lost_retransmissions, s.counters.timeouts), (rack as u64, 1));
+    }
+}
+
+/// A Linux-like PRR sender (RACK-TLP, Linux's PRR, ssthresh from cwnd), `keep`:
+/// `rto_keeps_recovery_ssthresh`.
+fn linux_prr_sender(init_cwnd: u64, keep: bool) -> Sender {
+    use crate::tcp::config::{PrrBound, PrrVariant};
+    let mut cfg = sender(init_cwnd, u64::MAX, u64::MAX).cfg;
+    (cfg.rack_lost_retransmissions, cfg.rack_tlp, cfg.rto_keeps_recovery_ssthresh) = (true, true, keep);
+    cfg.ssthresh_rule = SsthreshRule::Cwnd;
+    let prr = crate::tcp::recovery::prr::Prr::new(PrrBound::Ssrb, PrrVariant::Linux);
+    Sender::new(cfg, Cc::Reno(RenoCc::default()), Recovery::Prr(prr))
+}
+
+/// [`linux_prr_sender`] after the ACK of 0 (at 20 ms: 1-9 sent) and the ACK at 41 ms that
+/// SACKs 9 (1-8 lost); what the sender sent on that ACK.
+fn window_lost_but_its_last(keep: bool) -> (Sender, Vec<Tx>) {
+    let ms = NS_PER_MS;
+    let mut s = linux_prr_sender(8, keep);
+    let mut out = Vec::new();
+    s.start(0, &mut out);
+    s.on_ack(&ack(1), 20 * ms, &mut out);
+    assert_eq!(s.tcb.high_tx, 10);
+    out.clear();
+    s.on_ack(&sack_ack(1, &[(9, 10)]), 41 * ms, &mut out);
+    (s, out)
+}
+
+/// A window lost but its last segment, with RACK-TLP: ten segments (0-9 after the ACK of
+/// 0 opens the window to nine), 1-8 lost, 9 SACKed at 41 ms. RACK finds 1-8 lost by time
+/// (sent 21 ms + min RTT / 4 before) and Linux marks them before PRR's first step
+/// (`tcp_identify_packet_loss`, then `tcp_cwnd_reduction`): in flight 0, sndcnt = the one
+/// segment delivered, cwnd 1: one retransmission (1), not the eight holes at once, which
+/// a pipe counted by DupThresh (2-8 not yet lost with one SACK above) would let out.
+#[test]
+fn rack_tlp_recovery_entry_counts_the_holes_lost() {
+    let (s, mut out) = window_lost_but_its_last(false);
+    assert_eq!(s.tcb.state, CaState::Recovery);
+    assert_eq!(s.tcb.ssthresh, 4500); // cwnd 9 segments, Reno's half
+    assert_eq!(segs(&mut out), vec![(1, true)]);
+    assert_eq!(s.tcb.cwnd, 1000);
+}
+
+/// A timeout in fast recovery (the retransmission of the test above lost, the timer fires):
+/// Linux keeps the recovery's ssthresh (`tcp_enter_loss` reduces only outside Recovery or
+/// past its recovery point); RFC 5681 eq. (4) reduces it again, from cwnd 1 segment to 2.
+/// Either way cwnd is one segment and 1 goes again.
+#[test]
+fn timeout_in_recovery_keeps_ssthresh_as_linux() {
+    for keep in [false, true] {
+        let (mut s, mut out) = window_lost_but_its_last(keep);
+        out.clear();
+        assert!(s.timer_is_rto());
+        let at = s.rto_deadline.unwrap();
+        s.on_rto(at, &mut out);
+        assert_eq!((s.tcb.state, s.counters.timeouts), (CaState::Loss, 1));
+        assert_eq!(s.tcb.ssthresh, if keep { 4500 } else { 2000 }, "keep = {keep}");
+        assert_eq!((s.tcb.cwnd, segs(&mut out).first().copied()), (1000, Some((1, true))));
     }
 }
