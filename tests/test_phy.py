@@ -314,3 +314,23 @@ def test_rate_adaptation_over_802_11g_rates() -> None:
     assert att[4] > 0.9 * sum(att), att
     with pytest.raises(ParameterError, match="rate_set = x"):
         rate_adaptation("aarf", 14.0, frames=10, rate_set="x")
+
+
+def test_rate_adaptation_harness_interval_and_verdict() -> None:
+    # benchmarks/ns3/rate_adaptation.py's statistics (no ns-3 needed): the ratio of means, its
+    # 95 % interval on the log scale (delta method, Student t on Welch's df) and the verdict
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("rate_adaptation_harness", REPO / "benchmarks" / "ns3" / "rate_adaptation.py")
+    assert spec is not None and spec.loader is not None
+    h = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(h)
+    # known answer: ours 2, 4 (mean 3, var of the log mean 2/2/9), theirs 1, 1, 1 (no spread):
+    # df 1, t 12.706, half-width 12.706/3 on the log scale
+    r, lo, hi = h.ratio_interval([2.0, 4.0], [1.0, 1.0, 1.0])
+    assert r == 3.0 and lo == pytest.approx(3 * math.exp(-12.7062 / 3), rel=1e-4) and hi == pytest.approx(3 * math.exp(12.7062 / 3), rel=1e-4)
+    r, lo, hi = h.ratio_interval([1.00, 1.02, 0.98], [1.0, 1.01, 0.99])
+    assert lo < r < hi and r == pytest.approx(1.0)
+    assert math.isnan(h.ratio_interval([1.0], [1.0, 1.1])[1])
+    assert [h.verdict(*x) for x in ((0.9, 1.1), (0.8, 0.9), (1.1, 1.3), (0.7, 0.8), (1.2, 1.3), (math.nan, math.nan))] == [
+        "within", "inconclusive", "inconclusive", "outside", "outside", "n/a"]
