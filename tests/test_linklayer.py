@@ -192,6 +192,33 @@ def test_size_aware_loss_fragments_lose_less_than_frames() -> None:
             parse_loss_spec(bad)
 
 
+def test_fixed_erp_ofdm_hop() -> None:
+    # 802.11g ERP-OFDM at a fixed 24 Mb/s (dcf_phy=erp): the standard's TXTIME, 20 µs PLCP +
+    # 4 µs · ⌈(16 + 8·1036 + 6) / 96⌉ + 6 µs signal extension = 374 µs for a 1000-byte packet,
+    # the ACK at 24 Mb/s 34 µs, CWmin 15
+    t = wifi_timing(1000, rate=24e6, phy="erp")
+    assert (round(t.data * 1e9), round(t.ack * 1e9), round(t.attempt * 1e9)) == (374_000, 34_000, 468_000)
+    assert t.mean_backoff == pytest.approx(7.5 * 20e-6)
+    layer = ll.parse_link_layer("arq:retry_limit=0,dcf_phy=erp,dcf_rate=24Mbit")
+    assert isinstance(layer, Arq) and isinstance(layer.timing, Dcf) and layer.timing.phy == "erp"
+    # each attempt is decided in its own mode, ofdm24, whatever the channel's phy:mode says: at
+    # 13 dB the CCK-11 curve loses nothing and the OFDM-24 one 31 % of 1036-byte PSDUs
+    from burstlab.phy import frame_error
+
+    n = 20_000
+    channel = "phy:mode=cck11,snr=13"
+    dsss = measure(Arq(retry_limit=0), parse_loss_spec(channel), frames=n, frame_bytes=1000, seed=2).raw_loss_rate
+    erp = measure(layer, parse_loss_spec(channel), frames=n, frame_bytes=1000, seed=2).raw_loss_rate
+    want = frame_error("ofdm24", 13.0, 1036)
+    assert dsss == 0.0
+    assert abs(erp - want) <= 5 * math.sqrt(want * (1 - want) / n) + 0.005, (erp, want)  # + the PER table's interpolation
+    for spec, match in (("arq:dcf_phy=erp,dcf_rate=11Mbit", "rate = 11000000"), ("arq:dcf_phy=erp,dcf_rate=24Mbit,dcf_cw_min=7", "cw_min = 7"),
+                        ("arq:dcf_phy=ofdm", "phy = ofdm"), ("harq:dcf_phy=erp,dcf_rate=24Mbit", "phy = erp"),
+                        ("arq:dcf_phy=erp,dcf_rate=24Mbit,rate_control=aarf", "phy = erp")):
+        with pytest.raises(_core.ParameterError, match=match):
+            measure(ll.parse_link_layer(spec), parse_loss_spec("bernoulli:p=0"), frames=10)
+
+
 def test_higher_retry_limit_lower_residual_higher_latency() -> None:
     # Subramanian et al. Fig. 1: persistence 7 → 15 → 25 attempts on a bursty channel.
     ge = _core.LossModel.gilbert_elliott(0.1333, 0.2)

@@ -237,6 +237,7 @@ def phy_rate_measure(
     seed: int = 1,
     cck: str = "integral",
     rate_set: str = "b",
+    ack_rates: str = "basic",
 ) -> dict[str, Any]: ...
 def phy_loss_model(
     mode: str,

@@ -50,7 +50,10 @@ class Dcf:
     ``ack_rate`` (0 or None = ``rate``) is the MAC ACK's rate; ``mac_overhead_bytes`` the data
     frame's MAC header and FCS (24 + 4), ``ack_bytes`` the ACK frame (14), ``llc_snap_bytes``
     the LLC/SNAP header added to each network-layer packet (8; 0 to count the MSDU alone).
-    ``difs`` = ``sifs`` + 2 ``slot`` in the standard.
+    ``difs`` = ``sifs`` + 2 ``slot`` in the standard. ``phy="erp"``: 802.11g ERP-OFDM at ``rate``
+    (6, 9, 12, 18, 24, 36, 48 or 54 Mb/s): a 20-µs PLCP, the PSDU in whole 4-µs symbols, a
+    6-µs signal extension, CWmin 15, the ACK at the highest of 6, 12, 24 Mb/s at or below
+    ``rate`` (``ack_rate`` None); ``Dcf(rate=24e6, phy="erp")``.
     """
 
     rate: float = field_of("rate", DCF_PARAMS)
@@ -64,6 +67,7 @@ class Dcf:
     llc_snap_bytes: int = field_of("llc_snap_bytes", DCF_PARAMS)
     cw_min: int = field_of("cw_min", DCF_PARAMS)
     cw_max: int = field_of("cw_max", DCF_PARAMS)
+    phy: Literal["dsss", "erp"] = field_of("phy", DCF_PARAMS)
 
 
 @dataclass(frozen=True)
@@ -115,7 +119,10 @@ class Arq:
     the outcomes seen: ``"arf"``, ``"aarf"`` or ``"minstrel"`` (ns-3's ``ArfWifiManager``,
     ``AarfWifiManager``, ``MinstrelWifiManager``). Each attempt then takes its rate's DCF
     air time (``timing`` must be a :class:`Dcf`) and SNR-driven loss decides it at its rate
-    and size; the link results count attempts and successes per rate (``rates``). The
+    and size; each ACK at the highest basic rate at or below the data rate, the basic rates
+    being ``ack_rates`` (``"basic"``: 1 and 2 Mb/s, ERP 6, 12, 24; ``"mandatory"``: every
+    mandatory rate, as ns-3's ad hoc stations); the link results count attempts and successes
+    per rate (``rates``). The
     controllers' settings (``arf_*``, ``minstrel_*``; ns-3's defaults) are declared in the
     core (:data:`RATE_PARAMS`, ``docs/parameters.md``).
     """
@@ -127,6 +134,7 @@ class Arq:
     backoff: Backoff | None = None
     rate_control: str = field_of("rate_control", RATE_PARAMS)
     rate_set: str = field_of("rate_set", RATE_PARAMS)
+    ack_rates: str = field_of("ack_rates", RATE_PARAMS)
     arf_success: int = field_of("arf_success", RATE_PARAMS)
     arf_timer: int = field_of("arf_timer", RATE_PARAMS)
     minstrel_update: float = field_of("minstrel_update", RATE_PARAMS)

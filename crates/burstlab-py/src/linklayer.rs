@@ -13,7 +13,7 @@ use burstlab_core::param::{ParamSpec, Value};
 use crate::convert::{param_value, spec_dict};
 use burstlab_core::hist::Durations;
 use burstlab_core::link::layer::{measure_with, AttemptTiming, Count};
-use burstlab_core::link::wifi::{Dcf, DcfParams};
+use burstlab_core::link::wifi::{Dcf, DcfParams, DcfPhy};
 use burstlab_core::link::{LinkLayerConfig, LinkStats, LossMode};
 use burstlab_core::time::{self, Nanos};
 use burstlab_core::Error;
@@ -65,7 +65,11 @@ fn timing_from_dict(d: &Bound<'_, PyDict>) -> PyResult<AttemptTiming> {
         None => own.timing().py()?,
     };
     if let Some(b) = item(d, "backoff")? {
-        t.backoff = Some(declared(b.downcast::<PyDict>()?, DcfParams::PARAMS, |p: &mut DcfParams, n, v| p.set(n, v))?.backoff().py()?);
+        let mut p: DcfParams = declared(b.downcast::<PyDict>()?, DcfParams::PARAMS, |p: &mut DcfParams, n, v| p.set(n, v))?;
+        if t.symbol != 0 {
+            p.phy = DcfPhy::Erp; // an ERP-OFDM hop's backoff starts at ERP's CWmin
+        }
+        t.backoff = Some(p.backoff().py()?);
     }
     t.validate().py()?;
     Ok(t)

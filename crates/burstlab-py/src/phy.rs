@@ -3,7 +3,7 @@
 use crate::errors::{to_py, IntoPyResult};
 use crate::loss::PyLossModel;
 use burstlab_core::link::minstrel::{Minstrel, MinstrelParams};
-use burstlab_core::link::rate::{measure_set, rate_set, Aarf, RateControl, RateSet};
+use burstlab_core::link::rate::{measure_set, rate_set_acked, AckRates, Aarf, RateControl, RateSet};
 use burstlab_core::link::wifi::Dcf;
 use burstlab_core::param::Named;
 use burstlab_core::loss::{Fading, PhyChannel, Snr};
@@ -160,9 +160,11 @@ fn phy_loss_model(
 
 /// A saturated 802.11 link with rate adaptation (`link::rate::measure_set`): `controller` arf,
 /// aarf or minstrel over `rate_set` b (1, 2, 5.5, 11 Mb/s), g (ERP-OFDM 6-54 Mb/s) or bg (both,
-/// ns-3's 802.11g order); counts of attempts and successes per rate, the MAC throughput.
+/// ns-3's 802.11g order), each ACK at the highest `ack_rates` rate (basic or mandatory,
+/// `link::rate::AckRates`) at or below the data rate; counts of attempts and successes per
+/// rate, the MAC throughput.
 #[pyfunction]
-#[pyo3(signature = (controller, snr, frames, packet_bytes=1000, max_attempts=7, seed=1, cck="integral", rate_set="b"))]
+#[pyo3(signature = (controller, snr, frames, packet_bytes=1000, max_attempts=7, seed=1, cck="integral", rate_set="b", ack_rates="basic"))]
 #[allow(clippy::too_many_arguments)]
 fn phy_rate_measure<'py>(
     py: Python<'py>,
@@ -174,8 +176,10 @@ fn phy_rate_measure<'py>(
     seed: u64,
     cck: &str,
     rate_set: &str,
+    ack_rates: &str,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let (modes, dcfs) = self::rate_set(RateSet::parse(rate_set).py()?, &Dcf::b11()).py()?;
+    let ack = <AckRates as burstlab_core::param::Named>::parse(ack_rates).py()?;
+    let (modes, dcfs) = rate_set_acked(RateSet::parse(rate_set).py()?, ack, &Dcf::b11()).py()?;
     let n = modes.len();
     let mut rc: Box<dyn RateControl> = match controller {
         "arf" => Box::new(Aarf::new(false, n).py()?),

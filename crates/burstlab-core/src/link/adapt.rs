@@ -20,7 +20,7 @@
 //! [`LinkStats::rates`](super::attempt::LinkStats).
 use super::attempt::{AttemptTiming, LinkStats, RateCount};
 use super::minstrel::{Minstrel, MinstrelParams};
-use super::rate::{rate_set, Aarf, RateControl, RateSet};
+use super::rate::{rate_set_acked, AckRates, Aarf, RateControl, RateSet};
 use super::wifi::Dcf;
 use super::{Channel, Service, Unit};
 use crate::phy::PhyMode;
@@ -76,6 +76,9 @@ crate::params! {
         rate_control rate_set: RateSet [choice] = RateSet::B, "",
             "The rates chosen among: b (802.11b DSSS 1-11 Mb/s), g (802.11g ERP-OFDM 6-54 Mb/s) or bg (both, in ns-3's 802.11g order: 1, 2, 5.5, 11, 6, ..., 54).",
             "IEEE 802.11-2016 clauses 16, 18";
+        rate_control ack_rates: AckRates [choice] = AckRates::Basic, "",
+            "Rate of each ACK: the highest basic rate at or below the data rate, the basic rates being basic (1 and 2 Mb/s; ERP 6, 12, 24) or mandatory (every mandatory rate, as ns-3's ad hoc stations: an 802.11b frame's ACK at its own rate).",
+            "IEEE 802.11-2016 §10.6.6.5";
         rate_control arf_success: u32 [u32] = 10, "attempts", min 1, max 10_000,
             "ARF/AARF: successes in a row that move one rate up (AARF's minimum).", "ns-3 ArfWifiManager SuccessThreshold";
         rate_control arf_timer: u32 [u32] = 15, "attempts", min 1, max 10_000,
@@ -122,11 +125,14 @@ impl RateAdaptConfig {
         Self::with(RateAdaptParams { control, ..RateAdaptParams::default() }, base)
     }
 
-    /// Every setting given: the rates of `params.rate_set` ([`rate_set`]) timed from `base`.
+    /// Every setting given: the rates of `params.rate_set` ([`rate_set_acked`]) timed from `base`.
     pub fn with(params: RateAdaptParams, base: &Dcf) -> crate::Result<Self> {
         params.check_ranges()?;
         base.validate()?;
-        let (modes, dcfs) = rate_set(params.rate_set, base)?;
+        if base.symbol != 0 {
+            return Err(Error::param("phy", "erp", "dsss with rate_control (rate_set chooses the rates: g or bg for ERP-OFDM)"));
+        }
+        let (modes, dcfs) = rate_set_acked(params.rate_set, params.ack_rates, base)?;
         Ok(RateAdaptConfig { params, modes, dcfs })
     }
 
@@ -452,7 +458,7 @@ mod tests {
         assert!(RateControlKind::parse("onoe").unwrap_err().to_string().contains("rate_control = onoe"));
         // the declared settings: names, defaults (ns-3's), ranges
         let names: Vec<_> = RateAdaptParams::PARAMS.iter().map(|p| p.name).collect();
-        assert_eq!(names, ["rate_control", "rate_set", "arf_success", "arf_timer", "minstrel_update", "minstrel_ewma", "minstrel_look_around", "minstrel_columns"]);
+        assert_eq!(names, ["rate_control", "rate_set", "ack_rates", "arf_success", "arf_timer", "minstrel_update", "minstrel_ewma", "minstrel_look_around", "minstrel_columns"]);
         let mut p = RateAdaptParams::default();
         assert_eq!(p.minstrel(), MinstrelParams::default());
         assert!(p.set("minstrel_ewma", Value::Int(101)).unwrap_err().to_string().contains("minstrel_ewma = 101"));

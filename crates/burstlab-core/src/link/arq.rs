@@ -150,9 +150,9 @@ impl Arq {
     }
 
     /// The frame on the air as the channel sees it: MAC header + FCS, encapsulation and
-    /// the frame, in the hop's own PHY mode.
+    /// the frame, in the timing's PHY mode (None: the channel's own).
     fn unit_of(t: &AttemptTiming, frame_bytes: u32) -> Unit {
-        Unit::bytes(frame_bytes as u64 + t.encapsulation_bytes as u64 + t.header_bytes as u64)
+        Unit { mode: t.mode, ..Unit::bytes(frame_bytes as u64 + t.encapsulation_bytes as u64 + t.header_bytes as u64) }
     }
 
     #[inline]
@@ -284,6 +284,8 @@ mod tests {
             encapsulation_bytes: 8,
             header_bytes: 0,
             backoff: None,
+            symbol: 0,
+            mode: None,
         };
         let mut a = Arq::new(ArqConfig::retries(1, timing)).unwrap();
         let mut ch = Script { fates: vec![true], asked: vec![] };

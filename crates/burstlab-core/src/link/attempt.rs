@@ -144,7 +144,13 @@ impl AttemptParams {
 /// takes no time of its own). `encapsulation_bytes` (LLC/SNAP) are added to every frame.
 /// `header_bytes` (802.11: MAC header + FCS, 28) travel with every ARQ attempt's frame:
 /// their air time is part of `overhead`, and they count toward the frame's bits where
-/// the channel's loss depends on its size (a bit error rate, SNR curves).
+/// the channel's loss depends on its size (a bit error rate, SNR curves). An OFDM PHY
+/// (`symbol` > 0, 802.11g ERP-OFDM) sends its data field in whole symbols: the payload's time
+/// is then that of the whole PSDU (header bytes included) — SERVICE 16 bits + PSDU + tail 6
+/// bits padded to whole `symbol`s of rate × symbol bits (IEEE 802.11-2016 Eq. 17-29) — and
+/// `overhead` holds the PLCP, the signal extension, SIFS and the ACK without the header.
+/// `mode`: the PHY mode every attempt is sent in (the unit carries it to size- and rate-aware
+/// loss; None: the channel's own).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct AttemptTiming {
     pub idle: Nanos,
@@ -153,6 +159,8 @@ pub struct AttemptTiming {
     pub encapsulation_bytes: u32,
     pub header_bytes: u32,
     pub backoff: Option<Backoff>,
+    pub symbol: Nanos,
+    pub mode: Option<&'static crate::phy::PhyMode>,
 }
 
 /// No duration above an hour is a plausible attempt.
@@ -161,12 +169,12 @@ const MAX_SPAN: Nanos = 3600 * NS_PER_S;
 impl AttemptTiming {
     /// Every attempt takes exactly `d`.
     pub fn fixed(d: Nanos) -> Self {
-        AttemptTiming { idle: 0, overhead: Span::Fixed(d), rate_bps: 0, encapsulation_bytes: 0, header_bytes: 0, backoff: None }
+        AttemptTiming { idle: 0, overhead: Span::Fixed(d), rate_bps: 0, encapsulation_bytes: 0, header_bytes: 0, backoff: None, symbol: 0, mode: None }
     }
 
     /// Every attempt takes a time drawn uniformly in [min, max] (Subramanian et al. slide 8).
     pub fn uniform(min: Nanos, max: Nanos) -> Self {
-        AttemptTiming { idle: 0, overhead: Span::Uniform { min, max }, rate_bps: 0, encapsulation_bytes: 0, header_bytes: 0, backoff: None }
+        AttemptTiming { idle: 0, overhead: Span::Uniform { min, max }, rate_bps: 0, encapsulation_bytes: 0, header_bytes: 0, backoff: None, symbol: 0, mode: None }
     }
 
     pub fn validate(&self) -> crate::Result<()> {
@@ -194,13 +202,16 @@ impl AttemptTiming {
         Ok(())
     }
 
-    /// Air time of `bytes` of payload (encapsulation not included).
+    /// Air time of `bytes` of payload (encapsulation not included); OFDM: of the whole data
+    /// field carrying them and the header bytes, in whole symbols.
     #[inline]
     pub fn payload_time(&self, bytes: u64) -> Nanos {
         if self.rate_bps == 0 {
             0
-        } else {
+        } else if self.symbol == 0 {
             tx_time(bytes, self.rate_bps)
+        } else {
+            ofdm_data_time(bytes + self.header_bytes as u64, self.rate_bps, self.symbol)
         }
     }
 
@@ -212,6 +223,15 @@ impl AttemptTiming {
             Some(b) => self.idle + b.draw(retry, rng),
         }
     }
+}
+
+/// An OFDM PPDU's data field carrying a PSDU of `bytes` at `rate_bps`: SERVICE (16 bits),
+/// the PSDU and the tail (6 bits) in whole symbols of N_DBPS = rate × `symbol` bits (IEEE
+/// 802.11-2016 §17.4.3, Eq. 17-29).
+#[inline]
+pub fn ofdm_data_time(bytes: u64, rate_bps: u64, symbol: Nanos) -> Nanos {
+    let ndbps = (rate_bps as u128 * symbol as u128 / NS_PER_S as u128).max(1) as u64;
+    (16 + 8 * bytes + 6).div_ceil(ndbps) * symbol
 }
 
 /// Fragments and their payload bytes (HARQ's counters).

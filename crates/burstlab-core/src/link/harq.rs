@@ -160,6 +160,11 @@ impl HarqConfig {
     /// Every setting within its declared range, and the timing valid.
     pub fn validate(&self) -> crate::Result<()> {
         self.params().check_ranges()?;
+        if self.timing.symbol != 0 {
+            // a fragment's air time is its bytes at the rate; OFDM's padding of each PPDU to
+            // whole symbols has no defined share per fragment
+            return Err(Error::param("phy", "erp", "dsss for LL-HARQ (fragments are timed at the DSSS rate)"));
+        }
         self.timing.validate()
     }
 }

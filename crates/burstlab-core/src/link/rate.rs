@@ -169,9 +169,60 @@ pub struct Measured {
 /// The 802.11b modes (1, 2, 5.5, 11 Mb/s) and the highest basic rate (1 or 2 Mb/s) at or
 /// below each: the rate of its ACK.
 pub fn dsss_modes() -> (Vec<&'static PhyMode>, Vec<u64>) {
+    dsss_modes_acked(AckRates::Basic)
+}
+
+/// The 802.11b modes and each one's ACK rate under `ack` ([`AckRates`]).
+pub fn dsss_modes_acked(ack: AckRates) -> (Vec<&'static PhyMode>, Vec<u64>) {
     let modes: Vec<&'static PhyMode> = ["dsss1", "dsss2", "cck5.5", "cck11"].iter().map(|n| PhyMode::by_name(n).expect("802.11b modes")).collect();
-    let ack = modes.iter().map(|m| m.rate_bps.min(2_000_000)).collect();
+    let ack = modes
+        .iter()
+        .map(|m| match ack {
+            AckRates::Basic => m.rate_bps.min(2_000_000),
+            // every HR/DSSS rate is mandatory (IEEE 802.11-2016 §16.1.1): the data rate itself
+            AckRates::Mandatory => m.rate_bps,
+        })
+        .collect();
     (modes, ack)
+}
+
+/// Which rates an ACK may use: IEEE 802.11-2016 §10.6.6.5 sends a control response at the
+/// highest rate of the BSS's basic rate set at or below the rate of the frame it answers
+/// (and, when none is, at the highest mandatory rate of the PHY at or below it). The basic
+/// rate set is the BSS's configuration; the two common readings:
+///
+/// | choice | DSSS data (1, 2, 5.5, 11 Mb/s) | ERP-OFDM data (6-54 Mb/s) |
+/// |---|---|---|
+/// | `basic` | {1, 2} Mb/s: 1, 2, 2, 2 (an 802.11b BSS's usual basic rate set) | {6, 12, 24}: 6, 6, 12, 12, 24, 24, 24, 24 |
+/// | `mandatory` | every mandatory rate is basic: the data rate itself | the same as `basic` |
+///
+/// `mandatory` is what ns-3 3.44's ad hoc stations do: `AdhocWifiMac` calls
+/// `AddAllSupportedModes`, which adds every mandatory mode of the PHY to the basic rate set,
+/// so `GetControlAnswerMode` ACKs an 11 Mb/s frame at 11 Mb/s (checked on its air: the
+/// ACKs of a saturated 802.11b link are 14-byte frames at 11 Mb/s, long preamble).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AckRates {
+    Basic,
+    Mandatory,
+}
+
+impl crate::param::Named for AckRates {
+    const NAMES: &'static [&'static str] = &["basic", "mandatory"];
+
+    fn parse(s: &str) -> crate::Result<Self> {
+        match s {
+            "basic" => Ok(AckRates::Basic),
+            "mandatory" => Ok(AckRates::Mandatory),
+            _ => Err(Error::param("ack_rates", s, "basic or mandatory")),
+        }
+    }
+
+    fn name(&self) -> &'static str {
+        match self {
+            AckRates::Basic => "basic",
+            AckRates::Mandatory => "mandatory",
+        }
+    }
 }
 
 /// Which 802.11 rates a rate-adaptive hop chooses among.
@@ -225,8 +276,13 @@ pub fn erp_modes() -> (Vec<&'static PhyMode>, Vec<u64>) {
 /// aCWmin 15 for every rate; `base`'s CWmin must then be 802.11b's default (31): another one
 /// is refused rather than silently replaced.
 pub fn rate_set(set: RateSet, base: &Dcf) -> crate::Result<(Vec<&'static PhyMode>, Vec<Dcf>)> {
+    rate_set_acked(set, AckRates::Basic, base)
+}
+
+/// [`rate_set`] with each ACK's rate under `ack` ([`AckRates`]).
+pub fn rate_set_acked(set: RateSet, ack: AckRates, base: &Dcf) -> crate::Result<(Vec<&'static PhyMode>, Vec<Dcf>)> {
     let dsss = |cw_min: u32| {
-        let (modes, ack) = dsss_modes();
+        let (modes, ack) = dsss_modes_acked(ack);
         let dcfs: Vec<Dcf> = modes
             .iter()
             .zip(&ack)
@@ -458,6 +514,30 @@ mod tests {
         let e = rate_set(RateSet::G, &Dcf { cw_min: 7, ..Dcf::b11() }).unwrap_err().to_string();
         assert!(e.contains("cw_min = 7"), "{e}");
         assert_eq!(rate_set(RateSet::B, &Dcf::b11()).unwrap().1, dsss_dcfs());
+    }
+
+    #[test]
+    fn ack_rates_basic_or_mandatory() {
+        use crate::param::Named;
+        // basic: an 802.11b BSS's {1, 2} Mb/s; mandatory: every HR/DSSS rate, so the ACK goes
+        // at the data rate (ns-3 3.44's ad hoc station); ERP's answer is the same under both
+        let ack = |set, a| rate_set_acked(set, a, &Dcf::b11()).unwrap().1.iter().map(|d| d.ack_rate_bps).collect::<Vec<u64>>();
+        assert_eq!(ack(RateSet::B, AckRates::Basic), [1_000_000, 2_000_000, 2_000_000, 2_000_000]);
+        assert_eq!(ack(RateSet::B, AckRates::Mandatory), [1_000_000, 2_000_000, 5_500_000, 11_000_000]);
+        assert_eq!(ack(RateSet::G, AckRates::Basic), ack(RateSet::G, AckRates::Mandatory));
+        assert_eq!(ack(RateSet::Bg, AckRates::Mandatory)[..4], [1_000_000, 2_000_000, 5_500_000, 11_000_000]);
+        // one 1000-byte IP packet at 11 Mb/s, long preamble, no backoff: ns-3's shortest gap
+        // between two data frames of a lossless saturated link is 1209 µs = DIFS 50 + data
+        // 946 + SIFS 10 + ACK 203 (its PHY rounds each PPDU up to a whole µs: 945.45 → 946,
+        // 202.18 → 203); burstlab's mandatory reading gives the same to those roundings, the
+        // basic one 45.8 µs more (the 14-byte ACK at 2 Mb/s instead of 11): 3 % of the
+        // 1 563-µs mean attempt, the gap between the two at 8 dB
+        let (_, d) = rate_set_acked(RateSet::B, AckRates::Mandatory, &Dcf::b11()).unwrap();
+        assert_eq!(d[3].attempt_time(1000), 50_000 + 945_455 + 10_000 + 202_182);
+        let (_, basic) = rate_set_acked(RateSet::B, AckRates::Basic, &Dcf::b11()).unwrap();
+        assert_eq!(basic[3].attempt_time(1000) - d[3].attempt_time(1000), 248_000 - 202_182);
+        assert_eq!(AckRates::parse("mandatory").unwrap(), AckRates::Mandatory);
+        assert!(AckRates::parse("all").unwrap_err().to_string().contains("ack_rates = all"));
     }
 
     #[test]

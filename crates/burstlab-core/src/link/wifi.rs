@@ -16,7 +16,7 @@
 //! durations to whole µs are not modelled (the sum is exact to the nanosecond otherwise).
 //! The saturated capacity counts the mean backoff, CWmin/2 slots (a frame that gets
 //! through at its first attempt, no collisions).
-use super::attempt::{AttemptTiming, Backoff, Span};
+use super::attempt::{ofdm_data_time, AttemptTiming, Backoff, Span};
 use crate::time::{tx_time, Nanos, NS_PER_S, NS_PER_US};
 use crate::Error;
 
@@ -61,6 +61,45 @@ impl Preamble {
     }
 }
 
+/// The PHY of a DCF's data and ACK frames.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DcfPhy {
+    /// 802.11b DSSS/HR-DSSS (clause 16): the PLCP of `preamble`, bits at the rate.
+    Dsss,
+    /// 802.11g ERP-OFDM (clause 18): 20-µs PLCP, whole 4-µs symbols, 6-µs signal extension,
+    /// aCWmin 15 ([`Dcf::erp`]).
+    Erp,
+}
+
+impl crate::param::Named for DcfPhy {
+    const NAMES: &'static [&'static str] = &["dsss", "erp"];
+
+    fn parse(s: &str) -> crate::Result<Self> {
+        match s {
+            "dsss" => Ok(DcfPhy::Dsss),
+            "erp" => Ok(DcfPhy::Erp),
+            _ => Err(Error::param("phy", s, "dsss or erp")),
+        }
+    }
+
+    fn name(&self) -> &'static str {
+        match self {
+            DcfPhy::Dsss => "dsss",
+            DcfPhy::Erp => "erp",
+        }
+    }
+}
+
+/// The ERP-OFDM data rates (IEEE 802.11-2016 Table 18-4 via clause 17), in bits/s, and the
+/// mandatory ones (6, 12, 24 Mb/s) an ACK goes at (§10.6.6.5).
+pub const ERP_RATES: [u64; 8] = [6_000_000, 9_000_000, 12_000_000, 18_000_000, 24_000_000, 36_000_000, 48_000_000, 54_000_000];
+pub const ERP_MANDATORY: [u64; 3] = [6_000_000, 12_000_000, 24_000_000];
+
+/// The highest mandatory ERP rate at or below `rate_bps` (an ERP rate): its ACK's rate.
+pub fn erp_ack_rate(rate_bps: u64) -> u64 {
+    ERP_MANDATORY.into_iter().rev().find(|&a| a <= rate_bps).unwrap_or(ERP_MANDATORY[0])
+}
+
 crate::params! {
     /// The DCF's settings as declared once (defaults: 802.11b at 11 Mb/s, long preamble,
     /// Barsocchi et al.'s channel): `DcfParams::PARAMS` gives Python's `Dcf` and `Backoff`
@@ -88,6 +127,9 @@ crate::params! {
             "Backoff window before a frame's first attempt (CWmin).", "IEEE 802.11-2016 §10.3.3";
         dcf cw_max: u32 [u32] = 1023, "slots", max 1 << 20,
             "Largest backoff window (CWmax): the window doubles (+1) per retry up to it.", "IEEE 802.11-2016 §10.3.3";
+        dcf phy: DcfPhy [choice] = DcfPhy::Dsss, "",
+            "PHY of the frames: dsss (802.11b) or erp (802.11g ERP-OFDM at rate 6-54 Mb/s: 20-us PLCP, whole 4-us symbols, 6-us signal extension, CWmin 15; ack_rate 0: the highest of 6, 12, 24 Mb/s at or below the rate).",
+            "IEEE 802.11-2016 §17.4.3, Table 18-5";
     }
     virtual {}
 }
@@ -98,6 +140,9 @@ impl DcfParams {
     pub fn dcf(&self) -> crate::Result<Dcf> {
         self.check_ranges()?;
         let rate_bps = self.rate.round() as u64;
+        if self.phy == DcfPhy::Erp {
+            return self.erp(rate_bps);
+        }
         if self.preamble == Preamble::Short && rate_bps <= 1_000_000 {
             return Err(Error::param("preamble", "short", "long at 1 Mb/s (802.11b has no short preamble there)"));
         }
@@ -120,9 +165,42 @@ impl DcfParams {
         Ok(d)
     }
 
-    /// These settings' backoff: CWmin, CWmax and the slot.
+    /// ERP-OFDM at `rate_bps` with these MAC settings ([`Dcf::erp`]): the rate and an explicit
+    /// ACK rate must be ERP rates; the preamble stays `long` (ERP has its own PLCP) and CWmin
+    /// at 802.11b's default, which becomes ERP's 15 — another value is refused rather than
+    /// silently replaced (as with a rate-adaptive hop's `rate_set = g`).
+    fn erp(&self, rate_bps: u64) -> crate::Result<Dcf> {
+        let erp_rate = |name: &str, r: u64| {
+            if ERP_RATES.contains(&r) {
+                Ok(r)
+            } else {
+                Err(Error::param(name, r as f64, "an ERP-OFDM rate with phy = erp (6, 9, 12, 18, 24, 36, 48 or 54 Mb/s)"))
+            }
+        };
+        let rate_bps = erp_rate("rate", rate_bps)?;
+        let ack_rate_bps = if self.ack_rate > 0.0 { erp_rate("ack_rate", self.ack_rate.round() as u64)? } else { erp_ack_rate(rate_bps) };
+        if self.preamble != Preamble::Long {
+            return Err(Error::param("preamble", "short", "long with phy = erp (ERP-OFDM's PLCP is its own 20 us)"));
+        }
+        let defaults = DcfParams::default();
+        if self.cw_min != defaults.cw_min {
+            return Err(Error::param("cw_min", self.cw_min, "802.11b's 31 with phy = erp (ERP's CWmin, 15, is used)"));
+        }
+        let base = DcfParams { phy: DcfPhy::Dsss, rate: defaults.rate, ack_rate: 0.0, ..*self }.dcf()?;
+        let d = Dcf::erp(rate_bps, ack_rate_bps, &base);
+        d.validate()?;
+        Ok(d)
+    }
+
+    /// These settings' backoff: CWmin, CWmax and the slot (ERP's CWmin, 15, with phy = erp).
     pub fn backoff(&self) -> crate::Result<Backoff> {
         self.check_ranges()?;
+        if self.phy == DcfPhy::Erp {
+            if self.cw_min != DcfParams::default().cw_min {
+                return Err(Error::param("cw_min", self.cw_min, "802.11b's 31 with phy = erp (ERP's CWmin, 15, is used)"));
+            }
+            return Backoff::new(ERP_CW_MIN, self.cw_max, self.slot);
+        }
         Backoff::new(self.cw_min, self.cw_max, self.slot)
     }
 }
@@ -188,8 +266,7 @@ impl Dcf {
         if self.symbol == 0 {
             self.plcp + tx_time(bytes, rate)
         } else {
-            let ndbps = (rate as u128 * self.symbol as u128 / NS_PER_S as u128).max(1) as u64;
-            self.plcp + (16 + 8 * bytes + 6).div_ceil(ndbps) * self.symbol + self.signal_extension
+            self.plcp + ofdm_data_time(bytes, rate, self.symbol) + self.signal_extension
         }
     }
 
@@ -244,21 +321,28 @@ impl Dcf {
         packet_bytes as f64 * 8.0 * NS_PER_S as f64 / (self.attempt_time(packet_bytes) as f64 + self.mean_backoff())
     }
 
-    /// The same attempt as an [`AttemptTiming`] (exact for DSSS; an OFDM attempt's padding to
-    /// whole symbols depends on the frame's size, which a rate-adaptive hop computes per size
-    /// from [`Dcf::attempt_time`]): idle = DIFS; on the channel, a fixed
+    /// The same attempt as an [`AttemptTiming`]: idle = DIFS; on the channel, a fixed
     /// overhead (PLCP, MAC header + FCS, SIFS, PLCP + ACK) and the LLC/SNAP-encapsulated
-    /// packet at the data rate; with `backoff`, 802.11's binary exponential backoff
+    /// packet at the data rate (OFDM: the PLCP, signal extension, SIFS and ACK, then the whole
+    /// PSDU in whole symbols, in the ERP rate's PHY mode); with `backoff`, 802.11's binary exponential backoff
     /// (CWmin, CWmax, slot), otherwise none (Subramanian et al.'s driver).
     pub fn timing(&self, backoff: bool) -> AttemptTiming {
-        let overhead = self.plcp + tx_time(self.mac_overhead_bytes as u64, self.rate_bps) + self.sifs + self.ack_time();
+        // OFDM: the MAC header is padded to symbols with the rest of the PSDU (payload_time),
+        // and the attempt's mode is the ERP rate's
+        let (header, mode) = if self.symbol == 0 {
+            (tx_time(self.mac_overhead_bytes as u64, self.rate_bps), None)
+        } else {
+            (self.signal_extension, crate::phy::MODES.iter().find(|m| m.name.starts_with("ofdm") && m.rate_bps == self.rate_bps))
+        };
         AttemptTiming {
             idle: self.difs,
-            overhead: Span::Fixed(overhead),
+            overhead: Span::Fixed(self.plcp + header + self.sifs + self.ack_time()),
             rate_bps: self.rate_bps,
             encapsulation_bytes: self.llc_snap_bytes,
             header_bytes: self.mac_overhead_bytes,
             backoff: backoff.then_some(Backoff { cw_min: self.cw_min, cw_max: self.cw_max, slot: self.slot }),
+            symbol: self.symbol,
+            mode,
         }
     }
 }
@@ -318,6 +402,78 @@ mod tests {
         assert_eq!(d.ack_time(), 34_000);
         assert_eq!(d.attempt_time(1000), 50_000 + 182_000 + 10_000 + 34_000);
         assert_eq!((d.cw_min, d.slot), (15, 20_000));
+    }
+
+    #[test]
+    fn fixed_erp_ofdm_hop_known_answers() {
+        // IEEE 802.11-2016 ERP-OFDM TXTIME (§17.4.3 Eq. 17-29 with the ERP signal extension):
+        // 16 µs preamble + 4 µs SIGNAL + 4 µs · ⌈(16 + 8·LENGTH + 6) / N_DBPS⌉ + 6 µs.
+        let txtime = |bytes: u64, mbps: u64| 20_000 + 4_000 * (16 + 8 * bytes + 6).div_ceil(4 * mbps) + 6_000;
+        let p = DcfParams { phy: DcfPhy::Erp, rate: 24e6, ..DcfParams::default() };
+        let d = p.dcf().unwrap();
+        assert_eq!((d.plcp, d.symbol, d.signal_extension, d.cw_min, d.ack_rate_bps), (20_000, 4_000, 6_000, 15, 24_000_000));
+        // a 1000-byte IP packet: PSDU 1036 bytes, 8310 bits = 87 symbols of 96 → 374 µs; the
+        // 14-byte ACK at 24 Mb/s 2 symbols → 34 µs; DIFS 50 + 374 + SIFS 10 + 34 = 468 µs
+        assert_eq!(d.data_time(1000), 374_000);
+        assert_eq!(d.ack_time(), 34_000);
+        assert_eq!(d.attempt_time(1000), 468_000);
+        // the hop's AttemptTiming gives the same attempt at every size (padding included),
+        // each frame in ofdm24
+        let t = d.timing(false);
+        let Span::Fixed(oh) = t.overhead else { panic!("fixed overhead") };
+        for bytes in [0u32, 1, 2, 12, 13, 40, 52, 576, 1000, 1460, 1500] {
+            let psdu = bytes as u64 + 8 + 28;
+            assert_eq!(d.data_time(bytes), txtime(psdu, 24), "{bytes}");
+            assert_eq!(t.idle + oh + t.payload_time(bytes as u64 + 8), d.attempt_time(bytes), "{bytes}");
+        }
+        assert_eq!(t.mode.map(|m| m.name), Some("ofdm24"));
+        // every rate's ACK at the highest mandatory rate at or below it; an explicit one kept
+        for (mbps, ack) in [(6, 6), (9, 6), (12, 12), (18, 12), (24, 24), (36, 24), (48, 24), (54, 24)] {
+            let d = DcfParams { phy: DcfPhy::Erp, rate: mbps as f64 * 1e6, ..DcfParams::default() }.dcf().unwrap();
+            assert_eq!((d.ack_rate_bps, d.data_time(1000)), (ack * 1_000_000, txtime(1036, mbps)), "{mbps}");
+        }
+        let d6 = DcfParams { phy: DcfPhy::Erp, rate: 54e6, ack_rate: 6e6, ..DcfParams::default() }.dcf().unwrap();
+        assert_eq!(d6.ack_time(), txtime(14, 6));
+        // the short slot of an ERP-only BSS: 9 µs, DIFS = SIFS + 2 slots = 28 µs
+        let short = DcfParams { slot: 9_000, difs: 28_000, ..p }.dcf().unwrap();
+        assert_eq!(short.attempt_time(1000), 446_000);
+        assert_eq!(DcfParams { slot: 9_000, ..p }.backoff().unwrap(), Backoff { cw_min: 15, cw_max: 1023, slot: 9_000 });
+        // refused: a DSSS rate, a non-ERP ACK rate, the short DSSS preamble, another CWmin
+        for (bad, key) in [
+            (DcfParams { rate: 11e6, ..p }, "rate = 11000000"),
+            (DcfParams { ack_rate: 2e6, ..p }, "ack_rate = 2000000"),
+            (DcfParams { preamble: Preamble::Short, ..p }, "preamble = short"),
+            (DcfParams { cw_min: 7, ..p }, "cw_min = 7"),
+        ] {
+            let e = bad.dcf().unwrap_err().to_string();
+            assert!(e.contains(key), "{e}");
+        }
+        assert!(DcfParams { cw_min: 7, ..p }.backoff().is_err());
+        // LL-HARQ and rate adaptation refuse it (their rates and fragments are timed otherwise)
+        let h = crate::link::harq::HarqConfig::new(d.timing(false));
+        assert!(h.validate().unwrap_err().to_string().contains("phy = erp"));
+        let e = crate::link::adapt::RateAdaptConfig::dsss(crate::link::adapt::RateControlKind::Aarf, &d).unwrap_err().to_string();
+        assert!(e.contains("phy = erp"), "{e}");
+        // the default stays 802.11b's DSSS, bit for bit
+        assert_eq!(DcfParams::default().dcf().unwrap(), Dcf::b11());
+        assert_eq!(Dcf::b11().timing(false).symbol, 0);
+    }
+
+    #[test]
+    fn fixed_erp_hop_serves_lossless_frames_in_their_txtime() {
+        // A lossless saturated ARQ hop at 24 Mb/s ERP-OFDM with 802.11 backoff (CWmin 15):
+        // every frame one attempt of 468 µs plus the backoff, uniform on 0..=15 slots, so the
+        // throughput is 8000 bits per (468 + 7.5·20) µs within 5 standard errors
+        let d = DcfParams { phy: DcfPhy::Erp, rate: 24e6, ..DcfParams::default() }.dcf().unwrap();
+        let n = 50_000u64;
+        let cfg = LinkLayerConfig::Arq(ArqConfig::retries(6, d.timing(true)));
+        let m = measure(&cfg, None, LossMode::Packet, n, 1000, 5).unwrap();
+        let mean_frame = 468_000.0 + 7.5 * 20_000.0;
+        let sd_frame = 20_000.0 * ((16.0f64 * 16.0 - 1.0) / 12.0).sqrt();
+        let want = 8000.0 * 1e9 / mean_frame;
+        assert!((d.capacity_bps(1000) / want - 1.0).abs() < 1e-12);
+        let rel = 5.0 * sd_frame / (n as f64).sqrt() / mean_frame;
+        assert!((m.throughput_bps() / want - 1.0).abs() < rel, "{} vs {want}", m.throughput_bps());
     }
 
     #[test]
