@@ -25,11 +25,11 @@ from __future__ import annotations
 import hashlib
 import os
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from burstlab import _core
-from burstlab.sim.config import TcpConfig, _number
+from burstlab.sim.config import TcpConfig, _number, tcp_dict
 from burstlab.sim.links import Link, _check_first_link, _check_loss_mode, _queue_fields, link_layer_config, loss_model
 from burstlab.sim.runner import Progress, SimResult, _hash, run_options
 
@@ -305,7 +305,7 @@ class Network:
                 if not isinstance(f.tcp, TcpConfig):
                     raise _core.ParameterError(f"invalid parameter flow {f.name}.tcp: expected a burstlab.sim.TcpConfig")
                 back = list(reversed(list(f.path))) if f.reverse_path is None else list(f.reverse_path)
-                d.update(kind="tcp", tcp=asdict(f.tcp), reverse=path(f, back, 1, "reverse_path"))
+                d.update(kind="tcp", tcp=tcp_dict(f.tcp), reverse=path(f, back, 1, "reverse_path"))
                 if fwd_path:
                     first = links[fwd_path[0]]
                     rate = _server_rate(servers[first["server"]], capacities[first["server"]])
