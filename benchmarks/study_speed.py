@@ -27,7 +27,9 @@ load average before and after the run: on a machine shared with other work, wall
 inflated by about the load over the cores, so each wall target is also judged on the CPU
 time over the cores the run can use (the wall time it would have on an idle machine, at
 best), and the verdict says which was met. ``--profile`` adds a cProfile run naming the
-costliest functions outside the simulator.
+costliest functions outside the simulator; ``--phases`` a run of each study in one process
+(1 worker) with its CPU time split among the simulator, the simulations' Python set-up, the
+figures, the bootstrap intervals, the store's inserts and (hybrid) the model fits.
 
 How good the preview is. ``--full NAME=DIR`` compares the verdicts of NAME's ``--quick`` run
 with those of a full run of the study in DIR (``burstlab study NAME --out DIR``, same code):
@@ -101,6 +103,56 @@ if _path:
         multiprocessing.util.Finalize(None, _write, exitpriority=0)
     _forked = _Forked()
     multiprocessing.util.register_after_fork(_forked, _after_fork)
+"""
+
+
+#: ``--phases``: one study's ``--quick`` in this process (1 worker), its CPU time split among
+#: the simulator, the simulations' Python set-up, the figures, the bootstrap intervals, the
+#: store's inserts, hybrid's model fits and the rest (each second counted once: in the
+#: innermost of these that was running).
+_PHASES = """
+import functools, importlib, sys, time
+study, out = sys.argv[1], sys.argv[2]
+spent, stack = {}, []
+def wrap(module, name, what):
+    obj = importlib.import_module(module)
+    *path, attr = name.split(".")
+    for p in path:
+        obj = getattr(obj, p)
+    f = getattr(obj, attr)
+    @functools.wraps(f)
+    def timed(*a, **k):
+        t = time.process_time()
+        if stack:
+            spent[stack[-1][0]] = spent.get(stack[-1][0], 0.0) + t - stack[-1][1]
+        stack.append([what, t])
+        try:
+            return f(*a, **k)
+        finally:
+            t = time.process_time()
+            spent[what] = spent.get(what, 0.0) + t - stack.pop()[1]
+            if stack:
+                stack[-1][1] = t
+    setattr(obj, attr, timed)
+from burstlab.cli import main
+module = "burstlab.experiments." + study.replace("-", "_")
+for name in ("simulate_network", "simulate", "simulate_trace"):
+    wrap("burstlab._core", name, "simulator")
+for name in ("run_network_seeds", "run_network", "run"):
+    if hasattr(importlib.import_module(module), name):
+        wrap(module, name, "simulations' Python set-up")
+wrap("burstlab.plot", "save_figure", "figures: savefig")
+if hasattr(importlib.import_module(module + "_report"), "draw_figures"):
+    wrap(module + "_report", "draw_figures", "figures: drawing")
+wrap("burstlab.study.estimate", "bootstrap", "bootstrap intervals")
+wrap("burstlab.store", "ResultStore.insert_many", "store inserts")
+if study == "hybrid":
+    wrap("burstlab.experiments.hybrid", "run_fit", "model fits")
+t0 = time.process_time()
+main(["study", study, "--quick", "--no-progress", "--workers", "1", "--out", out])
+total = time.process_time()
+rows = sorted(spent.items(), key=lambda x: -x[1]) + [("start-up (interpreter, burstlab.cli)", t0), ("the rest (imports, claims, report)", total - t0 - sum(spent.values()))]
+print("; ".join(f"{k} {v:.2f} s" for k, v in rows) + f"; total {total:.2f} s")
 """
 
 
@@ -203,9 +255,9 @@ class Agreement:
     missing: int  # decided by the full run, not judged by the preview (a setting it does not run)
 
     def line(self) -> str:
-        return (f"{self.same} of {self.decided} decided claims agree with the full run ({100 * self.same / max(self.decided, 1):.0f} %), "
-                f"{self.inconclusive} inconclusive in the preview, {self.opposite} opposite"
-                + (f"; {self.missing} not judged by the preview" if self.missing else ""))  # fmt: skip
+        n = self.decided + self.missing
+        return (f"the same verdict on {self.same} of the {n} claims the full run decides ({100 * self.same / max(n, 1):.0f} %); "
+                f"{self.inconclusive} inconclusive in the preview, {self.opposite} opposite, {self.missing} not judged by it")  # fmt: skip
 
 
 def _verdicts(folder: str) -> dict[tuple[str, str], str]:
@@ -267,6 +319,7 @@ def main() -> None:
     ap.add_argument("--full", nargs="*", default=[], metavar="NAME=DIR",
                     help="compare NAME's --quick verdicts with those of its full run in DIR")
     ap.add_argument("--keep", metavar="DIR", help="keep every run's output folder in DIR (default: a temporary folder)")
+    ap.add_argument("--phases", action="store_true", help="also each study's CPU time by phase, in one process with 1 worker")
     ap.add_argument("--study-args", default="", metavar="ARGS", help="more options for every study's --quick run (e.g. '--seeds 10')")
     ap.add_argument("--agreement", nargs=2, metavar=("QUICK_DIR", "FULL_DIR"), help="only compare the verdicts of two finished runs")
     a = ap.parse_args()
@@ -299,6 +352,11 @@ def main() -> None:
                         argv = ["study", name, "--quick", "--no-progress", "--workers", "1", "--out", os.path.join(tmp, f"{name}-prof")]
                         top = profile_top(argv, env, os.path.join(tmp, f"{name}.prof"))
                         print("    costliest outside the simulator (own time under cProfile): " + "; ".join(f"{n} {t:.1f} s" for n, t in top), flush=True)
+                if a.phases:
+                    p = subprocess.run([sys.executable, "-c", _PHASES, name, os.path.join(tmp, f"{name}-phases")], env=env,
+                                       stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)  # fmt: skip
+                    reap_all()
+                    print(f"    CPU by phase (1 worker, one process): {p.stdout.strip().splitlines()[-1] if p.stdout.strip() else 'failed'}", flush=True)
                 if name in full:
                     ag = agreement(os.path.join(keep or tmp, f"{name}-{a.workers[0]}-0"), full[name])
                     print(f"    --quick against the full run ({full[name]}): {ag.line()}", flush=True)
