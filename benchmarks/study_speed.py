@@ -10,6 +10,8 @@ re-run ≤ 1 s as a fresh process.
     python benchmarks/study_speed.py --studies tibet hybrid --workers 1
     python benchmarks/study_speed.py --rerun-only          # prr-mu: first run and re-run
     python benchmarks/study_speed.py --repeat 3            # the fastest of 3 fresh runs of each
+    python benchmarks/study_speed.py --studies tibet --workers 1 --full tibet=/tmp/tibet-full
+    python benchmarks/study_speed.py --agreement QUICK_DIR FULL_DIR  # only compare two finished runs
 
 How it measures. Each run is ``burstlab study NAME --quick --no-progress`` in a fresh
 process, in a new output folder. **CPU time** is the user + system time of the whole
@@ -25,12 +27,22 @@ load average before and after the run: on a machine shared with other work, wall
 inflated by about the load over the cores, so each wall target is also judged on the CPU
 time over the cores the run can use (the wall time it would have on an idle machine, at
 best), and the verdict says which was met. ``--profile`` adds a cProfile run naming the
-costliest functions outside the simulator.
+costliest functions outside the simulator; ``--phases`` a run of each study in one process
+(1 worker) with its CPU time split among the simulator, the simulations' Python set-up, the
+figures, the bootstrap intervals, the store's inserts and (hybrid) the model fits.
+
+How good the preview is. ``--full NAME=DIR`` compares the verdicts of NAME's ``--quick`` run
+with those of a full run of the study in DIR (``burstlab study NAME --out DIR``, same code):
+over the claims (each claim under each documented setting, calibration checks left out)
+that the full run decides (reproduced or contradicted), how many the preview gives the same
+verdict, leaves inconclusive, or gives the opposite verdict. ``--keep DIR`` keeps every
+run's output folder there.
 """
 
 from __future__ import annotations
 
 import argparse
+import csv
 import ctypes
 import math
 import os
@@ -91,6 +103,56 @@ if _path:
         multiprocessing.util.Finalize(None, _write, exitpriority=0)
     _forked = _Forked()
     multiprocessing.util.register_after_fork(_forked, _after_fork)
+"""
+
+
+#: ``--phases``: one study's ``--quick`` in this process (1 worker), its CPU time split among
+#: the simulator, the simulations' Python set-up, the figures, the bootstrap intervals, the
+#: store's inserts, hybrid's model fits and the rest (each second counted once: in the
+#: innermost of these that was running).
+_PHASES = """
+import functools, importlib, sys, time
+study, out = sys.argv[1], sys.argv[2]
+spent, stack = {}, []
+def wrap(module, name, what):
+    obj = importlib.import_module(module)
+    *path, attr = name.split(".")
+    for p in path:
+        obj = getattr(obj, p)
+    f = getattr(obj, attr)
+    @functools.wraps(f)
+    def timed(*a, **k):
+        t = time.process_time()
+        if stack:
+            spent[stack[-1][0]] = spent.get(stack[-1][0], 0.0) + t - stack[-1][1]
+        stack.append([what, t])
+        try:
+            return f(*a, **k)
+        finally:
+            t = time.process_time()
+            spent[what] = spent.get(what, 0.0) + t - stack.pop()[1]
+            if stack:
+                stack[-1][1] = t
+    setattr(obj, attr, timed)
+from burstlab.cli import main
+module = "burstlab.experiments." + study.replace("-", "_")
+for name in ("simulate_network", "simulate", "simulate_trace"):
+    wrap("burstlab._core", name, "simulator")
+for name in ("run_network_seeds", "run_network", "run"):
+    if hasattr(importlib.import_module(module), name):
+        wrap(module, name, "simulations' Python set-up")
+wrap("burstlab.plot", "save_figure", "figures: savefig")
+if hasattr(importlib.import_module(module + "_report"), "draw_figures"):
+    wrap(module + "_report", "draw_figures", "figures: drawing")
+wrap("burstlab.study.estimate", "bootstrap", "bootstrap intervals")
+wrap("burstlab.store", "ResultStore.insert_many", "store inserts")
+if study == "hybrid":
+    wrap("burstlab.experiments.hybrid", "run_fit", "model fits")
+t0 = time.process_time()
+main(["study", study, "--quick", "--no-progress", "--workers", "1", "--out", out])
+total = time.process_time()
+rows = sorted(spent.items(), key=lambda x: -x[1]) + [("start-up (interpreter, burstlab.cli)", t0), ("the rest (imports, claims, report)", total - t0 - sum(spent.values()))]
+print("; ".join(f"{k} {v:.2f} s" for k, v in rows) + f"; total {total:.2f} s")
 """
 
 
@@ -182,6 +244,39 @@ def judge_time(r: Run, target: float, workers: int) -> str:
     return f"MISSED ({r.wall:.2f} s wall, {r.cpu:.2f} s CPU over {cores} core{'s' if cores > 1 else ''} ≥ {lo:.2f} s)"
 
 
+@dataclass
+class Agreement:
+    """The preview's verdicts against a full run's, over the claims the full run decides."""
+
+    decided: int  # decided (reproduced or contradicted) by the full run, and judged by the preview
+    same: int
+    inconclusive: int  # the preview says inconclusive
+    opposite: int
+    missing: int  # decided by the full run, not judged by the preview (a setting it does not run)
+
+    def line(self) -> str:
+        n = self.decided + self.missing
+        return (f"the same verdict on {self.same} of the {n} claims the full run decides ({100 * self.same / max(n, 1):.0f} %); "
+                f"{self.inconclusive} inconclusive in the preview, {self.opposite} opposite, {self.missing} not judged by it")  # fmt: skip
+
+
+def _verdicts(folder: str) -> dict[tuple[str, str], str]:
+    """(claim id, setting) -> verdict of a study's ``claims.csv`` (calibration checks left out)."""
+    with open(os.path.join(folder, "claims.csv"), newline="") as f:
+        return {(r["id"], r["setting"]): r["verdict"] for r in csv.DictReader(f) if r["calibration"] != "true"}
+
+
+def agreement(quick: str, full: str) -> Agreement:
+    """How the verdicts of the ``--quick`` run in folder ``quick`` compare with those of the
+    full run in folder ``full``."""
+    q, f = _verdicts(quick), _verdicts(full)
+    decided = {k: v for k, v in f.items() if v in ("reproduced", "contradicted")}
+    judged = [k for k in decided if k in q]
+    same = sum(q[k] == decided[k] for k in judged)
+    inconclusive = sum(q[k] == "inconclusive" for k in judged)
+    return Agreement(len(judged), same, inconclusive, len(judged) - same - inconclusive, len(decided) - len(judged))
+
+
 def profile_top(argv: list[str], env: dict[str, str], prof: str, n: int = 5) -> list[tuple[str, float]]:
     """The ``n`` functions with the most own time outside the simulator, under cProfile (its
     overhead inflates Python's share: read the ranking, not the seconds)."""
@@ -221,12 +316,23 @@ def main() -> None:
     ap.add_argument("--profile", action="store_true", help="also a cProfile run of each study: the costliest functions outside the simulator")
     ap.add_argument("--rerun-only", action="store_true", help="only prr-mu's default study: first run and re-run, as fresh processes")
     ap.add_argument("--no-rerun", action="store_true", help="skip prr-mu's default study and its re-run")
+    ap.add_argument("--full", nargs="*", default=[], metavar="NAME=DIR",
+                    help="compare NAME's --quick verdicts with those of its full run in DIR")
+    ap.add_argument("--keep", metavar="DIR", help="keep every run's output folder in DIR (default: a temporary folder)")
+    ap.add_argument("--phases", action="store_true", help="also each study's CPU time by phase, in one process with 1 worker")
+    ap.add_argument("--study-args", default="", metavar="ARGS", help="more options for every study's --quick run (e.g. '--seeds 10')")
+    ap.add_argument("--agreement", nargs=2, metavar=("QUICK_DIR", "FULL_DIR"), help="only compare the verdicts of two finished runs")
     a = ap.parse_args()
+    if a.agreement:
+        print(agreement(*a.agreement).line())
+        return
+    full = dict(x.split("=", 1) for x in a.full)
     if not become_subreaper():
         print("warning: not Linux (no PR_SET_CHILD_SUBREAPER): the CPU time of a pool's workers is not counted", file=sys.stderr)
     env = {**os.environ, "PYTHONHASHSEED": "0"}
     print(f"load average at start: {os.getloadavg()[0]:.2f} (cores: {os.cpu_count()}); targets are for {CORES} cores")
     verdicts: list[str] = []
+    keep = a.keep and os.path.abspath(a.keep)
     with tempfile.TemporaryDirectory() as tmp:
         with open(os.path.join(tmp, "sitecustomize.py"), "w") as f:
             f.write(_SITECUSTOMIZE)
@@ -237,7 +343,8 @@ def main() -> None:
                 for w in a.workers:
                     reps = []
                     for k in range(a.repeat):
-                        argv = ["study", name, "--quick", "--no-progress", "--workers", str(w), "--out", os.path.join(tmp, f"{name}-{w}-{k}")]
+                        argv = ["study", name, "--quick", "--no-progress", "--workers", str(w), "--out", os.path.join(keep or tmp, f"{name}-{w}-{k}"),
+                                *a.study_args.split()]
                         reps.append(run(argv, env, tmp))
                     r = by_w[w] = best(reps)
                     print(f"{name:15} {w:>7} {r.wall:>7.2f} {r.cpu:>7.2f} {r.load:>9} {r.sim:>6.2f} {100 * r.share:>6.1f} {100 * r.core_share:>6.1f}", flush=True)
@@ -245,6 +352,15 @@ def main() -> None:
                         argv = ["study", name, "--quick", "--no-progress", "--workers", "1", "--out", os.path.join(tmp, f"{name}-prof")]
                         top = profile_top(argv, env, os.path.join(tmp, f"{name}.prof"))
                         print("    costliest outside the simulator (own time under cProfile): " + "; ".join(f"{n} {t:.1f} s" for n, t in top), flush=True)
+                if a.phases:
+                    p = subprocess.run([sys.executable, "-c", _PHASES, name, os.path.join(tmp, f"{name}-phases")], env=env,
+                                       stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)  # fmt: skip
+                    reap_all()
+                    print(f"    CPU by phase (1 worker, one process): {p.stdout.strip().splitlines()[-1] if p.stdout.strip() else 'failed'}", flush=True)
+                if name in full:
+                    ag = agreement(os.path.join(keep or tmp, f"{name}-{a.workers[0]}-0"), full[name])
+                    print(f"    --quick against the full run ({full[name]}): {ag.line()}", flush=True)
+                    verdicts.append(f"{name} --quick against its full run: {ag.line()}")
                 for w, r in by_w.items():
                     verdicts.append(f"{name} --quick, {w} worker{'s' if w > 1 else ''}: ≤ {TARGET_S:g} s: {judge_time(r, TARGET_S, w)}; "
                                     f"≥ {100 * TARGET_SIM:.0f} % in the simulator: {'met' if r.share >= TARGET_SIM else 'MISSED'} ({100 * r.share:.0f} %)")  # fmt: skip

@@ -104,3 +104,22 @@ def test_ratio_band_is_the_papers_precision_not_15_percent():
     s = world()
     s[EC.sync_name("pooled", "independent", 0.0)] = s[EC.sync_name("pooled", "sync", 0.0)] * 1.45
     assert judge(c, s).outcome == "contradicted"
+
+
+def test_equivalent_drop_known_answer_and_vectorized_form() -> None:
+    """The equivalent temporal drop rate interpolates at the first crossing of the rate-based
+    mean (known answer), falls back to the grid edge beyond which the crossing lies, and its
+    vectorized form (every bootstrap resample at once) gives each resample's own value."""
+    grid = (0.1, 0.3, 0.5)
+    fn = EC._equivalent_drop(grid)
+    ref = np.array([20.0, 20.0])
+    t = [np.array([10.0, 10.0]), np.array([15.0, 15.0]), np.array([25.0, 25.0])]
+    assert float(fn(ref, *t)) == pytest.approx(0.3 + 0.2 * (20 - 15) / (25 - 15))  # 0.4
+    assert float(fn(ref * 10, *t)) == 0.5  # never reached: beyond the top of the grid
+    assert float(fn(ref / 10, *t)) == 0.1  # below the whole curve
+    rng = np.random.default_rng(3)
+    data = [rng.gamma(4.0, s, size=(50, 12)) for s in (5.0, 2.0, 4.0, 7.0)]  # 50 resamples × 12 replicates
+    together = fn(*data, axis=-1)
+    one_by_one = [float(fn(*(d[i] for d in data))) for i in range(50)]
+    assert together.shape == (50,) and list(together) == one_by_one
+    assert len(set(one_by_one)) > 10  # the resamples differ: the comparison is not vacuous

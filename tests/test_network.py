@@ -386,3 +386,26 @@ def test_properties_of_random_networks(net):
     assert run_network(net).to_dict() == r.to_dict()
 
 
+
+
+def test_run_network_seeds_is_run_network_per_seed():
+    """The batch of seeds gives what one run per seed gives: every flow's and link's numbers,
+    the configuration and its hash — on a lossy, bursty two-hop network with ACK losses."""
+    from burstlab.models import GilbertElliottModel
+    from burstlab.sim import run_network_seeds
+
+    lossy = Link(rate=2e6, delay=0.01, buffer=20, loss=GilbertElliottModel(b=0.04, g=0.36, h_loss=1.0, k_loss=0.0))
+    net = Network([Hop("access", Link(rate=10e6, delay=0.002)), Hop("air", lossy, ack_loss="sync")],
+                  [Flow("a", ["access", "air"], tcp=TcpConfig(variant="sack")), Flow("b", ["air"], size=200_000)], duration=8.0)  # fmt: skip
+    seeds = [3, 1, 2**40 + 7]
+    batch = run_network_seeds(net, seeds)
+    assert len(batch) == 3
+    for s, b in zip(seeds, batch, strict=True):
+        one = run_network(dataclasses.replace(net, seed=s))
+        assert b.config == one.config and b.config["seed"] == s
+        assert b.config_hash == one.config_hash
+        assert b.to_dict() == one.to_dict()
+    assert len({b.config_hash for b in batch}) == 3  # the seed is part of the hash
+    assert batch[0].flows["a"].packets_lost != batch[1].flows["a"].packets_lost or batch[0].events != batch[1].events
+    with pytest.raises(burstlab.ParameterError, match="seed"):
+        run_network_seeds(net, ["x"])

@@ -326,3 +326,24 @@ def test_window_limited_rate_is_window_over_rtt(window: dict) -> None:
     want = 5 * 20.0 / (0.000832 + 0.010 + 0.000032 + 0.010)
     assert want - 8 <= res.delivered_segments <= want
     assert res.packets_lost == 0 and res.retransmissions == 0
+
+
+def test_tcp_dict_is_asdict():
+    """The fast copy of a TcpConfig's fields is ``dataclasses.asdict``, key order included
+    (the configuration hash is of its JSON), and a subclass or a non-scalar value goes
+    through ``asdict``."""
+    import dataclasses
+
+    from burstlab.sim.config import tcp_dict
+
+    for tcp in (TcpConfig(), TcpConfig(variant="cubic", mss=536, rto_min=1.0), TcpConfig(variant="lt-tcp", init_cwnd=4)):
+        d = tcp_dict(tcp)
+        assert list(d.items()) == list(dataclasses.asdict(tcp).items())
+        d["mss"] = -1  # a copy, not the instance's state
+        assert tcp.mss != -1
+
+    @dataclasses.dataclass(frozen=True)
+    class Tagged(TcpConfig):
+        tag: tuple[int, ...] = (1, 2)
+
+    assert tcp_dict(Tagged()) == dataclasses.asdict(Tagged())

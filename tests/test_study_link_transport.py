@@ -55,7 +55,7 @@ def traces(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def tiny(traces: Path, **kw: Any) -> L.StudyConfig:
     """The smallest study that still draws every figure and runs one sweep."""
-    base = dict(traces=str(traces), uniform_ps=(0.0, 0.5), table1_ps=(0.0, 0.3), ltcp_ps=(0.0, 0.3), ltcp_rtts=(0.1,),
+    base = dict(traces=str(traces), seeds=2, sweep_seeds=2, uniform_ps=(0.0, 0.5), table1_ps=(0.0, 0.3), ltcp_ps=(0.0, 0.3), ltcp_rtts=(0.1,),
                 sensitivity=(("persistence", (7, 15)),))  # fmt: skip
     return L.StudyConfig.quick_config(L.Setup(duration=20.0), **{**base, **kw})
 

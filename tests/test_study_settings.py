@@ -194,3 +194,19 @@ def test_declared_fields_inherit_their_declaration() -> None:
     names = [f.name for f, _ in settings.declared(TinyConfig)]
     assert names[:4] == ["seeds", "sweep_seeds", "seed", "sweep"] and "label" in names and "setup" not in names
     assert dataclasses.fields(TinyConfig)[1].default == 3
+
+
+def test_quick_config_seeds_alone_caps_sweep_seeds() -> None:
+    """``quick_config(seeds=n)`` caps the preview's sweep replicates at n, as ``--quick
+    --seeds n`` does; given both, both are kept (and a sweep above the defaults is refused)."""
+    from burstlab.experiments import error_models as E
+
+    q = E.StudyConfig.quick_config()
+    assert q.sweep_seeds > 2
+    assert E.StudyConfig.quick_config(seeds=2).sweep_seeds == 2
+    assert E.StudyConfig.quick_config(seeds=q.sweep_seeds + 1).sweep_seeds == q.sweep_seeds
+    assert E.StudyConfig.quick_config(seeds=5, sweep_seeds=3).sweep_seeds == 3
+    from burstlab import ParameterError
+
+    with pytest.raises(ParameterError, match="sweep-seeds"):
+        E.StudyConfig.quick_config(seeds=2, sweep_seeds=3)

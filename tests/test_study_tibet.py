@@ -30,7 +30,7 @@ from burstlab.sweep import task_seed
 
 QUICK = T.StudyConfig.quick_config()
 #: The smallest study that still draws every figure: one point per axis but two Reno mixes.
-TINY = T.StudyConfig.quick_config(T.Setup(duration=30.0, warmup=10.0), sweep=False, loss_ps=(1e-2,), rtts=(0.1,), p_bads=(0.5,), model_ps=(1e-2,), ks=(0, 5))
+TINY = T.StudyConfig.quick_config(T.Setup(duration=30.0, warmup=10.0), seeds=2, sweep_seeds=2, sweep=False, loss_ps=(1e-2,), rtts=(0.1,), p_bads=(0.5,), model_ps=(1e-2,), ks=(0, 5))
 
 
 def _runs(out: Path) -> list[tuple[Any, ...]]:

@@ -85,6 +85,19 @@ def keyed_items(study: str, cid: str, p: dict[str, Any], seeds: Sequence[int], e
     return out
 
 
+def cell_groups(items: Sequence[Item]) -> list[list[Item]]:
+    """``items`` cut into runs of consecutive items of one cell (its replicates, which differ
+    only by their seed: :func:`burstlab.sim.run_network_seeds` simulates them with the
+    cell's set-up done once)."""
+    out: list[list[Item]] = []
+    for it in items:
+        if out and out[-1][0].cell == it.cell:
+            out[-1].append(it)
+        else:
+            out.append([it])
+    return out
+
+
 def by_cell(rows: Sequence[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
     """The store's run rows grouped by their ``cell``, each group in replicate order (the order
     the statistics and the paired comparisons of a cell read them in)."""

@@ -54,10 +54,11 @@ import numpy as np
 
 from burstlab.datasets.rutgers_noise import rutgers, rutgers_root
 from burstlab.linklayer import Arq, Harq
-from burstlab.sim import Link, Scenario, TcpConfig, Workload, presets, run, run_network
+from burstlab.sim import Link, Scenario, TcpConfig, Workload, presets, run, run_network, run_network_seeds
 from burstlab._core import EmptyInputError, LossModel, ParameterError
 from burstlab.experiments.common import (
     by_cell,
+    cell_groups,
     Item,
     Task,
     cell_hash,
@@ -436,8 +437,8 @@ def link_numbers(p: dict[str, Any], r: Any) -> dict[str, Any]:
     }  # fmt: skip
 
 
-def run_item(it: Item) -> dict[str, Any]:
-    """Simulate one item; its row."""
+def run_item(it: Item, r: Any = None) -> dict[str, Any]:
+    """Simulate one item (or take its network result ``r``); its row."""
     p = it.params
     head = {"key": it.key, "study": STUDY, "cell": it.cell, **p, "replicate": it.replicate, "seed": it.seed}
     if p["experiment"] == "ltcp":
@@ -447,7 +448,7 @@ def run_item(it: Item) -> dict[str, Any]:
                 "lt_pfec": sr.pfec_sent, "lt_rfec": sr.rfec_sent, "ecn_reductions": sr.ecn_reductions, "events": sr.events,
                 "sim_config_hash": sr.config_hash, "config": it.config}  # fmt: skip
 
-    r = run_network(network(p, it.seed))
+    r = run_network(network(p, it.seed)) if r is None else r
     fl = [f for f in r.flows.values() if f.kind == "tcp"]
 
     def total(attr: str) -> int:
@@ -461,8 +462,17 @@ def run_item(it: Item) -> dict[str, Any]:
 
 
 def run_task(task: Task) -> list[dict[str, Any]]:
-    """Run every item of a task; one row per item (the worker function)."""
-    return [run_item(it) for it in task.items]
+    """Run every item of a task; one row per item (the worker function). The replicates of
+    a cell are simulated together (:func:`burstlab.sim.run_network_seeds`), except on a
+    single link (slides 19-21) and on the ORBIT traces, whose channel depends on the seed."""
+    rows = []
+    for its in cell_groups(task.items):
+        p = its[0].params
+        if p["experiment"] == "ltcp" or p["channel"] == "orbit":
+            rows += [run_item(it) for it in its]
+        else:
+            rows += [run_item(it, r) for it, r in zip(its, run_network_seeds(network(p, its[0].seed), [it.seed for it in its]), strict=True)]
+    return rows
 
 
 @dataclass(frozen=True)

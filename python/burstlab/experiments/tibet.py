@@ -49,6 +49,7 @@ from burstlab.analytic import tibet_ideal, tibet_reno
 from burstlab.experiments.common import environments as common_environments
 from burstlab.experiments.common import (
     by_cell,
+    cell_groups,
     NAN_RATIO,
     Item,
     Ratio,
@@ -60,7 +61,7 @@ from burstlab.experiments.common import (
     paired_ratio,
     sweep_points,
 )
-from burstlab.sim import Link, TcpConfig, presets, run_network
+from burstlab.sim import Link, TcpConfig, presets, run_network, run_network_seeds
 from burstlab.sim.presets import bdp_packets
 from burstlab.experiments.tibet_settings import (  # noqa: F401  (the study's settings and constants, re-exported)
     CCS,
@@ -287,10 +288,10 @@ RUN_SCHEMA: dict[str, str] = {
 _RESULT_COLUMNS = set(list(RUN_SCHEMA)[list(RUN_SCHEMA).index("replicate"):]) | {"study", "cell"}
 
 
-def run_item(it: Item) -> dict[str, Any]:
-    """Simulate one item; its row."""
+def run_item(it: Item, r: Any = None) -> dict[str, Any]:
+    """Simulate one item (or take its result ``r``); its row."""
     p = it.params
-    r = run_network(network(p, it.seed))
+    r = run_network(network(p, it.seed)) if r is None else r
     tcp = [f for f in r.flows.values() if f.kind == "tcp"]
     g = [f.goodput_bps for f in tcp]
     k = p["k_reno"] if p["experiment"] == "fairness" else None
@@ -313,8 +314,17 @@ def run_item(it: Item) -> dict[str, Any]:
 
 
 def run_task(task: Task) -> list[dict[str, Any]]:
-    """Run every item of a task; one row per item (the worker function)."""
-    return [run_item(it) for it in task.items]
+    """Run every item of a task; one row per item (the worker function). The replicates of
+    a cell are simulated together (:func:`burstlab.sim.run_network_seeds`), except in the
+    fairness experiment, whose flows' start times depend on the seed."""
+    rows = []
+    for its in cell_groups(task.items):
+        p = its[0].params
+        if p["experiment"] == "fairness":
+            rows += [run_item(it) for it in its]
+        else:
+            rows += [run_item(it, r) for it, r in zip(its, run_network_seeds(network(p, its[0].seed), [it.seed for it in its]), strict=True)]
+    return rows
 
 
 def fairness_mechanism(p: dict[str, Any], seeds: Sequence[int]) -> dict[str, dict[str, float]]:

@@ -28,17 +28,17 @@ from burstlab.sim.scenario import Scenario, Workload
 __all__ = [
     "PROFILES", "TIME_MODELS", "VARIANTS", "Cbr", "ClockResolutionWarning", "Flow", "FlowResult", "Hop", "Link", "LinkResult", "LossModeWarning",
     "Network", "NetworkResult", "OnOff", "Red", "Codel", "FqCodel", "Scenario", "SimResult", "TcpConfig", "Workload", "load_scenario", "loss_model",
-    "presets", "run", "run_network", "run_trace", "segments_bound", "tcp_settings",
+    "presets", "run", "run_network", "run_network_seeds", "run_trace", "segments_bound", "tcp_settings",
 ]  # fmt: skip
 
 
 # The network half of the package (hops, flows, results, presets, scenario files), imported
 # when first used: a single-link run does not pay for defining it (benchmarks/startup.py).
-_NETWORK_NAMES = ("Cbr", "Flow", "FlowResult", "Hop", "LinkResult", "Network", "NetworkResult", "OnOff", "run_network")
+_NETWORK_NAMES = ("Cbr", "Flow", "FlowResult", "Hop", "LinkResult", "Network", "NetworkResult", "OnOff", "run_network", "run_network_seeds")
 
 if TYPE_CHECKING:
     from burstlab.sim import presets
-    from burstlab.sim.network import Cbr, Flow, FlowResult, Hop, LinkResult, Network, NetworkResult, OnOff, run_network
+    from burstlab.sim.network import Cbr, Flow, FlowResult, Hop, LinkResult, Network, NetworkResult, OnOff, run_network, run_network_seeds
     from burstlab.sim.scenario_file import load_scenario
 
 

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 from burstlab import _core
-from burstlab.sim.config import TcpConfig
+from burstlab.sim.config import TcpConfig, tcp_dict
 from burstlab.sim.links import _check_first_link, _check_init_cwnd, _check_loss_mode, loss_model
 from burstlab.sim.scenario import Scenario
 
@@ -171,7 +171,7 @@ def run_trace(
         _check_init_cwnd(tcp, len(bits), f"the trace has {len(bits)} slots, one transmission opportunity each")
     cfg = {
         "mode": "trace",
-        "tcp": asdict(tcp),
+        "tcp": tcp_dict(tcp),
         "slot": float(slot),
         "ack_path": ack_path,
         "seed": int(seed),

@@ -4,10 +4,10 @@ losses relate to the forward path, the workload (:class:`Workload`) and the seed
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from burstlab.sim.config import TcpConfig, _number
+from burstlab.sim.config import TcpConfig, _number, tcp_dict
 from burstlab.sim.links import Link
 
 
@@ -50,7 +50,7 @@ class Scenario:
         """The full configuration as plain data (what ``config_hash`` hashes)."""
         return {
             "mode": "links",
-            "tcp": asdict(self.tcp),
+            "tcp": tcp_dict(self.tcp),
             "forward": self.forward._config(),
             "reverse": None if self.reverse is None else self.reverse._config(),
             "ack_loss": self.ack_loss,

@@ -313,10 +313,14 @@ class CellStudyConfig:
     @classmethod
     def quick_config(cls, setup: Any | None = None, **kw: Any) -> Any:
         """The reduced study of ``--quick`` (:attr:`QUICK`), ``kw`` overriding it; ``setup``
-        defaults to the setup with :attr:`QUICK_SETUP`."""
+        defaults to the setup with :attr:`QUICK_SETUP`. ``seeds`` given alone also caps
+        ``sweep_seeds``, as ``--seeds`` does."""
         if setup is None:
             setup = type(default_of(cls.__dataclass_fields__["setup"]))(**cls.QUICK_SETUP)
-        return cls(setup=setup, **{**cls.QUICK, **kw})
+        values = {**cls.QUICK, **kw}
+        if "seeds" in kw and "sweep_seeds" not in kw and "sweep_seeds" in values:
+            values["sweep_seeds"] = min(values["sweep_seeds"], kw["seeds"])
+        return cls(setup=setup, **values)
 
     def __post_init__(self) -> None:
         check_seeds(self)
