@@ -137,7 +137,9 @@ impl Pacer {
     fn span(&self, bytes: u64) -> Nanos {
         // (bytes · ns/byte is finite and ≥ 0: capped at 1 s it converts through i64, one
         // instruction, to the same integer as `min(1e9) as u64`)
-        let ns = bytes as f64 * self.ns_per_byte;
+        // (a burst's bytes, segments sent at one instant, are far below 2^63: they convert
+        // exactly through i64)
+        let ns = bytes as i64 as f64 * self.ns_per_byte;
         let ns = if ns < NS_PER_S as f64 { ns } else { NS_PER_S as f64 };
         // SAFETY: `ns` is in [0, 1e9] (a NaN takes the else branch above), which i64 holds;
         // the unchecked conversion is `as i64` without its saturation checks.
@@ -148,7 +150,12 @@ impl Pacer {
     /// 1 ms), plus `GSO_MAX >> (min RTT in µs >> tcp_tso_rtt_log = 9)` on short paths, at most
     /// `GSO_MAX`, at least `pacing_min_burst` segments.
     fn burst_segments(&mut self, mss: u64, min_rtt: Option<Nanos>) -> u64 {
-        let bytes = (self.rate as u64) >> self.shift;
+        // `rate as u64`: capped at 10^15 B/s (whose 2^-shift, shift ≤ 30, is above GSO_MAX
+        // as any larger rate's is: the same result), it converts unchecked.
+        let rate = if self.rate < 1e15 { self.rate } else { 1e15 };
+        // SAFETY: a pacer with a rate (the caller checks rate > 0) holds a finite one, so
+        // `rate` is in (0, 1e15], which i64 holds.
+        let bytes = unsafe { rate.to_int_unchecked::<i64>() as u64 } >> self.shift;
         // (the min RTT changes rarely: its allowance is kept with it)
         if self.short_path.0 != min_rtt {
             let r = min_rtt.map_or(u64::MAX, |m| (m / 1000) >> 9);
