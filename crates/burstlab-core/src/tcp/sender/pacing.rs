@@ -50,7 +50,7 @@ pub struct Pacer {
     pub rate: f64,
     ns_per_byte: f64,
     /// The earliest departure of the next burst (Linux `tcp_wstamp_ns`, fq `time_next_packet`);
-    /// internal pacing: as of the last [`Pacer::settle`] (read it through [`Pacer::next`]).
+    /// internal pacing: as of the last [`Pacer::settle`] (read it through [`Pacer::departure`]).
     next: Nanos,
     /// Internal: segments were sent since `next` was last settled; `next` is then `base`
     /// plus `burst_bytes` at the rate, less idle credit ([`Pacer::settle`]: computed once
@@ -168,18 +168,18 @@ impl Pacer {
     #[inline]
     pub fn may_send(&mut self, now: Nanos) -> bool {
         // (fq never starts an internal burst: its `burst_at` stays Nanos::MAX)
-        (self.burst_at == now && self.left > 0) || self.rate == 0.0 || now >= self.next()
+        (self.burst_at == now && self.left > 0) || self.rate == 0.0 || now >= self.departure()
     }
 
-    /// The send loop stops for the pacer: the flow goes on at [`Pacer::next`].
+    /// The send loop stops for the pacer: the flow goes on at [`Pacer::departure`].
     #[inline]
     pub fn hold(&mut self) {
-        self.wake = Some(self.next());
+        self.wake = Some(self.departure());
     }
 
     /// The earliest departure of the next burst.
     #[inline]
-    pub fn next(&mut self) -> Nanos {
+    pub fn departure(&mut self) -> Nanos {
         self.settle();
         self.next
     }
@@ -209,7 +209,7 @@ impl Pacer {
             // tcp_wstamp_ns = max(tcp_wstamp_ns, now), the time the flow left unused its credit.
             self.left = if self.rate > 0.0 { self.burst_segments(mss, min_rtt) } else { u64::MAX };
             self.burst_at = now;
-            let next = self.next();
+            let next = self.departure();
             self.base = next.max(now);
             self.idle_credit = self.base - next;
             self.burst_bytes = 0;
@@ -271,7 +271,7 @@ mod tests {
         let mut out = Vec::new();
         while out.len() < n {
             if !p.may_send(now) {
-                now = p.next();
+                now = p.departure();
                 assert!(p.may_send(now), "the pacer lets the flow go at its wake time");
             }
             out.push(now);
@@ -340,11 +340,11 @@ mod tests {
         let mut p = pacer(Pacing::Internal);
         p.set_rate(1e6);
         departures(&mut p, 12, None); // 10 unpaced, then a 2-segment burst: next = 2 ms
-        assert_eq!(p.next(), 2_000_000);
+        assert_eq!(p.departure(), 2_000_000);
         // The flow comes back 10 ms late: its next burst's 2 ms shrink by half.
         p.on_sent(12_000_000, 1000, 1000, None);
         p.on_sent(12_000_000, 1000, 1000, None);
-        assert_eq!(p.next(), 12_000_000 + 1_000_000);
+        assert_eq!(p.departure(), 12_000_000 + 1_000_000);
     }
 
     /// The departure after a segment is computed when it is read, not per segment: it must
@@ -359,11 +359,11 @@ mod tests {
         assert!(p.may_send(t));
         p.on_sent(t, 1000, 1000, Some(40_000_000)); // 1000 B at 1 MB/s: next at 3 ms
         p.set_rate(4e6);
-        assert_eq!(p.next(), 3_000_000, "the segment sent at 1 MB/s keeps its 1 ms");
+        assert_eq!(p.departure(), 3_000_000, "the segment sent at 1 MB/s keeps its 1 ms");
         assert!(p.may_send(t), "the burst of 2 has room for a second segment");
         p.on_sent(t, 1000, 1000, Some(40_000_000));
         // The burst's 2000 B at the rate now in force, 4 MB/s: 0.5 ms after its start.
-        assert_eq!(p.next(), 2_500_000);
+        assert_eq!(p.departure(), 2_500_000);
         assert!(!p.may_send(t) && p.may_send(2_500_000));
     }
 
