@@ -423,9 +423,19 @@ impl Scoreboard {
         if t == dupthresh {
             return answer;
         }
-        let answer = self.walk_lost_below(dupthresh);
+        let answer = self.top_block_lost_below(dupthresh).unwrap_or_else(|| self.walk_lost_below(dupthresh));
         self.lost_memo.set((dupthresh, answer));
         answer
+    }
+
+    /// [`Scoreboard::lost_below`] without a walk when a remembered block (wholly marked) ends
+    /// at the highest SACKed segment and holds at least `dupthresh` segments on the board:
+    /// the `dupthresh`-th SACKed segment from the top is then `dupthresh` below its end. (In
+    /// recovery the receiver's newest block grows at the top on most ACKs.)
+    #[inline]
+    fn top_block_lost_below(&self, dupthresh: u32) -> Option<u64> {
+        let (hs, d) = (self.high_sacked, dupthresh as u64);
+        self.marked.iter().find(|&&(ms, me)| me == hs && me - ms >= d && me - d >= self.base).map(|&(_, me)| me - d)
     }
 
     /// [`Scoreboard::lost_below`]'s walk down from the highest SACKed segment, a word of

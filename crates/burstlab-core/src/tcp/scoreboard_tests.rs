@@ -363,3 +363,22 @@ fn next_seg_search_resumes_where_it_stopped() {
     // Below where the last search started: a new one (it must not skip holes).
     assert_eq!(b.next_retransmission(0, 3, true), Some(0));
 }
+
+/// The lost boundary read off the top block, without a walk, is the walk's: a block ending
+/// at the highest SACKed segment with DupThresh segments on the board; not when a hole
+/// below the top leaves it fewer, or the cumulative ACK has taken part of it.
+#[test]
+fn the_top_block_gives_the_lost_boundary() {
+    let mut b = board(40);
+    b.mark_sacked(10, 12);
+    b.mark_sacked(14, 20);
+    assert_eq!(b.top_block_lost_below(3), Some(17));
+    assert_eq!(b.walk_lost_below(3), 17);
+    b.mark_sacked(14, 21); // the receiver's block grown at the top
+    assert_eq!((b.top_block_lost_below(3), b.lost_below(3)), (Some(18), 18));
+    b.mark_sacked(22, 24); // a new top block of 2: the 3rd SACKed from the top is 20
+    assert_eq!((b.top_block_lost_below(3), b.walk_lost_below(3), b.lost_below(3)), (None, 20, 20));
+    assert_eq!(b.top_block_lost_below(2), Some(22));
+    b.advance(23); // the top block's segment 22 acknowledged: 1 left on the board
+    assert_eq!((b.top_block_lost_below(2), b.lost_below(1)), (None, 23));
+}

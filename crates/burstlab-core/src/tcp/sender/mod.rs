@@ -858,7 +858,10 @@ impl Sender {
     #[inline(always)]
     fn pace_gate<const FULL: bool, const PACE: bool>(&mut self, now: Nanos) -> bool {
         match self.pacer.as_mut() {
-            Some(p) if (FULL || PACE) && !p.may_send(now) => {
+            Some(p) if FULL || PACE => {
+                if p.may_send(now) {
+                    return true;
+                }
                 p.hold();
                 false
             }

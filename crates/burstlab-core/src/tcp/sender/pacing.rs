@@ -49,8 +49,13 @@ pub struct Pacer {
     /// and its inverse in ns per byte (one division per send loop, not per segment).
     pub rate: f64,
     ns_per_byte: f64,
-    /// The earliest departure of the next burst (Linux `tcp_wstamp_ns`, fq `time_next_packet`).
-    pub next: Nanos,
+    /// The earliest departure of the next burst (Linux `tcp_wstamp_ns`, fq `time_next_packet`);
+    /// internal pacing: as of the last [`Pacer::settle`] (read it through [`Pacer::departure`]).
+    next: Nanos,
+    /// Internal: segments were sent since `next` was last settled; `next` is then `base`
+    /// plus `burst_bytes` at the rate, less idle credit ([`Pacer::settle`]: computed once
+    /// per burst, when it is read, instead of once per segment).
+    unsettled: bool,
     /// Internal: the current burst, its start, where its departure times start, the idle
     /// credit it may use, its bytes, and the segments it may still take.
     burst_at: Nanos,
@@ -60,6 +65,8 @@ pub struct Pacer {
     left: u64,
     /// Segments sent (Linux `data_segs_out`).
     sent: u64,
+    /// [`Pacer::burst_segments`]'s short-path allowance and the min RTT it is for.
+    short_path: (Option<Nanos>, u64),
     /// fq: the flow's credit, bytes, and its last departure.
     credit: i64,
     last: Nanos,
@@ -83,12 +90,14 @@ impl Pacer {
                 rate: 0.0,
                 ns_per_byte: 0.0,
                 next: 0,
+                unsettled: false,
                 burst_at: Nanos::MAX,
                 base: 0,
                 idle_credit: 0,
                 burst_bytes: 0,
                 left: 0,
                 sent: 0,
+                short_path: (None, 0),
                 credit: t.fq_initial_quantum as i64 * t.mss as i64,
                 last: 0,
                 wake: None,
@@ -115,7 +124,10 @@ impl Pacer {
     #[inline]
     pub fn set_rate(&mut self, rate: f64) {
         if rate != self.rate {
-            self.rate = if rate.is_finite() && rate > 0.0 { rate } else { 0.0 };
+            // (the segments sent so far keep the departure their rate gave them)
+            self.settle();
+            // (NaN fails both comparisons)
+            self.rate = if rate > 0.0 && rate < f64::INFINITY { rate } else { 0.0 };
             self.ns_per_byte = if self.rate > 0.0 { NS_PER_S as f64 / self.rate } else { 0.0 };
         }
     }
@@ -125,32 +137,65 @@ impl Pacer {
     fn span(&self, bytes: u64) -> Nanos {
         // (bytes · ns/byte is finite and ≥ 0: capped at 1 s it converts through i64, one
         // instruction, to the same integer as `min(1e9) as u64`)
-        let ns = bytes as f64 * self.ns_per_byte;
-        (if ns < NS_PER_S as f64 { ns } else { NS_PER_S as f64 }) as i64 as Nanos
+        // (a burst's bytes, segments sent at one instant, are far below 2^63: they convert
+        // exactly through i64)
+        let ns = bytes as i64 as f64 * self.ns_per_byte;
+        let ns = if ns < NS_PER_S as f64 { ns } else { NS_PER_S as f64 };
+        // SAFETY: `ns` is in [0, 1e9] (a NaN takes the else branch above), which i64 holds;
+        // the unchecked conversion is `as i64` without its saturation checks.
+        unsafe { ns.to_int_unchecked::<i64>() as Nanos }
     }
 
     /// Linux `tcp_tso_autosize`: the segments of one burst, `rate >> shift` bytes (about
     /// 1 ms), plus `GSO_MAX >> (min RTT in µs >> tcp_tso_rtt_log = 9)` on short paths, at most
     /// `GSO_MAX`, at least `pacing_min_burst` segments.
-    fn burst_segments(&self, mss: u64, min_rtt: Option<Nanos>) -> u64 {
-        let mut bytes = (self.rate as u64) >> self.shift;
-        let r = min_rtt.map_or(u64::MAX, |m| (m / 1000) >> 9);
-        if r < 64 {
-            bytes += GSO_MAX_BYTES >> r;
+    fn burst_segments(&mut self, mss: u64, min_rtt: Option<Nanos>) -> u64 {
+        // `rate as u64`: capped at 10^15 B/s (whose 2^-shift, shift ≤ 30, is above GSO_MAX
+        // as any larger rate's is: the same result), it converts unchecked.
+        let rate = if self.rate < 1e15 { self.rate } else { 1e15 };
+        // SAFETY: a pacer with a rate (the caller checks rate > 0) holds a finite one, so
+        // `rate` is in (0, 1e15], which i64 holds.
+        let bytes = unsafe { rate.to_int_unchecked::<i64>() as u64 } >> self.shift;
+        // (the min RTT changes rarely: its allowance is kept with it)
+        if self.short_path.0 != min_rtt {
+            let r = min_rtt.map_or(u64::MAX, |m| (m / 1000) >> 9);
+            self.short_path = (min_rtt, if r < 64 { GSO_MAX_BYTES >> r } else { 0 });
         }
-        (bytes.min(GSO_MAX_BYTES) / mss.max(1)).max(self.min_burst)
+        ((bytes + self.short_path.1).min(GSO_MAX_BYTES) / mss.max(1)).max(self.min_burst)
     }
 
     /// Whether a segment may leave at `now` (the current burst has room, or the next may start).
     #[inline]
-    pub fn may_send(&self, now: Nanos) -> bool {
-        self.rate == 0.0 || now >= self.next || (!self.fq && self.burst_at == now && self.left > 0)
+    pub fn may_send(&mut self, now: Nanos) -> bool {
+        // (fq never starts an internal burst: its `burst_at` stays Nanos::MAX)
+        (self.burst_at == now && self.left > 0) || self.rate == 0.0 || now >= self.departure()
     }
 
-    /// The send loop stops for the pacer: the flow goes on at [`Pacer::next`].
+    /// The send loop stops for the pacer: the flow goes on at [`Pacer::departure`].
     #[inline]
     pub fn hold(&mut self) {
-        self.wake = Some(self.next);
+        self.wake = Some(self.departure());
+    }
+
+    /// The earliest departure of the next burst.
+    #[inline]
+    pub fn departure(&mut self) -> Nanos {
+        self.settle();
+        self.next
+    }
+
+    /// Internal pacing, `tcp_update_skb_after_send` for the segments of the current burst
+    /// sent since the last call: len_ns = `burst_bytes` at the rate, less min(len_ns/2, the
+    /// idle credit); wstamp = the burst's start + len_ns. (The departure after each segment
+    /// is a function of the burst's bytes so far, so computing it for the last one gives
+    /// the same time as computing it after every segment.)
+    #[inline]
+    fn settle(&mut self) {
+        if self.unsettled {
+            self.unsettled = false;
+            let ns = self.span(self.burst_bytes);
+            self.next = self.base + ns - (ns / 2).min(self.idle_credit);
+        }
     }
 
     /// A segment of `len` payload bytes left at `now`.
@@ -164,17 +209,18 @@ impl Pacer {
             // tcp_wstamp_ns = max(tcp_wstamp_ns, now), the time the flow left unused its credit.
             self.left = if self.rate > 0.0 { self.burst_segments(mss, min_rtt) } else { u64::MAX };
             self.burst_at = now;
-            self.base = self.next.max(now);
-            self.idle_credit = self.base - self.next;
+            let next = self.departure();
+            self.base = next.max(now);
+            self.idle_credit = self.base - next;
             self.burst_bytes = 0;
             self.next = self.base;
         }
         self.left -= 1;
         if self.rate > 0.0 && self.sent > UNPACED_SEGMENTS {
-            // `tcp_update_skb_after_send`: len_ns −= min(len_ns/2, credit); wstamp += len_ns.
+            // `tcp_update_skb_after_send`: len_ns −= min(len_ns/2, credit); wstamp += len_ns
+            // ([`Pacer::settle`], when the departure is next read).
             self.burst_bytes += len;
-            let ns = self.span(self.burst_bytes);
-            self.next = self.base + ns - (ns / 2).min(self.idle_credit);
+            self.unsettled = true;
         }
     }
 
@@ -225,7 +271,7 @@ mod tests {
         let mut out = Vec::new();
         while out.len() < n {
             if !p.may_send(now) {
-                now = p.next;
+                now = p.departure();
                 assert!(p.may_send(now), "the pacer lets the flow go at its wake time");
             }
             out.push(now);
@@ -294,11 +340,31 @@ mod tests {
         let mut p = pacer(Pacing::Internal);
         p.set_rate(1e6);
         departures(&mut p, 12, None); // 10 unpaced, then a 2-segment burst: next = 2 ms
-        assert_eq!(p.next, 2_000_000);
+        assert_eq!(p.departure(), 2_000_000);
         // The flow comes back 10 ms late: its next burst's 2 ms shrink by half.
         p.on_sent(12_000_000, 1000, 1000, None);
         p.on_sent(12_000_000, 1000, 1000, None);
-        assert_eq!(p.next, 12_000_000 + 1_000_000);
+        assert_eq!(p.departure(), 12_000_000 + 1_000_000);
+    }
+
+    /// The departure after a segment is computed when it is read, not per segment: it must
+    /// be the one the rate in force when the segment left gives (Linux sets
+    /// `tcp_wstamp_ns` in `tcp_update_skb_after_send`, at each send).
+    #[test]
+    fn a_rate_change_mid_burst_keeps_the_departures_already_due() {
+        let mut p = pacer(Pacing::Internal);
+        p.set_rate(1e6);
+        departures(&mut p, 12, Some(40_000_000)); // next burst at 2 ms
+        let t = 2_000_000;
+        assert!(p.may_send(t));
+        p.on_sent(t, 1000, 1000, Some(40_000_000)); // 1000 B at 1 MB/s: next at 3 ms
+        p.set_rate(4e6);
+        assert_eq!(p.departure(), 3_000_000, "the segment sent at 1 MB/s keeps its 1 ms");
+        assert!(p.may_send(t), "the burst of 2 has room for a second segment");
+        p.on_sent(t, 1000, 1000, Some(40_000_000));
+        // The burst's 2000 B at the rate now in force, 4 MB/s: 0.5 ms after its start.
+        assert_eq!(p.departure(), 2_500_000);
+        assert!(!p.may_send(t) && p.may_send(2_500_000));
     }
 
     #[test]

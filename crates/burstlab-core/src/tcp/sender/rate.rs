@@ -16,7 +16,7 @@ impl Sender {
     }
 
     /// Segment `seg` is handed to the link (before the sender's counts include it).
-    #[inline(never)]
+    #[inline]
     pub(super) fn rate_on_send(&mut self, seg: u64, now: Nanos, retx: bool) {
         let t = &self.tcb;
         let inflight = t.high_tx.saturating_sub(t.snd_una).saturating_sub(self.board.sacked_count());
