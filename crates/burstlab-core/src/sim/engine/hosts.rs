@@ -193,12 +193,12 @@ impl<const LOG: bool, const FULL: bool, const PACE: bool> Engine<LOG, FULL, PACE
     #[inline(always)]
     pub(super) fn on_ack(&mut self, f: usize, ack: u64, sack: u32, flags: u8, rseq: u16) {
         let now = self.now;
-        if FULL && self.flows.at_mut(f).tcp().needs_share {
+        if FULL && self.flows.at_mut(f).tcp_of_packet().needs_share {
             self.set_share(f);
         }
         let fl = self.flows.at_mut(f);
         let pos = fl.fwd0;
-        let t = fl.tcp();
+        let t = fl.tcp_of_packet();
         let ece = flags & ECE != 0;
         if !FULL && sack == NO_SACK {
             t.ack_in.ack = ack; // the other fields keep their defaults in a plain run
@@ -232,7 +232,7 @@ impl<const LOG: bool, const FULL: bool, const PACE: bool> Engine<LOG, FULL, PACE
         let (now, warmup) = (self.now, self.warmup);
         let fl = self.flows.at_mut(f);
         let rev = fl.rev0;
-        let t = fl.tcp();
+        let t = fl.tcp_of_packet();
         t.arrived_bytes += tx.len as u64;
         let dups = t.receiver.duplicates;
         // A pending timeout for this segment was spurious if this copy, the first to
