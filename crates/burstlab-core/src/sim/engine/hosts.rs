@@ -6,6 +6,9 @@ use super::*;
 /// A TCP flow's end hosts and bookkeeping.
 pub(super) struct TcpFlow {
     pub(super) sender: Sender,
+    /// The sender's ACK path in a plain run, chosen at construction by its rules
+    /// ([`Sender::plain_ack_path`]: the default rules as constants, or its profile's).
+    pub(super) ack_path: AckPath,
     pub(super) receiver: Receiver,
     pub(super) rto_sched: Option<Nanos>,
     pub(super) delack_sched: Option<Nanos>,
@@ -202,7 +205,7 @@ impl<const LOG: bool, const FULL: bool, const PACE: bool> Engine<LOG, FULL, PACE
         let ece = flags & ECE != 0;
         if !FULL && sack == NO_SACK {
             t.ack_in.ack = ack; // the other fields keep their defaults in a plain run
-            t.sender.on_ack_in::<false, PACE>(&t.ack_in, now, &mut self.txbuf);
+            (t.ack_path)(&mut t.sender, &t.ack_in, now, &mut self.txbuf);
         } else if flags & PFEC != 0 || sack == NO_SACK {
             let a = &mut t.ack_in;
             a.ack = ack;
@@ -218,7 +221,11 @@ impl<const LOG: bool, const FULL: bool, const PACE: bool> Engine<LOG, FULL, PACE
                 t.sacks.pop_front();
             }
             let (_, a) = t.sacks.front().expect("found above");
-            t.sender.on_ack_in::<FULL, PACE>(a, now, &mut self.txbuf);
+            if FULL {
+                t.sender.on_ack_in::<true, PACE, false>(a, now, &mut self.txbuf);
+            } else {
+                (t.ack_path)(&mut t.sender, a, now, &mut self.txbuf);
+            }
             t.sacks.pop_front();
         }
         let out = Outbound::of(t);

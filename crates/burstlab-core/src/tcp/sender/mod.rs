@@ -25,6 +25,10 @@ pub use pacing::Pacer;
 use rack::{RackRetx, RackTimer};
 pub use super::wire::Tx;
 
+/// A sender's ACK path as the engine calls it: a monomorphised [`Sender::on_ack_in`]
+/// chosen when the flow is built ([`Sender::plain_ack_path`]).
+pub type AckPath = fn(&mut Sender, &AckPkt, Nanos, &mut Vec<Tx>);
+
 #[derive(Clone, Copy, Debug)]
 pub struct SenderConfig {
     pub mss: u64,
@@ -235,6 +239,12 @@ impl Sender {
         if self.lt {
             return self.lt_seg_len(seg);
         }
+        self.plain_seg_len(seg)
+    }
+
+    /// [`Sender::seg_len`] of a sender without LT-TCP.
+    #[inline(always)]
+    fn plain_seg_len(&self, seg: u64) -> u64 {
         if seg + 1 == self.total_segs {
             self.last_len
         } else {
@@ -327,16 +337,48 @@ impl Sender {
 
     /// An ACK arrives at `now`.
     pub fn on_ack(&mut self, a: &AckPkt, now: Nanos, out: &mut Vec<Tx>) {
-        self.on_ack_in::<true, true>(a, now, out)
+        self.on_ack_in::<true, true, false>(a, now, out)
+    }
+
+    /// Whether every rule the per-ACK path reads is at its default (the `rfc` profile's):
+    /// congestion control sees the ACK's own RTT sample (`cc_rtt`), RTO follows RFC 6298
+    /// (`rto_estimator`) and keeps its backoff until a new sample (`rto_backoff_reset`), no
+    /// limited transmit (RFC 3042 is an option), duplicate ACKs by RFC 5681 (`dupack_rule`).
+    /// Such a sender's plain ACK path has these rules as constants ([`Sender::plain_ack_path`]).
+    pub fn default_rules(&self) -> bool {
+        let c = &self.cfg;
+        c.cc_rtt == CcRtt::Sample
+            && c.rtt.estimator == rtt::RtoEstimator::Rfc6298
+            && c.rtt.backoff_reset == rtt::BackoffReset::Sample
+            && !c.limited_transmit
+            && c.dupack_rule == DupackRule::Rfc5681
+    }
+
+    /// The ACK path of the engine's plain runs (`FULL = false`, see [`Sender::on_ack_in`])
+    /// for this sender, chosen once at construction: the default rules compiled in as
+    /// constants ([`Sender::default_rules`]), or the rules of the sender's profile read
+    /// where they apply. The profile is thus a strategy picked when the flow is built, not a
+    /// branch on every ACK.
+    pub fn plain_ack_path<const PACE: bool>(&self) -> AckPath {
+        if self.default_rules() {
+            Sender::on_ack_in::<false, PACE, true>
+        } else {
+            Sender::on_ack_in::<false, PACE, false>
+        }
     }
 
     /// [`Sender::on_ack`]; `FULL = false` only for a sender without LT-TCP, timestamps or ECN
     /// (the engine's plain runs, `sim/engine.rs`): their checks are then compiled out; `PACE`
-    /// (implied by `FULL`) compiles in the pacer's and the delivery-rate sampler's hooks.
+    /// (implied by `FULL`) compiles in the pacer's and the delivery-rate sampler's hooks;
+    /// `STD` only for a sender with [`Sender::default_rules`], whose rules are then
+    /// constants. (The rules of rarer points, a duplicate ACK, a partial ACK, a timeout, are
+    /// read where they apply, out of the per-ACK path: `on_dupack`, `on_recovery_ack`,
+    /// `on_rto`.)
     #[inline]
-    pub fn on_ack_in<const FULL: bool, const PACE: bool>(&mut self, a: &AckPkt, now: Nanos, out: &mut Vec<Tx>) {
+    pub fn on_ack_in<const FULL: bool, const PACE: bool, const STD: bool>(&mut self, a: &AckPkt, now: Nanos, out: &mut Vec<Tx>) {
         debug_assert!(FULL || !(self.lt || self.cfg.timestamps || self.cfg.ecn || self.rack.is_some()));
         debug_assert!(FULL || PACE || (self.rate.is_none() && self.pacer.is_none()));
+        debug_assert!(!STD || self.default_rules());
         let state_before = self.tcb.state;
         let (cwnd_at_ack, una_before) = (self.tcb.cwnd, self.tcb.snd_una);
         let mut sacked = 0;
@@ -370,8 +412,11 @@ impl Sender {
         if a.ack > self.tcb.snd_una {
             let cum_dup = sack_dups && sacked > 0;
             let una = self.tcb.snd_una;
-            let acked_segs = a.ack.min(self.tcb.high_tx) - una;
-            if a.ack > self.tcb.high_tx {
+            // (Only LT-TCP's ACKs reach beyond high_tx: a plain sender is acknowledged only
+            // what it sent.)
+            debug_assert!(FULL || a.ack <= self.tcb.high_tx);
+            let acked_segs = if FULL { a.ack.min(self.tcb.high_tx) } else { a.ack } - una;
+            if FULL && a.ack > self.tcb.high_tx {
                 // LT-TCP: a decoded block's slots the sender had not sent yet (its parity).
                 self.tcb.high_tx = a.ack;
             }
@@ -404,8 +449,9 @@ impl Sender {
                 self.tcb.snd_nxt = a.ack;
             }
             match rtt_sample {
-                Some(r) => rtt::sample(&mut self.tcb, &self.cfg.rtt, r),
-                None => rtt::on_new_ack_without_sample(&mut self.tcb, &self.cfg.rtt),
+                Some(r) => rtt::sample_in::<STD>(&mut self.tcb, &self.cfg.rtt, r),
+                None if !STD => rtt::on_new_ack_without_sample(&mut self.tcb, &self.cfg.rtt),
+                None => {} // RFC 6298 §5.7: the backoff stays until a new sample
             }
             // RFC 6675 §5: a cumulative ACK resets DupAcks (ns-3 keeps them when the ACK is a
             // duplicate too).
@@ -437,7 +483,7 @@ impl Sender {
                 acked_bytes: fresh_bytes,
                 acked_segs: fresh_segs,
                 cum_bytes: acked_bytes,
-                rtt: self.cc_rtt(rtt_sample),
+                rtt: self.cc_rtt_in::<STD>(rtt_sample),
                 dup: false,
                 state_before,
             };
@@ -475,7 +521,7 @@ impl Sender {
         if (FULL || PACE) && self.rate.is_some() {
             self.rate_on_ack(a, una_before, now);
         }
-        self.send_loop_in::<FULL, PACE>(now, out);
+        self.send_loop_in::<FULL, PACE, STD>(now, out);
         if FULL && self.cfg.rack_tlp {
             self.rack_arm(now);
         }
@@ -594,6 +640,15 @@ impl Sender {
     /// The RTT congestion control sees with an ACK whose own sample is `sample`.
     #[inline]
     fn cc_rtt(&self, sample: Option<Nanos>) -> Option<Nanos> {
+        self.cc_rtt_in::<false>(sample)
+    }
+
+    /// [`Sender::cc_rtt`] (`STD`: as [`Sender::on_ack_in`]).
+    #[inline(always)]
+    fn cc_rtt_in<const STD: bool>(&self, sample: Option<Nanos>) -> Option<Nanos> {
+        if STD {
+            return sample;
+        }
         match self.cfg.cc_rtt {
             CcRtt::Sample => sample,
             CcRtt::Srtt => self.tcb.srtt,
@@ -665,7 +720,7 @@ impl Sender {
         if (FULL || PACE) && self.rate.is_some() {
             self.rate_on_send(seg, now, retx);
         }
-        let (mut flags, len) = if FULL && self.lt { self.lt_slot(seg) } else { (0, self.seg_len(seg)) };
+        let (mut flags, len) = if FULL && self.lt { self.lt_slot(seg) } else { (0, self.plain_seg_len(seg)) };
         if retx {
             self.counters.retransmissions += 1;
             self.board.note_retransmission(seg, now);
@@ -714,12 +769,12 @@ impl Sender {
 
     /// Send whatever the windows allow.
     fn send_loop(&mut self, now: Nanos, out: &mut Vec<Tx>) {
-        self.send_loop_in::<true, true>(now, out)
+        self.send_loop_in::<true, true, false>(now, out)
     }
 
-    /// [`Sender::send_loop`] (`FULL`, `PACE`: as [`Sender::on_ack_in`]).
+    /// [`Sender::send_loop`] (`FULL`, `PACE`, `STD`: as [`Sender::on_ack_in`]).
     #[inline]
-    fn send_loop_in<const FULL: bool, const PACE: bool>(&mut self, now: Nanos, out: &mut Vec<Tx>) {
+    fn send_loop_in<const FULL: bool, const PACE: bool, const STD: bool>(&mut self, now: Nanos, out: &mut Vec<Tx>) {
         if FULL && self.ecn_hold {
             return;
         }
@@ -736,7 +791,7 @@ impl Sender {
         let mss = self.tcb.mss;
         let mut allowed = self.tcb.cwnd.min(self.tcb.max_cwnd);
         let by_pipe = FULL && self.cfg.dupack_rule != DupackRule::Rfc5681;
-        if self.cfg.limited_transmit && self.tcb.state == CaState::Disorder && !by_pipe {
+        if !STD && self.cfg.limited_transmit && self.tcb.state == CaState::Disorder && !by_pipe {
             // RFC 3042: up to DupThresh−1 extra segments of new data.
             allowed += self.tcb.dupacks.min(self.tcb.dupack_threshold - 1) as u64 * mss;
         }
@@ -762,9 +817,10 @@ impl Sender {
                 }
             }
         }
-        // (`total_segs` may shrink as LT-TCP forms its last block.)
+        // (`total_segs` may shrink as LT-TCP forms its last block; `rwnd_end` is below it
+        // otherwise.)
         let mut held = false;
-        while self.tcb.snd_nxt < rwnd_end.min(self.total_segs) && (inflight + 1) * mss <= allowed {
+        while self.tcb.snd_nxt < if FULL { rwnd_end.min(self.total_segs) } else { rwnd_end } && (inflight + 1) * mss <= allowed {
             if !self.pace_gate::<FULL, PACE>(now) {
                 held = true;
                 break;
