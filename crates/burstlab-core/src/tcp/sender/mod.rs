@@ -489,7 +489,14 @@ impl Sender {
             };
             // ns-3 grows the window only in Open: not on an ACK that is also a duplicate.
             if !(cum_dup && self.cfg.dupack_rule == DupackRule::Ns3) {
-                self.cc.on_ack(&mut self.tcb, &info);
+                if let Cc::Reno(c) = &mut self.cc {
+                    // Reno's growth in line, `info` in registers (built in memory only
+                    // for the call that takes it there).
+                    c.on_ack(&mut self.tcb, &info);
+                } else {
+                    let other = info;
+                    self.cc.on_ack(&mut self.tcb, &other);
+                }
             }
             // RFC 6298 §5.2-5.3: stop the timer when all is acknowledged, else restart it.
             if self.tcb.snd_una >= self.tcb.high_tx {

@@ -456,3 +456,52 @@ fn rack_after_a_timeout() {
         assert_eq!((s.counters.lost_retransmissions, s.counters.timeouts), (rack as u64, 1));
     }
 }
+
+/// The profile as a strategy chosen at construction (`Sender::plain_ack_path`): a sender has
+/// the default rules (the path with them as constants) unless one of them is set otherwise;
+/// and for a default-rules sender both plain paths (and the full one) send the same
+/// segments and end in the same state over an ACK sequence with duplicates, a fast
+/// retransmit, partial ACKs and a timeout.
+#[test]
+fn plain_ack_path_is_chosen_by_the_rules_and_changes_nothing() {
+    let std_path: AckPath = Sender::on_ack_in::<false, false, true>;
+    let configured: AckPath = Sender::on_ack_in::<false, false, false>;
+    assert!(sender(2, u64::MAX, u64::MAX).default_rules());
+    let rules: [fn(&mut SenderConfig); 5] = [
+        |c| c.cc_rtt = CcRtt::Srtt,
+        |c| c.rtt.estimator = crate::tcp::rtt::RtoEstimator::Rfc793 { alpha: 0.875, beta: 2.0 },
+        |c| c.rtt.backoff_reset = BackoffReset::NewAck,
+        |c| c.limited_transmit = true,
+        |c| c.dupack_rule = DupackRule::Ns3,
+    ];
+    for set in rules {
+        let mut t = sender(2, u64::MAX, u64::MAX);
+        set(&mut t.cfg);
+        assert!(!t.default_rules());
+    }
+    // ACK number and arrival (ms) of each ACK: slow start, three duplicates of 6 (fast
+    // retransmit), a partial ACK, the recovery's end, then a timeout and its repair.
+    let acks: &[(u64, u64)] = &[(1, 100), (2, 110), (3, 120), (4, 130), (6, 140), (6, 150), (6, 160), (6, 170), (9, 260), (14, 300), (15, 310)];
+    let run = |path: Option<AckPath>| {
+        let mut s = sender(2, u64::MAX, u64::MAX);
+        let mut out = Vec::new();
+        let mut sent = Vec::new();
+        s.start(0, &mut out);
+        sent.extend(segs(&mut out));
+        for &(a, ms) in acks {
+            match path {
+                Some(p) => p(&mut s, &ack(a), ms * NS_PER_MS, &mut out),
+                None => s.on_ack(&ack(a), ms * NS_PER_MS, &mut out),
+            }
+            sent.extend(segs(&mut out));
+        }
+        s.on_rto(2000 * NS_PER_MS, &mut out);
+        sent.extend(segs(&mut out));
+        let t = &s.tcb;
+        (sent, t.cwnd, t.ssthresh, t.snd_una, t.snd_nxt, t.srtt, t.rttvar, t.rto, s.counters)
+    };
+    let full = run(None);
+    assert!(full.8.fast_retransmits == 1 && full.8.timeouts == 1, "the sequence exercises recovery and a timeout: {:?}", full.8);
+    assert_eq!(run(Some(std_path)), full);
+    assert_eq!(run(Some(configured)), full);
+}
