@@ -259,7 +259,7 @@ impl<const LOG: bool, const FULL: bool, const PACE: bool> Engine<LOG, FULL, PACE
                 t.receiver.note_ecn(tx.flags); // RFC 3168 §6.1.3
             }
         }
-        let act = t.receiver.on_arrival(&tx, now, if FULL { t.sender.lt_blocks() } else { None });
+        let act = if FULL { t.receiver.on_arrival(&tx, now, t.sender.lt_blocks()) } else { t.receiver.on_plain_segment(tx.seg, now) };
         let after = t.receiver.rcv_nxt;
         // A copy of data the receiver already held: spurious if sent in the measured interval.
         if t.receiver.duplicates > dups && (!FULL || t0 >= warmup) {
@@ -282,12 +282,13 @@ impl<const LOG: bool, const FULL: bool, const PACE: bool> Engine<LOG, FULL, PACE
         match act {
             RxAction::Ack => {
                 let (p, bytes) = (Self::ack_packet(t, f, rev, now), t.ack_bytes);
-                // tossim: an idle-ACK receiver keeps its timer running after an immediate ACK.
-                let delack = t.receiver.delack_deadline;
                 self.send(p, bytes);
-                if let Some(d) = delack {
-                    self.sync_delack(f, d);
-                }
+            }
+            RxAction::AckAndTimer(d) => {
+                // tossim: an idle-ACK receiver keeps its timer running after an immediate ACK.
+                let (p, bytes) = (Self::ack_packet(t, f, rev, now), t.ack_bytes);
+                self.send(p, bytes);
+                self.sync_delack(f, d);
             }
             RxAction::Delay(d) => self.sync_delack(f, d),
         }
