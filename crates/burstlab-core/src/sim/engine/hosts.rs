@@ -10,7 +10,8 @@ pub(super) struct TcpFlow {
     /// ([`Sender::plain_ack_path`]: the default rules as constants, or its profile's).
     pub(super) ack_path: AckPath,
     pub(super) receiver: Receiver,
-    pub(super) rto_sched: Option<Nanos>,
+    /// The retransmission timer scheduled in the heap, [`NO_TIMER`] if none.
+    pub(super) rto_sched: Nanos,
     pub(super) delack_sched: Option<Nanos>,
     pub(super) data_bytes_hdr: u32,
     pub(super) ack_bytes: u32,
@@ -68,9 +69,10 @@ impl Outbound {
 /// it (then counted as scheduled: the caller pushes the timer).
 #[inline(always)]
 pub(super) fn rto_due(t: &mut TcpFlow) -> Option<Nanos> {
-    let d = t.sender.rto_deadline?;
-    if t.rto_sched.is_none_or_gt(d) {
-        t.rto_sched = Some(d);
+    // (A stopped timer is NO_TIMER, later than any scheduled one.)
+    let d = t.sender.rto_timer();
+    if d < t.rto_sched {
+        t.rto_sched = d;
         return Some(d);
     }
     None
@@ -318,11 +320,11 @@ impl<const LOG: bool, const FULL: bool, const PACE: bool> Engine<LOG, FULL, PACE
     pub(super) fn on_rto(&mut self, f: usize, at: Nanos) {
         let (now, warmup) = (self.now, self.warmup);
         let t = self.flows[f].tcp();
-        if t.rto_sched != Some(at) {
+        if t.rto_sched != at {
             return; // superseded by an earlier entry
         }
-        t.rto_sched = None;
-        match t.sender.rto_deadline {
+        t.rto_sched = NO_TIMER;
+        match t.sender.rto_deadline() {
             None => {}
             Some(d) if d > at => self.sync_rto(f),
             Some(_) => {

@@ -25,6 +25,9 @@ pub use pacing::Pacer;
 use rack::{RackRetx, RackTimer};
 pub use super::wire::Tx;
 
+/// [`Sender::rto_timer`] when the retransmission timer is stopped.
+pub const NO_TIMER: Nanos = Nanos::MAX;
+
 /// A sender's ACK path as the engine calls it: a monomorphised [`Sender::on_ack_in`]
 /// chosen when the flow is built ([`Sender::plain_ack_path`]).
 pub type AckPath = fn(&mut Sender, &AckPkt, Nanos, &mut Vec<Tx>);
@@ -133,14 +136,17 @@ pub struct Sender {
     pub cc: Cc,
     pub rec: Recovery,
     pub board: Scoreboard,
-    /// Retransmission timer deadline (RFC 6298 §5), None when stopped.
-    pub rto_deadline: Option<Nanos>,
+    /// Retransmission timer deadline (RFC 6298 §5), [`NO_TIMER`] when stopped (a plain
+    /// time, so that the engine compares it with its scheduled timer in one comparison on
+    /// every ACK: [`Sender::rto_timer`]).
+    rto_due_at: Nanos,
     /// Timeouts since the last ACK of new data (RFC 5681: ssthresh held on repeats).
     backoffs: u32,
     total_segs: u64,
     last_len: u64,
-    /// Segments the application has supplied so far (u64::MAX = always backlogged; an
-    /// ON/OFF application holds it at what was sent when it turns OFF).
+    /// Segments the application has supplied so far, at most `total_segs` (so that the send
+    /// loop's end is one minimum less): `total_segs` while backlogged; an ON/OFF
+    /// application holds it at what was sent when it turns OFF.
     app_limit: u64,
     /// RFC 3168 §6.1.2: `high_tx` at the last window reduction (loss or ECN), the first
     /// segment sent after it (which carries CWR). A loss below it does not reduce again; an
@@ -213,11 +219,11 @@ impl Sender {
             cc,
             rec,
             board: Scoreboard::with_capacity(16),
-            rto_deadline: None,
+            rto_due_at: NO_TIMER,
             backoffs: 0,
             total_segs,
             last_len,
-            app_limit: u64::MAX,
+            app_limit: total_segs,
             cwr_until: 0,
             send_cwr: false,
             ecn_hold: false,
@@ -227,6 +233,18 @@ impl Sender {
             pacer: None,
             counters: SenderCounters::default(),
         }
+    }
+
+    /// The retransmission timer's deadline (RFC 6298 §5), None when it is stopped (with
+    /// RACK-TLP, the deadline of the sender's one timer: [`Sender::timer_is_rto`]).
+    pub fn rto_deadline(&self) -> Option<Nanos> {
+        (self.rto_due_at != NO_TIMER).then_some(self.rto_due_at)
+    }
+
+    /// [`Sender::rto_deadline`] as a time, [`NO_TIMER`] when stopped.
+    #[inline(always)]
+    pub fn rto_timer(&self) -> Nanos {
+        self.rto_due_at
     }
 
     pub fn total_segs(&self) -> u64 {
@@ -289,7 +307,7 @@ impl Sender {
     /// windows allow).
     pub fn set_app_backlogged(&mut self, backlogged: bool, now: Nanos, out: &mut Vec<Tx>) {
         if backlogged {
-            self.app_limit = u64::MAX;
+            self.app_limit = self.total_segs;
             self.send_loop(now, out);
         } else {
             self.app_limit = self.tcb.high_tx;
@@ -500,9 +518,9 @@ impl Sender {
             }
             // RFC 6298 §5.2-5.3: stop the timer when all is acknowledged, else restart it.
             if self.tcb.snd_una >= self.tcb.high_tx {
-                self.rto_deadline = None;
+                self.rto_due_at = NO_TIMER;
             } else if restart {
-                self.rto_deadline = Some(now + self.tcb.rto);
+                self.rto_due_at = now + self.tcb.rto;
             }
             if cum_dup {
                 // ns-3 passes congestion control the segments the ACK delivers (cumulatively
@@ -668,21 +686,21 @@ impl Sender {
             let kind = r.timer;
             if kind != RackTimer::Rto {
                 r.timer = RackTimer::Rto;
-                self.rto_deadline = r.rto_at;
+                self.rto_due_at = r.rto_at.unwrap_or(NO_TIMER);
                 return match kind {
                     RackTimer::Probe => self.send_loss_probe(now, out),
                     _ => self.on_reo_timeout(now, out),
                 };
             }
         }
-        self.rto_deadline = None;
+        self.rto_due_at = NO_TIMER;
         if self.ecn_hold {
             // RFC 3168 §6.1.2: the timer restarted by an ECN-Echo at one segment lets one
             // new segment go; it is not a timeout.
             self.ecn_hold = false;
             self.send_loop(now, out);
-            if self.tcb.snd_una < self.tcb.high_tx && self.rto_deadline.is_none() {
-                self.rto_deadline = Some(now + self.tcb.rto);
+            if self.tcb.snd_una < self.tcb.high_tx && self.rto_due_at == NO_TIMER {
+                self.rto_due_at = now + self.tcb.rto;
             }
             return;
         }
@@ -712,7 +730,7 @@ impl Sender {
         self.cc.on_timeout(&mut self.tcb);
         self.send_loop(now, out);
         // (5.5-5.6) restart the timer with the backed-off RTO.
-        self.rto_deadline = Some(now + self.tcb.rto);
+        self.rto_due_at = now + self.tcb.rto;
     }
 
     #[inline(always)]
@@ -754,8 +772,8 @@ impl Sender {
             }
         }
         // RFC 6298 §5.1: start the timer if it is not running.
-        if self.rto_deadline.is_none() {
-            self.rto_deadline = Some(now + self.tcb.rto);
+        if self.rto_due_at == NO_TIMER {
+            self.rto_due_at = now + self.tcb.rto;
         }
     }
 
@@ -771,7 +789,8 @@ impl Sender {
     /// allow.
     #[inline]
     fn rwnd_end(&self) -> u64 {
-        self.tcb.snd_una.saturating_add(self.cfg.rwnd).min(self.total_segs).min(self.app_limit)
+        debug_assert!(self.app_limit <= self.total_segs);
+        self.tcb.snd_una.saturating_add(self.cfg.rwnd).min(self.app_limit)
     }
 
     /// Send whatever the windows allow.

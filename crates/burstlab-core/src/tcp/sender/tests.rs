@@ -137,11 +137,11 @@ fn receiver_and_maximum_windows_bound_the_flight() {
     let mut f = Sender::new(f.cfg, Cc::Reno(RenoCc::default()), Recovery::NewReno(NewReno::default()));
     f.start(0, &mut out);
     assert_eq!(out.iter().map(|t| t.len).collect::<Vec<_>>(), vec![1000, 500]);
-    assert_eq!(f.rto_deadline, Some(1000 * NS_PER_MS));
+    assert_eq!(f.rto_deadline(), Some(1000 * NS_PER_MS));
     f.on_ack(&ack(1), 10, &mut out);
-    assert_eq!(f.rto_deadline, Some(10 + f.tcb.rto)); // restarted (§5.3)
+    assert_eq!(f.rto_deadline(), Some(10 + f.tcb.rto)); // restarted (§5.3)
     f.on_ack(&ack(2), 20, &mut out);
-    assert_eq!(f.rto_deadline, None);
+    assert_eq!(f.rto_deadline(), None);
     assert_eq!(out.len(), 2); // nothing beyond the transfer
 }
 
@@ -188,9 +188,9 @@ fn slow_but_steady_restarts_the_timer_on_every_partial_ack() {
         }
         assert_eq!(s.tcb.state, CaState::Recovery);
         s.on_ack(&ack(3), 100 * ms, &mut out); // first partial ACK: both restart
-        assert_eq!(s.rto_deadline, Some(1100 * ms));
+        assert_eq!(s.rto_deadline(), Some(1100 * ms));
         s.on_ack(&ack(5), 200 * ms, &mut out); // second partial ACK
-        assert_eq!(s.rto_deadline, Some(if every { 1200 } else { 1100 } * ms));
+        assert_eq!(s.rto_deadline(), Some(if every { 1200 } else { 1100 } * ms));
     }
 }
 
@@ -352,16 +352,16 @@ fn rack_tlp_enters_recovery_by_time() {
         assert!(out.iter().all(|t| !t.retx), "on = {on}");
         assert_eq!(s.tcb.state, CaState::Disorder);
         if !on {
-            assert!(s.timer_is_rto() && s.rto_deadline.unwrap() > 200 * ms);
+            assert!(s.timer_is_rto() && s.rto_deadline().unwrap() > 200 * ms);
             continue;
         }
-        assert_eq!((s.rto_deadline, s.timer_is_rto()), (Some(26 * ms), false));
+        assert_eq!((s.rto_deadline(), s.timer_is_rto()), (Some(26 * ms), false));
         out.clear();
         s.on_rto(26 * ms, &mut out);
         assert_eq!(s.tcb.state, CaState::Recovery);
         assert_eq!(out.first().map(|t| (t.seg, t.retx)), Some((1, true)));
         assert_eq!((s.counters.fast_retransmits, s.counters.timeouts), (1, 0));
-        assert!(s.timer_is_rto() && s.rto_deadline.unwrap() > 200 * ms);
+        assert!(s.timer_is_rto() && s.rto_deadline().unwrap() > 200 * ms);
     }
 }
 
@@ -381,11 +381,11 @@ fn rack_tlp_tail_loss_probe() {
     let sent = segs(&mut out);
     let high = s.tcb.high_tx;
     assert_eq!(s.tcb.state, CaState::Open);
-    assert_eq!((s.rto_deadline, s.timer_is_rto()), (Some(62 * ms), false), "sent {sent:?}");
+    assert_eq!((s.rto_deadline(), s.timer_is_rto()), (Some(62 * ms), false), "sent {sent:?}");
     s.on_rto(62 * ms, &mut out);
     assert_eq!(segs(&mut out), vec![(high, false)]);
     assert_eq!((s.counters.loss_probes, s.counters.timeouts), (1, 0));
-    assert_eq!((s.rto_deadline, s.timer_is_rto()), (Some(62 * ms + s.tcb.rto), true));
+    assert_eq!((s.rto_deadline(), s.timer_is_rto()), (Some(62 * ms + s.tcb.rto), true));
     // No second probe for the same tail: the next ACK (of 1) leaves the probe outstanding.
     s.on_ack(&ack(2), 70 * ms, &mut out);
     assert!(s.timer_is_rto());
@@ -397,7 +397,7 @@ fn rack_tlp_tail_loss_probe() {
     out.clear();
     s.on_ack(&ack(1), 20 * ms, &mut out);
     assert_eq!(s.tcb.high_tx - s.tcb.snd_una, 1, "{:?}", segs(&mut out));
-    assert_eq!((s.rto_deadline, s.timer_is_rto()), (Some(20 * ms + 2 * 20 * ms + 200 * ms), false));
+    assert_eq!((s.rto_deadline(), s.timer_is_rto()), (Some(20 * ms + 2 * 20 * ms + 200 * ms), false));
 }
 
 /// RACK-TLP in fast recovery: a hole is lost once one segment sent after it is SACKed
