@@ -286,17 +286,22 @@ impl<const LOG: bool, const FULL: bool, const PACE: bool> Engine<LOG, FULL, PACE
                 let (p, bytes) = (Self::ack_packet(t, f, rev, now), t.ack_bytes);
                 self.send(p, bytes);
             }
-            RxAction::AckAndTimer(d) => {
-                // tossim: an idle-ACK receiver keeps its timer running after an immediate ACK.
-                let (p, bytes) = (Self::ack_packet(t, f, rev, now), t.ack_bytes);
-                self.send(p, bytes);
-                self.sync_delack(f, d);
-            }
+            RxAction::AckAndTimer(d) => self.ack_keeping_timer(f, d),
             RxAction::Delay(d) => self.sync_delack(f, d),
         }
         if done {
             self.completed(f);
         }
+    }
+
+    /// tossim: an idle-ACK receiver sends its ACK and keeps its timer running, to `d`. Out of
+    /// the loop's way (the common path's copy of a packet's entry to a link is not repeated
+    /// in the loop for it).
+    #[cold]
+    #[inline(never)]
+    pub(super) fn ack_keeping_timer(&mut self, f: usize, d: Nanos) {
+        self.send_ack(f);
+        self.sync_delack(f, d);
     }
 
     /// Flow `f`'s receiver holds the whole transfer.
