@@ -103,9 +103,12 @@ impl LossSource {
 
     /// [`LossSource::decide`] for a packet whose key `key()` gives: a keyed replay decides
     /// from the key, any other source exactly as `decide` does (the key is not computed).
-    #[inline]
+    /// (Bernoulli's one draw in line here: `decide` as a whole is left to the compiler, which
+    /// calls it out of line.)
+    #[inline(always)]
     pub fn decide_keyed(&mut self, start: Nanos, arrive: Nanos, key: impl FnOnce() -> FateKey) -> bool {
         match self {
+            LossSource::Bernoulli { model, rng, .. } => model.draw(rng),
             LossSource::Keyed(r) => r.decide(key()),
             _ => self.decide(start, arrive),
         }

@@ -37,6 +37,9 @@ pub enum RxAction {
     /// place, and the sender's host reads it there: no copy of it travels through return
     /// values, which cost the engine's ACK path a store-forwarding stall per ACK.)
     Ack,
+    /// Send an ACK now, as `Ack`, and keep the ACK timer running to this time: the `tossim`
+    /// profile's idle-ACK receiver (`ack_on_idle`), whose timer restarts at every arrival.
+    AckAndTimer(Nanos),
     /// Start (or keep) the delayed-ACK timer, to expire at this time.
     Delay(Nanos),
 }
@@ -141,7 +144,7 @@ impl Receiver {
         if tx.flags & RFEC == 0 && !tx.retx && tx.seg == self.rcv_nxt && self.ooo_count == 0 {
             if let Some(lt) = self.lt.as_mut() {
                 if lt.count_in_order(tx.seg) {
-                    return self.next_in_order_alone(now); // the common case, counted
+                    return self.next_in_order_alone::<true>(now); // the common case, counted
                 }
             }
         }
@@ -150,22 +153,23 @@ impl Receiver {
 
     /// [`Receiver::on_new_segment`] for segment `rcv_nxt` when nothing above it is buffered
     /// (`ooo_count == 0`: no run, so the advance passes only this segment).
+    /// (`FULL`: as [`Receiver::make_ack_in`].)
     #[inline(always)]
-    fn next_in_order_alone(&mut self, now: Nanos) -> RxAction {
+    fn next_in_order_alone<const FULL: bool>(&mut self, now: Nanos) -> RxAction {
         debug_assert_eq!(self.ooo_count, 0);
         self.arrivals += 1;
         self.rcv_nxt += 1;
-        let act = self.in_order_ack(now);
+        let act = self.in_order_ack::<FULL>(now);
         self.after_segment(act, now)
     }
 
     /// An in-order segment that filled no gap: acknowledge it now, or delay the ACK (RFC 5681
     /// §4.2: at least every `ack_every` full-sized segments, within `ack_timeout`).
     #[inline(always)]
-    fn in_order_ack(&mut self, now: Nanos) -> RxAction {
+    fn in_order_ack<const FULL: bool>(&mut self, now: Nanos) -> RxAction {
         self.pending += 1;
         if !self.cfg.delayed_ack || self.pending >= self.cfg.ack_every {
-            self.make_ack()
+            self.make_ack_in::<FULL>()
         } else {
             RxAction::Delay(*self.delack_deadline.get_or_insert(now + self.cfg.ack_timeout))
         }
@@ -361,10 +365,23 @@ impl Receiver {
     /// A data segment arrives at `now`.
     #[inline(always)]
     pub fn on_segment(&mut self, seg: u64, now: Nanos) -> RxAction {
+        self.on_segment_in::<true>(seg, now)
+    }
+
+    /// [`Receiver::on_segment`] in the engine's plain runs (no LT-TCP, timestamps or ECN:
+    /// `sim::engine::needs_full`), whose ACKs' fields for them are not written.
+    #[inline(always)]
+    pub fn on_plain_segment(&mut self, seg: u64, now: Nanos) -> RxAction {
+        debug_assert!(self.lt.is_none() && self.ts_recent == 0 && !self.ece);
+        self.on_segment_in::<false>(seg, now)
+    }
+
+    #[inline(always)]
+    fn on_segment_in<const FULL: bool>(&mut self, seg: u64, now: Nanos) -> RxAction {
         if seg == self.rcv_nxt && self.ooo_count == 0 {
             // The common case, in line: the next segment, nothing buffered above it (what
             // `on_segment_inner` does for it: not held, in order, no gap filled).
-            return self.next_in_order_alone(now);
+            return self.next_in_order_alone::<FULL>(now);
         }
         let act = self.on_segment_inner(seg, now);
         self.after_segment(act, now)
@@ -388,7 +405,7 @@ impl Receiver {
         self.delack_deadline = Some(d);
         match act {
             RxAction::Delay(_) => RxAction::Delay(d),
-            a => a,
+            RxAction::Ack | RxAction::AckAndTimer(_) => RxAction::AckAndTimer(d),
         }
     }
 
@@ -413,7 +430,7 @@ impl Receiver {
                 self.prune_sack();
                 return self.make_ack();
             }
-            return self.in_order_ack(now);
+            return self.in_order_ack::<true>(now);
         }
         // Out of order, above rcv_nxt: buffer and send an immediate duplicate ACK.
         self.hold_one(seg);
@@ -469,17 +486,26 @@ impl Receiver {
     /// place).
     #[inline]
     fn make_ack(&mut self) -> RxAction {
+        self.make_ack_in::<true>()
+    }
+
+    /// [`Receiver::make_ack`]; `FULL = false` in a plain run (no LT-TCP, timestamps or ECN):
+    /// the ACK's echo, ECN-Echo and LT-TCP fields keep their defaults, unwritten.
+    #[inline(always)]
+    fn make_ack_in<const FULL: bool>(&mut self) -> RxAction {
         self.pending = 0;
         self.delack_deadline = None;
         self.acks_sent += 1;
         self.last_ack_sent = self.rcv_nxt;
         let a = &mut self.last;
         a.ack = self.rcv_nxt;
-        a.tsecr = self.ts_recent;
-        a.ece = self.ece;
-        if let Some(lt) = &self.lt {
-            a.lt_erasure = Some(lt.erasure_ppm);
-            a.lt_rfec = lt.rfec_last;
+        if FULL {
+            a.tsecr = self.ts_recent;
+            a.ece = self.ece;
+            if let Some(lt) = &self.lt {
+                a.lt_erasure = Some(lt.erasure_ppm);
+                a.lt_rfec = lt.rfec_last;
+            }
         }
         if self.cfg.sack {
             a.nsack = self.nrecent as u8;

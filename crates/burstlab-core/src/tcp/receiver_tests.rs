@@ -8,7 +8,7 @@ fn rx(delayed: bool, sack: bool) -> Receiver {
 /// The ACK that action `a` of receiver `r` asks to send.
 fn ack_of(r: &Receiver, a: RxAction) -> AckPkt {
     match a {
-        RxAction::Ack => *r.last_ack(),
+        RxAction::Ack | RxAction::AckAndTimer(_) => *r.last_ack(),
         RxAction::Delay(_) => panic!("expected an ACK, got {a:?}"),
     }
 }

@@ -75,7 +75,15 @@ pub fn init(tcb: &mut Tcb, c: &RttConfig) {
 /// the backed-off value until a new sample is taken, which is what this does).
 #[inline(always)]
 pub fn sample(tcb: &mut Tcb, c: &RttConfig, r: Nanos) {
-    if let RtoEstimator::Rfc793 { alpha, beta } = c.estimator {
+    sample_in::<false>(tcb, c, r)
+}
+
+/// [`sample`]; `RFC6298`: the estimator is known to be RFC 6298's (a sender with the
+/// default rules, `Sender::default_rules`), not read.
+#[inline(always)]
+pub fn sample_in<const RFC6298: bool>(tcb: &mut Tcb, c: &RttConfig, r: Nanos) {
+    debug_assert!(!RFC6298 || c.estimator == RtoEstimator::Rfc6298);
+    if let (false, RtoEstimator::Rfc793 { alpha, beta }) = (RFC6298, c.estimator) {
         // RFC 793 §3.7: the first sample initialises SRTT (RFC 793 leaves it open; RFC 6298
         // (2.2) does the same).
         let srtt = tcb.srtt.map_or(r, |s| (alpha * s as f64 + (1.0 - alpha) * r as f64).round() as Nanos);

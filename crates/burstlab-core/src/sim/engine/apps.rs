@@ -43,6 +43,20 @@ impl FlowRt {
             FlowState::Cbr(_) => unreachable!("not a TCP flow"),
         }
     }
+
+    /// [`FlowRt::tcp`] for the flow of a TCP packet (a data segment or an ACK: only TCP
+    /// flows make them, `Engine::flush` and `Engine::ack_packet`), without the check.
+    #[inline(always)]
+    pub(super) fn tcp_of_packet(&mut self) -> &mut TcpFlow {
+        match &mut self.state {
+            FlowState::Tcp(t) => t,
+            FlowState::Cbr(_) => {
+                debug_assert!(false, "a TCP packet of a CBR flow");
+                // SAFETY: packets of kind Data and Ack are made by TCP flows only (above).
+                unsafe { std::hint::unreachable_unchecked() }
+            }
+        }
+    }
 }
 
 impl<const LOG: bool, const FULL: bool, const PACE: bool> Engine<LOG, FULL, PACE> {

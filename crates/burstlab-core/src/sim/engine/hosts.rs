@@ -6,8 +6,12 @@ use super::*;
 /// A TCP flow's end hosts and bookkeeping.
 pub(super) struct TcpFlow {
     pub(super) sender: Sender,
+    /// The sender's ACK path in a plain run, chosen at construction by its rules
+    /// ([`Sender::plain_ack_path`]: the default rules as constants, or its profile's).
+    pub(super) ack_path: AckPath,
     pub(super) receiver: Receiver,
-    pub(super) rto_sched: Option<Nanos>,
+    /// The retransmission timer scheduled in the heap, [`NO_TIMER`] if none.
+    pub(super) rto_sched: Nanos,
     pub(super) delack_sched: Option<Nanos>,
     pub(super) data_bytes_hdr: u32,
     pub(super) ack_bytes: u32,
@@ -65,9 +69,10 @@ impl Outbound {
 /// it (then counted as scheduled: the caller pushes the timer).
 #[inline(always)]
 pub(super) fn rto_due(t: &mut TcpFlow) -> Option<Nanos> {
-    let d = t.sender.rto_deadline?;
-    if t.rto_sched.is_none_or_gt(d) {
-        t.rto_sched = Some(d);
+    // (A stopped timer is NO_TIMER, later than any scheduled one.)
+    let d = t.sender.rto_timer();
+    if d < t.rto_sched {
+        t.rto_sched = d;
         return Some(d);
     }
     None
@@ -193,16 +198,16 @@ impl<const LOG: bool, const FULL: bool, const PACE: bool> Engine<LOG, FULL, PACE
     #[inline(always)]
     pub(super) fn on_ack(&mut self, f: usize, ack: u64, sack: u32, flags: u8, rseq: u16) {
         let now = self.now;
-        if FULL && self.flows.at_mut(f).tcp().needs_share {
+        if FULL && self.flows.at_mut(f).tcp_of_packet().needs_share {
             self.set_share(f);
         }
         let fl = self.flows.at_mut(f);
         let pos = fl.fwd0;
-        let t = fl.tcp();
+        let t = fl.tcp_of_packet();
         let ece = flags & ECE != 0;
         if !FULL && sack == NO_SACK {
             t.ack_in.ack = ack; // the other fields keep their defaults in a plain run
-            t.sender.on_ack_in::<false, PACE>(&t.ack_in, now, &mut self.txbuf);
+            (t.ack_path)(&mut t.sender, &t.ack_in, now, &mut self.txbuf);
         } else if flags & PFEC != 0 || sack == NO_SACK {
             let a = &mut t.ack_in;
             a.ack = ack;
@@ -218,7 +223,11 @@ impl<const LOG: bool, const FULL: bool, const PACE: bool> Engine<LOG, FULL, PACE
                 t.sacks.pop_front();
             }
             let (_, a) = t.sacks.front().expect("found above");
-            t.sender.on_ack_in::<FULL, PACE>(a, now, &mut self.txbuf);
+            if FULL {
+                t.sender.on_ack_in::<true, PACE, false>(a, now, &mut self.txbuf);
+            } else {
+                (t.ack_path)(&mut t.sender, a, now, &mut self.txbuf);
+            }
             t.sacks.pop_front();
         }
         let out = Outbound::of(t);
@@ -232,7 +241,7 @@ impl<const LOG: bool, const FULL: bool, const PACE: bool> Engine<LOG, FULL, PACE
         let (now, warmup) = (self.now, self.warmup);
         let fl = self.flows.at_mut(f);
         let rev = fl.rev0;
-        let t = fl.tcp();
+        let t = fl.tcp_of_packet();
         t.arrived_bytes += tx.len as u64;
         let dups = t.receiver.duplicates;
         // A pending timeout for this segment was spurious if this copy, the first to
@@ -252,7 +261,7 @@ impl<const LOG: bool, const FULL: bool, const PACE: bool> Engine<LOG, FULL, PACE
                 t.receiver.note_ecn(tx.flags); // RFC 3168 §6.1.3
             }
         }
-        let act = t.receiver.on_arrival(&tx, now, if FULL { t.sender.lt_blocks() } else { None });
+        let act = if FULL { t.receiver.on_arrival(&tx, now, t.sender.lt_blocks()) } else { t.receiver.on_plain_segment(tx.seg, now) };
         let after = t.receiver.rcv_nxt;
         // A copy of data the receiver already held: spurious if sent in the measured interval.
         if t.receiver.duplicates > dups && (!FULL || t0 >= warmup) {
@@ -275,18 +284,24 @@ impl<const LOG: bool, const FULL: bool, const PACE: bool> Engine<LOG, FULL, PACE
         match act {
             RxAction::Ack => {
                 let (p, bytes) = (Self::ack_packet(t, f, rev, now), t.ack_bytes);
-                // tossim: an idle-ACK receiver keeps its timer running after an immediate ACK.
-                let delack = t.receiver.delack_deadline;
                 self.send(p, bytes);
-                if let Some(d) = delack {
-                    self.sync_delack(f, d);
-                }
             }
+            RxAction::AckAndTimer(d) => self.ack_keeping_timer(f, d),
             RxAction::Delay(d) => self.sync_delack(f, d),
         }
         if done {
             self.completed(f);
         }
+    }
+
+    /// tossim: an idle-ACK receiver sends its ACK and keeps its timer running, to `d`. Out of
+    /// the loop's way (the common path's copy of a packet's entry to a link is not repeated
+    /// in the loop for it).
+    #[cold]
+    #[inline(never)]
+    pub(super) fn ack_keeping_timer(&mut self, f: usize, d: Nanos) {
+        self.send_ack(f);
+        self.sync_delack(f, d);
     }
 
     /// Flow `f`'s receiver holds the whole transfer.
@@ -310,11 +325,11 @@ impl<const LOG: bool, const FULL: bool, const PACE: bool> Engine<LOG, FULL, PACE
     pub(super) fn on_rto(&mut self, f: usize, at: Nanos) {
         let (now, warmup) = (self.now, self.warmup);
         let t = self.flows[f].tcp();
-        if t.rto_sched != Some(at) {
+        if t.rto_sched != at {
             return; // superseded by an earlier entry
         }
-        t.rto_sched = None;
-        match t.sender.rto_deadline {
+        t.rto_sched = NO_TIMER;
+        match t.sender.rto_deadline() {
             None => {}
             Some(d) if d > at => self.sync_rto(f),
             Some(_) => {

@@ -64,7 +64,7 @@ use crate::tcp::cc::CongestionControl;
 use crate::tcp::config::{CcKind, DupackRule, RecoveryKind};
 use crate::tcp::pkt_flags::{CE, CWR, ECE, ECT, PFEC, RFEC};
 use crate::tcp::receiver::{Receiver, RxAction};
-use crate::tcp::sender::Sender;
+use crate::tcp::sender::{AckPath, Sender, NO_TIMER};
 use crate::tcp::wire::{AckPkt, Tx};
 use crate::time::{to_secs_f64, tx_time, Nanos};
 use crate::Result;
@@ -343,10 +343,13 @@ impl<const LOG: bool, const FULL: bool, const PACE: bool> Engine<LOG, FULL, PACE
                         } else {
                             all_finite = false;
                         }
+                        let sender = make_sender(t, f.size);
                         FlowState::Tcp(TcpFlow {
-                            sender: make_sender(t, f.size),
+                            // The full engine calls the full ACK path (`Engine::on_ack`).
+                            ack_path: sender.plain_ack_path::<PACE>(),
+                            sender,
                             receiver: Receiver::from_tcp(t),
-                            rto_sched: None,
+                            rto_sched: NO_TIMER,
                             delack_sched: None,
                             data_bytes_hdr: (t.mss + t.wire_header_bytes()) as u32, // + TCP options
                             ack_bytes: t.wire_ack_bytes() as u32,

@@ -29,7 +29,7 @@ impl Sender {
         self.tcb.ssthresh = ss;
         if cwnd_at_ack <= self.tcb.mss {
             self.ecn_hold = true;
-            self.rto_deadline = Some(now + self.tcb.rto);
+            self.rto_due_at = now + self.tcb.rto;
         } else {
             self.tcb.cwnd = base.min(cwnd_at_ack).max(self.tcb.mss);
         }

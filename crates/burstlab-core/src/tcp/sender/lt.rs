@@ -73,6 +73,7 @@ impl Sender {
         }
         if l.all_formed() {
             self.total_segs = l.blocks.end();
+            self.app_limit = self.app_limit.min(self.total_segs);
         }
     }
 
@@ -98,8 +99,8 @@ impl Sender {
                 if let Some(p) = self.pacer.as_mut() {
                     p.on_sent(now, len as u64, self.tcb.mss, self.tcb.min_rtt);
                 }
-                if self.rto_deadline.is_none() {
-                    self.rto_deadline = Some(now + self.tcb.rto);
+                if self.rto_due_at == NO_TIMER {
+                    self.rto_due_at = now + self.tcb.rto;
                 }
             } else if let Some(s) = l.retransmissions_possible().then(|| self.board.next_retransmission(high_rxt, thresh, false)).flatten().filter(|&s| l.may_retransmit(s)) {
                 high_rxt = s + 1;

@@ -25,6 +25,13 @@ pub use pacing::Pacer;
 use rack::{RackRetx, RackTimer};
 pub use super::wire::Tx;
 
+/// [`Sender::rto_timer`] when the retransmission timer is stopped.
+pub const NO_TIMER: Nanos = Nanos::MAX;
+
+/// A sender's ACK path as the engine calls it: a monomorphised [`Sender::on_ack_in`]
+/// chosen when the flow is built ([`Sender::plain_ack_path`]).
+pub type AckPath = fn(&mut Sender, &AckPkt, Nanos, &mut Vec<Tx>);
+
 #[derive(Clone, Copy, Debug)]
 pub struct SenderConfig {
     pub mss: u64,
@@ -132,14 +139,17 @@ pub struct Sender {
     pub cc: Cc,
     pub rec: Recovery,
     pub board: Scoreboard,
-    /// Retransmission timer deadline (RFC 6298 §5), None when stopped.
-    pub rto_deadline: Option<Nanos>,
+    /// Retransmission timer deadline (RFC 6298 §5), [`NO_TIMER`] when stopped (a plain
+    /// time, so that the engine compares it with its scheduled timer in one comparison on
+    /// every ACK: [`Sender::rto_timer`]).
+    rto_due_at: Nanos,
     /// Timeouts since the last ACK of new data (RFC 5681: ssthresh held on repeats).
     backoffs: u32,
     total_segs: u64,
     last_len: u64,
-    /// Segments the application has supplied so far (u64::MAX = always backlogged; an
-    /// ON/OFF application holds it at what was sent when it turns OFF).
+    /// Segments the application has supplied so far, at most `total_segs` (so that the send
+    /// loop's end is one minimum less): `total_segs` while backlogged; an ON/OFF
+    /// application holds it at what was sent when it turns OFF.
     app_limit: u64,
     /// RFC 3168 §6.1.2: `high_tx` at the last window reduction (loss or ECN), the first
     /// segment sent after it (which carries CWR). A loss below it does not reduce again; an
@@ -212,11 +222,11 @@ impl Sender {
             cc,
             rec,
             board: Scoreboard::with_capacity(16),
-            rto_deadline: None,
+            rto_due_at: NO_TIMER,
             backoffs: 0,
             total_segs,
             last_len,
-            app_limit: u64::MAX,
+            app_limit: total_segs,
             cwr_until: 0,
             send_cwr: false,
             ecn_hold: false,
@@ -226,6 +236,18 @@ impl Sender {
             pacer: None,
             counters: SenderCounters::default(),
         }
+    }
+
+    /// The retransmission timer's deadline (RFC 6298 §5), None when it is stopped (with
+    /// RACK-TLP, the deadline of the sender's one timer: [`Sender::timer_is_rto`]).
+    pub fn rto_deadline(&self) -> Option<Nanos> {
+        (self.rto_due_at != NO_TIMER).then_some(self.rto_due_at)
+    }
+
+    /// [`Sender::rto_deadline`] as a time, [`NO_TIMER`] when stopped.
+    #[inline(always)]
+    pub fn rto_timer(&self) -> Nanos {
+        self.rto_due_at
     }
 
     pub fn total_segs(&self) -> u64 {
@@ -238,6 +260,12 @@ impl Sender {
         if self.lt {
             return self.lt_seg_len(seg);
         }
+        self.plain_seg_len(seg)
+    }
+
+    /// [`Sender::seg_len`] of a sender without LT-TCP.
+    #[inline(always)]
+    fn plain_seg_len(&self, seg: u64) -> u64 {
         if seg + 1 == self.total_segs {
             self.last_len
         } else {
@@ -282,7 +310,7 @@ impl Sender {
     /// windows allow).
     pub fn set_app_backlogged(&mut self, backlogged: bool, now: Nanos, out: &mut Vec<Tx>) {
         if backlogged {
-            self.app_limit = u64::MAX;
+            self.app_limit = self.total_segs;
             self.send_loop(now, out);
         } else {
             self.app_limit = self.tcb.high_tx;
@@ -334,16 +362,48 @@ impl Sender {
 
     /// An ACK arrives at `now`.
     pub fn on_ack(&mut self, a: &AckPkt, now: Nanos, out: &mut Vec<Tx>) {
-        self.on_ack_in::<true, true>(a, now, out)
+        self.on_ack_in::<true, true, false>(a, now, out)
+    }
+
+    /// Whether every rule the per-ACK path reads is at its default (the `rfc` profile's):
+    /// congestion control sees the ACK's own RTT sample (`cc_rtt`), RTO follows RFC 6298
+    /// (`rto_estimator`) and keeps its backoff until a new sample (`rto_backoff_reset`), no
+    /// limited transmit (RFC 3042 is an option), duplicate ACKs by RFC 5681 (`dupack_rule`).
+    /// Such a sender's plain ACK path has these rules as constants ([`Sender::plain_ack_path`]).
+    pub fn default_rules(&self) -> bool {
+        let c = &self.cfg;
+        c.cc_rtt == CcRtt::Sample
+            && c.rtt.estimator == rtt::RtoEstimator::Rfc6298
+            && c.rtt.backoff_reset == rtt::BackoffReset::Sample
+            && !c.limited_transmit
+            && c.dupack_rule == DupackRule::Rfc5681
+    }
+
+    /// The ACK path of the engine's plain runs (`FULL = false`, see [`Sender::on_ack_in`])
+    /// for this sender, chosen once at construction: the default rules compiled in as
+    /// constants ([`Sender::default_rules`]), or the rules of the sender's profile read
+    /// where they apply. The profile is thus a strategy picked when the flow is built, not a
+    /// branch on every ACK.
+    pub fn plain_ack_path<const PACE: bool>(&self) -> AckPath {
+        if self.default_rules() {
+            Sender::on_ack_in::<false, PACE, true>
+        } else {
+            Sender::on_ack_in::<false, PACE, false>
+        }
     }
 
     /// [`Sender::on_ack`]; `FULL = false` only for a sender without LT-TCP, timestamps or ECN
     /// (the engine's plain runs, `sim/engine.rs`): their checks are then compiled out; `PACE`
-    /// (implied by `FULL`) compiles in the pacer's and the delivery-rate sampler's hooks.
+    /// (implied by `FULL`) compiles in the pacer's and the delivery-rate sampler's hooks;
+    /// `STD` only for a sender with [`Sender::default_rules`], whose rules are then
+    /// constants. (The rules of rarer points, a duplicate ACK, a partial ACK, a timeout, are
+    /// read where they apply, out of the per-ACK path: `on_dupack`, `on_recovery_ack`,
+    /// `on_rto`.)
     #[inline]
-    pub fn on_ack_in<const FULL: bool, const PACE: bool>(&mut self, a: &AckPkt, now: Nanos, out: &mut Vec<Tx>) {
+    pub fn on_ack_in<const FULL: bool, const PACE: bool, const STD: bool>(&mut self, a: &AckPkt, now: Nanos, out: &mut Vec<Tx>) {
         debug_assert!(FULL || !(self.lt || self.cfg.timestamps || self.cfg.ecn || self.rack.is_some()));
         debug_assert!(FULL || PACE || (self.rate.is_none() && self.pacer.is_none()));
+        debug_assert!(!STD || self.default_rules());
         let state_before = self.tcb.state;
         let (cwnd_at_ack, una_before) = (self.tcb.cwnd, self.tcb.snd_una);
         let mut sacked = 0;
@@ -377,8 +437,11 @@ impl Sender {
         if a.ack > self.tcb.snd_una {
             let cum_dup = sack_dups && sacked > 0;
             let una = self.tcb.snd_una;
-            let acked_segs = a.ack.min(self.tcb.high_tx) - una;
-            if a.ack > self.tcb.high_tx {
+            // (Only LT-TCP's ACKs reach beyond high_tx: a plain sender is acknowledged only
+            // what it sent.)
+            debug_assert!(FULL || a.ack <= self.tcb.high_tx);
+            let acked_segs = if FULL { a.ack.min(self.tcb.high_tx) } else { a.ack } - una;
+            if FULL && a.ack > self.tcb.high_tx {
                 // LT-TCP: a decoded block's slots the sender had not sent yet (its parity).
                 self.tcb.high_tx = a.ack;
             }
@@ -411,8 +474,9 @@ impl Sender {
                 self.tcb.snd_nxt = a.ack;
             }
             match rtt_sample {
-                Some(r) => rtt::sample(&mut self.tcb, &self.cfg.rtt, r),
-                None => rtt::on_new_ack_without_sample(&mut self.tcb, &self.cfg.rtt),
+                Some(r) => rtt::sample_in::<STD>(&mut self.tcb, &self.cfg.rtt, r),
+                None if !STD => rtt::on_new_ack_without_sample(&mut self.tcb, &self.cfg.rtt),
+                None => {} // RFC 6298 §5.7: the backoff stays until a new sample
             }
             // RFC 6675 §5: a cumulative ACK resets DupAcks (ns-3 keeps them when the ACK is a
             // duplicate too).
@@ -444,19 +508,26 @@ impl Sender {
                 acked_bytes: fresh_bytes,
                 acked_segs: fresh_segs,
                 cum_bytes: acked_bytes,
-                rtt: self.cc_rtt(rtt_sample),
+                rtt: self.cc_rtt_in::<STD>(rtt_sample),
                 dup: false,
                 state_before,
             };
             // ns-3 grows the window only in Open: not on an ACK that is also a duplicate.
             if !(cum_dup && self.cfg.dupack_rule == DupackRule::Ns3) {
-                self.cc.on_ack(&mut self.tcb, &info);
+                if let Cc::Reno(c) = &mut self.cc {
+                    // Reno's growth in line, `info` in registers (built in memory only
+                    // for the call that takes it there).
+                    c.on_ack(&mut self.tcb, &info);
+                } else {
+                    let other = info;
+                    self.cc.on_ack(&mut self.tcb, &other);
+                }
             }
             // RFC 6298 §5.2-5.3: stop the timer when all is acknowledged, else restart it.
             if self.tcb.snd_una >= self.tcb.high_tx {
-                self.rto_deadline = None;
+                self.rto_due_at = NO_TIMER;
             } else if restart {
-                self.rto_deadline = Some(now + self.tcb.rto);
+                self.rto_due_at = now + self.tcb.rto;
             }
             if cum_dup {
                 // ns-3 passes congestion control the segments the ACK delivers (cumulatively
@@ -482,7 +553,7 @@ impl Sender {
         if (FULL || PACE) && self.rate.is_some() {
             self.rate_on_ack(a, una_before, now);
         }
-        self.send_loop_in::<FULL, PACE>(now, out);
+        self.send_loop_in::<FULL, PACE, STD>(now, out);
         if FULL && self.cfg.rack_tlp {
             self.rack_arm(now);
         }
@@ -608,6 +679,15 @@ impl Sender {
     /// The RTT congestion control sees with an ACK whose own sample is `sample`.
     #[inline]
     fn cc_rtt(&self, sample: Option<Nanos>) -> Option<Nanos> {
+        self.cc_rtt_in::<false>(sample)
+    }
+
+    /// [`Sender::cc_rtt`] (`STD`: as [`Sender::on_ack_in`]).
+    #[inline(always)]
+    fn cc_rtt_in<const STD: bool>(&self, sample: Option<Nanos>) -> Option<Nanos> {
+        if STD {
+            return sample;
+        }
         match self.cfg.cc_rtt {
             CcRtt::Sample => sample,
             CcRtt::Srtt => self.tcb.srtt,
@@ -620,21 +700,21 @@ impl Sender {
             let kind = r.timer;
             if kind != RackTimer::Rto {
                 r.timer = RackTimer::Rto;
-                self.rto_deadline = r.rto_at;
+                self.rto_due_at = r.rto_at.unwrap_or(NO_TIMER);
                 return match kind {
                     RackTimer::Probe => self.send_loss_probe(now, out),
                     _ => self.on_reo_timeout(now, out),
                 };
             }
         }
-        self.rto_deadline = None;
+        self.rto_due_at = NO_TIMER;
         if self.ecn_hold {
             // RFC 3168 §6.1.2: the timer restarted by an ECN-Echo at one segment lets one
             // new segment go; it is not a timeout.
             self.ecn_hold = false;
             self.send_loop(now, out);
-            if self.tcb.snd_una < self.tcb.high_tx && self.rto_deadline.is_none() {
-                self.rto_deadline = Some(now + self.tcb.rto);
+            if self.tcb.snd_una < self.tcb.high_tx && self.rto_due_at == NO_TIMER {
+                self.rto_due_at = now + self.tcb.rto;
             }
             return;
         }
@@ -667,7 +747,7 @@ impl Sender {
         self.cc.on_timeout(&mut self.tcb);
         self.send_loop(now, out);
         // (5.5-5.6) restart the timer with the backed-off RTO.
-        self.rto_deadline = Some(now + self.tcb.rto);
+        self.rto_due_at = now + self.tcb.rto;
     }
 
     #[inline(always)]
@@ -682,7 +762,7 @@ impl Sender {
         if (FULL || PACE) && self.rate.is_some() {
             self.rate_on_send(seg, now, retx);
         }
-        let (mut flags, len) = if FULL && self.lt { self.lt_slot(seg) } else { (0, self.seg_len(seg)) };
+        let (mut flags, len) = if FULL && self.lt { self.lt_slot(seg) } else { (0, self.plain_seg_len(seg)) };
         if retx {
             self.counters.retransmissions += 1;
             self.board.note_retransmission(seg, now);
@@ -709,8 +789,8 @@ impl Sender {
             }
         }
         // RFC 6298 §5.1: start the timer if it is not running.
-        if self.rto_deadline.is_none() {
-            self.rto_deadline = Some(now + self.tcb.rto);
+        if self.rto_due_at == NO_TIMER {
+            self.rto_due_at = now + self.tcb.rto;
         }
     }
 
@@ -726,17 +806,18 @@ impl Sender {
     /// allow.
     #[inline]
     fn rwnd_end(&self) -> u64 {
-        self.tcb.snd_una.saturating_add(self.cfg.rwnd).min(self.total_segs).min(self.app_limit)
+        debug_assert!(self.app_limit <= self.total_segs);
+        self.tcb.snd_una.saturating_add(self.cfg.rwnd).min(self.app_limit)
     }
 
     /// Send whatever the windows allow.
     fn send_loop(&mut self, now: Nanos, out: &mut Vec<Tx>) {
-        self.send_loop_in::<true, true>(now, out)
+        self.send_loop_in::<true, true, false>(now, out)
     }
 
-    /// [`Sender::send_loop`] (`FULL`, `PACE`: as [`Sender::on_ack_in`]).
+    /// [`Sender::send_loop`] (`FULL`, `PACE`, `STD`: as [`Sender::on_ack_in`]).
     #[inline]
-    fn send_loop_in<const FULL: bool, const PACE: bool>(&mut self, now: Nanos, out: &mut Vec<Tx>) {
+    fn send_loop_in<const FULL: bool, const PACE: bool, const STD: bool>(&mut self, now: Nanos, out: &mut Vec<Tx>) {
         if FULL && self.ecn_hold {
             return;
         }
@@ -753,7 +834,7 @@ impl Sender {
         let mss = self.tcb.mss;
         let mut allowed = self.tcb.cwnd.min(self.tcb.max_cwnd);
         let by_pipe = FULL && self.cfg.dupack_rule != DupackRule::Rfc5681;
-        if self.cfg.limited_transmit && self.tcb.state == CaState::Disorder && !by_pipe {
+        if !STD && self.cfg.limited_transmit && self.tcb.state == CaState::Disorder && !by_pipe {
             // RFC 3042: up to DupThresh−1 extra segments of new data.
             allowed += self.tcb.dupacks.min(self.tcb.dupack_threshold - 1) as u64 * mss;
         }
@@ -779,9 +860,10 @@ impl Sender {
                 }
             }
         }
-        // (`total_segs` may shrink as LT-TCP forms its last block.)
+        // (`total_segs` may shrink as LT-TCP forms its last block; `rwnd_end` is below it
+        // otherwise.)
         let mut held = false;
-        while self.tcb.snd_nxt < rwnd_end.min(self.total_segs) && (inflight + 1) * mss <= allowed {
+        while self.tcb.snd_nxt < if FULL { rwnd_end.min(self.total_segs) } else { rwnd_end } && (inflight + 1) * mss <= allowed {
             if !self.pace_gate::<FULL, PACE>(now) {
                 held = true;
                 break;

@@ -113,7 +113,11 @@ impl Pacer {
         match srtt {
             Some(s) if s > 0 => {
                 let ratio = if cwnd < ssthresh / 2 { self.ss_ratio } else { self.ca_ratio };
-                ratio * cwnd.max(in_flight) as f64 * NS_PER_S as f64 / s as f64
+                // (through i64: one conversion instruction where u64 → f64 takes several; the
+                // same double for every value below 2^63, which a window in bytes and an RTT in
+                // ns are, capped there all the same)
+                let w = cwnd.max(in_flight).min(i64::MAX as u64) as i64 as f64;
+                ratio * w * NS_PER_S as f64 / s.min(i64::MAX as u64) as i64 as f64
             }
             _ => 0.0,
         }

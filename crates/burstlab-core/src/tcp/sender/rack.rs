@@ -151,7 +151,7 @@ impl Sender {
         self.rack.as_ref().is_none_or(|r| r.timer == RackTimer::Rto)
     }
 
-    /// RACK-TLP: the retransmission timer's own deadline back in `rto_deadline` (the ACK
+    /// RACK-TLP: the retransmission timer's own deadline back in `rto_due_at` (the ACK
     /// then restarts or keeps it as RFC 6298 says; [`Sender::rack_arm`] puts an earlier
     /// probe or reordering deadline in front again).
     #[inline]
@@ -159,7 +159,7 @@ impl Sender {
         if let Some(r) = self.rack.as_mut() {
             if r.timer != RackTimer::Rto {
                 r.timer = RackTimer::Rto;
-                self.rto_deadline = r.rto_at;
+                self.rto_due_at = r.rto_at.unwrap_or(NO_TIMER);
             }
         }
     }
@@ -208,7 +208,7 @@ impl Sender {
     /// earlier than the retransmission timer.
     pub(super) fn rack_arm(&mut self, now: Nanos) {
         let (una, high) = (self.tcb.snd_una, self.tcb.high_tx);
-        let rto = self.rto_deadline;
+        let rto = self.rto_due_at;
         let state = self.tcb.state;
         let reo = if matches!(state, CaState::Open | CaState::Disorder) { self.rack_una_lost_at() } else { None };
         let srtt = self.tcb.srtt;
@@ -227,9 +227,9 @@ impl Sender {
             None
         };
         if let Some((t, kind)) = early {
-            if rto.is_some_and(|x| t < x) {
-                (r.timer, r.rto_at) = (kind, rto);
-                self.rto_deadline = Some(t);
+            if rto != NO_TIMER && t < rto {
+                (r.timer, r.rto_at) = (kind, Some(rto));
+                self.rto_due_at = t;
             }
         }
     }
@@ -253,7 +253,7 @@ impl Sender {
         self.counters.loss_probes += 1;
         let r = self.rack.as_mut().expect("RACK state");
         r.tlp_high = Some(self.tcb.high_tx);
-        self.rto_deadline = Some(now + self.tcb.rto);
+        self.rto_due_at = now + self.tcb.rto;
     }
 
     /// RACK on any ACK outside recovery (an ACK that advances snd_una to a hole too, not

@@ -138,11 +138,11 @@ fn receiver_and_maximum_windows_bound_the_flight() {
     let mut f = Sender::new(f.cfg, Cc::Reno(RenoCc::default()), Recovery::NewReno(NewReno::default()));
     f.start(0, &mut out);
     assert_eq!(out.iter().map(|t| t.len).collect::<Vec<_>>(), vec![1000, 500]);
-    assert_eq!(f.rto_deadline, Some(1000 * NS_PER_MS));
+    assert_eq!(f.rto_deadline(), Some(1000 * NS_PER_MS));
     f.on_ack(&ack(1), 10, &mut out);
-    assert_eq!(f.rto_deadline, Some(10 + f.tcb.rto)); // restarted (§5.3)
+    assert_eq!(f.rto_deadline(), Some(10 + f.tcb.rto)); // restarted (§5.3)
     f.on_ack(&ack(2), 20, &mut out);
-    assert_eq!(f.rto_deadline, None);
+    assert_eq!(f.rto_deadline(), None);
     assert_eq!(out.len(), 2); // nothing beyond the transfer
 }
 
@@ -189,9 +189,9 @@ fn slow_but_steady_restarts_the_timer_on_every_partial_ack() {
         }
         assert_eq!(s.tcb.state, CaState::Recovery);
         s.on_ack(&ack(3), 100 * ms, &mut out); // first partial ACK: both restart
-        assert_eq!(s.rto_deadline, Some(1100 * ms));
+        assert_eq!(s.rto_deadline(), Some(1100 * ms));
         s.on_ack(&ack(5), 200 * ms, &mut out); // second partial ACK
-        assert_eq!(s.rto_deadline, Some(if every { 1200 } else { 1100 } * ms));
+        assert_eq!(s.rto_deadline(), Some(if every { 1200 } else { 1100 } * ms));
     }
 }
 
@@ -353,16 +353,16 @@ fn rack_tlp_enters_recovery_by_time() {
         assert!(out.iter().all(|t| !t.retx), "on = {on}");
         assert_eq!(s.tcb.state, CaState::Disorder);
         if !on {
-            assert!(s.timer_is_rto() && s.rto_deadline.unwrap() > 200 * ms);
+            assert!(s.timer_is_rto() && s.rto_deadline().unwrap() > 200 * ms);
             continue;
         }
-        assert_eq!((s.rto_deadline, s.timer_is_rto()), (Some(26 * ms), false));
+        assert_eq!((s.rto_deadline(), s.timer_is_rto()), (Some(26 * ms), false));
         out.clear();
         s.on_rto(26 * ms, &mut out);
         assert_eq!(s.tcb.state, CaState::Recovery);
         assert_eq!(out.first().map(|t| (t.seg, t.retx)), Some((1, true)));
         assert_eq!((s.counters.fast_retransmits, s.counters.timeouts), (1, 0));
-        assert!(s.timer_is_rto() && s.rto_deadline.unwrap() > 200 * ms);
+        assert!(s.timer_is_rto() && s.rto_deadline().unwrap() > 200 * ms);
     }
 }
 
@@ -382,11 +382,11 @@ fn rack_tlp_tail_loss_probe() {
     let sent = segs(&mut out);
     let high = s.tcb.high_tx;
     assert_eq!(s.tcb.state, CaState::Open);
-    assert_eq!((s.rto_deadline, s.timer_is_rto()), (Some(62 * ms), false), "sent {sent:?}");
+    assert_eq!((s.rto_deadline(), s.timer_is_rto()), (Some(62 * ms), false), "sent {sent:?}");
     s.on_rto(62 * ms, &mut out);
     assert_eq!(segs(&mut out), vec![(high, false)]);
     assert_eq!((s.counters.loss_probes, s.counters.timeouts), (1, 0));
-    assert_eq!((s.rto_deadline, s.timer_is_rto()), (Some(62 * ms + s.tcb.rto), true));
+    assert_eq!((s.rto_deadline(), s.timer_is_rto()), (Some(62 * ms + s.tcb.rto), true));
     // No second probe for the same tail: the next ACK (of 1) leaves the probe outstanding.
     s.on_ack(&ack(2), 70 * ms, &mut out);
     assert!(s.timer_is_rto());
@@ -398,7 +398,7 @@ fn rack_tlp_tail_loss_probe() {
     out.clear();
     s.on_ack(&ack(1), 20 * ms, &mut out);
     assert_eq!(s.tcb.high_tx - s.tcb.snd_una, 1, "{:?}", segs(&mut out));
-    assert_eq!((s.rto_deadline, s.timer_is_rto()), (Some(20 * ms + 2 * 20 * ms + 200 * ms), false));
+    assert_eq!((s.rto_deadline(), s.timer_is_rto()), (Some(20 * ms + 2 * 20 * ms + 200 * ms), false));
 }
 
 /// RACK-TLP in fast recovery: a hole is lost once one segment sent after it is SACKed
@@ -508,10 +508,60 @@ fn timeout_in_recovery_keeps_ssthresh_as_linux() {
         let (mut s, mut out) = window_lost_but_its_last(keep);
         out.clear();
         assert!(s.timer_is_rto());
-        let at = s.rto_deadline.unwrap();
+        let at = s.rto_deadline().unwrap();
         s.on_rto(at, &mut out);
         assert_eq!((s.tcb.state, s.counters.timeouts), (CaState::Loss, 1));
         assert_eq!(s.tcb.ssthresh, if keep { 4500 } else { 2000 }, "keep = {keep}");
         assert_eq!((s.tcb.cwnd, segs(&mut out).first().copied()), (1000, Some((1, true))));
     }
+}
+
+/// The profile as a strategy chosen at construction (`Sender::plain_ack_path`): a sender has
+/// the default rules (the path with them as constants) unless one of them is set otherwise;
+/// and for a default-rules sender both plain paths (and the full one) send the same
+/// segments and end in the same state over an ACK sequence with duplicates, a fast
+/// retransmit, partial ACKs and a timeout.
+#[test]
+fn plain_ack_path_is_chosen_by_the_rules_and_changes_nothing() {
+    let std_path: AckPath = Sender::on_ack_in::<false, false, true>;
+    let configured: AckPath = Sender::on_ack_in::<false, false, false>;
+    assert!(sender(2, u64::MAX, u64::MAX).default_rules());
+    let rules: [fn(&mut SenderConfig); 5] = [
+        |c| c.cc_rtt = CcRtt::Srtt,
+        |c| c.rtt.estimator = crate::tcp::rtt::RtoEstimator::Rfc793 { alpha: 0.875, beta: 2.0 },
+        |c| c.rtt.backoff_reset = BackoffReset::NewAck,
+        |c| c.limited_transmit = true,
+        |c| c.dupack_rule = DupackRule::Ns3,
+    ];
+    for set in rules {
+        let mut t = sender(2, u64::MAX, u64::MAX);
+        set(&mut t.cfg);
+        assert!(!t.default_rules());
+    }
+    // ACK number and arrival (ms) of each ACK: slow start, three duplicates of 6 (fast
+    // retransmit), a partial ACK, the recovery's end, then a timeout and its repair.
+    let acks: &[(u64, u64)] = &[(1, 100), (2, 110), (3, 120), (4, 130), (6, 140), (6, 150), (6, 160), (6, 170), (9, 260), (14, 300), (15, 310)];
+    let run = |path: Option<AckPath>| {
+        let mut s = sender(2, u64::MAX, u64::MAX);
+        let mut out = Vec::new();
+        let mut sent = Vec::new();
+        s.start(0, &mut out);
+        sent.extend(segs(&mut out));
+        for &(a, ms) in acks {
+            let a = a.min(s.tcb.high_tx); // a receiver acknowledges only what was sent
+            match path {
+                Some(p) => p(&mut s, &ack(a), ms * NS_PER_MS, &mut out),
+                None => s.on_ack(&ack(a), ms * NS_PER_MS, &mut out),
+            }
+            sent.extend(segs(&mut out));
+        }
+        s.on_rto(2000 * NS_PER_MS, &mut out);
+        sent.extend(segs(&mut out));
+        let t = &s.tcb;
+        (sent, t.cwnd, t.ssthresh, t.snd_una, t.snd_nxt, t.srtt, t.rttvar, t.rto, s.counters)
+    };
+    let full = run(None);
+    assert!(full.8.fast_retransmits == 1 && full.8.timeouts == 1, "the sequence exercises recovery and a timeout: {:?}", full.8);
+    assert_eq!(run(Some(std_path)), full);
+    assert_eq!(run(Some(configured)), full);
 }
