@@ -822,7 +822,12 @@ impl Sender {
             return;
         }
         if (FULL || PACE) && self.pacer.is_some() {
-            self.pace_rate();
+            // (in line in the paced build, whose send loops all pace; out of line in the full one)
+            if PACE && !FULL {
+                self.pace_rate_in();
+            } else {
+                self.pace_rate();
+            }
         }
         let rwnd_end = self.rwnd_end();
         if self.tcb.state == CaState::Recovery && self.rec.uses_sack() {
@@ -927,12 +932,21 @@ impl Sender {
     /// `tcp_update_pacing_rate` default (`Pacer::default_rate`).
     #[inline(never)]
     fn pace_rate(&mut self) {
+        self.pace_rate_in()
+    }
+
+    /// [`Sender::pace_rate`], in line.
+    #[inline(always)]
+    fn pace_rate_in(&mut self) {
         let Some(p) = self.pacer.as_deref() else { return };
         let t = &self.tcb;
-        let rate = self.cc.pacing_rate(t).unwrap_or_else(|| {
-            p.default_rate(t.cwnd.min(t.max_cwnd), t.ssthresh, (t.high_tx - t.snd_una) * t.mss, t.srtt)
-        });
-        self.pacer.as_mut().expect("checked above").set_rate(rate);
+        match self.cc.pacing_rate(t) {
+            Some(rate) => self.pacer.as_mut().expect("checked above").set_rate(rate),
+            None => {
+                let rate = p.default_rate(t.cwnd.min(t.max_cwnd), t.ssthresh, (t.high_tx - t.snd_una) * t.mss, t.srtt);
+                self.pacer.as_mut().expect("checked above").set_default_rate(rate);
+            }
+        }
     }
 
     /// Whether the pacer lets a segment leave at `now`; if not, the flow is held until its

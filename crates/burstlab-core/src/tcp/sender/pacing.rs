@@ -136,6 +136,19 @@ impl Pacer {
         }
     }
 
+    /// [`Pacer::set_rate`] for a rate from [`Pacer::default_rate`], finite and ≥ 0 by
+    /// construction (a ratio ≤ 10, a window below 2^63 bytes, an SRTT ≥ 1 ns): the same
+    /// result without the check for infinities and NaN.
+    #[inline]
+    pub fn set_default_rate(&mut self, rate: f64) {
+        debug_assert!(rate.is_finite() && rate >= 0.0, "default rate {rate}");
+        if rate != self.rate {
+            self.settle();
+            self.rate = rate;
+            self.ns_per_byte = if rate > 0.0 { NS_PER_S as f64 / rate } else { 0.0 };
+        }
+    }
+
     /// Nanoseconds `bytes` take at the pacing rate.
     #[inline]
     fn span(&self, bytes: u64) -> Nanos {
