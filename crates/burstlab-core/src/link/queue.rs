@@ -305,6 +305,16 @@ impl<P: Copy + Default> Pipe<P> {
         self.ring.push_back(e);
     }
 
+    /// [`Pipe::push`] for a packet whose service starts as it is pushed, the server having
+    /// chosen it (a CoDel or FQ-CoDel link's dequeue; its queue is the AQM's own): nothing in
+    /// the pipe waits, so no entry is counted as waiting when it is popped.
+    #[inline]
+    pub fn push_started(&mut self, e: InFlight<P>, decided: bool) {
+        self.push(e, decided);
+        self.first_waiting = self.ring.len();
+        self.waiting_bytes = 0;
+    }
+
     /// Admit and push in one step (no loss decision: the entry stays undecided). Returns
     /// the entry's index, or None if DropTail dropped it.
     pub fn enter(&mut self, now: Nanos, bytes: u32, seq: u64, pkt: P, server: &mut Server) -> Option<usize> {
@@ -407,6 +417,22 @@ mod tests {
         assert!(p.enter(800 * NS_PER_US, 1000, 9, 9, &mut sv).is_some());
         assert!(p.enter(800 * NS_PER_US, 1000, 10, 10, &mut sv).is_none());
         assert_eq!(p.head(), Some((5_800 * NS_PER_US, 0)));
+    }
+
+    /// A CoDel link's pipe holds only packets its dequeue put in service: none of them waits,
+    /// so popping them leaves the waiting count at zero (a subtraction below zero before
+    /// `push_started`: a panic in a debug build, a wrapped count in a release one).
+    #[test]
+    fn packets_pushed_in_service_never_wait() {
+        let mut p: Pipe<u32> = Pipe::new(1_000, 10_000, BufferUnit::Bytes);
+        for k in 0..3u64 {
+            p.push_started(InFlight { start: k * 800, arrive: k * 800 + 1_800, seq: k, bytes: 1000, lost: false, pkt: 0 }, true);
+        }
+        assert_eq!(p.backlog(2_000), 0);
+        for _ in 0..3 {
+            p.pop();
+        }
+        assert_eq!((p.backlog(5_000), p.len()), (0, 0));
     }
 
     #[test]

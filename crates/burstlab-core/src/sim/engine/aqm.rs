@@ -91,7 +91,7 @@ impl LinkRt {
     /// dequeue is now pending at its service end).
     fn aqm_push(&mut self, e: InFlight<Pkt>) -> (bool, bool) {
         let was_empty = self.pipe.is_empty();
-        self.pipe.push(e, true);
+        self.pipe.push_started(e, true);
         let a = self.aqm();
         a.pending = !a.q.is_empty();
         (was_empty, a.pending)
