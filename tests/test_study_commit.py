@@ -53,3 +53,32 @@ def test_real_store_holds_every_row(tmp_path) -> None:
         rows = ((t, [{"key": f"{t}-{r}", "task": t, "row": r} for r in range(3)]) for t in range(5))
         commit_in_batches(rows, store, every_s=0.0)
         assert len(store) == 15
+
+
+class _LateInterrupt:
+    """A store whose first commit lands and then raises KeyboardInterrupt (Ctrl-C delivered
+    after DuckDB's COMMIT returned), as a real store would hold the rows."""
+
+    def __init__(self) -> None:
+        self.rows: dict[str, dict] = {}
+        self.calls = 0
+
+    def insert_many(self, rows):
+        self.calls += 1
+        for r in rows:
+            assert r["key"] not in self.rows, f"duplicate key {r['key']}"
+            self.rows[r["key"]] = r
+        if self.calls == 1:
+            raise KeyboardInterrupt
+
+    def keys(self):
+        return set(self.rows)
+
+
+def test_ctrl_c_after_a_commit_landed_commits_nothing_twice() -> None:
+    st, seen = _LateInterrupt(), []
+    rows = ((t, [{"key": f"{t}-{r}", "task": t} for r in range(2)]) for t in range(3))
+    with pytest.raises(KeyboardInterrupt):
+        commit_in_batches(rows, st, committed=lambda t, k: seen.append((t, k)), every_s=0.0)
+    # task 0's commit landed and was interrupted: kept once, reported once; nothing re-inserted
+    assert sorted(st.rows) == ["0-0", "0-1"] and seen == [(0, 1)]

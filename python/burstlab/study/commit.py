@@ -25,6 +25,8 @@ FLUSH_EVERY_S = 0.25
 class _Store(Protocol):
     def insert_many(self, rows: Sequence[Mapping[str, Any]]) -> None: ...
 
+    def keys(self) -> set[str]: ...
+
 
 def commit_in_batches(finished: Iterable[tuple[T, list[dict[str, Any]]]], store: _Store, *,
                       committed: Callable[[T, int], None] | None = None, every_s: float = FLUSH_EVERY_S) -> int:  # fmt: skip
@@ -38,16 +40,24 @@ def commit_in_batches(finished: Iterable[tuple[T, list[dict[str, Any]]]], store:
     tasks: list[T] = []
     last = time.perf_counter()
     n = done = 0
+    # A commit whose outcome is unknown: Ctrl-C arrives when the interpreter next runs
+    # Python code, which can be after DuckDB's COMMIT has landed and before the batch is
+    # cleared; committing that batch again would break the key's uniqueness (seen as an
+    # internal error, exit 3, instead of Ctrl-C's one line).
+    unsure = False
 
     def flush() -> None:
-        nonlocal last, done
+        nonlocal last, done, unsure
+        unsure = True
         store.insert_many(batch)
-        for t in tasks:
+        landed = list(tasks)
+        batch.clear()
+        tasks.clear()
+        unsure = False
+        for t in landed:
             done += 1
             if committed is not None:
                 committed(t, done)
-        batch.clear()
-        tasks.clear()
         last = time.perf_counter()
 
     try:
@@ -59,5 +69,8 @@ def commit_in_batches(finished: Iterable[tuple[T, list[dict[str, Any]]]], store:
                 flush()
     finally:
         if tasks:
+            if unsure:  # the interrupted commit may have landed: only what it did not hold
+                have = store.keys()
+                batch[:] = [r for r in batch if r["key"] not in have]
             flush()
     return n
