@@ -128,11 +128,8 @@ impl Pacer {
     #[inline]
     pub fn set_rate(&mut self, rate: f64) {
         if rate != self.rate {
-            // (the segments sent so far keep the departure their rate gave them)
-            self.settle();
             // (NaN fails both comparisons)
-            self.rate = if rate > 0.0 && rate < f64::INFINITY { rate } else { 0.0 };
-            self.ns_per_byte = if self.rate > 0.0 { NS_PER_S as f64 / self.rate } else { 0.0 };
+            self.change_rate(if rate > 0.0 && rate < f64::INFINITY { rate } else { 0.0 });
         }
     }
 
@@ -143,10 +140,17 @@ impl Pacer {
     pub fn set_default_rate(&mut self, rate: f64) {
         debug_assert!(rate.is_finite() && rate >= 0.0, "default rate {rate}");
         if rate != self.rate {
-            self.settle();
-            self.rate = rate;
-            self.ns_per_byte = if rate > 0.0 { NS_PER_S as f64 / rate } else { 0.0 };
+            self.change_rate(rate);
         }
+    }
+
+    /// A new rate, finite and ≥ 0 (0: not paced).
+    #[inline(always)]
+    fn change_rate(&mut self, rate: f64) {
+        // (the segments sent so far keep the departure their rate gave them)
+        self.settle();
+        self.rate = rate;
+        self.ns_per_byte = if rate > 0.0 { NS_PER_S as f64 / rate } else { 0.0 };
     }
 
     /// Nanoseconds `bytes` take at the pacing rate.
