@@ -32,7 +32,7 @@ from typing import Any, Literal
 from burstlab import _core
 from burstlab.sim.config import TcpConfig, _number, tcp_dict
 from burstlab.sim.links import Link, _check_first_link, _check_loss_mode, _queue_fields, link_layer_config, loss_model
-from burstlab.sim.runner import Progress, SimResult, _hash, run_options
+from burstlab.sim.runner import Progress, SimResult, _hash, _hash_text, run_options
 
 __all__ = ["Cbr", "Flow", "FlowResult", "Hop", "LinkResult", "Network", "NetworkResult", "OnOff", "run_network"]
 
@@ -499,7 +499,7 @@ def run_network_seeds(network: Network, seeds: Sequence[int], *, max_events: int
     for seed in seeds:
         s = _number("seed", seed, int)
         run_plain = {**plain, "seed": s}
-        h = hashlib.sha256(f'{head}"seed": {s}{tail}'.encode()).hexdigest()[:16] if one_mark else _hash(run_plain)
+        h = _hash_text(f'{head}"seed": {s}{tail}') if one_mark else _hash(run_plain)
         d: dict[str, Any] = _core.simulate_network({**core, "seed": s, **run_options(max_events, None)}, losses, capacities)
         out.append(_network_result(d, run_plain, h))
     return out

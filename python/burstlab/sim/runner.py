@@ -23,9 +23,16 @@ if TYPE_CHECKING:  # numpy is not imported to run a simulation: the series come 
 
 
 def _hash(config: dict[str, Any]) -> str:
+    """A configuration's hash: :func:`_hash_text` of its JSON text with sorted keys."""
+    return _hash_text(json.dumps(config, sort_keys=True))
+
+
+def _hash_text(text: str) -> str:
+    """The hash of a configuration's JSON text (SHA-256, its first 16 hex digits): the one
+    place the hash's format is written (``run_network_seeds`` hashes texts it assembles)."""
     import hashlib  # OpenSSL's bindings, 2 ms: `burstlab --help` does not hash
 
-    return hashlib.sha256(json.dumps(config, sort_keys=True).encode()).hexdigest()[:16]
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
 @dataclass
