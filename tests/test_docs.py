@@ -169,7 +169,7 @@ def test_readme_opens_with_the_two_commands_and_ci_runs_the_second_verbatim() ->
     first_block = re.search(r"^```[^\n]*\n(.*?)^```", (REPO / "README.md").read_text(), flags=re.S | re.M)
     assert first_block is not None
     lines = [ln for ln in first_block.group(1).splitlines() if ln.strip()]
-    assert lines == ["pip install . && burstlab study prr-mu", 'pip install ".[test]" && cargo test -p burstlab-core --release && python -m pytest -q']
+    assert lines == ["pip install . && burstlab study prr-mu", 'pip install ".[test]" && cargo test -p burstlab-core --profile checked && python -m pytest -q']
     ci = [ln.strip() for ln in (REPO / ".ci" / "run").read_text().splitlines()]
     assert lines[1] in ci
 
