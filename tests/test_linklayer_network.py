@@ -106,7 +106,7 @@ def test_link_layer_specs(spec, want) -> None:
         ("arq:attempt_time=5ms..1ms", "attempt_time"),
         ("arq:retry_limit=100000", "retry_limit"),
         ("harq:proactive=maybe", "expected true or false"),
-        ("arq:backoff=always", "expected none or dcf"),
+        ("arq:backoff=always", "expected one of none, dcf"),
         ("arq:attempt_time=1ms,dcf_rate=2Mbit", "dcf_rate goes with the DCF timing"),
     ],
 )

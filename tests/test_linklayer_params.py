@@ -65,8 +65,8 @@ def test_the_declared_defaults_are_what_the_core_runs() -> None:
         ("arq:dcf_rate=0", "rate = 0: expected in [1, 1000000000000000] bit/s"),
         ("arq:attempt_time=2h", "attempt_time = 7200 s: expected at most 3600 s"),
         ("arq:attempt_time=5ms..1ms", "attempt_time = 0.005: expected at most attempt_time_max = 0.001 s"),
-        ("harq:sizing=median", "sizing = median: expected quantile or mean"),
-        ("arq:counts=tries", "counts = tries: expected retries or attempts"),
+        ("harq:sizing=median", "sizing = median: expected one of quantile, mean"),
+        ("arq:counts=tries", "counts = tries: expected one of retries, attempts"),
         ("arq:rate=2Mbit", "attempt_time_max and rate go with attempt_time"),
         ("arq:attempt_time=1ms,dcf_rate=2Mbit,dcf_sifs=0", "dcf_rate, dcf_sifs go with the DCF timing, not with attempt_time"),
         ("arq:attempt_time=1ms,dcf_slot=9us", "go with backoff=dcf"),
@@ -115,3 +115,14 @@ def test_cli_error_and_show_config_come_from_the_tables(tmp_path: Path) -> None:
     f.write_text('duration = "1s"\n[[hop]]\nname = "w"\nlink_layer = { kind = "harq", ewma_gain = 2.0 }\n[[flow]]\nname = "f"\npath = ["w"]\n')
     r = subprocess.run([exe, "sim", str(f)], capture_output=True, text=True, timeout=120)
     assert r.returncode == 2 and "ewma_gain = 2: expected in [0, 1]" in r.stderr, r.stderr
+
+
+def test_a_choice_is_read_as_the_core_reads_a_named_choice() -> None:
+    """Case and '-' against '_' do not matter (the core's `param::same_name`); the
+    canonical name is kept, and a name that is not a choice is refused with the list."""
+    harq = parse_link_layer("harq:sizing=MEAN")
+    assert isinstance(harq, Harq) and harq.sizing == "mean"
+    arq = parse_link_layer("arq:counts=Attempts,dcf_preamble=Short")
+    assert isinstance(arq, Arq) and arq.counts == "attempts" and arq.timing.preamble == "short"
+    with pytest.raises(_core.ParameterError, match="sizing = mea: expected one of quantile, mean"):
+        parse_link_layer("harq:sizing=mea")

@@ -25,7 +25,7 @@ def test_parse_rate_control() -> None:
     assert parse_link_layer("arq:rate_control=minstrel") == Arq(rate_control="minstrel")
     assert parse_link_layer("arq:retry_limit=6,rate_control=aarf,backoff=dcf").rate_control == "aarf"
     assert "rate_control" not in Arq()._config()  # a fixed-rate hop's configuration is today's
-    with pytest.raises(_core.ParameterError, match="rate_control = onoe: expected fixed, arf, aarf or minstrel"):
+    with pytest.raises(_core.ParameterError, match="rate_control = onoe: expected one of fixed, arf, aarf, minstrel"):
         parse_link_layer("arq:rate_control=onoe")
     with pytest.raises(_core.ParameterError, match="rate_control = minstrel: expected the 802.11 DCF timing"):
         parse_link_layer("arq:rate_control=minstrel,attempt_time=1ms")
@@ -90,7 +90,7 @@ def test_an_802_11g_hop_chooses_among_erp_ofdm_rates(control: str) -> None:
     assert max(s.rates, key=lambda x: x["attempts"])["mode"] == "ofdm36", s.rates
     assert sum(x["attempts"] for x in s.rates) == s.attempts
     assert r.flows["f"].goodput_bps > 8e6, r.flows["f"].goodput_bps
-    with pytest.raises(_core.ParameterError, match="rate_set = n: expected b, g or bg"):
+    with pytest.raises(_core.ParameterError, match="rate_set = n: expected one of b, g, bg"):
         parse_link_layer("arq:rate_control=aarf,rate_set=n")
     with pytest.raises(_core.ParameterError, match="cw_min = 7"):
         parse_link_layer("arq:rate_control=aarf,rate_set=g,dcf_cw_min=7")

@@ -370,10 +370,13 @@ def _spec_value(key: str, spec: dict[str, Any], v: Any) -> Any:
             raise _core.ParameterError(f"{key} = {v!r}: expected true or false")
         return v.lower() == "true"
     if kind == "choice":
-        if v not in spec["choices"]:
-            *first, last = spec["choices"]
-            raise _core.ParameterError(f"invalid parameter {key} = {v}: expected {', '.join(first)} or {last}")
-        return v
+        # The core's rule for a named choice (param::same_name): ASCII case and '-' against
+        # '_' do not matter; the canonical name is passed on.
+        canonical = {c.lower().replace("-", "_"): c for c in spec["choices"]}
+        c = canonical.get(v.lower().replace("-", "_"))
+        if c is None:
+            raise _core.ParameterError(f"invalid parameter {key} = {v}: expected one of {', '.join(spec['choices'])}")
+        return c
     try:
         return float(v)
     except ValueError:

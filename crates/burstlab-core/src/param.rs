@@ -248,6 +248,49 @@ pub mod kinds {
     }
 }
 
+/// Whether `input` names `name`: ASCII case and `-` against `_` do not matter
+/// (`New-Ack`, `new_ack` and `NEW-ACK` all name `new_ack`).
+pub fn same_name(input: &str, name: &str) -> bool {
+    let norm = |b: u8| if b == b'-' { b'_' } else { b.to_ascii_lowercase() };
+    input.len() == name.len() && input.bytes().zip(name.bytes()).all(|(a, b)| norm(a) == norm(b))
+}
+
+/// A closed set of names: the enum (`Clone, Copy, Debug, PartialEq, Eq`; more derives and
+/// `#[default]` may be given), its `NAMES`, `parse` (by [`same_name`], with aliases; an
+/// unknown name is "invalid parameter WHAT = NAME: expected one of ...") and `name`, and
+/// its [`Named`] impl: every named choice of the parameter schema is declared with it.
+#[macro_export]
+macro_rules! named_enum {
+    ($(#[$m:meta])* $name:ident, $what:literal { $($(#[$vm:meta])* $v:ident = $s:literal $(| $alias:literal)*),+ $(,)? }) => {
+        $(#[$m])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        pub enum $name { $($(#[$vm])* $v),+ }
+
+        impl $name {
+            pub const NAMES: &'static [&'static str] = &[$($s),+];
+
+            pub fn parse(s: &str) -> $crate::Result<Self> {
+                $(
+                    if $crate::param::same_name(s, $s) $(|| $crate::param::same_name(s, $alias))* {
+                        return Ok($name::$v);
+                    }
+                )+
+                Err($crate::Error::param($what, s, &format!("one of {}", Self::NAMES.join(", "))))
+            }
+
+            pub fn name(&self) -> &'static str {
+                match self { $($name::$v => $s),+ }
+            }
+        }
+
+        impl $crate::param::Named for $name {
+            const NAMES: &'static [&'static str] = $name::NAMES;
+            fn parse(s: &str) -> $crate::Result<Self> { $name::parse(s) }
+            fn name(&self) -> &'static str { $name::name(self) }
+        }
+    };
+}
+
 /// The [`Kind`] of a kind token of [`params!`].
 #[macro_export]
 #[doc(hidden)]
@@ -377,6 +420,28 @@ macro_rules! params {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    crate::named_enum!(
+        /// A toy choice.
+        Fruit, "fruit" {
+            Apple = "apple",
+            BloodOrange = "blood_orange" | "sanguinello",
+        }
+    );
+
+    #[test]
+    fn named_enum_parses_any_case_and_either_separator_and_names_its_choices() {
+        for s in ["blood_orange", "Blood-Orange", "BLOOD_ORANGE", "sanguinello", "Sanguinello"] {
+            assert_eq!(Fruit::parse(s).unwrap(), Fruit::BloodOrange, "{s}");
+        }
+        assert_eq!(<Fruit as Named>::parse("APPLE").unwrap(), Fruit::Apple);
+        assert_eq!(Fruit::BloodOrange.name(), "blood_orange");
+        assert_eq!(Fruit::NAMES, &["apple", "blood_orange"]);
+        let e = Fruit::parse("blood orange").unwrap_err().to_string();
+        assert_eq!(e, "invalid parameter fruit = blood orange: expected one of apple, blood_orange");
+        assert!(Fruit::parse("appl").is_err() && Fruit::parse("apples").is_err() && Fruit::parse("").is_err());
+        assert!(same_name("new-ack", "new_ack") && !same_name("newack", "new_ack"));
+    }
 
     crate::params! {
         /// A toy settings struct.

@@ -28,41 +28,19 @@ use crate::rng::{Rng, RngExt};
 use crate::time::{Nanos, NS_PER_S};
 use crate::Error;
 
-/// Which controller chooses the rates.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum RateControlKind {
-    /// No adaptation: every attempt at the hop's timing rate.
-    Fixed,
-    /// Kamerman and Monteban's ARF (ns-3 `ArfWifiManager`).
-    Arf,
-    /// Lacage, Manshaei and Turletti's AARF (ns-3 `AarfWifiManager`).
-    Aarf,
-    /// Minstrel (Linux `rc80211_minstrel`, ns-3 `MinstrelWifiManager`).
-    Minstrel,
-}
-
-impl crate::param::Named for RateControlKind {
-    const NAMES: &'static [&'static str] = &["fixed", "arf", "aarf", "minstrel"];
-
-    fn parse(s: &str) -> crate::Result<Self> {
-        match s {
-            "fixed" => Ok(RateControlKind::Fixed),
-            "arf" => Ok(RateControlKind::Arf),
-            "aarf" => Ok(RateControlKind::Aarf),
-            "minstrel" => Ok(RateControlKind::Minstrel),
-            _ => Err(Error::param("rate_control", s, "fixed, arf, aarf or minstrel")),
-        }
+crate::named_enum!(
+    /// Which controller chooses the rates.
+    RateControlKind, "rate_control" {
+        /// No adaptation: every attempt at the hop's timing rate.
+        Fixed = "fixed",
+        /// Kamerman and Monteban's ARF (ns-3 `ArfWifiManager`).
+        Arf = "arf",
+        /// Lacage, Manshaei and Turletti's AARF (ns-3 `AarfWifiManager`).
+        Aarf = "aarf",
+        /// Minstrel (Linux `rc80211_minstrel`, ns-3 `MinstrelWifiManager`).
+        Minstrel = "minstrel",
     }
-
-    fn name(&self) -> &'static str {
-        match self {
-            RateControlKind::Fixed => "fixed",
-            RateControlKind::Arf => "arf",
-            RateControlKind::Aarf => "aarf",
-            RateControlKind::Minstrel => "minstrel",
-        }
-    }
-}
+);
 
 crate::params! {
     /// An ARQ hop's rate adaptation settings (defaults: ns-3's `ArfWifiManager`,

@@ -20,39 +20,16 @@ use crate::rng::Rng;
 use crate::time::Nanos;
 use crate::Error;
 
-/// How the retry limit counts.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum LimitCounts {
-    /// Limit R = retransmissions after the first attempt: R + 1 attempts.
-    Retries,
-    /// Limit = transmission attempts in all (IEEE 802.11's dot11ShortRetryLimit).
-    Attempts,
-}
-
-impl crate::param::Named for LimitCounts {
-    const NAMES: &'static [&'static str] = &["retries", "attempts"];
-
-    fn parse(s: &str) -> crate::Result<Self> {
-        match s {
-            "retries" => Ok(LimitCounts::Retries),
-            "attempts" => Ok(LimitCounts::Attempts),
-            _ => Err(Error::param("counts", s, "retries or attempts")),
-        }
+crate::named_enum!(
+    /// How the retry limit counts.
+    LimitCounts, "counts" {
+        /// Limit R = retransmissions after the first attempt: R + 1 attempts.
+        Retries = "retries",
+        /// Limit = transmission attempts in all (IEEE 802.11's dot11ShortRetryLimit).
+        Attempts = "attempts",
     }
+);
 
-    fn name(&self) -> &'static str {
-        match self {
-            LimitCounts::Retries => "retries",
-            LimitCounts::Attempts => "attempts",
-        }
-    }
-}
-
-impl LimitCounts {
-    pub fn parse(s: &str) -> crate::Result<Self> {
-        <Self as crate::param::Named>::parse(s)
-    }
-}
 
 /// Largest number of attempts per frame (the attempts histogram has one bin per count).
 pub const MAX_ATTEMPTS: u32 = 4096;

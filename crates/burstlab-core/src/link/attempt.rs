@@ -70,31 +70,13 @@ impl Backoff {
     }
 }
 
-/// Whether attempts wait a binary exponential backoff (the spec key `backoff`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum BackoffKind {
-    None,
-    Dcf,
-}
-
-impl crate::param::Named for BackoffKind {
-    const NAMES: &'static [&'static str] = &["none", "dcf"];
-
-    fn parse(s: &str) -> crate::Result<Self> {
-        match s {
-            "none" => Ok(BackoffKind::None),
-            "dcf" => Ok(BackoffKind::Dcf),
-            _ => Err(Error::param("backoff", s, "none or dcf")),
-        }
+crate::named_enum!(
+    /// Whether attempts wait a binary exponential backoff (the spec key `backoff`).
+    BackoffKind, "backoff" {
+        None = "none",
+        Dcf = "dcf",
     }
-
-    fn name(&self) -> &'static str {
-        match self {
-            BackoffKind::None => "none",
-            BackoffKind::Dcf => "dcf",
-        }
-    }
-}
+);
 
 crate::params! {
     /// The attempt model of a link layer (ARQ and LL-HARQ alike) when it is not the 802.11

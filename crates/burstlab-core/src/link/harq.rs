@@ -40,31 +40,13 @@ pub const MAX_FRAGMENTS: u32 = 1024;
 /// Levels of p̂ for the quantile tables.
 const LEVELS: usize = 256;
 
-/// The sizing rule by name (with `target`, the quantile's, in [`HarqParams`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum SizingKind {
-    Quantile,
-    Mean,
-}
-
-impl crate::param::Named for SizingKind {
-    const NAMES: &'static [&'static str] = &["quantile", "mean"];
-
-    fn parse(s: &str) -> crate::Result<Self> {
-        match s {
-            "quantile" => Ok(SizingKind::Quantile),
-            "mean" => Ok(SizingKind::Mean),
-            _ => Err(Error::param("sizing", s, "quantile or mean")),
-        }
+crate::named_enum!(
+    /// The sizing rule by name (with `target`, the quantile's, in [`HarqParams`]).
+    SizingKind, "sizing" {
+        Quantile = "quantile",
+        Mean = "mean",
     }
-
-    fn name(&self) -> &'static str {
-        match self {
-            SizingKind::Quantile => "quantile",
-            SizingKind::Mean => "mean",
-        }
-    }
-}
+);
 
 crate::params! {
     /// LL-HARQ's settings, declared once (defaults: 2 attempts, 100-byte fragments with a

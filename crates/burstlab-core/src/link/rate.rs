@@ -186,77 +186,39 @@ pub fn dsss_modes_acked(ack: AckRates) -> (Vec<&'static PhyMode>, Vec<u64>) {
     (modes, ack)
 }
 
-/// Which rates an ACK may use: IEEE 802.11-2016 §10.6.6.5 sends a control response at the
-/// highest rate of the BSS's basic rate set at or below the rate of the frame it answers
-/// (and, when none is, at the highest mandatory rate of the PHY at or below it). The basic
-/// rate set is the BSS's configuration; the two common readings:
-///
-/// | choice | DSSS data (1, 2, 5.5, 11 Mb/s) | ERP-OFDM data (6-54 Mb/s) |
-/// |---|---|---|
-/// | `basic` | {1, 2} Mb/s: 1, 2, 2, 2 (an 802.11b BSS's usual basic rate set) | {6, 12, 24}: 6, 6, 12, 12, 24, 24, 24, 24 |
-/// | `mandatory` | every mandatory rate is basic: the data rate itself | the same as `basic` |
-///
-/// `mandatory` is what ns-3 3.44's ad hoc stations do: `AdhocWifiMac` calls
-/// `AddAllSupportedModes`, which adds every mandatory mode of the PHY to the basic rate set,
-/// so `GetControlAnswerMode` ACKs an 11 Mb/s frame at 11 Mb/s (checked on its air: the
-/// ACKs of a saturated 802.11b link are 14-byte frames at 11 Mb/s, long preamble).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum AckRates {
-    Basic,
-    Mandatory,
-}
-
-impl crate::param::Named for AckRates {
-    const NAMES: &'static [&'static str] = &["basic", "mandatory"];
-
-    fn parse(s: &str) -> crate::Result<Self> {
-        match s {
-            "basic" => Ok(AckRates::Basic),
-            "mandatory" => Ok(AckRates::Mandatory),
-            _ => Err(Error::param("ack_rates", s, "basic or mandatory")),
-        }
+crate::named_enum!(
+    /// Which rates an ACK may use: IEEE 802.11-2016 §10.6.6.5 sends a control response at the
+    /// highest rate of the BSS's basic rate set at or below the rate of the frame it answers
+    /// (and, when none is, at the highest mandatory rate of the PHY at or below it). The basic
+    /// rate set is the BSS's configuration; the two common readings:
+    ///
+    /// | choice | DSSS data (1, 2, 5.5, 11 Mb/s) | ERP-OFDM data (6-54 Mb/s) |
+    /// |---|---|---|
+    /// | `basic` | {1, 2} Mb/s: 1, 2, 2, 2 (an 802.11b BSS's usual basic rate set) | {6, 12, 24}: 6, 6, 12, 12, 24, 24, 24, 24 |
+    /// | `mandatory` | every mandatory rate is basic: the data rate itself | the same as `basic` |
+    ///
+    /// `mandatory` is what ns-3 3.44's ad hoc stations do: `AdhocWifiMac` calls
+    /// `AddAllSupportedModes`, which adds every mandatory mode of the PHY to the basic rate set,
+    /// so `GetControlAnswerMode` ACKs an 11 Mb/s frame at 11 Mb/s (checked on its air: the
+    /// ACKs of a saturated 802.11b link are 14-byte frames at 11 Mb/s, long preamble).
+    AckRates, "ack_rates" {
+        Basic = "basic",
+        Mandatory = "mandatory",
     }
+);
 
-    fn name(&self) -> &'static str {
-        match self {
-            AckRates::Basic => "basic",
-            AckRates::Mandatory => "mandatory",
-        }
+crate::named_enum!(
+    /// Which 802.11 rates a rate-adaptive hop chooses among.
+    RateSet, "rate_set" {
+        /// 802.11b: DSSS/HR-DSSS 1, 2, 5.5, 11 Mb/s.
+        B = "b",
+        /// 802.11g ERP-OFDM only: 6, 9, 12, 18, 24, 36, 48, 54 Mb/s.
+        G = "g",
+        /// Mixed 802.11b/g: the four DSSS rates, then the eight ERP-OFDM ones — the order ns-3's
+        /// 802.11g station lists them in, which ARF and AARF step through (11 → 6 Mb/s is "up").
+        Bg = "bg",
     }
-}
-
-/// Which 802.11 rates a rate-adaptive hop chooses among.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum RateSet {
-    /// 802.11b: DSSS/HR-DSSS 1, 2, 5.5, 11 Mb/s.
-    B,
-    /// 802.11g ERP-OFDM only: 6, 9, 12, 18, 24, 36, 48, 54 Mb/s.
-    G,
-    /// Mixed 802.11b/g: the four DSSS rates, then the eight ERP-OFDM ones — the order ns-3's
-    /// 802.11g station lists them in, which ARF and AARF step through (11 → 6 Mb/s is "up").
-    Bg,
-}
-
-impl crate::param::Named for RateSet {
-    const NAMES: &'static [&'static str] = &["b", "g", "bg"];
-
-    fn parse(s: &str) -> crate::Result<Self> {
-        match s {
-            "b" => Ok(RateSet::B),
-            "g" => Ok(RateSet::G),
-            "bg" => Ok(RateSet::Bg),
-            _ => Err(Error::param("rate_set", s, "b, g or bg")),
-        }
-    }
-
-    fn name(&self) -> &'static str {
-        match self {
-            RateSet::B => "b",
-            RateSet::G => "g",
-            RateSet::Bg => "bg",
-        }
-    }
-}
+);
 
 /// The ERP-OFDM modes (6-54 Mb/s) and each one's ACK rate: the highest mandatory rate
 /// (6, 12, 24 Mb/s) at or below it (IEEE 802.11-2016 §10.6.6.5, control response rate; ns-3

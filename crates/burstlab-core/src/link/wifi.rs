@@ -20,39 +20,17 @@ use super::attempt::{ofdm_data_time, AttemptTiming, Backoff, Span};
 use crate::time::{tx_time, Nanos, NS_PER_S, NS_PER_US};
 use crate::Error;
 
-/// PLCP preamble and header (802.11b HR/DSSS, clause 18).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Preamble {
-    /// 144 µs preamble + 48 µs header, both at 1 Mb/s: 192 µs.
-    Long,
-    /// 72 µs preamble at 1 Mb/s + 24 µs header at 2 Mb/s: 96 µs (not at 1 Mb/s).
-    Short,
-}
-
-impl crate::param::Named for Preamble {
-    const NAMES: &'static [&'static str] = &["long", "short"];
-
-    fn parse(s: &str) -> crate::Result<Self> {
-        match s {
-            "long" => Ok(Preamble::Long),
-            "short" => Ok(Preamble::Short),
-            _ => Err(Error::param("preamble", s, "long or short")),
-        }
+crate::named_enum!(
+    /// PLCP preamble and header (802.11b HR/DSSS, clause 18).
+    Preamble, "preamble" {
+        /// 144 µs preamble + 48 µs header, both at 1 Mb/s: 192 µs.
+        Long = "long",
+        /// 72 µs preamble at 1 Mb/s + 24 µs header at 2 Mb/s: 96 µs (not at 1 Mb/s).
+        Short = "short",
     }
-
-    fn name(&self) -> &'static str {
-        match self {
-            Preamble::Long => "long",
-            Preamble::Short => "short",
-        }
-    }
-}
+);
 
 impl Preamble {
-    pub fn parse(s: &str) -> crate::Result<Self> {
-        <Self as crate::param::Named>::parse(s)
-    }
-
     pub fn duration(self) -> Nanos {
         match self {
             Preamble::Long => 192 * NS_PER_US,
@@ -61,34 +39,16 @@ impl Preamble {
     }
 }
 
-/// The PHY of a DCF's data and ACK frames.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum DcfPhy {
-    /// 802.11b DSSS/HR-DSSS (clause 16): the PLCP of `preamble`, bits at the rate.
-    Dsss,
-    /// 802.11g ERP-OFDM (clause 18): 20-µs PLCP, whole 4-µs symbols, 6-µs signal extension,
-    /// aCWmin 15 ([`Dcf::erp`]).
-    Erp,
-}
-
-impl crate::param::Named for DcfPhy {
-    const NAMES: &'static [&'static str] = &["dsss", "erp"];
-
-    fn parse(s: &str) -> crate::Result<Self> {
-        match s {
-            "dsss" => Ok(DcfPhy::Dsss),
-            "erp" => Ok(DcfPhy::Erp),
-            _ => Err(Error::param("phy", s, "dsss or erp")),
-        }
+crate::named_enum!(
+    /// The PHY of a DCF's data and ACK frames.
+    DcfPhy, "phy" {
+        /// 802.11b DSSS/HR-DSSS (clause 16): the PLCP of `preamble`, bits at the rate.
+        Dsss = "dsss",
+        /// 802.11g ERP-OFDM (clause 18): 20-µs PLCP, whole 4-µs symbols, 6-µs signal extension,
+        /// aCWmin 15 ([`Dcf::erp`]).
+        Erp = "erp",
     }
-
-    fn name(&self) -> &'static str {
-        match self {
-            DcfPhy::Dsss => "dsss",
-            DcfPhy::Erp => "erp",
-        }
-    }
-}
+);
 
 /// The ERP-OFDM data rates (IEEE 802.11-2016 Table 18-4 via clause 17), in bits/s, and the
 /// mandatory ones (6, 12, 24 Mb/s) an ACK goes at (§10.6.6.5).

@@ -10,48 +10,6 @@ use crate::param::{kinds, Named, Value};
 use crate::time::{Nanos, NS_PER_MS, NS_PER_S};
 use crate::{Error, Result};
 
-/// A closed set of names, parsed case-insensitively, with aliases.
-macro_rules! named_enum {
-    ($(#[$m:meta])* $name:ident, $what:literal { $($(#[$vm:meta])* $v:ident = $s:literal $(| $alias:literal)*),+ $(,)? }) => {
-        $(#[$m])*
-        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-        pub enum $name { $($(#[$vm])* $v),+ }
-
-        impl $name {
-            pub const NAMES: &'static [&'static str] = &[$($s),+];
-
-            pub fn parse(s: &str) -> crate::Result<Self> {
-                match s.to_ascii_lowercase().replace('_', "-").as_str() {
-                    $($s $(| $alias)* => Ok($name::$v),)+
-                    _ => Err(crate::Error::param($what, s, &format!("one of {}", Self::NAMES.join(", ")))),
-                }
-            }
-
-            pub fn name(&self) -> &'static str {
-                match self { $($name::$v => $s),+ }
-            }
-        }
-
-        impl crate::param::Named for $name {
-            const NAMES: &'static [&'static str] = $name::NAMES;
-            fn parse(s: &str) -> crate::Result<Self> { $name::parse(s) }
-            fn name(&self) -> &'static str { $name::name(self) }
-        }
-    };
-}
-
-impl Named for SsthreshRule {
-    const NAMES: &'static [&'static str] = &["flightsize", "pipe", "flightsize_minus_lost", "cwnd", "ns3"];
-    fn parse(s: &str) -> Result<Self> { SsthreshRule::parse(s) }
-    fn name(&self) -> &'static str { SsthreshRule::name(self) }
-}
-
-impl Named for BackoffReset {
-    const NAMES: &'static [&'static str] = &["sample", "new_ack"];
-    fn parse(s: &str) -> Result<Self> { BackoffReset::parse(s) }
-    fn name(&self) -> &'static str { BackoffReset::name(self) }
-}
-
 /// RFC 793 §3.7's example gains ("ALPHA ... .8 to .9, BETA ... 1.3 to 2.0"): what
 /// `rto_estimator = rfc793` starts from until `rto_alpha` / `rto_beta` say otherwise.
 pub const RFC793_ALPHA: f64 = 0.875;
@@ -78,7 +36,7 @@ impl Named for RtoEstimator {
 /// (the types and constructors in each line are for `tcp/cc/mod.rs`).
 macro_rules! cc_kind {
     ($($(#[$doc:meta])* $v:ident($ty:ty) = $name:literal $(| $alias:literal)*, new |$t:ident| $new:expr;)+) => {
-        named_enum!(
+        crate::named_enum!(
             /// Congestion control (`tcp/cc/`; the registry in `tcp/cc/registry.rs`).
             CcKind, "cc" { $($(#[$doc])* $v = $name $(| $alias)*),+ }
         );
@@ -86,7 +44,7 @@ macro_rules! cc_kind {
 }
 super::cc::registry::with_registered!(cc_kind);
 
-named_enum!(
+crate::named_enum!(
     /// Loss recovery (`tcp/recovery/`).
     RecoveryKind, "recovery" {
         Tahoe = "tahoe",
@@ -102,7 +60,7 @@ named_enum!(
     }
 );
 
-named_enum!(
+crate::named_enum!(
     /// The `--tcp NAME` shorthand: the usual (congestion control, loss recovery) pairs.
     Variant, "variant" {
         Tahoe = "tahoe",
@@ -159,7 +117,7 @@ impl Variant {
     }
 }
 
-named_enum!(
+crate::named_enum!(
     /// Which RTT congestion control sees with each ACK.
     CcRtt, "cc_rtt" {
         /// The ACK's own RTT sample (the papers, Linux); none when the ACK gives none.
@@ -169,7 +127,7 @@ named_enum!(
     }
 );
 
-named_enum!(
+crate::named_enum!(
     /// PRR's reduction bound when pipe ≤ ssthresh (RFC 6937 §3.1).
     PrrBound, "prr_bound" {
         /// Slow-start reduction bound (RFC 6937's recommended default).
@@ -179,7 +137,7 @@ named_enum!(
     }
 );
 
-named_enum!(
+crate::named_enum!(
     /// What a duplicate ACK is outside loss recovery, with SACK (`tcp/sender.rs`; without
     /// SACK every rule is RFC 5681's).
     DupackRule, "dupack_rule" {
@@ -199,7 +157,7 @@ named_enum!(
     }
 );
 
-named_enum!(
+crate::named_enum!(
     /// What the SACK sender counts in flight (`tcp/scoreboard.rs`, RFC 6675 §4 SetPipe).
     PipeRule, "pipe_rule" {
         /// RFC 6675: a SACKed segment leaves the pipe, retransmitted or not.
@@ -211,7 +169,7 @@ named_enum!(
     }
 );
 
-named_enum!(
+crate::named_enum!(
     /// Which implementation of PRR (`recovery/prr.rs`).
     PrrVariant, "prr_variant" {
         /// RFC 6937: RecoverFS = FlightSize; the slow-start bound adds one MSS on every ACK.
@@ -226,7 +184,7 @@ named_enum!(
     }
 );
 
-named_enum!(
+crate::named_enum!(
     /// Westwood+'s bandwidth estimator (`cc/westwood.rs`).
     WestwoodVariant, "westwood_variant" {
         /// Mascolo et al. 2004 (and Linux's `tcp_westwood.c`): b = 0.9·b + 0.1·sample from the
@@ -240,7 +198,7 @@ named_enum!(
     }
 );
 
-named_enum!(
+crate::named_enum!(
     /// Which implementation of Reno with segment counting (`cc/linux_reno.rs`).
     LinuxRenoVariant, "linux_reno_variant" {
         /// Linux 6.x `tcp_reno_cong_avoid` / `tcp_reno_ssthresh`.
@@ -252,7 +210,7 @@ named_enum!(
     }
 );
 
-named_enum!(
+crate::named_enum!(
     /// Which packets TIBET's estimator times (Martignon & Capone §II).
     TibetEstimator, "tibet_estimator" {
         /// Lengths and inter-departure times of transmitted packets (the paper's pseudo-code).
@@ -262,7 +220,7 @@ named_enum!(
     }
 );
 
-named_enum!(
+crate::named_enum!(
     /// Which form of CUBIC's congestion avoidance (`cc/cubic.rs`).
     CubicVariant, "cubic_variant" {
         /// RFC 9438: W_est grows by α_cubic·(segments acknowledged)/cwnd (by 1 once it reaches
@@ -283,7 +241,7 @@ named_enum!(
     }
 );
 
-named_enum!(
+crate::named_enum!(
     /// Whose BBR v1 (`cc/bbr.rs`): Linux's `tcp_bbr.c` inside Linux's TCP, or ns-3 3.44's
     /// `TcpBbr` inside ns-3's `TcpSocketBase`, which differ where a loss episode ends.
     BbrVariant, "bbr_variant" {
@@ -301,7 +259,7 @@ named_enum!(
     }
 );
 
-named_enum!(
+crate::named_enum!(
     /// CUBIC's hybrid slow start (Ha & Rhee 2011): ACK-train and delay-increase detection.
     Hystart, "hystart" {
         Off = "off" | "none" | "false",
@@ -314,7 +272,7 @@ named_enum!(
     }
 );
 
-named_enum!(
+crate::named_enum!(
     /// Who paces the flow's segments (`tcp/sender/pacing.rs`, docs/tcp.md "Pacing").
     Pacing, "pacing" {
         /// Linux with a queue discipline other than fq (its default, fq_codel or pfifo_fast):

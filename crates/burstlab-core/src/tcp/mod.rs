@@ -116,52 +116,30 @@ pub struct Tcb {
     pub fair_share_bps: u64,
 }
 
-/// What a loss response reduces (Reno halves it, CUBIC multiplies it by β).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum SsthreshRule {
-    /// RFC 5681 §3.1 eq. (4): FlightSize = highest sent − snd_una.
-    FlightSize,
-    /// The RFC 6675 §4 pipe when the loss is detected, the head counted lost: with SACK
-    /// from the scoreboard; without, FlightSize − dupacks·SMSS (the duplicate ACKs stand
-    /// for segments that have left the network). ns-3 3.44's `BytesInFlight()` with SACK or
-    /// with limited transmit on.
-    Pipe,
-    /// FlightSize − 1·SMSS: the segment deemed lost is not in flight. This is what ns-3
-    /// (3.44) computes without SACK *and without limited transmit*: its `BytesInFlight()`
-    /// at the fast retransmit counts one duplicate ACK as a SACK, leaves out the head it has
-    /// just marked lost and adds one segment back (`docs/ns3-reference.md`).
-    FlightSizeMinusLost,
-    /// cwnd: Linux's `tcp_reno_ssthresh` and CUBIC (`cwnd·β`).
-    Cwnd,
-    /// Whatever ns-3 3.44's congestion operation computes; resolved per congestion control
-    /// when the sender is built (`cc::resolve_ssthresh_rule`): `Pipe` for NewReno-style
-    /// growth with SACK or limited transmit on, `FlightSizeMinusLost` with both off, `Cwnd`
-    /// for CUBIC and Linux Reno, ns-3's own rule for Vegas.
-    Ns3,
-}
-
-impl SsthreshRule {
-    pub fn parse(s: &str) -> crate::Result<Self> {
-        match s.to_ascii_lowercase().replace('-', "_").as_str() {
-            "flightsize" => Ok(SsthreshRule::FlightSize),
-            "pipe" => Ok(SsthreshRule::Pipe),
-            "flightsize_minus_lost" => Ok(SsthreshRule::FlightSizeMinusLost),
-            "cwnd" => Ok(SsthreshRule::Cwnd),
-            "ns3" => Ok(SsthreshRule::Ns3),
-            _ => Err(crate::Error::param("ssthresh_rule", s, "one of flightsize, pipe, flightsize_minus_lost, cwnd, ns3")),
-        }
+crate::named_enum!(
+    /// What a loss response reduces (Reno halves it, CUBIC multiplies it by β).
+    SsthreshRule, "ssthresh_rule" {
+        /// RFC 5681 §3.1 eq. (4): FlightSize = highest sent − snd_una.
+        FlightSize = "flightsize",
+        /// The RFC 6675 §4 pipe when the loss is detected, the head counted lost: with SACK
+        /// from the scoreboard; without, FlightSize − dupacks·SMSS (the duplicate ACKs stand
+        /// for segments that have left the network). ns-3 3.44's `BytesInFlight()` with SACK or
+        /// with limited transmit on.
+        Pipe = "pipe",
+        /// FlightSize − 1·SMSS: the segment deemed lost is not in flight. This is what ns-3
+        /// (3.44) computes without SACK *and without limited transmit*: its `BytesInFlight()`
+        /// at the fast retransmit counts one duplicate ACK as a SACK, leaves out the head it has
+        /// just marked lost and adds one segment back (`docs/ns3-reference.md`).
+        FlightSizeMinusLost = "flightsize_minus_lost",
+        /// cwnd: Linux's `tcp_reno_ssthresh` and CUBIC (`cwnd·β`).
+        Cwnd = "cwnd",
+        /// Whatever ns-3 3.44's congestion operation computes; resolved per congestion control
+        /// when the sender is built (`cc::resolve_ssthresh_rule`): `Pipe` for NewReno-style
+        /// growth with SACK or limited transmit on, `FlightSizeMinusLost` with both off, `Cwnd`
+        /// for CUBIC and Linux Reno, ns-3's own rule for Vegas.
+        Ns3 = "ns3",
     }
-
-    pub fn name(&self) -> &'static str {
-        match self {
-            SsthreshRule::FlightSize => "flightsize",
-            SsthreshRule::Pipe => "pipe",
-            SsthreshRule::FlightSizeMinusLost => "flightsize_minus_lost",
-            SsthreshRule::Cwnd => "cwnd",
-            SsthreshRule::Ns3 => "ns3",
-        }
-    }
-}
+);
 
 impl Tcb {
     /// RFC 5681 FlightSize: data sent and not yet acknowledged, bytes.

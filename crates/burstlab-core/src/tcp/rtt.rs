@@ -34,35 +34,21 @@ pub enum RtoEstimator {
     Rfc793 { alpha: f64, beta: f64 },
 }
 
-/// When the exponential backoff of RFC 6298 §5.5 is undone.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub enum BackoffReset {
-    /// RFC 6298 §5 (Karn's algorithm): the backed-off RTO is kept until a new RTT
-    /// sample is taken, which only an ACK for never-retransmitted data gives.
-    #[default]
-    Sample,
-    /// Any ACK of new data recomputes RTO from SRTT and RTTVAR, as ns-3's
-    /// `TcpSocketBase` and Linux do. On very lossy links (Srinivasan et al.'s slotted traces) a
-    /// timeout chain otherwise keeps RTO at its upper bound for long stretches.
-    NewAck,
-}
-
-impl BackoffReset {
-    pub fn parse(s: &str) -> crate::Result<Self> {
-        match s.to_ascii_lowercase().replace('-', "_").as_str() {
-            "sample" => Ok(BackoffReset::Sample),
-            "new_ack" => Ok(BackoffReset::NewAck),
-            _ => Err(crate::Error::param("rto_backoff_reset", s, "sample or new_ack")),
-        }
+crate::named_enum!(
+    /// When the exponential backoff of RFC 6298 §5.5 is undone.
+    #[derive(Default)]
+    BackoffReset, "rto_backoff_reset" {
+        /// RFC 6298 §5 (Karn's algorithm): the backed-off RTO is kept until a new RTT
+        /// sample is taken, which only an ACK for never-retransmitted data gives.
+        #[default]
+        Sample = "sample",
+        /// Any ACK of new data recomputes RTO from SRTT and RTTVAR, as ns-3's
+        /// `TcpSocketBase` and Linux do. On very lossy links (Srinivasan et al.'s slotted traces) a
+        /// timeout chain otherwise keeps RTO at its upper bound for long stretches.
+        NewAck = "new_ack",
     }
+);
 
-    pub fn name(&self) -> &'static str {
-        match self {
-            BackoffReset::Sample => "sample",
-            BackoffReset::NewAck => "new_ack",
-        }
-    }
-}
 
 /// Initial state (RFC 6298 §2.1): RTO = the initial value, no estimate yet.
 pub fn init(tcb: &mut Tcb, c: &RttConfig) {
