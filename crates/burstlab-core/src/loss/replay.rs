@@ -27,38 +27,19 @@ pub const SPEC: LossModelSpec = LossModelSpec {
     ],
 };
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum EndBehavior {
-    /// Start over from the first entry (a periodic channel).
-    Wrap,
-    /// Everything after the end is delivered.
-    Deliver,
-    /// Everything after the end is lost.
-    Drop,
-    /// The last entry repeats forever.
-    HoldLast,
-}
-
-impl EndBehavior {
-    pub fn parse(s: &str) -> crate::Result<Self> {
-        match s {
-            "wrap" => Ok(EndBehavior::Wrap),
-            "deliver" => Ok(EndBehavior::Deliver),
-            "drop" => Ok(EndBehavior::Drop),
-            "hold" => Ok(EndBehavior::HoldLast),
-            _ => Err(Error::param("end", s, "one of wrap, deliver, drop, hold")),
-        }
+crate::named_enum!(
+    /// What a replayed trace does after its last entry (the spec key `end`).
+    EndBehavior, "end" {
+        /// Start over from the first entry (a periodic channel).
+        Wrap = "wrap",
+        /// Everything after the end is delivered.
+        Deliver = "deliver",
+        /// Everything after the end is lost.
+        Drop = "drop",
+        /// The last entry repeats forever.
+        HoldLast = "hold",
     }
-
-    pub fn as_str(&self) -> &'static str {
-        match self {
-            EndBehavior::Wrap => "wrap",
-            EndBehavior::Deliver => "deliver",
-            EndBehavior::Drop => "drop",
-            EndBehavior::HoldLast => "hold",
-        }
-    }
-}
+);
 
 #[derive(Clone, Debug)]
 pub struct Replay {

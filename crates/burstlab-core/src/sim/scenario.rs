@@ -69,27 +69,17 @@ impl LinkConfig {
     }
 }
 
-/// How losses on the ACK path relate to the forward path (Pentikousis & Badr §3).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum AckLoss {
-    /// ACKs are lost only by the reverse link's own model, if it has one (none by default).
-    None,
-    /// A fresh copy of the forward model (or the reverse link's own), its own stream.
-    Independent,
-    /// The forward model instance itself: one channel process for both directions.
-    Sync,
-}
-
-impl AckLoss {
-    pub fn parse(s: &str) -> Result<Self> {
-        match s.to_ascii_lowercase().as_str() {
-            "none" => Ok(AckLoss::None),
-            "independent" | "indep" => Ok(AckLoss::Independent),
-            "sync" | "synchronized" => Ok(AckLoss::Sync),
-            _ => Err(Error::param("ack_loss", s, "one of none, independent, sync")),
-        }
+crate::named_enum!(
+    /// How losses on the ACK path relate to the forward path (Pentikousis & Badr §3).
+    AckLoss, "ack_loss" {
+        /// ACKs are lost only by the reverse link's own model, if it has one (none by default).
+        None = "none",
+        /// A fresh copy of the forward model (or the reverse link's own), its own stream.
+        Independent = "independent" | "indep",
+        /// The forward model instance itself: one channel process for both directions.
+        Sync = "sync" | "synchronized",
     }
-}
+);
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Workload {
@@ -116,25 +106,16 @@ impl Workload {
     }
 }
 
-/// ACK transport in the slotted mode.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum AckPath {
-    /// A lossless reverse path: an ACK arrives at the end of the slot in which it is sent.
-    Lossless,
-    /// ACKs share the slotted channel: they take transmission opportunities and the
-    /// trace bit of their slot decides their fate.
-    Trace,
-}
-
-impl AckPath {
-    pub fn parse(s: &str) -> Result<Self> {
-        match s.to_ascii_lowercase().as_str() {
-            "lossless" => Ok(AckPath::Lossless),
-            "trace" => Ok(AckPath::Trace),
-            _ => Err(Error::param("ack_path", s, "one of lossless, trace")),
-        }
+crate::named_enum!(
+    /// ACK transport in the slotted mode.
+    AckPath, "ack_path" {
+        /// A lossless reverse path: an ACK arrives at the end of the slot in which it is sent.
+        Lossless = "lossless",
+        /// ACKs share the slotted channel: they take transmission opportunities and the
+        /// trace bit of their slot decides their fate.
+        Trace = "trace",
     }
-}
+);
 
 #[derive(Clone, Debug)]
 pub struct SlottedConfig {
