@@ -10,14 +10,15 @@
 //! receiver acknowledges every in-order segment at once while a counter of quick ACKs lasts;
 //! each ACK it sends uses one (`tcp_dec_quickack_mode`). The counter is set to `quickack` at
 //! the first data (`tcp_event_data_recv` → `tcp_incr_quickack`: min(TCP_MAX_QUICKACKS = 16,
-//! rcv_wnd / (2·rcv_mss)), here min(`quickack`, `rwnd` / 2), at least 2), raised to it again by
-//! a segment wholly below the cumulative ACK (`tcp_data_queue`: a retransmission of data held
-//! → `tcp_enter_quickack_mode`), and to 2 by the first CE mark since the sender's last CWR
-//! (`__tcp_ecn_check_ce`). Out-of-order data does not enter it (Linux ≥ 4.18 acknowledges
-//! it at once by the rule above instead, then compresses SACKs). Not modelled: the quick ACKs
-//! Linux also sends while its receive window grows (`tcp_grow_window` sets the counter to 1
-//! on every segment while `rcv_ssthresh` can grow, which follows receive-buffer autotuning),
-//! nor after a silence longer than the receiver's RTO (`tcp_event_data_recv`).
+//! rcv_wnd / (2·rcv_mss)), here min(`quickack`, `rwnd` / 2, or 2 when that is 0)), raised to
+//! it again by a segment wholly below the cumulative ACK (`tcp_data_queue`: a retransmission
+//! of data held → `tcp_enter_quickack_mode`), and to 2 by the first CE mark since the sender's
+//! last CWR (`__tcp_ecn_check_ce`). Out-of-order data does not enter it (Linux ≥ 4.18
+//! acknowledges it at once by the rule above instead, then compresses SACKs). Not modelled:
+//! the quick ACKs Linux also sends while its receive window grows (`tcp_grow_window` sets the
+//! counter to 1 on every segment while `rcv_ssthresh` can grow, which follows receive-buffer
+//! autotuning), nor those after a silence longer than the receiver's RTO
+//! (`tcp_event_data_recv`).
 //!
 //! Optionally (`ack_on_idle`, the `tossim` profile of the PRR/μ study) the ACK timer
 //! measures silence: Srinivasan et al. §3.1, "The ACK timeout on the receiver's side governs
