@@ -11,10 +11,15 @@ engine with its per-packet log and window series). Prints both goodputs and time
 point where the two transfers' timelines part (the same transmission of the same segment
 more than 0.1 s further apart than before), and, with ``--at T0,T1``, both sides' events in
 that interval of the kernel's run (``--sim-at`` another interval for the simulator's side:
-the two drift apart).
+the two drift apart). ``--acks N`` prints both receivers' ACK pattern (how many data segments
+arrived before each ACK: ``1`` one ACK per segment, ``2`` every second one), its first N
+ACKs and the share of one-segment ACKs with the receiver's buffer empty (no hole) over the run;
+``--epochs`` the windows at which both entered fast recovery and what they gained between
+recoveries (the kernel's from ``TCP_INFO``).
 
     sudo python benchmarks/shell_trace.py --cc cubic --seed 46 --out /tmp/c46      # run and save
     python benchmarks/shell_trace.py --cc cubic --seed 46 --from /tmp/c46 --at 1.3,1.7 --sim-at 1.1,1.35
+    python benchmarks/shell_trace.py --from /tmp/c46 --acks 80 --epochs
 """
 
 from __future__ import annotations
@@ -114,6 +119,101 @@ def simulate(z: Any, cc: str, seed: int, secs: float, spec: str) -> Any:
     return run_network(Network(hops=[hop], flows=[Flow(name="bulk", path=["path"], tcp=tcp)], duration=secs, seed=seed, series=True, log=True))
 
 
+def arrivals_per_ack(arrivals: np.ndarray, acks: np.ndarray) -> np.ndarray:
+    """For each ACK (its sending times, increasing), how many data segments reached the
+    receiver (``arrivals``, increasing) since the ACK before it."""
+    return np.diff(np.r_[0, np.searchsorted(arrivals, acks, side="right")])
+
+
+def kernel_acks(z: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The kernel receiver's data arrivals (the shell's writes of delivered data segments),
+    their segment numbers, and its ACKs (the shell's reads of them), times in s."""
+    d = (z["uplink_kind"] == 0) & (z["uplink_fate"] == 0)
+    order = np.argsort(z["uplink_t_out"][d])
+    seg = (z["uplink_num"][d][order].astype(np.int64) + S.MSS // 2) // S.MSS
+    return z["uplink_t_out"][d][order] / 1e9, seg, np.sort(z["downlink_t_in"][z["downlink_kind"] == 1]) / 1e9
+
+
+def sim_acks(log: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`kernel_acks` from the simulator's log (data arriving at the receiving host, ACKs
+    it sent)."""
+    d = (log["event"] == 3) & (log["kind"] == 0)
+    order = np.argsort(log["time"][d], kind="stable")
+    ack = (log["event"] == 0) & (log["kind"] == 1)
+    return log["time"][d][order], log["seg"][d][order].astype(np.int64), np.sort(log["time"][ack])
+
+
+def in_order_alone(seg: np.ndarray) -> np.ndarray:
+    """Whether each arriving segment came in order with no hole above it (the receiver's
+    delayed-ACK rule applies only to those)."""
+    out = np.zeros(len(seg), bool)
+    nxt, held = 0, set()
+    for i, s in enumerate(seg.tolist()):
+        if s == nxt and not held:
+            nxt += 1
+            out[i] = True
+        elif s == nxt:
+            nxt += 1
+            while nxt in held:
+                held.discard(nxt)
+                nxt += 1
+        elif s > nxt:
+            held.add(s)
+    return out
+
+
+def ack_summary(arrivals: np.ndarray, seg: np.ndarray, acks: np.ndarray, first: int) -> str:
+    n = arrivals_per_ack(arrivals, acks)
+    # an ACK right after an in-order segment with nothing held, and that segment alone since
+    # the previous ACK: a quick ACK (an ACK of every second one would have waited)
+    last = np.searchsorted(arrivals, acks, side="right") - 1
+    alone = in_order_alone(seg)
+    quick = (n == 1) & (last >= 0) & alone[np.maximum(last, 0)]
+    plain = np.count_nonzero((n >= 1) & (last >= 0) & alone[np.maximum(last, 0)])
+    return (f"{''.join(str(min(int(x), 9)) for x in n[:first])}\n      {len(acks)} ACKs; of those after an in-order segment "
+            f"with no hole, {np.count_nonzero(quick)} of {plain} acknowledge it alone")  # fmt: skip
+
+
+def recoveries_kernel(samples: list[list[Any]]) -> list[tuple[float, float, float | None, float | None]]:
+    """(time, window at entry, time and window at the previous recovery's end) of each entry
+    into fast recovery, from the sender's ``TCP_INFO`` samples."""
+    out: list[tuple[float, float, float | None, float | None]] = []
+    prev: dict[str, int] | None = None
+    end: tuple[float | None, float | None] = (None, None)
+    for t, h in samples:
+        d = tcp_info(h)
+        if prev is not None and prev["ca_state"] < 3 and d["ca_state"] == 3:
+            out.append((t, prev["snd_cwnd"], *end))
+        if prev is not None and prev["ca_state"] >= 3 and d["ca_state"] < 3:
+            end = (t, d["snd_cwnd"])
+        prev = d
+    return out
+
+
+def recoveries_sim(series: dict[str, np.ndarray]) -> list[tuple[float, float, float | None, float | None]]:
+    """:func:`recoveries_kernel` from the simulator's window series (states numbered as
+    Linux's: 3 Recovery, 4 Loss)."""
+    st, cw, t = np.asarray(series["state"]), np.asarray(series["cwnd"]) / S.MSS, np.asarray(series["time"])
+    out: list[tuple[float, float, float | None, float | None]] = []
+    end: tuple[float | None, float | None] = (None, None)
+    for i in range(1, len(st)):
+        if st[i - 1] < 3 and st[i] == 3:
+            out.append((float(t[i]), float(cw[i - 1]), *end))
+        if st[i - 1] >= 3 and st[i] < 3:
+            end = (float(t[i]), float(cw[i]))
+    return out
+
+
+def epoch_summary(rec: list[tuple[float, float, float | None, float | None]]) -> str:
+    w = np.array([r[1] for r in rec])
+    ep = [(r[0] - r[2], r[1] - r[3]) for r in rec if r[2] is not None and r[3] is not None and r[0] > r[2]]
+    gained = np.array([g for _, g in ep])
+    secs = np.array([d for d, _ in ep])
+    return (f"{len(rec)} recoveries, window at entry mean {w.mean():.1f} (median {np.median(w):.0f}; without the first "
+            f"{w[1:].mean():.1f}); the first ten {' '.join(f'{x:.0f}' for x in w[:10])}; between recoveries "
+            f"{secs.mean() * 1000:.0f} ms and {gained.mean():.2f} segments gained on average ({gained.sum() / secs.sum():.1f} per s)")  # fmt: skip
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--cc", default="cubic")
@@ -124,6 +224,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--from", dest="from_", help="A folder --out saved.")
     ap.add_argument("--at", help="T0,T1: print both sides' events in this interval of the kernel's run (s from its first data).")
     ap.add_argument("--sim-at", help="T0,T1 of the simulator's run (default: --at).")
+    ap.add_argument("--acks", type=int, default=0, help="N: both receivers' ACK patterns, the first N ACKs (see above).")
+    ap.add_argument("--epochs", action="store_true", help="Both senders' windows at each fast recovery's entry and between.")
     a = ap.parse_args(argv)
     spec, layer = S.CHANNELS.get(a.channel, (None, None))
     if not spec or layer:
@@ -143,6 +245,14 @@ def main(argv: list[str] | None = None) -> int:
     print(f"kernel {kern['goodput'] / 1e6:.3f} Mb/s, {c.get('TcpExtTCPTimeouts', 0)} timeouts, {c.get('TcpExtTCPLossProbes', 0)} probes, "
           f"{c.get('TcpExtTCPLostRetransmit', 0)} lost retransmissions | simulator by segment {flow.goodput_bps / 1e6:.3f} Mb/s, "
           f"{flow.timeouts} timeouts, {flow.loss_probes} probes, {flow.lost_retransmissions} lost retransmissions")  # fmt: skip
+    if a.acks:
+        print("data segments per ACK at the receiver (1: each acknowledged alone):")
+        print("  kernel    " + ack_summary(*kernel_acks(z), a.acks))
+        print("  simulator " + ack_summary(*sim_acks(r.log), a.acks))
+    if a.epochs:
+        print("fast recoveries:")
+        print("  kernel    " + epoch_summary(recoveries_kernel(kern["samples"])))
+        print("  simulator " + epoch_summary(recoveries_sim(flow.series)))
     # each transmission (segment, n-th copy) on both sides, times from the first data packet
     f = z["uplink_fate"]
     adm = f != 2

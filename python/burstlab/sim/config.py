@@ -56,6 +56,7 @@ class TcpConfig:
     delayed_ack: bool = _p("delayed_ack")
     ack_every: int = _p("ack_every")
     ack_timeout: float = _p("ack_timeout")
+    quickack: int = _p("quickack")
     rto_min: float = _p("rto_min")
     rto_max: float = _p("rto_max")
     rto_initial: float = _p("rto_initial")

@@ -330,6 +330,11 @@ crate::params! {
             "With delayed ACKs, acknowledge every this many in-order segments.", "RFC 5681 §4.2";
         receiver ack_timeout: Nanos [time] = 200 * NS_PER_MS, "s",
             "Delayed-ACK timer.", "RFC 5681 §4.2";
+        /// Linux's quick-ACK mode (`tcp::receiver`): the receiver acknowledges this many
+        /// segments one by one from the first data, and again after data it already held; 0:
+        /// off (the RFC receiver).
+        receiver quickack: u32 [u32] = 0, "segments", max 255,
+            "Quick-ACK mode (Linux): acknowledge each of the first this many segments at once, and this many again after a duplicate (data below the cumulative ACK); at most half the receive window (rwnd); 0 is off.", "Linux tcp_input.c: tcp_incr_quickack, tcp_enter_quickack_mode (TCP_MAX_QUICKACKS = 16)";
         /// Lower bound of RTO. At least 1 ms: Linux runs its retransmission timer in jiffies
         /// (1 ms at HZ = 1000) and takes a route's `rto_min` in milliseconds, so 1 ms is the
         /// smallest RTO a real stack uses; RFC 6298 §2.4 recommends 1 s.

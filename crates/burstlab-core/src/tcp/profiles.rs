@@ -139,6 +139,7 @@ pub const PROFILES: &[Profile] = &[
             ("init_cwnd", I(10)),
             ("ack_every", I(2)),
             ("ack_timeout", T(40 * MS)),        // TCP_DELACK_MIN
+            ("quickack", I(16)),                // TCP_MAX_QUICKACKS (rcv_wnd / (2 rcv_mss) = 22 at the first data: 64 KB)
             ("rto_min", T(200 * MS)),           // TCP_RTO_MIN
             ("clock_granularity", T(200 * MS)), // RTO = SRTT + max(200 ms, 4 RTTVAR)
             ("rto_initial", T(S)),              // TCP_TIMEOUT_INIT

@@ -6,6 +6,20 @@
 //! expires; an out-of-order or duplicate segment, and one that fills (part of) a gap,
 //! is acknowledged at once.
 //!
+//! Linux's quick-ACK mode (`quickack`, the `linux` profile; `net/ipv4/tcp_input.c`): the
+//! receiver acknowledges every in-order segment at once while a counter of quick ACKs lasts;
+//! each ACK it sends uses one (`tcp_dec_quickack_mode`). The counter is set to `quickack` at
+//! the first data (`tcp_event_data_recv` → `tcp_incr_quickack`: min(TCP_MAX_QUICKACKS = 16,
+//! rcv_wnd / (2·rcv_mss)), here min(`quickack`, `rwnd` / 2, or 2 when that is 0)), raised to
+//! it again by a segment wholly below the cumulative ACK (`tcp_data_queue`: a retransmission
+//! of data held → `tcp_enter_quickack_mode`), and to 2 by the first CE mark since the sender's
+//! last CWR (`__tcp_ecn_check_ce`). Out-of-order data does not enter it (Linux ≥ 4.18
+//! acknowledges it at once by the rule above instead, then compresses SACKs). Not modelled:
+//! the quick ACKs Linux also sends while its receive window grows (`tcp_grow_window` sets the
+//! counter to 1 on every segment while `rcv_ssthresh` can grow, which follows receive-buffer
+//! autotuning), nor those after a silence longer than the receiver's RTO
+//! (`tcp_event_data_recv`).
+//!
 //! Optionally (`ack_on_idle`, the `tossim` profile of the PRR/μ study) the ACK timer
 //! measures silence: Srinivasan et al. §3.1, "The ACK timeout on the receiver's side governs
 //! how long to wait for a packet before sending an acknowledgement ... so the sender gets
@@ -28,6 +42,9 @@ pub struct ReceiverConfig {
     /// Re-acknowledge after every `ack_timeout` without an arriving segment (see the module
     /// documentation; Srinivasan et al. §3.1).
     pub ack_on_idle: bool,
+    /// Linux's quick-ACK count (see the module documentation; 0: off). A byte, as Linux's
+    /// `icsk_ack.quick`.
+    pub quickack: u8,
 }
 
 /// What the receiver wants after a segment arrives.
@@ -58,6 +75,8 @@ pub struct Receiver {
     ooo_count: u64,
     /// In-order segments not yet acknowledged.
     pending: u32,
+    /// Quick ACKs left (Linux's `icsk_ack.quick`; see the module documentation).
+    quick: u8,
     /// Delayed-ACK timer deadline, if running.
     pub delack_deadline: Option<Nanos>,
     /// Recently reported SACK blocks, most recent first.
@@ -87,6 +106,7 @@ impl Receiver {
             runs: VecDeque::new(), // grows with the first hole (most flows of a many-flow run see few)
             ooo_count: 0,
             pending: 0,
+            quick: cfg.quickack, // tcp_incr_quickack at the first data: nothing acknowledged before it
             delack_deadline: None,
             recent: [(0, 0); MAX_SACK_BLOCKS],
             nrecent: 0,
@@ -116,6 +136,7 @@ impl Receiver {
             ack_timeout: t.ack_timeout,
             sack: t.sack(),
             ack_on_idle: t.ack_on_idle,
+            quickack: quickack_count(t),
         });
         if t.recovery == RecoveryKind::Lt {
             r.lt = Some(LtRx::new(t));
@@ -168,7 +189,7 @@ impl Receiver {
     #[inline(always)]
     fn in_order_ack<const FULL: bool>(&mut self, now: Nanos) -> RxAction {
         self.pending += 1;
-        if !self.cfg.delayed_ack || self.pending >= self.cfg.ack_every {
+        if !self.cfg.delayed_ack || self.pending >= self.cfg.ack_every || self.quick > 0 {
             self.make_ack_in::<FULL>()
         } else {
             RxAction::Delay(*self.delack_deadline.get_or_insert(now + self.cfg.ack_timeout))
@@ -413,8 +434,13 @@ impl Receiver {
     fn on_segment_inner(&mut self, seg: u64, now: Nanos) -> RxAction {
         self.arrivals += 1;
         if self.holds(seg) {
-            // Duplicate: acknowledge at once (RFC 5681 §4.2 out-of-order rule).
+            // Duplicate: acknowledge at once (RFC 5681 §4.2 out-of-order rule). Linux enters
+            // quick-ACK mode on data wholly below rcv_nxt (`tcp_data_queue`), not on a
+            // duplicate of buffered out-of-order data (`tcp_data_queue_ofo`).
             self.duplicates += 1;
+            if seg < self.rcv_nxt {
+                self.quick = self.quick.max(self.cfg.quickack);
+            }
             return self.make_ack();
         }
         self.on_new_segment_inner(seg, now)
@@ -461,6 +487,11 @@ impl Receiver {
             self.ece = false;
         }
         if flags & CE != 0 {
+            if !self.ece {
+                // Linux `__tcp_ecn_check_ce`: tcp_enter_quickack_mode(sk, 2) on the first CE
+                // since the last CWR.
+                self.quick = self.quick.max(self.cfg.quickack.min(2));
+            }
             self.ece = true;
         }
     }
@@ -494,6 +525,7 @@ impl Receiver {
     #[inline(always)]
     fn make_ack_in<const FULL: bool>(&mut self) -> RxAction {
         self.pending = 0;
+        self.quick = self.quick.saturating_sub(1); // tcp_dec_quickack_mode: one per ACK sent
         self.delack_deadline = None;
         self.acks_sent += 1;
         self.last_ack_sent = self.rcv_nxt;
@@ -576,6 +608,17 @@ impl Receiver {
             }
         }
         self.nrecent = n;
+    }
+}
+
+/// The receiver's quick-ACK count for flow settings `t`: Linux's `tcp_incr_quickack`,
+/// min(`quickack`, rcv_wnd / (2·rcv_mss)) and 2 when that is 0, with the window `rwnd`
+/// segments (no bound when none is given; 0 stays off).
+pub fn quickack_count(t: &TcpConfig) -> u8 {
+    let q = u8::try_from(t.quickack).unwrap_or(u8::MAX); // at most 255 (TcpConfig::PARAMS)
+    match t.rwnd {
+        Some(w) if q > 0 => q.min(u8::try_from(if w / 2 == 0 { 2 } else { w / 2 }).unwrap_or(u8::MAX)),
+        _ => q,
     }
 }
 

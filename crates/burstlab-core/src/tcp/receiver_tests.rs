@@ -2,7 +2,7 @@
 use super::*;
 
 fn rx(delayed: bool, sack: bool) -> Receiver {
-    Receiver::new(ReceiverConfig { delayed_ack: delayed, ack_every: 2, ack_timeout: 100, sack, ack_on_idle: false })
+    Receiver::new(ReceiverConfig { delayed_ack: delayed, ack_every: 2, ack_timeout: 100, sack, ack_on_idle: false, quickack: 0 })
 }
 
 /// The ACK that action `a` of receiver `r` asks to send.
@@ -89,7 +89,7 @@ fn no_delay_acks_every_segment() {
 /// ACKs included, and every `ack_timeout` of silence produces the current ACK again.
 #[test]
 fn idle_acks_repeat_while_nothing_arrives() {
-    let mut r = Receiver::new(ReceiverConfig { delayed_ack: true, ack_every: 2, ack_timeout: 100, sack: false, ack_on_idle: true });
+    let mut r = Receiver::new(ReceiverConfig { delayed_ack: true, ack_every: 2, ack_timeout: 100, sack: false, ack_on_idle: true, quickack: 0 });
     assert_eq!(r.on_segment(0, 10), RxAction::Delay(110));
     assert_eq!(r.delack_deadline, Some(110));
     // Segment 1 lost, 2 arrives: an immediate duplicate ACK, and the timer restarts.
@@ -246,4 +246,107 @@ fn a_held_range_above_a_block_joins_it() {
     assert_eq!(r.rcv_nxt, 1);
     r.on_segment(1, 0);
     assert_eq!((r.rcv_nxt, r.nrecent), (10_011, 0));
+}
+
+fn linux_rx(quickack: u8) -> Receiver {
+    Receiver::new(ReceiverConfig { delayed_ack: true, ack_every: 2, ack_timeout: 100, sack: true, ack_on_idle: false, quickack })
+}
+
+/// Whether in-order segment `seg`, arriving at `now`, is acknowledged at once.
+fn at_once(r: &mut Receiver, seg: u64, now: Nanos) -> bool {
+    matches!(r.on_segment(seg, now), RxAction::Ack)
+}
+
+/// Linux's quick-ACK mode (`tcp_incr_quickack` at the first data, `tcp_dec_quickack_mode` per
+/// ACK): the first 16 segments are each acknowledged at once, then every second one.
+#[test]
+fn quickack_acknowledges_the_first_segments_one_by_one() {
+    let mut r = linux_rx(16);
+    for seg in 0..16 {
+        assert!(at_once(&mut r, seg, seg), "segment {seg}");
+        assert_eq!(r.last_ack().ack, seg + 1);
+    }
+    assert_eq!(r.on_segment(16, 16), RxAction::Delay(116));
+    assert!(at_once(&mut r, 17, 17));
+    assert_eq!((r.last_ack().ack, r.acks_sent), (18, 17));
+    // The RFC receiver (quickack 0) delays the second segment's ACK from the start.
+    let mut rfc = linux_rx(0);
+    assert_eq!(rfc.on_segment(0, 0), RxAction::Delay(100));
+    assert!(at_once(&mut rfc, 1, 1));
+}
+
+/// Data wholly below the cumulative ACK (a retransmission of what arrived: `tcp_data_queue`)
+/// enters quick-ACK mode again; its own ACK uses one of the 16.
+#[test]
+fn quickack_after_a_duplicate_below_the_cumulative_ack() {
+    let mut r = linux_rx(16);
+    for seg in 0..16 {
+        r.on_segment(seg, seg);
+    }
+    assert!(matches!(r.on_segment(16, 16), RxAction::Delay(_)));
+    assert!(at_once(&mut r, 17, 17)); // every second segment: quick mode is over
+    assert!(at_once(&mut r, 3, 18)); // a duplicate: acknowledged at once, 15 quick ACKs left
+    assert_eq!((r.last_ack().ack, r.duplicates), (18, 1));
+    for seg in 18..33 {
+        assert!(at_once(&mut r, seg, seg), "segment {seg}");
+    }
+    assert!(matches!(r.on_segment(33, 33), RxAction::Delay(_)));
+}
+
+/// Out-of-order data does not enter quick-ACK mode (Linux ≥ 4.18): the segments after a
+/// filled hole are acknowledged every second one again.
+#[test]
+fn no_quickack_after_out_of_order_data() {
+    let mut r = linux_rx(2);
+    assert!(at_once(&mut r, 0, 0) && at_once(&mut r, 1, 1));
+    assert!(matches!(r.on_segment(2, 2), RxAction::Delay(_)));
+    assert!(at_once(&mut r, 3, 3));
+    assert!(at_once(&mut r, 5, 5)); // out of order: a duplicate ACK with SACK, at once
+    assert_eq!(r.last_ack().ack, 4);
+    assert!(at_once(&mut r, 4, 6)); // fills the hole
+    assert_eq!(r.last_ack().ack, 6);
+    assert!(matches!(r.on_segment(6, 7), RxAction::Delay(_)));
+    // A duplicate of buffered out-of-order data (above the cumulative ACK) does not either.
+    assert!(at_once(&mut r, 7, 8));
+    assert!(at_once(&mut r, 10, 9) && at_once(&mut r, 10, 10));
+    assert!(at_once(&mut r, 8, 11) && at_once(&mut r, 9, 12));
+    assert!(matches!(r.on_segment(11, 13), RxAction::Delay(_)));
+}
+
+/// The first CE mark since the sender's CWR gives two quick ACKs (`__tcp_ecn_check_ce`:
+/// tcp_enter_quickack_mode(sk, 2)); a second CE before the CWR none.
+#[test]
+fn quickack_after_the_first_ce_mark() {
+    use crate::tcp::pkt_flags::{CE, CWR};
+    let mut r = linux_rx(1);
+    assert!(at_once(&mut r, 0, 0));
+    assert!(matches!(r.on_segment(1, 1), RxAction::Delay(_)) && at_once(&mut r, 2, 2));
+    r.note_ecn(CE);
+    assert!(at_once(&mut r, 3, 3)); // min(2, quickack 1) = 1 quick ACK
+    assert!(matches!(r.on_segment(4, 4), RxAction::Delay(_)) && at_once(&mut r, 5, 5));
+    let mut r = linux_rx(16);
+    for seg in 0..16 {
+        r.on_segment(seg, seg);
+    }
+    r.note_ecn(CE);
+    assert!(at_once(&mut r, 16, 16) && at_once(&mut r, 17, 17));
+    assert!(r.last_ack().ece);
+    r.note_ecn(CE); // still echoing: no new quick ACKs
+    assert!(matches!(r.on_segment(18, 18), RxAction::Delay(_)));
+    r.note_ecn(CWR);
+    r.note_ecn(CE);
+    assert!(at_once(&mut r, 19, 19) && at_once(&mut r, 20, 20));
+    assert!(matches!(r.on_segment(21, 21), RxAction::Delay(_)));
+}
+
+/// `tcp_incr_quickack`: min(quickack, rcv_wnd / (2·rcv_mss)), 2 when that is 0.
+#[test]
+fn quickack_count_is_bounded_by_half_the_window() {
+    use crate::tcp::config::TcpConfig;
+    let t = |quickack, rwnd| quickack_count(&TcpConfig { quickack, rwnd, ..TcpConfig::default() });
+    assert_eq!((t(16, None), t(16, Some(100)), t(16, Some(10)), t(16, Some(1)), t(16, Some(3))), (16, 16, 5, 2, 1));
+    assert_eq!((t(0, None), t(0, Some(10)), t(255, None)), (0, 0, 255));
+    let lx = TcpConfig::profile("linux").unwrap();
+    assert_eq!(Receiver::from_tcp(&lx).cfg.quickack, 16);
+    assert_eq!((TcpConfig::profile("rfc").unwrap().quickack, TcpConfig::profile("ns3").unwrap().quickack), (0, 0));
 }
