@@ -56,3 +56,29 @@ def test_log_axes_are_labelled_without_mathtext_at_the_same_ticks() -> None:
     assert [x for x, _ in plain] == [x for x, _ in mathtext]
     assert [P.plain_math(s) for _, s in mathtext] == [s for _, s in plain]
     assert "2×10⁰" in [s for _, s in plain] and "10⁻²" in [s for _, s in plain]
+
+
+def test_svg_figures_are_deterministic_text_as_text_and_embedded(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """A study's SVG figure: the path of the first format returned, every format written,
+    text kept as text (no glyph paths), no date, the same bytes for the same figure; the
+    self-contained HTML report embeds it."""
+    from matplotlib.figure import Figure
+
+    from burstlab.study.report import render_html
+
+    def fig() -> Figure:
+        f = Figure(figsize=(4, 3))
+        ax = f.subplots()
+        ax.plot([1e-3, 1e2], [1, 2])
+        ax.set_xscale("log")
+        ax.set_title("a title")
+        return f
+
+    p = P.save_figure(fig(), tmp_path / "a", "f", ("svg", "pdf"))
+    assert p == tmp_path / "a" / "f.svg" and (tmp_path / "a" / "f.pdf").stat().st_size > 500
+    text = p.read_text()
+    assert "a title" in text and "10⁻²" in text and "<dc:date>" not in text
+    assert P.save_figure(fig(), tmp_path / "b", "f", ("svg",)).read_bytes() == p.read_bytes()
+    assert P.save_figure(fig(), tmp_path / "c", "f", ("png",)) == tmp_path / "c" / "f.png"
+    page = render_html([("img", ("a/f.svg", "a figure", False))], "T", tmp_path)
+    assert "src='data:image/svg+xml;base64," in page

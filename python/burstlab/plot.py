@@ -218,19 +218,28 @@ def plain_log_labels(fig: Any) -> None:
                     put(_PlainMath(f))
 
 
+#: SVG as a study writes it: text as text (not each glyph as a path: ~20 % less time than a
+#: PNG and a third smaller; a viewer draws it in its own sans-serif font), no date and fixed
+#: element ids (the same figure, the same file).
+SVG_RC = {"svg.fonttype": "none", "svg.hashsalt": "burstlab"}
+
+
 def save_figure(fig: Any, folder: Path, name: str, formats: Sequence[str] = FORMATS) -> Path:
-    """Write ``name``.png (and the other ``formats``) into ``folder`` atomically; returns the
-    PNG path. Log axes get plain-text tick labels (:func:`plain_log_labels`)."""
+    """Write ``name``.png (and the other ``formats``: ``svg``, ``pdf``) into ``folder``
+    atomically; returns the path of the first format's file. Log axes get plain-text tick
+    labels (:func:`plain_log_labels`)."""
     folder.mkdir(parents=True, exist_ok=True)
     plain_log_labels(fig)
     for ext in formats:
-        # zlib level 1: a fifth of the PNG time saved for files ~30 % larger
-        kw: dict[str, Any] = {"pil_kwargs": {"compress_level": 1}} if ext == "png" else {}
+        # PNG: zlib level 1, a fifth of the PNG time saved for files ~30 % larger
+        kw: dict[str, Any] = {"pil_kwargs": {"compress_level": 1}} if ext == "png" else {"metadata": {"Date": None}} if ext == "svg" else {}
+
         def write(tmp: str, ext: str = ext, kw: dict[str, Any] = kw) -> None:
-            fig.savefig(tmp, dpi=110, format=ext, **kw)
+            with matplotlib.rc_context(SVG_RC if ext == "svg" else {}):
+                fig.savefig(tmp, dpi=110, format=ext, **kw)
 
         atomic_write(folder / f"{name}.{ext}", write)
-    return folder / f"{name}.png"
+    return folder / f"{name}.{formats[0] if formats else 'png'}"
 
 
 def error_bars(value: Any, lo: Any, hi: Any, *, floor: float | None = None, log: bool = False) -> FloatArray:

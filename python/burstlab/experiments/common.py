@@ -402,8 +402,8 @@ def show_param(name: str, v: Any, per: dict[str, float] | None = None, words: di
 
 
 def figure_saver(figdir: Path, formats: Sequence[str]) -> Callable[[Any, str], Path]:
-    """``save(fig, name)``: write a matplotlib figure as ``figdir/name.png`` (and the other
-    ``formats``), close it, return the PNG's path."""
+    """``save(fig, name)``: write a matplotlib figure as ``figdir/name.EXT`` for each of
+    ``formats`` (``svg``, ``png``, ``pdf``), close it, return the first format's path."""
     import matplotlib.pyplot as plt
 
     from burstlab import plot as P  # matplotlib, Agg backend
@@ -461,12 +461,12 @@ def _draw_job(job: tuple[str, Callable[..., Any], tuple[Any, ...], Path, tuple[s
 
 def draw_figures(jobs: Sequence[FigureJob], figdir: Path, formats: Sequence[str], *, progress: bool = False, description: str = "figures") -> dict[str, Path]:
     """Draw and save every figure of ``jobs`` once (``fn(*args)``, then
-    :func:`figure_saver`'s PNG and other ``formats``), with progress on stderr (a bar with
+    :func:`figure_saver`'s ``formats``), with progress on stderr (a bar with
     rate and time left on a terminal, plain lines otherwise): drawing takes seconds after
     the simulations' bar ends. On a study's local pool (:func:`figure_workers`) the figures
     are drawn in its workers, which fork from the pool's forkserver with the study (and
     matplotlib) already imported; this process draws until they can start. The files do not
-    depend on where a figure is drawn. Returns key → PNG path, in the order of ``jobs``."""
+    depend on where a figure is drawn. Returns key → path of the first format's file, in the order of ``jobs``."""
     tasks = [(name, fn, args, figdir, tuple(formats)) for _key, name, fn, args in jobs]
     drawn = {t[0]: path for t, path in run_tasks(_draw_job, tasks, workers=_FIGURE_WORKERS, progress=progress, description=description,
                                                   help_while_starting=True, unit="figures")}  # fmt: skip
@@ -474,7 +474,7 @@ def draw_figures(jobs: Sequence[FigureJob], figdir: Path, formats: Sequence[str]
 
 
 def img_block(figs: dict[str, Path], out: Path, key: str, alt: str, pdf: bool) -> list[tuple[str, Any]]:
-    """A report figure block: the PNG, with a link to its PDF when this run wrote one (``--pdf``)."""
+    """A report figure block: the figure (SVG or PNG), with a link to its PDF when this run wrote one (``--pdf``)."""
     return [("img", (str(figs[key].relative_to(out)), alt, pdf))] if key in figs else []
 
 
