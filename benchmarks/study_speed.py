@@ -29,7 +29,12 @@ time over the cores the run can use (the wall time it would have on an idle mach
 best), and the verdict says which was met. ``--profile`` adds a cProfile run naming the
 costliest functions outside the simulator; ``--phases`` a run of each study in one process
 (1 worker) with its CPU time split among the simulator, the simulations' Python set-up, the
-figures, the bootstrap intervals, the store's inserts and (hybrid) the model fits.
+figures (drawing; writing the files), the bootstrap intervals, the claims' judging, the
+store's inserts, the tables, the report, (hybrid) the model fits, the start-up and the rest.
+**Core %** is the share in any function of burstlab's Rust core (the simulator's entry
+points and the others: trace statistics, loss-model sampling, …), printed beside the
+simulator's share and never counted in it. The runs write the command's default figures
+(SVG).
 
 How good the preview is. ``--full NAME=DIR`` compares the verdicts of NAME's ``--quick`` run
 with those of a full run of the study in DIR (``burstlab study NAME --out DIR``, same code):
@@ -108,8 +113,8 @@ if _path:
 
 #: ``--phases``: one study's ``--quick`` in this process (1 worker), its CPU time split among
 #: the simulator, the simulations' Python set-up, the figures, the bootstrap intervals, the
-#: store's inserts, hybrid's model fits and the rest (each second counted once: in the
-#: innermost of these that was running).
+#: claims' judging, the store's inserts, the tables, the report, hybrid's model fits, the
+#: start-up and the rest (each second counted once: in the innermost of these that was running).
 _PHASES = """
 import functools, importlib, sys, time
 study, out = sys.argv[1], sys.argv[2]
@@ -144,6 +149,12 @@ for name in ("run_network_seeds", "run_network", "run"):
 wrap("burstlab.plot", "save_figure", "figures: savefig")
 if hasattr(importlib.import_module(module + "_report"), "draw_figures"):
     wrap(module + "_report", "draw_figures", "figures: drawing")
+for name, what in (("write_tables", "tables (CSV, store)"), ("write_report", "report (Markdown, HTML)")):
+    if hasattr(importlib.import_module(module + "_report"), name):
+        wrap(module + "_report", name, what)
+for name in ("judge_all", "judge_settings"):
+    if hasattr(importlib.import_module(module + "_claims"), name):
+        wrap(module + "_claims", name, "claims: judging")
 wrap("burstlab.study.estimate", "bootstrap", "bootstrap intervals")
 wrap("burstlab.store", "ResultStore.insert_many", "store inserts")
 if study == "hybrid":
@@ -151,7 +162,7 @@ if study == "hybrid":
 t0 = time.process_time()
 main(["study", study, "--quick", "--no-progress", "--workers", "1", "--out", out])
 total = time.process_time()
-rows = sorted(spent.items(), key=lambda x: -x[1]) + [("start-up (interpreter, burstlab.cli)", t0), ("the rest (imports, claims, report)", total - t0 - sum(spent.values()))]
+rows = sorted(spent.items(), key=lambda x: -x[1]) + [("start-up (interpreter, burstlab.cli, the study's modules)", t0), ("the rest (heavy imports on first use, the study's own Python)", total - t0 - sum(spent.values()))]
 print("; ".join(f"{k} {v:.2f} s" for k, v in rows) + f"; total {total:.2f} s")
 """
 

@@ -477,6 +477,28 @@ def _emp(values: list[float], weights: list[float]) -> dict[str, object]:
     return {"kind": "empirical", "values": values, "weights": weights}
 
 
+def test_hmm_fits_are_computed_once_per_trace_and_settings() -> None:
+    """HSMM and VDDP start from the same Baum-Welch fits as HMMModel on the same trace: the
+    process fits once (burstlab.models.hmm._FITS), and the models are those of fresh fits."""
+    from burstlab.models import hmm as hmm_mod
+
+    t = ge_trace(0.02, 0.2, h=0.9, k=0.01, n=8_000, seed=4)
+    hmm_mod._FITS.clear()
+    fresh_hsmm = HSMMModel().fit(t).to_dict()
+    hmm_mod._FITS.clear()
+    fresh_vddp = VDDPModel().fit(t).to_dict()
+    hmm_mod._FITS.clear()
+    a = HMMModel().fit(t)
+    n = len(hmm_mod._FITS)
+    assert n == 3  # k = 2, 3, 4 (k = 1 is closed-form)
+    assert HSMMModel().fit(t).to_dict() == fresh_hsmm and VDDPModel().fit(t).to_dict() == fresh_vddp
+    assert len(hmm_mod._FITS) == n  # nothing fitted again
+    assert HMMModel().fit(t).to_dict() == a.to_dict()
+    other = ge_trace(0.02, 0.2, h=0.9, k=0.01, n=8_000, seed=5)
+    HMMModel(max_states=2).fit(other)
+    assert len(hmm_mod._FITS) == n + 1  # another trace: its own fit
+
+
 def test_hsmm_fit_recovers_regimes_and_their_durations() -> None:
     """Quiet regimes of 300 or 2000 packets (loss 0.02) alternate with interfered ones of 20
     or 60 (loss 0.9). Over 100,000 packets (≈ 87 cycles): the quiet loss within 5 binomial

@@ -331,3 +331,18 @@ def test_rate_adaptation_option_turns_bad_slots_into_a_deep_fade(tmp_path: Path)
     assert np.mean([x.residual for x in mi]) < np.mean([x.residual for x in off])
     report = (tmp_path / "ra" / "report.md").read_text()
     assert "**Rate adaptation**" in report and "MINSTREL: (e)'s mean goodput" in report
+
+
+def test_fits_grouped_so_shared_em_runs_once() -> None:
+    """The HMM, HSMM and VDDP fits of a trace (same slots) run in one task, so the pool's
+    process computes their shared Baum-Welch fits once; every other fit is a task of its own;
+    nothing is lost or repeated."""
+    tasks = H.plan_fits(QUICK)
+    groups = H.group_fits(tasks)
+    assert sorted(t.key for g in groups for t in g) == sorted(t.key for t in tasks)
+    for g in groups:
+        if len(g) > 1:
+            assert {t.model for t in g} <= set(H.SHARED_EM) and len({(t.trace_fp, t.fit_slots) for t in g}) == 1
+    shared = [t for t in tasks if t.model in H.SHARED_EM]
+    assert sum(len(g) > 1 for g in groups) == len({(t.trace_fp, t.fit_slots) for t in shared}) > 0
+    assert all(len(g) == 1 for g in groups if g[0].model not in H.SHARED_EM)

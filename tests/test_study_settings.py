@@ -65,7 +65,7 @@ def test_every_study_implements_the_protocol_and_every_declared_setting_is_an_op
 def test_no_option_is_hand_written_in_the_study_command_module() -> None:
     """The only click options of cli/study.py are the few every study shares."""
     text = (Path(__file__).parents[1] / "python/burstlab/cli/study.py").read_text()
-    assert text.count("click.option(") == 6
+    assert text.count("click.option(") == 7  # --out, --workers, --cluster, --quick, --png, --pdf, --no-progress
 
 
 @pytest.mark.parametrize("name, args", [

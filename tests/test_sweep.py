@@ -158,6 +158,31 @@ def test_one_forkserver_while_helping(tmp_path: Path) -> None:
     assert r.stdout.split() == ["300", "1", "True"]
 
 
+_HELP_ONLY_WHILE_STARTING = """
+import os, sys
+sys.path.insert(0, {tests!r})
+from burstlab.sweep import forkserver_running, run_tasks
+from _sweep_tasks import pid
+if __name__ == "__main__":
+    before = forkserver_running()
+    first = [r for _, r in run_tasks(pid, list(range(40)), workers=2, progress=False, help_while_starting=True)]
+    up = forkserver_running()
+    second = [r for _, r in run_tasks(pid, list(range(40)), workers=2, progress=False, help_while_starting=True)]
+    print(before, up, os.getpid() in second, len(first), len(second))
+"""
+
+
+def test_no_helping_once_the_forkserver_is_up(tmp_path: Path) -> None:
+    """A pool after the first (a study's figures after its simulations) forks its workers at
+    once from the running forkserver: the study's process runs none of its tasks (it would
+    import and warm up what they need a second time: matplotlib, ~0.6 s of CPU)."""
+    script = tmp_path / "help_once.py"
+    script.write_text(_HELP_ONLY_WHILE_STARTING.format(tests=str(Path(__file__).parent)))
+    r = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split() == ["False", "True", "False", "40", "40"]
+
+
 def test_figures_drawn_on_workers_are_the_same_files(tmp_path: Path) -> None:
     """A study's figures drawn on its local pool (figure_workers) are byte for byte the
     files drawn in the study's process, returned under their keys in the jobs' order."""

@@ -238,14 +238,31 @@ def _nothing() -> None:
     """Does nothing: a process that runs it shows that the forkserver can fork."""
 
 
+def forkserver_running() -> bool:
+    """Whether this process's forkserver is up (started by an earlier pool and still alive):
+    a pool then forks its workers at once. CPython's module-level server."""
+    from multiprocessing import forkserver
+
+    pid = getattr(getattr(forkserver, "_forkserver", None), "_forkserver_pid", None)
+    if pid is None:
+        return False
+    try:  # WNOWAIT: a server that died stays for multiprocessing's own check to reap and restart
+        return os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is None
+    except (ChildProcessError, OSError, AttributeError):
+        return False
+
+
 def _help_while_starting(fn: Callable[[T], R], it: Iterator[T], advance: Callable[[], None]) -> Iterator[tuple[T, R]]:
     """Run tasks from ``it`` in this process until the forkserver can fork workers: it only
     forks once it has imported its preloads, and the tasks need not wait with it. Another
     thread starts (and joins) a process that does nothing, which returns when the forkserver
     is ready (or failed: the pool then fails on its first submit, with the reason). Returns
-    then, or when ``it`` is empty (a short sweep does not wait for the forkserver at all)."""
+    then, or when ``it`` is empty (a short sweep does not wait for the forkserver at all).
+    Runs none when the forkserver is already up (:func:`forkserver_running`)."""
     from multiprocessing import forkserver
 
+    if forkserver_running():  # it forks at once: this process would only pay for the tasks' imports and warm-up twice
+        return
     # Started from this thread, not from the one below: the forkserver dies with the thread
     # that started it (PR_SET_PDEATHSIG names a thread, :mod:`burstlab._lifetime`), and that
     # one ends as soon as the server can fork — which killed it, so that the pool's first

@@ -27,6 +27,7 @@ from burstlab.experiments import error_models_claims as EC
 from burstlab.experiments.common import (
     FigureJob,
     draw_figures,
+    fixed_layout,
     img_block,
     show_param,
     write_report,
@@ -267,7 +268,7 @@ def fig_sensitivity(cfg: StudyConfig, pts: Sequence[tuple[str, Any, Env]], which
             ax.set_ylabel(ylabel, fontsize=8)
     axes.flat[0].legend(fontsize=6)
     fig.suptitle(("ACK-loss synchronization" if which == "sync" else "rate-based vs temporal (Fig. 2)") + " against each open parameter (* default; dashed: the paper)", fontsize=10)
-    fig.tight_layout()
+    fixed_layout(fig, left=0.75, top=0.65, bottom=0.35, wspace=0.45, hspace=0.6)  # y labels on the first column only
     return fig
 
 

@@ -342,6 +342,26 @@ def run_fit(task: FitTask) -> dict[str, Any]:
             "params": params, "seconds": time.perf_counter() - t0, "error": error}  # fmt: skip
 
 
+#: Fitted in one task on a trace (:func:`group_fits`): HSMM and VDDP start from the HMM's
+#: Baum-Welch fits, which a process computes once (``burstlab.models.hmm``).
+SHARED_EM = ("hmm", "hsmm", "vddp")
+
+
+def group_fits(tasks: Sequence[FitTask]) -> list[tuple[FitTask, ...]]:
+    """The fit tasks as the pool runs them: the :data:`SHARED_EM` models of a trace (the
+    same slots) together, every other fit alone; in the order of ``tasks``."""
+    groups: dict[tuple[str, ...], list[FitTask]] = {}
+    for t in tasks:
+        k = (t.trace_fp, str(t.fit_slots), str(t.interval)) if t.model in SHARED_EM else (t.key,)
+        groups.setdefault(k, []).append(t)
+    return [tuple(g) for g in groups.values()]
+
+
+def run_fits(group: tuple[FitTask, ...]) -> list[dict[str, Any]]:
+    """:func:`run_fit` of each task of a group (:func:`group_fits`), in one process."""
+    return [run_fit(t) for t in group]
+
+
 def plan_fits(cfg: StudyConfig) -> list[FitTask]:
     """One task per (trace, model) that some cell needs, deduplicated by key."""
     want: dict[str, FitTask] = {}

@@ -24,7 +24,7 @@ import numpy as np
 
 from burstlab._core import __version__
 from burstlab._core import LossModel
-from burstlab.experiments.common import FigureJob, draw_figures, img_block, show_param, write_json, write_report, write_tables
+from burstlab.experiments.common import FigureJob, draw_figures, fixed_layout, img_block, show_param, write_json, write_report, write_tables
 from burstlab.experiments.error_models_report import _sweeps
 from burstlab.experiments.hybrid import (
     BAD_SNR_DB,
@@ -174,7 +174,7 @@ def fig02(cfg: StudyConfig, traces: Sequence[ChannelTrace]) -> Any:
     ax.legend(fontsize=8)
     ax2.legend(fontsize=6)
     fig.suptitle("Fig. 2: error-gap length distributions" + (" (synthetic traces)" if _synthetic(cfg) else ""), fontsize=11)
-    fig.tight_layout()
+    fixed_layout(fig, top=0.75, wspace=0.6)
     return fig
 
 
@@ -224,7 +224,7 @@ def fig03(cfg: StudyConfig, rows: Sequence[dict[str, Any]]) -> Any:
     axr.set_ylabel("median ÷ Padhye")
     axr.set_xlabel("raw frame error rate of the Bernoulli channel (%)")
     axr.grid(alpha=0.3, which="both")
-    fig.tight_layout()
+    fixed_layout(fig, top=0.35, bottom=0.55, hspace=0.15)
     return fig
 
 
@@ -267,7 +267,7 @@ def fig04(cfg: StudyConfig, env: Env) -> Any:
     ax.grid(alpha=0.3, which="both")
     ax.legend(fontsize=7)
     ax.set_title("Fig. 4: TCP goodput vs the trace's FER, Table I models" + (" (synthetic traces)" if _synthetic(cfg) else ""), fontsize=9)
-    fig.tight_layout()
+    fixed_layout(fig, top=0.35, bottom=0.55)
     return fig
 
 
@@ -299,7 +299,7 @@ def fig04_models(cfg: StudyConfig, env: Env) -> Any:
     axb.grid(alpha=0.3, axis="x", which="both")
     axb.set_title("nearest to (e) at the top (blue: above (e), red: below)", fontsize=9)
     fig.suptitle("Fig. 4 extended: all models ranked by closeness to the trace's goodput" + (" (synthetic traces)" if _synthetic(cfg) else ""), fontsize=10)
-    fig.tight_layout()
+    fixed_layout(fig, top=0.7, wspace=0.6 + 0.055 * max((len(n) for n in names), default=0))
     return fig
 
 
@@ -318,14 +318,14 @@ def fig04_arq(cfg: StudyConfig, env: Env) -> Any:
         ax.plot(100 * a[:, 0], np.maximum(a[:, 1], 1e-7), "o-", color=_COLOR[k], label=lab)
         ax2.plot(100 * a[:, 0], a[:, 2], "o-", color=_COLOR[k], label=lab)
     ax.set_yscale("log")
-    ax.set_ylabel("residual loss after ARQ (frames dropped / frames; 1e-7 = none)")
+    ax.set_ylabel("residual loss after ARQ\n(frames dropped ÷ frames; 1e-7 = none)")  # two lines: one is longer than the axis
     ax2.set_ylabel("TCP retransmission timeouts per run")
     for a_ in (ax, ax2):
         a_.set_xlabel("raw frame error rate of the trace (%)")
         a_.grid(alpha=0.3, which="both")
         a_.legend(fontsize=7)
     fig.suptitle(f"Why: what the ARQ (retry limit {cfg.setup.retry_limit}, {cfg.setup.counts}) lets through, and TCP's timeouts", fontsize=10)
-    fig.tight_layout()
+    fixed_layout(fig, top=0.45, left=1.1, wspace=0.9)
     return fig
 
 

@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from burstlab._core import __version__
-from burstlab.experiments.common import FigureJob, draw_figures, img_block, mean_ci, show_param, write_json, write_report, write_tables
+from burstlab.experiments.common import FigureJob, draw_figures, fixed_layout, img_block, mean_ci, show_param, write_json, write_report, write_tables
 from burstlab.experiments.link_transport import (
     HOPS,
     LABEL,
@@ -142,7 +142,7 @@ def fig1(env: Env) -> Any:
     axes[0, 0].set_title("(a) MAC throughput", fontsize=9)
     axes[0, 1].set_title("(b) residual loss rate", fontsize=9)
     fig.suptitle("Fig. 1: MAC throughput and residual loss for ARQ persistence 7, 15, 25 (one TCP-SACK flow)", fontsize=10)
-    fig.tight_layout()
+    fixed_layout(fig, top=0.65, bottom=0.55, hspace=0.6)
     return fig
 
 
@@ -176,7 +176,7 @@ def fig4(env: Env) -> Any:
     axes[2].legend(fontsize=6)
     axes[2].grid(alpha=0.3, which="both")
     fig.suptitle("Fig. 4: loss rates and TCP performance with increasing interference", fontsize=10)
-    fig.tight_layout()
+    fixed_layout(fig, top=0.4)
     return fig
 
 
@@ -205,7 +205,7 @@ def fig7(ex: Example) -> Any:
     axes[2].grid(alpha=0.3)
     axes[2].set_ylabel("share of frames", fontsize=8)
     fig.suptitle(f"Fig. 7: link-layer latencies at dbm{ex.params['noise_dbm']} (ARQ = {ex.params['persistence']}, one run)", fontsize=10)
-    fig.tight_layout()
+    fixed_layout(fig, top=0.4)
     return fig
 
 
@@ -227,7 +227,7 @@ def slide9(ex: Example) -> Any:
         ax.grid(alpha=0.3)
     fig.suptitle(f"Slide 9: TCP dynamics at dbm{ex.params['noise_dbm']}, ARQ = {ex.params['persistence']}: {ex.timeouts} timeouts, "
                  f"{ex.spurious} spurious", fontsize=10)  # fmt: skip
-    fig.tight_layout()
+    fixed_layout(fig, top=0.4, bottom=0.5, hspace=0.15)
     return fig
 
 
@@ -270,7 +270,7 @@ def slide10(ex: Example, env: Env) -> Any:
     axes[1].legend(fontsize=7)
     axes[1].grid(alpha=0.3)
     fig.suptitle("Slide 10: spurious timeouts", fontsize=10)
-    fig.tight_layout()
+    fixed_layout(fig, top=0.7)
     return fig
 
 
@@ -300,7 +300,7 @@ def slides15_18(env: Env, kind: str) -> Any:
     axes[1, 1].set_yscale("log")
     axes[0, 0].legend(fontsize=7)
     fig.suptitle(f"Slides 15-18: LL-ARQ vs LL-HARQ under TCP-SACK and LT-TCP, {'trace-driven' if kind == 'trace' else 'synthetic'}", fontsize=10)
-    fig.tight_layout()
+    fixed_layout(fig, top=0.4, hspace=0.6)
     return fig
 
 
@@ -330,7 +330,7 @@ def table1_fig(env: Env, cfg: StudyConfig) -> Any:
         ax.legend(fontsize=6)
         ax.grid(alpha=0.3)
     fig.suptitle(f"Table 1: LL-HARQ, {TABLE1_FLOWS} flows on one link", fontsize=10)
-    fig.tight_layout()
+    fixed_layout(fig, top=0.4)
     return fig
 
 
@@ -354,7 +354,7 @@ def slides19_20(env: Env, cfg: StudyConfig) -> Any:
         ax.grid(alpha=0.3)
         ax.legend(fontsize=7)
     fig.suptitle("Slides 19-20: TCP-SACK vs LT-TCP, 10 Mb/s, 1 flow, RED/ECN", fontsize=10)
-    fig.tight_layout()
+    fixed_layout(fig, top=0.7)
     return fig
 
 
@@ -396,7 +396,7 @@ def fig_sensitivity(cfg: StudyConfig, pts: Sequence[tuple[str, Any, Env]]) -> An
         ax.grid(alpha=0.3)
     axes.flat[0].legend(fontsize=6)
     fig.suptitle("headline numbers against each open parameter (* default)", fontsize=10)
-    fig.tight_layout()
+    fixed_layout(fig, left=0.55, top=0.65, bottom=0.35, wspace=0.5, hspace=0.6)
     return fig
 
 

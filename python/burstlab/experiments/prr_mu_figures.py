@@ -311,11 +311,11 @@ def fits_and_figures(cfg: Any, out: Path, study_links: Sequence[Any], links: Seq
     together: a worker fits a group (scipy's LP) while the others draw (matplotlib), and the
     main process imports neither. Only what changed since the last run is done: fits are
     cached in ``.cache/fits.json``, figures listed with the digest of their inputs in
-    ``figures/index.json``. Returns (fits by group, figure key → PNG path); the captions and
+    ``figures/index.json``. Returns (fits by group, figure key → path of the first format's file); the captions and
     notes on figures not drawn go to ``info["figure_alt"]`` and ``info["figure_notes"]``."""
     folder = out / "figures"
     folder.mkdir(parents=True, exist_ok=True)
-    fmts = tuple(dict.fromkeys(["png", *formats]))
+    fmts = tuple(dict.fromkeys(formats or ("png",)))  # the report shows the first
     code = _source_digest(str(_PACKAGE / "plot.py"))
     index_path = folder / "index.json"
     try:
@@ -349,4 +349,4 @@ def fits_and_figures(cfg: Any, out: Path, study_links: Sequence[Any], links: Seq
     info["figure_alt"] = {**alt, **{j.key: j.caption for j in jobs}}
     info["figure_notes"] = notes
     info["figures_drawn"] = sum(1 for t in todo if isinstance(t, FigureJob)) + sum(2 for _ in fit_tasks)
-    return fitted, {j.key: folder / f"{j.stem}.png" for j in jobs}
+    return fitted, {j.key: folder / f"{j.stem}.{fmts[0]}" for j in jobs}

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import hashlib
 import math
 import warnings
+from collections import OrderedDict
 from typing import Any
 
 import numpy as np
@@ -45,6 +47,10 @@ def _fit_hmm(trace: Trace, k: int, n_iter: int, random_state: int) -> Any:
     from hmmlearn.hmm import CategoricalHMM
 
     lost = (1 - _bits(trace).astype(np.int64)).reshape(-1, 1)
+    key = (hashlib.sha256(lost.astype(np.uint8).tobytes()).hexdigest(), lost.shape[0], k, n_iter, random_state)
+    if key in _FITS:
+        _FITS.move_to_end(key)
+        return _FITS[key]
     loss = np.linspace(0.02, 0.98, k)
     if k == 2:
         st = trace.stats(warn=False)
@@ -75,7 +81,19 @@ def _fit_hmm(trace: Trace, k: int, n_iter: int, random_state: int) -> Any:
             ll = m.score(lost)
         if ll > best_ll:
             best, best_ll = m, ll
+    _FITS[key] = best
+    while len(_FITS) > _FITS_KEPT:
+        _FITS.popitem(last=False)
     return best
+
+
+#: This process's last Baum-Welch fits, by the loss sequence's content and the settings
+#: (:func:`_fit_hmm`; the fitted objects are only read). The same fit is asked for more than
+#: once: HSMMModel fits the BIC-selected HMM that HMMModel fits, and VDDPModel the 2-state
+#: one, on the same trace; EM from the same start gives the same model, so it runs once
+#: (Barsocchi et al.'s study fits all three to every trace: a third of its fitting time).
+_FITS: OrderedDict[tuple[str, int, int, int, int], Any] = OrderedDict()
+_FITS_KEPT = 16
 
 
 class HMMModel(LossModelBase):
