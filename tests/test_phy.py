@@ -284,10 +284,11 @@ def _minstrel_rows(snr: str, step: str, seeds: int = 1) -> list[dict[str, object
 
 @pytest.mark.ns3
 def test_minstrel_against_ns3() -> None:
-    # 2 and 4 dB and the 8 → 3 dB step (docs/validation.md): throughput within ±15 %, every
-    # rate's share of attempts within 15 points
-    rows = _minstrel_rows("2,4", "8:3")
-    assert len(rows) == 3
+    # 2, 4 and 6 dB and the 8 → 3 dB step (docs/validation.md; burstlab with ns-3's rate
+    # table, the harness's default): throughput within ±15 %, every rate's share of attempts
+    # within 15 points
+    rows = _minstrel_rows("2,4,6", "8:3")
+    assert len(rows) == 4
     for r in rows:
         assert abs(r["throughput_ratio"] - 1) < 0.15, r
         assert r["max_share_difference"] < 0.15, r
@@ -295,14 +296,14 @@ def test_minstrel_against_ns3() -> None:
 
 @pytest.mark.ns3
 def test_minstrel_6_db_against_ns3() -> None:
-    # 6 dB, where the two differ (docs/validation.md: over 10 runs a side the ratio is
-    # inconclusive, 1.140 [1.111, 1.169], and ns-3 sends 40 % of its attempts at 11 Mb/s
-    # against burstlab's 23 %; one run a side can land either way): over 3 runs a side the
-    # interval must not lie outside ±15 %, and 5.5 Mb/s carries most attempts on both sides
+    # 6 dB, where 11 Mb/s's (1 - PER)/air time lies just below 5.5 Mb/s's and ns-3's two rows
+    # per DSSS rate matter most (docs/validation.md: with each rate once burstlab sends 22 % of
+    # its attempts at 11 Mb/s, ns-3 44 %): over 3 runs a side with ns-3's table the interval
+    # lies within ±15 % and both sides send over 30 % of their attempts at 11 Mb/s
     (r,) = _minstrel_rows("6", "", seeds=3)
-    assert r["verdict"] in ("within", "inconclusive"), r
-    for side in ("ns3_shares", "burstlab_shares"):
-        assert max(range(4), key=r[side].__getitem__) == 2, r
+    assert r["verdict"] == "within", r
+    assert r["ns3_shares"][3] > 0.3 and r["burstlab_shares"][3] > 0.3, r
+    assert r["max_share_difference"] < 0.15, r
 
 
 @pytest.mark.ns3
@@ -321,6 +322,22 @@ def test_802_11g_aarf_and_minstrel_against_ns3() -> None:
     for r in rows:
         assert len(r["ns3_shares"]) == 12 and abs(r["throughput_ratio"] - 1) < 0.15, r
         assert max(abs(a - b) for a, b in zip(r["ns3_shares"], r["burstlab_shares"])) < 0.15, r
+
+
+def test_rate_table_ns3_counts_per_rate() -> None:
+    # ns-3's table lists each DSSS rate twice; the counts come back per rate (the two rows
+    # summed), and every attempt is counted once
+    for rate_set, n in (("b", 4), ("bg", 12)):
+        r = rate_adaptation("minstrel", 6.0, frames=3000, rate_set=rate_set, rate_table="ns3")
+        assert len(r["attempts"]) == len(r["successes"]) == len(r["rates"]) == n
+        assert r["delivered"] == sum(r["successes"]) and sum(r["attempts"]) >= 3000
+    one = rate_adaptation("minstrel", 6.0, frames=20_000, seed=2)
+    two = rate_adaptation("minstrel", 6.0, frames=20_000, seed=2, rate_table="ns3")
+    share = [r["attempts"][3] / sum(r["attempts"]) for r in (one, two)]
+    # at 6 dB two rows per rate send more at 11 Mb/s (docs/phy.md, "Minstrel")
+    assert share[1] > share[0] + 0.1, share
+    with pytest.raises(ParameterError, match="rate_table = dup"):
+        rate_adaptation("aarf", 6.0, frames=10, rate_table="dup")
 
 
 def test_rate_adaptation_over_802_11g_rates() -> None:

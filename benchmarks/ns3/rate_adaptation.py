@@ -6,8 +6,9 @@ then the eight ERP-OFDM ones, against burstlab's ``rate_set="bg"``) at a constan
 with one SNR step (issue: chosen-rate shares and MAC throughput within ±15 %).
 
 ns-3 side: two ad hoc 802.11b nodes, ``FixedRssLossModel`` setting the received power to
-−60 dBm and the PHY's noise figure chosen so that the noise floor (thermal −174 dBm/Hz over
-20 MHz, as ns-3 counts it for 802.11b, plus the noise figure) lies the SNR below it, preamble
+−60 dBm and the PHY's noise figure chosen so that the noise floor (thermal noise over 20 MHz
+with ns-3's k·290 K = −173.976 dBm/Hz, as ns-3 counts it for 802.11b, plus the noise figure)
+lies the SNR below it (the SNR its receiver reports is the one asked), preamble
 detection off (so the error model alone decides), ``NistErrorRateModel`` (802.11b's curves are
 ``DsssErrorRateModel`` under every ns-3 model), a UDP client sending 972-byte datagrams
 (1000-byte IP packets) faster than the link carries them, for ``--secs`` seconds, and a queued
@@ -20,7 +21,9 @@ what the UDP server received, both from 1 s after the client starts (ARP and the
 controller, SNR, packet size and retry limit (7 attempts, ns-3's ``FrameRetryLimit``), and
 ACKs at ns-3's rates (``--ack-rates mandatory``: an ad hoc ns-3 station counts every
 mandatory rate as basic, so an 802.11b frame's ACK goes at its own rate; ``basic`` sends
-it at 1 or 2 Mb/s, burstlab's default).
+it at 1 or 2 Mb/s, burstlab's default) and ns-3's rate table (``--rate-table ns3``: ns-3
+3.44's 802.11b and 802.11g stations list each DSSS rate twice, and its Minstrel keeps a row
+of statistics for each copy; ``distinct`` lists each rate once, burstlab's default).
 
 ``--seeds N`` runs each row N times on each side (ns-3: seed 1, RngRun 1..N; burstlab:
 seed 1..N) and reports the ratio of the mean throughputs with its 95 % interval (delta
@@ -86,11 +89,15 @@ std::vector<double> Run(double snrDb, double secs, std::string manager, uint32_t
     ch.SetPropagationDelay("ns3::ConstantSpeedPropagationDelayModel");
     // a strong signal (−60 dBm, above every detection threshold) and the noise figure that
     // puts the noise floor snrDb below it. ns-3 counts an 802.11b receiver's thermal noise
-    // over 20 MHz (−174 dBm/Hz + 73.0 dB + NF), not the 22 MHz of the spreading: with 22 MHz
+    // over 20 MHz (k·T + 73.0 dB + NF), not the 22 MHz of the spreading: with 22 MHz
     // here every SNR would be 0.41 dB higher than asked (checked: the rate shares at 2.59 dB
     // asked that way equal those at 3.0 dB asked this way)
+    // ns-3's thermal noise is k·290 K·bandwidth with k = 1.3803e-23 J/K
+    // (InterferenceHelper::CalculateSnr): −173.976 dBm/Hz, not −174 (which would put every
+    // SNR 0.024 dB below the one asked: 1.6 points of an 11 Mb/s frame's success at 6 dB)
     double rss = -60.0;
-    double nf = rss - snrDb + 174.0 - 10.0 * std::log10(20e6);
+    double floorDbm = 10.0 * std::log10(1.3803e-23 * 290.0 * 20e6 * 1000.0);
+    double nf = rss - snrDb - floorDbm;
     ch.AddPropagationLoss("ns3::FixedRssLossModel", "Rss", DoubleValue(rss));
     YansWifiPhyHelper phy;
     phy.SetChannel(ch.Create());
@@ -128,7 +135,7 @@ std::vector<double> Run(double snrDb, double secs, std::string manager, uint32_t
     Ptr<UdpServer> srv = DynamicCast<UdpServer>(sapp.Get(0));
     Simulator::Schedule(Seconds(2.0), &Snap, srv, 0);
     // an SNR step half-way through the client's run (stepDb: the SNR after it)
-    if (stepDb != snrDb) Simulator::Schedule(Seconds(1.0 + secs / 2), &SetNf, devs, rss - stepDb + 174.0 - 10.0 * std::log10(20e6));
+    if (stepDb != snrDb) Simulator::Schedule(Seconds(1.0 + secs / 2), &SetNf, devs, rss - stepDb - floorDbm);
     Simulator::Schedule(Seconds(1.0 + secs), &Snap, srv, 1);
     Simulator::Stop(Seconds(1.0 + secs));
     Simulator::Run();
@@ -162,18 +169,21 @@ def ns3_run(snr_db: float, secs: float, controller: str, seed: int, step_db: flo
     return {"throughput_bps": v[0], "attempts": [int(x) for x in v[1:]]}
 
 
-def burstlab_run(snr_db: float, secs: float, controller: str, seed: int, standard: str = "b", ack_rates: str = "mandatory") -> dict[str, Any]:
+def burstlab_run(snr_db: float, secs: float, controller: str, seed: int, standard: str = "b", ack_rates: str = "mandatory",
+                 rate_table: str = "ns3") -> dict[str, Any]:
     # as many frames as ns-3's run carries at the same SNR would take too long to know ahead:
     # a fixed count long enough for the shares (20 000 frames, 4-130 s of link time)
     snr = {"kind": "process", "mean_db": snr_db}
-    return dict(_core.phy_rate_measure(controller, snr, 20_000, 1000, 7, seed, rate_set=RATE_SET[standard], ack_rates=ack_rates))
+    return dict(_core.phy_rate_measure(controller, snr, 20_000, 1000, 7, seed, rate_set=RATE_SET[standard], ack_rates=ack_rates,
+                                       rate_table=rate_table))
 
 
 def burstlab_step(snr_db: float, step_db: float, secs: float, frames: int, controller: str, seed: int, standard: str = "b",
-                  ack_rates: str = "mandatory") -> dict[str, Any]:
+                  ack_rates: str = "mandatory", rate_table: str = "ns3") -> dict[str, Any]:
     # the step half-way through ``secs`` of link time; ``frames`` as many as ns-3 carried
     trace = {"kind": "trace", "times": [0.0, secs / 2], "db": [snr_db, step_db], "end": secs, "wrap": False}
-    return dict(_core.phy_rate_measure(controller, trace, frames, 1000, 7, seed, rate_set=RATE_SET[standard], ack_rates=ack_rates))
+    return dict(_core.phy_rate_measure(controller, trace, frames, 1000, 7, seed, rate_set=RATE_SET[standard], ack_rates=ack_rates,
+                                       rate_table=rate_table))
 
 
 def shares(att: list[int]) -> list[float]:
@@ -225,17 +235,17 @@ def _mean_sd(rows: list[list[float]]) -> tuple[list[float], list[float]]:
 
 
 def compare(controller: str, snr: float, step: float | None, secs: float, seeds: int, standard: str = "b", ack_rates: str = "mandatory",
-            lifetime: float = 1000.0) -> dict[str, Any]:
+            lifetime: float = 1000.0, rate_table: str = "ns3") -> dict[str, Any]:
     """One row: ``seeds`` runs on each side (ns-3 RngRun 1..seeds, burstlab seed 1..seeds)."""
     n3s, bls = [], []
     for seed in range(1, seeds + 1):
         n3 = ns3_run(snr, secs, controller, seed, step, standard, lifetime)
         if step is None:
-            bl = burstlab_run(snr, secs, controller, seed, standard, ack_rates)
+            bl = burstlab_run(snr, secs, controller, seed, standard, ack_rates, rate_table)
         else:
             # ns-3's frames over its whole run (its throughput holds from 2 s; the first
             # second climbs from 1 Mb/s)
-            bl = burstlab_step(snr, step, secs, max(1, round(n3["throughput_bps"] * secs / 8000)), controller, seed, standard, ack_rates)
+            bl = burstlab_step(snr, step, secs, max(1, round(n3["throughput_bps"] * secs / 8000)), controller, seed, standard, ack_rates, rate_table)
         n3s.append(n3)
         bls.append(bl)
     thr_n3 = [r["throughput_bps"] / 1e6 for r in n3s]
@@ -280,6 +290,9 @@ def main(argv: list[str] | None = None) -> int:
                     help="burstlab's ACK rates: mandatory (ns-3's ad hoc reading, the default here) or basic (1-2 Mb/s)")
     ap.add_argument("--lifetime", type=float, default=1000.0,
                     help="ns-3's WifiMacQueue MaxDelay in s (its default 0.5 drops frames during their retries on this saturated link)")
+    ap.add_argument("--rate-table", default="ns3", choices=["ns3", "distinct"],
+                    help="burstlab's rate table: ns3 (each DSSS rate twice, as ns-3 3.44's stations hold them; the default here) "
+                         "or distinct (each rate once, burstlab's default)")
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--markdown", action="store_true", help="docs/validation.md's table rows")
     a = ap.parse_args(argv)
@@ -290,7 +303,7 @@ def main(argv: list[str] | None = None) -> int:
     rates = RATES[a.standard]
     for c in a.controllers.split(","):
         for snr, step in runs:
-            row = compare(c, snr, step, a.secs, a.seeds, a.standard, a.ack_rates, a.lifetime)
+            row = compare(c, snr, step, a.secs, a.seeds, a.standard, a.ack_rates, a.lifetime, a.rate_table)
             rows.append(row)
             if a.markdown:
                 print(markdown_row(row, rates), flush=True)

@@ -238,6 +238,7 @@ def phy_rate_measure(
     cck: str = "integral",
     rate_set: str = "b",
     ack_rates: str = "basic",
+    rate_table: str = "distinct",
 ) -> dict[str, Any]: ...
 def phy_loss_model(
     mode: str,

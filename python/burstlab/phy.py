@@ -196,7 +196,7 @@ def from_spec(spec: str, p: dict[str, str]) -> _core.LossModel:
 # --------------------------------------------------------------------------- rate adaptation
 def rate_adaptation(controller: str, snr: float | dict[str, object], *, frames: int = 20_000, packet_bytes: int = 1000,
                     max_attempts: int = 7, seed: int = 1, cck: str = "integral", rate_set: str = "b",
-                    ack_rates: str = "basic") -> dict[str, object]:
+                    ack_rates: str = "basic", rate_table: str = "distinct") -> dict[str, object]:
     """A saturated 802.11 link whose rate ARF, AARF or Minstrel (``controller``: ``arf``,
     ``aarf``, ``minstrel``) chooses per attempt (Rust ``link/rate.rs``, ``link/minstrel.rs``)
     among ``rate_set``'s rates (``b``: 802.11b's 1-11 Mb/s; ``g``: 802.11g's ERP-OFDM 6-54 Mb/s;
@@ -204,8 +204,13 @@ def rate_adaptation(controller: str, snr: float | dict[str, object], *, frames: 
     (dB, constant) or an SNR source dict as :func:`loss_model` takes. Each ACK goes at the
     highest basic rate at or below the data rate, the basic rates being ``ack_rates``:
     ``"basic"`` (1 and 2 Mb/s; ERP 6, 12, 24) or ``"mandatory"`` (every mandatory rate, as
-    ns-3's ad hoc stations: an 802.11b frame's ACK at its own rate). Returns the rates
-    (bits/s) and modes, the attempts and successes at each, frames delivered, link time (s)
+    ns-3's ad hoc stations: an 802.11b frame's ACK at its own rate); an ACK is lost with its
+    own curve's probability at the same SNR, which fails the attempt. ``rate_table``:
+    ``"distinct"`` (each rate once in the controller's table) or ``"ns3"`` (each DSSS rate
+    twice, as ns-3 3.44's 802.11b/g stations list them; Minstrel then keeps two sets of
+    statistics per DSSS rate, docs/link-layer.md). Returns the rates (bits/s) and modes, the
+    attempts and successes at each (a rate's entries summed), frames delivered, link time (s)
     and MAC throughput."""
     source = {"kind": "process", "mean_db": float(snr)} if isinstance(snr, (int, float)) else snr
-    return dict(_core.phy_rate_measure(controller, source, int(frames), _psdu(packet_bytes), int(max_attempts), int(seed), cck, rate_set, ack_rates))
+    return dict(_core.phy_rate_measure(controller, source, int(frames), _psdu(packet_bytes), int(max_attempts), int(seed), cck, rate_set, ack_rates,
+                                         rate_table))

@@ -3,7 +3,7 @@
 use crate::errors::{to_py, IntoPyResult};
 use crate::loss::PyLossModel;
 use burstlab_core::link::minstrel::{Minstrel, MinstrelParams};
-use burstlab_core::link::rate::{measure_set, rate_set_acked, AckRates, Aarf, RateControl, RateSet};
+use burstlab_core::link::rate::{measure_set, rate_set_acked, AckRates, Aarf, RateControl, RateSet, RateTable};
 use burstlab_core::link::wifi::Dcf;
 use burstlab_core::param::Named;
 use burstlab_core::loss::{Fading, PhyChannel, Snr};
@@ -162,9 +162,11 @@ fn phy_loss_model(
 /// aarf or minstrel over `rate_set` b (1, 2, 5.5, 11 Mb/s), g (ERP-OFDM 6-54 Mb/s) or bg (both,
 /// ns-3's 802.11g order), each ACK at the highest `ack_rates` rate (basic or mandatory,
 /// `link::rate::AckRates`) at or below the data rate; counts of attempts and successes per
-/// rate, the MAC throughput.
+/// rate, the MAC throughput. `rate_table` distinct | ns3 (`link::rate::RateTable`): the
+/// controller's table lists each rate once, or each DSSS rate twice as ns-3 3.44's stations
+/// do; the counts are per rate either way (a rate's two entries summed).
 #[pyfunction]
-#[pyo3(signature = (controller, snr, frames, packet_bytes=1000, max_attempts=7, seed=1, cck="integral", rate_set="b", ack_rates="basic"))]
+#[pyo3(signature = (controller, snr, frames, packet_bytes=1000, max_attempts=7, seed=1, cck="integral", rate_set="b", ack_rates="basic", rate_table="distinct"))]
 #[allow(clippy::too_many_arguments)]
 fn phy_rate_measure<'py>(
     py: Python<'py>,
@@ -177,15 +179,18 @@ fn phy_rate_measure<'py>(
     cck: &str,
     rate_set: &str,
     ack_rates: &str,
+    rate_table: &str,
 ) -> PyResult<Bound<'py, PyDict>> {
     let ack = <AckRates as burstlab_core::param::Named>::parse(ack_rates).py()?;
     let (modes, dcfs) = rate_set_acked(RateSet::parse(rate_set).py()?, ack, &Dcf::b11()).py()?;
-    let n = modes.len();
+    let entries = RateTable::parse(rate_table).py()?.entries(&modes);
+    let (table_modes, table_dcfs): (Vec<_>, Vec<_>) = entries.iter().map(|&i| (modes[i], dcfs[i])).unzip();
+    let n = entries.len();
     let mut rc: Box<dyn RateControl> = match controller {
         "arf" => Box::new(Aarf::new(false, n).py()?),
         "aarf" => Box::new(Aarf::new(true, n).py()?),
         // its sampling table from its own stream (one RNG stream per component)
-        "minstrel" => Box::new(Minstrel::new(&dcfs, MinstrelParams::default(), rng::mix64(seed ^ rng::component_id("minstrel"))).py()?),
+        "minstrel" => Box::new(Minstrel::new(&table_dcfs, MinstrelParams::default(), rng::mix64(seed ^ rng::component_id("minstrel"))).py()?),
         other => return Err(to_py(Error::param("controller", other, "arf, aarf or minstrel"))),
     };
     if frames == 0 || frames > 100_000_000 {
@@ -194,16 +199,21 @@ fn phy_rate_measure<'py>(
     let model = ErrorModel::from_names("nist", cck, "ns3", "long").py()?;
     let snr = snr_from_dict(snr)?;
     let m = py
-        .allow_threads(|| measure_set(rc.as_mut(), &modes, &dcfs, snr, model, frames, packet_bytes, max_attempts, &mut rng::from_seed(seed)))
+        .allow_threads(|| measure_set(rc.as_mut(), &table_modes, &table_dcfs, snr, model, frames, packet_bytes, max_attempts, &mut rng::from_seed(seed)))
         .py()?;
+    let (mut attempts, mut successes) = (vec![0u64; modes.len()], vec![0u64; modes.len()]);
+    for (e, &i) in entries.iter().enumerate() {
+        attempts[i] += m.attempts[e];
+        successes[i] += m.successes[e];
+    }
     let out = PyDict::new(py);
     out.set_item("frames", m.frames)?;
     out.set_item("delivered", m.delivered)?;
     out.set_item("duration", m.duration as f64 * 1e-9)?;
     out.set_item("rates", modes.iter().map(|md| md.rate_bps).collect::<Vec<u64>>())?;
     out.set_item("modes", modes.iter().map(|md| md.name).collect::<Vec<&str>>())?;
-    out.set_item("attempts", m.attempts)?;
-    out.set_item("successes", m.successes)?;
+    out.set_item("attempts", attempts)?;
+    out.set_item("successes", successes)?;
     out.set_item("throughput_bps", m.throughput_bps)?;
     Ok(out)
 }
