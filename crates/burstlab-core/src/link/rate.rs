@@ -220,41 +220,23 @@ crate::named_enum!(
     }
 );
 
-/// How a controller's table lists the rates of a rate set:
-///
-/// | choice | entries | what it is |
-/// |---|---|---|
-/// | `distinct` | each rate once (802.11b: 1, 2, 5.5, 11 Mb/s) | the published algorithms' table (Linux mac80211's `rc80211_minstrel` keeps one row per rate) |
-/// | `ns3` | each DSSS/HR-DSSS rate twice, then the ERP-OFDM ones (802.11b: 1, 2, 5.5, 11, 1, 2, 5.5, 11) | ns-3 3.44's 802.11b and 802.11g stations: `WifiPhy::Configure80211b` registers its one `DsssPhy` under both the DSSS and the HR/DSSS modulation class, `WifiPhy::GetModeList` walks the PHY entities of both, and `AdhocWifiMac` copies that list into each remote station's rate set (`AddAllSupportedModes`) |
-///
-/// Under `ns3` a controller keeps separate state for the two copies of a rate: Minstrel
-/// two rows of statistics, each with its own EWMA (docs/phy.md, "Minstrel"); ARF and
-/// AARF a ladder on which 11 Mb/s steps "up" to the second copy of 1 Mb/s. It exists to
-/// compare with ns-3; `distinct` is the default.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum RateTable {
-    Distinct,
-    Ns3,
-}
-
-impl crate::param::Named for RateTable {
-    const NAMES: &'static [&'static str] = &["distinct", "ns3"];
-
-    fn parse(s: &str) -> crate::Result<Self> {
-        match s {
-            "distinct" => Ok(RateTable::Distinct),
-            "ns3" => Ok(RateTable::Ns3),
-            _ => Err(Error::param("rate_table", s, "distinct or ns3")),
-        }
+crate::named_enum!(
+    /// How a controller's table lists the rates of a rate set:
+    ///
+    /// | choice | entries | what it is |
+    /// |---|---|---|
+    /// | `distinct` | each rate once (802.11b: 1, 2, 5.5, 11 Mb/s) | the published algorithms' table (Linux mac80211's `rc80211_minstrel` keeps one row per rate) |
+    /// | `ns3` | each DSSS/HR-DSSS rate twice, then the ERP-OFDM ones (802.11b: 1, 2, 5.5, 11, 1, 2, 5.5, 11) | ns-3 3.44's 802.11b and 802.11g stations: `WifiPhy::Configure80211b` registers its one `DsssPhy` under both the DSSS and the HR/DSSS modulation class, `WifiPhy::GetModeList` walks the PHY entities of both, and `AdhocWifiMac` copies that list into each remote station's rate set (`AddAllSupportedModes`) |
+    ///
+    /// Under `ns3` a controller keeps separate state for the two copies of a rate: Minstrel
+    /// two rows of statistics, each with its own EWMA (docs/phy.md, "Minstrel"); ARF and
+    /// AARF a ladder on which 11 Mb/s steps "up" to the second copy of 1 Mb/s. It exists to
+    /// compare with ns-3; `distinct` is the default.
+    RateTable, "rate_table" {
+        Distinct = "distinct",
+        Ns3 = "ns3",
     }
-
-    fn name(&self) -> &'static str {
-        match self {
-            RateTable::Distinct => "distinct",
-            RateTable::Ns3 => "ns3",
-        }
-    }
-}
+);
 
 impl RateTable {
     /// The table's entries as indices into `modes` (a rate set's modes, [`rate_set`] order:
