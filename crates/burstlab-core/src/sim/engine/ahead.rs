@@ -99,7 +99,8 @@ impl<const LOG: bool, const FULL: bool, const PACE: bool> Engine<LOG, FULL, PACE
 
     /// Prefetch what a packet of `flow` at path position `pos` touches when it leaves its
     /// link: the next link and its server, or at the end of its path its flow's receiver
-    /// (data) or sender (an ACK).
+    /// (data) or sender (an ACK, with the first link of the flow's path, where the sender's
+    /// next segments go).
     #[inline(always)]
     pub(super) fn prefetch_destination(&self, flow: u32, pos: u32, kind: PktKind) {
         use std::mem::{offset_of, size_of};
@@ -129,6 +130,11 @@ impl<const LOG: bool, const FULL: bool, const PACE: bool> Engine<LOG, FULL, PACE
             prefetch::line(at(offset_of!(TcpFlow, pending_rto)));
             prefetch::line(at(offset_of!(TcpFlow, ack_bytes)));
         } else {
+            // The ACK's sender sends into the first link of the flow's forward path.
+            if let Some(l) = self.first_hops.get(flow as usize).and_then(|&l| self.links.get(l as usize)) {
+                prefetch::bytes::<LINK_ENTRY, _>(l);
+                prefetch::value(&self.servers[l.server]);
+            }
             prefetch::bytes::<{ size_of::<Sender>() }, _>(at(offset_of!(TcpFlow, sender)));
             prefetch::line(at(offset_of!(TcpFlow, sacks)));
             prefetch::line(at(offset_of!(TcpFlow, ack_path)));

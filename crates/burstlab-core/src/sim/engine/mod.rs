@@ -129,6 +129,9 @@ struct Engine<const LOG: bool, const FULL: bool, const PACE: bool> {
     flows: Vec<FlowRt>,
     /// Where a TCP flow's parts sit in its [`FlowRt`] (`ahead.rs`).
     layout: FlowLayout,
+    /// The first link of each flow's forward path (`ahead.rs`: prefetched with an ACK's
+    /// sender, which sends into it), `u32::MAX` if none.
+    first_hops: Vec<u32>,
     /// Every flow's forward path, then its reverse path, as link indices, each path
     /// followed by [`END`]: a packet's `pos` moves along it.
     paths: Vec<u32>,
@@ -438,6 +441,7 @@ impl<const LOG: bool, const FULL: bool, const PACE: bool> Engine<LOG, FULL, PACE
             prefetching: worth_prefetching(flows.len(), links.len()),
             links,
             layout: FlowLayout::of(&flows),
+            first_hops: flows.iter().map(|f| f.spec.forward.first().map_or(u32::MAX, |&l| l as u32)).collect(),
             flows,
             path_servers,
             paths,
