@@ -379,6 +379,12 @@ impl<P: Copy + Default> Pipe<P> {
         e
     }
 
+    /// The entry `k` places behind the head (0: the head), if the pipe holds that many.
+    #[inline(always)]
+    pub fn get(&self, k: usize) -> Option<&InFlight<P>> {
+        self.ring.get(k)
+    }
+
     /// Entries still in the pipe, head first.
     pub fn iter(&self) -> impl Iterator<Item = &InFlight<P>> {
         self.ring.iter()

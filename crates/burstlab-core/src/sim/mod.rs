@@ -5,6 +5,7 @@ pub mod engine;
 pub mod event;
 pub mod mintree;
 pub mod network;
+pub mod prefetch;
 pub mod scenario;
 pub mod watch;
 pub mod budget;

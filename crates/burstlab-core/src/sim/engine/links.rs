@@ -198,6 +198,9 @@ impl<const LOG: bool, const FULL: bool, const PACE: bool> Engine<LOG, FULL, PACE
             self.links.at_mut(li).pipe.push(InFlight { lost, ..e }, true);
             if was_empty {
                 self.tree.set(li, key(arrive, seq));
+                if self.prefetching {
+                    self.note_head(li);
+                }
             }
         }
     }
@@ -244,8 +247,9 @@ impl<const LOG: bool, const FULL: bool, const PACE: bool> Engine<LOG, FULL, PACE
     }
 
     /// The next event of link `li` at the current time: a time-mode decision or an arrival.
+    /// `AHEAD`: prefetch what the next event will touch (`ahead.rs`).
     #[inline(always)]
-    pub(super) fn on_link(&mut self, li: usize) {
+    pub(super) fn on_link<const AHEAD: bool>(&mut self, li: usize) {
         let l = self.links.at_mut(li);
         if l.time_mode {
             let head = l.pipe.head().map_or(NONE, |(t, s)| key(t, s));
@@ -259,6 +263,10 @@ impl<const LOG: bool, const FULL: bool, const PACE: bool> Engine<LOG, FULL, PACE
         let e = l.pipe.pop();
         let k = l.pipe.head().map_or(NONE, |(t, s)| key(t, s));
         self.tree.set(li, k);
+        if AHEAD {
+            self.note_head(li);
+            self.ahead();
+        }
         self.arrive(li, e)
     }
 

@@ -37,10 +37,13 @@
 //! - `aqm.rs`: CoDel and FQ-CoDel links (their dequeue events);
 //! - `hosts.rs`: the TCP end hosts (the glue to `tcp::sender` and `tcp::receiver`);
 //! - `apps.rs`: the applications (start, stop, ON/OFF, CBR) and the fair shares;
-//! - `collect.rs`: time series, warm-up snapshots and the results.
+//! - `collect.rs`: time series, warm-up snapshots and the results;
+//! - `ahead.rs`: prefetching what the next event will touch, in networks whose state
+//!   outgrows the caches (the loop is compiled twice, with and without it).
 //!
 //! The names imported below are the engine's shared vocabulary: each part takes them
 //! with `use super::*`.
+mod ahead;
 mod apps;
 mod aqm;
 mod collect;
@@ -69,6 +72,7 @@ use crate::tcp::wire::{AckPkt, Tx};
 use crate::time::{to_secs_f64, tx_time, Nanos};
 use crate::Result;
 use std::collections::VecDeque;
+use ahead::*;
 use apps::*;
 use aqm::*;
 use hosts::*;
@@ -118,7 +122,16 @@ struct Engine<const LOG: bool, const FULL: bool, const PACE: bool> {
     timers: usize,
     servers: Vec<Server>,
     links: Vec<LinkRt>,
+    /// Each link's head packet, noted for prefetching (`ahead.rs`) if `prefetching`.
+    heads: Vec<Head>,
+    /// The network's state is large enough to be worth prefetching ([`worth_prefetching`]).
+    prefetching: bool,
     flows: Vec<FlowRt>,
+    /// Where a TCP flow's parts sit in its [`FlowRt`] (`ahead.rs`).
+    layout: FlowLayout,
+    /// The first link of each flow's forward path (`ahead.rs`: prefetched with an ACK's
+    /// sender, which sends into it), `u32::MAX` if none.
+    first_hops: Vec<u32>,
     /// Every flow's forward path, then its reverse path, as link indices, each path
     /// followed by [`END`]: a packet's `pos` moves along it.
     paths: Vec<u32>,
@@ -424,7 +437,11 @@ impl<const LOG: bool, const FULL: bool, const PACE: bool> Engine<LOG, FULL, PACE
             timers: nlinks,
             tree: MinTree::with_hot(nlinks + 1, &hot),
             servers: net.servers.into_iter().map(Server::new).collect(),
+            heads: vec![Head::default(); links.len()],
+            prefetching: worth_prefetching(flows.len(), links.len()),
             links,
+            layout: FlowLayout::of(&flows),
+            first_hops: flows.iter().map(|f| f.spec.forward.first().map_or(u32::MAX, |&l| l as u32)).collect(),
             flows,
             path_servers,
             paths,
@@ -501,20 +518,11 @@ impl<const LOG: bool, const FULL: bool, const PACE: bool> Engine<LOG, FULL, PACE
             self.stop_before = end.min(quantum);
         }
         loop {
-            loop {
-                let (t, i) = self.tree.min();
-                if t >= self.stop_before {
-                    break;
-                }
-                self.now = t;
-                self.events += 1;
-                if i == self.timers {
-                    let (t, _, ev) = self.heap.pop().expect("the timers' key is the heap's top");
-                    self.tree.set(self.timers, self.heap.peek_key());
-                    self.on_timer(t, ev);
-                } else {
-                    self.on_link(i);
-                }
+            // (Two copies of the loop: one prefetches, the other has no trace of it.)
+            if self.prefetching {
+                self.run_until_stop::<true>();
+            } else {
+                self.run_until_stop::<false>();
             }
             if self.watch.is_none() || self.stopped_at.is_some() || self.stop_before >= end || !self.poll_watch() {
                 break;
@@ -525,6 +533,30 @@ impl<const LOG: bool, const FULL: bool, const PACE: bool> Engine<LOG, FULL, PACE
         }
         if self.stopped_at.is_none() {
             self.now = self.end;
+        }
+    }
+
+    /// Run the events before `stop_before`; `AHEAD`: prefetch what the next one will touch
+    /// (`ahead.rs`).
+    #[inline(always)]
+    fn run_until_stop<const AHEAD: bool>(&mut self) {
+        loop {
+            let (t, i) = self.tree.min();
+            if t >= self.stop_before {
+                break;
+            }
+            self.now = t;
+            self.events += 1;
+            if i == self.timers {
+                let (t, _, ev) = self.heap.pop().expect("the timers' key is the heap's top");
+                self.tree.set(self.timers, self.heap.peek_key());
+                if AHEAD {
+                    self.ahead();
+                }
+                self.on_timer(t, ev);
+            } else {
+                self.on_link::<AHEAD>(i);
+            }
         }
     }
 
