@@ -5,7 +5,6 @@ use crate::loss::PyLossModel;
 use burstlab_core::link::minstrel::{Minstrel, MinstrelParams};
 use burstlab_core::link::rate::{measure_set, rate_set_acked, AckRates, Aarf, RateControl, RateSet, RateTable};
 use burstlab_core::link::wifi::Dcf;
-use burstlab_core::param::Named;
 use burstlab_core::loss::{Fading, PhyChannel, Snr};
 use burstlab_core::rng;
 use burstlab_core::phy::{ErrorModel, PhyMode, MODES};
@@ -181,7 +180,7 @@ fn phy_rate_measure<'py>(
     ack_rates: &str,
     rate_table: &str,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let ack = <AckRates as burstlab_core::param::Named>::parse(ack_rates).py()?;
+    let ack = AckRates::parse(ack_rates).py()?;
     let (modes, dcfs) = rate_set_acked(RateSet::parse(rate_set).py()?, ack, &Dcf::b11()).py()?;
     let entries = RateTable::parse(rate_table).py()?.entries(&modes);
     let (table_modes, table_dcfs): (Vec<_>, Vec<_>) = entries.iter().map(|&i| (modes[i], dcfs[i])).unzip();
