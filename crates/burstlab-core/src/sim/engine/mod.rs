@@ -187,8 +187,9 @@ pub fn run_network_watched(net: Network, watch: Option<Watch>) -> Result<(Networ
     run_engines(net, watch, pool)
 }
 
-/// [`run_network`] with the packets kept in a shared pool (`pool`) or inline, whatever the
-/// network's size (for tests: both must give the same runs).
+/// [`run_network`] with the packets kept in a shared pool (`pool`, on the plain engine: see
+/// [`pooled`]) or inline, whatever the network's size (for tests: both must give the same
+/// runs).
 #[doc(hidden)]
 pub fn run_network_stored(net: Network, pool: bool) -> Result<NetworkResult> {
     net.validate()?;
@@ -234,8 +235,8 @@ fn run_engine<const LOG: bool, const FULL: bool, const PACE: bool>(
     watch: Option<Watch>,
     pool: bool,
 ) -> Result<(NetworkResult, Vec<LogRec>)> {
-    // (The per-packet log is for small runs: its engine keeps the entries inline.)
-    if !LOG && pool {
+    // Only the plain engine has a pooled instantiation (see `pooled`).
+    if !LOG && !FULL && !PACE && pool {
         run_store::<LOG, FULL, PACE, Pooled>(net, watch)
     } else {
         run_store::<LOG, FULL, PACE, Ring<InFlight<Pkt>>>(net, watch)
@@ -265,14 +266,19 @@ impl<S: Slots<InFlight<Pkt>>> Store for S {}
 pub const POOL_LINKS: usize = 64;
 
 /// Whether the engine keeps a network's packets in one pool shared by its links rather than
-/// in each link's own ring: when it has more than [`POOL_LINKS`] links. A ring keeps the
-/// size of the most it ever held, so inline entries cost the sum over the links of each
-/// one's largest occupancy, which with many links (many flows, each over its own access
-/// links) is far more than the packets in flight at once, what a pool holds; with a few
-/// links the sum is small and the pool's indirection would cost each hop a few
-/// instructions for nothing. The results are the same either way (storage only).
+/// in each link's own ring: when it has more than [`POOL_LINKS`] links and runs on the plain
+/// engine (no per-packet log, none of [`needs_full`]'s or [`needs_pace`]'s features). A ring
+/// keeps the size of the most it ever held, so inline entries cost the sum over the links of
+/// each one's largest occupancy, which with many links (many flows, each over its own
+/// access links) is far more than the packets in flight at once, what a pool holds; with a
+/// few links the sum is small and the pool's indirection would cost each hop a few
+/// instructions for nothing. The results are the same either way (storage only). The
+/// other engines keep their packets inline: each pooled instantiation of the engine is
+/// more code, and with one for every engine the compiler stopped inlining the sender's
+/// scoreboard into its ACK path (+47 instructions per data packet on the single flow,
+/// which never uses the pool).
 pub fn pooled(net: &Network) -> bool {
-    net.links.len() > POOL_LINKS
+    net.links.len() > POOL_LINKS && !net.log && !needs_full(net) && !needs_pace(net)
 }
 
 /// Whether a network uses a feature whose per-packet checks the engine compiles out of a
