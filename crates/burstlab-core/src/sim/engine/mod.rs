@@ -11,7 +11,9 @@
 //! An arriving packet enters the next link of its path at its arrival instant; at the end
 //! of its path it reaches its flow's receiver (data) or sender (ACKs). The hot path allocates nothing once the pipes,
 //! scoreboards, receiver rings and the transmit buffer have grown to what they hold; a
-//! packet in a pipe is 64 bytes (SACK blocks wait in their flow's queue), statistics are
+//! packet in a pipe is 64 bytes (SACK blocks wait in their flow's queue; on a network of many
+//! links the entries sit in one pool the pipes share, their rings holding 4-byte indices:
+//! [`pooled`]), statistics are
 //! counted once per packet per link, and the per-packet log is a compile-time parameter.
 //! So is the set of checks for the features most runs do not use (RED, link layers,
 //! LT-TCP, timestamps, ECN, the Ideal-estimate TCP, RACK's lost retransmissions, time
