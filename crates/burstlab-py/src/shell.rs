@@ -237,7 +237,7 @@ impl Dir {
         let (start, end, lost, attempts) = if let Some(layer) = self.layer.as_mut() {
             let (loss, rng) = (&mut self.loss, &mut self.layer_rng);
             let mut service = None;
-            match self.pipe.admit_layer(now, bytes, &mut self.server, |s| {
+            match self.pipe.admit_layer(now, bytes, &mut self.server, &(), |s| {
                 let sv = layer.serve(s, bytes, loss, rng);
                 service = Some(sv);
                 sv.end
@@ -255,7 +255,7 @@ impl Dir {
                 }
             }
         } else {
-            match self.pipe.admit(now, bytes, &mut self.server) {
+            match self.pipe.admit(now, bytes, &mut self.server, &()) {
                 None => (0, 0, None, 0),
                 Some((s, e)) => {
                     counted = key.map(|k| (k, self.tx.next(k)));
@@ -293,7 +293,7 @@ impl Dir {
             Some(lost) => {
                 self.meta[i as usize] = (bytes, row);
                 let e = InFlight { start, arrive: end + self.pipe.delay, seq: self.packets, bytes, lost, pkt: i };
-                self.pipe.push(e, true);
+                self.pipe.push(e, true, &mut ());
             }
         }
     }
@@ -301,12 +301,12 @@ impl Dir {
     /// Write every packet whose arrival has come; the next arrival, if any.
     fn deliver_due(&mut self, t0: Nanos) -> Option<Nanos> {
         loop {
-            let (arrive, _) = self.pipe.head()?;
+            let (arrive, _) = self.pipe.head(&())?;
             let now = now_ns() - t0;
             if arrive > now {
                 return Some(arrive);
             }
-            let e = self.pipe.pop();
+            let e = self.pipe.pop(&mut ());
             let (len, row) = self.meta[e.pkt as usize];
             if e.lost {
                 self.lost += 1;
@@ -339,8 +339,8 @@ impl Dir {
     /// of those were to be delivered (the lost ones count as lost).
     fn end(&mut self) -> u64 {
         let mut undelivered = 0;
-        while self.pipe.head().is_some() {
-            let e = self.pipe.pop();
+        while self.pipe.head(&()).is_some() {
+            let e = self.pipe.pop(&mut ());
             let (_, row) = self.meta[e.pkt as usize];
             if e.lost {
                 self.lost += 1;

@@ -27,6 +27,7 @@ pub mod queue;
 pub mod rate;
 pub mod red;
 pub mod ring;
+pub mod slots;
 pub mod wifi;
 
 pub use capacity::Opportunities;
@@ -37,6 +38,8 @@ pub use fq_codel::FqParams;
 pub use attempt::{AttemptTiming, LinkStats, RateCount};
 pub use layer::{LinkLayer, LinkLayerConfig};
 pub use queue::{BufferUnit, InFlight, Pipe, Server, Timing};
+pub use ring::Ring;
+pub use slots::{Pool, Pooled, Slots};
 pub use red::{QueueDisc, Red, RedParams, Verdict};
 
 pub use crate::loss::Unit;

@@ -14,6 +14,7 @@
 //! server, not counting the one being served, already fill the buffer.
 use super::capacity::{OppState, Opportunities};
 use super::ring::Ring;
+use super::slots::Slots;
 use crate::time::{tx_time, Nanos};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -147,14 +148,17 @@ pub struct InFlight<P: Copy> {
     pub pkt: P,
 }
 
+/// A link direction's pipe; `S` holds its entries ([`Slots`]: inline in its own ring, or as
+/// indices into a pool its network's pipes share, which every call that reads or writes an
+/// entry is given).
 #[derive(Clone, Debug)]
-pub struct Pipe<P: Copy + Default> {
+pub struct Pipe<P: Copy + Default, S: Slots<InFlight<P>> = Ring<InFlight<P>>> {
     /// One-way propagation delay.
     pub delay: Nanos,
     pub buffer: u64,
     pub unit: BufferUnit,
     /// Packets in the pipe, in arrival order.
-    ring: Ring<InFlight<P>>,
+    ring: S,
     /// Number of entries at the front of `ring` whose fate is decided.
     decided: usize,
     /// Index in `ring` of the first packet that had not started service at the last
@@ -167,22 +171,22 @@ pub struct Pipe<P: Copy + Default> {
     /// Service start of the last packet admitted (when the queue last emptied, if nothing
     /// waits: RED's q_time).
     pub last_start: Nanos,
+    _entries: std::marker::PhantomData<P>,
 }
 
-impl<P: Copy + Default> Pipe<P> {
+impl<P: Copy + Default, S: Slots<InFlight<P>>> Pipe<P, S> {
     pub fn new(delay: Nanos, buffer: u64, unit: BufferUnit) -> Self {
         Pipe {
             delay,
             buffer,
             unit,
-            // Two entries at first: the ring doubles as the pipe fills (memory O(occupancy):
-            // a network of many flows has many links that never hold more than a few).
-            ring: Ring::with_capacity(2),
+            ring: S::new(),
             decided: 0,
             first_waiting: 0,
             waiting_bytes: 0,
             queue_drops: 0,
             last_start: 0,
+            _entries: std::marker::PhantomData,
         }
     }
 
@@ -190,12 +194,12 @@ impl<P: Copy + Default> Pipe<P> {
     /// or the server schedules it, returning (service start, service end). The caller
     /// then [`Pipe::push`]es it, before any other call on this pipe.
     #[inline(always)]
-    pub fn admit(&mut self, now: Nanos, bytes: u32, server: &mut Server) -> Option<(Nanos, Nanos)> {
+    pub fn admit(&mut self, now: Nanos, bytes: u32, server: &mut Server, pool: &S::Pool) -> Option<(Nanos, Nanos)> {
         let Timing::Rate { rate_bps } = server.timing else {
-            return self.admit_other(now, bytes, server);
+            return self.admit_other(now, bytes, server, pool);
         };
         // A fixed-rate server: it is free at `busy_until`.
-        let start = self.start_when_free(now, bytes, server.busy_until)?;
+        let start = self.start_when_free(now, bytes, server.busy_until, pool)?;
         let sent = start + server.tx_time(bytes, rate_bps);
         server.busy_until = sent;
         Some((start, sent))
@@ -209,10 +213,11 @@ impl<P: Copy + Default> Pipe<P> {
         now: Nanos,
         bytes: u32,
         server: &mut Server,
+        pool: &S::Pool,
         serve: impl FnOnce(Nanos) -> Nanos,
     ) -> Option<(Nanos, Nanos)> {
         debug_assert!(matches!(server.timing, Timing::LinkLayer));
-        let start = self.start_when_free(now, bytes, server.busy_until)?;
+        let start = self.start_when_free(now, bytes, server.busy_until, pool)?;
         let sent = serve(start);
         debug_assert!(sent >= start);
         server.busy_until = sent;
@@ -221,9 +226,9 @@ impl<P: Copy + Default> Pipe<P> {
 
     /// DropTail admission at a server free at `busy`: None (dropped) or the service start.
     #[inline(always)]
-    fn start_when_free(&mut self, now: Nanos, bytes: u32, busy: Nanos) -> Option<Nanos> {
+    fn start_when_free(&mut self, now: Nanos, bytes: u32, busy: Nanos, pool: &S::Pool) -> Option<Nanos> {
         if busy > now {
-            if self.full(now, bytes) {
+            if self.full(now, bytes, pool) {
                 self.queue_drops += 1;
                 return None;
             }
@@ -240,8 +245,8 @@ impl<P: Copy + Default> Pipe<P> {
     /// Whether the packets waiting at `now` (not counting the one in service) leave no
     /// room for one more of `bytes`.
     #[inline(always)]
-    fn full(&mut self, now: Nanos, bytes: u32) -> bool {
-        self.skip_started(now);
+    fn full(&mut self, now: Nanos, bytes: u32, pool: &S::Pool) -> bool {
+        self.skip_started(now, pool);
         match self.unit {
             BufferUnit::Packets => (self.ring.len() - self.first_waiting) as u64 >= self.buffer,
             BufferUnit::Bytes => self.waiting_bytes + bytes as u64 > self.buffer,
@@ -250,8 +255,8 @@ impl<P: Copy + Default> Pipe<P> {
 
     /// Move `first_waiting` past the packets whose service has started by `now`.
     #[inline(always)]
-    fn skip_started(&mut self, now: Nanos) {
-        while let Some(e) = self.ring.get(self.first_waiting) {
+    fn skip_started(&mut self, now: Nanos, pool: &S::Pool) {
+        while let Some(e) = self.ring.get(pool, self.first_waiting) {
             if e.start > now {
                 break;
             }
@@ -262,8 +267,8 @@ impl<P: Copy + Default> Pipe<P> {
 
     /// The queue at `now` in the buffer's unit: packets (or bytes) waiting for the server,
     /// not counting the one in service (what the DropTail check counts; RED's `q`).
-    pub fn backlog(&mut self, now: Nanos) -> u64 {
-        self.skip_started(now);
+    pub fn backlog(&mut self, now: Nanos, pool: &S::Pool) -> u64 {
+        self.skip_started(now, pool);
         match self.unit {
             BufferUnit::Packets => (self.ring.len() - self.first_waiting.min(self.ring.len())) as u64,
             BufferUnit::Bytes => self.waiting_bytes,
@@ -272,9 +277,9 @@ impl<P: Copy + Default> Pipe<P> {
 
     /// [`Pipe::admit`] for the other timings.
     #[inline(never)]
-    fn admit_other(&mut self, now: Nanos, bytes: u32, server: &mut Server) -> Option<(Nanos, Nanos)> {
+    fn admit_other(&mut self, now: Nanos, bytes: u32, server: &mut Server, pool: &S::Pool) -> Option<(Nanos, Nanos)> {
         if server.would_wait(now) {
-            if self.full(now, bytes) {
+            if self.full(now, bytes, pool) {
                 self.queue_drops += 1;
                 return None;
             }
@@ -296,36 +301,36 @@ impl<P: Copy + Default> Pipe<P> {
     /// Append the packet just admitted (`e.arrive` = its service end + the delay), its
     /// fate decided (packet mode: every earlier entry is decided too) or not (time mode).
     #[inline(always)]
-    pub fn push(&mut self, e: InFlight<P>, decided: bool) {
+    pub fn push(&mut self, e: InFlight<P>, decided: bool, pool: &mut S::Pool) {
         self.last_start = e.start;
         if decided {
             debug_assert_eq!(self.decided, self.ring.len());
             self.decided += 1;
         }
-        self.ring.push_back(e);
+        self.ring.push_back(pool, e);
     }
 
     /// [`Pipe::push`] for a packet whose service starts as it is pushed, the server having
     /// chosen it (a CoDel or FQ-CoDel link's dequeue; its queue is the AQM's own): nothing in
     /// the pipe waits, so no entry is counted as waiting when it is popped.
     #[inline]
-    pub fn push_started(&mut self, e: InFlight<P>, decided: bool) {
-        self.push(e, decided);
+    pub fn push_started(&mut self, e: InFlight<P>, decided: bool, pool: &mut S::Pool) {
+        self.push(e, decided, pool);
         self.first_waiting = self.ring.len();
         self.waiting_bytes = 0;
     }
 
     /// Admit and push in one step (no loss decision: the entry stays undecided). Returns
     /// the entry's index, or None if DropTail dropped it.
-    pub fn enter(&mut self, now: Nanos, bytes: u32, seq: u64, pkt: P, server: &mut Server) -> Option<usize> {
-        let (start, sent) = self.admit(now, bytes, server)?;
-        self.push(InFlight { start, arrive: sent + self.delay, seq, bytes, lost: false, pkt }, false);
+    pub fn enter(&mut self, now: Nanos, bytes: u32, seq: u64, pkt: P, server: &mut Server, pool: &mut S::Pool) -> Option<usize> {
+        let (start, sent) = self.admit(now, bytes, server, pool)?;
+        self.push(InFlight { start, arrive: sent + self.delay, seq, bytes, lost: false, pkt }, false, pool);
         Some(self.ring.len() - 1)
     }
 
     #[inline]
-    pub fn entry_mut(&mut self, i: usize) -> &mut InFlight<P> {
-        &mut self.ring[i]
+    pub fn entry_mut<'a>(&'a mut self, i: usize, pool: &'a mut S::Pool) -> &'a mut InFlight<P> {
+        self.ring.get_mut(pool, i).expect("an entry in the pipe")
     }
 
     /// Service end of an entry.
@@ -342,34 +347,34 @@ impl<P: Copy + Default> Pipe<P> {
 
     /// The head's (arrival time, sequence), if any.
     #[inline]
-    pub fn head(&self) -> Option<(Nanos, u64)> {
-        self.ring.front().map(|e| (e.arrive, e.seq))
+    pub fn head(&self, pool: &S::Pool) -> Option<(Nanos, u64)> {
+        self.ring.get(pool, 0).map(|e| (e.arrive, e.seq))
     }
 
     /// The first undecided entry's (start, sequence), for time-mode decisions.
     #[inline]
-    pub fn next_undecided(&self) -> Option<(Nanos, u64)> {
-        self.ring.get(self.decided).map(|e| (e.start, e.seq))
+    pub fn next_undecided(&self, pool: &S::Pool) -> Option<(Nanos, u64)> {
+        self.ring.get(pool, self.decided).map(|e| (e.start, e.seq))
     }
 
     /// Decide the first undecided entry's fate (time mode, at its service start).
     #[inline]
-    pub fn decide_next(&mut self, lost: bool) {
-        self.ring[self.decided].lost = lost;
+    pub fn decide_next(&mut self, lost: bool, pool: &mut S::Pool) {
+        self.ring.get_mut(pool, self.decided).expect("an undecided entry").lost = lost;
         self.decided += 1;
     }
 
     /// The first undecided entry.
     #[inline]
-    pub fn undecided(&self) -> &InFlight<P> {
-        &self.ring[self.decided]
+    pub fn undecided<'a>(&'a self, pool: &'a S::Pool) -> &'a InFlight<P> {
+        self.ring.get(pool, self.decided).expect("an undecided entry")
     }
 
     /// Remove and return the head (of a pipe with a decided head: not empty).
     #[inline]
-    pub fn pop(&mut self) -> InFlight<P> {
+    pub fn pop(&mut self, pool: &mut S::Pool) -> InFlight<P> {
         debug_assert!(self.decided > 0, "pop of an undecided entry");
-        let e = self.ring.pop_front_nonempty();
+        let e = self.ring.pop_front_nonempty(pool);
         self.decided -= 1;
         if self.first_waiting > 0 {
             self.first_waiting -= 1;
@@ -381,13 +386,13 @@ impl<P: Copy + Default> Pipe<P> {
 
     /// The entry `k` places behind the head (0: the head), if the pipe holds that many.
     #[inline(always)]
-    pub fn get(&self, k: usize) -> Option<&InFlight<P>> {
-        self.ring.get(k)
+    pub fn get<'a>(&'a self, pool: &'a S::Pool, k: usize) -> Option<&'a InFlight<P>> {
+        self.ring.get(pool, k)
     }
 
     /// Entries still in the pipe, head first.
-    pub fn iter(&self) -> impl Iterator<Item = &InFlight<P>> {
-        self.ring.iter()
+    pub fn iter<'a>(&'a self, pool: &'a S::Pool) -> impl Iterator<Item = &'a InFlight<P>> {
+        (0..self.ring.len()).filter_map(move |k| self.ring.get(pool, k))
     }
 
     pub fn len(&self) -> usize {
@@ -411,18 +416,18 @@ mod tests {
         let mut sv = Server::new(Timing::Rate { rate_bps: 10_000_000 });
         let mut arrivals = vec![];
         for k in 0..5u32 {
-            if let Some(i) = p.enter(0, 1000, k as u64, k, &mut sv) {
-                p.decide_next(false);
-                arrivals.push(p.entry_mut(i).arrive);
+            if let Some(i) = p.enter(0, 1000, k as u64, k, &mut sv, &mut ()) {
+                p.decide_next(false, &mut ());
+                arrivals.push(p.entry_mut(i, &mut ()).arrive);
             }
         }
         // Packet 0 serialises at once, 1 and 2 wait, 3 and 4 are dropped.
         assert_eq!(arrivals, vec![5_800 * NS_PER_US, 6_600 * NS_PER_US, 7_400 * NS_PER_US]);
         assert_eq!(p.queue_drops, 2);
         // At 800 us packet 1 starts: one waiting, room for one more.
-        assert!(p.enter(800 * NS_PER_US, 1000, 9, 9, &mut sv).is_some());
-        assert!(p.enter(800 * NS_PER_US, 1000, 10, 10, &mut sv).is_none());
-        assert_eq!(p.head(), Some((5_800 * NS_PER_US, 0)));
+        assert!(p.enter(800 * NS_PER_US, 1000, 9, 9, &mut sv, &mut ()).is_some());
+        assert!(p.enter(800 * NS_PER_US, 1000, 10, 10, &mut sv, &mut ()).is_none());
+        assert_eq!(p.head(&()), Some((5_800 * NS_PER_US, 0)));
     }
 
     /// A CoDel link's pipe holds only packets its dequeue put in service: none of them waits,
@@ -432,13 +437,13 @@ mod tests {
     fn packets_pushed_in_service_never_wait() {
         let mut p: Pipe<u32> = Pipe::new(1_000, 10_000, BufferUnit::Bytes);
         for k in 0..3u64 {
-            p.push_started(InFlight { start: k * 800, arrive: k * 800 + 1_800, seq: k, bytes: 1000, lost: false, pkt: 0 }, true);
+            p.push_started(InFlight { start: k * 800, arrive: k * 800 + 1_800, seq: k, bytes: 1000, lost: false, pkt: 0 }, true, &mut ());
         }
-        assert_eq!(p.backlog(2_000), 0);
+        assert_eq!(p.backlog(2_000, &()), 0);
         for _ in 0..3 {
-            p.pop();
+            p.pop(&mut ());
         }
-        assert_eq!((p.backlog(5_000), p.len()), (0, 0));
+        assert_eq!((p.backlog(5_000, &()), p.len()), (0, 0));
     }
 
     #[test]
@@ -448,17 +453,17 @@ mod tests {
         let mut a: Pipe<u8> = Pipe::new(0, 0, BufferUnit::Packets);
         let mut b: Pipe<u8> = Pipe::new(0, 0, BufferUnit::Packets);
         let mut sv = Server::new(Timing::Slotted { slot });
-        let i = a.enter(0, 1, 0, 0, &mut sv).unwrap();
-        let j = b.enter(3, 1, 1, 0, &mut sv).unwrap();
-        let k = a.enter(3, 1, 2, 0, &mut sv).unwrap();
-        assert_eq!((a.entry_mut(i).start, a.entry_mut(i).arrive), (0, 10));
-        assert_eq!((b.entry_mut(j).start, b.entry_mut(j).arrive), (10, 20));
-        assert_eq!((a.entry_mut(k).start, a.entry_mut(k).arrive), (20, 30));
+        let i = a.enter(0, 1, 0, 0, &mut sv, &mut ()).unwrap();
+        let j = b.enter(3, 1, 1, 0, &mut sv, &mut ()).unwrap();
+        let k = a.enter(3, 1, 2, 0, &mut sv, &mut ()).unwrap();
+        assert_eq!((a.entry_mut(i, &mut ()).start, a.entry_mut(i, &mut ()).arrive), (0, 10));
+        assert_eq!((b.entry_mut(j, &mut ()).start, b.entry_mut(j, &mut ()).arrive), (10, 20));
+        assert_eq!((a.entry_mut(k, &mut ()).start, a.entry_mut(k, &mut ()).arrive), (20, 30));
         let mut c: Pipe<u8> = Pipe::new(0, 0, BufferUnit::Packets);
         let mut se = Server::new(Timing::SlotEnd { slot });
-        let i = c.enter(20, 1, 3, 0, &mut se).unwrap();
-        let j = c.enter(21, 1, 4, 0, &mut se).unwrap();
-        assert_eq!((c.entry_mut(i).arrive, c.entry_mut(j).arrive), (20, 30));
+        let i = c.enter(20, 1, 3, 0, &mut se, &mut ()).unwrap();
+        let j = c.enter(21, 1, 4, 0, &mut se, &mut ()).unwrap();
+        assert_eq!((c.entry_mut(i, &mut ()).arrive, c.entry_mut(j, &mut ()).arrive), (20, 30));
     }
 
     #[test]
@@ -468,13 +473,13 @@ mod tests {
         let mut sv = Server::new(Timing::Rate { rate_bps: 8_000_000 });
         let mut d: Pipe<u8> = Pipe::new(NS_PER_US, 10, BufferUnit::Packets);
         let mut a: Pipe<u8> = Pipe::new(NS_PER_US, 10, BufferUnit::Packets);
-        let i = d.enter(0, 1000, 0, 0, &mut sv).unwrap();
-        let j = d.enter(0, 1000, 1, 0, &mut sv).unwrap();
-        let k = a.enter(500 * NS_PER_US, 40, 2, 0, &mut sv).unwrap();
-        let (ei, ej) = (*d.entry_mut(i), *d.entry_mut(j));
+        let i = d.enter(0, 1000, 0, 0, &mut sv, &mut ()).unwrap();
+        let j = d.enter(0, 1000, 1, 0, &mut sv, &mut ()).unwrap();
+        let k = a.enter(500 * NS_PER_US, 40, 2, 0, &mut sv, &mut ()).unwrap();
+        let (ei, ej) = (*d.entry_mut(i, &mut ()), *d.entry_mut(j, &mut ()));
         assert_eq!(d.sent(&ei), 1000 * NS_PER_US);
         assert_eq!(d.sent(&ej), 2000 * NS_PER_US);
-        let e = *a.entry_mut(k);
+        let e = *a.entry_mut(k, &mut ());
         assert_eq!((e.start, a.sent(&e), e.arrive), (2000 * NS_PER_US, 2040 * NS_PER_US, 2041 * NS_PER_US));
     }
 
@@ -486,10 +491,10 @@ mod tests {
         let o = Opportunities::new(vec![NS_PER_MS], 1500).unwrap();
         let mut sv = Server::new(Timing::Opportunities(o));
         let mut p: Pipe<u8> = Pipe::new(0, 2, BufferUnit::Packets);
-        let ok: Vec<bool> = (0..4).map(|k| p.enter(0, 1040, k, 0, &mut sv).is_some()).collect();
+        let ok: Vec<bool> = (0..4).map(|k| p.enter(0, 1040, k, 0, &mut sv, &mut ()).is_some()).collect();
         // All wait for the 1 ms opportunity: two fit the buffer, the rest are dropped.
         assert_eq!(ok, vec![true, true, false, false]);
-        let ends: Vec<_> = p.iter().map(|e| p.sent(e) / NS_PER_US).collect();
+        let ends: Vec<_> = p.iter(&()).map(|e| p.sent(e) / NS_PER_US).collect();
         assert_eq!(ends, vec![1000, 2000]); // 1500 B at 1 ms: #1 and 460 B of #2; #2 ends at 2 ms
     }
 }

@@ -36,8 +36,14 @@ pub fn bytes<const N: usize, T>(p: *const T) {
 /// Prefetch every cache line of `*r`.
 #[inline(always)]
 pub fn value<T>(r: &T) {
-    let a = r as *const T as usize;
-    let n = std::mem::size_of::<T>();
+    span(r, std::mem::size_of::<T>());
+}
+
+/// Prefetch every cache line of the `n` bytes from `p` (an `n` the compiler knows, e.g. a
+/// generic type's size, unrolls as [`bytes`] does).
+#[inline(always)]
+pub fn span<T>(p: *const T, n: usize) {
+    let a = p as usize;
     let mut k = 0;
     while k < n {
         line((a + k) as *const u8);

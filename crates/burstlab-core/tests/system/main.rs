@@ -7,6 +7,7 @@ mod codel;
 mod lt_tcp;
 mod network;
 mod pacing;
+mod pool;
 mod papers;
 mod red;
 mod regression;

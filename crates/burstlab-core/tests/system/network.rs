@@ -354,7 +354,7 @@ fn invariants_on_random_networks() {
 }
 
 /// A random network of `invariants_on_random_networks`, and each flow's bottleneck rate.
-fn random_network(g: &mut burstlab_core::rng::Rng, case: u64) -> (Network, Vec<u64>) {
+pub(crate) fn random_network(g: &mut burstlab_core::rng::Rng, case: u64) -> (Network, Vec<u64>) {
     {
         let nh = g.random_range(1..5);
         let mut net = Network::new(g.random_range(5..30) * NS_PER_S);

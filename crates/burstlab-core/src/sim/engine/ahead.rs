@@ -49,17 +49,24 @@ pub(super) struct FlowLayout {
 
 /// Bytes of a link's state that a packet's entry reads (its pipe, loss window, owner, busy
 /// time, counters and queue-delay histogram: `LinkRt`'s leading fields), and of those its
-/// arrival reads (the pipe).
-const LINK_ENTRY: usize = std::mem::offset_of!(LinkRt, loss);
-const LINK_EXIT: usize = std::mem::size_of::<Pipe<Pkt>>();
+/// arrival reads (the pipe): constants once `S` is known.
+#[inline(always)]
+fn link_entry<S: Store>() -> usize {
+    std::mem::offset_of!(LinkRt<S>, loss)
+}
+
+#[inline(always)]
+fn link_exit<S: Store>() -> usize {
+    std::mem::size_of::<Pipe<Pkt, S>>()
+}
 
 /// The engine prefetches when the flows' and links' state exceeds this many bytes (below,
 /// it stays in the caches and the prefetches would be instructions for nothing).
 pub(super) const PREFETCH_ABOVE: usize = 1 << 20;
 
 /// Whether a network of `flows` flows and `links` links has state enough to prefetch.
-pub(super) fn worth_prefetching(flows: usize, links: usize) -> bool {
-    flows * std::mem::size_of::<FlowRt>() + links * std::mem::size_of::<LinkRt>() > PREFETCH_ABOVE
+pub(super) fn worth_prefetching<S: Store>(flows: usize, links: usize) -> bool {
+    flows * std::mem::size_of::<FlowRt>() + links * std::mem::size_of::<LinkRt<S>>() > PREFETCH_ABOVE
 }
 
 impl FlowLayout {
@@ -74,11 +81,11 @@ impl FlowLayout {
     }
 }
 
-impl<const LOG: bool, const FULL: bool, const PACE: bool> Engine<LOG, FULL, PACE> {
+impl<const LOG: bool, const FULL: bool, const PACE: bool, S: Store> Engine<LOG, FULL, PACE, S> {
     /// Record link `li`'s head (it just changed and the pipe is not empty).
     #[inline(always)]
     pub(super) fn note_head(&mut self, li: usize) {
-        if let Some(e) = self.links.at(li).pipe.get(0) {
+        if let Some(e) = self.links.at(li).pipe.get(&self.pool, 0) {
             *self.heads.at_mut(li) = Head::of(e);
         }
     }
@@ -92,7 +99,7 @@ impl<const LOG: bool, const FULL: bool, const PACE: bool> Engine<LOG, FULL, PACE
             return;
         }
         let h = *self.heads.at(j);
-        prefetch::bytes::<LINK_EXIT, _>(self.links.at(j));
+        prefetch::span(self.links.at(j), link_exit::<S>());
         prefetch::bytes::<{ std::mem::size_of::<InFlight<Pkt>>() }, _>(h.entry as *const u8);
         self.prefetch_destination(h.flow, h.pos, h.kind);
     }
@@ -111,7 +118,7 @@ impl<const LOG: bool, const FULL: bool, const PACE: bool> Engine<LOG, FULL, PACE
         let Some(&next) = self.paths.get(pos as usize + 1) else { return };
         if next != END {
             if let Some(l) = self.links.get(next as usize) {
-                prefetch::bytes::<LINK_ENTRY, _>(l);
+                prefetch::span(l, link_entry::<S>());
                 prefetch::value(&self.servers[l.server]);
             }
             return;
@@ -132,7 +139,7 @@ impl<const LOG: bool, const FULL: bool, const PACE: bool> Engine<LOG, FULL, PACE
         } else {
             // The ACK's sender sends into the first link of the flow's forward path.
             if let Some(l) = self.first_hops.get(flow as usize).and_then(|&l| self.links.get(l as usize)) {
-                prefetch::bytes::<LINK_ENTRY, _>(l);
+                prefetch::span(l, link_entry::<S>());
                 prefetch::value(&self.servers[l.server]);
             }
             prefetch::bytes::<{ size_of::<Sender>() }, _>(at(offset_of!(TcpFlow, sender)));
@@ -184,10 +191,10 @@ mod tests {
         net
     }
 
-    fn run_with<const LOG: bool>(net: Network, prefetching: bool) -> (NetworkResult, Vec<LogRec>, u64) {
+    fn run_with<const LOG: bool, S: Store>(net: Network, prefetching: bool) -> (NetworkResult, Vec<LogRec>, u64) {
         net.validate().expect("a valid network");
         assert!(!needs_full(&net) && !needs_pace(&net), "the plain engine's path");
-        let mut e = Engine::<LOG, false, false>::new(net);
+        let mut e = Engine::<LOG, false, false, S>::new(net);
         e.prefetching = prefetching;
         e.run();
         let events = e.events;
@@ -198,17 +205,18 @@ mod tests {
     #[test]
     fn prefetching_changes_no_result() {
         // Big enough to prefetch on its own, and a small one with prefetching forced on.
+        // The big one as the engine runs it, with its packets pooled (`pooled`).
         let big = dumbbell(600, 2, false);
-        assert!(worth_prefetching(big.flows.len(), big.links.len()), "600 flows are worth prefetching");
-        let (a, _, ea) = run_with::<false>(big, true);
-        let (b, _, eb) = run_with::<false>(dumbbell(600, 2, false), false);
+        assert!(pooled(&big) && worth_prefetching::<Pooled>(big.flows.len(), big.links.len()), "600 flows are worth prefetching");
+        let (a, _, ea) = run_with::<false, Pooled>(big, true);
+        let (b, _, eb) = run_with::<false, Pooled>(dumbbell(600, 2, false), false);
         assert!(ea > 100_000, "a busy run: {ea} events");
         assert_eq!(ea, eb);
         assert_eq!(a, b);
         let small = dumbbell(20, 5, true);
-        assert!(!worth_prefetching(small.flows.len(), small.links.len()));
-        let (a, la, _) = run_with::<true>(small, true);
-        let (b, lb, _) = run_with::<true>(dumbbell(20, 5, true), false);
+        assert!(!worth_prefetching::<Ring<InFlight<Pkt>>>(small.flows.len(), small.links.len()));
+        let (a, la, _) = run_with::<true, Ring<InFlight<Pkt>>>(small, true);
+        let (b, lb, _) = run_with::<true, Ring<InFlight<Pkt>>>(dumbbell(20, 5, true), false);
         assert!(la.len() > 10_000 && la == lb, "the same per-packet log");
         assert_eq!(a, b);
         assert!(a.flows.iter().any(|f| f.result.counters.channel_losses > 0), "losses exercised");

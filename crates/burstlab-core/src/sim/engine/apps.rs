@@ -59,7 +59,7 @@ impl FlowRt {
     }
 }
 
-impl<const LOG: bool, const FULL: bool, const PACE: bool> Engine<LOG, FULL, PACE> {
+impl<const LOG: bool, const FULL: bool, const PACE: bool, S: Store> Engine<LOG, FULL, PACE, S> {
     pub(super) fn start_flow(&mut self, f: usize) {
         self.flows[f].started = true;
         if let Some(oo) = self.flows[f].spec.on_off.clone() {

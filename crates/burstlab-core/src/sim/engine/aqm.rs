@@ -28,7 +28,7 @@ pub(super) enum AqmNext {
 
 /// A CoDel or FQ-CoDel link's side of its packets' entry and dequeue (`Engine::enter_aqm`,
 /// `Engine::aqm_dequeue`).
-impl LinkRt {
+impl<S: Store> LinkRt<S> {
     fn aqm(&mut self) -> &mut AqmRt {
         match self.qdisc.as_deref_mut() {
             Some(Qdisc::Aqm(a)) => a,
@@ -89,21 +89,21 @@ impl LinkRt {
 
     /// Put the dequeued packet in the pipe: (the pipe was empty, packets still wait: a
     /// dequeue is now pending at its service end).
-    fn aqm_push(&mut self, e: InFlight<Pkt>) -> (bool, bool) {
+    fn aqm_push(&mut self, e: InFlight<Pkt>, pool: &mut S::Pool) -> (bool, bool) {
         let was_empty = self.pipe.is_empty();
-        self.pipe.push_started(e, true);
+        self.pipe.push_started(e, true, pool);
         let a = self.aqm();
         a.pending = !a.q.is_empty();
         (was_empty, a.pending)
     }
 }
 
-impl<const LOG: bool, const FULL: bool, const PACE: bool> Engine<LOG, FULL, PACE> {
+impl<const LOG: bool, const FULL: bool, const PACE: bool, S: Store> Engine<LOG, FULL, PACE, S> {
     /// Packet `p` of `bytes` enters CoDel or FQ-CoDel link `li`: it waits in the link's queue
     /// (or, the server idle, goes to service at once), and a dequeue event is scheduled for
     /// when the server frees up if none is. Overflow drops are queue drops. (The work is in
-    /// [`LinkRt`]'s methods, compiled once rather than for each of the engine's four
-    /// instantiations.)
+    /// [`LinkRt`]'s methods, compiled once for each way of storing the pipes' entries rather
+    /// than for each of the engine's instantiations.)
     #[cold]
     #[inline(never)]
     pub(super) fn enter_aqm(&mut self, li: usize, p: Pkt, bytes: u32) {
@@ -141,7 +141,7 @@ impl<const LOG: bool, const FULL: bool, const PACE: bool> Engine<LOG, FULL, PACE
         let l = &self.links[li];
         let arrive = sent + l.pipe.delay;
         let lost = !l.lossless && self.decide(li, start, sent, arrive, &p);
-        let (was_empty, more) = self.links[li].aqm_push(InFlight { start, arrive, seq, bytes, lost, pkt: p });
+        let (was_empty, more) = self.links[li].aqm_push(InFlight { start, arrive, seq, bytes, lost, pkt: p }, &mut self.pool);
         if was_empty {
             self.tree.set(li, key(arrive, seq));
         }

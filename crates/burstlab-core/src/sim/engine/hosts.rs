@@ -83,7 +83,7 @@ pub(super) fn make_sender(t: &TcpConfig, size: Option<u64>) -> Sender {
     Sender::from_config(t, size)
 }
 
-impl<const LOG: bool, const FULL: bool, const PACE: bool> Engine<LOG, FULL, PACE> {
+impl<const LOG: bool, const FULL: bool, const PACE: bool, S: Store> Engine<LOG, FULL, PACE, S> {
     /// Hand flow `f`'s pending segments to the first link of its path.
     #[inline]
     pub(super) fn flush_tx(&mut self, f: usize) {

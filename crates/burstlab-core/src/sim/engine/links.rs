@@ -3,8 +3,8 @@
 use super::*;
 
 #[repr(C)] // the fields a hop touches first, together (pipe, flags, counters, histogram)
-pub(super) struct LinkRt {
-    pub(super) pipe: Pipe<Pkt>,
+pub(super) struct LinkRt<S: Store> {
+    pub(super) pipe: Pipe<Pkt, S>,
     /// Decisions wait for the service start, in event order (time-mode processes).
     pub(super) time_mode: bool,
     /// No loss process (its own or shared): no decision to make.
@@ -41,7 +41,7 @@ pub(super) struct LayerRt {
     pub(super) rng: Rng,
 }
 
-impl LinkRt {
+impl<S: Store> LinkRt<S> {
     /// The counters so far: every packet offered was dropped on entry or admitted, and
     /// every admitted one has left the pipe (lost or delivered) or is still in it.
     pub(super) fn counters(&self) -> LinkCounters {
@@ -59,15 +59,15 @@ impl LinkRt {
     }
 }
 
-impl<const LOG: bool, const FULL: bool, const PACE: bool> Engine<LOG, FULL, PACE> {
+impl<const LOG: bool, const FULL: bool, const PACE: bool, S: Store> Engine<LOG, FULL, PACE, S> {
     /// The link's next event key: its first undecided entry (time mode) when that comes
     /// no later than its head's arrival, else the head's arrival.
     #[inline]
     pub(super) fn link_key(&self, i: usize) -> Key {
         let l = self.links.at(i);
-        let h = l.pipe.head().map_or(NONE, |(t, s)| key(t, s));
+        let h = l.pipe.head(&self.pool).map_or(NONE, |(t, s)| key(t, s));
         if l.time_mode {
-            if let Some((t, s)) = l.pipe.next_undecided() {
+            if let Some((t, s)) = l.pipe.next_undecided(&self.pool) {
                 return h.min(key(t, s));
             }
         }
@@ -129,7 +129,7 @@ impl<const LOG: bool, const FULL: bool, const PACE: bool> Engine<LOG, FULL, PACE
             return self.enter_layer(li, p, bytes);
         }
         let server = self.servers.at_mut(*self.path_servers.at(p.pos as usize) as usize);
-        let Some((start, sent)) = l.pipe.admit(now, bytes, server) else {
+        let Some((start, sent)) = l.pipe.admit(now, bytes, server, &self.pool) else {
             return self.lose(li, &p, true);
         };
         self.admitted(li, p, bytes, start, sent, None)
@@ -146,7 +146,7 @@ impl<const LOG: bool, const FULL: bool, const PACE: bool> Engine<LOG, FULL, PACE
         let l = &mut self.links[li];
         let mut lr = l.layer.take().expect("a link layer");
         let mut delivered = true;
-        let admitted = l.pipe.admit_layer(now, bytes, &mut self.servers[l.server], |start| {
+        let admitted = l.pipe.admit_layer(now, bytes, &mut self.servers[l.server], &self.pool, |start| {
             let s = lr.layer.serve(start, bytes, &mut ch, &mut lr.rng);
             delivered = s.delivered;
             s.end
@@ -185,7 +185,7 @@ impl<const LOG: bool, const FULL: bool, const PACE: bool> Engine<LOG, FULL, PACE
         // mode) its first undecided entry.
         if l.time_mode {
             let first_undecided = l.pipe.decided() == l.pipe.len();
-            l.pipe.push(e, false);
+            l.pipe.push(e, false, &mut self.pool);
             if first_undecided {
                 self.refresh(li);
             }
@@ -195,7 +195,7 @@ impl<const LOG: bool, const FULL: bool, const PACE: bool> Engine<LOG, FULL, PACE
                 Some(lost) => lost,
                 None => !l.lossless && self.decide(li, start, sent, arrive, &p),
             };
-            self.links.at_mut(li).pipe.push(InFlight { lost, ..e }, true);
+            self.links.at_mut(li).pipe.push(InFlight { lost, ..e }, true, &mut self.pool);
             if was_empty {
                 self.tree.set(li, key(arrive, seq));
                 if self.prefetching {
@@ -212,7 +212,7 @@ impl<const LOG: bool, const FULL: bool, const PACE: bool> Engine<LOG, FULL, PACE
     pub(super) fn red_verdict(&mut self, li: usize, ect: bool) -> Verdict {
         let now = self.now;
         let l = self.links.at_mut(li);
-        let q = l.pipe.backlog(now) as i64 as f64; // (a queue is far below 2^63)
+        let q = l.pipe.backlog(now, &self.pool) as i64 as f64; // (a queue is far below 2^63)
         let q_time = l.pipe.last_start;
         let Some(Qdisc::Red(red)) = l.qdisc.as_deref_mut() else { unreachable!("called for RED links") };
         let v = red.arrival(now, q, q_time, ect);
@@ -252,16 +252,16 @@ impl<const LOG: bool, const FULL: bool, const PACE: bool> Engine<LOG, FULL, PACE
     pub(super) fn on_link<const AHEAD: bool>(&mut self, li: usize) {
         let l = self.links.at_mut(li);
         if l.time_mode {
-            let head = l.pipe.head().map_or(NONE, |(t, s)| key(t, s));
-            if l.pipe.next_undecided().is_some_and(|(t, s)| key(t, s) <= head) {
+            let head = l.pipe.head(&self.pool).map_or(NONE, |(t, s)| key(t, s));
+            if l.pipe.next_undecided(&self.pool).is_some_and(|(t, s)| key(t, s) <= head) {
                 return self.decide_time_mode(li);
             }
-            let e = l.pipe.pop();
+            let e = l.pipe.pop(&mut self.pool);
             self.refresh(li);
             return self.arrive(li, e);
         }
-        let e = l.pipe.pop();
-        let k = l.pipe.head().map_or(NONE, |(t, s)| key(t, s));
+        let e = l.pipe.pop(&mut self.pool);
+        let k = l.pipe.head(&self.pool).map_or(NONE, |(t, s)| key(t, s));
         self.tree.set(li, k);
         if AHEAD {
             self.note_head(li);
@@ -274,10 +274,10 @@ impl<const LOG: bool, const FULL: bool, const PACE: bool> Engine<LOG, FULL, PACE
     #[inline(never)]
     pub(super) fn decide_time_mode(&mut self, li: usize) {
         let p = &self.links[li].pipe;
-        let e = p.undecided();
+        let e = p.undecided(&self.pool);
         let (s, t, a, pkt) = (e.start, p.sent(e), e.arrive, e.pkt);
         let lost = self.decide(li, s, t, a, &pkt);
-        self.links[li].pipe.decide_next(lost);
+        self.links[li].pipe.decide_next(lost, &mut self.pool);
         self.refresh(li);
     }
 
@@ -309,6 +309,34 @@ impl<const LOG: bool, const FULL: bool, const PACE: bool> Engine<LOG, FULL, PACE
                     c.delivered += !early as u64;
                 }
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::mem::size_of;
+
+    /// What a link and a packet in flight cost: with 10,000 flows the engine holds 20,002
+    /// links and ~10^5 packets in flight (`docs/validation.md`, "many flows"); a pooled
+    /// pipe holds a list through the pool (three words and two remembered places), not a
+    /// ring. The bounds keep them from growing unnoticed.
+    #[test]
+    fn sizes_of_a_link_and_a_packet_in_flight() {
+        let sizes = [
+            ("LinkRt, pooled", size_of::<LinkRt<Pooled>>(), 400),
+            ("LinkRt, inline", size_of::<LinkRt<Ring<InFlight<Pkt>>>>(), 384),
+            ("Pipe, pooled", size_of::<Pipe<Pkt, Pooled>>(), 120),
+            ("InFlight<Pkt>", size_of::<InFlight<Pkt>>(), 64),
+            ("Pkt", size_of::<Pkt>(), 32),
+            ("Server", size_of::<Server>(), 112),
+            ("LogHistogram", size_of::<LogHistogram>(), 72),
+            ("LinkResult", size_of::<LinkResult>(), 512),
+        ];
+        eprintln!("{sizes:?}");
+        for (what, size, most) in sizes {
+            assert!(size <= most, "{what}: {size} bytes, more than {most}");
         }
     }
 }

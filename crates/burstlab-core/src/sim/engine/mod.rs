@@ -11,7 +11,9 @@
 //! An arriving packet enters the next link of its path at its arrival instant; at the end
 //! of its path it reaches its flow's receiver (data) or sender (ACKs). The hot path allocates nothing once the pipes,
 //! scoreboards, receiver rings and the transmit buffer have grown to what they hold; a
-//! packet in a pipe is 64 bytes (SACK blocks wait in their flow's queue), statistics are
+//! packet in a pipe is 64 bytes (SACK blocks wait in their flow's queue; on a network of many
+//! links the entries sit in one pool the pipes share, their rings holding 4-byte indices:
+//! [`pooled`]), statistics are
 //! counted once per packet per link, and the per-packet log is a compile-time parameter.
 //! So is the set of checks for the features most runs do not use (RED, link layers,
 //! LT-TCP, timestamps, ECN, the Ideal-estimate TCP, RACK's lost retransmissions, time
@@ -57,7 +59,8 @@ use super::network::{FlowKind, FlowSpec, LinkLoss, Network, OnOff};
 use super::scenario::{Scenario, TcpConfig};
 use super::watch::{next_quantum, Progress, Watch};
 use crate::link::{
-    AqmQueue, InFlight, LinkLayer, LossMode, LossSource, LossWindow, Pipe, QueueDisc, Queued, Red, Server, Timing, Verdict,
+    AqmQueue, InFlight, LinkLayer, LossMode, LossSource, LossWindow, Pipe, Pooled, QueueDisc, Queued, Red, Ring, Server,
+    Slots, Timing, Verdict,
 };
 use crate::results::{
     jain, Counters, FlowKindTag, FlowResult, LinkCounters, LinkResult, LogHistogram, NetworkResult, Series, SimResult,
@@ -111,7 +114,9 @@ impl<T> Table<T> for [T] {
 /// of [`needs_full`] (false: their per-packet checks are compiled out of the run). `PACE`:
 /// whether a flow is paced or samples its delivery rate ([`needs_pace`]; implied by `FULL`):
 /// the plain engine with the pacing timers and the sender's hooks compiled in.
-struct Engine<const LOG: bool, const FULL: bool, const PACE: bool> {
+///
+/// `S`: where the links' pipes keep their packets ([`Store`]).
+struct Engine<const LOG: bool, const FULL: bool, const PACE: bool, S: Store> {
     now: Nanos,
     seq: u64,
     events: u64,
@@ -121,7 +126,10 @@ struct Engine<const LOG: bool, const FULL: bool, const PACE: bool> {
     tree: MinTree,
     timers: usize,
     servers: Vec<Server>,
-    links: Vec<LinkRt>,
+    links: Vec<LinkRt<S>>,
+    /// What the links' pipes share: the pool of packet entries ([`Pooled`]), or nothing
+    /// (each pipe holds its entries inline).
+    pool: S::Pool,
     /// Each link's head packet, noted for prefetching (`ahead.rs`) if `prefetching`.
     heads: Vec<Head>,
     /// The network's state is large enough to be worth prefetching ([`worth_prefetching`]).
@@ -190,15 +198,30 @@ pub fn run_network_logged(net: Network) -> Result<(NetworkResult, Vec<LogRec>)> 
 /// progress: a stopped run is the error [`super::watch::interrupted`].
 pub fn run_network_watched(net: Network, watch: Option<Watch>) -> Result<(NetworkResult, Vec<LogRec>)> {
     net.validate()?;
+    let pool = pooled(&net);
+    run_engines(net, watch, pool)
+}
+
+/// [`run_network`] with the packets kept in a shared pool (`pool`, on the plain engine: see
+/// [`pooled`]) or inline, whatever the network's size (for tests: both must give the same
+/// runs).
+#[doc(hidden)]
+pub fn run_network_stored(net: Network, pool: bool) -> Result<NetworkResult> {
+    net.validate()?;
+    run_engines(net, None, pool).map(|(r, _)| r)
+}
+
+/// The engine compiled for the features the network uses (see [`needs_full`]).
+fn run_engines(net: Network, watch: Option<Watch>, pool: bool) -> Result<(NetworkResult, Vec<LogRec>)> {
     let full = needs_full(&net);
     let pace = !full && needs_pace(&net);
     match (net.log, full, pace) {
-        (true, true, _) => run_engine::<true, true, false>(net, watch),
-        (true, false, true) => run_engine::<true, false, true>(net, watch),
-        (true, false, false) => run_engine::<true, false, false>(net, watch),
-        (false, true, _) => run_engine::<false, true, false>(net, watch),
-        (false, false, true) => run_engine::<false, false, true>(net, watch),
-        (false, false, false) => run_engine::<false, false, false>(net, watch),
+        (true, true, _) => run_engine::<true, true, false>(net, watch, pool),
+        (true, false, true) => run_engine::<true, false, true>(net, watch, pool),
+        (true, false, false) => run_engine::<true, false, false>(net, watch, pool),
+        (false, true, _) => run_engine::<false, true, false>(net, watch, pool),
+        (false, false, true) => run_engine::<false, false, true>(net, watch, pool),
+        (false, false, false) => run_engine::<false, false, false>(net, watch, pool),
     }
 }
 
@@ -215,20 +238,62 @@ pub fn run_watched(sc: Scenario, watch: Option<Watch>) -> Result<SimResult> {
 pub fn run_network_full(net: Network) -> (NetworkResult, Vec<LogRec>) {
     net.validate().expect("a valid network");
     if net.log {
-        run_engine::<true, true, false>(net, None).expect("no watch to stop it")
+        run_engine::<true, true, false>(net, None, false).expect("no watch to stop it")
     } else {
-        run_engine::<false, true, false>(net, None).expect("no watch to stop it")
+        let pool = pooled(&net);
+        run_engine::<false, true, false>(net, None, pool).expect("no watch to stop it")
     }
 }
 
-fn run_engine<const LOG: bool, const FULL: bool, const PACE: bool>(net: Network, watch: Option<Watch>) -> Result<(NetworkResult, Vec<LogRec>)> {
-    let mut e = Engine::<LOG, FULL, PACE>::new(net);
+fn run_engine<const LOG: bool, const FULL: bool, const PACE: bool>(
+    net: Network,
+    watch: Option<Watch>,
+    pool: bool,
+) -> Result<(NetworkResult, Vec<LogRec>)> {
+    // Only the plain engine has a pooled instantiation (see `pooled`).
+    if !LOG && !FULL && !PACE && pool {
+        run_store::<LOG, FULL, PACE, Pooled>(net, watch)
+    } else {
+        run_store::<LOG, FULL, PACE, Ring<InFlight<Pkt>>>(net, watch)
+    }
+}
+
+fn run_store<const LOG: bool, const FULL: bool, const PACE: bool, S: Store>(
+    net: Network,
+    watch: Option<Watch>,
+) -> Result<(NetworkResult, Vec<LogRec>)> {
+    let mut e = Engine::<LOG, FULL, PACE, S>::new(net);
     e.watch = watch;
     e.run();
     match e.interrupted {
         Some(p) => Err(super::watch::interrupted(p)),
         None => Ok(e.finish()),
     }
+}
+
+/// Where the engine's pipes keep their packets (`link/slots.rs`): inline, each pipe in its
+/// own ring, or in one pool the pipes share, their rings holding indices into it.
+trait Store: Slots<InFlight<Pkt>> {}
+
+impl<S: Slots<InFlight<Pkt>>> Store for S {}
+
+/// Networks with more links than this keep their packets in a shared pool.
+pub const POOL_LINKS: usize = 64;
+
+/// Whether the engine keeps a network's packets in one pool shared by its links rather than
+/// in each link's own ring: when it has more than [`POOL_LINKS`] links and runs on the plain
+/// engine (no per-packet log, none of [`needs_full`]'s or [`needs_pace`]'s features). A ring
+/// keeps the size of the most it ever held, so inline entries cost the sum over the links of
+/// each one's largest occupancy, which with many links (many flows, each over its own
+/// access links) is far more than the packets in flight at once, what a pool holds; with a
+/// few links the sum is small and the pool's indirection would cost each hop a few
+/// instructions for nothing. The results are the same either way (storage only). The
+/// other engines keep their packets inline: each pooled instantiation of the engine is
+/// more code, and with one for every engine the compiler stopped inlining the sender's
+/// scoreboard into its ACK path (+47 instructions per data packet on the single flow,
+/// which never uses the pool).
+pub fn pooled(net: &Network) -> bool {
+    net.links.len() > POOL_LINKS && !net.log && !needs_full(net) && !needs_pace(net)
 }
 
 /// Whether a network uses a feature whose per-packet checks the engine compiles out of a
@@ -266,10 +331,10 @@ pub fn needs_pace(net: &Network) -> bool {
     })
 }
 
-impl<const LOG: bool, const FULL: bool, const PACE: bool> Engine<LOG, FULL, PACE> {
+impl<const LOG: bool, const FULL: bool, const PACE: bool, S: Store> Engine<LOG, FULL, PACE, S> {
     fn new(net: Network) -> Self {
         let seed = net.seed;
-        let mut links: Vec<LinkRt> = Vec::with_capacity(net.links.len());
+        let mut links: Vec<LinkRt<S>> = Vec::with_capacity(net.links.len());
         let owners: Vec<usize> =
             net.links.iter().enumerate().map(|(i, l)| if let LinkLoss::Shared(j) = l.loss { j } else { i }).collect();
         for (i, l) in net.links.into_iter().enumerate() {
@@ -438,8 +503,9 @@ impl<const LOG: bool, const FULL: bool, const PACE: bool> Engine<LOG, FULL, PACE
             tree: MinTree::with_hot(nlinks + 1, &hot),
             servers: net.servers.into_iter().map(Server::new).collect(),
             heads: vec![Head::default(); links.len()],
-            prefetching: worth_prefetching(flows.len(), links.len()),
+            prefetching: worth_prefetching::<S>(flows.len(), links.len()),
             links,
+            pool: S::Pool::default(),
             layout: FlowLayout::of(&flows),
             first_hops: flows.iter().map(|f| f.spec.forward.first().map_or(u32::MAX, |&l| l as u32)).collect(),
             flows,
