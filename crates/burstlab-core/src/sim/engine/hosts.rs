@@ -356,7 +356,7 @@ impl<const LOG: bool, const FULL: bool, const PACE: bool> Engine<LOG, FULL, PACE
     /// Flow `f`'s pacing timer for `at` fires: its sender sends what the pacer now allows.
     pub(super) fn on_pace(&mut self, f: usize, at: Nanos) {
         let now = self.now;
-        if self.flows[f].tcp().sender.on_pace_timer(at, now, &mut self.txbuf) {
+        if self.flows[f].tcp().sender.on_pace_timer_in::<FULL>(at, now, &mut self.txbuf) {
             self.record(f);
             self.flush_tx(f);
         }
