@@ -981,24 +981,35 @@ impl Sender {
     /// The pacing timer scheduled for `at` fires: whether it is the flow's current one (a
     /// superseded one is ignored); if so, send what the windows and the pacer allow.
     pub fn on_pace_timer(&mut self, at: Nanos, now: Nanos, out: &mut Vec<Tx>) -> bool {
-        self.on_pace_timer_in::<true>(at, now, out)
+        if !self.pace_timer_current(at) {
+            return false;
+        }
+        self.send_loop(now, out);
+        true
     }
 
-    /// [`Sender::on_pace_timer`]; `FULL = false` only for a sender of the engine's plain
-    /// runs (as [`Sender::on_ack_in`]): the send loop of the paced plain build, whose
-    /// per-segment checks of LT-TCP, ECN and RACK are compiled out, as on its ACK path.
+    /// [`Sender::on_pace_timer`] for a sender of the engine's paced plain runs (as
+    /// [`Sender::on_ack_in`] with `FULL = false`): that build's send loop, whose per-segment
+    /// checks of LT-TCP, ECN and RACK are compiled out, as on its ACK path.
     #[inline]
-    pub fn on_pace_timer_in<const FULL: bool>(&mut self, at: Nanos, now: Nanos, out: &mut Vec<Tx>) -> bool {
-        debug_assert!(FULL || !(self.lt || self.cfg.ecn || self.rack.is_some()));
-        match self.pacer.as_mut() {
-            Some(p) if p.sched == Some(at) => p.sched = None,
-            _ => return false,
+    pub fn on_pace_timer_plain(&mut self, at: Nanos, now: Nanos, out: &mut Vec<Tx>) -> bool {
+        debug_assert!(!(self.lt || self.cfg.ecn || self.rack.is_some()));
+        if !self.pace_timer_current(at) {
+            return false;
         }
-        if FULL {
-            self.send_loop(now, out);
-        } else {
-            self.send_loop_in::<false, true, false>(now, out);
-        }
+        self.send_loop_in::<false, true, false>(now, out);
         true
+    }
+
+    /// Whether the pacing timer for `at` is the flow's current one (then no longer scheduled).
+    #[inline(always)]
+    fn pace_timer_current(&mut self, at: Nanos) -> bool {
+        match self.pacer.as_mut() {
+            Some(p) if p.sched == Some(at) => {
+                p.sched = None;
+                true
+            }
+            _ => false,
+        }
     }
 }
