@@ -66,7 +66,9 @@ impl RateSample {
     /// Delivery rate, segments per second (0 for an invalid sample).
     #[inline]
     pub fn rate(&self) -> f64 {
-        if self.interval == 0 { 0.0 } else { self.delivered as f64 * 1e9 / self.interval as f64 }
+        // (through i64: the same doubles for counts and intervals below 2^63, in one
+        // conversion instruction where an unsigned one takes several)
+        if self.interval == 0 { 0.0 } else { self.delivered as i64 as f64 * 1e9 / self.interval as i64 as f64 }
     }
 }
 
@@ -118,8 +120,8 @@ pub struct RateSampler {
 impl RateSampler {
     /// Segment `seg` leaves the sender at `now` (§3.2): `inflight` segments were in flight
     /// before it, `lost` segments have been deemed lost so far, `retx` if it is a retransmission.
-    /// (Inlined into the sender's one call site, as `on_ack`: no call frame per packet.)
-    #[inline]
+    /// (Inlined into the sender's transmit path, as `on_ack`: no call frame per packet.)
+    #[inline(always)]
     pub fn on_send(&mut self, seg: u64, now: Nanos, inflight: u64, lost: u64, retx: bool) {
         if inflight == 0 {
             // §3.2: a new flight starts; its intervals are measured from now.
@@ -191,18 +193,18 @@ impl RateSampler {
         let newly = total.saturating_sub(self.delivered);
         // The most recently sent of the segments this ACK delivers (`tcp_rate_skb_delivered`):
         // the ends of the newly acknowledged range and of each SACK block, each sampled once.
-        let mut best: Option<Rec> = None;
+        // (the best record's slot, read once at the end: no record is copied per candidate)
+        let mut best: Option<usize> = None;
         let (base, len) = (self.base, self.len);
         let mut consider = |recs: &mut Vec<Rec>, seg: u64| {
             if seg < base || seg >= base + len {
                 return;
             }
-            let mask = recs.len() - 1;
-            let r = &mut recs[seg as usize & mask];
-            if r.flags & CONSUMED == 0 {
-                r.flags |= CONSUMED;
-                if best.is_none_or(|b| r.sent > b.sent) {
-                    best = Some(*r);
+            let i = seg as usize & (recs.len() - 1);
+            if recs[i].flags & CONSUMED == 0 {
+                recs[i].flags |= CONSUMED;
+                if best.is_none_or(|b| recs[i].sent > recs[b].sent) {
+                    best = Some(i);
                 }
             }
         };
@@ -236,7 +238,7 @@ impl RateSampler {
         let losses = lost.saturating_sub(self.lost_seen);
         self.lost_seen = self.lost_seen.max(lost);
         let mut rs = RateSample { now, delivered_total: self.delivered, acked_sacked: newly, losses, inflight, ..Default::default() };
-        let Some(p) = best.filter(|_| newly > 0) else {
+        let Some(p) = best.filter(|_| newly > 0).map(|i| self.recs[i]) else {
             return rs;
         };
         let p_delivered = (self.delivered as u32).wrapping_sub(p.delivered) as u64;

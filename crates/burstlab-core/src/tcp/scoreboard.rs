@@ -8,6 +8,10 @@ use crate::time::Nanos;
 use std::cell::Cell;
 use std::collections::VecDeque;
 
+/// The longest SACK block [`Scoreboard::mark_sacked`] marks whole, without trimming it
+/// against the remembered blocks first (its marks span at most three words).
+const SHORT_BLOCK: u64 = 128;
+
 /// A word with its `n` lowest bits set (n ≤ 64).
 #[inline(always)]
 fn low_bits(n: u64) -> u64 {
@@ -245,10 +249,13 @@ impl Scoreboard {
         if e0 <= s0 {
             return 0;
         }
-        let (s, e) = self.unmarked_part(s0, e0);
+        // A short block is marked whole: setting its two or three words of marks (a popcount
+        // counts only the new ones) costs less than trimming it against the remembered
+        // blocks, which pays for a long one (the count is the same either way).
+        let (s, e) = if e0 - s0 <= SHORT_BLOCK { (s0, e0) } else { self.unmarked_part(s0, e0) };
         let n = if s >= e {
             0
-        } else if e - s > 128 && self.marked.iter().any(|&(ms, me)| ms > s && me < e && ms < me) {
+        } else if e - s > SHORT_BLOCK && self.marked.iter().any(|&(ms, me)| ms > s && me < e && ms < me) {
             // (blocks inside a range of two words or less would save nothing)
             self.set_marks_around(s, e)
         } else {

@@ -382,3 +382,27 @@ fn the_top_block_gives_the_lost_boundary() {
     b.advance(23); // the top block's segment 22 acknowledged: 1 left on the board
     assert_eq!((b.top_block_lost_below(2), b.lost_below(1)), (None, 23));
 }
+
+/// A short block (at most `SHORT_BLOCK` segments) is marked whole, over remembered blocks:
+/// its count, the count from the base and the retransmitted SACKed count are those of its
+/// new segments only, as when it was first trimmed against the remembered blocks.
+#[test]
+fn a_short_block_over_remembered_ones_counts_only_its_new_segments() {
+    let mut b = board(400);
+    b.note_retransmission(12, 500);
+    b.note_retransmission(30, 500);
+    assert_eq!(b.sacked_retransmitted(), 0);
+    assert_eq!(b.mark_sacked(10, 20), 10);
+    assert_eq!(b.mark_sacked(25, 28), 3);
+    assert_eq!(b.sacked_between(0, 15), 5); // the count from the base, remembered
+    assert_eq!(b.sacked_retransmitted(), 1); // 12
+    // Spans both remembered blocks and the holes around them: 5 + 5 + 2 + 10 new.
+    assert_eq!(b.mark_sacked(5, 40), 22);
+    assert_eq!(b.sacked_count(), 35);
+    assert_eq!(b.sacked_between(0, 15), 10);
+    assert_eq!(b.sacked_retransmitted(), 2); // 12 and 30
+    // Repeated whole: nothing new; a long block (above SHORT_BLOCK) is trimmed as before.
+    assert_eq!(b.mark_sacked(5, 40), 0);
+    assert_eq!(b.mark_sacked(5, 40 + SHORT_BLOCK), SHORT_BLOCK);
+    assert_eq!((b.sacked_count(), b.high_sacked()), (35 + SHORT_BLOCK, 40 + SHORT_BLOCK));
+}

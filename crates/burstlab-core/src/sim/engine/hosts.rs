@@ -356,7 +356,11 @@ impl<const LOG: bool, const FULL: bool, const PACE: bool, S: Store> Engine<LOG, 
     /// Flow `f`'s pacing timer for `at` fires: its sender sends what the pacer now allows.
     pub(super) fn on_pace(&mut self, f: usize, at: Nanos) {
         let now = self.now;
-        if self.flows[f].tcp().sender.on_pace_timer(at, now, &mut self.txbuf) {
+        // (the paced plain build's send loop only in that engine: an engine without paced
+        // flows never fires a pacing timer, and keeps the full loop's one copy)
+        let sender = &mut self.flows[f].tcp().sender;
+        let sent = if PACE && !FULL { sender.on_pace_timer_plain(at, now, &mut self.txbuf) } else { sender.on_pace_timer(at, now, &mut self.txbuf) };
+        if sent {
             self.record(f);
             self.flush_tx(f);
         }

@@ -502,7 +502,7 @@ impl Bbr {
             }
         }
         let epoch = self.delivered_stamp.saturating_sub(self.ack_epoch_stamp);
-        let mut expected = (self.bw() * epoch as f64 * 1e-9) as u64;
+        let mut expected = (self.bw() * epoch as i64 as f64 * 1e-9) as u64; // (i64: the same double, ns < 2^63)
         if self.ack_epoch_acked <= expected || self.ack_epoch_acked + rs.acked_sacked >= 1 << 20 {
             self.ack_epoch_acked = 0;
             self.ack_epoch_stamp = self.delivered_stamp;
@@ -643,22 +643,25 @@ impl Bbr {
             cwnd = cwnd.saturating_sub(rs.losses).max(1);
         }
         let in_rec = |s: CaState| matches!(s, CaState::Recovery | CaState::Loss);
-        if state == CaState::Recovery && self.prev_state != CaState::Recovery {
-            self.packet_conservation = true;
-            self.next_rtt_delivered = self.delivered;
-            cwnd = rs.inflight + rs.acked_sacked;
-        } else if in_rec(self.prev_state) && !in_rec(state) {
-            if !self.ns3 {
-                cwnd = cwnd.max(self.prior_cwnd);
-            } else if self.prev_state == CaState::Recovery {
-                // ns-3: `TcpBbr::RestoreCwnd` on CA_EVENT_COMPLETE_CWR, then
-                // `TcpSocketBase::ProcessAck` sets cWnd = ssThresh as it leaves recovery.
-                cwnd = tcb.ssthresh / tcb.mss.max(1);
+        // (both transitions need a change of state: most ACKs skip them at one comparison)
+        if state != self.prev_state {
+            if state == CaState::Recovery {
+                self.packet_conservation = true;
+                self.next_rtt_delivered = self.delivered;
+                cwnd = rs.inflight + rs.acked_sacked;
+            } else if in_rec(self.prev_state) && !in_rec(state) {
+                if !self.ns3 {
+                    cwnd = cwnd.max(self.prior_cwnd);
+                } else if self.prev_state == CaState::Recovery {
+                    // ns-3: `TcpBbr::RestoreCwnd` on CA_EVENT_COMPLETE_CWR, then
+                    // `TcpSocketBase::ProcessAck` sets cWnd = ssThresh as it leaves recovery.
+                    cwnd = tcb.ssthresh / tcb.mss.max(1);
+                }
+                // (ns-3, after a timeout: `CA_LOSS` → `CA_OPEN` sends no event; nothing restored.)
+                self.packet_conservation = false;
             }
-            // (ns-3, after a timeout: `CA_LOSS` → `CA_OPEN` sends no event; nothing restored.)
-            self.packet_conservation = false;
+            self.prev_state = state;
         }
-        self.prev_state = state;
         if self.packet_conservation {
             self.cwnd = cwnd.max(rs.inflight + rs.acked_sacked);
             return true;

@@ -659,7 +659,7 @@ impl Bbr3 {
 
     /// BBRSetPacingRate (§5.6.2): never lower before the pipe is full; 1 % margin.
     fn set_pacing_rate(&mut self, tcb: &Tcb) {
-        let rate = self.bw() * tcb.mss as f64 * self.pacing_gain * 0.99;
+        let rate = self.bw() * tcb.mss as i64 as f64 * self.pacing_gain * 0.99; // (i64: the same double)
         if self.filled_pipe || rate > self.pacing {
             self.set_pacing(rate, tcb.mss);
         }

@@ -349,8 +349,8 @@ impl Sender {
         let t = &self.tcb;
         let segs = if self.rec.uses_sack() {
             let mut p = self.board.pipe(t.high_tx, t.high_rxt.max(t.snd_una), thresh).saturating_sub(self.rack_pending()) + self.phantoms();
-            let head_counted = self.board.is_unsacked(t.snd_una) && !self.board.is_lost(t.snd_una, thresh);
-            if head_lost && head_counted && t.snd_una < t.high_tx {
+            // (the head's marks read only when it is being retransmitted)
+            if head_lost && t.snd_una < t.high_tx && self.board.is_unsacked(t.snd_una) && !self.board.is_lost(t.snd_una, thresh) {
                 p -= 1;
             }
             p
@@ -916,7 +916,7 @@ impl Sender {
             } else {
                 break;
             };
-            self.transmit(seg, now, out);
+            self.transmit_in::<FULL, PACE>(seg, now, out);
             if seg + 1 > self.tcb.snd_nxt {
                 self.tcb.snd_nxt = seg + 1;
             }
@@ -981,11 +981,35 @@ impl Sender {
     /// The pacing timer scheduled for `at` fires: whether it is the flow's current one (a
     /// superseded one is ignored); if so, send what the windows and the pacer allow.
     pub fn on_pace_timer(&mut self, at: Nanos, now: Nanos, out: &mut Vec<Tx>) -> bool {
-        match self.pacer.as_mut() {
-            Some(p) if p.sched == Some(at) => p.sched = None,
-            _ => return false,
+        if !self.pace_timer_current(at) {
+            return false;
         }
         self.send_loop(now, out);
         true
+    }
+
+    /// [`Sender::on_pace_timer`] for a sender of the engine's paced plain runs (as
+    /// [`Sender::on_ack_in`] with `FULL = false`): that build's send loop, whose per-segment
+    /// checks of LT-TCP, ECN and RACK are compiled out, as on its ACK path.
+    #[inline]
+    pub fn on_pace_timer_plain(&mut self, at: Nanos, now: Nanos, out: &mut Vec<Tx>) -> bool {
+        debug_assert!(!(self.lt || self.cfg.ecn || self.rack.is_some()));
+        if !self.pace_timer_current(at) {
+            return false;
+        }
+        self.send_loop_in::<false, true, false>(now, out);
+        true
+    }
+
+    /// Whether the pacing timer for `at` is the flow's current one (then no longer scheduled).
+    #[inline(always)]
+    fn pace_timer_current(&mut self, at: Nanos) -> bool {
+        match self.pacer.as_mut() {
+            Some(p) if p.sched == Some(at) => {
+                p.sched = None;
+                true
+            }
+            _ => false,
+        }
     }
 }
