@@ -20,27 +20,15 @@ pub fn line<T>(p: *const T) {
     let _ = p;
 }
 
-/// Prefetch every cache line of the `N` bytes from `p` (`N` a constant: the loop unrolls
-/// into `N / LINE + 1` prefetches, the first and last lines included whatever the alignment).
-#[inline(always)]
-pub fn bytes<const N: usize, T>(p: *const T) {
-    let a = p as usize;
-    for k in 0..N / LINE {
-        line((a + k * LINE) as *const u8);
-    }
-    if N > 0 {
-        line((a + N - 1) as *const u8);
-    }
-}
-
 /// Prefetch every cache line of `*r`.
 #[inline(always)]
 pub fn value<T>(r: &T) {
     span(r, std::mem::size_of::<T>());
 }
 
-/// Prefetch every cache line of the `n` bytes from `p` (an `n` the compiler knows, e.g. a
-/// generic type's size, unrolls as [`bytes`] does).
+/// Prefetch every cache line of the `n` bytes from `p`, the first and last lines included
+/// whatever the alignment (an `n` the compiler knows, a type's size or offset, unrolls into
+/// one prefetch per line).
 #[inline(always)]
 pub fn span<T>(p: *const T, n: usize) {
     let a = p as usize;
@@ -63,12 +51,12 @@ mod tests {
         // Null, unaligned, unmapped and freed addresses: a prefetch never faults.
         line(std::ptr::null::<u8>());
         line(usize::MAX as *const u64);
-        bytes::<1000, u8>(0x1234_5678usize as *const u8);
+        span(0x1234_5678usize as *const u8, 1000);
         let v = vec![7u64; 100];
         let p = v.as_ptr();
         value(&v[3]);
         drop(v);
-        bytes::<800, u64>(p);
+        span(p, 800);
         let x = [1u8; 300];
         value(&x);
         assert_eq!(x.iter().map(|&b| b as u32).sum::<u32>(), 300, "the data is untouched");

@@ -100,7 +100,7 @@ impl<const LOG: bool, const FULL: bool, const PACE: bool, S: Store> Engine<LOG, 
         }
         let h = *self.heads.at(j);
         prefetch::span(self.links.at(j), link_exit::<S>());
-        prefetch::bytes::<{ std::mem::size_of::<InFlight<Pkt>>() }, _>(h.entry as *const u8);
+        prefetch::span(h.entry as *const u8, std::mem::size_of::<InFlight<Pkt>>());
         self.prefetch_destination(h.flow, h.pos, h.kind);
     }
 
@@ -132,7 +132,7 @@ impl<const LOG: bool, const FULL: bool, const PACE: bool, S: Store> Engine<LOG, 
         let at = |off: usize| (tcp + off) as *const u8;
         prefetch::line(base as *const u8);
         if kind == PktKind::Data {
-            prefetch::bytes::<{ size_of::<Receiver>() }, _>(at(offset_of!(TcpFlow, receiver)));
+            prefetch::span(at(offset_of!(TcpFlow, receiver)), size_of::<Receiver>());
             prefetch::line(at(offset_of!(TcpFlow, arrived_bytes)));
             prefetch::line(at(offset_of!(TcpFlow, pending_rto)));
             prefetch::line(at(offset_of!(TcpFlow, ack_bytes)));
@@ -142,7 +142,7 @@ impl<const LOG: bool, const FULL: bool, const PACE: bool, S: Store> Engine<LOG, 
                 prefetch::span(l, link_entry::<S>());
                 prefetch::value(&self.servers[l.server]);
             }
-            prefetch::bytes::<{ size_of::<Sender>() }, _>(at(offset_of!(TcpFlow, sender)));
+            prefetch::span(at(offset_of!(TcpFlow, sender)), size_of::<Sender>());
             prefetch::line(at(offset_of!(TcpFlow, sacks)));
             prefetch::line(at(offset_of!(TcpFlow, ack_path)));
             prefetch::line(at(offset_of!(TcpFlow, rto_sched)));
