@@ -27,7 +27,7 @@ def _human(n: int) -> str:
 
 @click.group("data")
 def data_group() -> None:
-    """Real datasets: list, describe, download, locate and verify them."""
+    """Real datasets: list, info (describe one), fetch (download), path (locate) and verify."""
 
 
 @data_group.command("list")

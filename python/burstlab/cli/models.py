@@ -11,7 +11,7 @@ from pathlib import Path
 import click
 
 from burstlab._core import BitTrace, available_memory
-from burstlab.cli.options import FORMAT, SEED, SEED_MAX, count
+from burstlab.cli.options import FORMAT, SEED, SEED_MAX, TRACE_FILE, count
 from burstlab.cli.stats import read_one, with_reading_options
 from burstlab.cli.tables import print_table
 from burstlab.lossspec import parse_loss_spec
@@ -52,7 +52,7 @@ def _cell(x: float | None, lo: float | None = None, hi: float | None = None) -> 
 
 
 @click.command("fit")
-@click.argument("trace_file", metavar="TRACE", type=click.Path(exists=True, dir_okay=False))
+@click.argument("trace_file", metavar="TRACE", type=TRACE_FILE)
 @click.option("--models", default="all", show_default=True, help="Comma-separated model names, or 'all'.")
 @click.option("--format", "fmt", type=FORMAT, default=None, help="Trace format (default: detected).")
 @click.option("--judge", type=click.Choice(["stats", "tcp"]), default="stats", show_default=True,

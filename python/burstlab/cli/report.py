@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from burstlab.cli.options import FORMAT, SEED, SEED_MAX, count
+from burstlab.cli.options import FORMAT, SEED, SEED_MAX, TRACE_FILE, count
 from burstlab.cli.stats import read_one, with_reading_options
 from burstlab.cli.tables import print_table
 from burstlab.sim import VARIANTS
@@ -16,7 +16,7 @@ from burstlab.units import DURATION, RATE, TIME
 
 
 @click.command("report")
-@click.argument("trace_file", metavar="TRACE", type=click.Path(exists=True, dir_okay=False))
+@click.argument("trace_file", metavar="TRACE", type=TRACE_FILE)
 @click.option("--out", "out_dir", type=click.Path(file_okay=False), default=None, help="Folder of the page (default: report-<TRACE name>).")
 @click.option("--format", "fmt", type=FORMAT, default=None, help="Trace format (default: detected).")
 @click.option("--rate", default="1Mbit", show_default=True, type=RATE, help="The link's capacity.")

@@ -22,7 +22,7 @@ import click
 
 from burstlab import _core
 from burstlab._util import json_safe
-from burstlab.cli.options import FORMAT, SEED, SEED_MAX, count
+from burstlab.cli.options import FORMAT, SEED, SEED_MAX, TRACE_FILE, count
 from burstlab.cli.runs import check_seeds, default_workers, plot_name, report, run_kw, run_parallel, to_json, write_plot
 from burstlab.sim import (
     CONGESTION_CONTROLS,
@@ -440,7 +440,7 @@ def _name_options(e: _core.ParameterError) -> _core.ParameterError:
 @click.option("--duration", default=None, type=DURATION, help="Bulk transfer duration, e.g. 100s (the default), or the time limit with --size.")
 @click.option("--size", default=None, type=SIZE, help="Fixed-size transfer, e.g. 5MB; reports its completion time.")
 @click.option("--warmup", default="0s", show_default=True, type=TIME, help="Initial period excluded from the measurement.")
-@click.option("--trace", "trace_file", default=None, type=click.Path(exists=True, dir_okay=False),
+@click.option("--trace", "trace_file", default=None, type=TRACE_FILE,
               help="Slotted trace-driven mode (Srinivasan et al. §3.1): this reception trace decides each slot.")  # fmt: skip
 @click.option("--format", "trace_format", default=None, type=FORMAT, help="Format of the --trace file (default: detected, see docs/traces.md).")
 @click.option("--slot", default="10ms", show_default=True, type=DURATION, help="Slot length with --trace.")

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from burstlab import _core
-from burstlab.cli.options import DURATION, FORMAT, count
+from burstlab.cli.options import DURATION, FORMAT, TRACE_FILE, TRACE_FILES, DatasetFile, count, flatten
 from burstlab.cli.tables import print_table
 
 if TYPE_CHECKING:
@@ -116,8 +116,10 @@ def _load(files: tuple[str, ...], fmt: str | None, one_means: str, expected: int
 
     traces = []
     paths = list(iter_trace_files(files))
+    labels = {str(f): f.label for f in files if isinstance(f, DatasetFile)}  # a dataset's files: NAME:PATH
+    where = _describe(files)
     if not paths:
-        raise _core.EmptyInputError(f"no trace file found in {', '.join(files)}")
+        raise _core.EmptyInputError(f"no trace file found in {where}")
     empty: list[str] = []
     for p in paths:
         try:
@@ -127,14 +129,22 @@ def _load(files: tuple[str, ...], fmt: str | None, one_means: str, expected: int
                 raise  # one file asked for by name, or a file with content but no entry: the error names it
             empty.append(str(p))  # an empty file among many (a link on which nothing was received): skipped, said below
             continue
+        if str(p) in labels:
+            t.name = labels[str(p)]
         _warn_duplicates(t)
         traces.append(t)
     if empty:
         if not traces:
-            raise _core.EmptyInputError(f"every trace file in {', '.join(files)} is empty ({len(empty)} files, e.g. {empty[0]}): give --expected N if they list received packets")
+            raise _core.EmptyInputError(f"every trace file in {where} is empty ({len(empty)} files, e.g. {empty[0]}): give --expected N if they list received packets")
         click.echo(f"warning: skipped {len(empty)} empty file(s) (e.g. {empty[0]}): a list of received packets with no entry has no length; "
                    "give --expected N (the packets sent) to count them as links on which nothing was received", err=True)  # fmt: skip
     return traces
+
+
+def _describe(files: tuple[str, ...]) -> str:
+    """The inputs named in a message: a dataset's files by the dataset's name."""
+    names = list(dict.fromkeys(f.label.split(":", 1)[0] if isinstance(f, DatasetFile) else str(f) for f in files))
+    return ", ".join(names)
 
 
 _input_options = [
@@ -179,7 +189,7 @@ def read_one(path: str, fmt: str | None, one_means: str, expected: int | None, d
 
 
 @click.command("stats")
-@click.argument("files", nargs=-1, type=click.Path(exists=True))
+@click.argument("files", nargs=-1, type=TRACE_FILES)
 @_with_input_options
 @click.option("--chunk", type=count(), default=DEFAULT_CHUNK, show_default=True, help="Chunk size of the RMS μ deviation (Srinivasan et al. §8).")
 @click.option("--json", "as_json", is_flag=True, help="JSON output (with run-length distributions and μ convergence).")
@@ -201,14 +211,15 @@ def stats_cmd(
 ) -> None:
     """Statistics (PRR, g, b, μ, run lengths, μ convergence) of packet-reception traces.
 
-    FILES may be files or directories (walked). Without FILES (or with --demo) a built-in
-    Gilbert-Elliott trace is used.
+    FILES may be files, directories (walked) or registered datasets by name (their data
+    files; NAME:FILE for one of them; 'burstlab data list'). Without FILES (or with --demo)
+    a built-in Gilbert-Elliott trace is used.
     """
     from burstlab.stats import UndefinedMuWarning, trace_stats
 
     if as_json and as_csv:
         raise click.UsageError("give at most one of --json and --csv")
-    traces = [demo_trace()] if demo or not files else _load(files, fmt, one_means, expected, interval, drop_beyond)
+    traces = [demo_trace()] if demo or not files else _load(flatten(files), fmt, one_means, expected, interval, drop_beyond)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", UndefinedMuWarning)
         stats = [trace_stats(t, chunk=chunk) for t in traces]
@@ -232,7 +243,7 @@ def stats_cmd(
 
 
 @click.command("convert")
-@click.argument("src", type=click.Path(exists=True, dir_okay=False))
+@click.argument("src", type=TRACE_FILE)
 @click.argument("dst", type=click.Path(dir_okay=False))
 @_with_input_options
 @click.option("--to", "to_fmt", type=FORMAT, help="Output format (default: from DST's extension, else bits).")

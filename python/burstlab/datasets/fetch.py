@@ -114,9 +114,10 @@ def folders(name: str, data: str | os.PathLike[str] | None = None) -> list[tuple
     return [(source, (base / ds.name).resolve()) for source, base in _candidates(data) if (base / ds.name).is_dir()]
 
 
-def locate(name: str, data: str | os.PathLike[str] | None = None) -> LocalDataset:
+def locate(name: str, data: str | os.PathLike[str] | None = None, *, data_option: bool = True) -> LocalDataset:
     """The local copy of dataset ``name`` (see the module docstring for where it looks), or a
-    :class:`DatasetError` that names the places looked at and how to get the data."""
+    :class:`DatasetError` that names the places looked at and how to get the data (with
+    ``data_option``, the command's ``--data DIR`` among the ways)."""
     ds = get(name)
     looked = []
     for source, base in _candidates(data):
@@ -126,7 +127,8 @@ def locate(name: str, data: str | os.PathLike[str] | None = None) -> LocalDatase
         looked.append(f"{source} {root}")
     raise DatasetError(
         f"dataset {ds.name} is not on this machine (looked in: {'; '.join(looked)}): run 'burstlab data fetch {ds.name}' "
-        f"to download it from {ds.origin}, or name an offline copy with --data DIR or {ENV_DATA}=DIR (DIR/{ds.name}/...)"
+        f"to download it from {ds.origin}, or name an offline copy with {'--data DIR or ' if data_option else ''}{ENV_DATA}=DIR "
+        f"(DIR/{ds.name}/...)"
     )
 
 

@@ -9,6 +9,7 @@ and by ``burstlab data verify``. Nothing here reads the network or the disk beyo
 
 from __future__ import annotations
 
+import fnmatch
 from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
@@ -68,6 +69,14 @@ class Dataset:
     #: study → (True if the data can support it, why / how)
     supports: dict[str, tuple[bool, str]] = field(default_factory=dict)
     aliases: tuple[str, ...] = ()
+    #: The dataset's data files, as glob patterns over its files' paths (``fnmatch``): what a
+    #: command that reads traces (``burstlab stats NAME``, ``report NAME``) reads when given
+    #: the dataset's name; licences and read-me files are not among them.
+    inputs: tuple[str, ...] = ()
+
+    def input_files(self) -> tuple[str, ...]:
+        """The paths (inside the dataset folder) of its data files, in the manifest's order."""
+        return tuple(f.path for f in self.files if any(fnmatch.fnmatchcase(f.path, g) for g in self.inputs))
 
     @property
     def base_url(self) -> str:
@@ -111,6 +120,7 @@ _DATASETS: tuple[Dataset, ...] = (
     Dataset(
         name="rutgers-noise",
         aliases=("rutgers",),
+        inputs=("data/*",),
         title="Rutgers ORBIT 802.11 links under injected noise (CRAWDAD rutgers/noise, traceset RSSI)",
         kind="reception",
         repository="sensorlab/link-quality-estimation",
@@ -148,6 +158,7 @@ _DATASETS: tuple[Dataset, ...] = (
     Dataset(
         name="tossim-noise",
         aliases=("tossim",),
+        inputs=("casino-lab.txt", "meyer-heavy.txt"),
         title="TOSSIM noise traces (Meyer Library heavy, casino lab)",
         kind="noise",
         repository="tinyos/tinyos-main",
@@ -182,6 +193,7 @@ _DATASETS: tuple[Dataset, ...] = (
     Dataset(
         name="starlink-ping",
         aliases=("starlink",),
+        inputs=("no-isl-ping-*.txt",),
         title="Starlink ICMP ping probes, Seattle gateway, 2023-09-11",
         kind="probes",
         repository="clarkzjw/mmsys24-starlink-livestreaming-data",
@@ -218,6 +230,7 @@ _DATASETS: tuple[Dataset, ...] = (
     Dataset(
         name="mahimahi-cellular",
         aliases=("mahimahi",),
+        inputs=("*.up", "*.down"),
         title="Mahimahi cellular link-capacity traces (T-Mobile and Verizon LTE, short)",
         kind="capacity",
         repository="ravinet/mahimahi",
@@ -247,10 +260,14 @@ def datasets() -> tuple[Dataset, ...]:
     return _DATASETS
 
 
+def find(name: str) -> Dataset | None:
+    """The dataset called ``name`` (or one of its aliases), or None."""
+    return next((d for d in _DATASETS if name == d.name or name in d.aliases), None)
+
+
 def get(name: str) -> Dataset:
     """The dataset called ``name`` (or one of its aliases, e.g. ``rutgers``)."""
-    for d in _DATASETS:
-        if name == d.name or name in d.aliases:
-            return d
+    if (d := find(name)) is not None:
+        return d
     names = ", ".join(d.name for d in _DATASETS)
     raise ParameterError(f"unknown dataset {name!r}: expected one of {names} (see 'burstlab data list')")
