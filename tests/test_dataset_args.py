@@ -79,6 +79,8 @@ def test_one_file_of_a_dataset(shared: Path) -> None:
         (["stats", "no-such-thing"], "'no-such-thing' does not exist (neither a file nor a dataset of 'burstlab data list')"),
         (["fit", "starlink:nofile"], "dataset starlink-ping has no file 'nofile': its data files are " + STARLINK_FILE),
         (["sim", "--trace", "rutgers"], "name one as rutgers-noise:FILE"),
+        (["shell", "--capacity", "mahimahi", "--", "true"], "mahimahi-cellular has 4 data files: name one as mahimahi-cellular:FILE"),
+        (["shell", "--capacity", "starlink", "--", "true"], "dataset starlink-ping holds probes traces, not capacity traces"),
     ],
 )
 def test_wrong_names_are_one_error_line(shared: Path, args: list[str], says: str) -> None:

@@ -12,7 +12,7 @@ import click
 from click.core import ParameterSource
 
 from burstlab import ParameterError
-from burstlab.cli.options import SEED, SEED_MAX, count
+from burstlab.cli.options import SEED, SEED_MAX, TracePath, count
 from burstlab.lossspec import parse_loss_spec
 from burstlab.units import RATE, TIME
 
@@ -33,7 +33,8 @@ def _both(name: str, **kw: Any) -> Any:
 
 @click.command("shell", context_settings=_CONTEXT)
 @_both("rate", default=None, type=RATE, help="Link capacity, e.g. 10Mbit [default: no limit]")
-@_both("capacity", default=None, type=click.Path(exists=True, dir_okay=False), help="Mahimahi capacity trace (instead of --rate)")
+@_both("capacity", default=None, type=TracePath(kinds=("capacity",)),
+       help="Mahimahi capacity trace (instead of --rate): a file, or mahimahi-cellular:FILE")  # fmt: skip
 @_both("delay", default="0ms", type=TIME, help="One-way propagation delay, e.g. 20ms [default: 0]")
 @_both("buffer", default=1000, type=count(0), help="DropTail buffer, packets waiting behind the one in service [default: 1000]")
 @_both("loss", default="none", help="Loss spec, e.g. bernoulli:p=0.01 or @fit.json (docs/loss-models.md) [default: none]")
