@@ -7,6 +7,22 @@ pub const NS_PER_US: Nanos = 1_000;
 pub const NS_PER_MS: Nanos = 1_000_000;
 pub const NS_PER_S: Nanos = 1_000_000_000;
 
+/// The longest run the simulator takes, exclusive: 10^9 s (31.7 years) = 10^18 ns. Every time
+/// a run reads or stores then stays far below 2^63 ns (a run's timers reach past its end by at
+/// most a backed-off retransmission timeout or a link's delay), which packed per-segment
+/// records rely on (a flag in a send time's top bit). The Python layer applies the same bound
+/// to every time it converts.
+pub const MAX_RUN: Nanos = 1_000_000_000 * NS_PER_S;
+
+/// A run of `span` ns, or the error that refuses it ([`MAX_RUN`]).
+pub fn check_run(what: &str, span: Nanos) -> crate::error::Result<()> {
+    if span >= MAX_RUN {
+        return Err(crate::error::Error::param(what, span as f64 / NS_PER_S as f64,
+            "less than 10^9 s (31.7 years): the simulator counts time in 64-bit nanoseconds"));
+    }
+    Ok(())
+}
+
 /// Seconds (float, as at the Python surface) to nanoseconds, rounded to nearest.
 pub fn from_secs_f64(s: f64) -> Nanos {
     debug_assert!(s >= 0.0 && s.is_finite());
@@ -37,6 +53,16 @@ mod tests {
         assert_eq!(tx_time(1500, 1_000_000_000), 12 * NS_PER_US);
         // rounding up: 1 byte at 3 b/s = 8/3 s.
         assert_eq!(tx_time(1, 3), 2_666_666_667);
+    }
+
+    #[test]
+    fn runs_of_10_to_the_9_seconds_and_longer_are_refused() {
+        assert!(check_run("duration", MAX_RUN - 1).is_ok());
+        let e = check_run("duration", MAX_RUN).unwrap_err().to_string();
+        assert!(e.contains("duration") && e.contains("less than 10^9 s"), "{e}");
+        assert!(check_run("duration", u64::MAX).is_err());
+        // far below the top bit that packed per-segment records use
+        assert!(MAX_RUN < (1u64 << 63) / 8);
     }
 
     #[test]

@@ -172,6 +172,7 @@ impl Network {
         if self.duration == 0 {
             return Err(Error::param("duration", 0, "a positive time"));
         }
+        crate::time::check_run("duration", self.duration)?;
         if self.warmup >= self.duration {
             return Err(Error::param("warmup", self.warmup as f64 / 1e9, "shorter than the duration"));
         }

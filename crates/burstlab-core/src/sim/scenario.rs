@@ -175,7 +175,7 @@ impl Scenario {
             if s.trace.is_empty() {
                 return Err(Error::Empty("run_trace: the trace is empty".into()));
             }
-            return Ok(());
+            return crate::time::check_run("len(trace) × slot", (s.trace.len() as u64).saturating_mul(s.slot));
         }
         let w = &self.workload;
         match (w.duration, w.size) {
@@ -184,6 +184,7 @@ impl Scenario {
             (_, Some(0)) => return Err(Error::param("size", 0, "a positive number of bytes")),
             _ => {}
         }
+        crate::time::check_run("duration", w.end())?;
         if w.warmup >= w.end() {
             return Err(Error::param("warmup", w.warmup as f64 / 1e9, "shorter than the duration"));
         }

@@ -520,3 +520,20 @@ fn paced_flows_on_the_plain_engine_match_the_full_engine() {
         assert_eq!(run_network_full(build(flows)), (r, log), "{what:?}: the full engine differs");
     }
 }
+
+/// A Rust caller gets the bound the Python layer applies: a run of 10^9 s or more is refused
+/// before it starts (time::MAX_RUN: every stored time stays far below 2^63 ns), one just
+/// below it is accepted by validation.
+#[test]
+fn runs_of_10_to_the_9_seconds_are_refused_from_rust_too() {
+    let build = |duration: Nanos| {
+        let mut net = Network::new(duration);
+        let (f, r) = hop(&mut net, "a", 1_000, NS_PER_MS, 10);
+        net.flow(FlowSpec::tcp("f", TcpConfig::default(), vec![f], vec![r]));
+        net
+    };
+    let e = run_network(build(burstlab_core::time::MAX_RUN)).unwrap_err().to_string();
+    assert!(e.contains("duration") && e.contains("less than 10^9 s"), "{e}");
+    assert!(build(u64::MAX).validate().is_err());
+    assert!(build(burstlab_core::time::MAX_RUN - 1).validate().is_ok());
+}
