@@ -15,6 +15,7 @@ import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
+from burstlab import _gcpolicy
 from burstlab._core import ParameterError
 from burstlab.study.settings import declared, given
 from burstlab.study.settings import flag
@@ -104,6 +105,7 @@ def run_module(module: str, cfg: Any, out: str, *, workers: int | None = None, c
     study was why two workers were slower than one on a ``--quick`` study), and matplotlib,
     for the figures they draw (:func:`burstlab.experiments.common.draw_figures`), and ``preload``; a study that
     sets its own preload before its pool starts (prr-mu) replaces this one."""
+    _gcpolicy.tune()  # a study allocates many short-lived containers: fewer collector runs (docs/claims.md)
     if cluster is None and (workers or default_workers()) > 1:
         set_forkserver_preload(module, "burstlab.plot", "matplotlib.pyplot", *preload)  # the workers also draw the figures
     return importlib.import_module(module).run_study(cfg, out, workers=workers, cluster=cluster, **kw)
