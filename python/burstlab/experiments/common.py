@@ -261,7 +261,7 @@ def run_pending(
         if not progress:
             say(f"finished {task.name} ({k}/{len(todo)} tasks)")
 
-    # whole tasks, committed together at most every 0.25 s: a commit per task was ~40 % of tibet's CPU
+    # whole tasks, committed together at most every second (FLUSH_EVERY_S): a commit per task was ~40 % of tibet's CPU
     # help_while_starting: this process runs tasks until the pool's forkserver has imported the study
     commit_in_batches(run_tasks(run_task, todo, workers=workers, cluster=cluster, progress=progress, description=description, help_while_starting=True),
                       store, committed=committed)  # fmt: skip

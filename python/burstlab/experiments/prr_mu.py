@@ -414,7 +414,7 @@ def _simulate_all(cfg: StudyConfig, todo: Sequence[LinkTask], store: ResultStore
                   progress: bool, say: Callable[[str], None]) -> None:
     """Run the pending link tasks and commit their rows in batches
     (:func:`~burstlab.study.commit.commit_in_batches`: a killed study loses at most the
-    links of the last fraction of a second and the ones in flight); "finished …" is said
+    links of the last second and the ones in flight); "finished …" is said
     only once a link is committed."""
 
     def committed(task: LinkTask, k: int) -> None:
