@@ -348,12 +348,21 @@ class Env:
 
     def __init__(self, cfg: StudyConfig, setup: Setup, stats: dict[str, CellStats]) -> None:
         self.cfg, self.setup, self._stats = cfg, setup, stats
+        self._ids: dict[tuple[Any, ...], str] = {}  # coordinates → cell id (a hash of JSON: looked up thousands of times)
 
     def sync(self, variant: str, ack: str, delay: float) -> CellStats | None:
-        return self._stats.get(cell_id(sync_cell(self.setup, variant, ack, delay, self.cfg.sync_size)))
+        k = ("sync", variant, ack, delay)
+        cid = self._ids.get(k)
+        if cid is None:
+            cid = self._ids[k] = cell_id(sync_cell(self.setup, variant, ack, delay, self.cfg.sync_size))
+        return self._stats.get(cid)
 
     def models(self, model: str, sojourn: float, drop: float) -> CellStats | None:
-        return self._stats.get(cell_id(models_cell(self.setup, model, sojourn, drop, self.cfg.models_size)))
+        k = ("models", model, sojourn, drop)
+        cid = self._ids.get(k)
+        if cid is None:
+            cid = self._ids[k] = cell_id(models_cell(self.setup, model, sojourn, drop, self.cfg.models_size))
+        return self._stats.get(cid)
 
     def pooled_sync(self, ack: str, delay: float) -> np.ndarray | None:
         """Per replicate, the sum over the three variants (for pooled ratios)."""
