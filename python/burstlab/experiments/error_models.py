@@ -349,6 +349,7 @@ class Env:
     def __init__(self, cfg: StudyConfig, setup: Setup, stats: dict[str, CellStats]) -> None:
         self.cfg, self.setup, self._stats = cfg, setup, stats
         self._ids: dict[tuple[Any, ...], str] = {}  # coordinates → cell id (a hash of JSON: looked up thousands of times)
+        self._headline: dict[str, Any] | None = None
 
     def sync(self, variant: str, ack: str, delay: float) -> CellStats | None:
         k = ("sync", variant, ack, delay)
@@ -414,7 +415,13 @@ class Env:
         return math.nan
 
     def headline(self) -> dict[str, Any]:
-        """The numbers the sensitivity tables follow (NaN where the environment lacks the cells)."""
+        """The numbers the sensitivity tables follow (NaN where the environment lacks the cells);
+        computed once (the tables, the summary and the report's prose all read them)."""
+        if self._headline is None:
+            self._headline = self._compute_headline()
+        return dict(self._headline)
+
+    def _compute_headline(self) -> dict[str, Any]:
         d: dict[str, Any] = {}
         lan = self.sync("tahoe", "none", 0.0)
         d["t1_tahoe_none"] = lan.mean if lan else math.nan
