@@ -211,3 +211,15 @@ def test_pool_workers_take_the_study_gc_thresholds() -> None:
 
     got = {r for _, r in run_tasks(gc_thresholds, list(range(4)), workers=2, progress=False)}
     assert got == {THRESHOLDS}
+
+
+def test_gc_thresholds_restored_after_a_study_block() -> None:
+    """A study run from a notebook leaves the collector's thresholds as it found them."""
+    import gc
+
+    from burstlab import _gcpolicy
+
+    before = gc.get_threshold()
+    with _gcpolicy.tuned():
+        assert gc.get_threshold() == _gcpolicy.THRESHOLDS
+    assert gc.get_threshold() == before

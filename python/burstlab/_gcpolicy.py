@@ -16,6 +16,8 @@ Collections still happen (no cycle is kept for long: a young generation holds at
 from __future__ import annotations
 
 import gc
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 #: (young, middle, old) thresholds: see the module's docstring.
 THRESHOLDS = (20_000, 20, 20)
@@ -24,3 +26,15 @@ THRESHOLDS = (20_000, 20, 20)
 def tune() -> None:
     """Set the thresholds of :data:`THRESHOLDS` for this process (and the processes it forks)."""
     gc.set_threshold(*THRESHOLDS)
+
+
+@contextmanager
+def tuned() -> Iterator[None]:
+    """Within the block, :data:`THRESHOLDS`; the caller's thresholds again after it (a study
+    run from a notebook leaves its collector as it found it)."""
+    before = gc.get_threshold()
+    tune()
+    try:
+        yield
+    finally:
+        gc.set_threshold(*before)

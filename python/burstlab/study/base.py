@@ -105,10 +105,10 @@ def run_module(module: str, cfg: Any, out: str, *, workers: int | None = None, c
     study was why two workers were slower than one on a ``--quick`` study), and matplotlib,
     for the figures they draw (:func:`burstlab.experiments.common.draw_figures`), and ``preload``; a study that
     sets its own preload before its pool starts (prr-mu) replaces this one."""
-    _gcpolicy.tune()  # a study allocates many short-lived containers: fewer collector runs (docs/claims.md)
     if cluster is None and (workers or default_workers()) > 1:
         set_forkserver_preload(module, "burstlab.plot", "matplotlib.pyplot", *preload)  # the workers also draw the figures
-    return importlib.import_module(module).run_study(cfg, out, workers=workers, cluster=cluster, **kw)
+    with _gcpolicy.tuned():  # a study allocates many short-lived containers: fewer collector runs (docs/claims.md)
+        return importlib.import_module(module).run_study(cfg, out, workers=workers, cluster=cluster, **kw)
 
 
 class CellStudy:
