@@ -223,8 +223,9 @@ def _wait_finished(p: subprocess.Popen[str], n: int, timeout: float = 180, seen:
 
 
 def _status(line: str) -> bool:
-    """A progress line of --no-progress (a finished link, a phase), not a result or an error."""
-    return line.startswith(("finished ", "[")) or " simulations: " in line
+    """A progress line of --no-progress (a finished link, a phase) or a note on how the study
+    runs (e.g. in its own process: too small for a pool), not a result or an error."""
+    return line.startswith(("finished ", "[", "note: ")) or " simulations: " in line
 
 
 def _gone(pids: set[int], timeout: float = 10) -> set[int]:
