@@ -30,7 +30,8 @@ best), and the verdict says which was met. ``--profile`` adds a cProfile run nam
 costliest functions outside the simulator; ``--phases`` a run of each study in one process
 (1 worker) with its CPU time split among the simulator, the simulations' Python set-up, the
 figures (drawing; writing the files), the bootstrap intervals, the claims' judging, the
-store's inserts, the tables, the report, (hybrid) the model fits, the start-up and the rest.
+store's inserts, the tables, the report, (hybrid) the model fits, the garbage collector's
+runs, the start-up and the rest.
 **Core %** is the share in any function of burstlab's Rust core (the simulator's entry
 points and the others: trace statistics, loss-model sampling, …), printed beside the
 simulator's share and never counted in it. The runs write the command's default figures
@@ -114,7 +115,8 @@ if _path:
 #: ``--phases``: one study's ``--quick`` in this process (1 worker), its CPU time split among
 #: the simulator, the simulations' Python set-up, the figures, the bootstrap intervals, the
 #: claims' judging, the store's inserts, the tables, the report, hybrid's model fits, the
-#: start-up and the rest (each second counted once: in the innermost of these that was running).
+#: garbage collector, the start-up and the rest (each second counted once: in the innermost of
+#: these that was running; the collector's runs after the start-up in their own line).
 _PHASES = """
 import functools, importlib, sys, time
 study, out = sys.argv[1], sys.argv[2]
@@ -159,6 +161,20 @@ wrap("burstlab.study.estimate", "bootstrap", "bootstrap intervals")
 wrap("burstlab.store", "ResultStore.insert_many", "store inserts")
 if study == "hybrid":
     wrap("burstlab.experiments.hybrid", "run_fit", "model fits")
+import gc
+gc_start = [0.0]
+def collector(phase, info):  # the garbage collector's runs: a phase of their own, taken out of the phase they interrupt
+    t = time.process_time()
+    if phase == "start":
+        gc_start[0] = t
+        if stack:
+            spent[stack[-1][0]] = spent.get(stack[-1][0], 0.0) + t - stack[-1][1]
+            stack[-1][1] = t
+    else:
+        spent["garbage collector"] = spent.get("garbage collector", 0.0) + t - gc_start[0]
+        if stack:
+            stack[-1][1] = t
+gc.callbacks.append(collector)
 t0 = time.process_time()
 main(["study", study, "--quick", "--no-progress", "--workers", "1", "--out", out])
 total = time.process_time()

@@ -37,3 +37,10 @@ def line_figure(n: int, title: str) -> object:
 def pid(_task: int) -> int:
     """The process that ran the task."""
     return os.getpid()
+
+
+def gc_thresholds(_task: int) -> tuple[int, ...]:
+    """The garbage collector's thresholds of the process that runs the task."""
+    import gc
+
+    return tuple(gc.get_threshold())

@@ -290,3 +290,23 @@ def test_vectorized_bootstrap_gives_the_same_interval_as_one_call_per_resample()
     assert vec.value == pytest.approx(one.value, rel=1e-12) and vec.lo == pytest.approx(one.lo, rel=1e-9) and vec.hi == pytest.approx(one.hi, rel=1e-9)
     assert vec.method == one.method == "bootstrap BCa" and vec.lo < vec.value < vec.hi
     assert np.isnan(_ratio_of_means(np.array([1.0, 2.0]), np.array([0.0, 0.0])))  # a zero denominator: NaN, not an error
+
+
+def test_t_quantiles_handed_to_another_process_are_the_same_numbers() -> None:
+    """A figure worker takes the study's computed t quantiles (known_t_quantiles →
+    add_t_quantiles) instead of importing scipy.special: the same numbers as scipy's t."""
+    for n in (2, 3, 8, 40, 401):
+        assert E.t_quantile(n) == float(stats.t.ppf(0.975, n - 1))
+        assert E.t_quantile(n, 0.9) == float(stats.t.ppf(0.95, n - 1))
+    table = E.known_t_quantiles()
+    assert table[(8, 0.95)] == E.t_quantile(8)
+    saved = dict(E._T_QUANTILES)
+    try:
+        E._T_QUANTILES.clear()
+        E.add_t_quantiles({(8, 0.95): 1.25})  # a table is taken as given: the next call reads it
+        assert E.t_quantile(8) == 1.25
+        E.add_t_quantiles(table)
+        assert E.t_quantile(8) == float(stats.t.ppf(0.975, 7))
+    finally:
+        E._T_QUANTILES.clear()
+        E._T_QUANTILES.update(saved)

@@ -23,6 +23,7 @@ from burstlab import fits, sim
 from burstlab._core import LossModel
 from burstlab.datasets.synthetic import synthetic_testbed
 from burstlab.experiments.prr_mu import PROFILES, StudyConfig, run_study
+from burstlab.experiments.prr_mu_settings import QUICK
 from burstlab.stats import trace_stats
 from burstlab.store import ResultStore
 from burstlab.sweep import task_seed
@@ -52,7 +53,9 @@ def _schema() -> dict[str, str]:
 @pytest.fixture(scope="module")
 def small(tmp_path_factory: pytest.TempPathFactory) -> Any:
     out = tmp_path_factory.mktemp("study-small")
-    return run_study(SMALL, out, workers=2, progress=False, formats=("png", "pdf"))
+    with pytest.MonkeyPatch.context() as mp:  # on a pool although it is small: the pool's path is what the worker-count tests check
+        mp.setattr("burstlab.experiments.prr_mu.POOL_MIN_SLOTS", 0)
+        return run_study(SMALL, out, workers=2, progress=False, formats=("png", "pdf"))
 
 
 def test_outputs_exist(small: Any) -> None:
@@ -220,8 +223,9 @@ def _wait_finished(p: subprocess.Popen[str], n: int, timeout: float = 180, seen:
 
 
 def _status(line: str) -> bool:
-    """A progress line of --no-progress (a finished link, a phase), not a result or an error."""
-    return line.startswith(("finished ", "[")) or " simulations: " in line
+    """A progress line of --no-progress (a finished link, a phase) or a note on how the study
+    runs (e.g. in its own process: too small for a pool), not a result or an error."""
+    return line.startswith(("finished ", "[", "note: ")) or " simulations: " in line
 
 
 def _gone(pids: set[int], timeout: float = 10) -> set[int]:
@@ -479,3 +483,18 @@ def test_subsample_gives_fig14_and_ab(tmp_path: Path) -> None:
     assert "fig14" in r.figures and "fig08" not in r.figures and r.figures["fig14"].exists()
     md = r.report_md.read_text()
     assert "sub-sampled every 3" in md and "--subsample 3" in md
+
+
+def test_a_study_too_small_for_a_pool_runs_in_its_process_and_says_so(tmp_path: Path) -> None:
+    """Below POOL_MIN_SLOTS simulated slots a pool costs more than it saves: the study runs
+    in its own process whatever --workers says, says so on its log, and gives the same
+    numbers; --quick is below it, the default study above."""
+    from burstlab.experiments import prr_mu
+
+    assert prr_mu.slots_bound(StudyConfig(**QUICK)) < prr_mu.POOL_MIN_SLOTS <= prr_mu.slots_bound(StudyConfig())  # type: ignore[operator]
+    assert prr_mu.slots_bound(StudyConfig(dataset="rutgers")) is None  # unknown before the traces are read
+    lines: list[str] = []
+    two = run_study(TINY, tmp_path / "two", workers=2, progress=False, log=lines.append)
+    assert any(s.startswith("note: ") and "runs in this process" in s for s in lines), lines
+    one = run_study(TINY, tmp_path / "one", workers=1, progress=False)
+    assert _csv(two.out / "results.csv") == _csv(one.out / "results.csv")

@@ -200,3 +200,26 @@ def test_figures_drawn_on_workers_are_the_same_files(tmp_path: Path) -> None:
         assert here[key].name == pooled[key].name
         assert here[key].read_bytes() == pooled[key].read_bytes()
     assert len({p.read_bytes() for p in here.values()}) == 4
+
+
+def test_pool_workers_take_the_study_gc_thresholds() -> None:
+    """The forkserver sets burstlab._gcpolicy's thresholds (its guard), and the workers it
+    forks inherit them: a pool's worker collects as seldom as the study's process."""
+    from _sweep_tasks import gc_thresholds
+
+    from burstlab._gcpolicy import THRESHOLDS
+
+    got = {r for _, r in run_tasks(gc_thresholds, list(range(4)), workers=2, progress=False)}
+    assert got == {THRESHOLDS}
+
+
+def test_gc_thresholds_restored_after_a_study_block() -> None:
+    """A study run from a notebook leaves the collector's thresholds as it found them."""
+    import gc
+
+    from burstlab import _gcpolicy
+
+    before = gc.get_threshold()
+    with _gcpolicy.tuned():
+        assert gc.get_threshold() == _gcpolicy.THRESHOLDS
+    assert gc.get_threshold() == before

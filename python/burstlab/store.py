@@ -190,14 +190,20 @@ class ResultStore:
             return
         import pyarrow as pa
 
-        cols: dict[str, list[Any]] = {c: [] for c in self.columns}
+        want = set(self.columns)
         for row in rows:
-            if len(row) != len(self.columns) or any(c not in row for c in self.columns):
+            if row.keys() != want:
                 missing = [c for c in self.columns if c not in row]
                 extra = [c for c in row if c not in self.columns]
                 raise ParameterError(f"invalid parameter row: missing columns {missing}, unknown columns {extra}")
-            for c in self.columns:
-                cols[c].append(_db_value(row[c]))
+        # Column by column; only values that are not plain Python scalars (or are NaN) go
+        # through _db_value: the same values, a third of the Python time of a study's inserts.
+        cols: dict[str, list[Any]] = {}
+        for c in self.columns:
+            vals = [row[c] for row in rows]
+            if not all(type(v) in _PLAIN for v in vals) or any(v != v for v in vals if type(v) is float):
+                vals = [_db_value(v) for v in vals]
+            cols[c] = vals
         # One Arrow table per call, inserted by one SQL statement: DuckDB's executemany
         # binds row by row and took ~70 ms for a study link's 11 rows (issue 12).
         try:
@@ -284,6 +290,10 @@ class ResultStore:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+#: Values that _db_value leaves as they are (a float only when it is not NaN).
+_PLAIN = frozenset({str, int, float, bool, type(None)})
 
 
 def _db_value(v: Any) -> Any:

@@ -33,7 +33,7 @@ from burstlab.study.estimate import bootstrap_cache
 from burstlab.study.settings import check_seeds, check_sensitivity  # noqa: F401  (re-exported: the studies' configurations use them)
 from burstlab.study.verdict import COLUMNS, replicates_to_add
 from burstlab.sweep import run_tasks
-from burstlab.study.estimate import t_quantile
+from burstlab.study.estimate import add_t_quantiles, known_t_quantiles, t_quantile
 
 T = TypeVar("T")
 
@@ -261,7 +261,7 @@ def run_pending(
         if not progress:
             say(f"finished {task.name} ({k}/{len(todo)} tasks)")
 
-    # whole tasks, committed together at most every 0.25 s: a commit per task was ~40 % of tibet's CPU
+    # whole tasks, committed together at most every second (FLUSH_EVERY_S): a commit per task was ~40 % of tibet's CPU
     # help_while_starting: this process runs tasks until the pool's forkserver has imported the study
     commit_in_batches(run_tasks(run_task, todo, workers=workers, cluster=cluster, progress=progress, description=description, help_while_starting=True),
                       store, committed=committed)  # fmt: skip
@@ -453,9 +453,12 @@ def figure_workers(workers: int | None) -> Iterator[None]:
         _FIGURE_WORKERS = prev
 
 
-def _draw_job(job: tuple[str, Callable[..., Any], tuple[Any, ...], Path, tuple[str, ...]]) -> Path:
-    """Draw one figure and write its files (the pool's task: a module-level function)."""
-    name, fn, args, figdir, formats = job
+def _draw_job(job: tuple[str, Callable[..., Any], tuple[Any, ...], Path, tuple[str, ...], dict[tuple[int, float], float]]) -> Path:
+    """Draw one figure and write its files (the pool's task: a module-level function), with
+    the t quantiles the study's process already computed (the intervals a figure draws use
+    the same ones: a figure worker then does not import scipy.special for them)."""
+    name, fn, args, figdir, formats, t_quantiles = job
+    add_t_quantiles(t_quantiles)
     return figure_saver(figdir, formats)(fn(*args), name)
 
 
@@ -467,7 +470,8 @@ def draw_figures(jobs: Sequence[FigureJob], figdir: Path, formats: Sequence[str]
     are drawn in its workers, which fork from the pool's forkserver with the study (and
     matplotlib) already imported; this process draws until they can start. The files do not
     depend on where a figure is drawn. Returns key → path of the first format's file, in the order of ``jobs``."""
-    tasks = [(name, fn, args, figdir, tuple(formats)) for _key, name, fn, args in jobs]
+    tq = known_t_quantiles()
+    tasks = [(name, fn, args, figdir, tuple(formats), tq) for _key, name, fn, args in jobs]
     drawn = {t[0]: path for t, path in run_tasks(_draw_job, tasks, workers=_FIGURE_WORKERS, progress=progress, description=description,
                                                   help_while_starting=True, unit="figures")}  # fmt: skip
     return {key: drawn[name] for key, name, _fn, _args in jobs}

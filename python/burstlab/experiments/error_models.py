@@ -348,12 +348,22 @@ class Env:
 
     def __init__(self, cfg: StudyConfig, setup: Setup, stats: dict[str, CellStats]) -> None:
         self.cfg, self.setup, self._stats = cfg, setup, stats
+        self._ids: dict[tuple[Any, ...], str] = {}  # coordinates → cell id (a hash of JSON: looked up thousands of times)
+        self._headline: dict[str, Any] | None = None
 
     def sync(self, variant: str, ack: str, delay: float) -> CellStats | None:
-        return self._stats.get(cell_id(sync_cell(self.setup, variant, ack, delay, self.cfg.sync_size)))
+        k = ("sync", variant, ack, delay)
+        cid = self._ids.get(k)
+        if cid is None:
+            cid = self._ids[k] = cell_id(sync_cell(self.setup, variant, ack, delay, self.cfg.sync_size))
+        return self._stats.get(cid)
 
     def models(self, model: str, sojourn: float, drop: float) -> CellStats | None:
-        return self._stats.get(cell_id(models_cell(self.setup, model, sojourn, drop, self.cfg.models_size)))
+        k = ("models", model, sojourn, drop)
+        cid = self._ids.get(k)
+        if cid is None:
+            cid = self._ids[k] = cell_id(models_cell(self.setup, model, sojourn, drop, self.cfg.models_size))
+        return self._stats.get(cid)
 
     def pooled_sync(self, ack: str, delay: float) -> np.ndarray | None:
         """Per replicate, the sum over the three variants (for pooled ratios)."""
@@ -405,7 +415,13 @@ class Env:
         return math.nan
 
     def headline(self) -> dict[str, Any]:
-        """The numbers the sensitivity tables follow (NaN where the environment lacks the cells)."""
+        """The numbers the sensitivity tables follow (NaN where the environment lacks the cells);
+        computed once (the tables, the summary and the report's prose all read them)."""
+        if self._headline is None:
+            self._headline = self._compute_headline()
+        return dict(self._headline)
+
+    def _compute_headline(self) -> dict[str, Any]:
         d: dict[str, Any] = {}
         lan = self.sync("tahoe", "none", 0.0)
         d["t1_tahoe_none"] = lan.mean if lan else math.nan

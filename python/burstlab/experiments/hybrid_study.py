@@ -61,7 +61,7 @@ def run_study(
         have = fstore.keys()
         todo = [t for t in fit_tasks if t.key not in have]
         say(f"{len(fit_tasks)} model fits: {len(fit_tasks) - len(todo)} already in the store, {len(todo)} to do")
-        # committed together at most every 0.25 s: a commit per fit (~15 ms each) was ~1.3 s of a --quick run's 90 fits
+        # committed together at most every second (FLUSH_EVERY_S): a commit per fit (~15 ms each) was ~1.3 s of a --quick run's 90 fits
         fitted = run_tasks(run_fits, group_fits(todo), workers=workers, cluster=cluster, progress=progress, description="hybrid fits", help_while_starting=True)
         commit_in_batches(fitted, fstore)
         fits_rows = fstore.rows_with_keys([t.key for t in fit_tasks], order_by="r.trace, r.model") if fit_tasks else []

@@ -348,7 +348,8 @@ def run_study(
     t0 = time.perf_counter()
     out = Path(out)
     local_pool = cluster is None and workers != 1
-    if local_pool and not (out / "store.duckdb").exists():  # a new study: everything is to do
+    bound = slots_bound(cfg)
+    if local_pool and not (out / "store.duckdb").exists() and (bound is None or bound >= POOL_MIN_SLOTS):  # a new study: everything is to do
         _start_forkserver()
     # Bad input (a malformed trace, no eligible link, an output path that is a file) fails
     # before anything is written.
@@ -368,6 +369,10 @@ def run_study(
             raise ParameterError(f"invalid parameter dataset = {cfg.dataset!r}: no link has PRR in {cfg.prr_range} with μ defined ({excluded}); "
                                  "--prr-range LOW HIGH widens the range")
         tasks = plan(cfg, links)
+        if local_pool and planned_slots(tasks) < POOL_MIN_SLOTS:
+            say(f"note: {planned_slots(tasks):,} slots to simulate: the study runs in this process (a pool's start, ~0.7 s of CPU, "
+                f"would cost more than it saves below {POOL_MIN_SLOTS:,}; docs/claims.md)")
+            workers, local_pool = 1, False
     out.mkdir(parents=True, exist_ok=True)
     keys = [i.key for t in tasks for i in t.items]
     store_path = out / "store.duckdb"
@@ -392,6 +397,33 @@ def run_study(
                        links=links_tab, fig13=F.fig13_rows(fitted), timings=dict(ph.times))  # fmt: skip
 
 
+#: A local pool pays for itself only when there is work to spread: its start costs ~0.7 s of
+#: CPU (the forkserver imports numpy, matplotlib and scipy's linear programs; each worker
+#: forks) and ~0.4 s of wall time. Below this many simulated slots (:func:`planned_slots`)
+#: the study runs in its own process whatever ``--workers`` says, and says so: ``--quick``'s
+#: 3.6 million slots simulate in ~0.06 s, and with 2 workers it took 2.10 s against 2.03 s
+#: with one (quiet machine; docs/claims.md, "Speed of the studies"). The default study
+#: (66 million) keeps its pool. Results never depend on where a task runs.
+POOL_MIN_SLOTS = 20_000_000
+
+
+def planned_slots(tasks: Sequence[LinkTask]) -> int:
+    """The slots the study simulates: every item (condition × replicate) of every link, its
+    trace's length each."""
+    return sum(len(t.items) * t.length for t in tasks)
+
+
+def slots_bound(cfg: StudyConfig) -> int | None:
+    """An upper bound of :func:`planned_slots` known before the inputs are read (the
+    synthetic testbed's size), None for other data: the forkserver is started early (to
+    import while the inputs are read) only when the pool may be used."""
+    if cfg.dataset != "synthetic" or cfg.traces_dir is not None:
+        return None
+    links = cfg.n_links if cfg.max_links is None else min(cfg.n_links, cfg.max_links)
+    runs = sum(1 if c == "empirical" else cfg.replicates for c in CONDITIONS)
+    return links * runs * (cfg.n_slots // cfg.subsample + 1)
+
+
 def _start_forkserver() -> None:
     """Start the forkserver of the local pools now, importing this study (numpy, burstlab)
     and what its fits and figures need (matplotlib, scipy.optimize: ~1 s) while this process
@@ -414,7 +446,7 @@ def _simulate_all(cfg: StudyConfig, todo: Sequence[LinkTask], store: ResultStore
                   progress: bool, say: Callable[[str], None]) -> None:
     """Run the pending link tasks and commit their rows in batches
     (:func:`~burstlab.study.commit.commit_in_batches`: a killed study loses at most the
-    links of the last fraction of a second and the ones in flight); "finished …" is said
+    links of the last second and the ones in flight); "finished …" is said
     only once a link is committed."""
 
     def committed(task: LinkTask, k: int) -> None:

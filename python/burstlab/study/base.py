@@ -15,6 +15,7 @@ import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
+from burstlab import _gcpolicy
 from burstlab._core import ParameterError
 from burstlab.study.settings import declared, given
 from burstlab.study.settings import flag
@@ -106,7 +107,8 @@ def run_module(module: str, cfg: Any, out: str, *, workers: int | None = None, c
     sets its own preload before its pool starts (prr-mu) replaces this one."""
     if cluster is None and (workers or default_workers()) > 1:
         set_forkserver_preload(module, "burstlab.plot", "matplotlib.pyplot", *preload)  # the workers also draw the figures
-    return importlib.import_module(module).run_study(cfg, out, workers=workers, cluster=cluster, **kw)
+    with _gcpolicy.tuned():  # a study allocates many short-lived containers: fewer collector runs (docs/claims.md)
+        return importlib.import_module(module).run_study(cfg, out, workers=workers, cluster=cluster, **kw)
 
 
 class CellStudy:
