@@ -22,10 +22,41 @@ fn low_bits(n: u64) -> u64 {
     }
 }
 
-#[derive(Clone, Copy, Debug, Default)]
-pub struct SegState {
-    pub sent_at: Nanos,
-    pub retransmitted: bool,
+/// A segment on the board: when it was last sent, and whether it was retransmitted, in one
+/// word (the flag in the top bit: times stay below 2^63 ns, 292 years), so that the board of
+/// a flow costs 8 bytes per segment of its largest window (with 10,000 flows the boards are
+/// the largest part of the flows' memory: `docs/validation.md`, "many flows").
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SegState(u64);
+
+const RETRANSMITTED: u64 = 1 << 63;
+
+impl SegState {
+    #[inline(always)]
+    fn new(sent_at: Nanos, retransmitted: bool) -> Self {
+        debug_assert!(sent_at < RETRANSMITTED, "a send time below 2^63 ns");
+        SegState(sent_at | if retransmitted { RETRANSMITTED } else { 0 })
+    }
+
+    /// When the segment was last sent.
+    #[inline(always)]
+    pub fn sent_at(self) -> Nanos {
+        self.0 & !RETRANSMITTED
+    }
+
+    /// Whether it was sent more than once (Karn's rule, RFC 6298 §3).
+    #[inline(always)]
+    pub fn retransmitted(self) -> bool {
+        self.0 & RETRANSMITTED != 0
+    }
+}
+
+/// How much a board's ring of segments grows when full: a quarter more (at least 16
+/// entries), not double, so that it ends within 25 % of its flow's largest window rather
+/// than up to twice it (it never shrinks; `docs/validation.md`, "many flows").
+#[inline(always)]
+fn growth(len: usize) -> usize {
+    (len / 4).max(16)
 }
 
 #[derive(Clone, Debug, Default)]
@@ -174,8 +205,11 @@ impl Scoreboard {
         if self.segs.len() >= self.bits.len() * 64 {
             self.grow_bits();
         }
+        if self.segs.len() == self.segs.capacity() {
+            self.segs.reserve_exact(growth(self.segs.len()));
+        }
         // Its bit is clear: the segment a modulus below it left the board unmarked.
-        self.segs.push_back(SegState { sent_at: now, retransmitted: false });
+        self.segs.push_back(SegState::new(now, false));
     }
 
     #[inline]
@@ -189,9 +223,8 @@ impl Scoreboard {
         let Some(s) = seg.checked_sub(self.base).and_then(|i| self.segs.get_mut(i as usize)) else {
             return;
         };
-        let first = !s.retransmitted;
-        s.retransmitted = true;
-        s.sent_at = now;
+        let first = !s.retransmitted();
+        *s = SegState::new(now, true);
         if let Some(c) = self.sacked_retx.get() {
             if first && self.sacked_bit(seg) {
                 self.sacked_retx.set(Some(c + 1));
@@ -213,7 +246,7 @@ impl Scoreboard {
         while self.base < ack {
             let popped = self.segs.pop_front();
             // The last segment popped is ack − 1, unless the segments ran out before it.
-            newest = popped.map(|s| s.sent_at);
+            newest = popped.map(|s| s.sent_at());
             if let Some(s) = popped {
                 if self.sacked > 0 {
                     let (w, m) = self.bit(self.base);
@@ -221,12 +254,12 @@ impl Scoreboard {
                         self.bits[w] &= !m;
                         self.sacked -= 1;
                         was_sacked += 1;
-                        if s.retransmitted {
+                        if s.retransmitted() {
                             self.sacked_retx.set(self.sacked_retx.get().map(|c| c - 1));
                         }
                     }
                 }
-                retx |= s.retransmitted;
+                retx |= s.retransmitted();
             }
             self.base += 1;
         }
@@ -368,7 +401,7 @@ impl Scoreboard {
         let mut n = 0;
         while bits != 0 {
             let b = bits.trailing_zeros() as u64;
-            n += self.segs[(x + b - off - self.base) as usize].retransmitted as u64;
+            n += self.segs[(x + b - off - self.base) as usize].retransmitted() as u64;
             bits &= bits - 1;
         }
         n
@@ -515,7 +548,7 @@ impl Scoreboard {
         if self.sacked == 0 {
             return 0;
         }
-        (self.base..self.high_sacked).filter(|&s| self.is_sacked(s) && self.segs[(s - self.base) as usize].retransmitted).count() as u64
+        (self.base..self.high_sacked).filter(|&s| self.is_sacked(s) && self.segs[(s - self.base) as usize].retransmitted()).count() as u64
     }
 
     /// RFC 6675 §4 SetPipe: segments in [base, high_tx) not SACKed count once if not
