@@ -155,6 +155,13 @@ impl Scoreboard {
         self.pipe_memo.set((0, 0, 0, 0));
     }
 
+    /// Room for more segments on a full board ([`growth`]: a quarter more, not double).
+    #[cold]
+    #[inline(never)]
+    fn grow_segs(&mut self) {
+        self.segs.reserve_exact(growth(self.segs.len()));
+    }
+
     /// Room for a board twice as long (the marks re-laid for the new modulus).
     #[cold]
     fn grow_bits(&mut self) {
@@ -206,7 +213,7 @@ impl Scoreboard {
             self.grow_bits();
         }
         if self.segs.len() == self.segs.capacity() {
-            self.segs.reserve_exact(growth(self.segs.len()));
+            self.grow_segs();
         }
         // Its bit is clear: the segment a modulus below it left the board unmarked.
         self.segs.push_back(SegState::new(now, false));
@@ -237,32 +244,39 @@ impl Scoreboard {
     /// segment `ack − 1` (the highest acknowledged) was last sent, if it was held.
     #[inline]
     pub fn advance(&mut self, ack: u64) -> (bool, u64, Option<Nanos>) {
-        let mut retx = false;
         let mut was_sacked = 0;
         let mut newest = None;
+        // The popped segments' words ORed together: its top bit says whether one of them
+        // was retransmitted (one OR per segment, the flag tested once).
+        let mut words = 0;
         if self.base < ack {
             self.forget();
         }
         while self.base < ack {
-            let popped = self.segs.pop_front();
-            // The last segment popped is ack − 1, unless the segments ran out before it.
-            newest = popped.map(|s| s.sent_at());
-            if let Some(s) = popped {
-                if self.sacked > 0 {
-                    let (w, m) = self.bit(self.base);
-                    if self.bits[w] & m != 0 {
-                        self.bits[w] &= !m;
-                        self.sacked -= 1;
-                        was_sacked += 1;
-                        if s.retransmitted() {
-                            self.sacked_retx.set(self.sacked_retx.get().map(|c| c - 1));
-                        }
+            let Some(s) = self.segs.pop_front() else {
+                // The segments ran out below ack − 1: none of them was ack − 1.
+                newest = None;
+                self.base = ack;
+                break;
+            };
+            // The last segment popped is ack − 1.
+            newest = Some(s);
+            if self.sacked > 0 {
+                let (w, m) = self.bit(self.base);
+                if self.bits[w] & m != 0 {
+                    self.bits[w] &= !m;
+                    self.sacked -= 1;
+                    was_sacked += 1;
+                    if s.retransmitted() {
+                        self.sacked_retx.set(self.sacked_retx.get().map(|c| c - 1));
                     }
                 }
-                retx |= s.retransmitted();
             }
+            words |= s.0;
             self.base += 1;
         }
+        let retx = SegState(words).retransmitted();
+        let newest = newest.map(SegState::sent_at);
         let (to, c) = self.below.get();
         // Every segment forgotten was below `ack`; if `to` is above it, they were all counted.
         self.below.set(if to <= self.base { (self.base, 0) } else { (to, c - was_sacked) });
