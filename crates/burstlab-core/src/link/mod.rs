@@ -39,7 +39,7 @@ pub use attempt::{AttemptTiming, LinkStats, RateCount};
 pub use layer::{LinkLayer, LinkLayerConfig};
 pub use queue::{BufferUnit, InFlight, Pipe, Server, Timing};
 pub use ring::Ring;
-pub use slots::{Pool, Pooled, Slots};
+pub use slots::{Mixed, Pool, Pooled, Slots};
 pub use red::{QueueDisc, Red, RedParams, Verdict};
 
 pub use crate::loss::Unit;

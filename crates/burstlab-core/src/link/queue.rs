@@ -190,6 +190,13 @@ impl<P: Copy + Default, S: Slots<InFlight<P>>> Pipe<P, S> {
         }
     }
 
+    /// This (empty) pipe keeps its entries as a busy link's ([`Slots::busy`]).
+    pub fn busy(mut self) -> Self {
+        debug_assert!(self.ring.is_empty());
+        self.ring = S::busy();
+        self
+    }
+
     /// A packet of `bytes` arrives at `now`, served by `server`: DropTail drops it (None)
     /// or the server schedules it, returning (service start, service end). The caller
     /// then [`Pipe::push`]es it, before any other call on this pipe.

@@ -14,6 +14,9 @@
 //! left the previous link: a last-in, first-out free list); the engine uses the pool only
 //! on networks with many links (`sim/engine`), where it pays.
 //!
+//! [`Mixed`] keeps a busy link's entries in its own ring and the others' in the pool (the
+//! engine's choice on networks of many links: `sim/engine`).
+//!
 //! Nothing is allocated per packet: the pool grows (doubling) to the most it holds and
 //! keeps that size.
 use super::ring::Ring;
@@ -24,6 +27,14 @@ use std::cell::Cell;
 pub trait Slots<T: Copy + Default> {
     type Pool: Default;
     fn new() -> Self;
+    /// The storage of a busy link's pipe (one that many flows cross: [`Mixed`] keeps its
+    /// entries in its own ring); the same as [`Slots::new`] unless the type tells them apart.
+    fn busy() -> Self
+    where
+        Self: Sized,
+    {
+        Self::new()
+    }
     fn len(&self) -> usize;
     fn is_empty(&self) -> bool {
         self.len() == 0
@@ -273,6 +284,74 @@ impl<T: Copy + Default> Slots<T> for Pooled {
     }
 }
 
+/// A pipe's FIFO in its own ring (a busy link: [`Slots::busy`]) or as a list through the
+/// network's [`Pool`] (every other link). A link that many flows cross (a dumbbell's
+/// bottleneck) holds most of the packets in flight, each for long (its queue and its
+/// propagation delay); in its own ring its entries are written and read in sequence, which the
+/// processor's prefetcher follows, where through the pool each would be wherever the free
+/// list put it, a cache miss at its arrival. The many lightly used links (the access
+/// links) keep the pool's economy: a ring keeps the size of the most it ever held, and there
+/// are few busy links (each needs many flows' paths).
+#[derive(Clone, Debug)]
+pub enum Mixed<T: Copy + Default> {
+    Own(Ring<T>),
+    Listed(Pooled),
+}
+
+impl<T: Copy + Default> Slots<T> for Mixed<T> {
+    type Pool = Pool<T>;
+
+    #[inline(always)]
+    fn new() -> Self {
+        Mixed::Listed(<Pooled as Slots<T>>::new())
+    }
+
+    #[inline(always)]
+    fn busy() -> Self {
+        Mixed::Own(<Ring<T> as Slots<T>>::new())
+    }
+
+    #[inline(always)]
+    fn len(&self) -> usize {
+        match self {
+            Mixed::Own(r) => r.len(),
+            Mixed::Listed(l) => l.len as usize,
+        }
+    }
+
+    #[inline(always)]
+    fn get<'a>(&'a self, pool: &'a Pool<T>, k: usize) -> Option<&'a T> {
+        match self {
+            Mixed::Own(r) => r.get(k),
+            Mixed::Listed(l) => l.get(pool, k),
+        }
+    }
+
+    #[inline(always)]
+    fn get_mut<'a>(&'a mut self, pool: &'a mut Pool<T>, k: usize) -> Option<&'a mut T> {
+        match self {
+            Mixed::Own(r) => r.get_mut(k),
+            Mixed::Listed(l) => l.get_mut(pool, k),
+        }
+    }
+
+    #[inline(always)]
+    fn push_back(&mut self, pool: &mut Pool<T>, x: T) {
+        match self {
+            Mixed::Own(r) => r.push_back(x),
+            Mixed::Listed(l) => l.push_back(pool, x),
+        }
+    }
+
+    #[inline(always)]
+    fn pop_front_nonempty(&mut self, pool: &mut Pool<T>) -> T {
+        match self {
+            Mixed::Own(r) => r.pop_front_nonempty(),
+            Mixed::Listed(l) => l.pop_front_nonempty(pool),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -308,5 +387,34 @@ mod tests {
             *x = 99;
             assert_eq!(fifos[0].get(&pool, 0), Some(&99));
         }
+    }
+
+    /// Mixed FIFOs, busy ones in their own rings and the others through the pool, behave
+    /// like separate deques; the pool holds only the listed ones' entries.
+    #[test]
+    fn mixed_fifos_behave_like_deques_and_only_listed_ones_use_the_pool() {
+        let mut pool: Pool<u64> = Pool::default();
+        let mut fifos: Vec<Mixed<u64>> = (0..4).map(|j| if j % 2 == 0 { Mixed::busy() } else { Mixed::new() }).collect();
+        let mut deques: Vec<VecDeque<u64>> = vec![VecDeque::new(); 4];
+        for step in 0..20_000u64 {
+            let j = (step * 7 % 4) as usize;
+            if step % 5 < 3 || deques[j].is_empty() {
+                fifos[j].push_back(&mut pool, step);
+                deques[j].push_back(step);
+            } else {
+                assert_eq!(Some(fifos[j].pop_front_nonempty(&mut pool)), deques[j].pop_front());
+            }
+            assert_eq!(pool.in_use(), deques[1].len() + deques[3].len());
+            let n = deques[j].len();
+            assert_eq!(fifos[j].len(), n);
+            for k in [step as usize % (n + 1), n / 2, n] {
+                assert_eq!(fifos[j].get(&pool, k), deques[j].get(k));
+            }
+            if let Some(x) = fifos[j].get_mut(&mut pool, n / 3) {
+                *x += 1;
+                deques[j][n / 3] += 1;
+            }
+        }
+        assert!(matches!(fifos[0], Mixed::Own(_)) && matches!(fifos[1], Mixed::Listed(_)));
     }
 }

@@ -22,10 +22,41 @@ fn low_bits(n: u64) -> u64 {
     }
 }
 
-#[derive(Clone, Copy, Debug, Default)]
-pub struct SegState {
-    pub sent_at: Nanos,
-    pub retransmitted: bool,
+/// A segment on the board: when it was last sent, and whether it was retransmitted, in one
+/// word (the flag in the top bit: times stay below 2^63 ns, 292 years), so that the board of
+/// a flow costs 8 bytes per segment of its largest window (with 10,000 flows the boards are
+/// the largest part of the flows' memory: `docs/validation.md`, "many flows").
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SegState(u64);
+
+const RETRANSMITTED: u64 = 1 << 63;
+
+impl SegState {
+    #[inline(always)]
+    fn new(sent_at: Nanos, retransmitted: bool) -> Self {
+        debug_assert!(sent_at < RETRANSMITTED, "a send time below 2^63 ns");
+        SegState(sent_at | if retransmitted { RETRANSMITTED } else { 0 })
+    }
+
+    /// When the segment was last sent.
+    #[inline(always)]
+    pub fn sent_at(self) -> Nanos {
+        self.0 & !RETRANSMITTED
+    }
+
+    /// Whether it was sent more than once (Karn's rule, RFC 6298 §3).
+    #[inline(always)]
+    pub fn retransmitted(self) -> bool {
+        self.0 & RETRANSMITTED != 0
+    }
+}
+
+/// How much a board's ring of segments grows when full: a quarter more (at least 16
+/// entries), not double, so that it ends within 25 % of its flow's largest window rather
+/// than up to twice it (it never shrinks; `docs/validation.md`, "many flows").
+#[inline(always)]
+fn growth(len: usize) -> usize {
+    (len / 4).max(16)
 }
 
 #[derive(Clone, Debug, Default)]
@@ -124,6 +155,13 @@ impl Scoreboard {
         self.pipe_memo.set((0, 0, 0, 0));
     }
 
+    /// Room for more segments on a full board ([`growth`]: a quarter more, not double).
+    #[cold]
+    #[inline(never)]
+    fn grow_segs(&mut self) {
+        self.segs.reserve_exact(growth(self.segs.len()));
+    }
+
     /// Room for a board twice as long (the marks re-laid for the new modulus).
     #[cold]
     fn grow_bits(&mut self) {
@@ -174,8 +212,11 @@ impl Scoreboard {
         if self.segs.len() >= self.bits.len() * 64 {
             self.grow_bits();
         }
+        if self.segs.len() == self.segs.capacity() {
+            self.grow_segs();
+        }
         // Its bit is clear: the segment a modulus below it left the board unmarked.
-        self.segs.push_back(SegState { sent_at: now, retransmitted: false });
+        self.segs.push_back(SegState::new(now, false));
     }
 
     #[inline]
@@ -189,9 +230,8 @@ impl Scoreboard {
         let Some(s) = seg.checked_sub(self.base).and_then(|i| self.segs.get_mut(i as usize)) else {
             return;
         };
-        let first = !s.retransmitted;
-        s.retransmitted = true;
-        s.sent_at = now;
+        let first = !s.retransmitted();
+        *s = SegState::new(now, true);
         if let Some(c) = self.sacked_retx.get() {
             if first && self.sacked_bit(seg) {
                 self.sacked_retx.set(Some(c + 1));
@@ -204,32 +244,39 @@ impl Scoreboard {
     /// segment `ack − 1` (the highest acknowledged) was last sent, if it was held.
     #[inline]
     pub fn advance(&mut self, ack: u64) -> (bool, u64, Option<Nanos>) {
-        let mut retx = false;
         let mut was_sacked = 0;
         let mut newest = None;
+        // The popped segments' words ORed together: its top bit says whether one of them
+        // was retransmitted (one OR per segment, the flag tested once).
+        let mut words = 0;
         if self.base < ack {
             self.forget();
         }
         while self.base < ack {
-            let popped = self.segs.pop_front();
-            // The last segment popped is ack − 1, unless the segments ran out before it.
-            newest = popped.map(|s| s.sent_at);
-            if let Some(s) = popped {
-                if self.sacked > 0 {
-                    let (w, m) = self.bit(self.base);
-                    if self.bits[w] & m != 0 {
-                        self.bits[w] &= !m;
-                        self.sacked -= 1;
-                        was_sacked += 1;
-                        if s.retransmitted {
-                            self.sacked_retx.set(self.sacked_retx.get().map(|c| c - 1));
-                        }
+            let Some(s) = self.segs.pop_front() else {
+                // The segments ran out below ack − 1: none of them was ack − 1.
+                newest = None;
+                self.base = ack;
+                break;
+            };
+            // The last segment popped is ack − 1.
+            newest = Some(s);
+            if self.sacked > 0 {
+                let (w, m) = self.bit(self.base);
+                if self.bits[w] & m != 0 {
+                    self.bits[w] &= !m;
+                    self.sacked -= 1;
+                    was_sacked += 1;
+                    if s.retransmitted() {
+                        self.sacked_retx.set(self.sacked_retx.get().map(|c| c - 1));
                     }
                 }
-                retx |= s.retransmitted;
             }
+            words |= s.0;
             self.base += 1;
         }
+        let retx = SegState(words).retransmitted();
+        let newest = newest.map(SegState::sent_at);
         let (to, c) = self.below.get();
         // Every segment forgotten was below `ack`; if `to` is above it, they were all counted.
         self.below.set(if to <= self.base { (self.base, 0) } else { (to, c - was_sacked) });
@@ -368,7 +415,7 @@ impl Scoreboard {
         let mut n = 0;
         while bits != 0 {
             let b = bits.trailing_zeros() as u64;
-            n += self.segs[(x + b - off - self.base) as usize].retransmitted as u64;
+            n += self.segs[(x + b - off - self.base) as usize].retransmitted() as u64;
             bits &= bits - 1;
         }
         n
@@ -515,7 +562,7 @@ impl Scoreboard {
         if self.sacked == 0 {
             return 0;
         }
-        (self.base..self.high_sacked).filter(|&s| self.is_sacked(s) && self.segs[(s - self.base) as usize].retransmitted).count() as u64
+        (self.base..self.high_sacked).filter(|&s| self.is_sacked(s) && self.segs[(s - self.base) as usize].retransmitted()).count() as u64
     }
 
     /// RFC 6675 §4 SetPipe: segments in [base, high_tx) not SACKed count once if not

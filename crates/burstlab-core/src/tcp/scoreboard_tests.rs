@@ -406,3 +406,26 @@ fn a_short_block_over_remembered_ones_counts_only_its_new_segments() {
     assert_eq!(b.mark_sacked(5, 40 + SHORT_BLOCK), SHORT_BLOCK);
     assert_eq!((b.sacked_count(), b.high_sacked()), (35 + SHORT_BLOCK, 40 + SHORT_BLOCK));
 }
+
+/// A segment's state is one word, its send time and retransmission flag read back as
+/// written; the board's ring ends within a quarter (or 16 entries) of the largest window it
+/// held, not up to twice it (the boards of 10,000 flows are megabytes: `docs/validation.md`).
+#[test]
+fn a_segment_is_one_word_and_the_board_grows_by_a_quarter() {
+    assert_eq!(std::mem::size_of::<SegState>(), 8);
+    let s = SegState::new((1 << 62) + 5, true);
+    assert_eq!((s.sent_at(), s.retransmitted()), ((1 << 62) + 5, true));
+    assert_eq!((SegState::new(7, false).sent_at(), SegState::new(7, false).retransmitted()), (7, false));
+    for most in [1u64, 17, 100, 1000, 5000] {
+        let mut b = Scoreboard::with_capacity(16);
+        for seg in 0..most {
+            b.push(seg, seg * 10);
+        }
+        let cap = b.segs.capacity() as u64;
+        assert!(cap >= most && cap <= (most + most / 4).max(16) + 16, "{most} segments held in a ring of {cap}");
+        b.note_retransmission(most / 2, 3);
+        assert_eq!((b.get(most / 2).unwrap().sent_at(), b.get(most / 2).unwrap().retransmitted()), (3, true));
+        let last = b.get(most - 1).copied().unwrap();
+        assert_eq!((last.sent_at(), last.retransmitted()), if most == 1 { (3, true) } else { ((most - 1) * 10, false) });
+    }
+}

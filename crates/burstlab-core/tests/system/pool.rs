@@ -4,7 +4,7 @@
 //! processes, byte buffers, CBR; a dumbbell of 82 links).
 use burstlab_core::link::Timing;
 use burstlab_core::rng::stream;
-use burstlab_core::sim::engine::{pooled, run_network_stored, POOL_LINKS};
+use burstlab_core::sim::engine::{busy_links, pooled, run_network_stored, POOL_LINKS};
 use burstlab_core::sim::*;
 use burstlab_core::time::{NS_PER_MS, NS_PER_S};
 
@@ -29,7 +29,8 @@ fn pooled_and_inline_runs_are_the_same_on_random_networks() {
 }
 
 /// A dumbbell of more than `POOL_LINKS` links (SACK, CUBIC and NewReno flows) runs pooled by
-/// default, with the inline run's results.
+/// default (its bottleneck, which every flow crosses, in its own ring: `BUSY_FLOWS`), with the
+/// inline run's results.
 #[test]
 fn a_large_network_runs_pooled_with_the_inline_results() {
     let build = || {
@@ -54,6 +55,10 @@ fn a_large_network_runs_pooled_with_the_inline_results() {
         net
     };
     assert!(build().links.len() > POOL_LINKS && pooled(&build()));
+    // The bottleneck's two directions (40 flows) keep their own rings, the access links use the pool.
+    let busy = busy_links(&build());
+    assert_eq!(busy.iter().filter(|&&b| b).count(), 2);
+    assert!(busy[0] && busy[1] && !busy[2]);
     let r = run_network(build()).unwrap();
     assert_eq!(run_network_stored(build(), false).unwrap(), r, "the inline run differs");
     assert!(r.links[0].counters.queue_drops > 0, "the bottleneck's buffer overflows");

@@ -207,9 +207,9 @@ mod tests {
         // Big enough to prefetch on its own, and a small one with prefetching forced on.
         // The big one as the engine runs it, with its packets pooled (`pooled`).
         let big = dumbbell(600, 2, false);
-        assert!(pooled(&big) && worth_prefetching::<Pooled>(big.flows.len(), big.links.len()), "600 flows are worth prefetching");
-        let (a, _, ea) = run_with::<false, Pooled>(big, true);
-        let (b, _, eb) = run_with::<false, Pooled>(dumbbell(600, 2, false), false);
+        assert!(pooled(&big) && worth_prefetching::<Mixed<InFlight<Pkt>>>(big.flows.len(), big.links.len()), "600 flows are worth prefetching");
+        let (a, _, ea) = run_with::<false, Mixed<InFlight<Pkt>>>(big, true);
+        let (b, _, eb) = run_with::<false, Mixed<InFlight<Pkt>>>(dumbbell(600, 2, false), false);
         assert!(ea > 100_000, "a busy run: {ea} events");
         assert_eq!(ea, eb);
         assert_eq!(a, b);

@@ -320,14 +320,14 @@ mod tests {
 
     /// What a link and a packet in flight cost: with 10,000 flows the engine holds 20,002
     /// links and ~10^5 packets in flight (`docs/validation.md`, "many flows"); a pooled
-    /// pipe holds a list through the pool (three words and two remembered places), not a
-    /// ring. The bounds keep them from growing unnoticed.
+    /// pipe holds a list through the pool (three words and two remembered places) or, on a
+    /// busy link, a ring (`link/slots.rs`, `Mixed`). The bounds keep them from growing unnoticed.
     #[test]
     fn sizes_of_a_link_and_a_packet_in_flight() {
         let sizes = [
-            ("LinkRt, pooled", size_of::<LinkRt<Pooled>>(), 400),
+            ("LinkRt, pooled", size_of::<LinkRt<Mixed<InFlight<Pkt>>>>(), 400),
             ("LinkRt, inline", size_of::<LinkRt<Ring<InFlight<Pkt>>>>(), 384),
-            ("Pipe, pooled", size_of::<Pipe<Pkt, Pooled>>(), 120),
+            ("Pipe, pooled", size_of::<Pipe<Pkt, Mixed<InFlight<Pkt>>>>(), 128),
             ("InFlight<Pkt>", size_of::<InFlight<Pkt>>(), 64),
             ("Pkt", size_of::<Pkt>(), 32),
             ("Server", size_of::<Server>(), 112),

@@ -59,7 +59,7 @@ use super::network::{FlowKind, FlowSpec, LinkLoss, Network, OnOff};
 use super::scenario::{Scenario, TcpConfig};
 use super::watch::{next_quantum, Progress, Watch};
 use crate::link::{
-    AqmQueue, InFlight, LinkLayer, LossMode, LossSource, LossWindow, Pipe, Pooled, QueueDisc, Queued, Red, Ring, Server,
+    AqmQueue, InFlight, LinkLayer, LossMode, LossSource, LossWindow, Mixed, Pipe, QueueDisc, Queued, Red, Ring, Server,
     Slots, Timing, Verdict,
 };
 use crate::results::{
@@ -127,7 +127,7 @@ struct Engine<const LOG: bool, const FULL: bool, const PACE: bool, S: Store> {
     timers: usize,
     servers: Vec<Server>,
     links: Vec<LinkRt<S>>,
-    /// What the links' pipes share: the pool of packet entries ([`Pooled`]), or nothing
+    /// What the links' pipes share: the pool of packet entries ([`Mixed`]), or nothing
     /// (each pipe holds its entries inline).
     pool: S::Pool,
     /// Each link's head packet, noted for prefetching (`ahead.rs`) if `prefetching`.
@@ -252,7 +252,7 @@ fn run_engine<const LOG: bool, const FULL: bool, const PACE: bool>(
 ) -> Result<(NetworkResult, Vec<LogRec>)> {
     // Only the plain engine has a pooled instantiation (see `pooled`).
     if !LOG && !FULL && !PACE && pool {
-        run_store::<LOG, FULL, PACE, Pooled>(net, watch)
+        run_store::<LOG, FULL, PACE, Mixed<InFlight<Pkt>>>(net, watch)
     } else {
         run_store::<LOG, FULL, PACE, Ring<InFlight<Pkt>>>(net, watch)
     }
@@ -279,6 +279,24 @@ impl<S: Slots<InFlight<Pkt>>> Store for S {}
 
 /// Networks with more links than this keep their packets in a shared pool.
 pub const POOL_LINKS: usize = 64;
+
+/// In a pooled network, a link that at least this many flows cross (forward or back) keeps
+/// its packets in its own ring ([`Mixed`]): it holds many packets at once, each for long, and
+/// a ring's entries are read and written in sequence where the pool's are scattered. There
+/// are few such links (each needs this many flows' paths), so their rings' sizes, each the
+/// most its link ever held, stay a small part of the memory.
+pub const BUSY_FLOWS: usize = 32;
+
+/// Which links of `net` are busy ([`BUSY_FLOWS`]).
+pub fn busy_links(net: &Network) -> Vec<bool> {
+    let mut crossing = vec![0usize; net.links.len()];
+    for f in &net.flows {
+        for &l in f.forward.iter().chain(&f.reverse) {
+            crossing[l] += 1;
+        }
+    }
+    crossing.into_iter().map(|n| n >= BUSY_FLOWS).collect()
+}
 
 /// Whether the engine keeps a network's packets in one pool shared by its links rather than
 /// in each link's own ring: when it has more than [`POOL_LINKS`] links and runs on the plain
@@ -337,8 +355,10 @@ impl<const LOG: bool, const FULL: bool, const PACE: bool, S: Store> Engine<LOG, 
         let mut links: Vec<LinkRt<S>> = Vec::with_capacity(net.links.len());
         let owners: Vec<usize> =
             net.links.iter().enumerate().map(|(i, l)| if let LinkLoss::Shared(j) = l.loss { j } else { i }).collect();
+        let busy = busy_links(&net);
         for (i, l) in net.links.into_iter().enumerate() {
             let pipe = Pipe::new(l.delay, l.buffer, l.buffer_unit);
+            let pipe = if busy[i] { pipe.busy() } else { pipe };
             let qdisc = match &l.queue {
                 QueueDisc::DropTail => None,
                 q @ (QueueDisc::Codel(_) | QueueDisc::FqCodel(..)) => {

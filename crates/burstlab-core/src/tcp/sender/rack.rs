@@ -94,7 +94,7 @@ impl Sender {
             let top = e.min(board.end()).wrapping_sub(1);
             if e > board.high_sacked() && board.is_unsacked(top) {
                 if let Some(st) = board.get(top) {
-                    latest = latest.max(seen(top, st.sent_at, st.retransmitted));
+                    latest = latest.max(seen(top, st.sent_at(), st.retransmitted()));
                 }
             }
         }
@@ -102,7 +102,7 @@ impl Sender {
         // An older entry of a run is not its segment's latest transmission (`sent_at`, which
         // only moves forward, differs), so it is never counted: the runs' last entries only.
         for (seg, t) in self.rack.as_ref().into_iter().flat_map(|r| r.run_ends()) {
-            if board.is_unsacked(seg) && delivered(seg) && board.get(seg).is_some_and(|st| st.sent_at == t) {
+            if board.is_unsacked(seg) && delivered(seg) && board.get(seg).is_some_and(|st| st.sent_at() == t) {
                 latest = latest.max(seen(seg, t, true));
             }
         }
@@ -186,7 +186,7 @@ impl Sender {
         if una >= self.tcb.high_tx || !self.board.is_unsacked(una) {
             return None;
         }
-        let sent = self.board.get(una)?.sent_at;
+        let sent = self.board.get(una)?.sent_at();
         // (Sent in the same instant: in sequence order, as Linux's tcp_rack_sent_after.)
         if (sent, una) >= r.latest? {
             return None;
