@@ -121,10 +121,14 @@ struct Engine<const LOG: bool, const FULL: bool, const PACE: bool, S: Store> {
     seq: u64,
     events: u64,
     heap: EventQueue,
-    /// The links' next events (sources `0..links`) and the timer heap's top (source
-    /// `timers`, in the tree: it changes seldom).
+    /// The links' next events (sources `0..links`), the timer heap's top (source
+    /// `timers`, in the tree: it changes seldom) and, in an engine with pacing (`FULL` or
+    /// `PACE`), each flow's pacing wake-up (source `timers + 1 + flow`: [`Engine::set_pace`]).
     tree: MinTree,
     timers: usize,
+    /// Each flow's pending pacing wake-up, the key its tree source holds ([`NONE`]: none);
+    /// empty in an engine without pacing.
+    pace_keys: Vec<Key>,
     servers: Vec<Server>,
     links: Vec<LinkRt<S>>,
     /// What the links' pipes share: the pool of packet entries ([`Pooled`]), or nothing
@@ -500,7 +504,9 @@ impl<const LOG: bool, const FULL: bool, const PACE: bool, S: Store> Engine<LOG, 
             events: 0,
             heap: EventQueue::new(),
             timers: nlinks,
-            tree: MinTree::with_hot(nlinks + 1, &hot),
+            // (a pacing slot per flow only where a flow may be paced)
+            tree: MinTree::with_hot(nlinks + 1 + if FULL || PACE { flows.len() } else { 0 }, &hot),
+            pace_keys: if FULL || PACE { vec![NONE; flows.len()] } else { Vec::new() },
             servers: net.servers.into_iter().map(Server::new).collect(),
             heads: vec![Head::default(); links.len()],
             prefetching: worth_prefetching::<S>(flows.len(), links.len()),
@@ -537,6 +543,34 @@ impl<const LOG: bool, const FULL: bool, const PACE: bool, S: Store> Engine<LOG, 
         let seq = self.next_seq();
         self.heap.push(t, seq, ev);
         self.tree.set(self.timers, self.heap.peek_key());
+    }
+
+    /// Flow `f`'s pacing wake-up at `t`: its tree source's key, with the next insertion
+    /// sequence (as a heap entry pushed now would have). A flow has one slot: a wake-up
+    /// still pending there (its sender has moved its wake-up earlier) goes to the heap with
+    /// its own key, where it fires as a superseded timer does (`Sender::on_pace_timer`
+    /// ignores it), so every wake-up fires in the order, and counts as the event, that a
+    /// heap entry per wake-up gave. (The sender moves a wake-up earlier rarely: a slot
+    /// saves the heap's push and pop for all the others.)
+    #[inline]
+    fn set_pace(&mut self, f: usize, t: Nanos) {
+        let k = key(t, self.next_seq());
+        let old = std::mem::replace(self.pace_keys.at_mut(f), k);
+        if old != NONE {
+            self.heap.push(super::mintree::key_time(old), old as u64, Timer::Pace(f as u32));
+            self.tree.set(self.timers, self.heap.peek_key());
+        }
+        self.tree.set(self.timers + 1 + f, k);
+    }
+
+    /// The pacing slot of source `i` (beyond the heap's) is the next event: empty it and
+    /// fire its wake-up.
+    #[inline]
+    fn fire_pace(&mut self, i: usize) {
+        let f = i - self.timers - 1;
+        let k = std::mem::replace(self.pace_keys.at_mut(f), NONE);
+        self.tree.set(i, NONE);
+        self.on_pace(f, super::mintree::key_time(k));
     }
 
     // ---- the loop ------------------------------------------------------------------
@@ -620,6 +654,8 @@ impl<const LOG: bool, const FULL: bool, const PACE: bool, S: Store> Engine<LOG, 
                     self.ahead();
                 }
                 self.on_timer(t, ev);
+            } else if (FULL || PACE) && i > self.timers {
+                self.fire_pace(i);
             } else {
                 self.on_link::<AHEAD>(i);
             }
