@@ -564,12 +564,15 @@ impl<const LOG: bool, const FULL: bool, const PACE: bool, S: Store> Engine<LOG, 
     }
 
     /// The pacing slot of source `i` (beyond the heap's) is the next event: empty it and
-    /// fire its wake-up.
+    /// fire its wake-up (`AHEAD`: prefetching the event after it first, as a heap timer does).
     #[inline]
-    fn fire_pace(&mut self, i: usize) {
+    fn fire_pace<const AHEAD: bool>(&mut self, i: usize) {
         let f = i - self.timers - 1;
         let k = std::mem::replace(self.pace_keys.at_mut(f), NONE);
         self.tree.set(i, NONE);
+        if AHEAD {
+            self.ahead();
+        }
         self.on_pace(f, super::mintree::key_time(k));
     }
 
@@ -655,7 +658,7 @@ impl<const LOG: bool, const FULL: bool, const PACE: bool, S: Store> Engine<LOG, 
                 }
                 self.on_timer(t, ev);
             } else if (FULL || PACE) && i > self.timers {
-                self.fire_pace(i);
+                self.fire_pace::<AHEAD>(i);
             } else {
                 self.on_link::<AHEAD>(i);
             }
