@@ -687,3 +687,45 @@ impl NoneOrGt for Option<Nanos> {
         !matches!(self, Some(s) if *s <= d)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::link::Timing;
+    use crate::time::{NS_PER_MS, NS_PER_S};
+
+    /// One BBR flow (paced) over a link each way, on the paced plain engine.
+    fn paced_engine() -> Engine<false, false, true, Ring<InFlight<Pkt>>> {
+        let mut net = Network::new(NS_PER_S);
+        let s = net.server(Timing::Rate { rate_bps: 10_000_000 });
+        let f = net.link(crate::sim::LinkSpec::new("f", s, 10 * NS_PER_MS, 100));
+        let s = net.server(Timing::Rate { rate_bps: 10_000_000 });
+        let r = net.link(crate::sim::LinkSpec::new("r", s, 10 * NS_PER_MS, 100));
+        net.flow(FlowSpec::tcp("bbr", TcpConfig::variant(crate::sim::Variant::Bbr), vec![f], vec![r]));
+        net.validate().expect("a valid network");
+        assert!(needs_pace(&net) && !needs_full(&net));
+        Engine::new(net)
+    }
+
+    /// A flow's pacing wake-up is its tree slot, keyed (time, sequence) as a heap entry
+    /// pushed then would be; a pending one moved earlier goes to the heap with its own key,
+    /// so both fire, in the order (and as the events) the heap gave them.
+    #[test]
+    fn a_superseded_pacing_wake_up_keeps_its_heap_key() {
+        let mut e = paced_engine();
+        let slot = e.timers + 1;
+        e.set_pace(0, 5_000);
+        let first = e.seq;
+        assert!(e.heap.peek().is_none(), "a wake-up alone takes no heap entry");
+        assert_eq!(e.tree.min(), (5_000, slot));
+        // An RTO at the same instant, scheduled after it, runs after it (sequence order).
+        e.push_timer(5_000, Timer::Rto(0));
+        assert_eq!(e.tree.min(), (5_000, slot));
+        e.set_pace(0, 3_000);
+        assert_eq!(e.tree.min(), (3_000, slot), "the new wake-up is the flow's slot");
+        let mut heap: Vec<_> = std::iter::from_fn(|| e.heap.pop()).collect();
+        heap.sort();
+        assert_eq!(heap, vec![(5_000, first, Timer::Pace(0)), (5_000, first + 1, Timer::Rto(0))]);
+        assert_eq!(e.pace_keys[0], key(3_000, first + 2));
+    }
+}
