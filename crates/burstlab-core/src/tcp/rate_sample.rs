@@ -8,12 +8,21 @@
 //! the current flight (`first_sent_time`), whether the flow was application-limited, and (for
 //! BBR v3) how much was in flight and lost. On each ACK (§3.3 "Upon receiving an ACK",
 //! `tcp_rate_skb_delivered` + `tcp_rate_gen`) the most recently sent of the segments it
-//! delivers (cumulatively or by SACK) gives the sample: the data delivered since that segment
+//! delivers (cumulatively or by SACK; equal send times: the highest sequence, Linux's
+//! `tcp_skb_sent_after`) gives the sample: the data delivered since that segment
 //! was sent, over the longer of its send interval and its ACK interval (§3.3 "so that the
 //! estimate is not inflated by ACK compression"), invalid when shorter than the minimum RTT.
+//! Linux visits every segment an ACK delivers; the sampler visits the ends of the newly
+//! acknowledged range and of each SACK block, and the retransmissions the ACK delivers, which
+//! gives the same segment: between two ends, first transmissions were sent in sequence order,
+//! so the upper end is the latest of them, and a retransmission, which may be the latest
+//! wherever it sits, is visited from the list of those outstanding. (Until 2026-11-29 it
+//! visited the ends alone: a cumulative ACK over two repaired holes was sampled on the older
+//! repair, and a repair SACKed inside a block gave no sample.) The one case left is a first
+//! transmission delivered out of order inside a block (reordering, which FIFO links do not do).
 //!
 //! Memory: one 32-byte record per outstanding segment (in a power-of-two ring: at most twice
-//! the most ever outstanding), kept only for a flow whose congestion
+//! the most ever outstanding) and 8 bytes per outstanding retransmission, kept only for a flow whose congestion
 //! control asks for samples (the sender holds the sampler behind an `Option<Box<_>>`). Counters
 //! in a record are 32-bit (differences of the connection's 64-bit counters, wrapping), times
 //! the send time in ns and two µs offsets before it (Linux keeps µs too).
@@ -115,6 +124,14 @@ pub struct RateSampler {
     recs: Vec<Rec>,
     base: u64,
     len: u64,
+    /// The retransmitted segments not yet delivered (in sending order; a segment sent
+    /// again is listed again): an ACK samples those it delivers, wherever they sit.
+    retx: Vec<u64>,
+    /// The lowest and highest segment in `retx` (`retx_lo > retx_hi` when it is empty): an ACK
+    /// that acknowledges nothing at or above the lowest, and whose blocks miss [lowest,
+    /// highest], delivers none of them.
+    retx_lo: u64,
+    retx_hi: u64,
 }
 
 impl RateSampler {
@@ -148,6 +165,14 @@ impl RateSampler {
         if seg >= self.base && seg < end {
             let i = self.slot(seg);
             self.recs[i] = r;
+            if retx {
+                if self.retx.is_empty() {
+                    (self.retx_lo, self.retx_hi) = (seg, seg);
+                }
+                self.retx.push(seg);
+                self.retx_lo = self.retx_lo.min(seg);
+                self.retx_hi = self.retx_hi.max(seg);
+            }
         } else if seg == end {
             if self.len as usize == self.recs.len() {
                 self.grow();
@@ -157,6 +182,31 @@ impl RateSampler {
             self.len += 1;
         }
         // (below the base: already acknowledged, nothing to sample)
+    }
+
+    /// The retransmissions the ACK being read delivers (below the new cumulative point
+    /// `una` or in a SACK block) are candidates ([`consider`]); those delivered or sampled
+    /// leave the list. (Out of line: ACKs with no retransmission outstanding find it empty.)
+    #[inline(never)]
+    fn retransmissions_delivered(&mut self, una: u64, blocks: &[(u64, u64)], best: &mut (u128, usize)) {
+        let (base, len, recs, list) = (self.base, self.len, &mut self.recs[..], &mut self.retx);
+        let mut k = 0;
+        while k < list.len() {
+            let seg = list[k];
+            // (within [s, e): one unsigned comparison each; an empty block holds nothing)
+            let mut delivered = seg < una;
+            for &(s, e) in blocks {
+                delivered |= seg.wrapping_sub(s) < e.saturating_sub(s);
+            }
+            if delivered || seg.wrapping_sub(base) >= len {
+                consider(recs, base, len, seg, best);
+                list.swap_remove(k);
+            } else {
+                k += 1;
+            }
+        }
+        self.retx_lo = list.iter().copied().min().unwrap_or(0);
+        self.retx_hi = list.iter().copied().max().unwrap_or(0);
     }
 
     /// Where segment `seg`'s record sits in the ring.
@@ -191,32 +241,29 @@ impl RateSampler {
     pub fn on_ack(&mut self, now: Nanos, una: (u64, u64), sacked: u64, blocks: &[(u64, u64)], lost: u64, inflight: u64, min_rtt: Option<Nanos>) -> RateSample {
         let total = una.1 + sacked;
         let newly = total.saturating_sub(self.delivered);
-        // The most recently sent of the segments this ACK delivers (`tcp_rate_skb_delivered`):
-        // the ends of the newly acknowledged range and of each SACK block, each sampled once.
-        // (the best record's slot, read once at the end: no record is copied per candidate)
-        let mut best: Option<usize> = None;
-        let (base, len) = (self.base, self.len);
-        let mut consider = |recs: &mut Vec<Rec>, seg: u64| {
-            if seg < base || seg >= base + len {
-                return;
-            }
-            let i = seg as usize & (recs.len() - 1);
-            if recs[i].flags & CONSUMED == 0 {
-                recs[i].flags |= CONSUMED;
-                if best.is_none_or(|b| recs[i].sent > recs[b].sent) {
-                    best = Some(i);
-                }
-            }
-        };
+        // The most recently sent of the segments this ACK delivers (`tcp_rate_skb_delivered`,
+        // called by Linux for every segment delivered, keeps the latest send time, ties to the
+        // highest sequence: `tcp_skb_sent_after`): the ends of the newly acknowledged range and
+        // of each SACK block, and the retransmissions it delivers, each sampled once. (A first
+        // transmission between two ends is sent before the upper end, as first transmissions
+        // go in sequence order; a retransmission may be the latest of all wherever it sits: a
+        // cumulative ACK that covers two repaired holes is sampled on the later repair.)
+        let mut best = NO_CANDIDATE;
+        let (base, len, recs) = (self.base, self.len, &mut self.recs[..]);
         if una.1 > una.0 {
-            consider(&mut self.recs, una.0);
-            consider(&mut self.recs, una.1 - 1);
+            consider(recs, base, len, una.0, &mut best);
+            consider(recs, base, len, una.1 - 1, &mut best);
         }
         for &(s, e) in blocks {
             if e > s {
-                consider(&mut self.recs, s);
-                consider(&mut self.recs, e - 1);
+                consider(recs, base, len, s, &mut best);
+                consider(recs, base, len, e - 1, &mut best);
             }
+        }
+        if !self.retx.is_empty()
+            && (una.1 > self.retx_lo || blocks.iter().any(|&(s, e)| s <= self.retx_hi && e > self.retx_lo))
+        {
+            self.retransmissions_delivered(una.1, blocks, &mut best);
         }
         // The records below the new cumulative ACK point are done with.
         if una.1 > self.base {
@@ -238,9 +285,10 @@ impl RateSampler {
         let losses = lost.saturating_sub(self.lost_seen);
         self.lost_seen = self.lost_seen.max(lost);
         let mut rs = RateSample { now, delivered_total: self.delivered, acked_sacked: newly, losses, inflight, ..Default::default() };
-        let Some(p) = best.filter(|_| newly > 0).map(|i| self.recs[i]) else {
+        if best.0 == NO_CANDIDATE.0 || newly == 0 {
             return rs;
-        };
+        }
+        let p = self.recs[best.1];
         let p_delivered = (self.delivered as u32).wrapping_sub(p.delivered) as u64;
         rs.delivered = p_delivered;
         rs.prior_delivered = self.delivered - p_delivered;
@@ -263,6 +311,30 @@ impl RateSampler {
     /// Segments the sampler holds a record for (its memory, in records).
     pub fn records(&self) -> usize {
         self.len as usize
+    }
+}
+
+/// An ACK's candidate sample so far: the order key of its record (0: none), its slot.
+const NO_CANDIDATE: (u128, usize) = (0, usize::MAX);
+
+/// Segment `seg` is delivered by the ACK being read (the ring `recs` holds segments `base ..
+/// base + len`): if it has a record not yet sampled, mark it sampled, and make it the
+/// candidate if it was sent after the candidate so far, or at the same time with a higher
+/// sequence (Linux's `tcp_rate_skb_delivered` with `tcp_skb_sent_after`): its order key is
+/// (send time, segment) + 1, one comparison.
+#[inline(always)]
+fn consider(recs: &mut [Rec], base: u64, len: u64, seg: u64, best: &mut (u128, usize)) {
+    if seg.wrapping_sub(base) >= len {
+        return; // no record: below the base or never sent
+    }
+    let i = seg as usize & (recs.len() - 1);
+    let r = &mut recs[i];
+    if r.flags & CONSUMED == 0 {
+        r.flags |= CONSUMED;
+        let k = ((r.sent as u128) << 64 | seg as u128) + 1;
+        if k > best.0 {
+            *best = (k, i);
+        }
     }
 }
 
@@ -334,6 +406,67 @@ mod tests {
         let c = s.on_ack(100 * MS, (0, 5), 0, &[], 1, 1, None);
         assert_eq!((c.acked_sacked, c.delivered_total, c.rtt, c.losses), (1, 5, None, 1));
         assert_eq!(c.delivered, 1, "delivered since the retransmission was sent");
+    }
+
+    /// Thirty segments sent 1 ms apart; segments 10 and 20 lost. The SACK for 11-19 comes
+    /// first (19 delivered), 10 is retransmitted at 42 ms; then the SACK for 21-29 (28
+    /// delivered), 20 is retransmitted at 46 ms. One cumulative ACK covers both repairs:
+    /// Linux (`tcp_rate_skb_delivered` for each segment it frees, `tcp_skb_sent_after`)
+    /// samples the later retransmission, 20, sent when 28 were delivered: 2 since.
+    fn two_repaired_holes() -> RateSampler {
+        let mut s = RateSampler::default();
+        for seg in 0..30 {
+            s.on_send(seg, seg * MS, seg, 0, false);
+        }
+        s.on_ack(40 * MS, (0, 10), 0, &[], 0, 20, None);
+        let a = s.on_ack(41 * MS, (10, 10), 9, &[(11, 20)], 0, 11, None);
+        assert_eq!(a.delivered_total, 19);
+        s.on_send(10, 42 * MS, 11, 1, true);
+        let b = s.on_ack(45 * MS, (10, 10), 18, &[(21, 30), (11, 20)], 1, 2, None);
+        assert_eq!(b.delivered_total, 28);
+        s.on_send(20, 46 * MS, 2, 2, true);
+        s
+    }
+
+    #[test]
+    fn a_cumulative_ack_over_two_repairs_samples_the_later_one() {
+        let mut s = two_repaired_holes();
+        let rs = s.on_ack(90 * MS, (10, 30), 0, &[], 2, 0, None);
+        assert_eq!((rs.acked_sacked, rs.delivered_total), (2, 30));
+        assert_eq!((rs.prior_delivered, rs.delivered), (28, 2), "the repair of 20, not of 10 (11 delivered since)");
+        assert_eq!(rs.tx_in_flight, 3);
+        assert_eq!(rs.rtt, None, "a retransmission gives no RTT (Karn)");
+        assert!(s.retx.is_empty(), "both repairs delivered: none outstanding");
+    }
+
+    #[test]
+    fn a_repair_sacked_inside_a_block_is_sampled() {
+        // The repair of 10 is lost; that of 20 arrives: the receiver's block grows to 11-29,
+        // whose ends were sampled before. Linux samples the newly SACKed segment 20.
+        let mut s = two_repaired_holes();
+        let rs = s.on_ack(90 * MS, (10, 10), 19, &[(11, 30)], 2, 1, None);
+        assert_eq!((rs.acked_sacked, rs.delivered_total), (1, 29));
+        assert!(rs.valid());
+        assert_eq!((rs.prior_delivered, rs.delivered), (28, 1));
+        assert_eq!(s.retx, vec![10], "the lost repair stays listed");
+        // 10 is repaired again at 95 ms, when 29 were delivered; its ACK samples it once.
+        s.on_send(10, 95 * MS, 1, 3, true);
+        let rs = s.on_ack(140 * MS, (10, 30), 0, &[], 3, 0, None);
+        assert_eq!((rs.prior_delivered, rs.delivered), (29, 1));
+        assert!(s.retx.is_empty());
+    }
+
+    #[test]
+    fn segments_sent_at_the_same_instant_sample_the_highest() {
+        // `tcp_skb_sent_after`: equal send times are ordered by sequence.
+        let mut s = RateSampler::default();
+        for seg in 0..3 {
+            s.on_send(seg, 0, seg, 0, false);
+        }
+        let rs = s.on_ack(40 * MS, (0, 2), 0, &[], 0, 1, None);
+        assert_eq!(rs.tx_in_flight, 2, "segment 1 (2 in flight when sent), not segment 0");
+        let rs = s.on_ack(41 * MS, (2, 2), 1, &[(2, 3)], 0, 0, None);
+        assert_eq!(rs.tx_in_flight, 3);
     }
 
     #[test]

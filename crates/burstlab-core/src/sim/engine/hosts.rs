@@ -118,7 +118,7 @@ impl<const LOG: bool, const FULL: bool, const PACE: bool, S: Store> Engine<LOG, 
         if FULL || PACE {
             // A paced sender held by its pacer: one timer for its next burst.
             if let Some(d) = self.flows.at_mut(f).tcp().sender.pace_due() {
-                self.push_timer(d, Timer::Pace(f as u32));
+                self.set_pace(f, d);
             }
         }
     }

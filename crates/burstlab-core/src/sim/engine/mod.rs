@@ -121,10 +121,14 @@ struct Engine<const LOG: bool, const FULL: bool, const PACE: bool, S: Store> {
     seq: u64,
     events: u64,
     heap: EventQueue,
-    /// The links' next events (sources `0..links`) and the timer heap's top (source
-    /// `timers`, in the tree: it changes seldom).
+    /// The links' next events (sources `0..links`), the timer heap's top (source
+    /// `timers`, in the tree: it changes seldom) and, in an engine with pacing (`FULL` or
+    /// `PACE`), each flow's pacing wake-up (source `timers + 1 + flow`: [`Engine::set_pace`]).
     tree: MinTree,
     timers: usize,
+    /// Each flow's pending pacing wake-up, the key its tree source holds ([`NONE`]: none);
+    /// empty in an engine without pacing.
+    pace_keys: Vec<Key>,
     servers: Vec<Server>,
     links: Vec<LinkRt<S>>,
     /// What the links' pipes share: the pool of packet entries ([`Mixed`]), or nothing
@@ -520,7 +524,9 @@ impl<const LOG: bool, const FULL: bool, const PACE: bool, S: Store> Engine<LOG, 
             events: 0,
             heap: EventQueue::new(),
             timers: nlinks,
-            tree: MinTree::with_hot(nlinks + 1, &hot),
+            // (a pacing slot per flow only where a flow may be paced)
+            tree: MinTree::with_hot(nlinks + 1 + if FULL || PACE { flows.len() } else { 0 }, &hot),
+            pace_keys: if FULL || PACE { vec![NONE; flows.len()] } else { Vec::new() },
             servers: net.servers.into_iter().map(Server::new).collect(),
             heads: vec![Head::default(); links.len()],
             prefetching: worth_prefetching::<S>(flows.len(), links.len()),
@@ -557,6 +563,37 @@ impl<const LOG: bool, const FULL: bool, const PACE: bool, S: Store> Engine<LOG, 
         let seq = self.next_seq();
         self.heap.push(t, seq, ev);
         self.tree.set(self.timers, self.heap.peek_key());
+    }
+
+    /// Flow `f`'s pacing wake-up at `t`: its tree source's key, with the next insertion
+    /// sequence (as a heap entry pushed now would have). A flow has one slot: a wake-up
+    /// still pending there (its sender has moved its wake-up earlier) goes to the heap with
+    /// its own key, where it fires as a superseded timer does (`Sender::on_pace_timer`
+    /// ignores it), so every wake-up fires in the order, and counts as the event, that a
+    /// heap entry per wake-up gave. (The sender moves a wake-up earlier rarely: a slot
+    /// saves the heap's push and pop for all the others.)
+    #[inline]
+    fn set_pace(&mut self, f: usize, t: Nanos) {
+        let k = key(t, self.next_seq());
+        let old = std::mem::replace(self.pace_keys.at_mut(f), k);
+        if old != NONE {
+            self.heap.push(super::mintree::key_time(old), old as u64, Timer::Pace(f as u32));
+            self.tree.set(self.timers, self.heap.peek_key());
+        }
+        self.tree.set(self.timers + 1 + f, k);
+    }
+
+    /// The pacing slot of source `i` (beyond the heap's) is the next event: empty it and
+    /// fire its wake-up (`AHEAD`: prefetching the event after it first, as a heap timer does).
+    #[inline]
+    fn fire_pace<const AHEAD: bool>(&mut self, i: usize) {
+        let f = i - self.timers - 1;
+        let k = std::mem::replace(self.pace_keys.at_mut(f), NONE);
+        self.tree.set(i, NONE);
+        if AHEAD {
+            self.ahead();
+        }
+        self.on_pace(f, super::mintree::key_time(k));
     }
 
     // ---- the loop ------------------------------------------------------------------
@@ -640,6 +677,8 @@ impl<const LOG: bool, const FULL: bool, const PACE: bool, S: Store> Engine<LOG, 
                     self.ahead();
                 }
                 self.on_timer(t, ev);
+            } else if (FULL || PACE) && i > self.timers {
+                self.fire_pace::<AHEAD>(i);
             } else {
                 self.on_link::<AHEAD>(i);
             }
@@ -666,5 +705,47 @@ impl NoneOrGt for Option<Nanos> {
     #[inline]
     fn is_none_or_gt(&self, d: Nanos) -> bool {
         !matches!(self, Some(s) if *s <= d)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::link::Timing;
+    use crate::time::{NS_PER_MS, NS_PER_S};
+
+    /// One BBR flow (paced) over a link each way, on the paced plain engine.
+    fn paced_engine() -> Engine<false, false, true, Ring<InFlight<Pkt>>> {
+        let mut net = Network::new(NS_PER_S);
+        let s = net.server(Timing::Rate { rate_bps: 10_000_000 });
+        let f = net.link(crate::sim::LinkSpec::new("f", s, 10 * NS_PER_MS, 100));
+        let s = net.server(Timing::Rate { rate_bps: 10_000_000 });
+        let r = net.link(crate::sim::LinkSpec::new("r", s, 10 * NS_PER_MS, 100));
+        net.flow(FlowSpec::tcp("bbr", TcpConfig::variant(crate::sim::Variant::Bbr), vec![f], vec![r]));
+        net.validate().expect("a valid network");
+        assert!(needs_pace(&net) && !needs_full(&net));
+        Engine::new(net)
+    }
+
+    /// A flow's pacing wake-up is its tree slot, keyed (time, sequence) as a heap entry
+    /// pushed then would be; a pending one moved earlier goes to the heap with its own key,
+    /// so both fire, in the order (and as the events) the heap gave them.
+    #[test]
+    fn a_superseded_pacing_wake_up_keeps_its_heap_key() {
+        let mut e = paced_engine();
+        let slot = e.timers + 1;
+        e.set_pace(0, 5_000);
+        let first = e.seq;
+        assert!(e.heap.peek().is_none(), "a wake-up alone takes no heap entry");
+        assert_eq!(e.tree.min(), (5_000, slot));
+        // An RTO at the same instant, scheduled after it, runs after it (sequence order).
+        e.push_timer(5_000, Timer::Rto(0));
+        assert_eq!(e.tree.min(), (5_000, slot));
+        e.set_pace(0, 3_000);
+        assert_eq!(e.tree.min(), (3_000, slot), "the new wake-up is the flow's slot");
+        let mut heap: Vec<_> = std::iter::from_fn(|| e.heap.pop()).collect();
+        heap.sort();
+        assert_eq!(heap, vec![(5_000, first, Timer::Pace(0)), (5_000, first + 1, Timer::Rto(0))]);
+        assert_eq!(e.pace_keys[0], key(3_000, first + 2));
     }
 }
