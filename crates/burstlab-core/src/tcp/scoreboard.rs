@@ -249,6 +249,24 @@ impl Scoreboard {
         if e0 <= s0 {
             return 0;
         }
+        // The common case, a block the receiver repeats, grown at its top or not (RFC 2018
+        // §4: each ACK repeats the most recently reported blocks, the newest first): a
+        // remembered block covers its start, so only what lies above that block's end can be
+        // new. The remembered block reaching highest is taken.
+        let (mut k, mut me) = (usize::MAX, s0);
+        for (i, &(ms_i, me_i)) in self.marked.iter().enumerate() {
+            if ms_i <= s0 && me_i > me {
+                (k, me) = (i, me_i);
+            }
+        }
+        if k != usize::MAX {
+            if e0 <= me {
+                return 0; // repeated: wholly marked, and the highest SACKed is at or above `me`
+            }
+            if e0 - me <= SHORT_BLOCK {
+                return self.mark_grown(k, me, e0);
+            }
+        }
         // A short block is marked whole: setting its two or three words of marks (a popcount
         // counts only the new ones) costs less than trimming it against the remembered
         // blocks, which pays for a long one (the count is the same either way).
@@ -269,6 +287,29 @@ impl Scoreboard {
             self.forget();
         }
         self.remember(s0, e0);
+        n
+    }
+
+    /// [`Scoreboard::mark_sacked`] for a block whose part below `me` remembered block `k`
+    /// covers, and whose part [me, e0) (at most [`SHORT_BLOCK`] segments, within the board)
+    /// may be new: [me, e0) is marked and block `k` grows to `e0` (its part below the block's
+    /// start is marked too: the two are one run of marks). Slot 4 keeps the longest block.
+    #[inline]
+    fn mark_grown(&mut self, k: usize, me: u64, e0: u64) -> u64 {
+        let n = self.set_marks(me, e0);
+        if n > 0 || e0 > self.high_sacked {
+            self.sacked += n;
+            self.high_sacked = self.high_sacked.max(e0);
+            self.forget();
+        }
+        let ms = self.marked[k].0;
+        self.marked[k].1 = e0;
+        if k != 4 {
+            let (ls, le) = self.marked[4];
+            if e0 - ms > 64 && e0 - ms > le.saturating_sub(ls.max(self.base)) {
+                self.marked[4] = (ms, e0);
+            }
+        }
         n
     }
 
