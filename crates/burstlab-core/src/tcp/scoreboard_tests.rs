@@ -302,9 +302,11 @@ fn only_the_unmarked_part_of_a_block_is_marked() {
     assert_eq!(b.mark_sacked(95_000, 96_000), 1000);
     assert_eq!(b.unmarked_part(10, 95_500), (90_001, 95_000));
     assert_eq!(b.mark_sacked(5, 96_500), 5 + 4999 + 500);
-    // The grown block took the slot of the one it contains; the other stays remembered.
-    assert!(b.marked.contains(&(5, 96_500)) && b.marked.contains(&(95_000, 96_000)));
-    assert!(!b.marked.contains(&(10, 90_001)));
+    // The grown block is in slot 0, in place of the most recent block it contains; the
+    // older one moved down; slot 4 holds the longest.
+    assert_eq!(&b.marked[..2], &[(5, 96_500), (10, 90_001)]);
+    assert_eq!(b.marked[4], (5, 96_500));
+    assert!(!b.marked.contains(&(95_000, 96_000)));
     let (s, e) = b.unmarked_part(20, 96_000);
     assert!(s >= e, "[{s}, {e})");
     assert_eq!(b.sacked_count(), 96_495);
