@@ -540,16 +540,6 @@ impl Scoreboard {
         self.is_unsacked(seg) && seg < self.lost_below(dupthresh)
     }
 
-    /// Unsacked segments in [from, to) (within the window).
-    #[inline]
-    fn unsacked_between(&self, from: u64, to: u64) -> u64 {
-        let (from, to) = (from.max(self.base), to.min(self.end()));
-        if from >= to {
-            return 0;
-        }
-        (to - from) - self.sacked_between(from, to)
-    }
-
     /// SACKed segments that were retransmitted (ns-3 3.44's `TcpTxBuffer` keeps such a
     /// segment in its in-flight count until the cumulative ACK passes it).
     /// Counted over the window on the first call, then kept up to date (`sacked_retx`).
@@ -607,7 +597,16 @@ impl Scoreboard {
             // [L, high_sacked) holds dupthresh SACKed segments; above high_sacked none is SACKed.
             (end - lost_below) - dupthresh as u64
         };
-        let answer = above + self.unsacked_between(self.base, high_rxt.min(end));
+        // The segments below HighRxt not SACKed: the count from the base is remembered
+        // (`below`), and in recovery HighRxt stays while the marks grow above it.
+        let h = high_rxt.min(end);
+        let unsacked_below = if h <= self.base {
+            0
+        } else {
+            let (at, c) = self.below.get();
+            (h - self.base) - if at == h { c } else { self.sacked_between(self.base, h) }
+        };
+        let answer = above + unsacked_below;
         self.pipe_memo.set((dupthresh, end, high_rxt, answer));
         answer
     }

@@ -201,6 +201,11 @@ impl Naive {
     fn first_unsacked(&self, from: u64) -> Option<u64> {
         (from.max(self.base)..self.high_sacked.max(self.base)).find(|x| !self.sacked.contains(x))
     }
+    /// RFC 6675 §4 SetPipe over [base, end) with HighRxt `hr`, segment by segment.
+    fn pipe(&self, hr: u64, t: u32) -> u64 {
+        let lost = |s: u64| self.sacked.range(s + 1..).count() >= t as usize;
+        (self.base..self.end).filter(|s| !self.sacked.contains(s)).map(|s| (!lost(s)) as u64 + (s < hr) as u64).sum()
+    }
 }
 
 /// Random SACK sequences as a receiver sends them (RFC 2018 §4: up to 3 blocks per ACK,
@@ -282,6 +287,13 @@ fn incremental_marks_equal_naive_marking() {
             // search resumes where the last one stopped.
             kept = kept.max(b.base()) + g.random_range(0..3u64);
             assert_eq!(b.next_retransmission(kept, 3, true), n.first_unsacked(kept.max(b.base())), "kept {kept} seed {seed}");
+            // SetPipe, with that HighRxt (its count from the base remembered between ACKs)
+            // and a random one.
+            for t in [1u32, 3] {
+                for hr in [kept, b.base() + g.random_range(0..=(b.end() - b.base()) + 1)] {
+                    assert_eq!(b.pipe(b.end(), hr, t), n.pipe(hr, t), "pipe HighRxt {hr} dupthresh {t} seed {seed}");
+                }
+            }
         }
     }
 }
