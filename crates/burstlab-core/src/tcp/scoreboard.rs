@@ -652,7 +652,10 @@ impl Scoreboard {
             }
             seg += take;
         };
-        self.scan_memo.set((from, first_unsacked.unwrap_or(seg.min(limit))));
+        // (`seg` may lie past `limit`, after a jump over a remembered block: every segment
+        // below it is SACKed all the same, and the next search, whose limit the top block's
+        // growth has raised by a segment or two, stops there at once)
+        self.scan_memo.set((from, first_unsacked.unwrap_or(seg)));
         match first_unsacked {
             Some(s) if s < lost_below => Some(s), // rule 1: the first lost one
             Some(s) if allow_rule3 => Some(s),
