@@ -44,9 +44,10 @@ pub struct Scoreboard {
     /// The last blocks marked, each wholly SACKed (a segment never loses its mark while it
     /// is on the board), so a block the receiver repeats costs only its new part: slots
     /// 0-3 the most recently marked or grown first (the receiver's three blocks stay there:
-    /// RFC 2018 §4 repeats the most recently reported ones), slot 4 the longest above the base (issue 34: a receiver holding many
-    /// short blocks above one of 10^6 segments reported the long one now and then, after the
-    /// short ones had taken every other slot, and each report marked it again).
+    /// RFC 2018 §4 repeats the most recently reported ones), slot 4 the longest above the
+    /// base (issue 34: a receiver holding many short blocks above one of 10^6 segments
+    /// reported the long one now and then, after the short ones had taken every other slot,
+    /// and each report marked it again).
     marked: [(u64, u64); 5],
     /// SACKed segments in [base, to): (to, count), `to` ≥ base, kept by the marks and the
     /// advances, so that a count from the base (SetPipe's over [snd_una, HighRxt)) costs only
@@ -252,8 +253,7 @@ impl Scoreboard {
         // The common case, a block the receiver repeats, grown at its top or not (RFC 2018
         // §4: each ACK repeats the most recently reported blocks, the newest first): a
         // remembered block covers its start, so only what lies above that block's end can be
-        // new. The remembered block reaching highest is taken.
-        // The block grown last, in slot 0, first.
+        // new. The block grown last (slot 0) first, else the one of the others reaching highest.
         let (mut k, mut me) = (usize::MAX, s0);
         let (ms_0, me_0) = self.marked[0];
         if ms_0 <= s0 && me_0 > s0 {
