@@ -408,6 +408,35 @@ impl Receiver {
         self.after_segment(act, now)
     }
 
+    /// [`Receiver::on_segment`] for a segment that is not the next in order, or arrives
+    /// with out-of-order data buffered.
+    #[inline(never)]
+    fn on_segment_inner(&mut self, seg: u64, now: Nanos) -> RxAction {
+        // The common case after a loss: the segment just above the top run, which it
+        // extends (not held: nothing is held above the top run). RFC 2018 §4: the first
+        // block is the one holding it, the top run; when that is already the first block
+        // (reported by the last ACK, and no other block reaches it: the blocks are disjoint
+        // runs of held segments), it grows by one and the others stay.
+        if let Some(top) = self.runs.back_mut() {
+            if top.1 == seg {
+                top.1 += 1;
+                let s = top.0;
+                self.ooo_count += 1;
+                self.arrivals += 1;
+                if self.cfg.sack {
+                    if self.nrecent > 0 && self.recent[0] == (s, seg) {
+                        debug_assert!(self.recent[1..self.nrecent].iter().all(|&(bs, be)| be <= s || bs > seg));
+                        self.recent[0].1 = seg + 1;
+                    } else {
+                        self.note_sack(seg);
+                    }
+                }
+                return self.make_ack();
+            }
+        }
+        self.on_other_segment(seg, now)
+    }
+
     /// [`Receiver::on_segment`] for a segment not held yet (`!self.holds(seg)`).
     #[inline]
     fn on_new_segment(&mut self, seg: u64, now: Nanos) -> RxAction {
@@ -430,8 +459,8 @@ impl Receiver {
         }
     }
 
-    #[inline(never)]
-    fn on_segment_inner(&mut self, seg: u64, now: Nanos) -> RxAction {
+    #[inline]
+    fn on_other_segment(&mut self, seg: u64, now: Nanos) -> RxAction {
         self.arrivals += 1;
         if self.holds(seg) {
             // Duplicate: acknowledge at once (RFC 5681 §4.2 out-of-order rule). Linux enters

@@ -74,11 +74,12 @@ pub struct Scoreboard {
     high_sacked: u64,
     /// The last blocks marked, each wholly SACKed (a segment never loses its mark while it
     /// is on the board), so a block the receiver repeats costs only its new part: slots
-    /// 0-3 in turn, slot 4 the longest above the base (issue 34: a receiver holding many
-    /// short blocks above one of 10^6 segments reported the long one now and then, after the
-    /// short ones had taken every other slot, and each report marked it again).
+    /// 0-3 the most recently marked or grown first (the receiver's three blocks stay there:
+    /// RFC 2018 §4 repeats the most recently reported ones), slot 4 the longest above the
+    /// base (issue 34: a receiver holding many short blocks above one of 10^6 segments
+    /// reported the long one now and then, after the short ones had taken every other slot,
+    /// and each report marked it again).
     marked: [(u64, u64); 5],
-    next_marked: usize,
     /// SACKed segments in [base, to): (to, count), `to` ≥ base, kept by the marks and the
     /// advances, so that a count from the base (SetPipe's over [snd_una, HighRxt)) costs only
     /// how far its end moved since the last one, not the window (issue 34: HighRxt 10^6
@@ -296,6 +297,29 @@ impl Scoreboard {
         if e0 <= s0 {
             return 0;
         }
+        // The common case, a block the receiver repeats, grown at its top or not (RFC 2018
+        // §4: each ACK repeats the most recently reported blocks, the newest first): a
+        // remembered block covers its start, so only what lies above that block's end can be
+        // new. The block grown last (slot 0) first, else the one of the others reaching highest.
+        let (mut k, mut me) = (usize::MAX, s0);
+        let (ms_0, me_0) = self.marked[0];
+        if ms_0 <= s0 && me_0 > s0 {
+            (k, me) = (0, me_0);
+        } else {
+            for (i, &(ms_i, me_i)) in self.marked.iter().enumerate().skip(1) {
+                if ms_i <= s0 && me_i > me {
+                    (k, me) = (i, me_i);
+                }
+            }
+        }
+        if k != usize::MAX {
+            if e0 <= me {
+                return 0; // repeated: wholly marked, and the highest SACKed is at or above `me`
+            }
+            if e0 - me <= SHORT_BLOCK {
+                return self.mark_grown(k, me, e0);
+            }
+        }
         // A short block is marked whole: setting its two or three words of marks (a popcount
         // counts only the new ones) costs less than trimming it against the remembered
         // blocks, which pays for a long one (the count is the same either way).
@@ -319,6 +343,39 @@ impl Scoreboard {
         n
     }
 
+    /// [`Scoreboard::mark_sacked`] for a block whose part below `me` remembered block `k`
+    /// covers, and whose part [me, e0) (at most [`SHORT_BLOCK`] segments, within the board)
+    /// may be new: [me, e0) is marked and block `k` grows to `e0` (its part below the block's
+    /// start is marked too: the two are one run of marks) and moves to slot 0 (from slot 4, a
+    /// copy). Slot 4 keeps the longest block.
+    #[inline]
+    fn mark_grown(&mut self, k: usize, me: u64, e0: u64) -> u64 {
+        let n = self.set_marks(me, e0);
+        if n > 0 || e0 > self.high_sacked {
+            self.sacked += n;
+            self.high_sacked = self.high_sacked.max(e0);
+            self.forget();
+        }
+        let ms = self.marked[k].0;
+        if k == 0 {
+            self.marked[0].1 = e0;
+        } else {
+            self.to_front(k.min(3), (ms, e0));
+        }
+        let (ls, le) = self.marked[4];
+        if e0 - ms > 64 && e0 - ms > le.saturating_sub(ls.max(self.base)) {
+            self.marked[4] = (ms, e0);
+        }
+        n
+    }
+
+    /// Block `b` into slot 0, slots 0..j one place down (slot j's block is dropped: j ≤ 3).
+    #[inline(always)]
+    fn to_front(&mut self, j: usize, b: (u64, u64)) {
+        self.marked.copy_within(0..j, 1);
+        self.marked[0] = b;
+    }
+
     /// [s, e) less what the remembered blocks cover at its ends (each remembered block is
     /// wholly marked on the board: a segment keeps its mark while it is on the board, and
     /// segment numbers are never reused). Empty (s ≥ e) when they cover all of it.
@@ -339,18 +396,13 @@ impl Scoreboard {
         }
     }
 
-    /// Remember the marked block [s, e): in the slot of a remembered block it contains (the
-    /// receiver's block grown since), else in the oldest of slots 0-3; and in slot 4 if it is
-    /// longer than that one's part above the base.
+    /// Remember the marked block [s, e): in slot 0, in place of a remembered block of slots
+    /// 0-3 it contains (the receiver's block grown since), else of the least recent one; and
+    /// in slot 4 if it is longer than that one's part above the base.
     #[inline]
     fn remember(&mut self, s: u64, e: u64) {
-        match self.marked.iter().position(|&(ms, me)| ms >= s && me <= e) {
-            Some(k) => self.marked[k] = (s, e),
-            None => {
-                self.marked[self.next_marked] = (s, e);
-                self.next_marked = (self.next_marked + 1) % 4;
-            }
-        }
+        let j = self.marked[..4].iter().position(|&(ms, me)| ms >= s && me <= e).unwrap_or(3);
+        self.to_front(j, (s, e));
         let (ls, le) = self.marked[4];
         if e - s > 64 && e - s > le.saturating_sub(ls.max(self.base)) {
             self.marked[4] = (s, e);
@@ -535,16 +587,6 @@ impl Scoreboard {
         self.is_unsacked(seg) && seg < self.lost_below(dupthresh)
     }
 
-    /// Unsacked segments in [from, to) (within the window).
-    #[inline]
-    fn unsacked_between(&self, from: u64, to: u64) -> u64 {
-        let (from, to) = (from.max(self.base), to.min(self.end()));
-        if from >= to {
-            return 0;
-        }
-        (to - from) - self.sacked_between(from, to)
-    }
-
     /// SACKed segments that were retransmitted (ns-3 3.44's `TcpTxBuffer` keeps such a
     /// segment in its in-flight count until the cumulative ACK passes it).
     /// Counted over the window on the first call, then kept up to date (`sacked_retx`).
@@ -580,18 +622,19 @@ impl Scoreboard {
         self.pipe_sacked(end, high_rxt, dupthresh)
     }
 
-    /// [`Scoreboard::pipe`] with SACKed segments on the board (`end`: HighData within it).
+    /// [`Scoreboard::pipe`] with SACKed segments on the board (`end`: HighData within it):
+    /// the remembered answer in line, the count out of line.
+    #[inline(always)]
     fn pipe_sacked(&self, end: u64, high_rxt: u64, dupthresh: u32) -> u64 {
         let (t, e, h, answer) = self.pipe_memo.get();
         if t == dupthresh && e == end && h == high_rxt && t != 0 {
             return answer;
         }
-        let answer = self.walk_pipe_sacked(end, high_rxt, dupthresh);
-        self.pipe_memo.set((dupthresh, end, high_rxt, answer));
-        answer
+        self.walk_pipe_sacked(end, high_rxt, dupthresh)
     }
 
     /// [`Scoreboard::pipe_sacked`] counted.
+    #[inline(never)]
     fn walk_pipe_sacked(&self, end: u64, high_rxt: u64, dupthresh: u32) -> u64 {
         let lost_below = self.lost_below(dupthresh).min(end);
         let above = if lost_below == self.base {
@@ -601,7 +644,18 @@ impl Scoreboard {
             // [L, high_sacked) holds dupthresh SACKed segments; above high_sacked none is SACKed.
             (end - lost_below) - dupthresh as u64
         };
-        above + self.unsacked_between(self.base, high_rxt.min(end))
+        // The segments below HighRxt not SACKed: the count from the base is remembered
+        // (`below`), and in recovery HighRxt stays while the marks grow above it.
+        let h = high_rxt.min(end);
+        let unsacked_below = if h <= self.base {
+            0
+        } else {
+            let (at, c) = self.below.get();
+            (h - self.base) - if at == h { c } else { self.sacked_between(self.base, h) }
+        };
+        let answer = above + unsacked_below;
+        self.pipe_memo.set((dupthresh, end, high_rxt, answer));
+        answer
     }
 
     /// RFC 6675 §4 NextSeg rules 1 and 3: the first unSACKed segment at or above
@@ -610,22 +664,33 @@ impl Scoreboard {
     pub fn next_retransmission(&self, high_rxt: u64, dupthresh: u32, allow_rule3: bool) -> Option<u64> {
         let hs = self.high_sacked();
         let from = high_rxt.max(self.base);
-        if from >= hs {
+        // Rule 1 alone looks no higher than the lost boundary: no segment at or above it
+        // IsLost (in recovery, once HighRxt has passed the holes, the send loop asks before
+        // each new segment, and every segment from HighRxt to the boundary is SACKed).
+        let lost_below = self.lost_below(dupthresh);
+        let limit = if allow_rule3 { hs } else { hs.min(lost_below) };
+        if from >= limit {
             return None;
         }
-        // The first unSACKed segment at or above `from`: from where the last search found
-        // none, jumping over blocks marked whole, else a word of marks at a time.
+        // The first unSACKed segment at or above `from` (below `limit`): from where the last
+        // search found none, jumping over blocks marked whole (the one grown last first),
+        // else a word of marks at a time.
         let (mf, mr) = self.scan_memo.get();
         let mut seg = if mf <= from && from <= mr { mr } else { from };
         let first_unsacked = loop {
-            if seg >= hs {
+            if seg >= limit {
                 break None;
+            }
+            let (ms_0, me_0) = self.marked[0];
+            if ms_0 <= seg && me_0 > seg {
+                seg = me_0;
+                continue;
             }
             if let Some(me) = self.marked.iter().filter(|&&(ms, me)| ms <= seg && me > seg).map(|&(_, me)| me).max() {
                 seg = me;
                 continue;
             }
-            let (k, off, take, mask) = self.span(seg, hs);
+            let (k, off, take, mask) = self.span(seg, limit);
             #[cfg(test)]
             self.walked.set(self.walked.get() + take);
             let clear = !self.bits[k] & mask;
@@ -634,9 +699,12 @@ impl Scoreboard {
             }
             seg += take;
         };
+        // (`seg` may lie past `limit`, after a jump over a remembered block: every segment
+        // below it is SACKed all the same, and the next search, whose limit the top block's
+        // growth has raised by a segment or two, stops there at once)
         self.scan_memo.set((from, first_unsacked.unwrap_or(seg)));
         match first_unsacked {
-            Some(s) if s < self.lost_below(dupthresh) => Some(s), // rule 1: the first lost one
+            Some(s) if s < lost_below => Some(s), // rule 1: the first lost one
             Some(s) if allow_rule3 => Some(s),
             _ => None,
         }

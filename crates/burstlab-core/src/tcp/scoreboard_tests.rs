@@ -201,6 +201,11 @@ impl Naive {
     fn first_unsacked(&self, from: u64) -> Option<u64> {
         (from.max(self.base)..self.high_sacked.max(self.base)).find(|x| !self.sacked.contains(x))
     }
+    /// RFC 6675 §4 SetPipe over [base, end) with HighRxt `hr`, segment by segment.
+    fn pipe(&self, hr: u64, t: u32) -> u64 {
+        let lost = |s: u64| self.sacked.range(s + 1..).count() >= t as usize;
+        (self.base..self.end).filter(|s| !self.sacked.contains(s)).map(|s| (!lost(s)) as u64 + (s < hr) as u64).sum()
+    }
 }
 
 /// Random SACK sequences as a receiver sends them (RFC 2018 §4: up to 3 blocks per ACK,
@@ -282,6 +287,13 @@ fn incremental_marks_equal_naive_marking() {
             // search resumes where the last one stopped.
             kept = kept.max(b.base()) + g.random_range(0..3u64);
             assert_eq!(b.next_retransmission(kept, 3, true), n.first_unsacked(kept.max(b.base())), "kept {kept} seed {seed}");
+            // SetPipe, with that HighRxt (its count from the base remembered between ACKs)
+            // and a random one.
+            for t in [1u32, 3] {
+                for hr in [kept, b.base() + g.random_range(0..=(b.end() - b.base()) + 1)] {
+                    assert_eq!(b.pipe(b.end(), hr, t), n.pipe(hr, t), "pipe HighRxt {hr} dupthresh {t} seed {seed}");
+                }
+            }
         }
     }
 }
@@ -302,9 +314,11 @@ fn only_the_unmarked_part_of_a_block_is_marked() {
     assert_eq!(b.mark_sacked(95_000, 96_000), 1000);
     assert_eq!(b.unmarked_part(10, 95_500), (90_001, 95_000));
     assert_eq!(b.mark_sacked(5, 96_500), 5 + 4999 + 500);
-    // The grown block took the slot of the one it contains; the other stays remembered.
-    assert!(b.marked.contains(&(5, 96_500)) && b.marked.contains(&(95_000, 96_000)));
-    assert!(!b.marked.contains(&(10, 90_001)));
+    // The grown block is in slot 0, in place of the most recent block it contains; the
+    // older one moved down; slot 4 holds the longest.
+    assert_eq!(&b.marked[..2], &[(5, 96_500), (10, 90_001)]);
+    assert_eq!(b.marked[4], (5, 96_500));
+    assert!(!b.marked.contains(&(95_000, 96_000)));
     let (s, e) = b.unmarked_part(20, 96_000);
     assert!(s >= e, "[{s}, {e})");
     assert_eq!(b.sacked_count(), 96_495);
