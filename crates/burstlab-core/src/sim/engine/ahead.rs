@@ -208,10 +208,11 @@ mod tests {
     #[test]
     fn a_flows_hot_state_is_a_few_lines() {
         // Issue 28: what a data segment's and an ACK's arrival touch of their flow, as laid
-        // out (field order, `repr(C)`), pinned: the data side (the flow's path starts, the
-        // host's fields, the receiver's hot head) and the ACK side (the host's fields, the
-        // sender's hot span: scoreboard, control block, congestion control, recovery,
-        // counters, settings' head), against the 12 lines of the 768-byte sender alone.
+        // out (field order, `repr(C)`), pinned: the data side (the host's fields, the
+        // receiver's hot head: 5 lines) and the ACK side (the host's fields in the flow's
+        // first line, the sender's hot span: scoreboard, control block, congestion control,
+        // recovery, counters, settings' head: 8 lines), against the 12 lines of the
+        // 768-byte sender alone before.
         use crate::tcp::Tcb;
         use std::mem::{align_of, size_of};
         let e = Engine::<false, false, false, Pooled>::new(dumbbell(2, 1, false));
