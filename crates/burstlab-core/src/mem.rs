@@ -99,6 +99,31 @@ pub fn advise_huge<T>(v: &mut Vec<T>) {
     }
 }
 
+/// Give the whole pages of `v`'s spare capacity (past its length) back to the system,
+/// keeping the allocation (Linux; elsewhere nothing). For a vector of an over-aligned type,
+/// which `shrink_to_fit` shrinks only by a copy into a new block (the allocator's realloc
+/// serves alignments up to 16): the engine's flows, aligned to cache lines, as their results
+/// are made (`sim/engine/collect.rs`).
+pub fn release_spare<T>(v: &mut Vec<T>) {
+    #[cfg(target_os = "linux")]
+    {
+        const PAGE: usize = 4096;
+        let size = std::mem::size_of::<T>();
+        let base = v.as_mut_ptr() as usize;
+        let (start, end) = (base + v.len() * size, base + v.capacity() * size);
+        let (a, b) = ((start + PAGE - 1) & !(PAGE - 1), end & !(PAGE - 1));
+        if b > a {
+            // SAFETY: [a, b) lies in `v`'s spare capacity, memory `v` owns and holds nothing
+            // in (no element, no allocator metadata: the block's header precedes `base`);
+            // MADV_DONTNEED on private memory drops those pages, which read as zeros if used
+            // again. A larger page size makes the call fail, leaving the pages as they were.
+            unsafe {
+                libc::madvise(a as *mut libc::c_void, b - a, libc::MADV_DONTNEED);
+            }
+        }
+    }
+}
+
 /// Grow `v` amortised (at least doubling, like `Vec::push`) so that it can hold `min_len`
 /// elements; checked and fallible.
 pub fn grow<T>(v: &mut Vec<T>, min_len: usize, what: &str) -> Result<()> {
@@ -137,6 +162,24 @@ mod tests {
         let mut v: Vec<u8> = zeroed(10, "y").unwrap();
         grow(&mut v, 11, "y").unwrap();
         assert!(v.capacity() >= 20);
+    }
+
+    #[test]
+    fn released_spare_capacity_keeps_the_elements_and_the_room() {
+        #[repr(align(64))]
+        #[derive(Clone, Copy, PartialEq, Debug)]
+        struct Line([u64; 8]);
+        let n = 40_000; // 2.5 MB: pages to give back
+        let mut v: Vec<Line> = (0..n).map(|k| Line([k as u64; 8])).collect();
+        let cap = v.capacity();
+        v.truncate(n / 3);
+        release_spare(&mut v);
+        assert_eq!(v.capacity(), cap, "the allocation is kept");
+        assert!(v.iter().enumerate().all(|(k, l)| *l == Line([k as u64; 8])), "the elements are untouched");
+        v.extend((n / 3..n).map(|k| Line([k as u64 + 1; 8])));
+        assert_eq!(v[n - 1], Line([n as u64; 8]), "the released room holds new elements");
+        let mut empty: Vec<Line> = Vec::new();
+        release_spare(&mut empty); // nothing to release
     }
 
     #[test]

@@ -63,9 +63,12 @@ impl CaState {
 
 /// The connection state both traits see.
 #[derive(Clone, Debug)]
+#[repr(C)]
 pub struct Tcb {
-    /// Sender maximum segment size (payload bytes).
-    pub mss: u64,
+    // Hot: read or written on every ACK of the plain path (`Tcb::HOT`).
+    /// Smoothed RTT and variation (RFC 6298), None before the first sample.
+    pub srtt: Option<Nanos>,
+    pub min_rtt: Option<Nanos>,
     /// Congestion window, bytes.
     pub cwnd: u64,
     /// Slow-start threshold, bytes (u64::MAX = infinite, RFC 5681 §3.1).
@@ -78,18 +81,33 @@ pub struct Tcb {
     pub snd_nxt: u64,
     /// One past the highest segment ever sent.
     pub high_tx: u64,
-    /// `high_tx` when the last recovery or timeout began (RFC 6582 `recover`).
-    pub recover: u64,
-    /// Consecutive duplicate ACKs.
-    pub dupacks: u32,
-    pub dupack_threshold: u32,
-    pub state: CaState,
-    /// Smoothed RTT and variation (RFC 6298), None before the first sample.
-    pub srtt: Option<Nanos>,
+    /// Sender maximum segment size (payload bytes).
+    pub mss: u64,
     pub rttvar: Nanos,
     /// Current retransmission timeout, backoff included.
     pub rto: Nanos,
-    pub min_rtt: Option<Nanos>,
+    /// Consecutive duplicate ACKs.
+    pub dupacks: u32,
+    pub state: CaState,
+    /// Whether the last transmission opportunity was limited by cwnd (not by the receiver
+    /// window or the data): Linux's `tcp_is_cwnd_limited`, ns-3's `m_isCwndLimited`.
+    pub cwnd_limited: bool,
+    // Cold: recovery, timeouts, loss responses, the Ideal-estimate TCP.
+    /// `high_tx` when the last recovery or timeout began (RFC 6582 `recover`).
+    pub recover: u64,
+    /// RFC 6675 pipe, bytes: what the sender counts in flight when it detects a loss and,
+    /// with SACK, on every ACK in recovery (FlightSize less SACKed and lost segments, plus
+    /// retransmissions). The sender updates it where it is used.
+    pub pipe: u64,
+    /// RFC 6675 HighRxt, exclusive: one past the highest segment retransmitted in the
+    /// current SACK recovery episode.
+    pub high_rxt: u64,
+    /// The flow's exact fair share of its path, bits/s on the wire, that the Ideal-estimate
+    /// TCP uses (Martignon & Capone §V). The engine sets it: the forward link's rate on one
+    /// link; capacity less constant-rate cross traffic, divided by the active flows, on a
+    /// network path.
+    pub fair_share_bps: u64,
+    pub dupack_threshold: u32,
     /// Loss response basis: FlightSize (RFC 5681 eq. 4) or FlightSize less the segments
     /// duplicate ACKs show have left the network (ns-3's BytesInFlight without SACK).
     pub ssthresh_rule: SsthreshRule,
@@ -99,21 +117,6 @@ pub struct Tcb {
     /// Whether the ACK that ends fast recovery, after the recovery set cwnd, also grows it as
     /// any ACK in the Open state (ns-3 and Linux; RFC 5681 §3.2 step 6 only deflates).
     pub grow_on_recovery_exit: bool,
-    /// RFC 6675 pipe, bytes: what the sender counts in flight when it detects a loss and,
-    /// with SACK, on every ACK in recovery (FlightSize less SACKed and lost segments, plus
-    /// retransmissions). The sender updates it where it is used.
-    pub pipe: u64,
-    /// RFC 6675 HighRxt, exclusive: one past the highest segment retransmitted in the
-    /// current SACK recovery episode.
-    pub high_rxt: u64,
-    /// Whether the last transmission opportunity was limited by cwnd (not by the receiver
-    /// window or the data): Linux's `tcp_is_cwnd_limited`, ns-3's `m_isCwndLimited`.
-    pub cwnd_limited: bool,
-    /// The flow's exact fair share of its path, bits/s on the wire, that the Ideal-estimate
-    /// TCP uses (Martignon & Capone §V). The engine sets it: the forward link's rate on one
-    /// link; capacity less constant-rate cross traffic, divided by the active flows, on a
-    /// network path.
-    pub fair_share_bps: u64,
 }
 
 crate::named_enum!(
@@ -142,6 +145,10 @@ crate::named_enum!(
 );
 
 impl Tcb {
+    /// The bytes an ACK of the plain path reads or writes: the head, up to `recover`
+    /// (issue 28: the flow's cache footprint; `sender::Sender::HOT`).
+    pub const HOT: std::ops::Range<usize> = 0..std::mem::offset_of!(Tcb, recover);
+
     /// RFC 5681 FlightSize: data sent and not yet acknowledged, bytes.
     #[inline]
     pub fn flight_size(&self) -> u64 {

@@ -62,43 +62,50 @@ pub enum RxAction {
 }
 
 #[derive(Clone, Debug)]
+#[repr(C)]
 pub struct Receiver {
-    cfg: ReceiverConfig,
+    // Hot: an in-order segment's arrival and the ACK made for it (`Receiver::HOT`).
     /// Next in-order segment expected; everything below was delivered to the application.
     pub rcv_nxt: u64,
+    /// Segments in `runs`.
+    ooo_count: u64,
+    /// Data segments that arrived (any).
+    pub arrivals: u64,
+    /// Data segments that arrived carrying data already held (duplicates).
+    pub duplicates: u64,
+    pub acks_sent: u64,
+    last_ack_sent: u64,
+    /// Delayed-ACK timer deadline, if running.
+    pub delack_deadline: Option<Nanos>,
+    nrecent: usize,
+    /// In-order segments not yet acknowledged.
+    pending: u32,
+    /// Quick ACKs left (Linux's `icsk_ack.quick`; see the module documentation).
+    quick: u8,
+    cfg: ReceiverConfig,
+    /// Recently reported SACK blocks, most recent first.
+    recent: [(u64, u64); MAX_SACK_BLOCKS],
+    /// The last ACK made ([`RxAction::Ack`], [`Receiver::on_delack_timer`]).
+    last: AckPkt,
+    // Cold: the out-of-order runs, timestamps, ECN, LT-TCP.
     /// Out-of-order segments held, as maximal runs [start, end) in increasing order, each
     /// above rcv_nxt and apart from the next by a hole (issue 34: a bit per segment made
     /// the edges of a block a walk over every segment of it, and a window of 10^6 held
     /// segments walked them on every SACK).
     runs: VecDeque<(u64, u64)>,
-    /// Segments in `runs`.
-    ooo_count: u64,
-    /// In-order segments not yet acknowledged.
-    pending: u32,
-    /// Quick ACKs left (Linux's `icsk_ack.quick`; see the module documentation).
-    quick: u8,
-    /// Delayed-ACK timer deadline, if running.
-    pub delack_deadline: Option<Nanos>,
-    /// Recently reported SACK blocks, most recent first.
-    recent: [(u64, u64); MAX_SACK_BLOCKS],
-    nrecent: usize,
     /// RFC 7323 §4.3 TS.Recent and Last.ACK.sent (in segments).
     ts_recent: Nanos,
-    last_ack_sent: u64,
     /// RFC 3168 §6.1.3: set ECE on every ACK (a CE arrived and no CWR since).
     ece: bool,
     /// LT-TCP's decoder and erasure estimate (`recovery/lt.rs`).
     pub lt: Option<LtRx>,
-    /// Data segments that arrived carrying data already held (duplicates).
-    pub duplicates: u64,
-    /// Data segments that arrived (any).
-    pub arrivals: u64,
-    pub acks_sent: u64,
-    /// The last ACK made ([`RxAction::Ack`], [`Receiver::on_delack_timer`]).
-    last: AckPkt,
 }
 
 impl Receiver {
+    /// The bytes an in-order segment's arrival and the ACK made for it read or write: the
+    /// head, up to `runs` (issue 28: the flow's cache footprint).
+    pub const HOT: std::ops::Range<usize> = 0..std::mem::offset_of!(Receiver, runs);
+
     pub fn new(cfg: ReceiverConfig) -> Self {
         Receiver {
             cfg,

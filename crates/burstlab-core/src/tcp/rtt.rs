@@ -5,18 +5,20 @@ use super::Tcb;
 use crate::time::Nanos;
 
 #[derive(Clone, Copy, Debug)]
+#[repr(C)]
 pub struct RttConfig {
+    // What every RTT sample reads first (`SenderConfig::HOT`), the rest after.
     pub rto_min: Nanos,
     pub rto_max: Nanos,
-    pub rto_initial: Nanos,
     /// Clock granularity G of RFC 6298 §2.
     pub granularity: Nanos,
+    pub rto_initial: Nanos,
     /// When a backed-off RTO collapses back (see [`BackoffReset`]).
     pub backoff_reset: BackoffReset,
-    /// How RTO follows the RTT samples (RFC 6298 by default).
-    pub estimator: RtoEstimator,
     /// RFC 6298 §5.5 / RFC 1122 §4.2.3.1 exponential backoff on a timeout (default on).
     pub backoff: bool,
+    /// How RTO follows the RTT samples (RFC 6298 by default).
+    pub estimator: RtoEstimator,
 }
 
 /// How RTO is computed from RTT samples.

@@ -60,7 +60,34 @@ fn growth(len: usize) -> usize {
 }
 
 #[derive(Clone, Debug, Default)]
+#[repr(C)]
 pub struct Scoreboard {
+    // Cold: read by the SACK marking, recovery's searches and tests (`Scoreboard::HOT`).
+    /// Tests: segments the marking and NextSeg's search have walked (their cost).
+    #[cfg(test)]
+    walked: Cell<u64>,
+    /// The last blocks marked, each wholly SACKed (a segment never loses its mark while it
+    /// is on the board), so a block the receiver repeats costs only its new part: slots
+    /// 0-3 the most recently marked or grown first (the receiver's three blocks stay there:
+    /// RFC 2018 §4 repeats the most recently reported ones), slot 4 the longest above the
+    /// base (issue 34: a receiver holding many short blocks above one of 10^6 segments
+    /// reported the long one now and then, after the short ones had taken every other slot,
+    /// and each report marked it again).
+    marked: [(u64, u64); 5],
+    /// One past the highest SACKed segment (RFC 6675's "highest SACKed"), or `base`.
+    high_sacked: u64,
+    /// SACKed segments on the board that were retransmitted ([`Scoreboard::sacked_retransmitted`]),
+    /// counted from its first call on (None before: only a flow with ns-3's pipe asks), then
+    /// kept by the marks, the retransmissions and the advances (issue 34: a walk over the
+    /// window on every ACK hung a run whose window grew to 10^6 segments).
+    sacked_retx: Cell<Option<u64>>,
+    /// (from, reached): [`Scoreboard::next_retransmission`]'s last search for an unSACKed
+    /// segment started at `from` and found every segment of [from, reached) SACKed. A mark
+    /// stays while its segment is on the board, so the next search from a point in [from,
+    /// reached] starts at `reached` (issue 34: LT-TCP, waiting for a block's reactive FEC,
+    /// searched the same 10^6 SACKed segments above its HighRxt on every ACK).
+    scan_memo: Cell<(u64, u64)>,
+    // Hot: every ACK's advance and every segment sent (the tail, `Scoreboard::HOT`).
     /// Entry `i` is segment `base + i`.
     segs: VecDeque<SegState>,
     /// The SACK marks: bit `seg mod 64·len` is set iff segment `seg`, on the board, is
@@ -70,16 +97,6 @@ pub struct Scoreboard {
     base: u64,
     /// Number of SACKed entries.
     sacked: u64,
-    /// One past the highest SACKed segment (RFC 6675's "highest SACKed"), or `base`.
-    high_sacked: u64,
-    /// The last blocks marked, each wholly SACKed (a segment never loses its mark while it
-    /// is on the board), so a block the receiver repeats costs only its new part: slots
-    /// 0-3 the most recently marked or grown first (the receiver's three blocks stay there:
-    /// RFC 2018 §4 repeats the most recently reported ones), slot 4 the longest above the
-    /// base (issue 34: a receiver holding many short blocks above one of 10^6 segments
-    /// reported the long one now and then, after the short ones had taken every other slot,
-    /// and each report marked it again).
-    marked: [(u64, u64); 5],
     /// SACKed segments in [base, to): (to, count), `to` ≥ base, kept by the marks and the
     /// advances, so that a count from the base (SetPipe's over [snd_una, HighRxt)) costs only
     /// how far its end moved since the last one, not the window (issue 34: HighRxt 10^6
@@ -94,23 +111,13 @@ pub struct Scoreboard {
     /// the delivery rate (BBR) asks for the same pipe twice per ACK in recovery (its sample's
     /// in-flight count, then the send loop).
     pipe_memo: Cell<(u32, u64, u64, u64)>,
-    /// SACKed segments on the board that were retransmitted ([`Scoreboard::sacked_retransmitted`]),
-    /// counted from its first call on (None before: only a flow with ns-3's pipe asks), then
-    /// kept by the marks, the retransmissions and the advances (issue 34: a walk over the
-    /// window on every ACK hung a run whose window grew to 10^6 segments).
-    sacked_retx: Cell<Option<u64>>,
-    /// (from, reached): [`Scoreboard::next_retransmission`]'s last search for an unSACKed
-    /// segment started at `from` and found every segment of [from, reached) SACKed. A mark
-    /// stays while its segment is on the board, so the next search from a point in [from,
-    /// reached] starts at `reached` (issue 34: LT-TCP, waiting for a block's reactive FEC,
-    /// searched the same 10^6 SACKed segments above its HighRxt on every ACK).
-    scan_memo: Cell<(u64, u64)>,
-    /// Tests: segments the marking and NextSeg's search have walked (their cost).
-    #[cfg(test)]
-    walked: Cell<u64>,
 }
 
 impl Scoreboard {
+    /// The bytes every ACK's advance and every segment sent read or write: the struct's
+    /// tail, from `segs` (issue 28: the flow's cache footprint; `Sender::HOT`).
+    pub const HOT: std::ops::Range<usize> = std::mem::offset_of!(Scoreboard, segs)..std::mem::size_of::<Scoreboard>();
+
     pub fn with_capacity(n: usize) -> Self {
         Scoreboard {
             segs: VecDeque::with_capacity(n),

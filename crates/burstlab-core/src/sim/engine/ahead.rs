@@ -110,7 +110,7 @@ impl<const LOG: bool, const FULL: bool, const PACE: bool, S: Store> Engine<LOG, 
     /// next segments go).
     #[inline(always)]
     pub(super) fn prefetch_destination(&self, flow: u32, pos: u32, kind: PktKind) {
-        use std::mem::{offset_of, size_of};
+        use std::mem::size_of;
         if kind == PktKind::Udp {
             return;
         }
@@ -129,24 +129,17 @@ impl<const LOG: bool, const FULL: bool, const PACE: bool, S: Store> Engine<LOG, 
         // The flow's address, not the flow: reading it would wait for the miss.
         let base = self.flows.as_ptr() as usize + flow as usize * size_of::<FlowRt>();
         let tcp = base + self.layout.tcp;
-        let at = |off: usize| (tcp + off) as *const u8;
-        prefetch::line(base as *const u8);
+        let span = |r: std::ops::Range<usize>| prefetch::span((tcp + r.start) as *const u8, r.len());
         if kind == PktKind::Data {
-            prefetch::span(at(offset_of!(TcpFlow, receiver)), size_of::<Receiver>());
-            prefetch::line(at(offset_of!(TcpFlow, arrived_bytes)));
-            prefetch::line(at(offset_of!(TcpFlow, pending_rto)));
-            prefetch::line(at(offset_of!(TcpFlow, ack_bytes)));
+            span(TcpFlow::DATA_HOT);
         } else {
             // The ACK's sender sends into the first link of the flow's forward path.
             if let Some(l) = self.first_hops.get(flow as usize).and_then(|&l| self.links.get(l as usize)) {
                 prefetch::span(l, link_entry::<S>());
                 prefetch::value(&self.servers[l.server]);
             }
-            prefetch::span(at(offset_of!(TcpFlow, sender)), size_of::<Sender>());
-            prefetch::line(at(offset_of!(TcpFlow, sacks)));
-            prefetch::line(at(offset_of!(TcpFlow, ack_path)));
-            prefetch::line(at(offset_of!(TcpFlow, rto_sched)));
-            prefetch::line(at(offset_of!(TcpFlow, data_bytes_hdr)));
+            span(TcpFlow::ACK_HOST);
+            span(TcpFlow::SENDER_HOT);
         }
     }
 }
@@ -157,6 +150,11 @@ mod tests {
     use crate::link::Timing;
     use crate::loss::Bernoulli;
     use crate::time::{NS_PER_MS, NS_PER_S, NS_PER_US};
+
+    /// The flow's lines an arrival touches at most (`a_flows_hot_state_is_a_few_lines`).
+    const DATA_LINES: usize = 5;
+    const ACK_LINES: usize = 9;
+    const SENDER_HOT_BYTES: usize = 512;
 
     /// A dumbbell of `n` TCP flows (SACK and NewReno in turn, one in ten with a size) and a
     /// CBR flow, 1 % loss on the bottleneck (decided in time mode on the reverse one), for
@@ -200,6 +198,38 @@ mod tests {
         let events = e.events;
         let (r, log) = e.finish();
         (r, log, events)
+    }
+
+    /// Cache lines of a flow that `r` (bytes of its `TcpFlow`, at `tcp` in the flow) covers.
+    fn lines(tcp: usize, r: std::ops::Range<usize>) -> usize {
+        (tcp + r.end - 1) / prefetch::LINE - (tcp + r.start) / prefetch::LINE + 1
+    }
+
+    #[test]
+    fn a_flows_hot_state_is_a_few_lines() {
+        // Issue 28: what a data segment's and an ACK's arrival touch of their flow, as laid
+        // out (field order, `repr(C)`), pinned: the data side (the host's fields, the
+        // receiver's hot head: 5 lines) and the ACK side (the host's fields in the flow's
+        // first line, the sender's hot span: scoreboard, control block, congestion control,
+        // recovery, counters, settings' head: 8 lines), against the 12 lines of the
+        // 768-byte sender alone before.
+        use crate::tcp::Tcb;
+        use std::mem::{align_of, size_of};
+        let e = Engine::<false, false, false, Mixed<InFlight<Pkt>>>::new(dumbbell(2, 1, false));
+        let tcp = e.layout.tcp;
+        assert_eq!(align_of::<FlowRt>(), prefetch::LINE, "flows start on a line");
+        assert_eq!(e.flows.as_ptr() as usize % prefetch::LINE, 0);
+        let (data, host, sender) = (TcpFlow::DATA_HOT, TcpFlow::ACK_HOST, TcpFlow::SENDER_HOT);
+        eprintln!(
+            "FlowRt {} B, TcpFlow at {tcp}; data side {data:?} ({} lines), ACK side host {host:?} ({} lines) + sender {sender:?} ({} lines); Sender {} B, hot {:?}; Tcb {} B, hot {:?}; Receiver {} B, hot {:?}; Scoreboard {} B, hot {:?}",
+            size_of::<FlowRt>(), lines(tcp, data.clone()), lines(tcp, host.clone()), lines(tcp, sender.clone()),
+            size_of::<Sender>(), Sender::HOT, size_of::<Tcb>(), Tcb::HOT, size_of::<Receiver>(), Receiver::HOT,
+            size_of::<crate::tcp::scoreboard::Scoreboard>(), crate::tcp::scoreboard::Scoreboard::HOT,
+        );
+        assert_eq!(tcp, 0, "a TCP flow starts its line");
+        assert!(lines(tcp, data.clone()) <= DATA_LINES, "data side: {} lines", lines(tcp, data.clone()));
+        assert!(lines(tcp, host.clone()) + lines(tcp, sender.clone()) <= ACK_LINES, "ACK side");
+        assert!(Sender::HOT.len() <= SENDER_HOT_BYTES && Tcb::HOT.len() <= 112, "{:?} {:?}", Sender::HOT, Tcb::HOT);
     }
 
     #[test]

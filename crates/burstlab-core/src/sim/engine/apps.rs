@@ -21,12 +21,15 @@ pub(super) enum FlowState {
     Cbr(CbrFlow),
 }
 
-#[repr(C)]
+/// Aligned to a cache line, so that a flow's hot spans (`TcpFlow::DATA_HOT`, ...) cover the
+/// fewest lines, the same for every flow.
+#[repr(C, align(64))]
 pub(super) struct FlowRt {
+    /// First: a TCP flow's hot fields start the line (`TcpFlow`).
+    pub(super) state: FlowState,
     /// Where its forward and reverse paths begin in the engine's path table.
     pub(super) fwd0: u32,
     pub(super) rev0: u32,
-    pub(super) state: FlowState,
     pub(super) started: bool,
     /// ON (or no ON/OFF): the application has data.
     pub(super) on: bool,

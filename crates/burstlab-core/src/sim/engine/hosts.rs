@@ -4,40 +4,45 @@
 use super::*;
 
 /// A TCP flow's end hosts and bookkeeping.
+#[repr(C)]
 pub(super) struct TcpFlow {
-    pub(super) sender: Sender,
+    // The layout is the flow's cache footprint (issue 28; the flow starts on a cache line):
+    // an ACK's arrival reads and writes the first line (`TcpFlow::ACK_HOST`) and the
+    // sender's hot span (`TcpFlow::SENDER_HOT`), a data segment's arrival the fields after
+    // the first line and the receiver's hot head (`TcpFlow::DATA_HOT`).
     /// The sender's ACK path in a plain run, chosen at construction by its rules
     /// ([`Sender::plain_ack_path`]: the default rules as constants, or its profile's).
     pub(super) ack_path: AckPath,
-    pub(super) receiver: Receiver,
     /// The retransmission timer scheduled in the heap, [`NO_TIMER`] if none.
     pub(super) rto_sched: Nanos,
-    pub(super) delack_sched: Option<Nanos>,
+    /// The ACKs in flight that carry SACK blocks or (with timestamps) a TSecr, oldest
+    /// first, by number.
+    pub(super) sacks: VecDeque<(u64, AckPkt)>,
+    /// [`FlowRt::fwd0`] and [`FlowRt::rev0`], read here by the ACK and the data path.
+    pub(super) fwd0: u32,
     pub(super) data_bytes_hdr: u32,
-    pub(super) ack_bytes: u32,
     pub(super) mss: u32,
+    /// RFC 3168: the flow's new data is ECN-capable (ECT).
+    pub(super) ect: u8,
+    pub(super) rev0: u32,
+    pub(super) ack_bytes: u32,
+    pub(super) next_sack: u32,
+    pub(super) arrived_bytes: u64,
+    /// [`Sender::total_segs`] of a plain run's sender (it changes only with LT-TCP, which
+    /// runs in the full engine), read here by the data path (one cache line less per
+    /// segment).
+    pub(super) total_segs: u64,
+    pub(super) delack_sched: Option<Nanos>,
+    /// Timeouts not yet known to be spurious or not: (segment, when).
+    pub(super) pending_rto: VecDeque<(u64, Nanos)>,
+    /// Duplicates of copies sent during the measured interval.
+    pub(super) spurious_retx: u64,
+    pub(super) receiver: Receiver,
+    // Cold: completion, counters, options, snapshots, series, fair share.
     pub(super) completion: Option<Nanos>,
     pub(super) channel_losses: u64,
     pub(super) queue_drops: u64,
     pub(super) acks_lost: u64,
-    pub(super) arrived_bytes: u64,
-    /// Duplicates of copies sent during the measured interval.
-    pub(super) spurious_retx: u64,
-    /// Timeouts not yet known to be spurious or not: (segment, when).
-    pub(super) pending_rto: VecDeque<(u64, Nanos)>,
-    /// The ACKs in flight that carry SACK blocks or (with timestamps) a TSecr, oldest
-    /// first, by number.
-    pub(super) sacks: VecDeque<(u64, AckPkt)>,
-    /// An arriving ACK without a queue entry, as the sender reads it (`Engine::on_ack`).
-    pub(super) ack_in: AckPkt,
-    /// RFC 7323 timestamps: every ACK carries its TSecr through `sacks`.
-    pub(super) timestamps: bool,
-    /// The Ideal-estimate TCP (Martignon & Capone §V): the sender's `Tcb::fair_share_bps`
-    /// is set from the engine's fair share before each ACK and timeout.
-    pub(super) needs_share: bool,
-    /// RFC 3168: the flow's new data is ECN-capable (ECT).
-    pub(super) ect: u8,
-    pub(super) next_sack: u32,
     pub(super) spurious_timeouts: u64,
     /// The counters at the warm-up's end (none without a warm-up), and the time series if
     /// recorded: boxed, so that a flow without them (most of them) does not hold their room.
@@ -46,6 +51,25 @@ pub(super) struct TcpFlow {
     /// The flow's fair share of its path, bits/s, as of the last `recompute_shares`
     /// (read it through `Engine::fair_share_bps`).
     pub(super) fair_share_bps: f64,
+    /// RFC 7323 timestamps: every ACK carries its TSecr through `sacks`.
+    pub(super) timestamps: bool,
+    /// The Ideal-estimate TCP (Martignon & Capone §V): the sender's `Tcb::fair_share_bps`
+    /// is set from the engine's fair share before each ACK and timeout.
+    pub(super) needs_share: bool,
+    pub(super) sender: Sender,
+}
+
+impl TcpFlow {
+    /// The bytes a data segment's arrival at the receiver reads or writes (the head: the
+    /// host's fields and the receiver's hot head).
+    pub(super) const DATA_HOT: std::ops::Range<usize> =
+        std::mem::offset_of!(TcpFlow, rev0)..std::mem::offset_of!(TcpFlow, receiver) + Receiver::HOT.end;
+    /// The host's fields an ACK's arrival reads or writes (with the sender's hot span,
+    /// `TcpFlow::SENDER_HOT`).
+    pub(super) const ACK_HOST: std::ops::Range<usize> = 0..std::mem::offset_of!(TcpFlow, rev0);
+    /// The sender's hot span ([`Sender::HOT`]) within the flow.
+    pub(super) const SENDER_HOT: std::ops::Range<usize> =
+        std::mem::offset_of!(TcpFlow, sender) + Sender::HOT.start..std::mem::offset_of!(TcpFlow, sender) + Sender::HOT.end;
 }
 
 /// What handing a TCP flow's segments to its path needs of the flow ([`Engine::flush`]).
@@ -193,7 +217,7 @@ impl<const LOG: bool, const FULL: bool, const PACE: bool, S: Store> Engine<LOG, 
 
     /// An ACK reaches flow `f`'s sender: its cumulative ACK, and its SACK blocks from the
     /// flow's queue (dropping those of earlier ACKs that were lost on the way). An ACK
-    /// without a queue entry is written into the flow's `ack_in` field by field (not built
+    /// without a queue entry is written into the engine's `ack_in` field by field (not built
     /// and copied whole: the sender reads a few of its fields).
     #[inline(always)]
     pub(super) fn on_ack(&mut self, f: usize, ack: u64, sack: u32, flags: u8, rseq: u16) {
@@ -201,15 +225,14 @@ impl<const LOG: bool, const FULL: bool, const PACE: bool, S: Store> Engine<LOG, 
         if FULL && self.flows.at_mut(f).tcp_of_packet().needs_share {
             self.set_share(f);
         }
-        let fl = self.flows.at_mut(f);
-        let pos = fl.fwd0;
-        let t = fl.tcp_of_packet();
+        let t = self.flows.at_mut(f).tcp_of_packet();
+        let pos = t.fwd0;
         let ece = flags & ECE != 0;
         if !FULL && sack == NO_SACK {
-            t.ack_in.ack = ack; // the other fields keep their defaults in a plain run
-            (t.ack_path)(&mut t.sender, &t.ack_in, now, &mut self.txbuf);
+            self.ack_in.ack = ack; // the other fields keep their defaults in a plain run
+            (t.ack_path)(&mut t.sender, &self.ack_in, now, &mut self.txbuf);
         } else if flags & PFEC != 0 || sack == NO_SACK {
-            let a = &mut t.ack_in;
+            let a = &mut self.ack_in;
             a.ack = ack;
             a.ece = ece;
             (a.lt_erasure, a.lt_rfec) = if flags & PFEC != 0 {
@@ -217,7 +240,7 @@ impl<const LOG: bool, const FULL: bool, const PACE: bool, S: Store> Engine<LOG, 
             } else {
                 (None, None)
             };
-            t.sender.on_ack(&t.ack_in, now, &mut self.txbuf);
+            t.sender.on_ack(&self.ack_in, now, &mut self.txbuf);
         } else {
             while t.sacks.front().expect("an ACK's SACK blocks wait in its flow's queue").0 != sack as u64 {
                 t.sacks.pop_front();
@@ -240,8 +263,8 @@ impl<const LOG: bool, const FULL: bool, const PACE: bool, S: Store> Engine<LOG, 
     pub(super) fn on_data(&mut self, f: usize, tx: Tx, t0: Nanos) {
         let (now, warmup) = (self.now, self.warmup);
         let fl = self.flows.at_mut(f);
-        let rev = fl.rev0;
         let t = fl.tcp_of_packet();
+        let rev = t.rev0;
         t.arrived_bytes += tx.len as u64;
         let dups = t.receiver.duplicates;
         // A pending timeout for this segment was spurious if this copy, the first to
@@ -267,7 +290,8 @@ impl<const LOG: bool, const FULL: bool, const PACE: bool, S: Store> Engine<LOG, 
         if t.receiver.duplicates > dups && (!FULL || t0 >= warmup) {
             t.spurious_retx += 1;
         }
-        let done = after >= t.sender.total_segs();
+        debug_assert!(FULL || t.total_segs == t.sender.total_segs());
+        let done = after >= if FULL { t.sender.total_segs() } else { t.total_segs };
         if LOG && after > before {
             self.log.push(LogRec {
                 t: now,

@@ -151,6 +151,10 @@ struct Engine<const LOG: bool, const FULL: bool, const PACE: bool, S: Store> {
     /// its server by its position, beside the link, not through the link).
     path_servers: Vec<u32>,
     txbuf: Vec<Tx>,
+    /// An arriving ACK without a queue entry, as its sender reads it (`Engine::on_ack`
+    /// writes the fields it carries; the others keep their defaults): one for the engine,
+    /// not one per flow (it was a cache line of each flow's state per ACK).
+    ack_in: AckPkt,
     end: Nanos,
     warmup: Nanos,
     /// TCP flows with a size that have not completed; the run stops when the last one
@@ -449,7 +453,6 @@ impl<const LOG: bool, const FULL: bool, const PACE: bool, S: Store> Engine<LOG, 
                         FlowState::Tcp(TcpFlow {
                             // The full engine calls the full ACK path (`Engine::on_ack`).
                             ack_path: sender.plain_ack_path::<PACE>(),
-                            sender,
                             receiver: Receiver::from_tcp(t),
                             rto_sched: NO_TIMER,
                             delack_sched: None,
@@ -467,12 +470,15 @@ impl<const LOG: bool, const FULL: bool, const PACE: bool, S: Store> Engine<LOG, 
                             spurious_retx: 0,
                             pending_rto: VecDeque::new(), // allocated at the first timeout
                             sacks: VecDeque::new(),
-                            ack_in: AckPkt::default(),
                             next_sack: 0,
                             spurious_timeouts: 0,
                             snapshot: None,
                             series: net.series.then(Box::default),
                             fair_share_bps: f64::INFINITY,
+                            fwd0: 0, // set with the paths, below
+                            rev0: 0,
+                            total_segs: sender.total_segs(),
+                            sender,
                         })
                     }
                     FlowKind::Cbr { rate_bps, packet_bytes } => FlowState::Cbr(CbrFlow {
@@ -497,6 +503,9 @@ impl<const LOG: bool, const FULL: bool, const PACE: bool, S: Store> Engine<LOG, 
                 *start = paths.len() as u32;
                 paths.extend(path.iter().map(|&l| l as u32));
                 paths.push(END);
+            }
+            if let FlowState::Tcp(t) = &mut f.state {
+                (t.fwd0, t.rev0) = (f.fwd0, f.rev0);
             }
         }
         let nlinks = links.len();
@@ -538,6 +547,7 @@ impl<const LOG: bool, const FULL: bool, const PACE: bool, S: Store> Engine<LOG, 
             path_servers,
             paths,
             txbuf: Vec::with_capacity(256),
+            ack_in: AckPkt::default(),
             end: net.duration,
             warmup: net.warmup,
             finite_open,

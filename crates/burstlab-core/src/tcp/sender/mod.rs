@@ -33,14 +33,19 @@ pub const NO_TIMER: Nanos = Nanos::MAX;
 pub type AckPath = fn(&mut Sender, &AckPkt, Nanos, &mut Vec<Tx>);
 
 #[derive(Clone, Copy, Debug)]
+#[repr(C)]
 pub struct SenderConfig {
+    // Hot: the plain ACK path's reads (`SenderConfig::HOT`): segment size, receiver
+    // window, the RTO's bounds and granularity.
     pub mss: u64,
+    /// Receiver window, segments (u64::MAX = unbounded).
+    pub rwnd: u64,
+    pub rtt: RttConfig,
+    // Cold: read at construction, on duplicate ACKs, timeouts, recovery or by the full engine.
     /// Initial window, segments (RFC 5681 §3.1 IW).
     pub init_cwnd: u64,
     /// Maximum congestion window, bytes (u64::MAX = unbounded).
     pub max_cwnd: u64,
-    /// Receiver window, segments (u64::MAX = unbounded).
-    pub rwnd: u64,
     pub dupack_threshold: u32,
     /// RFC 3042 limited transmit on the first DupThresh−1 duplicate ACKs.
     pub limited_transmit: bool,
@@ -54,7 +59,6 @@ pub struct SenderConfig {
     pub rack_tlp: bool,
     /// [`TcpConfig::rto_keeps_recovery_ssthresh`].
     pub rto_keeps_recovery_ssthresh: bool,
-    pub rtt: RttConfig,
     pub ssthresh_rule: super::SsthreshRule,
     pub grow_on_loss_exit: bool,
     /// Whether the ACK that ends fast recovery also grows cwnd (after setting it to ssthresh).
@@ -76,6 +80,11 @@ pub struct SenderConfig {
 }
 
 impl SenderConfig {
+    /// The settings an ACK of the plain path reads: the head (`mss`, `rwnd`, and the RTO's
+    /// bounds and granularity at the head of `rtt`).
+    pub const HOT: std::ops::Range<usize> =
+        0..std::mem::offset_of!(SenderConfig, rtt) + std::mem::offset_of!(RttConfig, rto_initial);
+
     /// The sender settings of `t` for a transfer of `total_bytes` (None = bulk).
     pub fn from_tcp(t: &TcpConfig, total_bytes: Option<u64>) -> Self {
         SenderConfig {
@@ -133,28 +142,28 @@ pub struct SenderCounters {
 }
 
 #[derive(Clone, Debug)]
+#[repr(C, align(64))]
 pub struct Sender {
+    // The layout is the flow's cache footprint (issue 28): what an ACK of the plain path
+    // reads and writes is one span, `Sender::HOT` (the scoreboard's hot tail, the control
+    // block, congestion control, recovery, the timer and send limits, the counters, the
+    // settings' hot head); the rest lies before and after it.
+    pub board: Scoreboard,
     pub tcb: Tcb,
-    pub cfg: SenderConfig,
     pub cc: Cc,
     pub rec: Recovery,
-    pub board: Scoreboard,
     /// Retransmission timer deadline (RFC 6298 §5), [`NO_TIMER`] when stopped (a plain
     /// time, so that the engine compares it with its scheduled timer in one comparison on
     /// every ACK: [`Sender::rto_timer`]).
     rto_due_at: Nanos,
-    /// Timeouts since the last ACK of new data (RFC 5681: ssthresh held on repeats).
-    backoffs: u32,
     total_segs: u64,
     last_len: u64,
     /// Segments the application has supplied so far, at most `total_segs` (so that the send
     /// loop's end is one minimum less): `total_segs` while backlogged; an ON/OFF
     /// application holds it at what was sent when it turns OFF.
     app_limit: u64,
-    /// RFC 3168 §6.1.2: `high_tx` at the last window reduction (loss or ECN), the first
-    /// segment sent after it (which carries CWR). A loss below it does not reduce again; an
-    /// ECN-Echo counts only on an ACK beyond it.
-    cwr_until: u64,
+    /// Timeouts since the last ACK of new data (RFC 5681: ssthresh held on repeats).
+    backoffs: u32,
     /// Set CWR on the next new data segment.
     send_cwr: bool,
     /// An ECN-Echo at a window of one segment: send nothing new until the timer fires
@@ -162,6 +171,13 @@ pub struct Sender {
     ecn_hold: bool,
     /// LT-TCP (`recovery/lt.rs`): segments are slots of FEC blocks.
     lt: bool,
+    pub counters: SenderCounters,
+    pub cfg: SenderConfig,
+    // Cold: ECN, RACK, the rate sampler, the pacer (the full and paced engines).
+    /// RFC 3168 §6.1.2: `high_tx` at the last window reduction (loss or ECN), the first
+    /// segment sent after it (which carries CWR). A loss below it does not reduce again; an
+    /// ECN-Echo counts only on an ACK beyond it.
+    cwr_until: u64,
     /// RACK's detection of lost retransmissions ([`TcpConfig::rack_lost_retransmissions`]),
     /// when on and the recovery uses SACK.
     rack: Option<Box<RackRetx>>,
@@ -170,10 +186,18 @@ pub struct Sender {
     rate: Option<Box<super::rate_sample::RateSampler>>,
     /// Pacing (`pacing.rs`), when the flow is paced ([`TcpConfig::paced`]).
     pub pacer: Option<Box<Pacer>>,
-    pub counters: SenderCounters,
 }
 
 impl Sender {
+    /// The bytes an ACK of the engine's plain path (the default rules, Reno-style growth,
+    /// outside recovery) reads or writes, with the segments it sends: one span from the
+    /// scoreboard's hot tail to the settings' hot head (issue 28: with 10,000 flows each
+    /// ACK finds its sender evicted since the flow's previous one, and the engine prefetches
+    /// this span; the 768-byte sender's other lines are for recovery, timeouts and the full
+    /// engine's features).
+    pub const HOT: std::ops::Range<usize> = std::mem::offset_of!(Sender, board) + Scoreboard::HOT.start
+        ..std::mem::offset_of!(Sender, cfg) + SenderConfig::HOT.end;
+
     /// The sender `t` describes (congestion control and loss recovery included).
     pub fn from_config(t: &TcpConfig, total_bytes: Option<u64>) -> Self {
         let mut s = Sender::new(SenderConfig::from_tcp(t, total_bytes), Cc::from_config(t), Recovery::from_config(t, total_bytes));
