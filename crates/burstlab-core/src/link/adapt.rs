@@ -431,7 +431,7 @@ mod tests {
 
     #[test]
     fn parse_and_checks() {
-        use crate::param::{Named, Value};
+        use crate::param::Value;
         assert_eq!(RateControlKind::parse("minstrel"), Ok(RateControlKind::Minstrel));
         assert!(RateControlKind::parse("onoe").unwrap_err().to_string().contains("rate_control = onoe"));
         // the declared settings: names, defaults (ns-3's), ranges

@@ -532,7 +532,6 @@ mod tests {
 
     #[test]
     fn ack_rates_basic_or_mandatory() {
-        use crate::param::Named;
         // basic: an 802.11b BSS's {1, 2} Mb/s; mandatory: every HR/DSSS rate, so the ACK goes
         // at the data rate (ns-3 3.44's ad hoc station); ERP's answer is the same under both
         let ack = |set, a| rate_set_acked(set, a, &Dcf::b11()).unwrap().1.iter().map(|d| d.ack_rate_bps).collect::<Vec<u64>>();
@@ -610,7 +609,6 @@ mod tests {
         assert_eq!(n, [0, 1, 2, 3, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
         // no DSSS rate: nothing doubles
         assert_eq!(entries(RateSet::G).1, (0..8).collect::<Vec<_>>());
-        use crate::param::Named;
         assert_eq!(RateTable::parse("ns3").unwrap(), RateTable::Ns3);
         assert!(RateTable::parse("dup").unwrap_err().to_string().contains("rate_table"));
     }
