@@ -26,6 +26,7 @@ from burstlab.experiments import hybrid as H
 from burstlab.experiments import hybrid_study as HS
 from burstlab.experiments import hybrid_claims as HC
 from burstlab.experiments import hybrid_report as R
+from burstlab.datasets.support import DataSupportWarning
 from burstlab.linklayer import Arq, Backoff
 from burstlab.models import LossModelBase
 from burstlab.sim import Flow, Hop, Link, Network, TcpConfig, run_network
@@ -222,7 +223,8 @@ def test_ttem_folder(tmp_path: Path) -> None:
         (d / f"ch{i}.ttem").write_text("\n".join(map(str, bad)) + "\n")
     (d / "README.md").write_text("two channels\n")
     cfg = replace(QUICK, dataset="traces", traces_dir=str(d), sweep=False, all_models=False, padhye_fers=(0.1,), duration=30.0, warmup=5.0)
-    trs, notes = H.load_traces(cfg)
+    with pytest.warns(DataSupportWarning, match=r"2 of 2 traces are looped more than 1 time to cover a 30 s run \(the shortest, 20 s, 1\.5 times\)"):
+        trs, notes = H.load_traces(cfg)  # 4,000 entries of 5 ms: 20 s, replayed 1.5 times in a 30-s run
     assert [t.name for t in trs] == ["ch0.ttem", "ch1.ttem"] and all(t.interval == 0.005 and not t.synthetic for t in trs)
     assert trs[0].fer == pytest.approx(0.05, abs=0.02) and any("README.md" in n for n in notes)
     res = HS.run_study(cfg, tmp_path / "out", workers=1, progress=False)
@@ -233,7 +235,8 @@ def test_ttem_folder(tmp_path: Path) -> None:
 def test_rutgers_links_as_raw_channels() -> None:
     """301 frames per link, no timing: one frame per --slot; the kept links span the FER range."""
     cfg = replace(QUICK, dataset="rutgers", rutgers_noise=("dbm-10",), max_traces=4, fer_range=(0.02, 0.4))
-    trs, notes = H.load_traces(cfg)
+    with pytest.warns(DataSupportWarning, match=r"4 of 4 traces are looped more than 1 time"):
+        trs, notes = H.load_traces(cfg)  # 301 frames of 5 ms against the run's length: said, with numbers
     assert len(trs) == 4 and all(t.length == 301 and t.interval == 0.005 and 0.02 <= t.fer <= 0.4 for t in trs)
     assert [t.fer for t in trs] == sorted(t.fer for t in trs) and any("no timing" in n for n in notes)
 
