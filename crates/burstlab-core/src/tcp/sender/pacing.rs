@@ -220,6 +220,7 @@ impl Pacer {
     }
 
     /// A segment of `len` payload bytes left at `now`.
+    #[inline]
     pub fn on_sent(&mut self, now: Nanos, len: u64, mss: u64, min_rtt: Option<Nanos>) {
         self.sent += 1;
         if self.fq {
@@ -246,6 +247,7 @@ impl Pacer {
     }
 
     /// `fq_dequeue` for one flow's packet of `len` bytes at `now`.
+    #[inline(never)]
     fn fq_sent(&mut self, now: Nanos, len: u64) {
         if self.sent > 1 && now >= self.last + FQ_REFILL_DELAY {
             self.credit = self.credit.max(self.quantum); // `fq_enqueue`: a detached flow's refill
