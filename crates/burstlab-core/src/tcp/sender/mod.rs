@@ -593,7 +593,11 @@ impl Sender {
         if (FULL || PACE) && self.rate.is_some() {
             self.rate_on_ack(a, una_before, now);
         }
-        self.send_loop_in::<FULL, PACE, STD>(now, out);
+        if !FULL && !PACE && STD {
+            self.send_body::<FULL, PACE, STD>(now, out);
+        } else {
+            self.send_loop_in::<FULL, PACE, STD>(now, out);
+        }
         if FULL && self.cfg.rack_tlp {
             self.rack_arm(now);
         }
@@ -858,6 +862,13 @@ impl Sender {
     /// [`Sender::send_loop`] (`FULL`, `PACE`, `STD`: as [`Sender::on_ack_in`]).
     #[inline]
     fn send_loop_in<const FULL: bool, const PACE: bool, const STD: bool>(&mut self, now: Nanos, out: &mut Vec<Tx>) {
+        self.send_body::<FULL, PACE, STD>(now, out)
+    }
+
+    /// The body of [`Sender::send_loop_in`], always in line: the unpaced plain ACK path
+    /// with the default rules ([`Sender::on_ack_std`]) carries it, without a call.
+    #[inline(always)]
+    fn send_body<const FULL: bool, const PACE: bool, const STD: bool>(&mut self, now: Nanos, out: &mut Vec<Tx>) {
         if FULL && self.ecn_hold {
             return;
         }
