@@ -11,8 +11,9 @@ pub(super) struct TcpFlow {
     // sender's hot span (`TcpFlow::SENDER_HOT`), a data segment's arrival the fields after
     // the first line and the receiver's hot head (`TcpFlow::DATA_HOT`).
     /// The sender's ACK path in a plain run, chosen at construction by its rules: `None`
-    /// for the default rules ([`Sender::on_ack_std`], in line in the engine), else the
-    /// path with its profile's rules ([`Sender::plain_ack_path`]).
+    /// for the default rules in an unpaced run ([`Sender::on_ack_std`], compiled into the
+    /// engine's loop), else a pointer to the path with its rules ([`Sender::plain_ack_path`]:
+    /// the default rules as constants, or its profile's).
     pub(super) ack_path: Option<AckPath>,
     /// The retransmission timer scheduled in the heap, [`NO_TIMER`] if none.
     pub(super) rto_sched: Nanos,
@@ -232,8 +233,9 @@ impl<const LOG: bool, const FULL: bool, const PACE: bool, S: Store> Engine<LOG, 
         if !FULL && sack == NO_SACK {
             self.ack_in.ack = ack; // the other fields keep their defaults in a plain run
             match t.ack_path {
-                None => t.sender.on_ack_std::<PACE>(&self.ack_in, now, &mut self.txbuf),
                 Some(path) => path(&mut t.sender, &self.ack_in, now, &mut self.txbuf),
+                None if !PACE => t.sender.on_ack_std::<PACE>(&self.ack_in, now, &mut self.txbuf),
+                None => unreachable!("a paced run gives every flow its ACK path's pointer"),
             }
         } else if flags & PFEC != 0 || sack == NO_SACK {
             let a = &mut self.ack_in;
@@ -254,9 +256,9 @@ impl<const LOG: bool, const FULL: bool, const PACE: bool, S: Store> Engine<LOG, 
                 t.sender.on_ack_in::<true, PACE, false>(a, now, &mut self.txbuf);
             } else {
                 match t.ack_path {
+                    Some(path) => path(&mut t.sender, a, now, &mut self.txbuf),
                     // (out of line: ACKs with SACK blocks are the rarer ones)
                     None => t.sender.on_ack_in::<false, PACE, true>(a, now, &mut self.txbuf),
-                    Some(path) => path(&mut t.sender, a, now, &mut self.txbuf),
                 }
             }
             t.sacks.pop_front();
