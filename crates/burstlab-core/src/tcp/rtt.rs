@@ -80,23 +80,21 @@ pub fn sample_in<const RFC6298: bool>(tcb: &mut Tcb, c: &RttConfig, r: Nanos) {
         tcb.rto = ((beta * srtt as f64).round() as Nanos).clamp(c.rto_min, c.rto_max);
         return;
     }
-    match tcb.srtt {
-        None => {
-            // (2.2) SRTT <- R, RTTVAR <- R/2
-            tcb.srtt = Some(r);
-            tcb.rttvar = r / 2;
-        }
-        Some(srtt) => {
-            // (2.3) RTTVAR <- 3/4 RTTVAR + 1/4 |SRTT - R'|; SRTT <- 7/8 SRTT + 1/8 R'
-            let diff = srtt.abs_diff(r);
-            tcb.rttvar = (3 * tcb.rttvar + diff) / 4;
-            tcb.srtt = Some((7 * srtt + r) / 8);
-        }
-    }
+    // (The new SRTT and RTTVAR are kept in registers for the RTO below, not read back.)
+    let (srtt, rttvar) = match tcb.srtt {
+        // (2.2) SRTT <- R, RTTVAR <- R/2
+        None => (r, r / 2),
+        // (2.3) RTTVAR <- 3/4 RTTVAR + 1/4 |SRTT - R'|; SRTT <- 7/8 SRTT + 1/8 R'
+        Some(srtt) => ((7 * srtt + r) / 8, (3 * tcb.rttvar + srtt.abs_diff(r)) / 4),
+    };
+    tcb.srtt = Some(srtt);
+    tcb.rttvar = rttvar;
     tcb.min_rtt = Some(tcb.min_rtt.map_or(r, |m| m.min(r)));
     // RTO <- SRTT + max(G, K·RTTVAR), K = 4, bounded (2.4, 2.5 and the configured maximum).
-    let rto = tcb.srtt.unwrap() + c.granularity.max(4 * tcb.rttvar);
-    tcb.rto = rto.clamp(c.rto_min, c.rto_max);
+    // (`max` then `min`, not `clamp`: the bounds are ordered, `TcpConfig::validate`, and
+    // clamp would test that on every sample.)
+    debug_assert!(c.rto_min <= c.rto_max);
+    tcb.rto = (srtt + c.granularity.max(4 * rttvar)).max(c.rto_min).min(c.rto_max);
 }
 
 /// Undo the backoff on an ACK of new data without an RTT sample, if configured

@@ -159,8 +159,12 @@ impl Scoreboard {
     /// The marks or the base change: the memos no longer hold.
     #[inline(always)]
     fn forget(&self) {
-        self.lost_memo.set((0, 0));
-        self.pipe_memo.set((0, 0, 0, 0));
+        // Only the tags (DupThresh 0: none); the answers stay unread until a new one is set
+        // (two stores per advance, not six).
+        let (_, lost) = self.lost_memo.get();
+        self.lost_memo.set((0, lost));
+        let (_, end, high_rxt, pipe) = self.pipe_memo.get();
+        self.pipe_memo.set((0, end, high_rxt, pipe));
     }
 
     /// Room for more segments on a full board ([`growth`]: a quarter more, not double).

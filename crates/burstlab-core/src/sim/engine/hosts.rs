@@ -10,9 +10,11 @@ pub(super) struct TcpFlow {
     // an ACK's arrival reads and writes the first line (`TcpFlow::ACK_HOST`) and the
     // sender's hot span (`TcpFlow::SENDER_HOT`), a data segment's arrival the fields after
     // the first line and the receiver's hot head (`TcpFlow::DATA_HOT`).
-    /// The sender's ACK path in a plain run, chosen at construction by its rules
-    /// ([`Sender::plain_ack_path`]: the default rules as constants, or its profile's).
-    pub(super) ack_path: AckPath,
+    /// The sender's ACK path in a plain run, chosen at construction by its rules: `None`
+    /// for the default rules in an unpaced run ([`Sender::on_ack_std`], compiled into the
+    /// engine's loop), else a pointer to the path with its rules ([`Sender::plain_ack_path`]:
+    /// the default rules as constants, or its profile's).
+    pub(super) ack_path: Option<AckPath>,
     /// The retransmission timer scheduled in the heap, [`NO_TIMER`] if none.
     pub(super) rto_sched: Nanos,
     /// The ACKs in flight that carry SACK blocks or (with timestamps) a TSecr, oldest
@@ -230,7 +232,11 @@ impl<const LOG: bool, const FULL: bool, const PACE: bool, S: Store> Engine<LOG, 
         let ece = flags & ECE != 0;
         if !FULL && sack == NO_SACK {
             self.ack_in.ack = ack; // the other fields keep their defaults in a plain run
-            (t.ack_path)(&mut t.sender, &self.ack_in, now, &mut self.txbuf);
+            match t.ack_path {
+                Some(path) => path(&mut t.sender, &self.ack_in, now, &mut self.txbuf),
+                None if !PACE => t.sender.on_ack_std::<PACE>(&self.ack_in, now, &mut self.txbuf),
+                None => unreachable!("a paced run gives every flow its ACK path's pointer"),
+            }
         } else if flags & PFEC != 0 || sack == NO_SACK {
             let a = &mut self.ack_in;
             a.ack = ack;
@@ -249,7 +255,11 @@ impl<const LOG: bool, const FULL: bool, const PACE: bool, S: Store> Engine<LOG, 
             if FULL {
                 t.sender.on_ack_in::<true, PACE, false>(a, now, &mut self.txbuf);
             } else {
-                (t.ack_path)(&mut t.sender, a, now, &mut self.txbuf);
+                match t.ack_path {
+                    Some(path) => path(&mut t.sender, a, now, &mut self.txbuf),
+                    // (out of line: ACKs with SACK blocks are the rarer ones)
+                    None => t.sender.on_ack_in::<false, PACE, true>(a, now, &mut self.txbuf),
+                }
             }
             t.sacks.pop_front();
         }

@@ -452,7 +452,7 @@ impl<const LOG: bool, const FULL: bool, const PACE: bool, S: Store> Engine<LOG, 
                         let sender = make_sender(t, f.size);
                         FlowState::Tcp(TcpFlow {
                             // The full engine calls the full ACK path (`Engine::on_ack`).
-                            ack_path: sender.plain_ack_path::<PACE>(),
+                            ack_path: (PACE || !sender.default_rules()).then(|| sender.plain_ack_path::<PACE>()),
                             receiver: Receiver::from_tcp(t),
                             rto_sched: NO_TIMER,
                             delack_sched: None,

@@ -518,7 +518,8 @@ fn timeout_in_recovery_keeps_ssthresh_as_linux() {
 
 /// The profile as a strategy chosen at construction (`Sender::plain_ack_path`): a sender has
 /// the default rules (the path with them as constants) unless one of them is set otherwise;
-/// and for a default-rules sender both plain paths (and the full one) send the same
+/// and for a default-rules sender the plain paths (the in-line one, `Sender::on_ack_std`,
+/// among them) and the full one send the same
 /// segments and end in the same state over an ACK sequence with duplicates, a fast
 /// retransmit, partial ACKs and a timeout.
 #[test]
@@ -564,4 +565,6 @@ fn plain_ack_path_is_chosen_by_the_rules_and_changes_nothing() {
     assert!(full.8.fast_retransmits == 1 && full.8.timeouts == 1, "the sequence exercises recovery and a timeout: {:?}", full.8);
     assert_eq!(run(Some(std_path)), full);
     assert_eq!(run(Some(configured)), full);
+    // The engine's in-line path for a default-rules sender (`Sender::on_ack_std`).
+    assert_eq!(run(Some(Sender::on_ack_std::<false>)), full);
 }
