@@ -357,6 +357,20 @@ mod tests {
     use super::*;
     use std::collections::VecDeque;
 
+    /// One step of a random walk of `fifos` against `deques`, the same for both: FIFO `j` =
+    /// step·7 mod n takes the step's number three steps in five (or when empty), gives one
+    /// back otherwise. Returns `j`.
+    fn step_both<S: Slots<u64, Pool = Pool<u64>>>(fifos: &mut [S], deques: &mut [VecDeque<u64>], pool: &mut Pool<u64>, step: u64) -> usize {
+        let j = (step * 7 % fifos.len() as u64) as usize;
+        if step % 5 < 3 || deques[j].is_empty() {
+            fifos[j].push_back(pool, step);
+            deques[j].push_back(step);
+        } else {
+            assert_eq!(Some(fifos[j].pop_front_nonempty(pool)), deques[j].pop_front());
+        }
+        j
+    }
+
     /// Several pooled FIFOs sharing one pool behave like separate deques, and the pool
     /// holds no more slots than the entries in them at once (freed slots are reused).
     #[test]
@@ -366,13 +380,7 @@ mod tests {
         let mut deques: Vec<VecDeque<u64>> = vec![VecDeque::new(); 3];
         let mut most = 0;
         for step in 0..20_000u64 {
-            let j = (step * 7 % 3) as usize;
-            if step % 5 < 3 || deques[j].is_empty() {
-                fifos[j].push_back(&mut pool, step);
-                deques[j].push_back(step);
-            } else {
-                assert_eq!(Some(fifos[j].pop_front_nonempty(&mut pool)), deques[j].pop_front());
-            }
+            let j = step_both(&mut fifos, &mut deques, &mut pool, step);
             let held: usize = deques.iter().map(|d| d.len()).sum();
             most = most.max(held);
             assert_eq!(pool.in_use(), held);
@@ -397,13 +405,7 @@ mod tests {
         let mut fifos: Vec<Mixed<u64>> = (0..4).map(|j| if j % 2 == 0 { Mixed::busy() } else { Mixed::new() }).collect();
         let mut deques: Vec<VecDeque<u64>> = vec![VecDeque::new(); 4];
         for step in 0..20_000u64 {
-            let j = (step * 7 % 4) as usize;
-            if step % 5 < 3 || deques[j].is_empty() {
-                fifos[j].push_back(&mut pool, step);
-                deques[j].push_back(step);
-            } else {
-                assert_eq!(Some(fifos[j].pop_front_nonempty(&mut pool)), deques[j].pop_front());
-            }
+            let j = step_both(&mut fifos, &mut deques, &mut pool, step);
             assert_eq!(pool.in_use(), deques[1].len() + deques[3].len());
             let n = deques[j].len();
             assert_eq!(fifos[j].len(), n);
