@@ -14,11 +14,28 @@ pub const NS_PER_S: Nanos = 1_000_000_000;
 /// to every time it converts.
 pub const MAX_RUN: Nanos = 1_000_000_000 * NS_PER_S;
 
+/// [`MAX_RUN`] in seconds, as times arrive at the Python surface.
+pub const MAX_RUN_SECS: f64 = (MAX_RUN / NS_PER_S) as f64;
+
+/// What a time at or past [`MAX_RUN`] is told it should be.
+pub const MAX_RUN_EXPECTED: &str = "less than 10^9 s (31.7 years): the simulator counts time in 64-bit nanoseconds";
+
 /// A run of `span` ns, or the error that refuses it ([`MAX_RUN`]).
 pub fn check_run(what: &str, span: Nanos) -> crate::error::Result<()> {
     if span >= MAX_RUN {
-        return Err(crate::error::Error::param(what, span as f64 / NS_PER_S as f64,
-            "less than 10^9 s (31.7 years): the simulator counts time in 64-bit nanoseconds"));
+        return Err(crate::error::Error::param(what, span as f64 / NS_PER_S as f64, MAX_RUN_EXPECTED));
+    }
+    Ok(())
+}
+
+/// A slotted run of `len` slots of `slot` ns, or the error that refuses it: the run lasts
+/// len × slot, bounded like every time ([`MAX_RUN`]); the error names the slot and both factors.
+pub fn check_slotted_run(len: usize, slot: Nanos) -> crate::error::Result<()> {
+    let (slot_s, n) = (slot as f64 * 1e-9, len as f64);
+    let span = slot_s * n;
+    if span >= MAX_RUN_SECS {
+        let why = format!("a run (len(trace) × slot = {len} × {slot_s} s = {span:.3e} s) shorter than 10^9 s: the simulator counts time in 64-bit nanoseconds");
+        return Err(crate::error::Error::param("slot", slot_s, &why));
     }
     Ok(())
 }
@@ -63,6 +80,10 @@ mod tests {
         assert!(check_run("duration", u64::MAX).is_err());
         // far below the top bit that packed per-segment records use
         assert!(MAX_RUN < (1u64 << 63) / 8);
+        // a slotted run: its slots times its length, named with both factors
+        assert!(check_slotted_run(1_000, 999_999 * NS_PER_S).is_ok());
+        let e = check_slotted_run(300, 4821 * 3600 * NS_PER_S).unwrap_err().to_string();
+        assert!(e.contains("slot") && e.contains("len(trace) × slot = 300 × 17355600 s"), "{e}");
     }
 
     #[test]

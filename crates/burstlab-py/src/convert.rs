@@ -29,10 +29,10 @@ pub(crate) fn req<'py, T: FromPyObject<'py>>(d: &Bound<'py, PyDict>, key: &str, 
 /// 64-bit nanosecond clock holds 1.8·10^10 s; the bound leaves room for sums of times) with
 /// the parameter's name and what is wrong.
 pub(crate) fn secs(name: &str, s: f64) -> PyResult<Nanos> {
-    if (0.0..1.0e9).contains(&s) {
+    if (0.0..burstlab_core::time::MAX_RUN_SECS).contains(&s) {
         Ok(burstlab_core::time::from_secs_f64(s))
     } else if s.is_finite() && s > 0.0 {
-        Err(crate::errors::to_py(Error::param(name, s, "less than 10^9 s (31.7 years): the simulator counts time in 64-bit nanoseconds")))
+        Err(crate::errors::to_py(Error::param(name, s, burstlab_core::time::MAX_RUN_EXPECTED)))
     } else {
         Err(crate::errors::to_py(Error::param(name, s, "a non-negative, finite number of seconds")))
     }

@@ -246,12 +246,8 @@ fn simulate_trace<'py>(
 ) -> PyResult<Bound<'py, PyDict>> {
     let tcp = tcp_config(&dict_of(py, config, "tcp")?)?;
     let slot = secs("slot", req(config, "slot", 0.01)?)?;
-    // The run lasts len(trace) × slot: bounded like every time (`secs`).
-    let span = slot as f64 * 1e-9 * trace.inner.len() as f64;
-    if span >= 1.0e9 {
-        let why = format!("a run (len(trace) × slot = {} × {} s = {span:.3e} s) shorter than 10^9 s: the simulator counts time in 64-bit nanoseconds", trace.inner.len(), slot as f64 * 1e-9);
-        return Err(crate::errors::to_py(Error::param("slot", slot as f64 * 1e-9, &why)));
-    }
+    // The run lasts len(trace) × slot: bounded like every time (`secs`), before the trace is copied.
+    burstlab_core::time::check_slotted_run(trace.inner.len(), slot).py()?;
     let ack_path: String = req(config, "ack_path", "lossless".to_string())?;
     let seed = seed(config)?;
     let mut sc = Scenario::slotted(tcp, trace.inner.clone(), slot, AckPath::parse(&ack_path).py()?, seed);

@@ -175,7 +175,7 @@ impl Scenario {
             if s.trace.is_empty() {
                 return Err(Error::Empty("run_trace: the trace is empty".into()));
             }
-            return crate::time::check_run("len(trace) × slot", (s.trace.len() as u64).saturating_mul(s.slot));
+            return crate::time::check_slotted_run(s.trace.len(), s.slot);
         }
         let w = &self.workload;
         match (w.duration, w.size) {
