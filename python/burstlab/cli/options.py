@@ -75,9 +75,9 @@ class TracePath(click.ParamType):
             self.fail(f"{text!r} does not exist (neither a file nor a dataset of 'burstlab data list')", param, ctx)
         if ds.kind not in self.kinds:
             self.fail(f"dataset {ds.name} holds {ds.kind} traces, not {' or '.join(self.kinds)} traces ('burstlab data info {ds.name}')", param, ctx)
-        return self._resolve(ds, inside, text, param, ctx)
+        return self._resolve(ds, inside, param, ctx)
 
-    def _resolve(self, ds: Dataset, inside: str, text: str, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+    def _resolve(self, ds: Dataset, inside: str, param: click.Parameter | None, ctx: click.Context | None) -> Any:
         from burstlab.datasets.fetch import DatasetError, locate
 
         try:
