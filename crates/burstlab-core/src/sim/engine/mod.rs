@@ -571,6 +571,13 @@ impl<const LOG: bool, const FULL: bool, const PACE: bool, S: Store> Engine<LOG, 
     #[inline]
     fn push_timer(&mut self, t: Nanos, ev: Timer) {
         let seq = self.next_seq();
+        self.push_keyed(t, seq, ev);
+    }
+
+    /// A timer at `t` with insertion sequence `seq` into the heap, and the heap's earliest
+    /// into its tree source.
+    #[inline]
+    fn push_keyed(&mut self, t: Nanos, seq: u64, ev: Timer) {
         self.heap.push(t, seq, ev);
         self.tree.set(self.timers, self.heap.peek_key());
     }
@@ -587,8 +594,7 @@ impl<const LOG: bool, const FULL: bool, const PACE: bool, S: Store> Engine<LOG, 
         let k = key(t, self.next_seq());
         let old = std::mem::replace(self.pace_keys.at_mut(f), k);
         if old != NONE {
-            self.heap.push(super::mintree::key_time(old), old as u64, Timer::Pace(f as u32));
-            self.tree.set(self.timers, self.heap.peek_key());
+            self.push_keyed(super::mintree::key_time(old), old as u64, Timer::Pace(f as u32));
         }
         self.tree.set(self.timers + 1 + f, k);
     }
