@@ -167,7 +167,18 @@ RESUME_ARGS = ["study", "prr-mu", "--links", "16", "--slots", "20000", "--seeds"
 #: enough links that the pool's workers take part (the study runs links itself while the
 #: forkserver imports matplotlib and scipy, a second or more).
 LONG_LINKS = 40
-LONG_ARGS = ["study", "prr-mu", "--links", str(LONG_LINKS), "--slots", "400000", "--seeds", "2", "--workers", "2", "--no-progress"]
+#: Long enough (~6 s of simulation on 2 cores) that a kill after the first commits (the
+#: store commits once a second) and after the pool is up lands mid-run on any machine;
+#: the kill test runs it to the end twice. At 400,000 slots (1.3 s) a fast machine had
+#: committed every row before the signal came.
+def _long_args(slots: int) -> list[str]:
+    return ["study", "prr-mu", "--links", str(LONG_LINKS), "--slots", str(slots), "--seeds", "2", "--workers", "2", "--no-progress"]
+
+
+LONG_ARGS = _long_args(2_000_000)
+#: For the Ctrl-C tests, which never run to the end: ~4× longer still (~25 s), so that even
+#: a slow start of the pool leaves most links to do when Ctrl-C comes.
+CTRL_C_ARGS = _long_args(8_000_000)
 
 
 def _descendants(pid: int) -> set[int]:
@@ -300,7 +311,7 @@ def test_ctrl_c_is_one_line_and_exit_130(tmp_path: Path) -> None:
     run: exit 130, one `aborted` line, no worker traceback, no process left; the rows
     committed before it are kept (resuming is the kill test's)."""
     out = tmp_path / "int"
-    p = _start(out, LONG_ARGS)
+    p = _start(out, CTRL_C_ARGS)
     helpers: set[int] = set()
     finished = _wait_finished(p, 2, seen=helpers, helpers=4)
     helpers |= _descendants(p.pid)
@@ -316,7 +327,7 @@ def test_ctrl_c_while_the_pool_starts_is_one_line(tmp_path: Path) -> None:
     forkserver still imports matplotlib and scipy for the figures: the same one `aborted`
     line and exit 130 (no traceback from the forkserver's imports), no process left."""
     out = tmp_path / "int-early"
-    p = _start(out, LONG_ARGS)
+    p = _start(out, CTRL_C_ARGS)
     assert p.stderr is not None
     helpers: set[int] = set()
     deadline = time.monotonic() + 180
