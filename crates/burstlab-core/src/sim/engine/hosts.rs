@@ -280,10 +280,7 @@ impl<const LOG: bool, const FULL: bool, const PACE: bool, S: Store> Engine<LOG, 
         // A pending timeout for this segment was spurious if this copy, the first to
         // arrive, was sent before it fired. (An LT-TCP RFEC packet is no copy of a segment.)
         if !t.pending_rto.is_empty() && tx.flags & RFEC == 0 {
-            let before = t.pending_rto.len();
-            t.pending_rto.retain(|&(s, at)| s != tx.seg || at <= t0);
-            t.spurious_timeouts += (before - t.pending_rto.len()) as u64;
-            t.pending_rto.retain(|&(s, _)| s != tx.seg);
+            t.spurious_timeouts += settle_timeouts(&mut t.pending_rto, tx.seg, t0);
         }
         let before = t.receiver.rcv_nxt;
         if FULL {
@@ -373,6 +370,8 @@ impl<const LOG: bool, const FULL: bool, const PACE: bool, S: Store> Engine<LOG, 
                     if t.receiver.holds(seg) {
                         t.spurious_timeouts += 1;
                     } else {
+                        // Sorted by (segment, time): snd_una and the clock never go back.
+                        debug_assert!(t.pending_rto.back().is_none_or(|&b| b <= (seg, now)));
                         t.pending_rto.push_back((seg, now));
                     }
                 }
@@ -418,6 +417,81 @@ impl<const LOG: bool, const FULL: bool, const PACE: bool, S: Store> Engine<LOG, 
                 if let Some(d) = self.flows[f].tcp().receiver.delack_deadline {
                     self.sync_delack(f, d);
                 }
+            }
+        }
+    }
+}
+
+
+/// The first copy of segment `seg`, sent at `t0`, has arrived: the pending timeouts of
+/// `seg` are settled (removed), and those that fired after `t0` were spurious (counted).
+///
+/// `pending` is sorted by (segment, time) (each entry is (snd_una, now) at a timeout), so
+/// the segment's entries are one run found by binary search: O(log n) per arriving copy.
+/// On a link that keeps stale copies queued (a slotted FIFO without RTO backoff), timeouts
+/// of one segment pile up while its retransmission waits; scanning them at every arrival
+/// made such runs quadratic (8·10^6 slots took 46 s instead of 1).
+fn settle_timeouts(pending: &mut VecDeque<(u64, Nanos)>, seg: u64, t0: Nanos) -> u64 {
+    let (Some(&(first, _)), Some(&(last, _))) = (pending.front(), pending.back()) else {
+        return 0;
+    };
+    if seg < first || seg > last {
+        return 0;
+    }
+    let lo = pending.partition_point(|&(s, _)| s < seg);
+    let late = pending.partition_point(|&(s, at)| s < seg || (s == seg && at <= t0));
+    let hi = pending.partition_point(|&(s, _)| s <= seg);
+    pending.drain(lo..hi);
+    (hi - late) as u64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::{Rng, SeedableRng};
+
+    /// What the binary search replaces: scan every pending timeout.
+    fn settle_by_scan(pending: &mut VecDeque<(u64, Nanos)>, seg: u64, t0: Nanos) -> u64 {
+        let before = pending.len();
+        pending.retain(|&(s, at)| s != seg || at <= t0);
+        let spurious = (before - pending.len()) as u64;
+        pending.retain(|&(s, _)| s != seg);
+        spurious
+    }
+
+    #[test]
+    fn a_copy_sent_before_a_timeout_makes_it_spurious() {
+        // Timeouts of segment 5 at 10, 20 and 30 ns, of segment 7 at 40 ns.
+        let mut p: VecDeque<(u64, Nanos)> = [(5, 10), (5, 20), (5, 30), (7, 40)].into();
+        assert_eq!(settle_timeouts(&mut p, 6, 0), 0); // no timeout of segment 6
+        assert_eq!(p.len(), 4);
+        // The arriving copy of 5 was sent at 20: the timeout at 30 fired while it was on its
+        // way (spurious); those at 10 and 20 came before it was sent (not spurious).
+        assert_eq!(settle_timeouts(&mut p, 5, 20), 1);
+        assert_eq!(p, VecDeque::from([(7, 40)]));
+        assert_eq!(settle_timeouts(&mut p, 8, 0), 0); // above every pending segment
+        assert_eq!(settle_timeouts(&mut p, 7, 39), 1);
+        assert!(p.is_empty());
+        assert_eq!(settle_timeouts(&mut p, 7, 0), 0);
+    }
+
+    #[test]
+    fn settles_as_the_scan_does() {
+        let mut rng = rand_pcg::Pcg64::seed_from_u64(11);
+        for _ in 0..2000 {
+            // Sorted as the engine pushes them: (snd_una, now), neither ever going back.
+            let (mut seg, mut now) = (rng.random_range(0..4u64), 0);
+            let mut pending = VecDeque::new();
+            for _ in 0..rng.random_range(0..12) {
+                seg += rng.random_range(0..2u64);
+                now += rng.random_range(0..3u64);
+                pending.push_back((seg, now));
+            }
+            let mut want = pending.clone();
+            for _ in 0..6 {
+                let (s, t0) = (rng.random_range(0..seg + 2), rng.random_range(0..now + 2));
+                assert_eq!(settle_timeouts(&mut pending, s, t0), settle_by_scan(&mut want, s, t0));
+                assert_eq!(pending, want);
             }
         }
     }
