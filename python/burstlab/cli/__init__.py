@@ -52,6 +52,8 @@ def error_message(e: BaseException) -> str:
     if isinstance(e, OSError) and e.errno == errno.ENOSPC and e.filename is None:
         return f"no space left on the device: {e}"
     if isinstance(e, MemoryError):
+        if str(e).startswith("out of memory: "):  # the simulator's budget: its own advice
+            return str(e)
         return f"out of memory{': ' + str(e) if str(e) else ''} (ask for less: a shorter trace, fewer packets, fewer links)"
     text = str(e) or type(e).__name__
     text = " ".join(text.splitlines())  # one line, whatever the message (or a binary file's bytes) held

@@ -4,9 +4,12 @@
 //! link of its path, its ACK each link of the reverse path) plus the timers that fire (a
 //! retransmission timeout at most every `rto_min`, an ON/OFF switch at each period's end).
 //! Its memory grows with the packets in flight and queued (a window of a bandwidth-delay
-//! product plus the buffers). [`estimate`] bounds both from the network alone, without
-//! running it; [`check`] refuses a run over the work budget (naming the estimate and the
-//! option that raises it) or over the memory the process can have.
+//! product plus the buffers), and, when asked for, with what it records: a time-series row
+//! per ACK, timeout or pacing release of each TCP flow (`series`) and a few per-packet log
+//! records per packet (`log`), which grow with the run's length. [`estimate`] bounds all of
+//! it from the network alone, without running it; [`check`] refuses a run over the work
+//! budget (naming the estimate and the option that raises it) or over the memory the
+//! process can have.
 //!
 //! The packet rates are an upper bound of what the links can carry: each flow starts at
 //! its path's slowest link, and a few rounds of proportional sharing bring every link's
@@ -30,6 +33,15 @@ const RETRANSMISSION_ALLOWANCE: f64 = 64.0;
 /// doubling (measured: `--rate 1e13` for 1 s held 1.7·10^7 packets in 980 MB).
 const BYTES_PER_PACKET: f64 = 64.0;
 
+/// Bytes of one time-series row ([`crate::results::Series`]: seven 8-byte columns and the
+/// state's byte).
+const SERIES_ROW_BYTES: f64 = (7 * std::mem::size_of::<u64>() + 1) as f64;
+
+/// Per-packet log records per packet sent, at most: a data segment is sent, then dropped or
+/// lost at one link or arrives and is delivered (3); its ACK is sent, then dropped, lost or
+/// arrives (2). (Measured: 4.84 per packet on one lossy link, 3.94 on a 4-hop chain.)
+const LOG_RECORDS_PER_PACKET: f64 = 5.0;
+
 /// What a run will cost, bounded from above.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Estimate {
@@ -39,12 +51,23 @@ pub struct Estimate {
     pub events: f64,
     /// Packets in flight and in queues at once, all flows.
     pub in_flight: f64,
+    /// Time-series rows (with `series`) and per-packet log records (with `log`) the run
+    /// records: they grow with its length, not with its window (a scale audit's finding:
+    /// `--duration 70000s --no-delayed-ack --series` was within the work budget and aborted
+    /// allocating its 8·10^7 rows under a 4 GiB cap).
+    pub series_rows: f64,
+    pub log_records: f64,
 }
 
 impl Estimate {
     /// Memory the packets in flight need, in bytes.
     pub fn memory_bytes(&self) -> f64 {
         self.in_flight * BYTES_PER_PACKET
+    }
+
+    /// Memory the time series and the per-packet log need, in bytes.
+    pub fn recorded_bytes(&self) -> f64 {
+        self.series_rows * SERIES_ROW_BYTES + self.log_records * std::mem::size_of::<super::LogRec>() as f64
     }
 }
 
@@ -174,12 +197,18 @@ pub fn estimate(net: &Network) -> Estimate {
     }
     let mut packets = 0.0;
     let mut hops = 0.0;
+    // A series row per ACK arrival (at most one per data packet) and per pacing release (at
+    // most one per data packet), and per timer (all of them counted: a bound).
+    let mut series_rows = if net.series { timers } else { 0.0 };
     for (i, f) in net.flows.iter().enumerate() {
         let mut n = rate[i] * active[i];
         if let FlowKind::Tcp(t) = &f.kind {
             n = n.max(initial_window(t, f.size));
             if let Some(s) = f.size {
                 n = n.min(s.div_ceil(t.mss.max(1)) as f64 * RETRANSMISSION_ALLOWANCE);
+            }
+            if net.series {
+                series_rows += n * if t.paced() { 2.0 } else { 1.0 };
             }
         }
         packets += n;
@@ -194,7 +223,8 @@ pub fn estimate(net: &Network) -> Estimate {
             hops += (offered - n).max(0.0);
         }
     }
-    Estimate { packets, events: hops + timers, in_flight }
+    let log_records = if net.log { packets * LOG_RECORDS_PER_PACKET } else { 0.0 };
+    Estimate { packets, events: hops + timers, in_flight, series_rows, log_records }
 }
 
 /// The memory this process may still use: the system's available memory and the
@@ -226,6 +256,11 @@ fn mapped_bytes() -> Option<f64> {
 /// option `option` that raises the budget) or whose packets in flight need more memory
 /// than the process may have.
 pub fn check(net: &Network, max_events: u64, option: &str) -> Result<Estimate> {
+    check_within(net, max_events, option, memory_limit())
+}
+
+/// [`check`] against a memory limit of `limit` bytes (None: no memory check).
+fn check_within(net: &Network, max_events: u64, option: &str, limit: Option<f64>) -> Result<Estimate> {
     let e = estimate(net);
     if e.events > max_events as f64 {
         return Err(Error::Other(format!(
@@ -238,11 +273,29 @@ pub fn check(net: &Network, max_events: u64, option: &str) -> Result<Estimate> {
             max_events as f64,
         )));
     }
-    if let Some(limit) = memory_limit() {
+    if let Some(limit) = limit {
         // A third of it: a ring holds a power of two of entries (up to twice the packets)
         // and copies itself as it doubles (the old and new buffers at once: 1.5 times).
         // With half, a fuzzer input estimated at 0.91 GB of 1.9 GB left under a 4 GiB cap
-        // aborted on a 1 GiB ring growth.
+        // aborted on a 1 GiB ring growth. The same third for what the run records: its
+        // vectors double as they grow, and the results are copied out of them once.
+        let recorded = e.recorded_bytes();
+        if recorded > 0.0 && e.memory_bytes() + recorded > limit / 3.0 {
+            let what = match (e.series_rows > 0.0, e.log_records > 0.0) {
+                (true, true) => "time series and per-packet log",
+                (true, false) => "time series",
+                _ => "per-packet log",
+            };
+            return Err(Error::Memory(format!(
+                "out of memory: the run's {what} would grow to about {:.2e} rows over its {} s, about {:.1} GB with the packets in flight, \
+                 more than the {:.1} GB this process may use: shorten the run, or run it without the {what} \
+                 (series, log; the CLI's --series, --plot, --log)",
+                e.series_rows + e.log_records,
+                to_secs_f64(net.duration),
+                (e.memory_bytes() + recorded) / 1e9,
+                limit / 3e9,
+            )));
+        }
         if e.memory_bytes() > limit / 3.0 {
             return Err(Error::Memory(format!(
                 "out of memory: the run would hold about {:.2e} packets in flight and in queues (rate × round-trip time + buffers + retransmissions queued behind a slower link), \
@@ -333,6 +386,54 @@ mod tests {
         let w = Workload { duration: Some(NS_PER_S), size: None, warmup: 0 };
         let net = Scenario::new(t, LinkConfig::new(10_000_000, 10_000_000, 100), w).into_network();
         assert!(estimate(&net).events >= 1e9);
+    }
+
+    #[test]
+    fn recordings_are_bounded_by_the_estimate() {
+        // What a run records grows with its length: the estimate bounds it, and not loosely
+        // where the link is full (a loss-limited run sends less than its link carries).
+        for (paced, delayed_ack, loss) in [(false, false, 0.0), (false, true, 0.0), (true, false, 0.0), (false, false, 0.05)] {
+            let mut t = TcpConfig { delayed_ack, ..TcpConfig::default() };
+            if paced {
+                t.pacing = crate::tcp::config::Pacing::Internal;
+            }
+            let w = Workload { duration: Some(20 * NS_PER_S), size: None, warmup: 0 };
+            let mut link = LinkConfig::new(10_000_000, 10_000_000, 100);
+            if loss > 0.0 {
+                link.loss = Some(Box::new(crate::loss::Bernoulli::new(loss).unwrap()));
+            }
+            let mut net = Scenario::new(t, link, w).into_network();
+            (net.series, net.log) = (true, true);
+            let e = estimate(&net);
+            let (r, log) = crate::sim::run_network_logged(net).unwrap();
+            let rows = r.flows[0].result.series.as_ref().unwrap().time.len() as f64;
+            let recs = log.len() as f64;
+            assert!(rows <= e.series_rows, "paced {paced}: {rows} rows, estimated {}", e.series_rows);
+            assert!(recs <= e.log_records, "{recs} records, estimated {}", e.log_records);
+            if loss == 0.0 {
+                let ratio = if delayed_ack || paced { 4.0 } else { 2.0 };
+                assert!(e.series_rows < ratio * rows && e.log_records < 2.0 * recs, "{rows} {recs} {e:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_long_recorded_run_is_refused_for_its_memory() {
+        // 70 000 s of 10 Mbit/s is within the work budget; its 8·10^7 series rows are 4.8 GB
+        // (under a 4 GiB cap this aborted in the allocator before the budget counted them).
+        let net = |series: bool, log: bool| {
+            let mut n = scenario(10_000_000, 70_000);
+            (n.series, n.log) = (series, log);
+            n
+        };
+        let limit = Some(3.5e9);
+        assert!(check_within(&net(false, false), DEFAULT_MAX_EVENTS, "--max-events", limit).is_ok());
+        let msg = check_within(&net(true, false), DEFAULT_MAX_EVENTS, "--max-events", limit).unwrap_err().to_string();
+        assert!(msg.contains("out of memory") && msg.contains("time series") && msg.contains("--series"), "{msg}");
+        let msg = check_within(&net(false, true), DEFAULT_MAX_EVENTS, "--max-events", limit).unwrap_err().to_string();
+        assert!(msg.contains("per-packet log") && !msg.contains("time series"), "{msg}");
+        // A machine with the memory runs it.
+        assert!(check_within(&net(true, false), DEFAULT_MAX_EVENTS, "--max-events", Some(64e9)).is_ok());
     }
 
     #[test]
