@@ -2,7 +2,9 @@
 depend on their length"): the time series and the per-packet log a run records are counted
 by its memory estimate before it starts, so that a long recorded run within the work budget
 is refused with one ``error:`` line under the 4 GiB cap instead of aborting in the allocator
-(exit 134: ``--duration 70000s --no-delayed-ack --series`` did)."""
+(exit 134: ``--duration 70000s --no-delayed-ack --series`` did); and the model behaviours
+whose goodput depends on the run's length by design, pinned with their mechanism and the
+settings that make them stationary."""
 
 from __future__ import annotations
 
@@ -10,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+import burstlab.sim as sim
+from burstlab.sim import Link, Scenario, TcpConfig, Workload
 from tests._capped import CPU_LIMIT_S, assert_result_or_error, run_capped
 
 
@@ -36,3 +40,41 @@ def test_a_short_recorded_run_keeps_every_row(tmp_path: Path) -> None:
         n = len(z[next(k for k in z.files if k.endswith("time"))])
     # a row per ACK at least: ~1200 segments/s acknowledged one by one for 20 s
     assert n > 20 * 1000
+
+
+def _second_half(tcp: TcpConfig, link: Link, duration: float, seed: int = 3) -> float:
+    """Goodput (bit/s) of the second half of a ``duration`` run."""
+    sc = Scenario(tcp=tcp, forward=link, workload=Workload(duration=duration, warmup=duration / 2), seed=seed)
+    return sim.run(sc, max_events=0).goodput_bps
+
+
+def test_bbr_under_the_strict_rfc_timer_waits_in_backed_off_timeouts() -> None:
+    # docs/simulator.md "Runs that depend on their length": BBR's window ignores losses, a
+    # lost retransmission is found only by a timeout (RFC 6675 without RACK), and the ACKs
+    # that then advance only cover retransmitted holes: no RTT sample (Karn), the backoff
+    # never undone. A property of those rules together, kept; each remedy makes it stationary.
+    link = Link(rate=100e6, delay=0.01, buffer=1000, loss="bernoulli:p=0.01")
+    strict = TcpConfig(variant="bbr")
+    assert _second_half(strict, link, 10) > 0.8 * link.rate
+    assert _second_half(strict, link, 80) < 0.1 * link.rate
+    r = sim.run(Scenario(tcp=strict, forward=link, workload=Workload(duration=80), seed=3, series=True), max_events=0)
+    assert r.series["rto"].max() >= 16.0  # backed off four times and more, never reset
+    for remedy in ({"rto_backoff_reset": "new_ack"}, {"timestamps": True}, {"rack_lost_retransmissions": True}):
+        assert _second_half(TcpConfig(variant="bbr", **remedy), link, 80) > 0.8 * link.rate, remedy
+    # a loss-based window is cut by the losses first: NewReno's halves stay alike
+    reno = TcpConfig(variant="newreno")
+    assert 0.7 < _second_half(reno, link, 80) / _second_half(reno, link, 20) < 1.4
+
+
+def test_without_backoff_stale_copies_behind_a_slow_link_slow_every_later_segment() -> None:
+    # 8 kbit/s: a packet takes 1.04 s, longer than the 200 ms timer; without backoff each
+    # timeout queues another copy of the segment in service, and new data waits behind them
+    link = Link(rate=8000, delay=0.01, buffer=10**15)
+    no_backoff = TcpConfig(rto_backoff=False, rto_min=0.2)
+    first = sim.run(Scenario(tcp=no_backoff, forward=link, workload=Workload(duration=1000), seed=3), max_events=0)
+    second = _second_half(no_backoff, link, 2000)
+    assert second < 0.5 * first.goodput_bps
+    assert first.timeouts > 100 and first.goodput_bps < 0.1 * link.rate
+    # with RFC 6298's backoff the timer outgrows the packet time: stationary, near the rate
+    backoff = TcpConfig(rto_min=0.2)
+    assert _second_half(backoff, link, 2000) > 0.85 * link.rate
