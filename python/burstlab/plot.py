@@ -467,6 +467,45 @@ def fig20_longest_runs(runs: FloatArray, ge_runs: FloatArray) -> Any:
 # One simulated TCP transfer (``burstlab sim --plot``): the window, the timer and the
 # time-sequence plot of what the sender sent, lost and had acknowledged.
 # --------------------------------------------------------------------------------------
+
+#: Points a line or a scatter of :func:`fig_transfer` draws at most. The figure is ~800
+#: pixels wide: a run's series and per-packet log hold a point per ACK or packet, and
+#: drawing them all cost memory and time that grew with the run's length (3000 simulated
+#: seconds at 10 Mb/s: 3.5 GB and 14 s for the figure; benchmarks/scale_audit.py).
+DRAW_POINTS = 20_000
+
+
+def _thin_steps(t: FloatArray, ys: Sequence[FloatArray]) -> Any:
+    """The samples of step series ``ys`` over sorted times ``t`` to draw: all of them when
+    there are at most :data:`DRAW_POINTS`, otherwise, in each of as many equal spans of time
+    as keep them under it, the first and the last sample and those where each series is
+    lowest and highest (what the pixels of that span show)."""
+    if t.size <= DRAW_POINTS:
+        return slice(None)
+    buckets = DRAW_POINTS // (2 + 2 * len(ys))
+    span = float(t[-1] - t[0]) or 1.0
+    b = np.minimum(((t - t[0]) * (buckets / span)).astype(np.int64), buckets - 1)
+    starts = np.flatnonzero(np.r_[True, b[1:] != b[:-1]])
+    ends = np.r_[starts[1:], t.size] - 1
+    keep = [starts, ends]
+    for y in ys:
+        order = np.lexsort((y, b))  # by span, then by value (NaN last): each span's range is the same
+        keep += [order[starts], order[ends]]
+    return np.unique(np.concatenate(keep))
+
+
+def _thin_points(x: FloatArray, y: FloatArray, cells: tuple[int, int] = (2000, 1000)) -> tuple[FloatArray, FloatArray]:
+    """Points of a scatter to draw: all of them when there are at most :data:`DRAW_POINTS`,
+    otherwise one per cell of a ``cells`` grid over their range (a marker covers a cell)."""
+    if x.size <= DRAW_POINTS:
+        return x, y
+    cx, cy = cells
+    gx = ((x - x.min()) * (cx / (float(np.ptp(x)) or 1.0))).astype(np.int64)
+    gy = ((y - y.min()) * (cy / (float(np.ptp(y)) or 1.0))).astype(np.int64)
+    _, first = np.unique(gx * (cy + 1) + gy, return_index=True)
+    first.sort()
+    return x[first], y[first]
+
 def fig_transfer(series: dict[str, Any], mss: int, title: str, log: dict[str, Any] | None = None, flow: int = 0, first_link: int = 0) -> Any:
     """Three panels over time: cwnd and ssthresh (segments), SRTT and RTO (seconds), and the
     time-sequence plot — each data segment the sender put on its first link (``first_link``)
@@ -474,7 +513,10 @@ def fig_transfer(series: dict[str, Any], mss: int, title: str, log: dict[str, An
     on a channel anywhere, and the cumulative ACK as it reached the sender. ``series``: a
     run's series (``SimResult.series``, bytes and seconds); ``log``: the network's per-packet
     log (``NetworkResult.log``) with ``flow`` the flow's index; without it the panel shows the
-    highest segment sent and the cumulative ACK from the series."""
+    highest segment sent and the cumulative ACK from the series. A line or scatter of more
+    than :data:`DRAW_POINTS` points is thinned to what the pixels show (each span of time's
+    first, last, lowest and highest sample; one marker per cell of the panel), so that a
+    long run's figure costs what a short one's does."""
     from matplotlib.figure import Figure
 
     fig = Figure(figsize=(8.0, 9.0))
@@ -485,11 +527,16 @@ def fig_transfer(series: dict[str, Any], mss: int, title: str, log: dict[str, An
     if t.size:
         cwnd = np.asarray(series["cwnd"], dtype=np.float64) / seg
         ssthresh = np.asarray(series["ssthresh"], dtype=np.float64) / seg
-        ax_w.step(t, cwnd, where="post", lw=1.0, label="cwnd")
-        ax_w.step(t, np.where(np.isfinite(ssthresh), ssthresh, np.nan), where="post", lw=1.0, label="ssthresh")
+        ssthresh = np.where(np.isfinite(ssthresh), ssthresh, np.nan)
+        k = _thin_steps(t, (cwnd, ssthresh))
+        ax_w.step(t[k], cwnd[k], where="post", lw=1.0, label="cwnd")
+        ax_w.step(t[k], ssthresh[k], where="post", lw=1.0, label="ssthresh")
         srtt = np.asarray(series["srtt"], dtype=np.float64)
-        ax_t.step(t, np.where(srtt > 0, srtt, np.nan), where="post", lw=1.0, label="SRTT")
-        ax_t.step(t, np.asarray(series["rto"], dtype=np.float64), where="post", lw=1.0, label="RTO")
+        srtt = np.where(srtt > 0, srtt, np.nan)
+        rto = np.asarray(series["rto"], dtype=np.float64)
+        k = _thin_steps(t, (srtt, rto))
+        ax_t.step(t[k], srtt[k], where="post", lw=1.0, label="SRTT")
+        ax_t.step(t[k], rto[k], where="post", lw=1.0, label="RTO")
     ax_w.set_ylabel("window (segments)")
     ax_t.set_ylabel("time (s), log scale")
     if t.size:
@@ -506,13 +553,18 @@ def fig_transfer(series: dict[str, Any], mss: int, title: str, log: dict[str, An
         acked = acks & (ev == LOG_EVENTS.index("arrived")) & (link == -1)
         small = int(sent.sum()) < 20_000
         if acked.any():
-            ax_s.step(lt[acked], ls[acked], where="post", lw=0.8, color="C2", label="cumulative ACK", zorder=1)
-        ax_s.plot(lt[new], ls[new], ls="none", marker="." if small else ",", ms=2, color="C0", label="sent", zorder=2)
-        ax_s.plot(lt[retx], ls[retx], ls="none", marker=".", ms=3, color="C3", label="retransmitted", zorder=3)
-        ax_s.plot(lt[lost], ls[lost], ls="none", marker="x", ms=4, color="k", label="dropped or lost", zorder=4)
+            at, aseg = lt[acked], ls[acked]
+            k = _thin_steps(at, (aseg,))
+            ax_s.step(at[k], aseg[k], where="post", lw=0.8, color="C2", label="cumulative ACK", zorder=1)
+        ax_s.plot(*_thin_points(lt[new], ls[new]), ls="none", marker="." if small else ",", ms=2, color="C0", label="sent", zorder=2)
+        ax_s.plot(*_thin_points(lt[retx], ls[retx]), ls="none", marker=".", ms=3, color="C3", label="retransmitted", zorder=3)
+        ax_s.plot(*_thin_points(lt[lost], ls[lost]), ls="none", marker="x", ms=4, color="k", label="dropped or lost", zorder=4)
     elif t.size:
-        ax_s.step(t, np.asarray(series["snd_nxt"], dtype=np.float64) / seg, where="post", lw=1.0, label="next segment to send")
-        ax_s.step(t, np.asarray(series["snd_una"], dtype=np.float64) / seg, where="post", lw=1.0, label="cumulative ACK")
+        nxt = np.asarray(series["snd_nxt"], dtype=np.float64) / seg
+        una = np.asarray(series["snd_una"], dtype=np.float64) / seg
+        k = _thin_steps(t, (nxt, una))
+        ax_s.step(t[k], nxt[k], where="post", lw=1.0, label="next segment to send")
+        ax_s.step(t[k], una[k], where="post", lw=1.0, label="cumulative ACK")
     ax_s.set_ylabel("segment number")
     ax_s.set_xlabel("time (s)")
     for ax in (ax_w, ax_t, ax_s):
