@@ -109,3 +109,17 @@ def test_a_long_runs_figure_draws_what_its_pixels_show() -> None:
     s = {ln.get_label(): ln for ln in fig.axes[2].get_lines()}
     x = np.asarray(s["sent"].get_xdata())
     assert x.min() == t.min() and x.max() == t.max()  # the whole run is still drawn
+
+
+def test_the_mean_queueing_delay_of_a_long_run_does_not_wrap() -> None:
+    # A lossless flow into an unbounded buffer never leaves slow start: its queueing delay
+    # grows linearly, to 4000 s by 8000 s. The delays' sum passed 2^64 ns and the mean,
+    # read from it, wrapped: 721 s reported for a median of 2010 s. The bins now tell the
+    # wraps apart.
+    from burstlab.sim import presets, run_network
+
+    r = run_network(presets.single(forward=Link(rate=10e6, delay=0.01, buffer=10**15), duration=8000.0), max_events=0)
+    q = r.links[0]
+    assert q.queue_delay_max > 3900
+    assert abs(q.queue_delay_mean / (q.queue_delay_max / 2) - 1) < 0.01  # a ramp's mean is half its end
+    assert abs(q.queue_delay_mean / q.queue_delay_p50 - 1) < 0.03
