@@ -26,7 +26,7 @@ when the peak grows by more than 16 MB from T to 8T and at least doubles (the wi
 and series a run must hold do not grow with its length); ``drift`` when ``g2/g1`` at 4T and
 8T are both outside [0.8, 1.25] on the same side, or ``g2`` at 8T is outside [0.75, 1.33] of
 ``g2`` at 2T (not T: a second half of T can still hold the start's transient); ``few`` instead
-when a half of the 4T or 8T run delivers fewer than 2000 segments (too few to judge: raise the
+when a half of the 4T or 8T run delivers fewer than 10 000 segments (too few to judge: raise the
 family's T with ``--scale``). A flag is a lead to read the code, not a verdict: a configuration whose model
 genuinely degrades with time (no RTO backoff with an unbounded queue) flags too, and is
 documented in docs/simulator.md ("Runs that depend on their length").
@@ -133,10 +133,10 @@ def _network(kind: str, **opt: Any) -> Callable[[float, float], Callable[[], tup
     return build
 
 
-GE = "ge:prr=0.9,mu=0.6"  # 10 % loss in bursts (mean 2.5 packets)
+GE = "ge:prr=0.99,mu=0.5"  # 1 % loss in bursts (mean 2 packets): enough segments to judge
 GE30 = "ge:prr=0.7,mu=0.6"
 #: Segments each half of the 4T and 8T runs must deliver for the drift test to mean anything.
-MIN_SEGMENTS = 2000
+MIN_SEGMENTS = 10_000
 FAMILIES: dict[str, tuple[float, Callable[[float, float], Callable[[], tuple[float, int, int]]]]] = {
     # single link, loss families at high loss
     "bernoulli-20": (1000.0, _single(loss="bernoulli:p=0.2")),
@@ -163,7 +163,8 @@ FAMILIES: dict[str, tuple[float, Callable[[float, float], Callable[[], tuple[flo
     "lt-tcp-ge-30": (500.0, _single(tcp_kw={"variant": "lt-tcp"}, loss=GE30)),
     "lt-tcp-bern-20": (200.0, _single(tcp_kw={"variant": "lt-tcp"}, loss="bernoulli:p=0.2")),
     # ACK loss
-    "ack-independent": (200.0, _single(loss="bernoulli:p=0.1", ack_loss="independent")),
+    "ack-independent": (200.0, _single(loss="bernoulli:p=0.01", ack_loss="independent")),
+    "ack-independent-10": (1000.0, _single(loss="bernoulli:p=0.1", ack_loss="independent")),
     "ack-sync-ge": (200.0, _single(loss=GE, ack_loss="sync")),
     "ack-reverse-30": (200.0, _single(loss="bernoulli:p=0.05", reverse_loss="bernoulli:p=0.3")),
     # link layers
