@@ -61,6 +61,9 @@ def test_bbr_under_the_strict_rfc_timer_waits_in_backed_off_timeouts() -> None:
     assert r.series["rto"].max() >= 16.0  # backed off four times and more, never reset
     for remedy in ({"rto_backoff_reset": "new_ack"}, {"timestamps": True}, {"rack_lost_retransmissions": True}):
         assert _second_half(TcpConfig(variant="bbr", **remedy), link, 80) > 0.8 * link.rate, remedy
+    # BBR v3 (which reacts only to loss rates above 2 %) the same, on a longer run
+    assert _second_half(TcpConfig(variant="bbr3"), link, 160) < 0.1 * link.rate
+    assert _second_half(TcpConfig(variant="bbr3", rto_backoff_reset="new_ack"), link, 160) > 0.2 * link.rate
     # a loss-based window is cut by the losses first: NewReno's halves stay alike
     reno = TcpConfig(variant="newreno")
     assert 0.7 < _second_half(reno, link, 80) / _second_half(reno, link, 20) < 1.4
