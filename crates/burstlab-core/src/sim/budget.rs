@@ -253,8 +253,8 @@ fn mapped_bytes() -> Option<f64> {
 }
 
 /// Refuse a run whose estimated events exceed `max_events` (naming the estimate and the
-/// option `option` that raises the budget) or whose packets in flight need more memory
-/// than the process may have.
+/// option `option` that raises the budget) or whose packets in flight, or those and what it
+/// records (series, log), need more memory than the process may have.
 pub fn check(net: &Network, max_events: u64, option: &str) -> Result<Estimate> {
     check_within(net, max_events, option, memory_limit())
 }
@@ -277,8 +277,18 @@ fn check_within(net: &Network, max_events: u64, option: &str, limit: Option<f64>
         // A third of it: a ring holds a power of two of entries (up to twice the packets)
         // and copies itself as it doubles (the old and new buffers at once: 1.5 times).
         // With half, a fuzzer input estimated at 0.91 GB of 1.9 GB left under a 4 GiB cap
-        // aborted on a 1 GiB ring growth. The same third for what the run records: its
-        // vectors double as they grow, and the results are copied out of them once.
+        // aborted on a 1 GiB ring growth.
+        if e.memory_bytes() > limit / 3.0 {
+            return Err(Error::Memory(format!(
+                "out of memory: the run would hold about {:.2e} packets in flight and in queues (rate × round-trip time + buffers + retransmissions queued behind a slower link), \
+                 about {:.1} GB, more than the {:.1} GB this process may use: lower the rate, the delay or the buffers, or cap the window (max_cwnd)",
+                e.in_flight,
+                e.memory_bytes() / 1e9,
+                limit / 3e9,
+            )));
+        }
+        // The same third for what the run records: its vectors double as they grow, and
+        // the results are copied out of them once.
         let recorded = e.recorded_bytes();
         if recorded > 0.0 && e.memory_bytes() + recorded > limit / 3.0 {
             let what = match (e.series_rows > 0.0, e.log_records > 0.0) {
@@ -293,15 +303,6 @@ fn check_within(net: &Network, max_events: u64, option: &str, limit: Option<f64>
                 e.series_rows + e.log_records,
                 to_secs_f64(net.duration),
                 (e.memory_bytes() + recorded) / 1e9,
-                limit / 3e9,
-            )));
-        }
-        if e.memory_bytes() > limit / 3.0 {
-            return Err(Error::Memory(format!(
-                "out of memory: the run would hold about {:.2e} packets in flight and in queues (rate × round-trip time + buffers + retransmissions queued behind a slower link), \
-                 about {:.1} GB, more than the {:.1} GB this process may use: lower the rate, the delay or the buffers, or cap the window (max_cwnd)",
-                e.in_flight,
-                e.memory_bytes() / 1e9,
                 limit / 3e9,
             )));
         }
@@ -434,6 +435,12 @@ mod tests {
         assert!(msg.contains("per-packet log") && !msg.contains("time series"), "{msg}");
         // A machine with the memory runs it.
         assert!(check_within(&net(true, false), DEFAULT_MAX_EVENTS, "--max-events", Some(64e9)).is_ok());
+        // Packets that alone would not fit are named as such, recordings or not.
+        let w = Workload { duration: Some(70_000 * NS_PER_S), size: None, warmup: 0 };
+        let mut queued = Scenario::new(TcpConfig::default(), LinkConfig::new(10_000_000, 10_000_000, 1 << 50), w).into_network();
+        queued.series = true;
+        let msg = check_within(&queued, DEFAULT_MAX_EVENTS, "--max-events", limit).unwrap_err().to_string();
+        assert!(msg.contains("packets in flight and in queues") && !msg.contains("time series"), "{msg}");
     }
 
     #[test]
