@@ -27,15 +27,19 @@ and series a run must hold do not grow with its length); ``drift`` when ``g2/g1`
 8T are both outside [0.8, 1.25] on the same side, or ``g2`` at 8T is outside [0.75, 1.33] of
 ``g2`` at 2T (not T: a second half of T can still hold the start's transient); ``few`` instead
 when a half of the 4T or 8T run delivers fewer than 10 000 segments (too few to judge: raise the
-family's T with ``--scale``). A flag is a lead to read the code, not a verdict: a configuration whose model
-genuinely degrades with time (no RTO backoff with an unbounded queue) flags too, and is
-documented in docs/simulator.md ("Runs that depend on their length").
+family's T with ``--scale``). A flag is a lead to read the code, not a verdict: a
+configuration whose model genuinely degrades with time (no RTO backoff with an unbounded
+queue, BBR under the strict RFC timer) flags too, and so do rare long stalls and long
+transients; each is documented in docs/simulator.md ("Runs that depend on their length").
 
-Families: single link in time (Bernoulli, Gilbert-Elliott, trace replay at 20-50 % loss;
-the ``rfc``, ``ns3``, ``linux`` profiles; ``rto_backoff=False``), every congestion control and
-recovery, ACK loss (independent, synchronized), 802.11 ARQ and LL-HARQ, the satellite +
-Wi-Fi preset, a 32-flow dumbbell, a 4-hop chain, RED/ECN, CoDel, FQ-CoDel, pacing, a
-Mahimahi capacity trace, a huge buffer with losses, ON/OFF workloads. The slotted
+Families (62, ``--list``): single link in time (Bernoulli, Gilbert-Elliott, trace replay at
+20-50 % loss; the ``rfc``, ``ns3``, ``linux`` and ``tossim`` profiles; ``rto_backoff=False``,
+also behind a link slower than the timer), every congestion control and recovery on a 1 %
+bursty channel at 10 Mb/s and on 100 Mb/s links, ACK loss (independent, synchronized,
+reverse-link), 802.11 ARQ and LL-HARQ (also on a 4-hop chain), the satellite + Wi-Fi preset,
+dumbbells of 32 and 256 flows (DropTail, FQ-CoDel, RED/ECN, paced, BBR), a 4-hop chain,
+RED/ECN, CoDel, FQ-CoDel, pacing, a Mahimahi capacity trace, unbounded buffers with losses,
+ON/OFF workloads of 4 and 64 flows. All of them, one core: about 6 minutes. The slotted
 trace-driven mode (``run_trace``) is audited separately (its queue discipline).
 """
 
