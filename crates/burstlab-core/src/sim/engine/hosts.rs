@@ -126,7 +126,8 @@ impl<const LOG: bool, const FULL: bool, const PACE: bool, S: Store> Engine<LOG, 
         let Outbound { hdr, mss, ect, rto } = out;
         let first = *self.paths.at(pos as usize) as usize;
         let now = self.now;
-        for k in 0..self.txbuf.len() {
+        let sent = self.txbuf.len();
+        for k in 0..sent {
             let tx = *self.txbuf.at(k);
             let mut p = Pkt::new(f as u32, pos, now, PktKind::Data, tx.seg, tx.len, tx.retx);
             if FULL {
@@ -142,10 +143,30 @@ impl<const LOG: bool, const FULL: bool, const PACE: bool, S: Store> Engine<LOG, 
             self.push_timer(d, Timer::Rto(f as u32));
         }
         if FULL || PACE {
-            // A paced sender held by its pacer: one timer for its next burst.
-            if let Some(d) = self.flows.at_mut(f).tcp().sender.pace_due() {
+            let sender = &mut self.flows.at_mut(f).tcp().sender;
+            if sender.radio.on {
+                self.radio_placed(f, first, sent > 0);
+            } else if let Some(d) = sender.pace_due() {
+                // A paced sender held by its pacer: one timer for its next burst.
                 self.set_pace(f, d);
             }
+        }
+    }
+
+    /// Flow `f`'s radio (the slotted mode's `radio` queue, `tcp/sender/radio.rs`): it is free
+    /// when the slot of the last packet it put on link `first` ends (`sent`: it put one
+    /// there just now); a held sender is woken then (its pacing slot). Out of the paced
+    /// flows' way.
+    #[cold]
+    #[inline(never)]
+    fn radio_placed(&mut self, f: usize, first: usize, sent: bool) {
+        let end = sent.then(|| {
+            let p = &self.links.at(first).pipe;
+            let e = p.get(&self.pool, p.len() - 1).expect("the packet just put on the link");
+            p.sent(e)
+        });
+        if let Some(d) = self.flows.at_mut(f).tcp().sender.radio_placed(end) {
+            self.set_pace(f, d);
         }
     }
 
@@ -392,6 +413,15 @@ impl<const LOG: bool, const FULL: bool, const PACE: bool, S: Store> Engine<LOG, 
         // (the paced plain build's send loop only in that engine: an engine without paced
         // flows never fires a pacing timer, and keeps the full loop's one copy)
         let sender = &mut self.flows[f].tcp().sender;
+        if sender.radio.on {
+            // A radio's wake-up: the sender hands over its next segment, if any; the radio's
+            // state goes back to the engine whatever it sent (`flush`).
+            if sender.on_radio_wake::<FULL>(at, now, &mut self.txbuf) {
+                self.record(f);
+                self.flush_tx(f);
+            }
+            return;
+        }
         let sent = if PACE && !FULL { sender.on_pace_timer_plain(at, now, &mut self.txbuf) } else { sender.on_pace_timer(at, now, &mut self.txbuf) };
         if sent {
             self.record(f);

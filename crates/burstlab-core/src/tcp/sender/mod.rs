@@ -17,11 +17,13 @@ mod ecn;
 mod lt;
 mod pacing;
 mod rack;
+mod radio;
 mod rate;
 #[cfg(test)]
 mod tests;
 
 pub use pacing::Pacer;
+pub use radio::RadioGate;
 use rack::{RackRetx, RackTimer};
 pub use super::wire::Tx;
 
@@ -186,6 +188,8 @@ pub struct Sender {
     rate: Option<Box<super::rate_sample::RateSampler>>,
     /// Pacing (`pacing.rs`), when the flow is paced ([`TcpConfig::paced`]).
     pub pacer: Option<Box<Pacer>>,
+    /// The slotted mode's radio (`radio.rs`), inactive unless [`Sender::use_radio`].
+    pub radio: RadioGate,
 }
 
 impl Sender {
@@ -258,6 +262,7 @@ impl Sender {
             rack,
             rate,
             pacer: None,
+            radio: RadioGate::default(),
             counters: SenderCounters::default(),
         }
     }
@@ -830,6 +835,8 @@ impl Sender {
         if FULL || PACE {
             if let Some(p) = self.pacer.as_mut() {
                 p.on_sent(now, len, self.tcb.mss, self.tcb.min_rtt);
+            } else {
+                self.radio.on_sent();
             }
         }
         // RFC 6298 §5.1: start the timer if it is not running.
@@ -1012,6 +1019,8 @@ impl Sender {
                 p.hold();
                 false
             }
+            // The slotted mode's radio (`radio.rs`; free from the start in every other run).
+            None if FULL || PACE => self.radio.may_send(now),
             _ => true,
         }
     }
