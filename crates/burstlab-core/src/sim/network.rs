@@ -282,9 +282,9 @@ impl Network {
                 // The engine reads the radio's packet back from its first link (`flush`).
                 let alone = self.flows.iter().filter(|g| g.forward.contains(&f.forward[0]) || g.reverse.contains(&f.forward[0])).count() == 1;
                 let slotted = matches!(self.servers[self.links[f.forward[0]].server], Timing::Slotted { .. });
-                let unpaced = matches!(&f.kind, FlowKind::Tcp(t) if !t.paced());
-                if !(alone && slotted && unpaced) {
-                    return Err(Error::param(&what("radio"), true, "an unpaced TCP flow alone on a slotted first link"));
+                let tcp = matches!(&f.kind, FlowKind::Tcp(_));
+                if !(alone && slotted && tcp) {
+                    return Err(Error::param(&what("radio"), true, "a TCP flow alone on a slotted first link"));
                 }
             }
             match &f.kind {

@@ -202,9 +202,6 @@ impl Scenario {
             if s.trace.is_empty() {
                 return Err(Error::Empty("run_trace: the trace is empty".into()));
             }
-            if s.queue == SenderQueue::Radio && self.tcp.paced() {
-                return Err(Error::param("sender_queue", "radio", "'fifo' with a paced TCP (the radio sends one packet per slot; a pacer would hold it too)"));
-            }
             return crate::time::check_slotted_run(s.trace.len(), s.slot);
         }
         let w = &self.workload;
@@ -398,14 +395,20 @@ mod tests {
         assert!(long < 0.75 * short, "fifo: {short} pps at 30,000 slots, {long} at 300,000");
     }
 
+    /// A paced sender (BBR) on a radio waits for both gates: still one packet per slot at
+    /// most, at most one waiting, and the run ends (its pacer's and its radio's wake-ups
+    /// share the flow's pacing slot).
     #[test]
-    fn a_radio_needs_an_unpaced_tcp() {
-        let mut t = BitTrace::new();
-        t.push(true);
-        let bbr = Scenario::slotted(TcpConfig::variant(Variant::Bbr), t.clone(), SLOT, AckPath::Lossless, 1);
-        assert!(bbr.validate().is_ok());
-        let e = bbr.with_sender_queue(SenderQueue::Radio).validate().unwrap_err().to_string();
-        assert!(e.contains("sender_queue") && e.contains("radio"), "{e}");
+    fn a_paced_sender_on_a_radio_waits_for_both() {
+        let bbr = |trace, q| Scenario::slotted(TcpConfig::variant(Variant::Bbr), trace, SLOT, AckPath::Lossless, 1).with_sender_queue(q);
+        let mut ones = BitTrace::new();
+        (0..2_000).for_each(|_| ones.push(true));
+        let pkts = data_on_link(bbr(ones.clone(), SenderQueue::Radio));
+        assert!(most_waiting(&pkts) <= 1);
+        let r = run(bbr(ones, SenderQueue::Radio)).unwrap();
+        assert!(r.goodput_pps > 50.0 && r.counters.packets_sent <= 2_001, "{} pps, {} sent", r.goodput_pps, r.counters.packets_sent);
+        let pkts = data_on_link(bbr(bernoulli(0.25, 20_000, 3), SenderQueue::Radio));
+        assert!(pkts.len() > 100 && most_waiting(&pkts) <= 1, "{} sent, {} waiting", pkts.len(), most_waiting(&pkts));
         assert_eq!(SenderQueue::parse("Radio").unwrap(), SenderQueue::Radio);
         assert!(SenderQueue::parse("lifo").unwrap_err().to_string().contains("fifo, radio"));
     }

@@ -143,10 +143,10 @@ impl<const LOG: bool, const FULL: bool, const PACE: bool, S: Store> Engine<LOG, 
             self.push_timer(d, Timer::Rto(f as u32));
         }
         if FULL || PACE {
-            let sender = &mut self.flows.at_mut(f).tcp().sender;
-            if sender.radio.on {
+            if self.flows.at_mut(f).tcp().sender.radio.on {
                 self.radio_placed(f, first, sent > 0);
-            } else if let Some(d) = sender.pace_due() {
+            }
+            if let Some(d) = self.flows.at_mut(f).tcp().sender.pace_due() {
                 // A paced sender held by its pacer: one timer for its next burst.
                 self.set_pace(f, d);
             }
@@ -413,15 +413,15 @@ impl<const LOG: bool, const FULL: bool, const PACE: bool, S: Store> Engine<LOG, 
         // (the paced plain build's send loop only in that engine: an engine without paced
         // flows never fires a pacing timer, and keeps the full loop's one copy)
         let sender = &mut self.flows[f].tcp().sender;
-        if sender.radio.on {
-            // A radio's wake-up: the sender hands over its next segment, if any; the radio's
-            // state goes back to the engine whatever it sent (`flush`).
-            if sender.on_radio_wake::<FULL>(at, now, &mut self.txbuf) {
-                self.record(f);
-                self.flush_tx(f);
-            }
+        // A radio's wake-up: the sender hands over its next segment, if any; the radio's state
+        // goes back to the engine whatever it sent (`flush`). (A paced radio sender's pacer has
+        // wake-ups of its own, told apart by their times: each gate knows its current one.)
+        if sender.radio.on && sender.on_radio_wake::<FULL>(at, now, &mut self.txbuf) {
+            self.record(f);
+            self.flush_tx(f);
             return;
         }
+        let sender = &mut self.flows[f].tcp().sender;
         let sent = if PACE && !FULL { sender.on_pace_timer_plain(at, now, &mut self.txbuf) } else { sender.on_pace_timer(at, now, &mut self.txbuf) };
         if sent {
             self.record(f);

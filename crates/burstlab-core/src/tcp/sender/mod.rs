@@ -835,9 +835,8 @@ impl Sender {
         if FULL || PACE {
             if let Some(p) = self.pacer.as_mut() {
                 p.on_sent(now, len, self.tcb.mss, self.tcb.min_rtt);
-            } else {
-                self.radio.on_sent();
             }
+            self.radio.on_sent();
         }
         // RFC 6298 §5.1: start the timer if it is not running.
         if self.rto_due_at == NO_TIMER {
@@ -1014,7 +1013,8 @@ impl Sender {
         match self.pacer.as_mut() {
             Some(p) if FULL || PACE => {
                 if p.may_send(now) {
-                    return true;
+                    // (and the slotted mode's radio, `radio.rs`: free in every other run)
+                    return self.radio.may_send(now);
                 }
                 p.hold();
                 false

@@ -8,7 +8,8 @@
 //! [`Sender::on_radio_wake`]). So after a timeout the next packet the radio takes is
 //! snd_una, and no stale copy waits behind it. The retransmissions a sender sends at once (a
 //! fast retransmit, a partial ACK's) are not held: one may wait for the slot after the one
-//! the radio's packet holds.
+//! the radio's packet holds. A paced sender (BBR) waits for both its pacer and its radio:
+//! each has its own wake-up, and each wake-up checks that it is its gate's current one.
 use super::{Sender, Tx, NO_TIMER};
 use crate::time::Nanos;
 
@@ -56,7 +57,6 @@ impl RadioGate {
 impl Sender {
     /// This sender hands its packets to a radio, one at a time (the slotted mode's `radio`).
     pub fn use_radio(&mut self) {
-        debug_assert!(self.pacer.is_none(), "a radio sender is not paced (Scenario::validate)");
         self.radio = RadioGate { on: true, ..RadioGate::default() };
     }
 
