@@ -417,7 +417,9 @@ impl<const LOG: bool, const FULL: bool, const PACE: bool, S: Store> Engine<LOG, 
         // goes back to the engine whatever it sent (`flush`). (A paced radio sender's pacer has
         // wake-ups of its own, told apart by their times: each gate knows its current one.)
         if sender.radio.on && sender.on_radio_wake::<FULL>(at, now, &mut self.txbuf) {
-            self.record(f);
+            if !self.txbuf.is_empty() {
+                self.record(f); // (a series row where the wake-up sent, as a pacer's does)
+            }
             self.flush_tx(f);
             return;
         }
