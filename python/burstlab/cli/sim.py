@@ -445,9 +445,9 @@ def _name_options(e: _core.ParameterError) -> _core.ParameterError:
 @click.option("--format", "trace_format", default=None, type=FORMAT, help="Format of the --trace file (default: detected, see docs/traces.md).")
 @click.option("--slot", default="10ms", show_default=True, type=DURATION, help="Slot length with --trace.")
 @click.option("--ack-path", default="lossless", show_default=True, type=click.Choice(["lossless", "trace"]))
-@click.option("--sender-queue", default="fifo", show_default=True, type=click.Choice(["fifo", "radio"]),
-              help="With --trace: how the sender hands its segments to the channel: fifo (each waits for its slot in an unbounded "
-                   "queue) or radio (TinyOS: one packet at a time, the next when its slot ends). docs/study.md \"The sender's queue\".")  # fmt: skip
+@click.option("--sender-queue", default="radio", show_default=True, type=click.Choice(["radio", "fifo"]),
+              help="With --trace: how the sender hands its segments to the channel: radio (TinyOS: one packet at a time, the next when "
+                   "its slot ends) or fifo (each waits for its slot in an unbounded queue). docs/study.md \"The sender's queue\".")  # fmt: skip
 @click.option("--seed", default=1, show_default=True, type=SEED, help=f"Seed of the (first) run (0 to {SEED_MAX}).")
 @click.option("--seeds", default=1, show_default=True, type=count(1, 100_000),
               help="Replicates: N runs with seeds --seed, --seed + 1, ...; prints each figure's mean ± 95 % confidence interval.")  # fmt: skip

@@ -90,9 +90,9 @@ class StudyConfig:
     replicates: int = setting(5, "Seeds per synthetic condition (independent, GE).", min=1, flag="--seeds")
     seed: int = setting(0, "Study seed (synthetic conditions, simulator).", min=0, max=2**32 - 1)
     ack_path: str = setting("lossless", "ACKs: lossless, or through the trace.", choices=("lossless", "trace"))
-    sender_queue: str = setting("fifo", "How the sender hands its segments to the slotted channel: fifo (each waits for its slot in an unbounded "
-                                        "queue) or radio (TinyOS: one packet at a time, the next when its slot ends); docs/study.md "
-                                        "\"The sender's queue\".", choices=("fifo", "radio"))  # fmt: skip
+    sender_queue: str = setting("radio", "How the sender hands its segments to the slotted channel: radio (TinyOS: one packet at a time, the next "
+                                         "when its slot ends) or fifo (each waits for its slot in an unbounded queue); docs/study.md "
+                                         "\"The sender's queue\".", choices=("radio", "fifo"))  # fmt: skip
     tcp_profile: str = setting("tossim", "TCP: Srinivasan et al.'s TinyOS/TOSSIM NewReno as reconstructed in docs/study.md, or the RFC behaviour of "
                                          "`burstlab sim`.", choices=TCP_PROFILES)  # fmt: skip
     # the congestion control and loss recovery run over the profile's timers and receiver: a
