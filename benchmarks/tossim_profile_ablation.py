@@ -7,7 +7,7 @@ of PRR 0.2-0.95 (100,000 slots of 10 ms, Mirage timers) and, on the built-in syn
 testbed's links with PRR 0.30-0.40, each link's goodput, the mean over independent twins and
 the difference (Srinivasan et al. §4 report 2-14 packets/s and differences of 20-320 % there).
 
-    python benchmarks/tossim_profile_ablation.py [--seeds 3]
+    python benchmarks/tossim_profile_ablation.py [--seeds 3] [--sender-queue radio|fifo]
 """
 
 from __future__ import annotations
@@ -40,6 +40,7 @@ STEPS = [
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--seeds", type=int, default=3, help="independent twins per testbed link")
+    ap.add_argument("--sender-queue", default="radio", choices=("radio", "fifo"), help="the slotted sender's queue (docs/study.md)")
     a = ap.parse_args()
     assert TcpConfig(**{**RFC, **STEPS[5][1]}) == TcpConfig.tossim(), "step F must be the tossim profile"
     band = []
@@ -51,11 +52,11 @@ def main() -> None:
     print(f"{'step':40s} Bernoulli PRR " + " ".join(f"{p:>5}" for p in prrs) + "  | testbed PRR 0.30-0.40: link/independent pkt/s (difference)")
     for label, kw in STEPS:
         tcp = TcpConfig(**{**RFC, **kw})
-        bern = [run_trace(Trace(LossModel.bernoulli(1 - p).sample(100_000, 3)), slot=SLOT, tcp=tcp).goodput_pps for p in prrs]
+        bern = [run_trace(Trace(LossModel.bernoulli(1 - p).sample(100_000, 3)), slot=SLOT, tcp=tcp, sender_queue=a.sender_queue).goodput_pps for p in prrs]
         cells = []
         for t, st in band:
-            emp = run_trace(t, slot=SLOT, tcp=tcp).goodput_pps
-            ind = float(np.mean([run_trace(Trace(LossModel.bernoulli(1 - st.prr).sample(len(t), s)), slot=SLOT, tcp=tcp).goodput_pps for s in range(a.seeds)]))
+            emp = run_trace(t, slot=SLOT, tcp=tcp, sender_queue=a.sender_queue).goodput_pps
+            ind = float(np.mean([run_trace(Trace(LossModel.bernoulli(1 - st.prr).sample(len(t), s)), slot=SLOT, tcp=tcp, sender_queue=a.sender_queue).goodput_pps for s in range(a.seeds)]))
             cells.append(f"{t.meta.get('kind', '?')[:5]} {emp:.2f}/{ind:.2f} ({100 * (emp - ind) / ind:+.0f}%)" if ind > 0 else f"{emp:.2f}/0")
         print(f"{label:40s} {'':14s}" + " ".join(f"{x:5.1f}" for x in bern) + "  | " + "; ".join(cells))
 

@@ -157,8 +157,10 @@ def test_tossim_profile_idle_acks_fast_retransmit_and_no_backoff() -> None:
     transfer is exactly 100 slots ahead of RFC's."""
     bits = np.ones(1000, dtype=np.uint8)
     bits[2:202] = 0
-    rfc = run_trace(bits, slot=0.01, tcp=TcpConfig(max_cwnd=130, ack_timeout=0.3), series=True)
-    tos = run_trace(bits, slot=0.01, tcp=TcpConfig.tossim(), series=True)
+    # (the timeline of the FIFO sender queue, for which it was worked out; a radio's wake-ups
+    # at each slot's end add series rows: tests/test_sender_queue.py)
+    rfc = run_trace(bits, slot=0.01, tcp=TcpConfig(max_cwnd=130, ack_timeout=0.3), series=True, sender_queue="fifo")
+    tos = run_trace(bits, slot=0.01, tcp=TcpConfig.tossim(), series=True, sender_queue="fifo")
     t_rfc = np.round(rfc.series["time"][:4], 3).tolist()
     t_tos = np.round(tos.series["time"][:10], 3).tolist()
     assert t_rfc == [0.0, 0.02, 1.02, 3.02]

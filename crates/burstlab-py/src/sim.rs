@@ -9,7 +9,7 @@ use crate::loss::PyLossModel;
 use crate::trace::PyBitTrace;
 use burstlab_core::link::{BufferUnit, CodelParams, FqParams, LossMode, RedParams};
 use burstlab_core::results::SimResult;
-use burstlab_core::sim::{AckLoss, AckPath, LinkConfig, Scenario, TcpConfig, Variant, Workload};
+use burstlab_core::sim::{AckLoss, AckPath, LinkConfig, Scenario, SenderQueue, TcpConfig, Variant, Workload};
 use burstlab_core::param::Value;
 use burstlab_core::tcp::profiles;
 use burstlab_core::Error;
@@ -237,7 +237,7 @@ fn run_scenario<'py>(py: Python<'py>, config: &Bound<'py, PyDict>, sc: Scenario)
 }
 
 /// Slotted trace-driven run (Srinivasan et al. §3.1). `config` keys: `tcp` (dict), `slot`
-/// (seconds), `ack_path` ("lossless" | "trace"), `seed`, `series`.
+/// (seconds), `ack_path` ("lossless" | "trace"), `sender_queue` ("fifo" | "radio"), `seed`, `series`.
 #[pyfunction]
 fn simulate_trace<'py>(
     py: Python<'py>,
@@ -250,7 +250,9 @@ fn simulate_trace<'py>(
     burstlab_core::time::check_slotted_run(trace.inner.len(), slot).py()?;
     let ack_path: String = req(config, "ack_path", "lossless".to_string())?;
     let seed = seed(config)?;
-    let mut sc = Scenario::slotted(tcp, trace.inner.clone(), slot, AckPath::parse(&ack_path).py()?, seed);
+    let queue: String = req(config, "sender_queue", "fifo".to_string())?;
+    let queue = SenderQueue::parse(&queue).py()?;
+    let mut sc = Scenario::slotted(tcp, trace.inner.clone(), slot, AckPath::parse(&ack_path).py()?, seed).with_sender_queue(queue);
     sc.series = req(config, "series", false)?;
     run_scenario(py, config, sc)
 }

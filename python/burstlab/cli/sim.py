@@ -75,7 +75,7 @@ _LINK_ONLY = ("rate", "delay", "buffer", "buffer_unit", "loss", "loss_mode", "ac
               "queue", *(f"red_{k}" for k in ("min_th", "max_th", "max_p", "weight", "gentle", "wait", "ecn", "hard_drop",
                                               "mean_packet_bytes")),
               *(f"codel_{k}" for k in ("target", "interval", "mtu", "ecn")), *(f"fq_codel_{k}" for k in ("quantum", "flows", "drop_batch")))  # fmt: skip
-_TRACE_ONLY = ("trace_format", "slot", "ack_path")
+_TRACE_ONLY = ("trace_format", "slot", "ack_path", "sender_queue")
 #: What goes with a scenario file (the file describes the whole network).
 _SCENARIO_OPTIONS = ("scenario", "seed", "seeds", "as_json", "plot_dir", "workers", "log_file", "max_events")
 
@@ -189,7 +189,7 @@ HELP_SECTIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("TCP", ("cc", "recovery", "mss", "init_cwnd", "rwnd", "max_cwnd", "delayed_ack", "rto_min", "ecn", "timestamps")),
     ("Link", ("buffer", "buffer_unit", "queue", "red_min_th", "red_max_th", "red_max_p", "red_weight", "red_gentle", "red_wait", "red_ecn",
               "red_hard_drop", "red_mean_packet_bytes", "codel_target", "codel_interval", "codel_mtu", "codel_ecn", "fq_codel_quantum",
-              "fq_codel_flows", "fq_codel_drop_batch", "ack_path")),
+              "fq_codel_flows", "fq_codel_drop_batch", "ack_path", "sender_queue")),
     ("Loss", ("loss_mode", "ack_loss", "trace_file", "trace_format", "slot")),
     ("Link layer", ()),  # --link-layer is among the most used
     ("Run and output", ("size", "warmup", "workers", "plot_dir", "log_file", "max_events", "show_config", "series_out", "help_all")),
@@ -445,6 +445,9 @@ def _name_options(e: _core.ParameterError) -> _core.ParameterError:
 @click.option("--format", "trace_format", default=None, type=FORMAT, help="Format of the --trace file (default: detected, see docs/traces.md).")
 @click.option("--slot", default="10ms", show_default=True, type=DURATION, help="Slot length with --trace.")
 @click.option("--ack-path", default="lossless", show_default=True, type=click.Choice(["lossless", "trace"]))
+@click.option("--sender-queue", default="radio", show_default=True, type=click.Choice(["radio", "fifo"]),
+              help="With --trace: how the sender hands its segments to the channel: radio (TinyOS: one packet at a time, the next when "
+                   "its slot ends) or fifo (each waits for its slot in an unbounded queue). docs/study.md \"The sender's queue\".")  # fmt: skip
 @click.option("--seed", default=1, show_default=True, type=SEED, help=f"Seed of the (first) run (0 to {SEED_MAX}).")
 @click.option("--seeds", default=1, show_default=True, type=count(1, 100_000),
               help="Replicates: N runs with seeds --seed, --seed + 1, ...; prints each figure's mean ± 95 % confidence interval.")  # fmt: skip
@@ -594,13 +597,14 @@ def _run_trace_mode(kw: dict[str, Any], tcps: list[tuple[str, Any]], seeds: list
     series = plot or kw["series_out"] is not None
     rkw = run_kw(kw["max_events"], single=len(tcps) == 1)
     jobs: list[Callable[[], Any]] = [
-        partial(run_trace, trace, slot=kw["slot"], tcp=tcp, ack_path=kw["ack_path"], seed=seeds[0], series=series, **rkw)
+        partial(run_trace, trace, slot=kw["slot"], tcp=tcp, ack_path=kw["ack_path"], seed=seeds[0], series=series,
+                sender_queue=kw["sender_queue"], **rkw)
         for _, tcp in tcps
     ]
     _announce(len(jobs), tcps, seeds, workers)
     results = run_parallel(jobs, workers)
     title = (f"TCP over the trace {kw['trace_file']}: {len(trace)} slots of {kw['slot'] * 1e3:g} ms, one transmission opportunity "
-             f"each (Srinivasan et al. §3.1), ACK path {kw['ack_path']}; profile {kw['profile']}")  # fmt: skip
+             f"each (Srinivasan et al. §3.1), ACK path {kw['ack_path']}, sender queue {kw['sender_queue']}; profile {kw['profile']}")  # fmt: skip
     return title, [[r] for r in results], [(r.series, None, 0, None) for r in results] if plot else []
 
 

@@ -108,20 +108,24 @@ class LinkTask:
     ack_path: str
     chunk: int
     items: tuple[Item, ...]
+    sender_queue: str = "radio"
 
 
 def plan(cfg: StudyConfig, links: Sequence[StudyLink]) -> list[LinkTask]:
     """All link tasks with every (condition, replicate) item and its key.
 
     An item's configuration is :func:`burstlab.store.canonical_json` of {study, link, condition,
-    replicate, seed, slot, profile, tcp, ack_path, chunk, results version} and its key the
-    SHA-256 of that text (= :func:`burstlab.store.config_hash`). The parts shared by every
+    replicate, seed, slot, profile, tcp, ack_path, chunk, results version}, plus the sender's
+    queue unless it is ``fifo`` (so items stored before the choice existed keep their keys, and
+    the two choices' results never mix), and its key the SHA-256 of that text
+    (= :func:`burstlab.store.config_hash`). The parts shared by every
     item are checked and made canonical once; each item's text is then ``json.dumps`` of plain
     values with sorted keys, the same canonical text at a fraction of the cost (issue 12)."""
     prof = cfg.prof
     tcp = cfg.tcp()
+    queue = {} if cfg.sender_queue == "fifo" else {"sender_queue": cfg.sender_queue}
     shared = json.loads(canonical_json({"study": STUDY, "slot": prof.slot, "profile": prof.name, "tcp": tcp, "ack_path": cfg.ack_path,
-                                        "chunk": cfg.chunk, "burstlab_version": results_version()}))
+                                        "chunk": cfg.chunk, "burstlab_version": results_version(), **queue}))
     tasks = []
     for lk in links:
         link = json.loads(canonical_json({"id": lk.link_id, "group": lk.group, "bits_sha256": trace_fingerprint(lk.trace), "length": len(lk.trace)}))
@@ -135,7 +139,7 @@ def plan(cfg: StudyConfig, links: Sequence[StudyLink]) -> list[LinkTask]:
         assert st.prr is not None and st.mu is not None  # select_links guarantees both
         tasks.append(
             LinkTask(lk.link_id, lk.group, lk.subgroup, lk.synthetic, lk.trace.packed(), len(lk.trace), st.prr, st.mu,
-                     prof.slot, prof.link_pps, tcp, cfg.ack_path, cfg.chunk, tuple(items))
+                     prof.slot, prof.link_pps, tcp, cfg.ack_path, cfg.chunk, tuple(items), cfg.sender_queue)
         )
     return tasks
 
@@ -189,9 +193,9 @@ def condition_trace(task: LinkTask, item: Item) -> Trace:
     raise ParameterError(f"invalid parameter condition = {item.condition!r}: expected one of {CONDITIONS}")
 
 
-def simulate(trace: Trace, slot: float, tcp: dict[str, Any], ack_path: str, seed: int) -> Any:
+def simulate(trace: Trace, slot: float, tcp: dict[str, Any], ack_path: str, seed: int, sender_queue: str = "radio") -> Any:
     """NewReno over ``trace`` in slotted trace-driven mode (Srinivasan et al. §3.1)."""
-    return run_trace(trace, slot=slot, tcp=TcpConfig(**tcp), ack_path=ack_path, seed=seed)  # type: ignore[arg-type]
+    return run_trace(trace, slot=slot, tcp=TcpConfig(**tcp), ack_path=ack_path, seed=seed, sender_queue=sender_queue)  # type: ignore[arg-type]
 
 
 def run_link(task: LinkTask) -> list[dict[str, Any]]:
@@ -220,7 +224,7 @@ def run_link(task: LinkTask) -> list[dict[str, Any]]:
             rows.append({**base, **{c: None for c in RUN_SCHEMA if c not in base}, "note": f"no trace: {e}"})
             continue
         st = trace_stats(tr, chunk=task.chunk, convergence_points=1, warn=False)
-        res = simulate(tr, task.slot, task.tcp, task.ack_path, item.seed)
+        res = simulate(tr, task.slot, task.tcp, task.ack_path, item.seed, task.sender_queue)
         rows.append(
             {
                 **base,

@@ -293,7 +293,7 @@ def build_report(cfg: Any, links: Sequence[dict[str, Any]], runs: Sequence[dict[
     b.append(("p", f"burstlab {__version__}; method of Srinivasan et al. (\"PRR Is Not Enough\"): TCP NewReno in slotted trace-driven mode over each link's "
                    f"trace (a), over {cfg.replicates} independent links with the same PRR and length (b) and over {cfg.replicates} Gilbert-Elliott links with the same PRR and μ (c)."))
     b.append(("ul", [
-        f"profile `{prof.name}` (Srinivasan et al. §3.1-3.2): {prof.slot * 1000:g} ms slots ({prof.link_pps:g} link packets/s), RTO {prof.rto_min:g}-{prof.rto_max:g} s, ACK timeout {prof.ack_timeout * 1000:g} ms, max window {prof.max_cwnd} packets; ACK path: {cfg.ack_path}",
+        f"profile `{prof.name}` (Srinivasan et al. §3.1-3.2): {prof.slot * 1000:g} ms slots ({prof.link_pps:g} link packets/s), RTO {prof.rto_min:g}-{prof.rto_max:g} s, ACK timeout {prof.ack_timeout * 1000:g} ms, max window {prof.max_cwnd} packets; ACK path: {cfg.ack_path}; sender queue: {cfg.sender_queue}",
         _tcp_line(cfg),
         f"links simulated: {s['n_links']} with PRR in {cfg.prr_range[0]:g}-{cfg.prr_range[1]:g} and μ defined; {s['n_intermediate']} intermediate (PRR {cfg.fit_range[0]:g}-{cfg.fit_range[1]:g}) go into the fits; median trace length {_fmt(s['median_length'], 0)} packets",
         "left out: " + (", ".join(f"{v} ({k})" for k, v in sorted(excluded.items())) or "none"),
@@ -415,6 +415,8 @@ def _cli_args(cfg: Any) -> list[str]:
         a += ["--folds", str(cfg.folds)]
     if cfg.ack_path != "lossless":
         a += ["--ack-path", cfg.ack_path]
+    if cfg.sender_queue != StudyConfig.sender_queue:
+        a += ["--sender-queue", cfg.sender_queue]
     if cfg.max_links:
         a += ["--max-links", str(cfg.max_links)]
     return a

@@ -90,6 +90,9 @@ class StudyConfig:
     replicates: int = setting(5, "Seeds per synthetic condition (independent, GE).", min=1, flag="--seeds")
     seed: int = setting(0, "Study seed (synthetic conditions, simulator).", min=0, max=2**32 - 1)
     ack_path: str = setting("lossless", "ACKs: lossless, or through the trace.", choices=("lossless", "trace"))
+    sender_queue: str = setting("radio", "How the sender hands its segments to the slotted channel: radio (TinyOS: one packet at a time, the next "
+                                         "when its slot ends) or fifo (each waits for its slot in an unbounded queue); docs/study.md "
+                                         "\"The sender's queue\".", choices=("radio", "fifo"))  # fmt: skip
     tcp_profile: str = setting("tossim", "TCP: Srinivasan et al.'s TinyOS/TOSSIM NewReno as reconstructed in docs/study.md, or the RFC behaviour of "
                                          "`burstlab sim`.", choices=TCP_PROFILES)  # fmt: skip
     # the congestion control and loss recovery run over the profile's timers and receiver: a
@@ -147,6 +150,8 @@ class StudyConfig:
             raise ParameterError(f"invalid parameter rto_backoff_reset = {self.rto_backoff_reset!r}: expected 'sample' or 'new_ack'")
         if self.ack_path not in ("lossless", "trace"):
             raise ParameterError(f"invalid parameter ack_path = {self.ack_path!r}: expected 'lossless' or 'trace'")
+        if self.sender_queue not in ("fifo", "radio"):
+            raise ParameterError(f"invalid parameter sender_queue = {self.sender_queue!r}: expected 'fifo' or 'radio'")
         for name, (lo, hi) in (("prr_range", self.prr_range), ("fit_range", self.fit_range)):
             if not 0.0 <= lo < hi <= 1.0:
                 raise ParameterError(f"invalid parameter {name} = {(lo, hi)}: expected 0 <= low < high <= 1")

@@ -150,6 +150,7 @@ def run_trace(
     seed: int = 1,
     series: bool = False,
     *,
+    sender_queue: Literal["fifo", "radio"] = "radio",
     max_events: int | None = None,
     progress: Progress | None = None,
 ) -> SimResult:
@@ -161,7 +162,11 @@ def run_trace(
     array of 0/1. ``ack_path="lossless"``: each ACK arrives at the end of the slot in
     which it is sent (the slot in which the data arrived); ``"trace"``: ACKs take
     transmission opportunities on the same channel and their slot's entry decides
-    their fate.
+    their fate. ``sender_queue``: how the sender hands its segments to the channel (a detail the
+    paper leaves open; docs/study.md "The sender's queue"): ``"radio"`` (default), a TinyOS
+    radio holding one packet, the sender picking its next segment when the slot of the last
+    has ended; ``"fifo"``, every segment it releases waits for its slot in an unbounded queue
+    (burstlab's behaviour before the choice existed).
     """
     import hashlib
 
@@ -181,6 +186,7 @@ def run_trace(
         "tcp": tcp_dict(tcp),
         "slot": float(slot),
         "ack_path": ack_path,
+        "sender_queue": sender_queue,
         "seed": int(seed),
         "series": bool(series),
         "trace_len": len(bits),

@@ -17,6 +17,7 @@
 //! bottlenecks). A transfer of a fixed size sends at most a multiple of its segments.
 use super::network::{FlowKind, Network};
 use crate::link::{BufferUnit, LinkLayerConfig, Timing};
+use crate::tcp::config::CcKind;
 use crate::time::{to_secs_f64, Nanos, NS_PER_S};
 use crate::{Error, Result};
 
@@ -93,6 +94,13 @@ fn server_pps(net: &Network, server: usize, bits: f64) -> Option<f64> {
     }
 }
 
+/// Whether link `l` is a slotted channel's FIFO that no buffer bounds (the slotted mode's
+/// forward link: `sim/scenario.rs`).
+fn unbounded_slotted_fifo(net: &Network, l: usize) -> bool {
+    let link = &net.links[l];
+    matches!(net.servers[link.server], Timing::Slotted { .. }) && link.buffer == u64::MAX
+}
+
 /// The segments a TCP flow sends at its start: its initial window, at most its transfer.
 fn initial_window(t: &crate::tcp::config::TcpConfig, size: Option<u64>) -> f64 {
     let segs = size.map_or(u64::MAX, |s| s.div_ceil(t.mss.max(1)));
@@ -156,6 +164,26 @@ pub fn estimate(net: &Network) -> Estimate {
             // segment, 1 GB of ring, in a slotted run).
             if path_pps.is_finite() && 1.0 / path_pps > to_secs_f64(every.max(1)) {
                 window += timeouts;
+            }
+            // A slotted FIFO of unbounded buffer (the slotted mode's `fifo` queue) keeps every
+            // copy the sender releases until its slot comes: go-back-N after a timeout queues
+            // new copies behind the stale ones, and once the queue is longer than the RTO
+            // every timeout adds a window more (docs/study.md "The sender's queue": 5·10^6
+            // packets queued in 4·10^6 slots). Bounded by what the sender can release: between
+            // two timeouts its send loop moves snd_nxt forward by what snd_una moved (at most
+            // one segment per slot) plus its largest window, which is at most `max_cwnd` and,
+            // for the Reno family, the loss window (RFC 5681 §3.1: one segment) grown by at
+            // most a segment per ACK and what the ACKs acknowledge; and each ACK may send one
+            // retransmission at once (fast retransmit, partial ACK).
+            if !f.radio && f.forward.first().is_some_and(|&l| unbounded_slotted_fifo(net, l)) {
+                let slots = path_pps * active[i];
+                let acks = slots + if t.ack_on_idle && t.delayed_ack { active[i] / to_secs_f64(t.ack_timeout.max(1)) } else { 0.0 };
+                let mut windows = t.max_cwnd.map_or(f64::INFINITY, |w| (w as f64 + 1.0) * (timeouts + 1.0));
+                if matches!(t.cc, CcKind::Reno | CcKind::LinuxReno) {
+                    windows = windows.min(timeouts + 1.0 + acks + slots);
+                }
+                let windows = windows.min(slots * (timeouts + 1.0)); // (a window beyond the trace is never sent)
+                window = window.max(slots + windows + acks + initial_window(t, f.size));
             }
             // The idle ACK timer (`ack_on_idle`, the tossim profile) fires once per
             // ack_timeout of silence whatever the data does, and each firing sends an ACK
@@ -285,7 +313,7 @@ fn check_within(net: &Network, max_events: u64, option: &str, limit: Option<f64>
                 e.in_flight,
                 e.memory_bytes() / 1e9,
                 limit / 3e9,
-            )));
+            ) + if slotted_fifo(net) { "; a slotted run's FIFO keeps every copy the sender releases: a shorter trace or the sender's radio (sender_queue = radio) bounds it" } else { "" }));
         }
         // The same third for what the run records: its vectors double as they grow, and
         // the results are copied out of them once.
@@ -308,6 +336,11 @@ fn check_within(net: &Network, max_events: u64, option: &str, limit: Option<f64>
         }
     }
     Ok(e)
+}
+
+/// Whether a TCP flow of `net` sends into an unbounded slotted FIFO ([`unbounded_slotted_fifo`]).
+fn slotted_fifo(net: &Network) -> bool {
+    net.flows.iter().any(|f| f.is_tcp() && !f.radio && f.forward.first().is_some_and(|&l| unbounded_slotted_fifo(net, l)))
 }
 
 /// Events per CPU-second of the engine (a conservative figure for the message; measured
@@ -459,5 +492,28 @@ mod tests {
         let r = crate::sim::run_network(sc(slot / 1000).into_network()).unwrap();
         let sent = r.flows[0].result.counters.packets_sent as f64;
         assert!(sent <= estimate(&sc(slot / 1000).into_network()).in_flight + 64.0, "{sent}");
+    }
+
+    /// The slotted mode's FIFO keeps every copy the sender releases: a long run of the PRR/μ
+    /// study's TCP on a stationary 25 % loss channel queues more than a window (it falls into
+    /// the collapse of docs/study.md "The sender's queue"), and the estimate bounds what it
+    /// sends, so what it queues; the radio holds one packet, and its estimate stays a window.
+    #[test]
+    fn a_slotted_fifo_holds_what_its_sender_releases() {
+        use crate::loss::{Bernoulli, LossModel};
+        use crate::sim::scenario::{AckPath, SenderQueue};
+        use crate::trace::BitTrace;
+        let mut trace = BitTrace::new();
+        Bernoulli::new(0.25).unwrap().sample_into(300_000, &mut crate::rng::stream(7, 9), &mut trace);
+        let tcp = TcpConfig::profile("tossim").unwrap();
+        let sc = |q| Scenario::slotted(tcp.clone(), trace.clone(), 10 * crate::time::NS_PER_MS, AckPath::Lossless, 7).with_sender_queue(q);
+        let fifo = estimate(&sc(SenderQueue::Fifo).into_network());
+        let r = crate::sim::run(sc(SenderQueue::Fifo)).unwrap();
+        let sent = r.counters.packets_sent as f64;
+        assert!(sent > 300_000.0 * 0.5, "the run queues far more than a window: {sent}");
+        assert!(fifo.in_flight >= sent, "{fifo:?} {sent}");
+        assert!(fifo.in_flight < 10.0 * 300_000.0, "{fifo:?}");
+        let radio = estimate(&sc(SenderQueue::Radio).into_network());
+        assert!(radio.in_flight <= 131.0 + 1.0, "{radio:?}");
     }
 }

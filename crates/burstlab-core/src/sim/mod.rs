@@ -13,5 +13,5 @@ pub mod budget;
 pub use engine::{run, run_logged, run_network, run_network_logged, run_network_watched, run_watched, LogEvent, LogKind, LogRec, Pkt, PktKind};
 pub use network::{FlowKind, FlowSpec, LinkLoss, LinkSpec, Network, OnOff};
 pub use watch::{Progress, Watch};
-pub use scenario::{AckLoss, AckPath, LinkConfig, Scenario, SlottedConfig, TcpConfig, Variant, Workload};
+pub use scenario::{AckLoss, AckPath, LinkConfig, Scenario, SenderQueue, SlottedConfig, TcpConfig, Variant, Workload};
 

@@ -94,6 +94,9 @@ pub struct FlowSpec {
     pub forward: Vec<usize>,
     /// Links its ACKs cross, in order (TCP only).
     pub reverse: Vec<usize>,
+    /// TCP: the sender hands its first link one packet at a time, the next when the slot
+    /// of the last has ended (the slotted mode's `radio` queue, [`super::SenderQueue`]).
+    pub radio: bool,
 }
 
 impl FlowSpec {
@@ -107,6 +110,7 @@ impl FlowSpec {
             stop: None,
             forward,
             reverse,
+            radio: false,
         }
     }
 
@@ -120,6 +124,7 @@ impl FlowSpec {
             stop: None,
             forward,
             reverse: vec![],
+            radio: false,
         }
     }
 
@@ -272,6 +277,15 @@ impl Network {
             }
             if f.start >= self.duration {
                 return Err(Error::param(&what("start"), f.start as f64 / 1e9, "earlier than the end of the run"));
+            }
+            if f.radio {
+                // The engine reads the radio's packet back from its first link (`flush`).
+                let alone = self.flows.iter().filter(|g| g.forward.contains(&f.forward[0]) || g.reverse.contains(&f.forward[0])).count() == 1;
+                let slotted = matches!(self.servers[self.links[f.forward[0]].server], Timing::Slotted { .. });
+                let tcp = matches!(&f.kind, FlowKind::Tcp(_));
+                if !(alone && slotted && tcp) {
+                    return Err(Error::param(&what("radio"), true, "a TCP flow alone on a slotted first link"));
+                }
             }
             match &f.kind {
                 FlowKind::Tcp(t) => {

@@ -117,11 +117,30 @@ crate::named_enum!(
     }
 );
 
+crate::named_enum!(
+    /// How the slotted mode's sender hands its segments to the channel: a detail Srinivasan
+    /// et al. leave open ("TCP signals the simulator for a packet transmission; the success
+    /// or failure of that packet is determined by the datatrace entry at the corresponding
+    /// time", §3.1; their TOSSIM stack was not published). docs/study.md "The sender's queue".
+    SenderQueue, "sender_queue" {
+        /// Every segment the sender releases waits for its slot in an unbounded FIFO, in the
+        /// order sent: a timeout's go-back-N queues new copies behind the stale ones still
+        /// waiting (the mode's behaviour before the choice existed).
+        Fifo = "fifo",
+        /// A TinyOS radio (pull): it holds one packet; the sender hands over its next segment
+        /// when the slot carrying the previous one has ended (sendDone), so after a timeout
+        /// the next packet sent is snd_una (`tcp/sender/radio.rs`).
+        Radio = "radio",
+    }
+);
+
 #[derive(Clone, Debug)]
 pub struct SlottedConfig {
     pub trace: BitTrace,
     pub slot: Nanos,
     pub ack_path: AckPath,
+    /// The sender's queue discipline ([`SenderQueue`]).
+    pub queue: SenderQueue,
 }
 
 #[derive(Debug)]
@@ -162,8 +181,16 @@ impl Scenario {
         let end = trace.len() as u64 * slot;
         let mut sc = Scenario::new(tcp, LinkConfig::new(1, 0, u64::MAX), Workload::bulk(end));
         sc.seed = seed;
-        sc.slotted = Some(SlottedConfig { trace, slot, ack_path });
+        sc.slotted = Some(SlottedConfig { trace, slot, ack_path, queue: SenderQueue::Fifo });
         sc
+    }
+
+    /// This slotted scenario with the sender's queue discipline `queue` (fifo by default).
+    pub fn with_sender_queue(mut self, queue: SenderQueue) -> Self {
+        if let Some(s) = self.slotted.as_mut() {
+            s.queue = queue;
+        }
+        self
     }
 
     pub fn validate(&self) -> Result<()> {
@@ -240,7 +267,9 @@ impl Scenario {
                     net.link(r)
                 }
             };
-            net.flow(FlowSpec::tcp("flow", self.tcp, vec![f], vec![r]));
+            let mut flow = FlowSpec::tcp("flow", self.tcp, vec![f], vec![r]);
+            flow.radio = s.queue == SenderQueue::Radio;
+            net.flow(flow);
             return net;
         }
         let fwd = self.forward;
@@ -276,5 +305,111 @@ impl Scenario {
         flow.size = w.size;
         net.flow(flow);
         net
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::loss::{Bernoulli, LossModel};
+    use crate::sim::{run, run_logged, LogEvent, LogKind};
+    use crate::time::NS_PER_MS;
+
+    const SLOT: Nanos = 10 * NS_PER_MS;
+
+    /// The PRR/μ study's TCP: the `tossim` profile (Srinivasan et al. §3.1).
+    fn tossim() -> TcpConfig {
+        TcpConfig::profile("tossim").expect("a profile")
+    }
+
+    fn bernoulli(p: f64, n: usize, seed: u64) -> BitTrace {
+        let mut t = BitTrace::new();
+        Bernoulli::new(p).unwrap().sample_into(n, &mut crate::rng::stream(seed, 9), &mut t);
+        t
+    }
+
+    fn slotted(trace: BitTrace, queue: SenderQueue, ack_path: AckPath) -> Scenario {
+        Scenario::slotted(tossim(), trace, SLOT, ack_path, 7).with_sender_queue(queue)
+    }
+
+    /// (entered, service start) of every data packet on the forward link, in order: a
+    /// slotted packet's service is the slot before its arrival (or would-be arrival).
+    fn data_on_link(sc: Scenario) -> Vec<(Nanos, Nanos)> {
+        let mut sc = sc;
+        sc.log = true;
+        let (_, log) = run_logged(sc).expect("a valid run");
+        // (data arrives at its receiver, at the path's end; it is sent into and lost on link 0)
+        let data = log.iter().filter(|r| r.kind == LogKind::Data);
+        let sent: Vec<Nanos> = data.clone().filter(|r| r.event == LogEvent::Sent).map(|r| r.t).collect();
+        let left: Vec<Nanos> =
+            data.filter(|r| matches!(r.event, LogEvent::Arrived | LogEvent::Lost)).map(|r| r.t - SLOT).collect();
+        sent.into_iter().zip(left).collect()
+    }
+
+    /// The most of the flow's packets waiting for their slot at once (entered, not started).
+    fn most_waiting(pkts: &[(Nanos, Nanos)]) -> usize {
+        pkts.iter().map(|&(t, _)| pkts.iter().filter(|&&(e, s)| e <= t && s > t).count()).max().unwrap_or(0)
+    }
+
+    #[test]
+    fn a_lossless_radio_carries_one_segment_per_slot() {
+        let n = 2_000;
+        let mut t = BitTrace::new();
+        (0..n).for_each(|_| t.push(true));
+        let pkts = data_on_link(slotted(t.clone(), SenderQueue::Radio, AckPath::Lossless));
+        // Every slot carries a data segment, slot k the k-th one.
+        assert_eq!(pkts.len(), n);
+        assert!(pkts.iter().enumerate().all(|(k, &(_, s))| s == k as Nanos * SLOT), "one per slot");
+        assert!(pkts.iter().all(|&(e, s)| e == s), "each handed over as its slot starts");
+        let radio = run(slotted(t.clone(), SenderQueue::Radio, AckPath::Lossless)).unwrap();
+        let fifo = run(slotted(t, SenderQueue::Fifo, AckPath::Lossless)).unwrap();
+        assert_eq!(radio.counters.delivered_segments, n as u64);
+        assert_eq!(radio.goodput_pps, fifo.goodput_pps);
+        assert_eq!(radio.goodput_pps, 100.0);
+    }
+
+    #[test]
+    fn a_radio_never_queues_two_of_its_packets() {
+        for ack_path in [AckPath::Lossless, AckPath::Trace] {
+            let pkts = data_on_link(slotted(bernoulli(0.25, 20_000, 3), SenderQueue::Radio, ack_path));
+            assert!(pkts.len() > 1_000);
+            // Lossless ACKs: at most the packet in the radio waits (a retransmission sent
+            // at once joins it only when it is already in its slot). ACKs through the trace
+            // hold slots of the same channel: a fast retransmission may then wait behind it.
+            let most = if ack_path == AckPath::Lossless { 1 } else { 2 };
+            assert!(most_waiting(&pkts) <= most, "{ack_path:?}: {} waiting", most_waiting(&pkts));
+        }
+        // The FIFO queues every copy the sender releases.
+        let fifo = data_on_link(slotted(bernoulli(0.25, 20_000, 3), SenderQueue::Fifo, AckPath::Lossless));
+        assert!(most_waiting(&fifo) > 10, "{}", most_waiting(&fifo));
+    }
+
+    /// A stationary channel: the goodput of a radio does not depend on the trace's length
+    /// (the FIFO's falls into the collapse of docs/study.md "The sender's queue").
+    #[test]
+    fn radio_goodput_does_not_fall_with_the_trace_length() {
+        let goodput = |n: usize, q| run(slotted(bernoulli(0.25, n, 7), q, AckPath::Lossless)).unwrap().goodput_pps;
+        let (short, long) = (goodput(30_000, SenderQueue::Radio), goodput(300_000, SenderQueue::Radio));
+        assert!((long / short - 1.0).abs() < 0.1, "radio: {short} pps at 30,000 slots, {long} at 300,000");
+        let (short, long) = (goodput(30_000, SenderQueue::Fifo), goodput(300_000, SenderQueue::Fifo));
+        assert!(long < 0.75 * short, "fifo: {short} pps at 30,000 slots, {long} at 300,000");
+    }
+
+    /// A paced sender (BBR) on a radio waits for both gates: still one packet per slot at
+    /// most, at most one waiting, and the run ends (its pacer's and its radio's wake-ups
+    /// share the flow's pacing slot).
+    #[test]
+    fn a_paced_sender_on_a_radio_waits_for_both() {
+        let bbr = |trace, q| Scenario::slotted(TcpConfig::variant(Variant::Bbr), trace, SLOT, AckPath::Lossless, 1).with_sender_queue(q);
+        let mut ones = BitTrace::new();
+        (0..2_000).for_each(|_| ones.push(true));
+        let pkts = data_on_link(bbr(ones.clone(), SenderQueue::Radio));
+        assert!(most_waiting(&pkts) <= 1);
+        let r = run(bbr(ones, SenderQueue::Radio)).unwrap();
+        assert!(r.goodput_pps > 50.0 && r.counters.packets_sent <= 2_001, "{} pps, {} sent", r.goodput_pps, r.counters.packets_sent);
+        let pkts = data_on_link(bbr(bernoulli(0.25, 20_000, 3), SenderQueue::Radio));
+        assert!(pkts.len() > 100 && most_waiting(&pkts) <= 1, "{} sent, {} waiting", pkts.len(), most_waiting(&pkts));
+        assert_eq!(SenderQueue::parse("Radio").unwrap(), SenderQueue::Radio);
+        assert!(SenderQueue::parse("lifo").unwrap_err().to_string().contains("fifo, radio"));
     }
 }

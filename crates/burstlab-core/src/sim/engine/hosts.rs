@@ -126,7 +126,8 @@ impl<const LOG: bool, const FULL: bool, const PACE: bool, S: Store> Engine<LOG, 
         let Outbound { hdr, mss, ect, rto } = out;
         let first = *self.paths.at(pos as usize) as usize;
         let now = self.now;
-        for k in 0..self.txbuf.len() {
+        let sent = self.txbuf.len();
+        for k in 0..sent {
             let tx = *self.txbuf.at(k);
             let mut p = Pkt::new(f as u32, pos, now, PktKind::Data, tx.seg, tx.len, tx.retx);
             if FULL {
@@ -142,10 +143,30 @@ impl<const LOG: bool, const FULL: bool, const PACE: bool, S: Store> Engine<LOG, 
             self.push_timer(d, Timer::Rto(f as u32));
         }
         if FULL || PACE {
-            // A paced sender held by its pacer: one timer for its next burst.
+            if self.flows.at_mut(f).tcp().sender.radio.on {
+                self.radio_placed(f, first, sent > 0);
+            }
             if let Some(d) = self.flows.at_mut(f).tcp().sender.pace_due() {
+                // A paced sender held by its pacer: one timer for its next burst.
                 self.set_pace(f, d);
             }
+        }
+    }
+
+    /// Flow `f`'s radio (the slotted mode's `radio` queue, `tcp/sender/radio.rs`): it is free
+    /// when the slot of the last packet it put on link `first` ends (`sent`: it put one
+    /// there just now); a held sender is woken then (its pacing slot). Out of the paced
+    /// flows' way.
+    #[cold]
+    #[inline(never)]
+    fn radio_placed(&mut self, f: usize, first: usize, sent: bool) {
+        let end = sent.then(|| {
+            let p = &self.links.at(first).pipe;
+            let e = p.get(&self.pool, p.len() - 1).expect("the packet just put on the link");
+            p.sent(e)
+        });
+        if let Some(d) = self.flows.at_mut(f).tcp().sender.radio_placed(end) {
+            self.set_pace(f, d);
         }
     }
 
@@ -391,6 +412,17 @@ impl<const LOG: bool, const FULL: bool, const PACE: bool, S: Store> Engine<LOG, 
         let now = self.now;
         // (the paced plain build's send loop only in that engine: an engine without paced
         // flows never fires a pacing timer, and keeps the full loop's one copy)
+        let sender = &mut self.flows[f].tcp().sender;
+        // A radio's wake-up: the sender hands over its next segment, if any; the radio's state
+        // goes back to the engine whatever it sent (`flush`). (A paced radio sender's pacer has
+        // wake-ups of its own, told apart by their times: each gate knows its current one.)
+        if sender.radio.on && sender.on_radio_wake::<FULL>(at, now, &mut self.txbuf) {
+            if !self.txbuf.is_empty() {
+                self.record(f); // (a series row where the wake-up sent, as a pacer's does)
+            }
+            self.flush_tx(f);
+            return;
+        }
         let sender = &mut self.flows[f].tcp().sender;
         let sent = if PACE && !FULL { sender.on_pace_timer_plain(at, now, &mut self.txbuf) } else { sender.on_pace_timer(at, now, &mut self.txbuf) };
         if sent {

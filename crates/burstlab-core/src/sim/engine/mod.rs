@@ -352,7 +352,8 @@ pub fn needs_full(net: &Network) -> bool {
 /// plain engine's path, not the full one).
 pub fn needs_pace(net: &Network) -> bool {
     net.flows.iter().any(|f| match &f.kind {
-        FlowKind::Tcp(t) => t.paced() || crate::tcp::cc::Cc::from_config(t).wants_rate_samples(),
+        // (a radio sender, the slotted mode's `radio` queue, is held and woken as a paced one)
+        FlowKind::Tcp(t) => f.radio || t.paced() || crate::tcp::cc::Cc::from_config(t).wants_rate_samples(),
         FlowKind::Cbr { .. } => false,
     })
 }
@@ -449,7 +450,10 @@ impl<const LOG: bool, const FULL: bool, const PACE: bool, S: Store> Engine<LOG, 
                         } else {
                             all_finite = false;
                         }
-                        let sender = make_sender(t, f.size);
+                        let mut sender = make_sender(t, f.size);
+                        if f.radio {
+                            sender.use_radio();
+                        }
                         FlowState::Tcp(TcpFlow {
                             // The full engine calls the full ACK path (`Engine::on_ack`).
                             ack_path: (PACE || !sender.default_rules()).then(|| sender.plain_ack_path::<PACE>()),

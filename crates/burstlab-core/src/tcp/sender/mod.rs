@@ -17,11 +17,13 @@ mod ecn;
 mod lt;
 mod pacing;
 mod rack;
+mod radio;
 mod rate;
 #[cfg(test)]
 mod tests;
 
 pub use pacing::Pacer;
+pub use radio::RadioGate;
 use rack::{RackRetx, RackTimer};
 pub use super::wire::Tx;
 
@@ -186,6 +188,8 @@ pub struct Sender {
     rate: Option<Box<super::rate_sample::RateSampler>>,
     /// Pacing (`pacing.rs`), when the flow is paced ([`TcpConfig::paced`]).
     pub pacer: Option<Box<Pacer>>,
+    /// The slotted mode's radio (`radio.rs`), inactive unless [`Sender::use_radio`].
+    pub radio: RadioGate,
 }
 
 impl Sender {
@@ -258,6 +262,7 @@ impl Sender {
             rack,
             rate,
             pacer: None,
+            radio: RadioGate::default(),
             counters: SenderCounters::default(),
         }
     }
@@ -831,6 +836,7 @@ impl Sender {
             if let Some(p) = self.pacer.as_mut() {
                 p.on_sent(now, len, self.tcb.mss, self.tcb.min_rtt);
             }
+            self.radio.on_sent();
         }
         // RFC 6298 §5.1: start the timer if it is not running.
         if self.rto_due_at == NO_TIMER {
@@ -1007,11 +1013,14 @@ impl Sender {
         match self.pacer.as_mut() {
             Some(p) if FULL || PACE => {
                 if p.may_send(now) {
-                    return true;
+                    // (and the slotted mode's radio, `radio.rs`: free in every other run)
+                    return self.radio.may_send(now);
                 }
                 p.hold();
                 false
             }
+            // The slotted mode's radio (`radio.rs`; free from the start in every other run).
+            None if FULL || PACE => self.radio.may_send(now),
             _ => true,
         }
     }
