@@ -223,3 +223,30 @@ def test_gc_thresholds_restored_after_a_study_block() -> None:
     with _gcpolicy.tuned():
         assert gc.get_threshold() == _gcpolicy.THRESHOLDS
     assert gc.get_threshold() == before
+
+
+def test_a_ctrl_c_while_a_worker_starts_comes_after_it() -> None:
+    """A Ctrl-C inside `interrupts_deferred` (the pool's submit, which may fork a worker and
+    then write it its task) is raised when the block ends, not in the middle of it."""
+    import signal
+
+    from burstlab._lifetime import interrupts_deferred
+
+    reached_end = False
+    with pytest.raises(KeyboardInterrupt):
+        with interrupts_deferred():
+            os.kill(os.getpid(), signal.SIGINT)
+            for _ in range(1000):  # Python checks for signals between bytecodes
+                pass
+            reached_end = True
+    assert reached_end
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    with interrupts_deferred():  # no Ctrl-C: nothing is raised
+        pass
+    prev = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        with interrupts_deferred():  # Ctrl-C ignored: it stays ignored
+            os.kill(os.getpid(), signal.SIGINT)
+        assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+    finally:
+        signal.signal(signal.SIGINT, prev)

@@ -14,6 +14,8 @@ import os
 import signal
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 #: linux/prctl.h
 _PR_SET_PDEATHSIG = 1
@@ -47,3 +49,27 @@ def init_worker() -> None:
     """Initializer of the study's worker processes."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     die_with_parent()
+
+
+@contextmanager
+def interrupts_deferred() -> Iterator[None]:
+    """Hold a Ctrl-C that comes inside the block until its end, then hand it to the handler
+    that was in place (Python's own raises KeyboardInterrupt there).
+
+    For the pool's ``submit``, which may start a worker: the forkserver forks the worker,
+    then this process writes it its preparation data. A KeyboardInterrupt between the two
+    left the worker reading a closed pipe, and it printed an ``EOFError`` traceback beside
+    the study's one ``aborted`` line. Python runs signal handlers in the main thread only,
+    so outside it (a study run from a thread) the block changes nothing."""
+    prev = signal.getsignal(signal.SIGINT)
+    if threading.current_thread() is not threading.main_thread() or not callable(prev):
+        yield  # not the main thread, or Ctrl-C ignored: nothing to hold
+        return
+    caught: list[int] = []
+    signal.signal(signal.SIGINT, lambda signum, frame: caught.append(signum))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, prev)
+    if caught:
+        prev(signal.SIGINT, None)  # Python's default handler raises KeyboardInterrupt

@@ -36,7 +36,7 @@ from contextlib import nullcontext
 from typing import Any, TypeVar
 
 from burstlab._core import BurstlabError, ParameterError
-from burstlab._lifetime import init_worker
+from burstlab._lifetime import init_worker, interrupts_deferred
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -310,7 +310,8 @@ def _run_pool(fn: Callable[[T], R], tasks: list[T], workers: int, advance: Calla
         if help_while_starting:
             yield from _help_while_starting(fn, it, advance)
         for t in it:
-            pending[pool.submit(fn, t)] = t
+            with interrupts_deferred():  # a worker it starts gets its preparation data whole
+                pending[pool.submit(fn, t)] = t
             if len(pending) >= limit:
                 break
         while pending:
@@ -321,7 +322,8 @@ def _run_pool(fn: Callable[[T], R], tasks: list[T], workers: int, advance: Calla
                 advance()
                 yield t, r
             for t in it:
-                pending[pool.submit(fn, t)] = t
+                with interrupts_deferred():
+                    pending[pool.submit(fn, t)] = t
                 if len(pending) >= limit:
                     break
         finished = True
