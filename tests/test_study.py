@@ -167,7 +167,7 @@ RESUME_ARGS = ["study", "prr-mu", "--links", "16", "--slots", "20000", "--seeds"
 #: enough links that the pool's workers take part (the study runs links itself while the
 #: forkserver imports matplotlib and scipy, a second or more).
 LONG_LINKS = 40
-#: Long enough (~6 s of simulation on 2 cores) that a kill after the first commits (the
+#: Long enough (~8 s of simulation on 2 cores) that a kill after the first commits (the
 #: store commits once a second) and after the pool is up lands mid-run on any machine;
 #: the kill test runs it to the end twice. At 400,000 slots (1.3 s) a fast machine had
 #: committed every row before the signal came.
@@ -175,10 +175,10 @@ def _long_args(slots: int) -> list[str]:
     return ["study", "prr-mu", "--links", str(LONG_LINKS), "--slots", str(slots), "--seeds", "2", "--workers", "2", "--no-progress"]
 
 
-LONG_ARGS = _long_args(2_000_000)
-#: For the Ctrl-C tests, which never run to the end: ~4× longer still (~25 s), so that even
-#: a slow start of the pool leaves most links to do when Ctrl-C comes.
-CTRL_C_ARGS = _long_args(8_000_000)
+LONG_ARGS = _long_args(6_000_000)
+#: For the Ctrl-C tests, which never run to the end: ~3× longer still, so that even a slow
+#: start of the pool leaves most links to do when Ctrl-C comes.
+CTRL_C_ARGS = _long_args(16_000_000)
 
 
 def _descendants(pid: int) -> set[int]:
