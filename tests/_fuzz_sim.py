@@ -99,6 +99,8 @@ def sim_argv(r: random.Random, trace: Path) -> list[str]:
         argv += ["--trace", str(trace), "--slot", r.choice(["10ms", "1ms", "1ns", "4821h", "1000h", "1s", "0", "-1s"])]
         if r.random() < 0.3:
             argv += ["--ack-path", r.choice(["lossless", "trace", "x"])]
+        if r.random() < 0.3:  # the slotted sender's queue (docs/study.md "The sender's queue")
+            argv += ["--sender-queue", r.choice(["radio", "fifo", "x"])]
     else:
         argv += ["--duration", r.choice(SHORT_RUNS) if r.random() < 0.85 else r.choice(TIMES)]
         for opt, vals in (("--rate", RATES), ("--delay", TIMES), ("--buffer", INTS), ("--loss", LOSSES), ("--link-layer", LINK_LAYERS),
