@@ -310,10 +310,12 @@ crate::params! {
             "Payload bytes per segment.", "RFC 9293 §3.7.1";
         /// Header bytes added to every data segment on the link (TCP 20 + IP 20), without the
         /// timestamps option (see [`TcpConfig::wire_header_bytes`]).
-        tcp header_bytes: u64 [u64] = 40, "bytes",
+        /// (At most u32::MAX / 4: with the payload and the options a packet's size fits the
+        /// engine's 32-bit field; 2^32 used to wrap to 0 there while the budget counted it.)
+        tcp header_bytes: u64 [u64] = 40, "bytes", max u32::MAX / 4,
             "Header bytes of a data segment on the link, options excluded.", "";
         /// Size of an ACK on the link, bytes (without the timestamps option).
-        tcp ack_bytes: u64 [u64] = 40, "bytes",
+        tcp ack_bytes: u64 [u64] = 40, "bytes", max u32::MAX / 4,
             "Bytes of an ACK on the link, options excluded.", "";
         /// Initial window, segments.
         tcp init_cwnd: u64 [u64] = 2, "segments", min 1,
@@ -716,6 +718,23 @@ mod tests {
         let e = CcKind::parse("bbr9").unwrap_err().to_string();
         assert!(e.contains("cc = bbr9") && e.contains("cubic"), "{e}");
         assert_eq!(Variant::parse("sack").unwrap().pair(), (CcKind::Reno, RecoveryKind::Sack));
+    }
+
+    /// A packet's size on the wire fits the engine's 32-bit field: 2^32 header bytes used to
+    /// be accepted and wrap to 0 there, while the run's budget counted 4 GiB packets (a run
+    /// of 10^9 s let through as a few packets ran for hours; fuzz seed 50).
+    #[test]
+    fn header_and_ack_sizes_are_bounded_so_a_packet_fits_32_bits() {
+        for (name, t) in [
+            ("header_bytes", TcpConfig { header_bytes: 1 << 32, ..TcpConfig::default() }),
+            ("ack_bytes", TcpConfig { ack_bytes: 1 << 32, ..TcpConfig::default() }),
+        ] {
+            let e = t.validate().unwrap_err().to_string();
+            assert!(e.contains(name) && e.contains("4294967296"), "{e}");
+        }
+        let t = TcpConfig { mss: u32::MAX as u64 / 2, header_bytes: u32::MAX as u64 / 4, ack_bytes: u32::MAX as u64 / 4, timestamps: true, ..TcpConfig::default() };
+        assert!(t.validate().is_ok());
+        assert!(t.mss + t.wire_header_bytes() <= u32::MAX as u64 && t.wire_ack_bytes() <= u32::MAX as u64);
     }
 
     #[test]
