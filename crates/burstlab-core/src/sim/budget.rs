@@ -15,7 +15,7 @@
 //! its path's slowest link, and a few rounds of proportional sharing bring every link's
 //! load down to its capacity (a bottleneck shared by N flows carries N shares, not N
 //! bottlenecks). A transfer of a fixed size sends at most a multiple of its segments.
-use super::network::{FlowKind, Network};
+use super::network::{FlowKind, FlowSpec, Network};
 use crate::link::{BufferUnit, LinkLayerConfig, Timing};
 use crate::tcp::config::CcKind;
 use crate::time::{to_secs_f64, Nanos, NS_PER_S};
@@ -94,11 +94,14 @@ fn server_pps(net: &Network, server: usize, bits: f64) -> Option<f64> {
     }
 }
 
-/// Whether link `l` is a slotted channel's FIFO that no buffer bounds (the slotted mode's
-/// forward link: `sim/scenario.rs`).
-fn unbounded_slotted_fifo(net: &Network, l: usize) -> bool {
-    let link = &net.links[l];
-    matches!(net.servers[link.server], Timing::Slotted { .. }) && link.buffer == u64::MAX
+/// Whether flow `f` sends into a slotted channel's FIFO that no buffer bounds, without a
+/// radio to hold its packets (the slotted mode's `fifo` queue: `sim/scenario.rs`).
+fn into_slotted_fifo(net: &Network, f: &FlowSpec) -> bool {
+    !f.radio
+        && f.forward.first().is_some_and(|&l| {
+            let link = &net.links[l];
+            matches!(net.servers[link.server], Timing::Slotted { .. }) && link.buffer == u64::MAX
+        })
 }
 
 /// The segments a TCP flow sends at its start: its initial window, at most its transfer.
@@ -175,7 +178,7 @@ pub fn estimate(net: &Network) -> Estimate {
             // for the Reno family, the loss window (RFC 5681 §3.1: one segment) grown by at
             // most a segment per ACK and what the ACKs acknowledge; and each ACK may send one
             // retransmission at once (fast retransmit, partial ACK).
-            if !f.radio && f.forward.first().is_some_and(|&l| unbounded_slotted_fifo(net, l)) {
+            if into_slotted_fifo(net, f) {
                 let slots = path_pps * active[i];
                 let acks = slots + if t.ack_on_idle && t.delayed_ack { active[i] / to_secs_f64(t.ack_timeout.max(1)) } else { 0.0 };
                 let mut windows = t.max_cwnd.map_or(f64::INFINITY, |w| (w as f64 + 1.0) * (timeouts + 1.0));
@@ -338,9 +341,9 @@ fn check_within(net: &Network, max_events: u64, option: &str, limit: Option<f64>
     Ok(e)
 }
 
-/// Whether a TCP flow of `net` sends into an unbounded slotted FIFO ([`unbounded_slotted_fifo`]).
+/// Whether a TCP flow of `net` sends into an unbounded slotted FIFO ([`into_slotted_fifo`]).
 fn slotted_fifo(net: &Network) -> bool {
-    net.flows.iter().any(|f| f.is_tcp() && !f.radio && f.forward.first().is_some_and(|&l| unbounded_slotted_fifo(net, l)))
+    net.flows.iter().any(|f| f.is_tcp() && into_slotted_fifo(net, f))
 }
 
 /// Events per CPU-second of the engine (a conservative figure for the message; measured
