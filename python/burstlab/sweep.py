@@ -305,15 +305,20 @@ def _run_pool(fn: Callable[[T], R], tasks: list[T], workers: int, advance: Calla
     pool = ProcessPoolExecutor(max_workers=min(workers, len(tasks)), mp_context=ctx, initializer=init_worker)
     finished = False
     pending: dict[Future[R], T] = {}
-    try:
-        it = iter(tasks)
-        if help_while_starting:
-            yield from _help_while_starting(fn, it, advance)
+    it = iter(tasks)
+
+    def top_up() -> None:
+        """Submit the next tasks until ``limit`` are pending (or none is left)."""
         for t in it:
             with interrupts_deferred():  # a worker it starts gets its preparation data whole
                 pending[pool.submit(fn, t)] = t
             if len(pending) >= limit:
                 break
+
+    try:
+        if help_while_starting:
+            yield from _help_while_starting(fn, it, advance)
+        top_up()
         while pending:
             done, _ = wait(pending, return_when=FIRST_COMPLETED)
             for f in done:
@@ -321,11 +326,7 @@ def _run_pool(fn: Callable[[T], R], tasks: list[T], workers: int, advance: Calla
                 r = f.result()
                 advance()
                 yield t, r
-            for t in it:
-                with interrupts_deferred():
-                    pending[pool.submit(fn, t)] = t
-                if len(pending) >= limit:
-                    break
+            top_up()
         finished = True
     finally:
         if finished:

@@ -108,7 +108,7 @@ class LinkTask:
     ack_path: str
     chunk: int
     items: tuple[Item, ...]
-    sender_queue: str = "radio"
+    sender_queue: str
 
 
 def plan(cfg: StudyConfig, links: Sequence[StudyLink]) -> list[LinkTask]:
@@ -193,7 +193,7 @@ def condition_trace(task: LinkTask, item: Item) -> Trace:
     raise ParameterError(f"invalid parameter condition = {item.condition!r}: expected one of {CONDITIONS}")
 
 
-def simulate(trace: Trace, slot: float, tcp: dict[str, Any], ack_path: str, seed: int, sender_queue: str = "radio") -> Any:
+def simulate(trace: Trace, slot: float, tcp: dict[str, Any], ack_path: str, seed: int, sender_queue: str) -> Any:
     """NewReno over ``trace`` in slotted trace-driven mode (Srinivasan et al. §3.1)."""
     return run_trace(trace, slot=slot, tcp=TcpConfig(**tcp), ack_path=ack_path, seed=seed, sender_queue=sender_queue)  # type: ignore[arg-type]
 
